@@ -1,0 +1,74 @@
+/**
+ * Every failure the core reports is a `GatehouseError` with a `kind` from this closed union.
+ * Transports map kinds to wire codes in one table; nothing compares message strings.
+ */
+export type ErrorKind =
+  | "invalid_argument"
+  | "invalid_credentials"
+  | "unauthenticated"
+  | "not_org_member"
+  | "permission_denied"
+  | "not_found"
+  | "already_exists"
+  | "phone_required_for_mfa"
+  | "phone_already_verified"
+  | "invalid_mfa_challenge"
+  | "invalid_otp"
+  | "invalid_mfa_intent"
+  | "challenge_expired"
+  | "rate_limited"
+  | "sms_unavailable";
+
+/** The messages of the spec's error table, verbatim, plus ours where it is silent. */
+const defaultMessages: Record<ErrorKind, string> = {
+  invalid_argument: "invalid argument",
+  invalid_credentials: "invalid email or password",
+  unauthenticated: "invalid or expired session",
+  not_org_member: "not a member of this organization",
+  permission_denied: "you do not have permission for this operation",
+  not_found: "not found",
+  already_exists: "already exists",
+  phone_required_for_mfa: "phone number required for MFA; add in profile",
+  phone_already_verified: "phone number already verified for this user",
+  invalid_mfa_challenge: "invalid or expired MFA challenge",
+  invalid_otp: "invalid or expired MFA challenge",
+  invalid_mfa_intent: "invalid or expired MFA intent",
+  challenge_expired: "MFA challenge expired",
+  rate_limited: "too many attempts",
+  sms_unavailable: "SMS delivery is unavailable; try again later",
+};
+
+export interface ErrorDetails {
+  /** The request field at fault, for `invalid_argument`. */
+  readonly field?: string;
+  /** When a rate-limited caller may try again. */
+  readonly retryAfterSeconds?: number;
+  /** One message per rejected entry, for bulk validation (policy lists). */
+  readonly violations?: readonly string[];
+}
+
+export class GatehouseError extends Error {
+  override readonly name = "GatehouseError";
+  readonly kind: ErrorKind;
+  readonly details: ErrorDetails;
+
+  /** `message` must never contain a password, OTP, hash or token. */
+  constructor(kind: ErrorKind, message: string = defaultMessages[kind], details: ErrorDetails = {}) {
+    super(message);
+    this.kind = kind;
+    this.details = details;
+  }
+}
+
+export function invalidArgument(field: string, problem: string, violations?: readonly string[]): GatehouseError {
+  return new GatehouseError("invalid_argument", `${field}: ${problem}`, violations ? { field, violations } : { field });
+}
+
+export function rateLimited(retryAfterSeconds: number): GatehouseError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new GatehouseError("rate_limited", `too many attempts; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+}
+
+export function isGatehouseError(error: unknown): error is GatehouseError {
+  return error instanceof GatehouseError;
+}
