@@ -1,0 +1,108 @@
+/**
+ * Records the core reads and writes through its ports. Timestamps are epoch milliseconds:
+ * one representation for memory, SQLite and PostgreSQL, and trivially moved by a manual clock.
+ */
+export type EpochMs = number;
+
+export type OrgRole = "member" | "admin";
+
+export interface User {
+  readonly id: string;
+  /** Lower-cased, trimmed; unique. */
+  readonly email: string;
+  readonly displayName: string;
+  /** scrypt hash string with its parameters (see passwords.ts). */
+  readonly passwordHash: string;
+  readonly phone: string | null;
+  readonly phoneVerified: boolean;
+  readonly platformAdmin: boolean;
+  readonly createdAt: EpochMs;
+}
+
+export interface Org {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: EpochMs;
+}
+
+export interface Membership {
+  readonly orgId: string;
+  readonly userId: string;
+  readonly role: OrgRole;
+}
+
+export interface Device {
+  readonly id: string;
+  readonly userId: string;
+  readonly orgId: string;
+  readonly fingerprint: string;
+  readonly trusted: boolean;
+  readonly trustedUntil: EpochMs | null;
+  readonly trustRevokedAt: EpochMs | null;
+  readonly createdAt: EpochMs;
+  readonly lastSeenAt: EpochMs;
+}
+
+export interface MfaChallenge {
+  readonly id: string;
+  readonly userId: string;
+  readonly orgId: string;
+  readonly deviceId: string;
+  readonly phone: string;
+  /** Hex SHA-256 of the OTP, or hex HMAC-SHA256 when an OTP hash key is configured. */
+  readonly codeHash: string;
+  /** Verification attempts already claimed against this challenge. */
+  readonly attempts: number;
+  readonly expiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+}
+
+export interface MfaIntent {
+  readonly id: string;
+  readonly userId: string;
+  readonly orgId: string;
+  readonly deviceId: string;
+  readonly expiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+}
+
+export interface Session {
+  readonly id: string;
+  readonly userId: string;
+  readonly orgId: string;
+  readonly deviceId: string;
+  /** SHA-256 (hex) of the current access token; the token itself is never stored. */
+  readonly accessTokenHash: string;
+  readonly accessExpiresAt: EpochMs;
+  /** SHA-256 (hex) of the current refresh token. */
+  readonly refreshTokenHash: string;
+  readonly refreshExpiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+  readonly revokedAt: EpochMs | null;
+}
+
+export interface PlatformSettings {
+  readonly mfaAlways: boolean;
+  readonly deviceTrustEnabled: boolean;
+  readonly maxTrustTtlDays: number;
+}
+
+export interface OrgMfaSettings {
+  readonly requireMfaNewDevice: boolean;
+  readonly requireMfaUntrustedDevice: boolean;
+  readonly trustDeviceAfterMfa: boolean;
+  readonly trustTtlDays: number;
+}
+
+export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
+  mfaAlways: false,
+  deviceTrustEnabled: true,
+  maxTrustTtlDays: 90,
+};
+
+export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
+  requireMfaNewDevice: true,
+  requireMfaUntrustedDevice: false,
+  trustDeviceAfterMfa: true,
+  trustTtlDays: 30,
+};

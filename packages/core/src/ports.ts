@@ -1,0 +1,200 @@
+/**
+ * The core's ports. Every adapter (memory, SQLite, PostgreSQL) implements these and passes the
+ * contract suite in `@gatehouse/core/testing`. Conventions for every store:
+ * - "not found" is `null` (or `false`/`0` for mutations), never an exception;
+ * - a duplicate key on `create` throws `GatehouseError("already_exists")`;
+ * - methods documented as atomic must stay correct when called concurrently from several
+ *   processes: one guarded statement or one transaction, never read-check-write in the caller.
+ */
+import type {
+  Device,
+  EpochMs,
+  MfaChallenge,
+  MfaIntent,
+  Membership,
+  Org,
+  OrgMfaSettings,
+  PlatformSettings,
+  Session,
+  User,
+} from "./model.ts";
+import type { BrowserPolicy } from "./url-policy/types.ts";
+
+export interface Clock {
+  /** Current time in epoch milliseconds. */
+  now(): EpochMs;
+}
+
+export interface RandomSource {
+  /** `length` bytes from a cryptographically secure generator. */
+  bytes(length: number): Uint8Array;
+}
+
+export interface OtpMessage {
+  readonly phone: string;
+  readonly otp: string;
+  /** Lets a dev-mode sender file the OTP under the challenge it belongs to. */
+  readonly challengeId: string;
+}
+
+export interface SmsSender {
+  /** Delivers the OTP. Rejects when delivery failed; the rejection must not contain the OTP. */
+  sendOtp(message: OtpMessage): Promise<void>;
+}
+
+export interface UserStore {
+  /** Throws `already_exists` when the email is taken. */
+  create(user: User): Promise<void>;
+  findById(id: string): Promise<User | null>;
+  /** `email` is already normalised (trimmed, lower-case). */
+  findByEmail(email: string): Promise<User | null>;
+  /**
+   * Atomic: sets the phone and `phoneVerified = true` only if the user has no verified phone yet.
+   * Returns false when the user is missing or already verified (the phone is locked).
+   */
+  setVerifiedPhone(userId: string, phone: string): Promise<boolean>;
+}
+
+export interface OrgStore {
+  /** Throws `already_exists` on a duplicate id. */
+  create(org: Org): Promise<void>;
+  findById(id: string): Promise<Org | null>;
+  /** Inserts or replaces the membership (a role change is an upsert). */
+  putMembership(membership: Membership): Promise<void>;
+  /** Returns false when there was no such membership. */
+  removeMembership(orgId: string, userId: string): Promise<boolean>;
+  findMembership(orgId: string, userId: string): Promise<Membership | null>;
+}
+
+export interface DeviceStore {
+  /**
+   * Atomic get-or-create keyed by (userId, orgId, fingerprint): concurrent calls for one key
+   * return the same device and exactly one of them reports `created: true`. An existing
+   * device gets `lastSeenAt = now`.
+   */
+  getOrCreate(candidate: Device): Promise<{ device: Device; created: boolean }>;
+  findById(id: string): Promise<Device | null>;
+  listByUser(orgId: string, userId: string): Promise<Device[]>;
+  /** Sets trusted, trustedUntil and clears any revocation. Returns false when missing. */
+  markTrusted(deviceId: string, trustedUntil: EpochMs): Promise<boolean>;
+  /** Clears trust and records the revocation time. Returns false when missing. */
+  revokeTrust(deviceId: string, now: EpochMs): Promise<boolean>;
+}
+
+export interface ChallengeStore {
+  /** Throws `already_exists` on a duplicate id. */
+  create(challenge: MfaChallenge): Promise<void>;
+  findById(id: string): Promise<MfaChallenge | null>;
+  /**
+   * Atomic: increments `attempts` only while it is below `maxAttempts` and returns the
+   * challenge as it is after the increment; null when the challenge is missing or its
+   * attempts are used up. Bounds the guesses evaluated per challenge under any concurrency.
+   */
+  claimAttempt(id: string, maxAttempts: number): Promise<MfaChallenge | null>;
+  /** Atomic single use: deletes and returns the challenge; null when already gone. */
+  consume(id: string): Promise<MfaChallenge | null>;
+  /** Returns false when missing. */
+  delete(id: string): Promise<boolean>;
+  /** Deletes every challenge of the user; returns how many. */
+  deleteByUser(userId: string): Promise<number>;
+}
+
+export interface IntentStore {
+  /** Throws `already_exists` on a duplicate id. */
+  create(intent: MfaIntent): Promise<void>;
+  /**
+   * Atomic single use: deletes the intent and returns it when it exists and `expiresAt > now`;
+   * null otherwise (an expired intent is deleted too, and still null).
+   */
+  consume(id: string, now: EpochMs): Promise<MfaIntent | null>;
+  /** Deletes every intent of the user; returns how many. */
+  deleteByUser(userId: string): Promise<number>;
+}
+
+export interface TokenPair {
+  readonly accessTokenHash: string;
+  readonly accessExpiresAt: EpochMs;
+  readonly refreshTokenHash: string;
+  readonly refreshExpiresAt: EpochMs;
+}
+
+export type RefreshRotation =
+  | { readonly kind: "rotated"; readonly session: Session }
+  /** The token was current once and has been rotated away: the session is now revoked. */
+  | { readonly kind: "reused"; readonly sessionId: string }
+  /** Unknown, expired, or belonging to a revoked session. */
+  | { readonly kind: "invalid" };
+
+export interface SessionStore {
+  /** Throws `already_exists` on a duplicate id or token hash. */
+  create(session: Session): Promise<void>;
+  /** The session whose current access token has this hash, if not revoked and not expired. */
+  findActiveByAccessTokenHash(accessTokenHash: string, now: EpochMs): Promise<Session | null>;
+  /**
+   * Atomic rotation with reuse detection. When `refreshTokenHash` is the current refresh token
+   * of an active, unexpired session, replaces both tokens with `next` and remembers the old hash
+   * as retired (in the same transaction). When it is a retired hash, revokes the session and
+   * reports `reused`. Of N concurrent calls with one token exactly one gets `rotated`.
+   */
+  rotate(refreshTokenHash: string, next: TokenPair, now: EpochMs): Promise<RefreshRotation>;
+  /** Returns false when missing or already revoked. */
+  revoke(sessionId: string, now: EpochMs): Promise<boolean>;
+  /** Revokes every active session of the user in the org; returns how many. */
+  revokeByUser(orgId: string, userId: string, now: EpochMs): Promise<number>;
+}
+
+export interface SettingsStore {
+  /** null when never stored: the caller applies the defaults. */
+  getPlatform(): Promise<PlatformSettings | null>;
+  putPlatform(settings: PlatformSettings): Promise<void>;
+  getOrg(orgId: string): Promise<OrgMfaSettings | null>;
+  putOrg(orgId: string, settings: OrgMfaSettings): Promise<void>;
+}
+
+export interface VersionedBrowserPolicy {
+  readonly policy: BrowserPolicy;
+  /** Increases on every put; compiled policies are cached by (orgId, version). */
+  readonly version: number;
+}
+
+export interface BrowserPolicyStore {
+  /** null when the org never stored one: the caller applies the default policy. */
+  get(orgId: string): Promise<VersionedBrowserPolicy | null>;
+  /** Stores the policy and returns it with its new version (atomic increment). */
+  put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
+}
+
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  /** Count in the current window after this call (never above the limit). */
+  readonly count: number;
+  /** When the current window ends. */
+  readonly resetAt: EpochMs;
+}
+
+/**
+ * Fixed-window counters shared by every replica (they live in the same store as the rest).
+ * Windows are aligned to multiples of `windowMs` since the epoch.
+ */
+export interface RateLimiter {
+  /**
+   * Atomic: adds one to the key's counter in the window containing `now` only while the counter
+   * is below `limit`. `allowed` says whether this call got a unit. The counter never exceeds
+   * `limit`, whatever the concurrency.
+   */
+  consume(key: string, limit: number, windowMs: number, now: EpochMs): Promise<RateLimitDecision>;
+  /** Atomic: gives one unit back in the current window (never below zero). */
+  refund(key: string, windowMs: number, now: EpochMs): Promise<void>;
+}
+
+export interface Stores {
+  readonly users: UserStore;
+  readonly orgs: OrgStore;
+  readonly devices: DeviceStore;
+  readonly challenges: ChallengeStore;
+  readonly intents: IntentStore;
+  readonly sessions: SessionStore;
+  readonly settings: SettingsStore;
+  readonly browserPolicies: BrowserPolicyStore;
+  readonly rateLimiter: RateLimiter;
+}
