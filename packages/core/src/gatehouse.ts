@@ -1,0 +1,75 @@
+import { createContext, type GatehouseDeps } from "./context.ts";
+import { createCredentialCheck } from "./credential-check.ts";
+import type { Membership, OrgMfaSettings, PlatformSettings, Device } from "./model.ts";
+import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
+import * as admin from "./use-cases/admin.ts";
+import type { Actor } from "./use-cases/admin.ts";
+import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
+import { login, type LoginInput } from "./use-cases/login.ts";
+import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
+import { register, type RegisterInput } from "./use-cases/register.ts";
+import { authenticate, logout } from "./use-cases/sessions.ts";
+import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
+import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
+import type { BrowserPolicy, UrlDecision } from "./url-policy/types.ts";
+
+export interface AdminApi {
+  createOrg(actor: Actor, name: string): Promise<{ orgId: string }>;
+  addMember(actor: Actor, orgId: string, email: string, role: string): Promise<Membership>;
+  removeMember(actor: Actor, orgId: string, userId: string): Promise<void>;
+  getOrgMfaSettings(actor: Actor, orgId: string): Promise<OrgMfaSettings>;
+  updateOrgMfaSettings(actor: Actor, orgId: string, patch: Partial<OrgMfaSettings>): Promise<OrgMfaSettings>;
+  getPlatformSettings(actor: Actor): Promise<PlatformSettings>;
+  updatePlatformSettings(actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings>;
+  getOrgBrowserPolicy(actor: Actor, orgId: string): Promise<BrowserPolicy>;
+  updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicy): Promise<BrowserPolicy>;
+  listUserDevices(actor: Actor, orgId: string, userId: string): Promise<Device[]>;
+  revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
+  revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
+}
+
+/** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
+export interface Gatehouse {
+  register(input: RegisterInput): Promise<{ userId: string }>;
+  login(input: LoginInput): Promise<AuthOutcome>;
+  refresh(input: RefreshInput): Promise<AuthOutcome>;
+  submitPhoneAndRequestMfa(input: SubmitPhoneInput): Promise<MfaRequired>;
+  verifyMfa(input: VerifyMfaInput): Promise<IssuedTokens>;
+  /** Resolves a bearer access token; throws `unauthenticated`. */
+  authenticate(accessToken: string): Promise<Principal>;
+  logout(principal: Principal): Promise<void>;
+  getBrowserPolicy(principal: Principal, orgId: string): Promise<BrowserPolicy>;
+  checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
+  readonly admin: AdminApi;
+}
+
+export function createGatehouse(deps: GatehouseDeps): Gatehouse {
+  const ctx = createContext(deps);
+  const checkCredentials = createCredentialCheck(ctx);
+  const policies = createBrowserPolicyReader(ctx);
+  return {
+    register: (input) => register(ctx, input),
+    login: (input) => login(ctx, checkCredentials, input),
+    refresh: (input) => refresh(ctx, input),
+    submitPhoneAndRequestMfa: (input) => submitPhoneAndRequestMfa(ctx, input),
+    verifyMfa: (input) => verifyMfa(ctx, input),
+    authenticate: (accessToken) => authenticate(ctx, accessToken),
+    logout: (principal) => logout(ctx, principal),
+    getBrowserPolicy: (principal, orgId) => getBrowserPolicy(ctx, policies, principal, orgId),
+    checkUrlAccess: (principal, orgId, url) => checkUrlAccess(ctx, policies, principal, orgId, url),
+    admin: {
+      createOrg: (actor, name) => admin.createOrg(ctx, actor, name),
+      addMember: (actor, orgId, email, role) => admin.addMember(ctx, actor, orgId, email, role),
+      removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
+      getOrgMfaSettings: (actor, orgId) => admin.getOrgMfaSettings(ctx, actor, orgId),
+      updateOrgMfaSettings: (actor, orgId, patch) => admin.updateOrgMfaSettings(ctx, actor, orgId, patch),
+      getPlatformSettings: (actor) => admin.getPlatformSettings(ctx, actor),
+      updatePlatformSettings: (actor, patch) => admin.updatePlatformSettings(ctx, actor, patch),
+      getOrgBrowserPolicy: (actor, orgId) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
+      updateOrgBrowserPolicy: (actor, orgId, policy) => admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy),
+      listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
+      revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
+      revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
+    },
+  };
+}

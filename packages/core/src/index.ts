@@ -1,0 +1,24 @@
+/**
+ * @gatehouse/core: every Gatehouse decision, pure. Build it with `createGatehouse(deps)` from a
+ * deps object of ports (stores, SMS sender, clock, random source); adapters supply the ports.
+ */
+export { createGatehouse, type AdminApi, type Gatehouse } from "./gatehouse.ts";
+export type { GatehouseDeps } from "./context.ts";
+export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config.ts";
+export { GatehouseError, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
+export type * from "./ports.ts";
+export * from "./model.ts";
+export type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
+export { SYSTEM_ACTOR, type Actor } from "./use-cases/admin.ts";
+export type { LoginInput } from "./use-cases/login.ts";
+export type { RefreshInput } from "./use-cases/refresh.ts";
+export type { RegisterInput } from "./use-cases/register.ts";
+export type { SubmitPhoneInput } from "./use-cases/submit-phone.ts";
+export type { VerifyMfaInput } from "./use-cases/verify-mfa.ts";
+export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./mfa-policy.ts";
+export { generateOtp, hashOtp, otpMatches } from "./otp.ts";
+export { isValidPhone, maskPhone } from "./phone.ts";
+export { DEFAULT_SCRYPT_PARAMS, hashPassword, verifyPassword, type ScryptParams } from "./passwords.ts";
+export { cryptoRandom, systemClock } from "./system.ts";
+export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
+export * from "./url-policy/index.ts";

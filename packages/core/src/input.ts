@@ -1,0 +1,67 @@
+/**
+ * Edge validation shared by every use case: each check names the field at fault and never
+ * echoes a secret value back.
+ */
+import { invalidArgument } from "./errors.ts";
+import { isValidPhone } from "./phone.ts";
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const MAX_EMAIL_LENGTH = 254;
+const MAX_PASSWORD_LENGTH = 1024;
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_ID_LENGTH = 128;
+const MAX_FINGERPRINT_LENGTH = 256;
+const MAX_DISPLAY_NAME_LENGTH = 100;
+export const DEFAULT_DEVICE_FINGERPRINT = "password-login";
+
+export function requireEmail(value: string): string {
+  const email = value.trim().toLowerCase();
+  if (email === "") throw invalidArgument("email", "is required");
+  if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) throw invalidArgument("email", "is not a valid email address");
+  return email;
+}
+
+/** For login: any non-empty password up to the cap (old accounts may predate today's minimum). */
+export function requirePassword(value: string): string {
+  if (value === "") throw invalidArgument("password", "is required");
+  if (value.length > MAX_PASSWORD_LENGTH) throw invalidArgument("password", `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  return value;
+}
+
+export function requireNewPassword(value: string): string {
+  requirePassword(value);
+  if (value.length < MIN_PASSWORD_LENGTH) throw invalidArgument("password", `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  return value;
+}
+
+export function requireId(field: string, value: string): string {
+  if (value === "") throw invalidArgument(field, "is required");
+  if (value.length > MAX_ID_LENGTH || !/^[\w-]+$/.test(value)) throw invalidArgument(field, "is not a valid identifier");
+  return value;
+}
+
+export function requirePhone(value: string): string {
+  if (value === "") throw invalidArgument("phone", "is required");
+  if (!isValidPhone(value)) throw invalidArgument("phone", "must be 10 to 15 digits with an optional leading +");
+  return value;
+}
+
+export function requireOtp(value: string): string {
+  if (value === "") throw invalidArgument("otp", "is required");
+  if (!/^[0-9]{6}$/.test(value)) throw invalidArgument("otp", "must be 6 digits");
+  return value;
+}
+
+export function deviceFingerprintOrDefault(value: string | undefined): string {
+  const fingerprint = value?.trim() ?? "";
+  if (fingerprint.length > MAX_FINGERPRINT_LENGTH) {
+    throw invalidArgument("device_fingerprint", `must be at most ${MAX_FINGERPRINT_LENGTH} characters`);
+  }
+  return fingerprint === "" ? DEFAULT_DEVICE_FINGERPRINT : fingerprint;
+}
+
+export function optionalDisplayName(value: string | undefined): string {
+  const name = value?.trim() ?? "";
+  if (name.length > MAX_DISPLAY_NAME_LENGTH) throw invalidArgument("display_name", `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`);
+  return name;
+}

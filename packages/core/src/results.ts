@@ -1,0 +1,28 @@
+import type { EpochMs } from "./model.ts";
+
+export interface IssuedTokens {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** Access-token expiry. */
+  readonly expiresAt: EpochMs;
+  readonly userId: string;
+  readonly orgId: string;
+}
+
+export interface MfaRequired {
+  readonly challengeId: string;
+  readonly phoneMask: string;
+}
+
+/** LoginResponse and RefreshResponse: exactly one of the three. */
+export type AuthOutcome =
+  | { readonly kind: "tokens"; readonly tokens: IssuedTokens }
+  | { readonly kind: "mfa_required"; readonly challenge: MfaRequired }
+  | { readonly kind: "phone_required"; readonly intentId: string };
+
+/** Who an access token belongs to. */
+export interface Principal {
+  readonly userId: string;
+  readonly orgId: string;
+  readonly sessionId: string;
+}

@@ -1,0 +1,13 @@
+import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type OrgMfaSettings, type PlatformSettings } from "./model.ts";
+import type { Stores } from "./ports.ts";
+
+export interface EffectiveSettings {
+  readonly platform: PlatformSettings;
+  readonly org: OrgMfaSettings;
+}
+
+/** Stored settings, or the defaults of architecture.md where none were stored. */
+export async function loadSettings(stores: Stores, orgId: string): Promise<EffectiveSettings> {
+  const [platform, org] = await Promise.all([stores.settings.getPlatform(), stores.settings.getOrg(orgId)]);
+  return { platform: platform ?? DEFAULT_PLATFORM_SETTINGS, org: org ?? DEFAULT_ORG_MFA_SETTINGS };
+}

@@ -1,0 +1,69 @@
+/** What happens to a URL whose host is on neither list. */
+export type DefaultAction = "allow" | "deny";
+
+export type BrowserAction = "navigate" | "download" | "upload" | "copy_paste";
+
+/** Every action value the wire contract knows (api.md), in display order. */
+export const BROWSER_ACTIONS: readonly BrowserAction[] = Object.freeze(["navigate", "download", "upload", "copy_paste"]);
+
+export const DEFAULT_ACTIONS: readonly DefaultAction[] = Object.freeze(["allow", "deny"]);
+
+/**
+ * An org's host lists. Entries are host names, IP addresses or (with `wildcardSupported`) `*.domain`
+ * patterns; the matching rules are in `docs/design/url-policy.md` §2.
+ */
+export interface AccessControl {
+  readonly allowedDomains: readonly string[];
+  readonly blockedDomains: readonly string[];
+  readonly defaultAction: DefaultAction;
+  readonly wildcardSupported: boolean;
+}
+
+export interface ActionRestrictions {
+  readonly allowedActions: readonly BrowserAction[];
+  readonly readOnlyMode: boolean;
+}
+
+export interface BrowserPolicy {
+  readonly accessControl: AccessControl;
+  readonly actionRestrictions: ActionRestrictions;
+}
+
+export type UrlReasonCode =
+  | "blocked"
+  | "not_allowed"
+  | "unsupported_scheme"
+  | "credentials_in_url"
+  | "invalid_url"
+  | "invalid_host";
+
+/** The answer to "may this URL be opened?". Denials are values, never exceptions. */
+export interface UrlDecision {
+  readonly allowed: boolean;
+  /** Set only when denied. */
+  readonly reasonCode?: UrlReasonCode;
+  /** User-facing text for `reasonCode`; never echoes the raw input. Set only when denied. */
+  readonly reason?: string;
+  /** `new URL(input).href`, set whenever the input parsed. The client opens this, never its own string. */
+  readonly canonicalUrl?: string;
+}
+
+/**
+ * The policy of an org that never saved one. It behaves like a plain browser (every http/https site opens)
+ * because an empty allow-list with `deny` would lock a new org out of everything before an admin has acted;
+ * least privilege starts when the admin writes a list. Wildcards are on so the first `*.evil.com` an admin
+ * types is accepted rather than refused, and only `navigate` is granted: download, upload and copy/paste
+ * move data across the boundary, so they are opt-in.
+ */
+export const DEFAULT_BROWSER_POLICY: BrowserPolicy = Object.freeze({
+  accessControl: Object.freeze({
+    allowedDomains: Object.freeze([]),
+    blockedDomains: Object.freeze([]),
+    defaultAction: "allow",
+    wildcardSupported: true,
+  }),
+  actionRestrictions: Object.freeze({
+    allowedActions: Object.freeze(["navigate"]),
+    readOnlyMode: false,
+  }),
+});

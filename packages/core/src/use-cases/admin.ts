@@ -1,0 +1,130 @@
+import type { Context } from "../context.ts";
+import { GatehouseError, invalidArgument } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { requireEmail, requireId } from "../input.ts";
+import {
+  DEFAULT_ORG_MFA_SETTINGS,
+  DEFAULT_PLATFORM_SETTINGS,
+  type Device,
+  type Membership,
+  type OrgMfaSettings,
+  type OrgRole,
+  type PlatformSettings,
+} from "../model.ts";
+import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
+import type { BrowserPolicy } from "../url-policy/types.ts";
+import { validateBrowserPolicy } from "../url-policy/validate-policy.ts";
+
+/** Who asks: a signed-in user (checked against roles) or the operator's command line (trusted). */
+export type Actor = { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string };
+
+export const SYSTEM_ACTOR: Actor = { kind: "system" };
+const MAX_TTL_DAYS = 3650;
+const MAX_ORG_NAME_LENGTH = 100;
+
+async function isPlatformAdmin(ctx: Context, actor: Actor): Promise<boolean> {
+  if (actor.kind === "system") return true;
+  return (await ctx.stores.users.findById(actor.userId))?.platformAdmin ?? false;
+}
+
+async function requirePlatformAdmin(ctx: Context, actor: Actor): Promise<void> {
+  if (!(await isPlatformAdmin(ctx, actor))) throw new GatehouseError("permission_denied", "platform admin role required");
+}
+
+/** Org admins manage their org; platform admins manage every org. */
+async function requireOrgAdmin(ctx: Context, actor: Actor, orgId: string): Promise<void> {
+  requireId("org_id", orgId);
+  if ((await ctx.stores.orgs.findById(orgId)) === null) throw new GatehouseError("not_found", "organization not found");
+  if (await isPlatformAdmin(ctx, actor)) return;
+  const membership = actor.kind === "user" ? await ctx.stores.orgs.findMembership(orgId, actor.userId) : null;
+  if (membership?.role !== "admin") throw new GatehouseError("permission_denied", "organization admin role required");
+}
+
+function requireRole(value: string): OrgRole {
+  if (value === "member" || value === "admin") return value;
+  throw invalidArgument("role", 'must be "member" or "admin"');
+}
+
+function requireTtlDays(field: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TTL_DAYS) throw invalidArgument(field, `must be a whole number from 0 to ${MAX_TTL_DAYS}`);
+  return value;
+}
+
+export async function createOrg(ctx: Context, actor: Actor, name: string): Promise<{ orgId: string }> {
+  await requirePlatformAdmin(ctx, actor);
+  const trimmed = name.trim();
+  if (trimmed === "" || trimmed.length > MAX_ORG_NAME_LENGTH) throw invalidArgument("name", `must be 1 to ${MAX_ORG_NAME_LENGTH} characters`);
+  const orgId = newId(ctx.random);
+  await ctx.stores.orgs.create({ id: orgId, name: trimmed, createdAt: ctx.clock.now() });
+  return { orgId };
+}
+
+export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: string): Promise<Membership> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  const checkedRole = requireRole(role);
+  const user = await ctx.stores.users.findByEmail(requireEmail(email));
+  if (user === null) throw new GatehouseError("not_found", "no user with this email");
+  const membership: Membership = { orgId, userId: user.id, role: checkedRole };
+  await ctx.stores.orgs.putMembership(membership);
+  return membership;
+}
+
+/** Removing a member also ends their sessions in the org. */
+export async function removeMember(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<void> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  if (!(await ctx.stores.orgs.removeMembership(orgId, requireId("user_id", userId)))) throw new GatehouseError("not_found", "membership not found");
+  await ctx.stores.sessions.revokeByUser(orgId, userId, ctx.clock.now());
+}
+
+export async function getOrgMfaSettings(ctx: Context, actor: Actor, orgId: string): Promise<OrgMfaSettings> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  return (await ctx.stores.settings.getOrg(orgId)) ?? DEFAULT_ORG_MFA_SETTINGS;
+}
+
+export async function updateOrgMfaSettings(ctx: Context, actor: Actor, orgId: string, patch: Partial<OrgMfaSettings>): Promise<OrgMfaSettings> {
+  const current = await getOrgMfaSettings(ctx, actor, orgId);
+  const next = { ...current, ...patch };
+  requireTtlDays("trust_ttl_days", next.trustTtlDays);
+  await ctx.stores.settings.putOrg(orgId, next);
+  return next;
+}
+
+export async function getPlatformSettings(ctx: Context, actor: Actor): Promise<PlatformSettings> {
+  await requirePlatformAdmin(ctx, actor);
+  return (await ctx.stores.settings.getPlatform()) ?? DEFAULT_PLATFORM_SETTINGS;
+}
+
+export async function updatePlatformSettings(ctx: Context, actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings> {
+  const next = { ...(await getPlatformSettings(ctx, actor)), ...patch };
+  requireTtlDays("max_trust_ttl_days", next.maxTrustTtlDays);
+  await ctx.stores.settings.putPlatform(next);
+  return next;
+}
+
+export async function getOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string): Promise<BrowserPolicy> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  return (await ctx.stores.browserPolicies.get(orgId))?.policy ?? DEFAULT_BROWSER_POLICY;
+}
+
+/** The whole update is refused, with a message per bad entry, when any entry is invalid. */
+export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicy): Promise<BrowserPolicy> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  return (await ctx.stores.browserPolicies.put(orgId, validateBrowserPolicy(policy))).policy;
+}
+
+export async function listUserDevices(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<Device[]> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  return ctx.stores.devices.listByUser(orgId, requireId("user_id", userId));
+}
+
+export async function revokeDeviceTrust(ctx: Context, actor: Actor, orgId: string, deviceId: string): Promise<void> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  const device = await ctx.stores.devices.findById(requireId("device_id", deviceId));
+  if (device === null || device.orgId !== orgId) throw new GatehouseError("not_found", "device not found");
+  await ctx.stores.devices.revokeTrust(device.id, ctx.clock.now());
+}
+
+export async function revokeUserSessions(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  return { revokedCount: await ctx.stores.sessions.revokeByUser(orgId, requireId("user_id", userId), ctx.clock.now()) };
+}

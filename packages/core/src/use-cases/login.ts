@@ -1,0 +1,32 @@
+import type { Context } from "../context.ts";
+import type { CredentialCheck } from "../credential-check.ts";
+import { assessDevice } from "../device-assessment.ts";
+import { GatehouseError } from "../errors.ts";
+import { deviceFingerprintOrDefault, requireEmail, requireId, requirePassword } from "../input.ts";
+import type { AuthOutcome } from "../results.ts";
+import { startSecondFactor } from "../second-factor.ts";
+import { issueSession } from "../session-issuer.ts";
+
+export interface LoginInput {
+  readonly email: string;
+  readonly password: string;
+  readonly orgId: string;
+  readonly deviceFingerprint?: string;
+}
+
+/** The spec's Login rules, in order. The OTP never appears in the outcome. */
+export async function login(ctx: Context, checkCredentials: CredentialCheck, input: LoginInput): Promise<AuthOutcome> {
+  const email = requireEmail(input.email);
+  const password = requirePassword(input.password);
+  const orgId = requireId("org_id", input.orgId);
+  const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
+
+  const user = await ctx.stores.users.findByEmail(email);
+  if (!(await checkCredentials(user, password)) || user === null) throw new GatehouseError("invalid_credentials");
+
+  if ((await ctx.stores.orgs.findMembership(orgId, user.id)) === null) throw new GatehouseError("not_org_member");
+
+  const { device, policy } = await assessDevice(ctx, user.id, orgId, fingerprint);
+  if (policy.mfaRequired) return startSecondFactor(ctx, user, orgId, device.id);
+  return { kind: "tokens", tokens: await issueSession(ctx, user.id, orgId, device.id) };
+}

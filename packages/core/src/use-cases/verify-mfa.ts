@@ -1,0 +1,60 @@
+import type { Context } from "../context.ts";
+import { DAY_MS } from "../config.ts";
+import { GatehouseError, rateLimited } from "../errors.ts";
+import { requireId, requireOtp } from "../input.ts";
+import { evaluateMfaPolicy } from "../mfa-policy.ts";
+import { otpMatches } from "../otp.ts";
+import { rateLimitKeys } from "../rate-limits.ts";
+import type { IssuedTokens } from "../results.ts";
+import { issueSession } from "../session-issuer.ts";
+import { loadSettings } from "../settings.ts";
+
+export interface VerifyMfaInput {
+  readonly challengeId: string;
+  readonly otp: string;
+}
+
+/**
+ * The spec's VerifyMFA rules with the attempt limits of architecture.md. Each verification
+ * first claims one of the challenge's attempts atomically, so no concurrency evaluates more
+ * guesses than the cap; a wrong code also spends the user's failure budget. The challenge is
+ * consumed (atomically, single use) before the session is issued, so two correct concurrent
+ * calls cannot both get tokens.
+ */
+export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
+  const challengeId = requireId("challenge_id", input.challengeId);
+  const otp = requireOtp(input.otp);
+  const { stores, config } = ctx;
+
+  const claimed = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge);
+  if (claimed === null) throw new GatehouseError("invalid_mfa_challenge");
+  const now = ctx.clock.now();
+  if (claimed.expiresAt <= now) throw new GatehouseError("challenge_expired");
+
+  const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
+  const { limit, windowMs } = config.otpFailuresPerUser;
+  const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
+  if (!budget.allowed) throw rateLimited((budget.resetAt - now) / 1000);
+
+  if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
+    if (claimed.attempts >= config.otpAttemptsPerChallenge) await stores.challenges.delete(claimed.id);
+    throw new GatehouseError("invalid_otp");
+  }
+  await stores.rateLimiter.refund(budgetKey, windowMs, now);
+
+  const challenge = await stores.challenges.consume(claimed.id);
+  if (challenge === null) throw new GatehouseError("invalid_mfa_challenge");
+
+  const user = await stores.users.findById(challenge.userId);
+  if (user === null) throw new GatehouseError("invalid_mfa_challenge");
+  if (!user.phoneVerified) await stores.users.setVerifiedPhone(user.id, challenge.phone);
+
+  const device = await stores.devices.findById(challenge.deviceId);
+  if (device === null) throw new GatehouseError("invalid_mfa_challenge");
+  const settings = await loadSettings(stores, challenge.orgId);
+  const policy = evaluateMfaPolicy({ ...settings, device, isNewDevice: false, now });
+
+  const tokens = await issueSession(ctx, user.id, challenge.orgId, device.id);
+  if (policy.registerTrustAfterMfa) await stores.devices.markTrusted(device.id, now + policy.trustTtlDays * DAY_MS);
+  return tokens;
+}

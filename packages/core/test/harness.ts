@@ -1,0 +1,33 @@
+import { createGatehouse, type GatehouseConfig } from "../src/index.ts";
+import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
+
+/** Cheap scrypt parameters: the tests exercise the flow, not the KDF's cost. */
+export const TEST_PASSWORD_PARAMS = { N: 1024, r: 8, p: 1 };
+export const PASSWORD = "correct horse battery";
+
+export async function createHarness(config: Partial<GatehouseConfig> = {}) {
+  const stores = createMemoryStores();
+  const clock = new ManualClock();
+  const random = new SequenceRandom();
+  const sms = new OutboxSmsSender();
+  const gatehouse = createGatehouse({ stores, clock, random, sms, config: { password: TEST_PASSWORD_PARAMS, ...config } });
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
+  const { userId } = await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+  await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  const login = (fingerprint = "laptop", email = "ada@example.com", password = PASSWORD) =>
+    gatehouse.login({ email, password, orgId, deviceFingerprint: fingerprint });
+  return { stores, clock, random, sms, gatehouse, orgId, userId, login };
+}
+
+export type Harness = Awaited<ReturnType<typeof createHarness>>;
+
+/** Logs in on `fingerprint` and completes MFA through the phone intent; returns the tokens. */
+export async function signInWithPhone(h: Harness, fingerprint = "laptop", phone = "+15551234567") {
+  const outcome = await h.login(fingerprint);
+  if (outcome.kind === "tokens") return outcome.tokens;
+  const challengeId =
+    outcome.kind === "phone_required"
+      ? (await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone })).challengeId
+      : outcome.challenge.challengeId;
+  return h.gatehouse.verifyMfa({ challengeId, otp: h.sms.lastOtpFor(challengeId)! });
+}
