@@ -10,7 +10,7 @@ export const DEFAULT_ACTIONS: readonly DefaultAction[] = Object.freeze(["allow",
 
 /**
  * An org's host lists. Entries are host names, IP addresses or (with `wildcardSupported`) `*.domain`
- * patterns; the matching rules are in `docs/design/url-policy.md` §2.
+ * patterns; the matching rules are in the URL-policy design (url-policy.md §2).
  */
 export interface AccessControl {
   readonly allowedDomains: readonly string[];
@@ -56,13 +56,13 @@ export interface UrlDecision {
  * move data across the boundary, so they are opt-in.
  */
 export const DEFAULT_BROWSER_POLICY: BrowserPolicy = Object.freeze({
-  accessControl: Object.freeze({
+  accessControl: Object.freeze<AccessControl>({
     allowedDomains: Object.freeze([]),
     blockedDomains: Object.freeze([]),
     defaultAction: "allow",
     wildcardSupported: true,
   }),
-  actionRestrictions: Object.freeze({
+  actionRestrictions: Object.freeze<ActionRestrictions>({
     allowedActions: Object.freeze(["navigate"]),
     readOnlyMode: false,
   }),

@@ -1,0 +1,306 @@
+import { GatehouseError } from "../errors.ts";
+import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
+import type {
+  BrowserPolicyStore,
+  ChallengeStore,
+  DeviceStore,
+  IntentStore,
+  OrgStore,
+  RateLimiter,
+  SessionStore,
+  SettingsStore,
+  Stores,
+  UserStore,
+  VersionedBrowserPolicy,
+} from "../ports.ts";
+
+/**
+ * Every port held in Maps, for unit tests and for trying Gatehouse without a database. It passes
+ * the same contract suite as the SQL adapters. Each guarded mutation runs its check and its write
+ * with no `await` in between, which on one event loop is as atomic as a guarded SQL statement.
+ * Records are copied on the way in and out, so a caller can never edit stored state in place.
+ */
+export function createMemoryStores(): Stores {
+  return {
+    users: createUserStore(),
+    orgs: createOrgStore(),
+    devices: createDeviceStore(),
+    challenges: createChallengeStore(),
+    intents: createIntentStore(),
+    sessions: createSessionStore(),
+    settings: createSettingsStore(),
+    browserPolicies: createBrowserPolicyStore(),
+    rateLimiter: createRateLimiter(),
+  };
+}
+
+function copyOrNull<T extends object>(record: T | undefined): T | null {
+  return record === undefined ? null : { ...record };
+}
+
+/** Composite Map keys: JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
+function keyOf(...parts: readonly (string | number)[]): string {
+  return JSON.stringify(parts);
+}
+
+function alreadyExists(): GatehouseError {
+  return new GatehouseError("already_exists");
+}
+
+function createUserStore(): UserStore {
+  const users = new Map<string, User>();
+  const findByEmail = (email: string) => [...users.values()].find((user) => user.email === email);
+  return {
+    async create(user) {
+      if (users.has(user.id) || findByEmail(user.email) !== undefined) throw alreadyExists();
+      users.set(user.id, { ...user });
+    },
+    async findById(id) {
+      return copyOrNull(users.get(id));
+    },
+    async findByEmail(email) {
+      return copyOrNull(findByEmail(email));
+    },
+    async setVerifiedPhone(userId, phone) {
+      const user = users.get(userId);
+      if (user === undefined || user.phoneVerified) return false;
+      users.set(userId, { ...user, phone, phoneVerified: true });
+      return true;
+    },
+  };
+}
+
+function createOrgStore(): OrgStore {
+  const orgs = new Map<string, Org>();
+  const memberships = new Map<string, Membership>();
+  return {
+    async create(org) {
+      if (orgs.has(org.id)) throw alreadyExists();
+      orgs.set(org.id, { ...org });
+    },
+    async findById(id) {
+      return copyOrNull(orgs.get(id));
+    },
+    async putMembership(membership) {
+      memberships.set(keyOf(membership.orgId, membership.userId), { ...membership });
+    },
+    async removeMembership(orgId, userId) {
+      return memberships.delete(keyOf(orgId, userId));
+    },
+    async findMembership(orgId, userId) {
+      return copyOrNull(memberships.get(keyOf(orgId, userId)));
+    },
+  };
+}
+
+function createDeviceStore(): DeviceStore {
+  const devices = new Map<string, Device>();
+  const update = (deviceId: string, change: Partial<Device>): boolean => {
+    const device = devices.get(deviceId);
+    if (device === undefined) return false;
+    devices.set(deviceId, { ...device, ...change });
+    return true;
+  };
+  return {
+    async getOrCreate(candidate) {
+      const existing = [...devices.values()].find(
+        (device) => device.userId === candidate.userId && device.orgId === candidate.orgId && device.fingerprint === candidate.fingerprint,
+      );
+      if (existing !== undefined) {
+        const seen = { ...existing, lastSeenAt: candidate.lastSeenAt };
+        devices.set(seen.id, seen);
+        return { device: { ...seen }, created: false };
+      }
+      if (devices.has(candidate.id)) throw alreadyExists();
+      devices.set(candidate.id, { ...candidate });
+      return { device: { ...candidate }, created: true };
+    },
+    async findById(id) {
+      return copyOrNull(devices.get(id));
+    },
+    async listByUser(orgId, userId) {
+      return [...devices.values()]
+        .filter((device) => device.orgId === orgId && device.userId === userId)
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((device) => ({ ...device }));
+    },
+    async markTrusted(deviceId, trustedUntil) {
+      return update(deviceId, { trusted: true, trustedUntil, trustRevokedAt: null });
+    },
+    async revokeTrust(deviceId, now) {
+      return update(deviceId, { trusted: false, trustedUntil: null, trustRevokedAt: now });
+    },
+  };
+}
+
+function deleteWhere<T>(records: Map<string, T>, matches: (record: T) => boolean): number {
+  let deleted = 0;
+  for (const [id, record] of records) {
+    if (matches(record)) {
+      records.delete(id);
+      deleted++;
+    }
+  }
+  return deleted;
+}
+
+function createChallengeStore(): ChallengeStore {
+  const challenges = new Map<string, MfaChallenge>();
+  return {
+    async create(challenge) {
+      if (challenges.has(challenge.id)) throw alreadyExists();
+      challenges.set(challenge.id, { ...challenge });
+    },
+    async findById(id) {
+      return copyOrNull(challenges.get(id));
+    },
+    async claimAttempt(id, maxAttempts) {
+      const challenge = challenges.get(id);
+      if (challenge === undefined || challenge.attempts >= maxAttempts) return null;
+      const claimed = { ...challenge, attempts: challenge.attempts + 1 };
+      challenges.set(id, claimed);
+      return { ...claimed };
+    },
+    async consume(id) {
+      const challenge = challenges.get(id);
+      challenges.delete(id);
+      return copyOrNull(challenge);
+    },
+    async delete(id) {
+      return challenges.delete(id);
+    },
+    async deleteByUser(userId) {
+      return deleteWhere(challenges, (challenge) => challenge.userId === userId);
+    },
+  };
+}
+
+function createIntentStore(): IntentStore {
+  const intents = new Map<string, MfaIntent>();
+  return {
+    async create(intent) {
+      if (intents.has(intent.id)) throw alreadyExists();
+      intents.set(intent.id, { ...intent });
+    },
+    async consume(id, now) {
+      const intent = intents.get(id);
+      intents.delete(id);
+      return intent !== undefined && intent.expiresAt > now ? { ...intent } : null;
+    },
+    async deleteByUser(userId) {
+      return deleteWhere(intents, (intent) => intent.userId === userId);
+    },
+  };
+}
+
+interface RetiredRefreshToken {
+  readonly sessionId: string;
+  /** Reuse is detected until the token that replaced this one expires, as in the SQL adapters. */
+  readonly expiresAt: EpochMs;
+}
+
+function createSessionStore(): SessionStore {
+  const sessions = new Map<string, Session>();
+  const retired = new Map<string, RetiredRefreshToken>();
+  const tokenTaken = (accessTokenHash: string, refreshTokenHash: string, exceptId: string | null) =>
+    [...sessions.values()].some(
+      (session) => session.id !== exceptId && (session.accessTokenHash === accessTokenHash || session.refreshTokenHash === refreshTokenHash),
+    );
+  const revokeIfActive = (session: Session | undefined, now: EpochMs): boolean => {
+    if (session === undefined || session.revokedAt !== null) return false;
+    sessions.set(session.id, { ...session, revokedAt: now });
+    return true;
+  };
+  return {
+    async create(session) {
+      if (sessions.has(session.id) || tokenTaken(session.accessTokenHash, session.refreshTokenHash, null)) throw alreadyExists();
+      sessions.set(session.id, { ...session });
+    },
+    async findActiveByAccessTokenHash(accessTokenHash, now) {
+      const session = [...sessions.values()].find((candidate) => candidate.accessTokenHash === accessTokenHash);
+      return session !== undefined && session.revokedAt === null && session.accessExpiresAt > now ? { ...session } : null;
+    },
+    async rotate(refreshTokenHash, next, now) {
+      const current = [...sessions.values()].find((session) => session.refreshTokenHash === refreshTokenHash);
+      if (current !== undefined && current.revokedAt === null && current.refreshExpiresAt > now) {
+        if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, current.id)) throw alreadyExists();
+        const rotated: Session = { ...current, ...next };
+        sessions.set(rotated.id, rotated);
+        retired.set(refreshTokenHash, { sessionId: rotated.id, expiresAt: next.refreshExpiresAt });
+        return { kind: "rotated", session: { ...rotated } };
+      }
+      const reused = retired.get(refreshTokenHash);
+      if (reused === undefined || reused.expiresAt <= now) return { kind: "invalid" };
+      revokeIfActive(sessions.get(reused.sessionId), now);
+      return { kind: "reused", sessionId: reused.sessionId };
+    },
+    async revoke(sessionId, now) {
+      return revokeIfActive(sessions.get(sessionId), now);
+    },
+    async revokeByUser(orgId, userId, now) {
+      let revoked = 0;
+      for (const session of sessions.values()) {
+        const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
+        if (session.orgId === orgId && session.userId === userId && live && revokeIfActive(session, now)) revoked++;
+      }
+      return revoked;
+    },
+  };
+}
+
+function createSettingsStore(): SettingsStore {
+  let platform: PlatformSettings | null = null;
+  const orgs = new Map<string, OrgMfaSettings>();
+  return {
+    async getPlatform() {
+      return platform === null ? null : { ...platform };
+    },
+    async putPlatform(settings) {
+      platform = { ...settings };
+    },
+    async getOrg(orgId) {
+      return copyOrNull(orgs.get(orgId));
+    },
+    async putOrg(orgId, settings) {
+      orgs.set(orgId, { ...settings });
+    },
+  };
+}
+
+function createBrowserPolicyStore(): BrowserPolicyStore {
+  const policies = new Map<string, VersionedBrowserPolicy>();
+  return {
+    async get(orgId) {
+      const stored = policies.get(orgId);
+      return stored === undefined ? null : structuredClone(stored);
+    },
+    async put(orgId, policy) {
+      const stored = { policy: structuredClone(policy), version: (policies.get(orgId)?.version ?? 0) + 1 };
+      policies.set(orgId, stored);
+      return structuredClone(stored);
+    },
+  };
+}
+
+/** One counter per (key, window start), like the SQL table; tests and dev runs are short, so windows are never purged. */
+function createRateLimiter(): RateLimiter {
+  const counters = new Map<string, number>();
+  const windowOf = (key: string, windowMs: number, now: EpochMs) => {
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    return { counterKey: keyOf(key, windowStart), resetAt: windowStart + windowMs };
+  };
+  return {
+    async consume(key, limit, windowMs, now) {
+      const { counterKey, resetAt } = windowOf(key, windowMs, now);
+      const count = counters.get(counterKey) ?? 0;
+      if (count >= limit) return { allowed: false, count, resetAt };
+      counters.set(counterKey, count + 1);
+      return { allowed: true, count: count + 1, resetAt };
+    },
+    async refund(key, windowMs, now) {
+      const { counterKey } = windowOf(key, windowMs, now);
+      const count = counters.get(counterKey) ?? 0;
+      if (count > 0) counters.set(counterKey, count - 1);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+export { checkUrl, MAX_URL_LENGTH, normalizeUserInput } from "./check-url.ts";
+export { compileAccessControl, listMatches } from "./compile.ts";
+export type { CompiledAccessControl, CompiledHostList, HostListName, SkippedEntry } from "./compile.ts";
+export { formatEntry, MAX_ENTRY_LENGTH, normalizeEntry } from "./entries.ts";
+export type { EntryOptions, EntryResult, PolicyEntry } from "./entries.ts";
+export { hostKey, hostKeyOf } from "./host-key.ts";
+export type { HostKey, HostKeyResult, InvalidHost } from "./host-key.ts";
+export { PolicyCache } from "./policy-cache.ts";
+export { BROWSER_ACTIONS, DEFAULT_ACTIONS, DEFAULT_BROWSER_POLICY } from "./types.ts";
+export type {
+  AccessControl,
+  ActionRestrictions,
+  BrowserAction,
+  BrowserPolicy,
+  DefaultAction,
+  UrlDecision,
+  UrlReasonCode,
+} from "./types.ts";
+export { MAX_LIST_ENTRIES, validateBrowserPolicy } from "./validate-policy.ts";

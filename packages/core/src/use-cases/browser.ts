@@ -1,0 +1,46 @@
+import type { Context } from "../context.ts";
+import { GatehouseError, invalidArgument } from "../errors.ts";
+import { requireId } from "../input.ts";
+import type { Principal } from "../results.ts";
+import { checkUrl } from "../url-policy/check-url.ts";
+import { PolicyCache } from "../url-policy/policy-cache.ts";
+import { DEFAULT_BROWSER_POLICY, type BrowserPolicy, type UrlDecision } from "../url-policy/types.ts";
+import type { CompiledAccessControl } from "../url-policy/compile.ts";
+
+/** Enough for every org a replica serves in practice; an evicted org just compiles again. */
+const POLICY_CACHE_CAPACITY = 10_000;
+const DEFAULT_VERSION = 0;
+
+export interface BrowserPolicyReader {
+  /** The org's stored policy (or the default) and its compiled access control, compiled once per version. */
+  read(orgId: string): Promise<{ policy: BrowserPolicy; compiled: CompiledAccessControl }>;
+}
+
+export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
+  const cache = new PolicyCache(POLICY_CACHE_CAPACITY);
+  return {
+    async read(orgId) {
+      const stored = await ctx.stores.browserPolicies.get(orgId);
+      const policy = stored?.policy ?? DEFAULT_BROWSER_POLICY;
+      return { policy, compiled: cache.compiled(orgId, stored?.version ?? DEFAULT_VERSION, policy.accessControl) };
+    },
+  };
+}
+
+/** Any member may read and use the org's policy; no admin role is needed. */
+async function requireMember(ctx: Context, principal: Principal, orgId: string): Promise<void> {
+  requireId("org_id", orgId);
+  if ((await ctx.stores.orgs.findMembership(orgId, principal.userId)) === null) throw new GatehouseError("not_org_member");
+}
+
+export async function getBrowserPolicy(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<BrowserPolicy> {
+  await requireMember(ctx, principal, orgId);
+  return (await reader.read(orgId)).policy;
+}
+
+/** A denied URL (malformed or too long included) is an answer, not an error; only a missing URL is an invalid argument. */
+export async function checkUrlAccess(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string, url: string): Promise<UrlDecision> {
+  if (url.trim() === "") throw invalidArgument("url", "is required");
+  await requireMember(ctx, principal, orgId);
+  return checkUrl((await reader.read(orgId)).compiled, url);
+}
