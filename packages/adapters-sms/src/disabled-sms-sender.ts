@@ -1,0 +1,22 @@
+import type { OtpMessage, SmsSender } from "@gatehouse/core";
+
+/** What the skip callback is told: deliberately not the OTP and not the phone. */
+export interface SmsSkipInfo {
+  readonly challengeId: string;
+}
+
+/**
+ * For servers without SMS_PROVIDER_API_KEY: sends nothing and succeeds, so the challenge is still
+ * created (as the spec requires). `onSkip` lets the server log that a code went nowhere.
+ */
+export function createDisabledSmsSender(onSkip?: (info: SmsSkipInfo) => void): SmsSender {
+  return {
+    async sendOtp(message: OtpMessage): Promise<void> {
+      try {
+        onSkip?.({ challengeId: message.challengeId });
+      } catch {
+        // A failing log line must not turn into "SMS unavailable" and delete the challenge.
+      }
+    },
+  };
+}
