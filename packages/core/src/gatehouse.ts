@@ -11,7 +11,7 @@ import { register, type RegisterInput } from "./use-cases/register.ts";
 import { authenticate, logout } from "./use-cases/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
-import type { BrowserPolicy, UrlDecision } from "./url-policy/types.ts";
+import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 export interface AdminApi {
   createOrg(actor: Actor, name: string): Promise<{ orgId: string }>;
@@ -22,7 +22,7 @@ export interface AdminApi {
   getPlatformSettings(actor: Actor): Promise<PlatformSettings>;
   updatePlatformSettings(actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings>;
   getOrgBrowserPolicy(actor: Actor, orgId: string): Promise<BrowserPolicy>;
-  updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicy): Promise<BrowserPolicy>;
+  updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy>;
   listUserDevices(actor: Actor, orgId: string, userId: string): Promise<Device[]>;
   revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
   revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;

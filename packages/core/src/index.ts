@@ -5,7 +5,7 @@
 export { createGatehouse, type AdminApi, type Gatehouse } from "./gatehouse.ts";
 export type { GatehouseDeps } from "./context.ts";
 export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config.ts";
-export { GatehouseError, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
+export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
 export type * from "./ports.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";

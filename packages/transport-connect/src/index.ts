@@ -1,3 +1,16 @@
+/**
+ * @gatehouse/transport-connect: Connect/gRPC/gRPC-Web services and the JSON HTTP routes over
+ * `@gatehouse/core`. Handlers only translate; every error goes through one code table.
+ */
+export { createConnectRoutes, type ConnectRoutesOptions } from "./connect-routes.ts";
+export { authInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHODS, IP_LIMITED_METHODS } from "./interceptors.ts";
+export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
+export { HTTP_ERRORS } from "./http-errors.ts";
+export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";
+export { clientIp } from "./client-ip.ts";
+export { clientIpKey, principalKey } from "./request-context.ts";
+export { policyInputFromJson, policyToJson, type BrowserPolicyJson } from "./policy-json.ts";
+export type { DevOtpLookup } from "./services/dev-service.ts";
 export * from "./gen/gatehouse/v1/auth_pb.ts";
 export * from "./gen/gatehouse/v1/browser_pb.ts";
 export * from "./gen/gatehouse/v1/dev_pb.ts";

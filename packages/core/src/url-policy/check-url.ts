@@ -37,8 +37,8 @@ export function checkUrl(compiled: CompiledAccessControl, input: string): UrlDec
 }
 
 /**
- * What the client does to typed text before sending it: trim, and prepend `https://` unless a scheme
- * followed by `//` is present. So `allowed.com:8080/x` is not read as scheme `allowed.com:`, while
+ * What the client does to typed text before sending it: trim (Unicode spaces too, so a pasted NBSP does not
+ * break the URL), and prepend `https://` unless a scheme followed by `//` is present. So `allowed.com:8080/x` is not read as scheme `allowed.com:`, while
  * `javascript:alert(1)` becomes `https://javascript:alert(1)`, which fails to parse (bad port) and is denied.
  */
 export function normalizeUserInput(text: string): string {

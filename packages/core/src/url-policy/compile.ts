@@ -15,6 +15,7 @@ export interface CompiledHostList {
   readonly maxWildLabels: number;
 }
 
+/** The wire names of the two host lists, as logs and errors show them. */
 export type HostListName = "allowed_domains" | "blocked_domains";
 
 /** An entry the compiled policy ignores, kept so the caller can log it (a skipped block entry fails open). */
@@ -24,6 +25,7 @@ export interface SkippedEntry {
   readonly reason: string;
 }
 
+/** An access control ready for `checkUrl`; build it once per policy version (see `PolicyCache`). */
 export interface CompiledAccessControl {
   readonly allowed: CompiledHostList;
   readonly blocked: CompiledHostList;

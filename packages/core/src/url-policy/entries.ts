@@ -14,6 +14,7 @@ export type EntryResult =
   /** `message` names the entry (JSON-quoted) and the rule it breaks, for the admin who typed it. */
   | { readonly ok: false; readonly message: string };
 
+/** The policy setting an entry is judged under: `*.` entries are refused while wildcards are off. */
 export interface EntryOptions {
   readonly wildcardSupported: boolean;
 }

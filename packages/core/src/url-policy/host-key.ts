@@ -45,7 +45,7 @@ export function hostKey(hostname: string): HostKeyResult {
   return domainKey(name);
 }
 
-/** The host key of a URL string, parsed as `checkUrl` parses it; invalid when it does not parse. */
+/** The host key of a URL string (WHATWG parse, as in `checkUrl` but without its length cap); invalid when it does not parse. */
 export function hostKeyOf(url: string): HostKeyResult {
   const parsed = URL.parse(url);
   return parsed ? hostKey(parsed.hostname) : invalid("not a valid URL");

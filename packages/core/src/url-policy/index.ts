@@ -12,6 +12,7 @@ export type {
   ActionRestrictions,
   BrowserAction,
   BrowserPolicy,
+  BrowserPolicyInput,
   DefaultAction,
   UrlDecision,
   UrlReasonCode,

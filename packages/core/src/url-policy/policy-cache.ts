@@ -36,6 +36,7 @@ export class PolicyCache {
     return entry.compiled;
   }
 
+  /** Orgs currently cached. */
   get size(): number {
     return this.#byOrg.size;
   }

@@ -1,11 +1,13 @@
 /** What happens to a URL whose host is on neither list. */
 export type DefaultAction = "allow" | "deny";
 
+/** Actions the browser page can offer; `navigate` is opening the checked URL itself. */
 export type BrowserAction = "navigate" | "download" | "upload" | "copy_paste";
 
 /** Every action value the wire contract knows (api.md), in display order. */
 export const BROWSER_ACTIONS: readonly BrowserAction[] = Object.freeze(["navigate", "download", "upload", "copy_paste"]);
 
+/** Every `default_action` value the wire contract knows. */
 export const DEFAULT_ACTIONS: readonly DefaultAction[] = Object.freeze(["allow", "deny"]);
 
 /**
@@ -19,16 +21,19 @@ export interface AccessControl {
   readonly wildcardSupported: boolean;
 }
 
+/** Which action buttons the browser page enables; `readOnlyMode` also disables upload and copy/paste. */
 export interface ActionRestrictions {
   readonly allowedActions: readonly BrowserAction[];
   readonly readOnlyMode: boolean;
 }
 
+/** An org's browser policy, as stored and as `GetBrowserPolicy` returns it. */
 export interface BrowserPolicy {
   readonly accessControl: AccessControl;
   readonly actionRestrictions: ActionRestrictions;
 }
 
+/** Why a URL was denied; `not_allowed` is the answer of `default_action: "deny"`. */
 export type UrlReasonCode =
   | "blocked"
   | "not_allowed"
@@ -67,3 +72,9 @@ export const DEFAULT_BROWSER_POLICY: BrowserPolicy = Object.freeze({
     readOnlyMode: false,
   }),
 });
+
+/** A policy as a client sends it, before `validateBrowserPolicy`: the enum values are still plain strings. */
+export interface BrowserPolicyInput {
+  readonly accessControl: Omit<AccessControl, "defaultAction"> & { readonly defaultAction: string };
+  readonly actionRestrictions: Omit<ActionRestrictions, "allowedActions"> & { readonly allowedActions: readonly string[] };
+}

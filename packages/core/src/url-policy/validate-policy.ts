@@ -1,7 +1,7 @@
 import { invalidArgument } from "../errors.ts";
 import { formatEntry, normalizeEntry } from "./entries.ts";
-import { BROWSER_ACTIONS, DEFAULT_ACTIONS } from "./types.ts";
-import type { AccessControl, ActionRestrictions, BrowserAction, BrowserPolicy } from "./types.ts";
+import { BROWSER_ACTIONS, DEFAULT_ACTIONS, DEFAULT_BROWSER_POLICY } from "./types.ts";
+import type { AccessControl, ActionRestrictions, BrowserAction, BrowserPolicy, BrowserPolicyInput, DefaultAction } from "./types.ts";
 
 /** Entries per host list. Generous (Chrome and Firefox stop at 1,000) yet bounded; lookups stay O(1) at this size. */
 export const MAX_LIST_ENTRIES = 1_000_000;
@@ -14,7 +14,7 @@ const MAX_REPORTED_VIOLATIONS = 1000;
  * duplicates are dropped, order is kept. Any problem refuses the whole update with one `invalid_argument`
  * whose `violations` name every bad value (up to 1,000, then a count), so an admin fixes them in one pass.
  */
-export function validateBrowserPolicy(input: BrowserPolicy): BrowserPolicy {
+export function validateBrowserPolicy(input: BrowserPolicyInput): BrowserPolicy {
   const violations = new Violations();
   const accessControl = validateAccessControl(input.accessControl, violations);
   const actionRestrictions = validateActionRestrictions(input.actionRestrictions, violations);
@@ -22,10 +22,10 @@ export function validateBrowserPolicy(input: BrowserPolicy): BrowserPolicy {
   return { accessControl, actionRestrictions };
 }
 
-function validateAccessControl(input: AccessControl, violations: Violations): AccessControl {
+function validateAccessControl(input: BrowserPolicyInput["accessControl"], violations: Violations): AccessControl {
   if (!isObject(input)) {
     violations.add("access_control", "must be an object");
-    return input;
+    return DEFAULT_BROWSER_POLICY.accessControl;
   }
   const wildcardSupported = input.wildcardSupported;
   const options = { wildcardSupported: wildcardSupported === true };
@@ -49,22 +49,23 @@ function validateAccessControl(input: AccessControl, violations: Violations): Ac
   };
   const allowedDomains = hostList("access_control.allowed_domains", input.allowedDomains);
   const blockedDomains = hostList("access_control.blocked_domains", input.blockedDomains);
-  if (!DEFAULT_ACTIONS.includes(input.defaultAction)) {
-    violations.add("access_control.default_action", `${quote(input.defaultAction)}: use "allow" or "deny"`);
+  const defaultAction = input.defaultAction;
+  if (!isDefaultAction(defaultAction)) {
+    violations.add("access_control.default_action", `${quote(defaultAction)}: use "allow" or "deny"`);
   }
   if (typeof wildcardSupported !== "boolean") violations.add("access_control.wildcard_supported", "must be true or false");
   return {
     allowedDomains,
     blockedDomains,
-    defaultAction: input.defaultAction,
+    defaultAction: isDefaultAction(defaultAction) ? defaultAction : "deny",
     wildcardSupported,
   };
 }
 
-function validateActionRestrictions(input: ActionRestrictions, violations: Violations): ActionRestrictions {
+function validateActionRestrictions(input: BrowserPolicyInput["actionRestrictions"], violations: Violations): ActionRestrictions {
   if (!isObject(input)) {
     violations.add("action_restrictions", "must be an object");
-    return input;
+    return DEFAULT_BROWSER_POLICY.actionRestrictions;
   }
   const field = "action_restrictions.allowed_actions";
   const allowedActions = new Set<BrowserAction>();
@@ -77,6 +78,10 @@ function validateActionRestrictions(input: ActionRestrictions, violations: Viola
   }
   if (typeof input.readOnlyMode !== "boolean") violations.add("action_restrictions.read_only_mode", "must be true or false");
   return { allowedActions: [...allowedActions], readOnlyMode: input.readOnlyMode };
+}
+
+function isDefaultAction(value: unknown): value is DefaultAction {
+  return (DEFAULT_ACTIONS as readonly unknown[]).includes(value);
 }
 
 function isBrowserAction(value: unknown): value is BrowserAction {

@@ -12,7 +12,7 @@ import {
   type PlatformSettings,
 } from "../model.ts";
 import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
-import type { BrowserPolicy } from "../url-policy/types.ts";
+import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
 import { validateBrowserPolicy } from "../url-policy/validate-policy.ts";
 
 /** Who asks: a signed-in user (checked against roles) or the operator's command line (trusted). */
@@ -107,7 +107,7 @@ export async function getOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: str
 }
 
 /** The whole update is refused, with a message per bad entry, when any entry is invalid. */
-export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicy): Promise<BrowserPolicy> {
+export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy> {
   await requireOrgAdmin(ctx, actor, orgId);
   return (await ctx.stores.browserPolicies.put(orgId, validateBrowserPolicy(policy))).policy;
 }

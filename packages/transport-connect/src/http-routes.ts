@@ -1,0 +1,131 @@
+/**
+ * The browser-facing JSON routes of api.md, served beside Connect on the same port. They call
+ * the same core as BrowserService and map errors through the same code table.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Http2ServerRequest } from "node:http2";
+import { GatehouseError, invalidArgument, type Gatehouse } from "@gatehouse/core";
+import { bearerToken } from "./bearer.ts";
+import { isUnexpected, toConnectError } from "./error-codes.ts";
+import { HTTP_ERRORS } from "./http-errors.ts";
+import { policyToJson } from "./policy-json.ts";
+import type { DevOtpLookup } from "./services/dev-service.ts";
+
+export type NodeRequest = IncomingMessage | Http2ServerRequest;
+
+/** The part of http/http2 responses the routes use. */
+export interface NodeResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body?: string): unknown;
+}
+
+/** A check-url body is a URL (≤ 8 KiB) and an org id; anything far larger is refused unread. */
+export const MAX_JSON_BODY_BYTES = 16 * 1024;
+
+export interface HttpRoutesOptions {
+  readonly gatehouse: Gatehouse;
+  /** Present only in dev OTP mode with NEXT_PUBLIC_DEV_OTP_ENABLED; otherwise the dev route is 404. */
+  readonly devOtps: DevOtpLookup | null;
+  readonly onUnexpected: (error: unknown, route: string) => void;
+}
+
+/** Handles the request and returns true when the path is one of ours; false lets the caller serve it. */
+export type HttpRoutes = (req: NodeRequest, res: NodeResponse) => Promise<boolean>;
+
+class HttpStatusError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+function send(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: NodeResponse, error: unknown, route: string, onUnexpected: HttpRoutesOptions["onUnexpected"]): void {
+  if (error instanceof HttpStatusError) {
+    send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+    return;
+  }
+  if (isUnexpected(error)) onUnexpected(error, route);
+  const connectError = toConnectError(error);
+  const { status, name } = HTTP_ERRORS[connectError.code];
+  const retryAfter = error instanceof GatehouseError ? error.details.retryAfterSeconds : undefined;
+  send(res, status, { error: { code: name, message: connectError.rawMessage } }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
+}
+
+async function readJsonBody(req: NodeRequest): Promise<unknown> {
+  const contentType = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (contentType !== "application/json") throw new HttpStatusError(400, "invalid_argument", "content-type must be application/json");
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new HttpStatusError(400, "invalid_argument", "body is not valid JSON");
+  }
+}
+
+function stringField(body: unknown, key: string): string {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalidArgument("body", "must be a JSON object");
+  const value = (body as Record<string, unknown>)[key];
+  if (typeof value !== "string") throw invalidArgument(key, value === undefined ? "is required" : "must be a string");
+  return value;
+}
+
+function requireMethod(req: NodeRequest, method: "GET" | "POST"): void {
+  if (req.method !== method) throw new HttpStatusError(405, "unimplemented", `use ${method}`, { allow: method });
+}
+
+export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
+  const { gatehouse, devOtps, onUnexpected } = options;
+  const authenticate = (req: NodeRequest) => gatehouse.authenticate(bearerToken(req.headers.authorization));
+
+  const routes: Record<string, (req: NodeRequest, url: URL) => Promise<unknown>> = {
+    "/api/browser/policy": async (req, url) => {
+      requireMethod(req, "GET");
+      const principal = await authenticate(req);
+      return policyToJson(await gatehouse.getBrowserPolicy(principal, url.searchParams.get("org_id") ?? ""));
+    },
+    "/api/browser/check-url": async (req) => {
+      requireMethod(req, "POST");
+      const principal = await authenticate(req);
+      const body = await readJsonBody(req);
+      const decision = await gatehouse.checkUrlAccess(principal, stringField(body, "org_id"), stringField(body, "url"));
+      return { allowed: decision.allowed, reason: decision.reason, reason_code: decision.reasonCode, canonical_url: decision.canonicalUrl };
+    },
+    "/api/dev/mfa/otp": async (req, url) => {
+      if (devOtps === null) throw new HttpStatusError(404, "not_found", "not found");
+      requireMethod(req, "GET");
+      const otp = devOtps.get(url.searchParams.get("challenge_id") ?? "");
+      if (otp === null) throw new HttpStatusError(404, "not_found", "no OTP for this challenge");
+      return { otp, note: "dev OTP mode: this route does not exist in production" };
+    },
+  };
+
+  return async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const route = routes[url.pathname];
+    if (route === undefined) return false;
+    try {
+      send(res, 200, await route(req, url));
+    } catch (error) {
+      sendError(res, error, url.pathname, onUnexpected);
+    }
+    return true;
+  };
+}

@@ -1,0 +1,67 @@
+import type { Interceptor } from "@connectrpc/connect";
+import { GatehouseError, type Clock, type Gatehouse, type RateLimiter } from "@gatehouse/core";
+import { bearerToken } from "./bearer.ts";
+import { isUnexpected, toConnectError } from "./error-codes.ts";
+import { clientIpKey, principalKey } from "./request-context.ts";
+
+/** Fully qualified `package.Service/Method`, as in the gRPC path. */
+export type MethodName = string;
+
+/** The RPCs that take no bearer token (api.md); every other method requires one. */
+export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
+  "gatehouse.v1.AuthService/Register",
+  "gatehouse.v1.AuthService/Login",
+  "gatehouse.v1.AuthService/Refresh",
+  "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
+  "gatehouse.v1.AuthService/VerifyMFA",
+  "gatehouse.v1.DevService/GetOTP",
+]);
+
+/** The public RPCs a single client IP may call at most `RATE_LIMIT_IP_PER_MINUTE` times a minute. */
+export const IP_LIMITED_METHODS: ReadonlySet<MethodName> = new Set([
+  "gatehouse.v1.AuthService/Register",
+  "gatehouse.v1.AuthService/Login",
+  "gatehouse.v1.AuthService/Refresh",
+  "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
+  "gatehouse.v1.AuthService/VerifyMFA",
+]);
+
+const methodName = (req: { service: { typeName: string }; method: { name: string } }): MethodName =>
+  `${req.service.typeName}/${req.method.name}`;
+
+/** Outermost: every error leaves as a ConnectError from the one code table; surprises are reported, never leaked. */
+export function errorInterceptor(onUnexpected: (error: unknown, method: MethodName) => void): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (error) {
+      if (isUnexpected(error)) onUnexpected(error, methodName(req));
+      throw toConnectError(error);
+    }
+  };
+}
+
+export function ipRateLimitInterceptor(limiter: RateLimiter, clock: Clock, perMinute: number): Interceptor {
+  return (next) => async (req) => {
+    if (perMinute > 0 && IP_LIMITED_METHODS.has(methodName(req))) {
+      const now = clock.now();
+      const decision = await limiter.consume(`ip:${req.contextValues.get(clientIpKey)}`, perMinute, 60_000, now);
+      if (!decision.allowed) {
+        const seconds = Math.ceil((decision.resetAt - now) / 1000);
+        throw new GatehouseError("rate_limited", `too many requests; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+      }
+    }
+    return next(req);
+  };
+}
+
+/** Resolves the bearer token of every non-public method into `principalKey`. */
+export function authInterceptor(gatehouse: Pick<Gatehouse, "authenticate">): Interceptor {
+  return (next) => async (req) => {
+    if (!PUBLIC_METHODS.has(methodName(req))) {
+      const principal = await gatehouse.authenticate(bearerToken(req.header.get("authorization")));
+      req.contextValues.set(principalKey, principal);
+    }
+    return next(req);
+  };
+}
