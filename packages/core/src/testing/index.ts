@@ -6,4 +6,5 @@ export { ManualClock } from "./manual-clock.ts";
 export { SequenceRandom } from "./sequence-random.ts";
 export { OutboxSmsSender } from "./outbox-sms-sender.ts";
 export { createMemoryStores } from "./memory-stores.ts";
-export { describeStoreContract } from "./store-contract.ts";
+export { describeStoreContract, type StoreContractHandle } from "./store-contract.ts";
+export { describeUseCaseConcurrency } from "./use-case-concurrency.ts";
