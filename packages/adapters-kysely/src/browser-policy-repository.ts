@@ -1,0 +1,31 @@
+import type { BrowserPolicy, BrowserPolicyStore, VersionedBrowserPolicy } from "@gatehouse/core";
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+
+function toVersioned(row: { policy: string; version: number }): VersionedBrowserPolicy {
+  // Opaque JSON written by `put` from a policy the core had already validated.
+  const policy = JSON.parse(row.policy) as BrowserPolicy;
+  return { policy, version: row.version };
+}
+
+export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPolicyStore {
+  return {
+    async get(orgId) {
+      const row = await db.selectFrom("browser_policies").select(["policy", "version"]).where("org_id", "=", orgId).executeTakeFirst();
+      return row === undefined ? null : toVersioned(row);
+    },
+
+    async put(orgId, policy) {
+      // One upsert: the database increments the version, so concurrent puts never share one.
+      const row = await db
+        .insertInto("browser_policies")
+        .values({ org_id: orgId, policy: JSON.stringify(policy), version: 1 })
+        .onConflict((conflict) =>
+          conflict.column("org_id").doUpdateSet((eb) => ({ policy: eb.ref("excluded.policy"), version: eb("browser_policies.version", "+", 1) })),
+        )
+        .returning(["policy", "version"])
+        .executeTakeFirstOrThrow();
+      return toVersioned(row);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { Device, DeviceStore } from "@gatehouse/core";
+import type { Kysely, Selectable } from "kysely";
+import { failOnDuplicate } from "./already-exists.ts";
+import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
+import type { Database, DevicesTable } from "./schema.ts";
+
+function toDevice(row: Selectable<DevicesTable>): Device {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    orgId: row.org_id,
+    fingerprint: row.fingerprint,
+    trusted: fromDbBool(row.trusted),
+    trustedUntil: row.trusted_until === null ? null : fromDbBigint(row.trusted_until),
+    trustRevokedAt: row.trust_revoked_at === null ? null : fromDbBigint(row.trust_revoked_at),
+    createdAt: fromDbBigint(row.created_at),
+    lastSeenAt: fromDbBigint(row.last_seen_at),
+  };
+}
+
+export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect): DeviceStore {
+  return {
+    async getOrCreate(candidate) {
+      // The unique (user_id, org_id, fingerprint) index decides the race: only one insert returns a row.
+      const inserted = await failOnDuplicate(() =>
+        db
+          .insertInto("devices")
+          .values({
+            id: candidate.id,
+            user_id: candidate.userId,
+            org_id: candidate.orgId,
+            fingerprint: candidate.fingerprint,
+            trusted: toDbBool(dialect, candidate.trusted),
+            trusted_until: candidate.trustedUntil,
+            trust_revoked_at: candidate.trustRevokedAt,
+            created_at: candidate.createdAt,
+            last_seen_at: candidate.lastSeenAt,
+          })
+          .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doNothing())
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      if (inserted !== undefined) return { device: toDevice(inserted), created: true };
+      const seen = await db
+        .updateTable("devices")
+        .set({ last_seen_at: candidate.lastSeenAt })
+        .where("user_id", "=", candidate.userId)
+        .where("org_id", "=", candidate.orgId)
+        .where("fingerprint", "=", candidate.fingerprint)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { device: toDevice(seen), created: false };
+    },
+
+    async findById(id) {
+      const row = await db.selectFrom("devices").selectAll().where("id", "=", id).executeTakeFirst();
+      return row === undefined ? null : toDevice(row);
+    },
+
+    async listByUser(orgId, userId) {
+      const rows = await db
+        .selectFrom("devices")
+        .selectAll()
+        .where("user_id", "=", userId)
+        .where("org_id", "=", orgId)
+        .orderBy("created_at")
+        .orderBy("id")
+        .execute();
+      return rows.map(toDevice);
+    },
+
+    async markTrusted(deviceId, trustedUntil) {
+      const result = await db
+        .updateTable("devices")
+        .set({ trusted: toDbBool(dialect, true), trusted_until: trustedUntil, trust_revoked_at: null })
+        .where("id", "=", deviceId)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async revokeTrust(deviceId, now) {
+      const result = await db
+        .updateTable("devices")
+        .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
+        .where("id", "=", deviceId)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * @gatehouse/adapters-kysely: the one copy of Gatehouse's SQL, shared by the SQLite and
+ * PostgreSQL adapters. They build the `Kysely<Database>`, run `migrateToLatest`, and call
+ * `createKyselyStores(db, dialect)`.
+ */
+export { createKyselyStores } from "./create-kysely-stores.ts";
+export { migrateToLatest } from "./migrations.ts";
+export { purgeExpired, type PurgedCounts } from "./purge-expired.ts";
+export type { SqlDialect } from "./dialect-differences.ts";
+export type { Database } from "./schema.ts";

@@ -1,0 +1,160 @@
+import { sql, type Kysely } from "kysely";
+import { Migrator, type Migration } from "kysely/migration";
+import type { Database } from "./schema.ts";
+
+/**
+ * The schema as versioned migrations, in code so they travel with any bundle. Column types are
+ * ones both SQLite and PostgreSQL accept (`bigint` gets INTEGER affinity in SQLite), so one list
+ * serves both dialects. Never edit an applied migration: add the next one.
+ */
+const migrations: Record<string, Migration> = {
+  "0001_initial": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("users")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("email", "text", (col) => col.notNull())
+        .addColumn("display_name", "text", (col) => col.notNull())
+        .addColumn("password_hash", "text", (col) => col.notNull())
+        .addColumn("phone", "text")
+        .addColumn("phone_verified", "boolean", (col) => col.notNull())
+        .addColumn("platform_admin", "boolean", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("users_email_unique").unique().on("users").column("email").execute();
+
+      await db.schema
+        .createTable("orgs")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("name", "text", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("memberships")
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("role", "text", (col) => col.notNull())
+        .addPrimaryKeyConstraint("memberships_pk", ["org_id", "user_id"])
+        .execute();
+
+      await db.schema
+        .createTable("devices")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("fingerprint", "text", (col) => col.notNull())
+        .addColumn("trusted", "boolean", (col) => col.notNull())
+        .addColumn("trusted_until", "bigint")
+        .addColumn("trust_revoked_at", "bigint")
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addColumn("last_seen_at", "bigint", (col) => col.notNull())
+        .execute();
+      // Serves getOrCreate's conflict target and, by its (user_id, org_id) prefix, listByUser.
+      await db.schema.createIndex("devices_key_unique").unique().on("devices").columns(["user_id", "org_id", "fingerprint"]).execute();
+
+      await db.schema
+        .createTable("mfa_challenges")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("device_id", "text", (col) => col.notNull().references("devices.id").onDelete("cascade"))
+        .addColumn("phone", "text", (col) => col.notNull())
+        .addColumn("code_hash", "text", (col) => col.notNull())
+        .addColumn("attempts", "integer", (col) => col.notNull())
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("mfa_challenges_user_id").on("mfa_challenges").column("user_id").execute();
+      await db.schema.createIndex("mfa_challenges_expires_at").on("mfa_challenges").column("expires_at").execute();
+
+      await db.schema
+        .createTable("mfa_intents")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("device_id", "text", (col) => col.notNull().references("devices.id").onDelete("cascade"))
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("mfa_intents_user_id").on("mfa_intents").column("user_id").execute();
+      await db.schema.createIndex("mfa_intents_expires_at").on("mfa_intents").column("expires_at").execute();
+
+      await db.schema
+        .createTable("sessions")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("device_id", "text", (col) => col.notNull().references("devices.id").onDelete("cascade"))
+        .addColumn("access_token_hash", "text", (col) => col.notNull())
+        .addColumn("access_expires_at", "bigint", (col) => col.notNull())
+        .addColumn("refresh_token_hash", "text", (col) => col.notNull())
+        .addColumn("refresh_expires_at", "bigint", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addColumn("revoked_at", "bigint")
+        .execute();
+      await db.schema.createIndex("sessions_access_token_hash_unique").unique().on("sessions").column("access_token_hash").execute();
+      await db.schema.createIndex("sessions_refresh_token_hash_unique").unique().on("sessions").column("refresh_token_hash").execute();
+      await db.schema.createIndex("sessions_user_org").on("sessions").columns(["user_id", "org_id"]).execute();
+
+      await db.schema
+        .createTable("retired_refresh_tokens")
+        .addColumn("token_hash", "text", (col) => col.primaryKey().notNull())
+        .addColumn("session_id", "text", (col) => col.notNull().references("sessions.id").onDelete("cascade"))
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("retired_refresh_tokens_expires_at").on("retired_refresh_tokens").column("expires_at").execute();
+
+      await db.schema
+        .createTable("platform_settings")
+        .addColumn("id", "integer", (col) => col.primaryKey().notNull())
+        .addColumn("mfa_always", "boolean", (col) => col.notNull())
+        .addColumn("device_trust_enabled", "boolean", (col) => col.notNull())
+        .addColumn("max_trust_ttl_days", "integer", (col) => col.notNull())
+        .addCheckConstraint("platform_settings_single_row", sql`id = 1`)
+        .execute();
+
+      await db.schema
+        .createTable("org_mfa_settings")
+        .addColumn("org_id", "text", (col) => col.primaryKey().notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("require_mfa_new_device", "boolean", (col) => col.notNull())
+        .addColumn("require_mfa_untrusted_device", "boolean", (col) => col.notNull())
+        .addColumn("trust_device_after_mfa", "boolean", (col) => col.notNull())
+        .addColumn("trust_ttl_days", "integer", (col) => col.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("browser_policies")
+        .addColumn("org_id", "text", (col) => col.primaryKey().notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("policy", "text", (col) => col.notNull())
+        .addColumn("version", "integer", (col) => col.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("rate_limit_counters")
+        .addColumn("key", "text", (col) => col.notNull())
+        .addColumn("window_start", "bigint", (col) => col.notNull())
+        .addColumn("count", "integer", (col) => col.notNull())
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .addPrimaryKeyConstraint("rate_limit_counters_pk", ["key", "window_start"])
+        .execute();
+      await db.schema.createIndex("rate_limit_counters_expires_at").on("rate_limit_counters").column("expires_at").execute();
+    },
+  },
+};
+
+/**
+ * Applies every migration not yet applied and returns their names in order (empty when the
+ * schema is current). Kysely's migrator locks against concurrent runs (an advisory lock in
+ * PostgreSQL), so several replicas may call this at start-up. Throws when a migration fails.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((result) => result.status === "Error")?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`database migration ${failed ?? "setup"} failed: ${reason}`, { cause: error });
+  }
+  return results.filter((result) => result.status === "Success").map((result) => result.migrationName);
+}

@@ -1,0 +1,44 @@
+import type { Membership, Org, OrgStore } from "@gatehouse/core";
+import type { Kysely, Selectable } from "kysely";
+import { failOnDuplicate } from "./already-exists.ts";
+import { fromDbBigint } from "./dialect-differences.ts";
+import type { Database, MembershipsTable, OrgsTable } from "./schema.ts";
+
+function toOrg(row: Selectable<OrgsTable>): Org {
+  return { id: row.id, name: row.name, createdAt: fromDbBigint(row.created_at) };
+}
+
+function toMembership(row: Selectable<MembershipsTable>): Membership {
+  return { orgId: row.org_id, userId: row.user_id, role: row.role };
+}
+
+export function createOrgRepository(db: Kysely<Database>): OrgStore {
+  return {
+    async create(org) {
+      await failOnDuplicate(() => db.insertInto("orgs").values({ id: org.id, name: org.name, created_at: org.createdAt }).execute());
+    },
+
+    async findById(id) {
+      const row = await db.selectFrom("orgs").selectAll().where("id", "=", id).executeTakeFirst();
+      return row === undefined ? null : toOrg(row);
+    },
+
+    async putMembership(membership) {
+      await db
+        .insertInto("memberships")
+        .values({ org_id: membership.orgId, user_id: membership.userId, role: membership.role })
+        .onConflict((conflict) => conflict.columns(["org_id", "user_id"]).doUpdateSet({ role: membership.role }))
+        .execute();
+    },
+
+    async removeMembership(orgId, userId) {
+      const result = await db.deleteFrom("memberships").where("org_id", "=", orgId).where("user_id", "=", userId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async findMembership(orgId, userId) {
+      const row = await db.selectFrom("memberships").selectAll().where("org_id", "=", orgId).where("user_id", "=", userId).executeTakeFirst();
+      return row === undefined ? null : toMembership(row);
+    },
+  };
+}

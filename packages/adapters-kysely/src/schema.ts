@@ -1,0 +1,133 @@
+import type { ColumnType } from "kysely";
+import type { DbBigint, DbBool } from "./dialect-differences.ts";
+
+/**
+ * The tables as kysely sees them. Timestamps are epoch milliseconds in `bigint` columns and
+ * booleans are 0/1 in SQLite but `boolean` in PostgreSQL, so those columns read back as the
+ * loose driver types and every repository converts them through `dialect-differences.ts`.
+ */
+type EpochMsColumn = ColumnType<DbBigint, number, number>;
+type NullableEpochMsColumn = ColumnType<DbBigint | null, number | null, number | null>;
+type BoolColumn = ColumnType<DbBool, DbBool, DbBool>;
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  display_name: string;
+  password_hash: string;
+  phone: string | null;
+  phone_verified: BoolColumn;
+  platform_admin: BoolColumn;
+  created_at: EpochMsColumn;
+}
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  created_at: EpochMsColumn;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: "member" | "admin";
+}
+
+export interface DevicesTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  fingerprint: string;
+  trusted: BoolColumn;
+  trusted_until: NullableEpochMsColumn;
+  trust_revoked_at: NullableEpochMsColumn;
+  created_at: EpochMsColumn;
+  last_seen_at: EpochMsColumn;
+}
+
+export interface MfaChallengesTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  device_id: string;
+  phone: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
+}
+
+export interface MfaIntentsTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  device_id: string;
+  expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  device_id: string;
+  access_token_hash: string;
+  access_expires_at: EpochMsColumn;
+  refresh_token_hash: string;
+  refresh_expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
+  revoked_at: NullableEpochMsColumn;
+}
+
+/** Refresh token hashes rotated away, kept for reuse detection until `expires_at` (the replacing token's expiry). */
+export interface RetiredRefreshTokensTable {
+  token_hash: string;
+  session_id: string;
+  expires_at: EpochMsColumn;
+}
+
+/** A single row, `id = 1`. */
+export interface PlatformSettingsTable {
+  id: number;
+  mfa_always: BoolColumn;
+  device_trust_enabled: BoolColumn;
+  max_trust_ttl_days: number;
+}
+
+export interface OrgMfaSettingsTable {
+  org_id: string;
+  require_mfa_new_device: BoolColumn;
+  require_mfa_untrusted_device: BoolColumn;
+  trust_device_after_mfa: BoolColumn;
+  trust_ttl_days: number;
+}
+
+export interface BrowserPoliciesTable {
+  org_id: string;
+  /** The `BrowserPolicy` as JSON text: opaque to the store, validated by the core before it is put. */
+  policy: string;
+  version: number;
+}
+
+export interface RateLimitCountersTable {
+  key: string;
+  window_start: EpochMsColumn;
+  count: number;
+  /** End of the window: rows past it are dead and removed by `purgeExpired`. */
+  expires_at: EpochMsColumn;
+}
+
+export interface Database {
+  users: UsersTable;
+  orgs: OrgsTable;
+  memberships: MembershipsTable;
+  devices: DevicesTable;
+  mfa_challenges: MfaChallengesTable;
+  mfa_intents: MfaIntentsTable;
+  sessions: SessionsTable;
+  retired_refresh_tokens: RetiredRefreshTokensTable;
+  platform_settings: PlatformSettingsTable;
+  org_mfa_settings: OrgMfaSettingsTable;
+  browser_policies: BrowserPoliciesTable;
+  rate_limit_counters: RateLimitCountersTable;
+}

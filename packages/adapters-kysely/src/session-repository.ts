@@ -1,0 +1,115 @@
+import type { Session, SessionStore } from "@gatehouse/core";
+import type { Kysely, Selectable } from "kysely";
+import { failOnDuplicate } from "./already-exists.ts";
+import { fromDbBigint } from "./dialect-differences.ts";
+import type { Database, SessionsTable } from "./schema.ts";
+
+function toSession(row: Selectable<SessionsTable>): Session {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    orgId: row.org_id,
+    deviceId: row.device_id,
+    accessTokenHash: row.access_token_hash,
+    accessExpiresAt: fromDbBigint(row.access_expires_at),
+    refreshTokenHash: row.refresh_token_hash,
+    refreshExpiresAt: fromDbBigint(row.refresh_expires_at),
+    createdAt: fromDbBigint(row.created_at),
+    revokedAt: row.revoked_at === null ? null : fromDbBigint(row.revoked_at),
+  };
+}
+
+export function createSessionRepository(db: Kysely<Database>): SessionStore {
+  return {
+    async create(session) {
+      await failOnDuplicate(() =>
+        db
+          .insertInto("sessions")
+          .values({
+            id: session.id,
+            user_id: session.userId,
+            org_id: session.orgId,
+            device_id: session.deviceId,
+            access_token_hash: session.accessTokenHash,
+            access_expires_at: session.accessExpiresAt,
+            refresh_token_hash: session.refreshTokenHash,
+            refresh_expires_at: session.refreshExpiresAt,
+            created_at: session.createdAt,
+            revoked_at: session.revokedAt,
+          })
+          .execute(),
+      );
+    },
+
+    async findActiveByAccessTokenHash(accessTokenHash, now) {
+      const row = await db
+        .selectFrom("sessions")
+        .selectAll()
+        .where("access_token_hash", "=", accessTokenHash)
+        .where("revoked_at", "is", null)
+        .where("access_expires_at", ">", now)
+        .executeTakeFirst();
+      return row === undefined ? null : toSession(row);
+    },
+
+    /*
+     * The transaction opens with the guarded UPDATE, a write: SQLite then takes its write lock
+     * before reading anything (no stale-snapshot upgrade failure between processes), and in
+     * PostgreSQL a concurrent rotation blocks on the row lock, re-checks the guard against the
+     * committed row, misses, and then sees the committed retired hash, so it reports `reused`.
+     */
+    async rotate(refreshTokenHash, next, now) {
+      return failOnDuplicate(() =>
+        db.transaction().execute(async (trx) => {
+          const rotated = await trx
+            .updateTable("sessions")
+            .set({
+              access_token_hash: next.accessTokenHash,
+              access_expires_at: next.accessExpiresAt,
+              refresh_token_hash: next.refreshTokenHash,
+              refresh_expires_at: next.refreshExpiresAt,
+            })
+            .where("refresh_token_hash", "=", refreshTokenHash)
+            .where("revoked_at", "is", null)
+            .where("refresh_expires_at", ">", now)
+            .returningAll()
+            .executeTakeFirst();
+          if (rotated !== undefined) {
+            // Remembered until the replacing token expires: the old token's own expiry is gone after the UPDATE.
+            await trx
+              .insertInto("retired_refresh_tokens")
+              .values({ token_hash: refreshTokenHash, session_id: rotated.id, expires_at: next.refreshExpiresAt })
+              .execute();
+            return { kind: "rotated", session: toSession(rotated) } as const;
+          }
+          const retired = await trx
+            .selectFrom("retired_refresh_tokens")
+            .select("session_id")
+            .where("token_hash", "=", refreshTokenHash)
+            .where("expires_at", ">", now)
+            .executeTakeFirst();
+          if (retired === undefined) return { kind: "invalid" } as const;
+          await trx.updateTable("sessions").set({ revoked_at: now }).where("id", "=", retired.session_id).where("revoked_at", "is", null).execute();
+          return { kind: "reused", sessionId: retired.session_id } as const;
+        }),
+      );
+    },
+
+    async revoke(sessionId, now) {
+      const result = await db.updateTable("sessions").set({ revoked_at: now }).where("id", "=", sessionId).where("revoked_at", "is", null).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async revokeByUser(orgId, userId, now) {
+      const result = await db
+        .updateTable("sessions")
+        .set({ revoked_at: now })
+        .where("user_id", "=", userId)
+        .where("org_id", "=", orgId)
+        .where("revoked_at", "is", null)
+        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { User, UserStore } from "@gatehouse/core";
+import type { Kysely, Selectable } from "kysely";
+import { failOnDuplicate } from "./already-exists.ts";
+import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
+import type { Database, UsersTable } from "./schema.ts";
+
+function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    email: row.email,
+    displayName: row.display_name,
+    passwordHash: row.password_hash,
+    phone: row.phone,
+    phoneVerified: fromDbBool(row.phone_verified),
+    platformAdmin: fromDbBool(row.platform_admin),
+    createdAt: fromDbBigint(row.created_at),
+  };
+}
+
+export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect): UserStore {
+  return {
+    async create(user) {
+      await failOnDuplicate(() =>
+        db
+          .insertInto("users")
+          .values({
+            id: user.id,
+            email: user.email,
+            display_name: user.displayName,
+            password_hash: user.passwordHash,
+            phone: user.phone,
+            phone_verified: toDbBool(dialect, user.phoneVerified),
+            platform_admin: toDbBool(dialect, user.platformAdmin),
+            created_at: user.createdAt,
+          })
+          .execute(),
+      );
+    },
+
+    async findById(id) {
+      const row = await db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+      return row === undefined ? null : toUser(row);
+    },
+
+    async findByEmail(email) {
+      const row = await db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+      return row === undefined ? null : toUser(row);
+    },
+
+    async setVerifiedPhone(userId, phone) {
+      const result = await db
+        .updateTable("users")
+        .set({ phone, phone_verified: toDbBool(dialect, true) })
+        .where("id", "=", userId)
+        .where("phone_verified", "=", toDbBool(dialect, false))
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}

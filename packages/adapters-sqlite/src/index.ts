@@ -1,0 +1,2 @@
+/** @gatehouse/adapters-sqlite: Gatehouse's stores in one SQLite file (kysely + better-sqlite3). */
+export { openSqliteStores, type SqliteStores, type SqliteStoresOptions } from "./open-sqlite-stores.ts";

@@ -1,0 +1,57 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { createKyselyStores, migrateToLatest, purgeExpired, type Database, type PurgedCounts } from "@gatehouse/adapters-kysely";
+import type { EpochMs, Stores } from "@gatehouse/core";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect } from "kysely";
+
+export interface SqliteStoresOptions {
+  /** Database file path (its directory is created when missing), or `:memory:`. */
+  readonly filename: string;
+}
+
+export interface SqliteStores {
+  readonly stores: Stores;
+  readonly db: Kysely<Database>;
+  /** Migrations this open applied, in order; empty when the file was already current. */
+  readonly appliedMigrations: readonly string[];
+  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges); see `purgeExpired`. */
+  purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (creating if needed) a SQLite database, migrates it to the latest schema and returns the
+ * Gatehouse stores over it. One connection per process: kysely serialises its queries, which keeps
+ * transactions whole; other processes sharing the file coordinate through WAL and the busy timeout.
+ */
+export async function openSqliteStores(options: SqliteStoresOptions): Promise<SqliteStores> {
+  if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true });
+  const sqlite = new BetterSqlite3(options.filename);
+  try {
+    // WAL lets readers run beside the one writer; the busy timeout makes a writer wait instead of failing;
+    // NORMAL sync is durable across application crashes in WAL mode and only risks the last commits on power loss.
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("foreign_keys = ON");
+    sqlite.pragma("synchronous = NORMAL");
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  let appliedMigrations: string[];
+  try {
+    appliedMigrations = await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return {
+    stores: createKyselyStores(db, "sqlite"),
+    db,
+    appliedMigrations,
+    purgeExpired: (now) => purgeExpired(db, now),
+    close: () => db.destroy(),
+  };
+}
