@@ -1,0 +1,93 @@
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { createContextValues } from "@connectrpc/connect";
+import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
+import {
+  authInterceptor,
+  clientIp,
+  clientIpKey,
+  createConnectRoutes,
+  createHttpRoutes,
+  errorInterceptor,
+  ipRateLimitInterceptor,
+} from "@gatehouse/transport-connect";
+import type { ServerConfig } from "./config.ts";
+import { createDualProtocolServer, type RequestHandler } from "./dual-protocol-server.ts";
+import type { Logger } from "./logger.ts";
+import { createSms } from "./sms.ts";
+import { createStaticFiles } from "./static-files.ts";
+import { openStorage } from "./storage.ts";
+
+const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly gatehouse: Gatehouse;
+  /** Graceful: in-flight requests finish, then the database closes. */
+  close(): Promise<void>;
+}
+
+/** The composition root: the one place that picks implementations for the core's ports. */
+export async function startServer(config: ServerConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
+  const storage = await openStorage(config.databaseUrl);
+  if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
+  const sms = createSms(config, clock, logger);
+  const gatehouse = createGatehouse({
+    stores: storage.stores,
+    sms: sms.sender,
+    clock,
+    random: cryptoRandom,
+    config: { otpHashKey: config.otpHashKey, password: { N: config.passwordHashN, r: 8, p: 1 }, challengeTtlMs: config.challengeTtlMs },
+  });
+
+  const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
+  const devRoutesOtps = config.devOtpRouteEnabled ? sms.devOtps : null;
+  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, onUnexpected });
+  const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
+
+  const connect = connectNodeAdapter({
+    routes: createConnectRoutes({ gatehouse, devOtps: sms.devOtps }),
+    interceptors: [
+      errorInterceptor(onUnexpected),
+      ipRateLimitInterceptor(storage.stores.rateLimiter, clock, config.rateLimitIpPerMinute),
+      authInterceptor(gatehouse),
+    ],
+    contextValues: (req) => createContextValues().set(clientIpKey, clientIp(req, config.trustProxyHops)),
+    fallback: (req, res) => {
+      void serveFallback(req, res).catch((error: unknown) => {
+        onUnexpected(error, req.url ?? "");
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { code: "internal", message: "internal error" } }));
+      });
+    },
+  });
+
+  async function serveFallback(...[req, res]: Parameters<RequestHandler>): Promise<void> {
+    if (new URL(req.url ?? "/", "http://localhost").pathname === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ status: "ok" }));
+      return;
+    }
+    if (await httpRoutes(req, res)) return;
+    if (await staticFiles(req, res)) return;
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "not_found", message: "not found" } }));
+  }
+
+  const server = createDualProtocolServer(connect as RequestHandler);
+  const address = await server.listen(config.port, config.host);
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  logger.info({ url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled }, "gatehouse listening");
+
+  return {
+    url,
+    port: address.port,
+    gatehouse,
+    close: async () => {
+      await server.close(config.shutdownTimeoutMs);
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Server configuration from the environment, validated before the port opens. Every problem
+ * is collected and reported at once, each naming its variable; values are never echoed for
+ * secrets.
+ */
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly appEnv: string | undefined;
+  /** OTP_RETURN_TO_CLIENT and not production: no SMS, OTPs kept in memory for the dev route. */
+  readonly devOtpMode: boolean;
+  /** NEXT_PUBLIC_DEV_OTP_ENABLED: the dev HTTP route exists only with this and dev OTP mode. */
+  readonly devOtpRouteEnabled: boolean;
+  readonly sms: { readonly apiKey: string; readonly sender: string | undefined; readonly baseUrl: string | undefined; readonly timeoutMs: number };
+  readonly otpHashKey: string | undefined;
+  readonly rateLimitIpPerMinute: number;
+  readonly trustProxyHops: number;
+  readonly passwordHashN: number;
+  readonly challengeTtlMs: number;
+  readonly logLevel: string;
+  readonly shutdownTimeoutMs: number;
+  readonly webDist: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export const DEFAULT_DATABASE_URL = "./data/gatehouse.sqlite";
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+const MIN_OTP_HASH_KEY_LENGTH = 16;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env): ServerConfig {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === "" ? undefined : value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const value = text(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (value === "true" || value === "1") return true;
+    if (value === "false" || value === "0") return false;
+    problems.push(`${name} must be true or false (got ${JSON.stringify(env[name])})`);
+    return fallback;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const value = text(name);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value) || parsed < min || parsed > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+      return fallback;
+    }
+    return parsed;
+  };
+
+  const appEnv = text("APP_ENV");
+  const production = appEnv?.toLowerCase() === "production";
+  const otpReturnToClient = bool("OTP_RETURN_TO_CLIENT", false);
+  if (otpReturnToClient && production) {
+    problems.push("OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production: one-time passwords must never reach the client in production");
+  }
+  const devOtpMode = otpReturnToClient && !production;
+  const devOtpRouteFlag = bool("NEXT_PUBLIC_DEV_OTP_ENABLED", false);
+
+  const apiKey = text("SMS_PROVIDER_API_KEY") ?? "";
+  const baseUrl = text("SMS_PROVIDER_BASE_URL");
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(baseUrl)) problems.push("SMS_PROVIDER_BASE_URL must be an http(s) URL");
+  if (apiKey !== "" && baseUrl === undefined && !devOtpMode) {
+    problems.push("SMS_PROVIDER_BASE_URL is required when SMS_PROVIDER_API_KEY is set (the provider's send endpoint)");
+  }
+
+  const otpHashKey = text("OTP_HASH_KEY");
+  if (otpHashKey !== undefined && otpHashKey.length < MIN_OTP_HASH_KEY_LENGTH) {
+    problems.push(`OTP_HASH_KEY must be at least ${MIN_OTP_HASH_KEY_LENGTH} characters`);
+  }
+
+  const passwordHashN = int("PASSWORD_HASH_N", 2 ** 17, 1024, 2 ** 20);
+  if ((passwordHashN & (passwordHashN - 1)) !== 0) problems.push("PASSWORD_HASH_N must be a power of two");
+
+  const logLevel = text("LOG_LEVEL") ?? "info";
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
+
+  const databaseUrl = text("DATABASE_URL") ?? DEFAULT_DATABASE_URL;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(databaseUrl) && !/^(postgres|postgresql|file):/i.test(databaseUrl)) {
+    problems.push("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
+  }
+
+  const config: ServerConfig = {
+    host: text("HOST") ?? "127.0.0.1",
+    port: int("PORT", 8080, 0, 65535),
+    databaseUrl,
+    appEnv,
+    devOtpMode,
+    devOtpRouteEnabled: devOtpMode && devOtpRouteFlag,
+    sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
+    otpHashKey,
+    rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
+    trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
+    passwordHashN,
+    challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
+    logLevel,
+    shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    webDist: text("WEB_DIST"),
+  };
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+  return config;
+}

@@ -1,0 +1,60 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { extname, join, normalize, resolve, sep } from "node:path";
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+  ".woff2": "font/woff2",
+};
+
+/** Headers that make the client hard to frame or inject into; the client never embeds other sites either. */
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+};
+
+/**
+ * Serves the built web client; unknown paths without an extension get index.html so client-side
+ * routes (/login, /browser) survive a reload. Paths are resolved inside `root` only.
+ */
+export function createStaticFiles(root: string) {
+  const base = resolve(root);
+  return async (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): Promise<boolean> => {
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname);
+    } catch {
+      return false;
+    }
+    const candidate = normalize(join(base, pathname));
+    if (candidate !== base && !candidate.startsWith(base + sep)) return false;
+    let file = candidate;
+    const info = await stat(file).catch(() => null);
+    if (info === null || info.isDirectory()) {
+      if (extname(pathname) !== "") return false;
+      file = join(base, "index.html");
+      if ((await stat(file).catch(() => null)) === null) return false;
+    }
+    const immutable = pathname.startsWith("/assets/");
+    res.writeHead(200, {
+      "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream",
+      "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+      ...SECURITY_HEADERS,
+    });
+    if (req.method === "HEAD") res.end();
+    else createReadStream(file).pipe(res);
+    return true;
+  };
+}

@@ -1,0 +1,29 @@
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openSqliteStores } from "@gatehouse/adapters-sqlite";
+import type { Stores } from "@gatehouse/core";
+
+export interface OpenStorage {
+  readonly stores: Stores;
+  readonly kind: "sqlite" | "postgres";
+  /** Migrations applied by this start (empty when the schema was current). */
+  readonly applied: readonly string[];
+  close(): Promise<void>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here. */
+export async function openStorage(databaseUrl: string): Promise<OpenStorage> {
+  if (isPostgresUrl(databaseUrl)) {
+    // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
+    const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
+    const pg = await openPostgresStores({ connectionString: databaseUrl });
+    return { stores: pg.stores, kind: "postgres", applied: pg.applied, close: pg.close };
+  }
+  const filename = databaseUrl.startsWith("file:") ? fileURLToPath(new URL(databaseUrl, `file://${process.cwd()}/`)) : resolve(databaseUrl);
+  const sqlite = await openSqliteStores({ filename });
+  return { stores: sqlite.stores, kind: "sqlite", applied: sqlite.appliedMigrations, close: sqlite.close };
+}

@@ -1,0 +1,360 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+
+const PASSWORD = "correct horse battery";
+const EMAIL = "ada@example.com";
+const PHONE = "+15551234567";
+
+async function rpcError(promise: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await promise;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let server: ServerProcess;
+  let api: Clients;
+  let orgId: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    db = tempSqliteDatabase();
+    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MFA_CHALLENGE_TTL_SECONDS: "2" };
+    ({ orgId, userId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+    server = await startServerProcess(env);
+    api = clientsFor(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    db?.dispose();
+  });
+
+  const login = (fingerprint: string, email = EMAIL, password = PASSWORD) =>
+    api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint });
+
+  async function completeMfa(challengeId: string) {
+    const { otp } = await api.dev.getOTP({ challengeId });
+    return api.auth.verifyMFA({ challengeId, otp });
+  }
+
+  /** First sign-in of the user: phone_required → SubmitPhone → dev OTP → VerifyMFA. */
+  async function firstSignIn(fingerprint: string) {
+    const first = await login(fingerprint);
+    if (first.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${first.result.case}`);
+    const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: PHONE });
+    expect(challenge.phoneMask).toBe("+*******4567");
+    return completeMfa(challenge.challengeId);
+  }
+
+  async function signIn(fingerprint: string) {
+    const outcome = await login(fingerprint);
+    if (outcome.result.case === "tokens") return outcome.result.value;
+    if (outcome.result.case === "mfaRequired") return completeMfa(outcome.result.value.challengeId);
+    throw new Error(`unexpected ${outcome.result.case}`);
+  }
+
+  it("new device without phone: phone_required → SubmitPhone → dev OTP → VerifyMFA → tokens; then trusted", async () => {
+    const tokens = await firstSignIn("laptop");
+    expect(tokens.accessToken).toMatch(/^gh_at_/);
+    expect(tokens.userId).toBe(userId);
+    expect(tokens.orgId).toBe(orgId);
+    expect(Number(tokens.expiresAt?.seconds)).toBeGreaterThan(Date.now() / 1000);
+
+    const again = await login("laptop");
+    expect(again.result.case).toBe("tokens");
+  });
+
+  it("a known phone: mfa_required with the mask; the OTP is in no response, and the HTTP dev route serves it", async () => {
+    const outcome = await login("tablet");
+    if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
+    const { challengeId, phoneMask } = outcome.result.value;
+    expect(phoneMask).toBe("+*******4567");
+    const response = await fetch(`${server.url}/api/dev/mfa/otp?challenge_id=${challengeId}`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { otp: string; note: string };
+    expect(body.otp).toMatch(/^\d{6}$/);
+    expect(JSON.stringify(outcome)).not.toContain(body.otp);
+    await expect(api.auth.verifyMFA({ challengeId, otp: body.otp })).resolves.toMatchObject({ userId });
+  });
+
+  it("require_mfa_untrusted_device: a device whose trust was revoked needs MFA again", async () => {
+    const admin = runCli(["org", "settings", orgId, "--json", '{"require_mfa_untrusted_device": true}'], env);
+    expect(admin.status).toBe(0);
+    try {
+      const tokens = await signIn("desktop");
+      expect((await login("desktop")).result.case).toBe("tokens");
+      const adminUser = seedAdmin();
+      const adminTokens = await adminSignIn(adminUser);
+      const { devices } = await api.admin.listUserDevices({ orgId, userId: tokens.userId }, bearer(adminTokens.accessToken));
+      const desktop = devices.find((d) => d.fingerprint === "desktop")!;
+      expect(desktop.trusted).toBe(true);
+      await api.admin.revokeDeviceTrust({ orgId, deviceId: desktop.id }, bearer(adminTokens.accessToken));
+      expect((await login("desktop")).result.case).toBe("mfaRequired");
+    } finally {
+      runCli(["org", "settings", orgId, "--json", '{"require_mfa_untrusted_device": false}'], env);
+    }
+  });
+
+  let memberCounter = 0;
+  /** A new member who has completed a first MFA with their own phone: send limits are per phone and user. */
+  async function freshMemberWithPhone() {
+    const n = ++memberCounter;
+    const email = `member${n}@example.com`;
+    expect(runCli(["user", "create", email, "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
+    const memberLogin = (fingerprint: string) => login(fingerprint, email);
+    const first = await memberLogin("first-device");
+    if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
+    const phone = `+1555100${String(n).padStart(4, "0")}`;
+    const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone });
+    await completeMfa(challenge.challengeId);
+    return { email, login: memberLogin };
+  }
+
+  let adminCounter = 0;
+  function seedAdmin() {
+    const email = `admin${++adminCounter}@example.com`;
+    expect(runCli(["user", "create", email, "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["member", "add", orgId, email, "--role", "admin"], env).status).toBe(0);
+    return email;
+  }
+
+  async function adminSignIn(email: string) {
+    const outcome = await login("admin-laptop", email);
+    if (outcome.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
+    const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: "+15550009999" });
+    return completeMfa(challenge.challengeId);
+  }
+
+  it("Refresh with a fingerprint that needs MFA revokes the session and refuses the old access token", async () => {
+    const tokens = await signIn("laptop");
+    const outcome = await api.auth.refresh({ refreshToken: tokens.refreshToken, deviceFingerprint: "unknown-device" });
+    expect(outcome.result.case).toBe("mfaRequired");
+    const error = await rpcError(api.browser.getBrowserPolicy({ orgId }, bearer(tokens.accessToken)));
+    expect(error.code).toBe(Code.Unauthenticated);
+  });
+
+  it("Refresh rotates; reusing the old refresh token revokes the session", async () => {
+    const tokens = await signIn("laptop");
+    const rotated = await api.auth.refresh({ refreshToken: tokens.refreshToken });
+    if (rotated.result.case !== "tokens") throw new Error("expected tokens");
+    await expect(api.browser.getBrowserPolicy({ orgId }, bearer(rotated.result.value.accessToken))).resolves.toBeTruthy();
+    expect((await rpcError(api.auth.refresh({ refreshToken: tokens.refreshToken }))).code).toBe(Code.Unauthenticated);
+    expect((await rpcError(api.browser.getBrowserPolicy({ orgId }, bearer(rotated.result.value.accessToken)))).code).toBe(Code.Unauthenticated);
+  });
+
+  it("Logout ends the session", async () => {
+    const tokens = await signIn("laptop");
+    await api.auth.logout({}, bearer(tokens.accessToken));
+    expect((await rpcError(api.browser.getBrowserPolicy({ orgId }, bearer(tokens.accessToken)))).code).toBe(Code.Unauthenticated);
+    expect((await rpcError(api.auth.logout({}, bearer(tokens.accessToken)))).code).toBe(Code.Unauthenticated);
+  });
+
+  describe("the error table over the wire", () => {
+    it("unknown challenge and wrong OTP: Unauthenticated with one message", async () => {
+      const outcome = await (await freshMemberWithPhone()).login("new-device");
+      if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
+      const { otp } = await api.dev.getOTP({ challengeId: outcome.result.value.challengeId });
+      const wrong = await rpcError(api.auth.verifyMFA({ challengeId: outcome.result.value.challengeId, otp: otp === "000000" ? "111111" : "000000" }));
+      const unknown = await rpcError(api.auth.verifyMFA({ challengeId: "00000000-0000-4000-8000-000000000000", otp: "123456" }));
+      expect(wrong.code).toBe(Code.Unauthenticated);
+      expect(unknown.code).toBe(Code.Unauthenticated);
+      expect(wrong.rawMessage).toBe("invalid or expired MFA challenge");
+      expect(unknown.rawMessage).toBe(wrong.rawMessage);
+    });
+
+    it("unknown intent: Unauthenticated, invalid or expired MFA intent", async () => {
+      const error = await rpcError(api.auth.submitPhoneAndRequestMFA({ intentId: "00000000-0000-4000-8000-000000000000", phone: PHONE }));
+      expect(error.code).toBe(Code.Unauthenticated);
+      expect(error.rawMessage).toBe("invalid or expired MFA intent");
+    });
+
+    it("expired challenge: FailedPrecondition, MFA challenge expired", async () => {
+      const outcome = await (await freshMemberWithPhone()).login("new-device");
+      if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
+      const { challengeId } = outcome.result.value;
+      const { otp } = await api.dev.getOTP({ challengeId });
+      // The only wait in the suite: a real process has a real clock (challenge TTL set to 2 s here).
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const error = await rpcError(api.auth.verifyMFA({ challengeId, otp }));
+      expect(error.code).toBe(Code.FailedPrecondition);
+      expect(error.rawMessage).toBe("MFA challenge expired");
+    });
+
+    it("non-member: PermissionDenied", async () => {
+      expect(runCli(["user", "create", "eve@example.com", "--password", PASSWORD], env).status).toBe(0);
+      const error = await rpcError(login("laptop", "eve@example.com"));
+      expect(error.code).toBe(Code.PermissionDenied);
+    });
+
+    it("wrong password and unknown email: Unauthenticated with one message", async () => {
+      const wrong = await rpcError(login("laptop", EMAIL, "not the password"));
+      const unknown = await rpcError(login("laptop", "nobody@example.com"));
+      expect(wrong.code).toBe(Code.Unauthenticated);
+      expect(unknown.rawMessage).toBe(wrong.rawMessage);
+    });
+
+    it.each([
+      ["empty email", () => api.auth.login({ email: "", password: PASSWORD, orgId })],
+      ["bad email", () => api.auth.login({ email: "nope", password: PASSWORD, orgId })],
+      ["empty org", () => api.auth.login({ email: EMAIL, password: PASSWORD, orgId: "" })],
+      ["bad phone", () => api.auth.submitPhoneAndRequestMFA({ intentId: "x", phone: "12" })],
+      ["empty intent", () => api.auth.submitPhoneAndRequestMFA({ intentId: "", phone: PHONE })],
+      ["empty challenge", () => api.auth.verifyMFA({ challengeId: "", otp: "123456" })],
+      ["short otp", () => api.auth.verifyMFA({ challengeId: "c", otp: "1" })],
+      ["empty refresh token", () => api.auth.refresh({ refreshToken: "" })],
+      ["short password", () => api.auth.register({ email: "new@example.com", password: "x" })],
+    ])("%s: InvalidArgument naming the field, never Internal", async (_name, call) => {
+      const error = await rpcError(call());
+      expect(error.code).toBe(Code.InvalidArgument);
+      expect(error.rawMessage).toMatch(/^(email|org_id|phone|intent_id|challenge_id|otp|refresh_token|password): /);
+    });
+
+    it("missing or bad bearer token: Unauthenticated", async () => {
+      expect((await rpcError(api.browser.getBrowserPolicy({ orgId }))).code).toBe(Code.Unauthenticated);
+      expect((await rpcError(api.browser.getBrowserPolicy({ orgId }, bearer("gh_at_forged")))).code).toBe(Code.Unauthenticated);
+      expect((await rpcError(api.admin.getPlatformSettings({}))).code).toBe(Code.Unauthenticated);
+    });
+
+    it("a plain member is refused admin operations: PermissionDenied", async () => {
+      const tokens = await signIn("laptop");
+      expect((await rpcError(api.admin.getOrgMfaSettings({ orgId }, bearer(tokens.accessToken)))).code).toBe(Code.PermissionDenied);
+      expect((await rpcError(api.admin.createOrg({ name: "x" }, bearer(tokens.accessToken)))).code).toBe(Code.PermissionDenied);
+    });
+
+    it("the per-user OTP failure budget: ResourceExhausted saying when to retry", async () => {
+      expect(runCli(["user", "create", "bob@example.com", "--password", PASSWORD], env).status).toBe(0);
+      expect(runCli(["member", "add", orgId, "bob@example.com"], env).status).toBe(0);
+      const bobLogin = (fingerprint: string) => api.auth.login({ email: "bob@example.com", password: PASSWORD, orgId, deviceFingerprint: fingerprint });
+      const first = await bobLogin("b0");
+      if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
+      const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: "+15550002222" });
+      await completeMfa(challenge.challengeId);
+      let lastError: ConnectError | undefined;
+      for (let round = 1; round <= 3 && lastError?.code !== Code.ResourceExhausted; round++) {
+        const outcome = await bobLogin(`b${round}`);
+        if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
+        const { challengeId } = outcome.result.value;
+        const { otp } = await api.dev.getOTP({ challengeId });
+        const wrongOtp = otp === "000000" ? "111111" : "000000";
+        for (let i = 0; i < 5; i++) {
+          lastError = await rpcError(api.auth.verifyMFA({ challengeId, otp: wrongOtp }));
+          if (lastError.code === Code.ResourceExhausted) break;
+        }
+      }
+      expect(lastError?.code).toBe(Code.ResourceExhausted);
+      expect(lastError?.rawMessage).toMatch(/retry in \d+ s/);
+    });
+  });
+
+  it("speaks gRPC (h2c) and gRPC-Web on the same port", async () => {
+    for (const protocol of ["grpc", "grpc-web"] as const) {
+      const clients = clientsFor(server.url, protocol);
+      const error = await rpcError(clients.auth.verifyMFA({ challengeId: "", otp: "" }));
+      expect(error.code).toBe(Code.InvalidArgument);
+      const outcome = await clients.auth.login({ email: EMAIL, password: PASSWORD, orgId, deviceFingerprint: "laptop" });
+      expect(outcome.result.case).toBe("tokens");
+    }
+  });
+
+  it("GET /healthz", async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("never logs a password, OTP or token", async () => {
+    const tokens = await signIn("laptop");
+    const text = server.logs.join("\n");
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain(tokens.accessToken);
+    expect(text).not.toContain(tokens.refreshToken);
+    expect(text).not.toMatch(/"otp":"\d{6}"/);
+  });
+});
+
+describe("server start-up and modes", () => {
+  it("refuses to start with OTP_RETURN_TO_CLIENT=true and APP_ENV=production, naming the problem", async () => {
+    const db = tempSqliteDatabase();
+    try {
+      const failure = await startServerProcess({ DATABASE_URL: db.databaseUrl, APP_ENV: "production", OTP_RETURN_TO_CLIENT: "true" }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(failure?.message).toContain("OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production");
+    } finally {
+      db.dispose();
+    }
+  });
+
+  it("refuses malformed values before opening the port", async () => {
+    const failure = await startServerProcess({ PORT: "eighty", RATE_LIMIT_IP_PER_MINUTE: "-1" }).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failure?.message).toContain("PORT must be a whole number");
+    expect(failure?.message).toContain("RATE_LIMIT_IP_PER_MINUTE must be a whole number");
+  });
+
+  describe("outside dev OTP mode", () => {
+    let db: TestDatabase;
+    let server: ServerProcess;
+    let orgId: string;
+    const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_N: "1024", SMS_PROVIDER_API_KEY: "sk_test_secret_key", SMS_PROVIDER_BASE_URL: "http://127.0.0.1:9/send", SMS_PROVIDER_TIMEOUT_MS: "500", RATE_LIMIT_IP_PER_MINUTE: "0" });
+
+    beforeAll(async () => {
+      db = tempSqliteDatabase();
+      ({ orgId } = seedOrgAndMember(env(), EMAIL, PASSWORD));
+      server = await startServerProcess(env());
+    });
+
+    afterAll(async () => {
+      await server?.stop();
+      db?.dispose();
+    });
+
+    it("DevService does not exist and the dev route is 404", async () => {
+      const api = clientsFor(server.url);
+      expect((await rpcError(api.dev.getOTP({ challengeId: "x" }))).code).toBe(Code.Unimplemented);
+      expect((await fetch(`${server.url}/api/dev/mfa/otp?challenge_id=x`)).status).toBe(404);
+    });
+
+    it("an SMS provider failure answers Unavailable without the OTP or key, and the intent can be retried", async () => {
+      const api = clientsFor(server.url);
+      const outcome = await api.auth.login({ email: EMAIL, password: PASSWORD, orgId, deviceFingerprint: "x" });
+      if (outcome.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
+      const error = await rpcError(api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: PHONE }));
+      expect(error.code).toBe(Code.Unavailable);
+      expect(error.rawMessage).not.toMatch(/\d{6}|sk_test/);
+      const retry = await rpcError(api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: PHONE }));
+      expect(retry.code).toBe(Code.Unavailable);
+      expect(server.logs.join("\n")).not.toContain("sk_test_secret_key");
+    });
+
+    it("stops gracefully on SIGTERM with exit code 0", async () => {
+      expect(await server.stop()).toBe(0);
+    });
+  });
+
+  it("the per-IP limit on public RPCs answers ResourceExhausted", async () => {
+    const db = tempSqliteDatabase();
+    const server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: db.databaseUrl, RATE_LIMIT_IP_PER_MINUTE: "3" });
+    try {
+      const api = clientsFor(server.url);
+      const codes: Code[] = [];
+      for (let i = 0; i < 4; i++) codes.push((await rpcError(api.auth.verifyMFA({ challengeId: "", otp: "" }))).code);
+      expect(codes).toEqual([Code.InvalidArgument, Code.InvalidArgument, Code.InvalidArgument, Code.ResourceExhausted]);
+    } finally {
+      await server.stop();
+      db.dispose();
+    }
+  });
+});

@@ -1,0 +1,30 @@
+import { createClient, type Client, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
+
+export type Protocol = "connect" | "grpc" | "grpc-web";
+
+export function transportFor(baseUrl: string, protocol: Protocol = "connect"): Transport {
+  if (protocol === "grpc") return createGrpcTransport({ baseUrl });
+  if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, httpVersion: "1.1" });
+  return createConnectTransport({ baseUrl, httpVersion: "1.1" });
+}
+
+export interface Clients {
+  readonly auth: Client<typeof AuthService>;
+  readonly browser: Client<typeof BrowserService>;
+  readonly dev: Client<typeof DevService>;
+  readonly admin: Client<typeof AdminService>;
+}
+
+export function clientsFor(baseUrl: string, protocol: Protocol = "connect"): Clients {
+  const transport = transportFor(baseUrl, protocol);
+  return {
+    auth: createClient(AuthService, transport),
+    browser: createClient(BrowserService, transport),
+    dev: createClient(DevService, transport),
+    admin: createClient(AdminService, transport),
+  };
+}
+
+export const bearer = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });

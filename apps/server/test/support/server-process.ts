@@ -1,0 +1,130 @@
+/**
+ * Starts the real `gatehouse serve` process on a free port with a temporary SQLite file (or a
+ * given DATABASE_URL) and runs the real CLI against the same database. Shared by the server's
+ * end-to-end tests and the web client's Chromium tests.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+const BIN = join(REPO_ROOT, "apps/server/bin/gatehouse.js");
+const NODE_ARGS = ["--conditions=@gatehouse/source", BIN];
+
+/** Dev OTP mode as the README's run command sets it, with a cheap KDF for speed. */
+export const DEV_ENV: Readonly<Record<string, string>> = {
+  APP_ENV: "development",
+  OTP_RETURN_TO_CLIENT: "true",
+  NEXT_PUBLIC_DEV_OTP_ENABLED: "true",
+  PASSWORD_HASH_N: "1024",
+  RATE_LIMIT_IP_PER_MINUTE: "0",
+  LOG_LEVEL: "info",
+};
+
+export interface TestDatabase {
+  readonly databaseUrl: string;
+  /** Removes the temporary directory (SQLite only). */
+  dispose(): void;
+}
+
+export function tempSqliteDatabase(): TestDatabase {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-test-"));
+  return { databaseUrl: join(dir, "gatehouse.sqlite"), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly process: ChildProcess;
+  /** Every stdout/stderr line so far (JSON log lines). */
+  readonly logs: string[];
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...NODE_ARGS, "serve"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${logs.join("\n")}`)), timeoutMs);
+    const onLine = (line: string) => {
+      logs.push(line);
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === "gatehouse listening" && entry.url) {
+          clearTimeout(timer);
+          resolveUrl(entry.url);
+        }
+      } catch {
+        // not a JSON log line (e.g. a config error on stderr): kept in logs for the failure message
+      }
+    };
+    splitLines(child.stdout!, onLine);
+    splitLines(child.stderr!, onLine);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${logs.join("\n")}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    process: child,
+    logs,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+function splitLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffer = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      onLine(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+    }
+  });
+}
+
+export interface CliResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout parsed as JSON when the command succeeded. */
+  readonly json: Record<string, unknown>;
+}
+
+export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
+  const result = spawnSync(process.execPath, [...NODE_ARGS, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    input,
+    encoding: "utf8",
+  });
+  let json: Record<string, unknown> = {};
+  if (result.status === 0 && result.stdout.trim() !== "") json = JSON.parse(result.stdout) as Record<string, unknown>;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+/** Creates an org, a user with `password` and a membership through the CLI; returns their ids. */
+export function seedOrgAndMember(env: Record<string, string>, email: string, password: string, role = "member") {
+  const org = runCli(["org", "create", "Acme"], env);
+  if (org.status !== 0) throw new Error(`org create failed: ${org.stderr}`);
+  const user = runCli(["user", "create", email, "--password", password], env);
+  if (user.status !== 0) throw new Error(`user create failed: ${user.stderr}`);
+  const member = runCli(["member", "add", String(org.json.org_id), email, "--role", role], env);
+  if (member.status !== 0) throw new Error(`member add failed: ${member.stderr}`);
+  return { orgId: String(org.json.org_id), userId: String(user.json.user_id) };
+}
