@@ -1,0 +1,211 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+
+const PASSWORD = "correct horse battery";
+const POLICY = {
+  access_control: {
+    allowed_domains: ["docs.example.com", "*.corp.example"],
+    blocked_domains: ["*.evil.com", "10.0.0.1"],
+    default_action: "deny",
+    wildcard_supported: true,
+  },
+  action_restrictions: { allowed_actions: ["navigate", "download", "upload"], read_only_mode: true },
+};
+
+describe("browser policy over HTTP and Connect", () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let server: ServerProcess;
+  let api: Clients;
+  let orgId: string;
+  let accessToken: string;
+
+  beforeAll(async () => {
+    db = tempSqliteDatabase();
+    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl };
+    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).status).toBe(0);
+    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false}'], env).status).toBe(0);
+    server = await startServerProcess(env);
+    api = clientsFor(server.url);
+    const outcome = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
+    if (outcome.result.case !== "tokens") throw new Error("expected tokens");
+    accessToken = outcome.result.value.accessToken;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    db?.dispose();
+  });
+
+  const checkUrl = (body: unknown, init: RequestInit = {}) =>
+    fetch(`${server.url}/api/browser/check-url`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+      ...init,
+    });
+
+  it("GET /api/browser/policy returns only access_control and action_restrictions, snake_case", async () => {
+    const response = await fetch(`${server.url}/api/browser/policy?org_id=${orgId}`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      access_control: { ...POLICY.access_control, allowed_domains: ["docs.example.com", "*.corp.example"] },
+      action_restrictions: POLICY.action_restrictions,
+    });
+  });
+
+  it.each([
+    ["https://docs.example.com/guide", true, undefined, "https://docs.example.com/guide"],
+    ["https://a.b.corp.example/x", true, undefined, "https://a.b.corp.example/x"],
+    ["https://DOCS.example.com.", true, undefined, "https://docs.example.com./"],
+    ["https://evil.com/", false, "blocked", "https://evil.com/"],
+    ["https://docs.evil.com@evil.com/", false, "credentials_in_url", "https://docs.evil.com@evil.com/"],
+    ["https://0x0a.0.0.1/", false, "blocked", "https://10.0.0.1/"],
+    ["https://news.example.org/", false, "not_allowed", "https://news.example.org/"],
+    ["javascript:alert(1)", false, "unsupported_scheme", "javascript:alert(1)"],
+    ["not a url", false, "invalid_url", undefined],
+  ])("POST /api/browser/check-url %s → allowed=%s %s", async (url, allowed, reasonCode, canonical) => {
+    const response = await checkUrl({ url, org_id: orgId });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body.allowed).toBe(allowed);
+    expect(body.reason_code).toBe(reasonCode);
+    expect(body.canonical_url).toBe(canonical);
+    if (!allowed) expect(typeof body.reason).toBe("string");
+    else expect(body.reason).toBeUndefined();
+  });
+
+  it("reasons never echo the raw input", async () => {
+    const body = (await (await checkUrl({ url: "https://evil.com/<script>", org_id: orgId })).json()) as { reason: string };
+    expect(body.reason).toBe("Your organization blocks evil.com.");
+  });
+
+  describe("bad requests get 4xx with the error body, never 5xx", () => {
+    it.each([
+      ["no token", () => checkUrl({ url: "https://a.com", org_id: "x" }, { headers: { "content-type": "application/json" } }), 401, "unauthenticated"],
+      ["forged token", () => checkUrl({ url: "https://a.com", org_id: "x" }, { headers: { "content-type": "application/json", authorization: "Bearer gh_at_nope" } }), 401, "unauthenticated"],
+      ["malformed JSON", () => checkUrl("{not json"), 400, "invalid_argument"],
+      ["JSON array", () => checkUrl("[]"), 400, "invalid_argument"],
+      ["missing url", () => checkUrl({ org_id: orgId }), 400, "invalid_argument"],
+      ["url not a string", () => checkUrl({ url: 42, org_id: orgId }), 400, "invalid_argument"],
+      ["empty url", () => checkUrl({ url: "  ", org_id: orgId }), 400, "invalid_argument"],
+      ["missing org_id", () => checkUrl({ url: "https://a.com" }), 400, "invalid_argument"],
+      ["wrong content type", () => checkUrl(JSON.stringify({ url: "https://a.com", org_id: orgId }), { headers: { "content-type": "text/plain", authorization: `Bearer ${accessToken}` } }), 400, "invalid_argument"],
+      ["huge body", () => checkUrl({ url: `https://a.com/${"x".repeat(100_000)}`, org_id: orgId }), 413, "resource_exhausted"],
+      ["another org", () => checkUrl({ url: "https://a.com", org_id: "00000000-0000-4000-8000-000000000000" }), 403, "permission_denied"],
+      ["GET on check-url", () => fetch(`${server.url}/api/browser/check-url`, { headers: { authorization: `Bearer ${accessToken}` } }), 405, "unimplemented"],
+      ["policy without org_id", () => fetch(`${server.url}/api/browser/policy`, { headers: { authorization: `Bearer ${accessToken}` } }), 400, "invalid_argument"],
+      ["policy without token", () => fetch(`${server.url}/api/browser/policy?org_id=${orgId}`), 401, "unauthenticated"],
+    ])("%s → %i %s", async (_name, request, status, code) => {
+      const response = await request();
+      expect(response.status).toBe(status);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe(code);
+      expect(body.error.message.length).toBeGreaterThan(0);
+    });
+  });
+
+  it("BrowserService over Connect gives the same answers", async () => {
+    const policy = await api.browser.getBrowserPolicy({ orgId }, bearer(accessToken));
+    expect(policy.actionRestrictions?.readOnlyMode).toBe(true);
+    const denied = await api.browser.checkUrlAccess({ orgId, url: "https://evil.com" }, bearer(accessToken));
+    expect(denied).toMatchObject({ allowed: false, reasonCode: "blocked", canonicalUrl: "https://evil.com/" });
+    const allowed = await api.browser.checkUrlAccess({ orgId, url: "https://docs.example.com" }, bearer(accessToken));
+    expect(allowed).toMatchObject({ allowed: true, canonicalUrl: "https://docs.example.com/" });
+    expect(allowed.reason).toBeUndefined();
+  });
+
+  it("an org admin updates the policy; a bad entry refuses the whole update with a message per entry", async () => {
+    expect(runCli(["user", "create", "admin@example.com", "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["member", "add", orgId, "admin@example.com", "--role", "admin"], env).status).toBe(0);
+    const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
+    if (login.result.case !== "tokens") throw new Error("expected tokens");
+    const adminAuth = bearer(login.result.value.accessToken);
+    const bad = {
+      orgId,
+      policy: {
+        accessControl: { allowedDomains: ["ok.example.com", ".bad.com"], blockedDomains: ["*.10.0.0.1", "a/b"], defaultAction: "maybe", wildcardSupported: true },
+        actionRestrictions: { allowedActions: ["navigate", "print"], readOnlyMode: false },
+      },
+    };
+    const error = await api.admin.updateOrgBrowserPolicy(bad, adminAuth).then(
+      () => null,
+      (e: unknown) => ConnectError.from(e),
+    );
+    expect(error?.code).toBe(Code.InvalidArgument);
+    expect((await api.admin.getOrgBrowserPolicy({ orgId }, adminAuth)).policy?.accessControl?.allowedDomains).toEqual(["docs.example.com", "*.corp.example"]);
+
+    const updated = await api.admin.updateOrgBrowserPolicy(
+      { orgId, policy: { accessControl: { allowedDomains: [" News.Example.ORG. "], blockedDomains: [], defaultAction: "deny", wildcardSupported: false }, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } } },
+      adminAuth,
+    );
+    expect(updated.policy?.accessControl?.allowedDomains).toEqual(["news.example.org"]);
+    const decision = await api.browser.checkUrlAccess({ orgId, url: "https://news.example.org/today" }, bearer(accessToken));
+    expect(decision.allowed).toBe(true);
+  });
+});
+
+describe("CLI", () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    db = tempSqliteDatabase();
+    env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_N: "1024" };
+  });
+
+  afterAll(() => db?.dispose());
+
+  it("migrate prints the applied migrations as JSON", () => {
+    const result = runCli(["migrate"], env);
+    expect(result.status).toBe(0);
+    expect(result.json).toEqual({ applied: ["0001_initial"] });
+    expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
+  });
+
+  it("walks through org, user, member, settings and policy, one JSON object per command", () => {
+    const org = runCli(["org", "create", "Acme"], env);
+    expect(org.json.org_id).toMatch(/^[0-9a-f-]{36}$/);
+    const orgId = String(org.json.org_id);
+    const user = runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
+    expect(user.status).toBe(0);
+    expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).json).toEqual({ org_id: orgId, user_id: user.json.user_id, role: "admin" });
+    expect(runCli(["org", "settings", orgId], env).json).toEqual({ require_mfa_new_device: true, require_mfa_untrusted_device: false, trust_device_after_mfa: true, trust_ttl_days: 30 });
+    expect(runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env).json.trust_ttl_days).toBe(7);
+    expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({ mfa_always: true, device_trust_enabled: true, max_trust_ttl_days: 90 });
+    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).json).toEqual(POLICY);
+    expect(runCli(["policy", "get", orgId], env).json).toEqual(POLICY);
+  });
+
+  it.each([
+    [["nonsense"], 2, /unknown command/],
+    [[], 2, /usage: gatehouse/],
+    [["org", "create"], 2, /missing <name>/],
+    [["user", "create", "x@example.com"], 2, /--password or --password-stdin/],
+    [["user", "create", "not-an-email", "--password", PASSWORD], 1, /email: is not a valid email address/],
+    [["member", "add", "00000000-0000-4000-8000-000000000000", "x@example.com"], 1, /organization not found/],
+    [["org", "settings", "x", "--json", "{"], 2, /not valid JSON/],
+    [["platform", "settings", "--json", '{"mfa_alwayz": true}'], 1, /mfa_alwayz: unknown key/],
+    [["platform", "settings", "--json", '{"mfa_always": "yes"}'], 1, /mfa_always: must be true or false/],
+    [["policy", "set", "x", "--json", '{"access_control": {}}'], 1, /access_control\.allowed_domains: is required|action_restrictions/],
+    [["org", "create", "x", "--bogus"], 2, /bogus/],
+  ])("refuses %j with exit %i and a clear message", (args, status, message) => {
+    const result = runCli(args, env);
+    expect(result.status).toBe(status);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe("");
+  });
+
+  it("lists every bad policy entry at once", () => {
+    const orgId = String(runCli(["org", "create", "Beta"], env).json.org_id);
+    const bad = { ...POLICY, access_control: { ...POLICY.access_control, blocked_domains: ["*.10.0.0.1", "evil.com/path", "ok.com"] } };
+    const result = runCli(["policy", "set", orgId, "--json", JSON.stringify(bad)], env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('"*.10.0.0.1"');
+    expect(result.stderr).toContain('"evil.com/path"');
+    expect(result.stderr).not.toContain('"ok.com"');
+  });
+});
