@@ -20,6 +20,8 @@ import { createStaticFiles } from "./static-files.ts";
 import { openStorage } from "./storage.ts";
 
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+/** Expired rows are harmless (every read checks expiry) but would grow forever; any replica may purge. */
+const PURGE_INTERVAL_MS = 10 * 60_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -76,6 +78,14 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     res.end(JSON.stringify({ error: { code: "not_found", message: "not found" } }));
   }
 
+  const purge = setInterval(() => {
+    storage.purgeExpired(clock.now()).then(
+      (counts) => logger.debug({ counts }, "expired rows purged"),
+      (error: unknown) => logger.warn({ err: error }, "purge of expired rows failed"),
+    );
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
+
   const server = createDualProtocolServer(connect as RequestHandler);
   const address = await server.listen(config.port, config.host);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
@@ -86,6 +96,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     port: address.port,
     gatehouse,
     close: async () => {
+      clearInterval(purge);
       await server.close(config.shutdownTimeoutMs);
       await storage.close();
     },

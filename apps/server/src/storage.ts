@@ -1,13 +1,16 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openSqliteStores } from "@gatehouse/adapters-sqlite";
-import type { Stores } from "@gatehouse/core";
+import { purgeExpired, type PurgedCounts } from "@gatehouse/adapters-kysely";
+import type { EpochMs, Stores } from "@gatehouse/core";
 
 export interface OpenStorage {
   readonly stores: Stores;
   readonly kind: "sqlite" | "postgres";
   /** Migrations applied by this start (empty when the schema was current). */
   readonly applied: readonly string[];
+  /** Deletes rows nothing can use any more (ended rate-limit windows, stale retired tokens, expired intents and challenges). */
+  purgeExpired(now: EpochMs): Promise<PurgedCounts>;
   close(): Promise<void>;
 }
 
@@ -21,9 +24,9 @@ export async function openStorage(databaseUrl: string): Promise<OpenStorage> {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
     const pg = await openPostgresStores({ connectionString: databaseUrl });
-    return { stores: pg.stores, kind: "postgres", applied: pg.applied, close: pg.close };
+    return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: (now) => purgeExpired(pg.db, now), close: pg.close };
   }
   const filename = databaseUrl.startsWith("file:") ? fileURLToPath(new URL(databaseUrl, `file://${process.cwd()}/`)) : resolve(databaseUrl);
   const sqlite = await openSqliteStores({ filename });
-  return { stores: sqlite.stores, kind: "sqlite", applied: sqlite.appliedMigrations, close: sqlite.close };
+  return { stores: sqlite.stores, kind: "sqlite", applied: sqlite.appliedMigrations, purgeExpired: sqlite.purgeExpired, close: sqlite.close };
 }
