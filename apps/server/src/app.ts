@@ -20,6 +20,11 @@ import { createStaticFiles } from "./static-files.ts";
 import { openStorage } from "./storage.ts";
 
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+/**
+ * Connect's default read cap is 4 GiB. Every public request is a few hundred bytes; 4 MiB still
+ * fits an admin policy update of ~100k entries (larger lists go through the CLI).
+ */
+const MAX_RPC_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** Expired rows are harmless (every read checks expiry) but would grow forever; any replica may purge. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -51,6 +56,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
 
   const connect = connectNodeAdapter({
     routes: createConnectRoutes({ gatehouse, devOtps: sms.devOtps }),
+    readMaxBytes: MAX_RPC_MESSAGE_BYTES,
     interceptors: [
       errorInterceptor(onUnexpected),
       ipRateLimitInterceptor(storage.stores.rateLimiter, clock, config.rateLimitIpPerMinute),

@@ -218,6 +218,11 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       expect(error.rawMessage).toMatch(/^(email|org_id|phone|intent_id|challenge_id|otp|refresh_token|password): /);
     });
 
+    it("an oversized message is refused with ResourceExhausted, not read whole", async () => {
+      const error = await rpcError(api.auth.verifyMFA({ challengeId: "c", otp: "1".repeat(5 * 1024 * 1024) }));
+      expect(error.code).toBe(Code.ResourceExhausted);
+    });
+
     it("missing or bad bearer token: Unauthenticated", async () => {
       expect((await rpcError(api.browser.getBrowserPolicy({ orgId }))).code).toBe(Code.Unauthenticated);
       expect((await rpcError(api.browser.getBrowserPolicy({ orgId }, bearer("gh_at_forged")))).code).toBe(Code.Unauthenticated);
