@@ -11,9 +11,11 @@ import {
   createHttpRoutes,
   errorInterceptor,
   ipRateLimitInterceptor,
+  type NodeRequest,
+  type NodeResponse,
 } from "@gatehouse/transport-connect";
 import type { ServerConfig } from "./config.ts";
-import { createDualProtocolServer, type RequestHandler } from "./dual-protocol-server.ts";
+import { createDualProtocolServer } from "./dual-protocol-server.ts";
 import type { Logger } from "./logger.ts";
 import { createSms } from "./sms.ts";
 import { createStaticFiles } from "./static-files.ts";
@@ -63,7 +65,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       authInterceptor(gatehouse),
     ],
     contextValues: (req) => createContextValues().set(clientIpKey, clientIp(req, config.trustProxyHops)),
-    fallback: (req, res) => {
+    fallback: (req, res: NodeResponse) => {
       void serveFallback(req, res).catch((error: unknown) => {
         onUnexpected(error, req.url ?? "");
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -72,7 +74,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     },
   });
 
-  async function serveFallback(...[req, res]: Parameters<RequestHandler>): Promise<void> {
+  async function serveFallback(req: NodeRequest, res: NodeResponse): Promise<void> {
     if (new URL(req.url ?? "/", "http://localhost").pathname === "/healthz") {
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(JSON.stringify({ status: "ok" }));
@@ -92,7 +94,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   }, PURGE_INTERVAL_MS);
   purge.unref();
 
-  const server = createDualProtocolServer(connect as RequestHandler);
+  const server = createDualProtocolServer(connect, { maxBodyBytes: MAX_RPC_MESSAGE_BYTES });
   const address = await server.listen(config.port, config.host);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   logger.info({ url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled }, "gatehouse listening");

@@ -17,7 +17,12 @@ export interface DualProtocolServer {
  * prior knowledge (gRPC, buf curl): the first bytes of each connection pick the protocol, since
  * browsers never speak h2c and `allowHTTP1` works only with TLS.
  */
-export function createDualProtocolServer(handler: RequestHandler): DualProtocolServer {
+export interface DualProtocolServerOptions {
+  /** The largest request body the handler reads; a larger declared body gets `Connection: close`. */
+  readonly maxBodyBytes: number;
+}
+
+export function createDualProtocolServer(handler: RequestHandler, options: DualProtocolServerOptions): DualProtocolServer {
   const http1 = createHttp1Server({ keepAliveTimeout: 5_000 }, handler);
   const http2 = createHttp2Server({}, handler);
   const sockets = new Set<Socket>();
@@ -30,6 +35,13 @@ export function createDualProtocolServer(handler: RequestHandler): DualProtocolS
     const socket = req.socket;
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     if (closing) res.setHeader("connection", "close");
+    // An oversized body is refused unread; the connection then carries its rest, so it must not be
+    // reused: announce the close up front when the length is declared, and close after the
+    // response in any case.
+    if (Number(req.headers["content-length"] ?? 0) > options.maxBodyBytes) res.setHeader("connection", "close");
+    res.on("finish", () => {
+      if (!req.complete) socket.destroySoon();
+    });
     res.on("close", () => {
       const left = (inFlight.get(socket) ?? 1) - 1;
       inFlight.set(socket, left);

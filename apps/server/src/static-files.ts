@@ -1,7 +1,5 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { readFile, stat } from "node:fs/promises";
+import type { NodeRequest, NodeResponse } from "@gatehouse/transport-connect";
 import { extname, join, normalize, resolve, sep } from "node:path";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -30,7 +28,7 @@ const SECURITY_HEADERS = {
  */
 export function createStaticFiles(root: string) {
   const base = resolve(root);
-  return async (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): Promise<boolean> => {
+  return async (req: NodeRequest, res: NodeResponse): Promise<boolean> => {
     if (req.method !== "GET" && req.method !== "HEAD") return false;
     let pathname: string;
     try {
@@ -53,8 +51,8 @@ export function createStaticFiles(root: string) {
       "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
       ...SECURITY_HEADERS,
     });
-    if (req.method === "HEAD") res.end();
-    else createReadStream(file).pipe(res);
+    // The client is a handful of small files: reading them whole keeps one code path for HTTP/1.1 and h2.
+    res.end(req.method === "HEAD" ? "" : await readFile(file));
     return true;
   };
 }

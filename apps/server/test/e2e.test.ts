@@ -219,8 +219,15 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     });
 
     it("an oversized message is refused with ResourceExhausted, not read whole", async () => {
-      const error = await rpcError(api.auth.verifyMFA({ challengeId: "c", otp: "1".repeat(5 * 1024 * 1024) }));
-      expect(error.code).toBe(Code.ResourceExhausted);
+      // Plain fetch: the server closes the connection that still carries the unread body.
+      const response = await fetch(`${server.url}/gatehouse.v1.AuthService/VerifyMFA`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ challengeId: "c", otp: "1".repeat(5 * 1024 * 1024) }),
+      });
+      expect(response.status).toBe(429);
+      expect(response.headers.get("connection")).toBe("close");
+      expect(((await response.json()) as { code: string }).code).toBe("resource_exhausted");
     });
 
     it("missing or bad bearer token: Unauthenticated", async () => {

@@ -4,7 +4,7 @@
  * `createKyselyStores(db, dialect)`.
  */
 export { createKyselyStores } from "./create-kysely-stores.ts";
-export { migrateToLatest } from "./migrations.ts";
+export { migrateToLatest, type MigrateOptions } from "./migrations.ts";
 export { purgeExpired, type PurgedCounts } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";

@@ -143,13 +143,23 @@ const migrations: Record<string, Migration> = {
   },
 };
 
+export interface MigrateOptions {
+  /**
+   * Schema of kysely's bookkeeping tables. PostgreSQL callers must name theirs: without it kysely
+   * 0.29 takes a `kysely_migration` table in ANY schema of the database (another app's, another
+   * Gatehouse's) for its own and never creates the tables it then needs.
+   */
+  readonly migrationTableSchema?: string;
+}
+
 /**
  * Applies every migration not yet applied and returns their names in order (empty when the
- * schema is current). Kysely's migrator locks against concurrent runs (an advisory lock in
- * PostgreSQL), so several replicas may call this at start-up. Throws when a migration fails.
+ * schema is current). Throws when a migration fails. Kysely locks only after its bookkeeping
+ * tables exist, so the PostgreSQL adapter wraps this in its own advisory lock for replicas that
+ * start together; SQLite serialises writers itself.
  */
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export async function migrateToLatest(db: Kysely<Database>, options: MigrateOptions = {}): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...options });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === "Error")?.migrationName;

@@ -15,8 +15,9 @@ export type NodeRequest = IncomingMessage | Http2ServerRequest;
 
 /** The part of http/http2 responses the routes use. */
 export interface NodeResponse {
+  readonly headersSent: boolean;
   writeHead(status: number, headers: Record<string, string>): unknown;
-  end(body?: string): unknown;
+  end(body: string | Uint8Array): unknown;
 }
 
 /** A check-url body is a URL (≤ 8 KiB) and an org id; anything far larger is refused unread. */

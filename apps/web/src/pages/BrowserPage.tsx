@@ -1,0 +1,64 @@
+import { useState } from "react";
+import type { ReactNode } from "react";
+import { AppShell } from "../components/AppShell.tsx";
+import { Button } from "../components/Button.tsx";
+import { LiveMessage } from "../components/Notice.tsx";
+import { navigate, Redirect } from "../router.tsx";
+import { useServices, useSession } from "../services.tsx";
+import type { Session } from "../session.ts";
+import { ActionPanel } from "./browser/ActionPanel.tsx";
+import { AddressForm } from "./browser/AddressForm.tsx";
+import { PolicySummary } from "./browser/PolicySummary.tsx";
+import { useBrowserPolicy } from "./browser/use-browser-policy.ts";
+
+/** /browser: signed-in only. */
+export function BrowserPage(): ReactNode {
+  const session = useSession();
+  if (session === null) return <Redirect to="/login" />;
+  return <SignedInBrowser session={session} />;
+}
+
+function SignOutButton({ session }: { readonly session: Session }): ReactNode {
+  const { auth, sessions } = useServices();
+  const [busy, setBusy] = useState(false);
+  const signOut = async (): Promise<void> => {
+    setBusy(true);
+    try {
+      await auth.logout(session.accessToken);
+    } catch {
+      // The session is dropped locally either way; an already-invalid token needs no logout.
+    }
+    sessions.clear();
+    navigate("/login", { replace: true, notice: "signed-out" });
+  };
+  return (
+    <Button variant="ghost" busy={busy} busyLabel="Signing out…" onClick={() => void signOut()} testId="sign-out">
+      Sign out
+    </Button>
+  );
+}
+
+function SignedInBrowser({ session }: { readonly session: Session }): ReactNode {
+  const { browser } = useServices();
+  const policy = useBrowserPolicy(browser, session.orgId);
+
+  return (
+    <AppShell title="Browser" wide actions={<SignOutButton session={session} />}>
+      <div className="page-heading">
+        <h1>Browser</h1>
+        <p className="subtle">
+          Organization <span className="mono" data-testid="org-id">{session.orgId}</span>
+        </p>
+      </div>
+      <LiveMessage message={policy.status === "error" ? policy.message : null} tone="error" testId="policy-error" />
+      {policy.status === "loading" ? (
+        <p className="subtle" role="status" data-testid="policy-loading">
+          Loading your organization's policy…
+        </p>
+      ) : null}
+      {policy.status === "ready" && policy.policy.accessControl !== null ? <PolicySummary accessControl={policy.policy.accessControl} /> : null}
+      <AddressForm browser={browser} orgId={session.orgId} />
+      <ActionPanel restrictions={policy.status === "ready" ? policy.policy.actionRestrictions : null} />
+    </AppShell>
+  );
+}

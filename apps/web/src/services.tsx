@@ -1,0 +1,89 @@
+import { createContext, useContext, useSyncExternalStore } from "react";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { createAuthClient } from "./api/auth-client.ts";
+import type { AuthClient } from "./api/auth-client.ts";
+import { createAuthedFetch } from "./api/authed-fetch.ts";
+import { createBrowserApi } from "./api/browser-api.ts";
+import type { BrowserApi } from "./api/browser-api.ts";
+import { deviceFingerprint } from "./device-fingerprint.ts";
+import { navigate } from "./router.tsx";
+import { createSessionStore } from "./session.ts";
+import type { Session, SessionStore, StorageLike } from "./session.ts";
+
+/** Everything the pages talk to, built once in main.tsx. */
+export interface AppServices {
+  readonly sessions: SessionStore;
+  readonly auth: AuthClient;
+  readonly browser: BrowserApi;
+  /** Plain fetch for public routes (the dev OTP helper). */
+  readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** The org id of the last sign-in on this browser, to prefill the form (not a secret). */
+  readonly lastOrgId: { get(): string; set(orgId: string): void };
+}
+
+const LAST_ORG_KEY = "gatehouse.lastOrgId";
+
+function storageOrNull(get: () => Storage): StorageLike | null {
+  try {
+    return get();
+  } catch {
+    return null;
+  }
+}
+
+/** In-memory storage for browsers that block Web Storage: the session then lasts for the page only. */
+function memoryStorage(): StorageLike {
+  const items = new Map<string, string>();
+  return {
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
+  };
+}
+
+export function createAppServices(win: Window): AppServices {
+  const sessions = createSessionStore(storageOrNull(() => win.sessionStorage) ?? memoryStorage());
+  let fingerprint: string | null = null;
+  const getFingerprint = (): string => (fingerprint ??= deviceFingerprint(storageOrNull(() => win.localStorage), win.crypto));
+  const fetchImpl = (url: string, init: RequestInit): Promise<Response> => win.fetch(url, init);
+  const auth = createAuthClient(createConnectTransport({ baseUrl: win.location.origin }), getFingerprint);
+  const authedFetch = createAuthedFetch({
+    fetch: fetchImpl,
+    sessions,
+    refresh: (refreshToken) => auth.refresh(refreshToken),
+    navigate: (path) => navigate(path, { replace: true, notice: "session-ended" }),
+  });
+  const local = storageOrNull(() => win.localStorage);
+  const lastOrgId = {
+    get: (): string => {
+      try {
+        return local?.getItem(LAST_ORG_KEY) ?? "";
+      } catch {
+        return "";
+      }
+    },
+    set: (orgId: string): void => {
+      try {
+        local?.setItem(LAST_ORG_KEY, orgId);
+      } catch {
+        // Not remembered: the user types it next time.
+      }
+    },
+  };
+  return { sessions, auth, browser: createBrowserApi(authedFetch), fetch: fetchImpl, lastOrgId };
+}
+
+const ServicesContext = createContext<AppServices | null>(null);
+export const ServicesProvider = ServicesContext.Provider;
+
+export function useServices(): AppServices {
+  const services = useContext(ServicesContext);
+  if (services === null) throw new Error("useServices() needs a <ServicesProvider>.");
+  return services;
+}
+
+/** The stored session; re-renders when it is set or cleared. */
+export function useSession(): Session | null {
+  const { sessions } = useServices();
+  return useSyncExternalStore(sessions.subscribe, sessions.get);
+}

@@ -1,0 +1,24 @@
+import react from "@vitejs/plugin-react";
+import { defaultClientConditions, defineConfig } from "vite";
+
+/** Where `vite dev` forwards API and Connect calls; `npm start` serves on 8080 by default. */
+const devServerTarget = "http://127.0.0.1:8080";
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: {
+    // Workspace packages resolve to their TypeScript sources, as in the rest of the monorepo.
+    conditions: ["@gatehouse/source", ...defaultClientConditions],
+  },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+  },
+  server: {
+    proxy: {
+      "/api": devServerTarget,
+      "/gatehouse.v1.": devServerTarget,
+    },
+  },
+});

@@ -1,0 +1,78 @@
+import { createKyselyStores, purgeExpired, type Database, type PurgedCounts } from "@gatehouse/adapters-kysely";
+import type { EpochMs, Stores } from "@gatehouse/core";
+import { Kysely, PGliteDialect, PostgresDialect, type Dialect, type PGlite } from "kysely";
+import pg from "pg";
+import { migrateUnderLock } from "./migrate-under-lock.ts";
+
+export type PostgresStoresOptions =
+  /** Gatehouse creates and owns a pool (`max` connections, default 10) and ends it on `close()`. */
+  | { readonly connectionString: string; readonly max?: number }
+  /**
+   * The embedder's pool: Gatehouse queries through it and never ends it (`close()` leaves it
+   * open). Its connections' `search_path` decides the schema Gatehouse's tables live in.
+   */
+  | { readonly pool: pg.Pool }
+  /** An in-process PGlite (tests, demos). The caller owns it: `close()` does not close it. */
+  | { readonly pglite: PGlite };
+
+export interface PostgresStores {
+  readonly stores: Stores;
+  readonly db: Kysely<Database>;
+  /** Migrations this open applied, in order; empty when the schema was already current. */
+  readonly applied: readonly string[];
+  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges); see `purgeExpired`. */
+  purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  /** Ends the pool when Gatehouse created it; a pool or PGlite passed in is left to its owner. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_CONNECTIONS = 10;
+/** A request waits this long for a free connection, then fails instead of hanging while PostgreSQL is away. */
+const CONNECTION_TIMEOUT_MS = 10_000;
+
+function ownedPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  // An idle connection that breaks (server restart, failover) is emitted here and would crash the
+  // process if unheard. pg has already dropped it from the pool; the next query connects afresh.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/**
+ * Connects to PostgreSQL, migrates the schema under an advisory lock (safe when several replicas
+ * start at once) and returns the Gatehouse stores. `bigint` columns are converted by the shared
+ * repositories (`fromDbBigint` accepts pg's strings), so an embedder's pool needs no type parsers.
+ */
+export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
+  let dialect: Dialect;
+  let owned: boolean;
+  if ("connectionString" in options) {
+    dialect = new PostgresDialect({ pool: ownedPool(options.connectionString, options.max ?? DEFAULT_MAX_CONNECTIONS) });
+    owned = true;
+  } else if ("pool" in options) {
+    dialect = new PostgresDialect({ pool: options.pool });
+    owned = false;
+  } else {
+    dialect = new PGliteDialect({ pglite: options.pglite });
+    owned = false;
+  }
+  const db = new Kysely<Database>({ dialect });
+  // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
+  // created; once, because pg refuses a second end().
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= owned ? db.destroy() : Promise.resolve());
+  let applied: string[];
+  try {
+    applied = await migrateUnderLock(db);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    stores: createKyselyStores(db, "postgres"),
+    db,
+    applied,
+    purgeExpired: (now) => purgeExpired(db, now),
+    close,
+  };
+}

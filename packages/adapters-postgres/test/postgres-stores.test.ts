@@ -1,0 +1,126 @@
+import { describeStoreContract } from "@gatehouse/core/testing";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MIGRATION_LOCK_KEY, openPostgresStores } from "../src/index.ts";
+import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
+
+const database = await databaseUnderTest();
+
+describeStoreContract(`postgres (${database.kind})`, async () => {
+  const schema = await database.freshSchema();
+  const opened = await schema.open();
+  return { stores: opened.stores, close: () => schema.drop() };
+});
+
+describe(`openPostgresStores (${database.kind})`, () => {
+  let schema: FreshSchema;
+
+  beforeEach(async () => {
+    schema = await database.freshSchema();
+  });
+
+  afterEach(async () => {
+    await schema.drop();
+  });
+
+  it("migrates a fresh schema once; the next open finds it current", async () => {
+    expect((await schema.open()).applied).toEqual(["0001_initial"]);
+    expect((await schema.open()).applied).toEqual([]);
+  });
+
+  it("applies the migrations exactly once when 4 replicas start together on a fresh schema", async () => {
+    const replicas = await Promise.all(Array.from({ length: 4 }, () => schema.open()));
+    expect(replicas.flatMap((replica) => replica.applied)).toEqual(["0001_initial"]);
+    const recorded = await sql<{ name: string }>`select name from kysely_migration`.execute(replicas[0]!.db);
+    expect(recorded.rows).toEqual([{ name: "0001_initial" }]);
+    for (const replica of replicas) expect(await replica.stores.users.findById("nobody")).toBeNull();
+  });
+
+  it("round-trips epoch-ms timestamps past 2^31 and 2^32 as numbers", async () => {
+    const { stores } = await schema.open();
+    const createdAt = 2 ** 41 + 7;
+    await stores.orgs.create({ id: "o", name: "O", createdAt });
+    expect(await stores.orgs.findById("o")).toEqual({ id: "o", name: "O", createdAt });
+  });
+
+  it("purges ended rate-limit windows and expired intents", async () => {
+    const { stores, purgeExpired } = await schema.open();
+    const t0 = Date.UTC(2026, 0, 1);
+    const day = 24 * 60 * 60 * 1000;
+    await stores.users.create({ id: "u", email: "u@example.com", displayName: "U", passwordHash: "h", phone: null, phoneVerified: false, platformAdmin: false, createdAt: t0 });
+    await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
+    const { device } = await stores.devices.getOrCreate({
+      id: "d", userId: "u", orgId: "o", fingerprint: "f", trusted: false, trustedUntil: null, trustRevokedAt: null, createdAt: t0, lastSeenAt: t0,
+    });
+    await stores.rateLimiter.consume("old", 5, 60_000, t0);
+    await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
+    await stores.intents.create({ id: "i-old", userId: "u", orgId: "o", deviceId: device.id, expiresAt: t0 + 1, createdAt: t0 });
+    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitWindows: 1, retiredRefreshTokens: 0, intents: 1, challenges: 0 });
+    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitWindows: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
+  });
+
+  it("rejects when PostgreSQL cannot be reached", async () => {
+    await expect(openPostgresStores({ connectionString: "postgres://postgres@127.0.0.1:1/none" })).rejects.toThrow();
+  });
+});
+
+// What only a real server can show: separate connections, the lock itself, pool ownership.
+describe.runIf(database.kind === "postgres")("openPostgresStores on a real server", () => {
+  let schema: FreshSchema;
+
+  beforeEach(async () => {
+    schema = await database.freshSchema();
+  });
+
+  afterEach(async () => {
+    await schema.drop();
+  });
+
+  it("runs concurrent queries on separate connections", async () => {
+    const { db } = await schema.open();
+    const pids = await Promise.all(
+      Array.from({ length: 10 }, async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.2)`.execute(db)).rows[0]!.pid),
+    );
+    expect(new Set(pids).size).toBe(10);
+  });
+
+  it("waits while another session holds the migration lock, then migrates", async () => {
+    const holder = await schema.pool(1).connect();
+    try {
+      await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      let settled = false;
+      const opening = schema.open().finally(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(settled).toBe(false);
+      const waiting = await holder.query<{ count: string }>(
+        "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())",
+      );
+      expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
+      await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      expect((await opening).applied).toEqual(["0001_initial"]);
+    } finally {
+      holder.release();
+    }
+  });
+
+  it("leaves a pool it was given open on close", async () => {
+    const pool = schema.pool();
+    const opened = await openPostgresStores({ pool });
+    await opened.close();
+    expect((await pool.query<{ one: number }>("select 1 as one")).rows).toEqual([{ one: 1 }]);
+  });
+
+  it("ends the pool it created on close (twice is harmless); a connection string may place it in a schema", async () => {
+    const url = new URL(PG_URL);
+    url.searchParams.set("options", `-c search_path=${schema.schema}`);
+    const opened = await openPostgresStores({ connectionString: url.toString(), max: 3 });
+    expect(opened.applied).toEqual(["0001_initial"]);
+    const inSchema = await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db);
+    expect(inSchema.rows).toEqual([{ schema: schema.schema }]);
+    await opened.close();
+    await opened.close();
+    await expect(sql`select 1`.execute(opened.db)).rejects.toThrow();
+  });
+});
