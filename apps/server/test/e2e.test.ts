@@ -1,20 +1,11 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, type ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
 
 const PASSWORD = "correct horse battery";
 const EMAIL = "ada@example.com";
 const PHONE = "+15551234567";
-
-async function rpcError(promise: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await promise;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
   let db: TestDatabase;

@@ -3,11 +3,11 @@
  * the other can finish, and single use, revocation and the failure budget hold across both.
  */
 import { randomBytes } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { MIGRATION_LOCK_KEY } from "@gatehouse/adapters-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 
 const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -42,15 +42,6 @@ async function onServer<T>(run: (client: pg.Client) => Promise<T>, url = PG_URL)
   } finally {
     await client.end();
   }
-}
-
-async function rpcError(promise: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await promise;
-  } catch (error) {
-    return ConnectError.from(error);
-  }
-  throw new Error("expected the call to fail");
 }
 
 async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

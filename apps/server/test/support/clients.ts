@@ -1,4 +1,4 @@
-import { createClient, type Client, type Transport } from "@connectrpc/connect";
+import { ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
 
@@ -28,3 +28,13 @@ export function clientsFor(baseUrl: string, protocol: Protocol = "connect"): Cli
 }
 
 export const bearer = (accessToken: string) => ({ headers: { authorization: `Bearer ${accessToken}` } });
+
+/** The ConnectError a call failed with; fails the test when the call succeeds. */
+export async function rpcError(promise: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await promise;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("expected the call to fail");
+}
