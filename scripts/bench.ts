@@ -1,0 +1,106 @@
+/**
+ * `npm run bench`: measures what Gatehouse exists for on this machine and writes
+ * docs/benchmarks.md + docs/benchmarks.json (see docs/benchmarks.md for the method).
+ *
+ *   node --conditions=@gatehouse/source scripts/bench.ts           full run (< 10 minutes)
+ *   node --conditions=@gatehouse/source scripts/bench.ts --smoke   every measurement, tiny sizes (seconds); writes to a temp dir, never to docs/
+ *
+ * Plain Node 24 type stripping. Progress goes to stderr; the summary table to stdout.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { goalRows, renderMarkdown, summaryTable, type BenchResults } from "./bench/report.ts";
+import { measureScaling } from "./bench/scaling.ts";
+import { measureServer } from "./bench/server-bench.ts";
+import { measureUrlCheck } from "./bench/url-check.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const { values } = parseArgs({ options: { smoke: { type: "boolean", default: false }, "keep-tmp": { type: "boolean", default: false } } });
+const smoke = values.smoke === true;
+
+const started = performance.now();
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+const tmp = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
+
+const machine = {
+  cpu: cpus()[0]?.model ?? "unknown",
+  cores: cpus().length,
+  ramBytes: totalmem(),
+  node: process.version,
+  os: `${platform()} ${release()}`,
+  loadAverageAtStart: loadavg(),
+};
+
+const plan = smoke
+  ? {
+      url: { sizes: [10, 1000], rounds: 2, corpus: 300, compileRuns: () => 1 },
+      server: {
+        runs: 1,
+        durationS: 1,
+        shortDurationS: 1,
+        warmupS: 1,
+        connections: 4,
+        policyEntries: 100,
+        loginAmount: { c1: 1, c2: 2 },
+        flowDurationS: 1,
+        cheapFlows: 3,
+        verifyPerRun: 20,
+        profileDurationS: 1,
+        lookupCalls: 200,
+      },
+      scaling: { runs: 1, durationS: 1, warmupS: 0.5, connections: 4, policyEntries: 100 },
+    }
+  : {
+      url: { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, compileRuns: (size: number) => (size >= 1_000_000 ? 3 : 5) },
+      server: {
+        runs: 3,
+        durationS: 10,
+        shortDurationS: 5,
+        warmupS: 3,
+        connections: 10,
+        policyEntries: 1000,
+        loginAmount: { c1: 16, c2: 32 },
+        flowDurationS: 10,
+        cheapFlows: 50,
+        verifyPerRun: 1500,
+        profileDurationS: 10,
+        lookupCalls: 5000,
+      },
+      scaling: { runs: 3, durationS: 8, warmupS: 2, connections: 10, policyEntries: 1000 },
+    };
+
+try {
+  log(`gatehouse bench${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
+  log(`1. URL check in process (${plan.url.sizes.join(", ")} entries)`);
+  const urlCheck = await measureUrlCheck(ROOT, plan.url, log);
+  log(`2./3. server over loopback, password floor [${elapsed()}]`);
+  const server = await measureServer({ root: ROOT, tmpDir: join(tmp, "server"), ...plan.server }, log);
+  log(`4. scaling [${elapsed()}]`);
+  mkdirSync(join(tmp, "scaling"), { recursive: true });
+  const scaling = await measureScaling({ root: ROOT, tmpDir: join(tmp, "scaling"), ...plan.scaling }, log);
+
+  const goals = goalRows(urlCheck, server, scaling);
+  const results: BenchResults = {
+    command: `npm run bench${smoke ? " -- --smoke" : ""}   (node --conditions=@gatehouse/source scripts/bench.ts${smoke ? " --smoke" : ""})`,
+    date: new Date().toISOString(),
+    smoke,
+    machine,
+    wallTimeS: (performance.now() - started) / 1000,
+    urlCheck,
+    server,
+    scaling,
+    goals,
+  };
+  const outDir = smoke ? join(tmp, "docs") : join(ROOT, "docs");
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "benchmarks.md"), renderMarkdown(results));
+  writeFileSync(join(outDir, "benchmarks.json"), `${JSON.stringify(results, null, 2)}\n`);
+  log(`done in ${elapsed()}; wrote ${join(outDir, "benchmarks.md")} and benchmarks.json${smoke ? " (smoke: a temp dir, not docs/)" : ""}`);
+  console.log(summaryTable(goals));
+} finally {
+  if (values["keep-tmp"] === true) log(`temp files kept in ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,223 @@
+/**
+ * The load generator, always in its own process so it never shares an event loop with the
+ * server or the bench: autocannon (keep-alive connections) for independent requests, and a
+ * custom sequential loop for the MFA flow, whose requests depend on each other.
+ *
+ * Usage: node scripts/bench/load-runner.ts <job.json>   → prints one JSON line (LoadResult | FlowResult)
+ */
+import autocannon from "autocannon";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { quantileSorted, Samples } from "./stats.ts";
+
+export interface HttpRequestSpec {
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+export interface AutocannonJob {
+  readonly kind: "autocannon";
+  readonly url: string;
+  readonly connections: number;
+  /** Seconds; or `amount` requests in total. */
+  readonly duration?: number;
+  readonly amount?: number;
+  /** Cycled through by every connection. */
+  readonly requests?: readonly HttpRequestSpec[];
+  /** One request per body, each used once, all to `bodiesRequest` (VerifyMFA on fresh challenges). */
+  readonly bodies?: readonly string[];
+  readonly bodiesRequest?: HttpRequestSpec;
+}
+
+export interface FlowJob {
+  readonly kind: "mfa-flow";
+  readonly url: string;
+  readonly orgId: string;
+  readonly users: readonly { email: string; password: string }[];
+  /** Seconds, or a fixed number of flows. */
+  readonly duration?: number;
+  readonly flows?: number;
+  /** The per-phone send limit: 5 OTPs per 15 minutes. */
+  readonly flowsPerUser: number;
+  readonly fingerprintPrefix: string;
+}
+
+export interface LoadResult {
+  readonly count: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly statusCodes: Record<string, number>;
+  readonly elapsedS: number;
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly meanMs: number;
+}
+
+export interface FlowResult {
+  readonly flows: number;
+  readonly elapsedS: number;
+  readonly flowsPerS: number;
+  readonly flowP50Ms: number;
+  readonly flowP99Ms: number;
+  readonly loginP50Ms: number;
+  readonly otpP50Ms: number;
+  readonly verifyP50Ms: number;
+  /** Sequential GET /healthz on the same connection before the flows: one request's loopback floor. */
+  readonly floorP50Ms: number;
+  readonly usersUsed: number;
+  /** True when the flow stopped early because every user had spent its OTP sends. */
+  readonly exhausted: boolean;
+}
+
+async function runAutocannon(job: AutocannonJob): Promise<LoadResult> {
+  const latencies = new Samples();
+  let count = 0;
+  let firstAt = 0;
+  let lastAt = 0;
+  const requests = job.bodies
+    ? (() => {
+        let next = 0;
+        const bodies = job.bodies;
+        const spec = job.bodiesRequest!;
+        return [{ method: spec.method, path: spec.path, headers: spec.headers, setupRequest: (req: { body?: string }) => ({ ...req, body: bodies[next++ % bodies.length] }) }];
+      })()
+    : job.requests!.map((spec) => ({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body }));
+  const instance = autocannon({
+    url: job.url,
+    connections: job.connections,
+    pipelining: 1,
+    timeout: 30,
+    ...(job.amount !== undefined ? { amount: job.amount } : { duration: job.duration ?? 10 }),
+    requests,
+  });
+  instance.on("start", () => (firstAt = performance.now()));
+  instance.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+    lastAt = performance.now();
+    if (statusCode >= 200 && statusCode < 300) {
+      count++;
+      latencies.push(responseTimeMs);
+    }
+  });
+  const result = await instance;
+  const sorted = latencies.sorted();
+  const elapsedS = (lastAt - firstAt) / 1000;
+  let sum = 0;
+  for (const value of sorted) sum += value;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
+  return {
+    count,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statusCodes,
+    elapsedS,
+    rps: elapsedS > 0 ? count / elapsedS : 0,
+    p50Ms: quantileSorted(sorted, 0.5),
+    p99Ms: quantileSorted(sorted, 0.99),
+    meanMs: sorted.length > 0 ? sum / sorted.length : Number.NaN,
+  };
+}
+
+/** Connect unary call with a JSON body over one keep-alive connection. */
+function connectCall(agent: Agent, base: URL, method: string, body: unknown): Promise<Record<string, unknown>> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, host: base.hostname, port: base.port, method: "POST", path: `/${method}`, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode !== 200) reject(new Error(`${method}: HTTP ${res.statusCode} ${text}`));
+          else resolve(JSON.parse(text) as Record<string, unknown>);
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+function get(agent: Agent, base: URL, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request({ agent, host: base.hostname, port: base.port, method: "GET", path }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`GET ${path}: HTTP ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Login → dev OTP → VerifyMFA, one flow at a time, each on a new device so MFA is required. */
+async function runFlow(job: FlowJob): Promise<FlowResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const base = new URL(job.url);
+  const flowTimes = new Samples();
+  const loginTimes = new Samples();
+  const otpTimes = new Samples();
+  const verifyTimes = new Samples();
+  const floorTimes = new Samples();
+  for (let i = 0; i < 100; i++) {
+    const t0 = performance.now();
+    await get(agent, base, "/healthz");
+    floorTimes.push(performance.now() - t0);
+  }
+  const start = performance.now();
+  const deadline = job.duration !== undefined ? start + job.duration * 1000 : Infinity;
+  const target = job.flows ?? Infinity;
+  let flows = 0;
+  let exhausted = false;
+  while (flows < target && performance.now() < deadline) {
+    const user = job.users[Math.floor(flows / job.flowsPerUser)];
+    if (user === undefined) {
+      exhausted = true;
+      break;
+    }
+    const t0 = performance.now();
+    const login = await connectCall(agent, base, "gatehouse.v1.AuthService/Login", {
+      email: user.email,
+      password: user.password,
+      orgId: job.orgId,
+      deviceFingerprint: `${job.fingerprintPrefix}-${flows}`,
+    });
+    const t1 = performance.now();
+    const challengeId = (login.mfaRequired as { challengeId?: string } | undefined)?.challengeId;
+    if (challengeId === undefined) throw new Error(`expected mfaRequired, got ${JSON.stringify(login)}`);
+    const { otp } = (await connectCall(agent, base, "gatehouse.v1.DevService/GetOTP", { challengeId })) as { otp: string };
+    const t2 = performance.now();
+    const tokens = await connectCall(agent, base, "gatehouse.v1.AuthService/VerifyMFA", { challengeId, otp });
+    const t3 = performance.now();
+    if (typeof tokens.accessToken !== "string") throw new Error("VerifyMFA returned no access token");
+    flows++;
+    flowTimes.push(t3 - t0);
+    loginTimes.push(t1 - t0);
+    otpTimes.push(t2 - t1);
+    verifyTimes.push(t3 - t2);
+  }
+  const elapsedS = (performance.now() - start) / 1000;
+  agent.destroy();
+  const flowSorted = flowTimes.sorted();
+  return {
+    flows,
+    elapsedS,
+    flowsPerS: flows / elapsedS,
+    flowP50Ms: quantileSorted(flowSorted, 0.5),
+    flowP99Ms: quantileSorted(flowSorted, 0.99),
+    loginP50Ms: quantileSorted(loginTimes.sorted(), 0.5),
+    otpP50Ms: quantileSorted(otpTimes.sorted(), 0.5),
+    verifyP50Ms: quantileSorted(verifyTimes.sorted(), 0.5),
+    floorP50Ms: quantileSorted(floorTimes.sorted(), 0.5),
+    usersUsed: Math.ceil(flows / job.flowsPerUser),
+    exhausted,
+  };
+}
+
+const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as AutocannonJob | FlowJob;
+const result = job.kind === "autocannon" ? await runAutocannon(job) : await runFlow(job);
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,55 @@
+/** Runs a load-runner job in its own process and returns its result. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AutocannonJob, FlowJob, FlowResult, LoadResult } from "./load-runner.ts";
+import { runNodeJson } from "./url-check.ts";
+import { median } from "./stats.ts";
+
+export type { AutocannonJob, FlowJob, FlowResult, LoadResult };
+
+export function runLoad(root: string, job: AutocannonJob): Promise<LoadResult>;
+export function runLoad(root: string, job: FlowJob): Promise<FlowResult>;
+export async function runLoad(root: string, job: AutocannonJob | FlowJob): Promise<LoadResult | FlowResult> {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-job-"));
+  try {
+    const file = join(dir, "job.json");
+    writeFileSync(file, JSON.stringify(job));
+    return await runNodeJson<LoadResult | FlowResult>([join(root, "scripts/bench/load-runner.ts"), file], root);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Medians over runs of one throughput point, and every run kept for the JSON. */
+export interface LoadPoint {
+  readonly runs: LoadResult[];
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  /** Peak VmRSS of the server while this point ran, bytes (null off Linux). */
+  readonly peakRssBytes: number | null;
+}
+
+export function summarisePoint(runs: LoadResult[], peakRssBytes: number | null): LoadPoint {
+  return {
+    runs,
+    rps: median(runs.map((r) => r.rps)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    peakRssBytes,
+  };
+}
+
+/** A point is only a figure if (nearly) every request succeeded; otherwise the bench setup is wrong. */
+export function assertHealthy(name: string, point: LoadPoint): void {
+  const total = point.runs.reduce((sum, r) => sum + r.count, 0);
+  const failed = point.non2xx + point.errors;
+  if (total === 0 || failed > Math.max(2, total * 0.001)) {
+    throw new Error(`${name}: ${failed} failed of ${total + failed} requests (status codes ${JSON.stringify(point.runs.map((r) => r.statusCodes))})`);
+  }
+}

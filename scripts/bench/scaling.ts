@@ -1,0 +1,121 @@
+/**
+ * Measurement 4: check-url throughput with one `gatehouse serve` process and with two on one
+ * database (PostgreSQL, in a database created and dropped for the run; and one SQLite file), each
+ * on its own port. The load is always two autocannon processes with half the
+ * connections each (both at the one server, or one per server), so the load generator is the
+ * same in both configurations and only the server count changes.
+ */
+import { join } from "node:path";
+import type * as Pg from "pg";
+import { seedFixture } from "./fixture.ts";
+import { runLoad, type LoadResult } from "./load.ts";
+import { startBenchServer, type BenchServer } from "./server.ts";
+import { checkUrlRequests, serverEnv } from "./server-bench.ts";
+import { median } from "./stats.ts";
+
+export interface ScalingOptions {
+  readonly root: string;
+  readonly tmpDir: string;
+  readonly runs: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly connections: number;
+  readonly policyEntries: number;
+}
+
+export interface ScalingConfig {
+  readonly runs: LoadResult[][];
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+export type ScalingResult =
+  | { readonly database: string; readonly measured: false; readonly reason: string }
+  | { readonly database: string; readonly measured: true; readonly one: ScalingConfig; readonly two: ScalingConfig; readonly speedup: number };
+
+const DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
+
+export async function measureScaling(options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult[]> {
+  const postgres = await measurePostgres(options, log);
+  if (!postgres.measured) log(`  PostgreSQL not measured: ${postgres.reason}`);
+  // The same on the SQLite file the rest of the bench uses: two processes share it through WAL.
+  const sqlite = await measureOn("SQLite, one shared file (WAL)", join(options.tmpDir, "scaling.sqlite"), options, log);
+  return [postgres, sqlite];
+}
+
+async function measurePostgres(options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult> {
+  const database = "PostgreSQL";
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES;
+  let Client: typeof Pg.Client;
+  try {
+    // Loaded only here, as the server loads its PostgreSQL adapter only when selected.
+    Client = (await import("pg")).default.Client;
+  } catch (error) {
+    return { database, measured: false, reason: `the pg driver is not installed (${firstLine(error)})` };
+  }
+  const admin = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return { database, measured: false, reason: `${redact(adminUrl)} unreachable (${firstLine(error)})` };
+  }
+  const name = `gatehouse_bench_${process.pid}_${Date.now()}`;
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    try {
+      return await measureOn(database, url.toString(), options, log);
+    } catch (error) {
+      return { database, measured: false, reason: firstLine(error) };
+    }
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+async function measureOn(database: string, databaseUrl: string, options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult> {
+  const fixture = await seedFixture({ databaseUrl, policyEntries: options.policyEntries, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0, checkUrlOnly: true });
+  const env = serverEnv(databaseUrl);
+  const requests = checkUrlRequests(fixture, fixture.orgNoMfa);
+  const half = Math.max(1, Math.floor(options.connections / 2));
+  const servers: BenchServer[] = [];
+  const drive = async (targets: [BenchServer, BenchServer], durationS: number) =>
+    Promise.all(targets.map((server) => runLoad(options.root, { kind: "autocannon", url: server.url, connections: half, duration: durationS, requests })));
+  const measure = async (targets: [BenchServer, BenchServer]): Promise<ScalingConfig> => {
+    const runs: LoadResult[][] = [];
+    for (let run = 0; run < options.runs; run++) runs.push(await drive(targets, options.durationS));
+    for (const pair of runs) for (const r of pair) if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001)) throw new Error(`scaling on ${database}: failed requests ${JSON.stringify(r.statusCodes)}`);
+    return {
+      runs,
+      rps: median(runs.map((pair) => pair.reduce((sum, r) => sum + r.rps, 0))),
+      p50Ms: median(runs.map((pair) => Math.max(...pair.map((r) => r.p50Ms)))),
+      p99Ms: median(runs.map((pair) => Math.max(...pair.map((r) => r.p99Ms)))),
+    };
+  };
+  try {
+    servers.push(await startBenchServer({ root: options.root, env }));
+    const [a] = servers as [BenchServer];
+    await drive([a, a], options.warmupS);
+    const one = await measure([a, a]);
+    log(`  ${database}, 1 process: ${one.rps.toFixed(0)} req/s`);
+    servers.push(await startBenchServer({ root: options.root, env }));
+    const b = servers[1]!;
+    await drive([b, b], options.warmupS);
+    const two = await measure([a, b]);
+    log(`  ${database}, 2 processes: ${two.rps.toFixed(0)} req/s (×${(two.rps / one.rps).toFixed(2)})`);
+    return { database, measured: true, one, two, speedup: two.rps / one.rps };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]+@/, "//$1:***@");
+}

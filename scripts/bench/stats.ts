@@ -1,0 +1,58 @@
+/** Small statistics and formatting helpers shared by the bench modules. */
+
+/** The q-quantile (0..1) of already sorted numbers, nearest-rank. */
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A growable Float64Array for latency samples (no boxing, no array growth spikes). */
+export class Samples {
+  #data = new Float64Array(1024);
+  #length = 0;
+
+  push(value: number): void {
+    if (this.#length === this.#data.length) {
+      const next = new Float64Array(this.#data.length * 2);
+      next.set(this.#data);
+      this.#data = next;
+    }
+    this.#data[this.#length++] = value;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  sorted(): Float64Array {
+    return this.#data.slice(0, this.#length).sort();
+  }
+}
+
+/** Seeded PRNG (mulberry32): the same seed gives the same policies and corpus on every machine. */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 12345.6 → "12,346"; keeps `digits` decimals. */
+export function fmt(value: number | null | undefined, digits = 0): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "—";
+  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
