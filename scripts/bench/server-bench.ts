@@ -326,7 +326,7 @@ async function profileCheckUrl(options: ServerBenchOptions, env: Record<string, 
     [
       ["bearer lookup: authenticate (token format, SHA-256, session query call)", /^(authenticate|findActiveByAccessTokenHash|hashToken|bearerToken) /],
       ["membership lookup: requireMember / findMembership", /^(requireMember|findMembership) /],
-      ["policy lookup: store read, JSON.parse of the stored policy, PolicyCache", /^(read \S*use-cases\/browser\.ts|get \S*browser-policy-repository\.ts|toVersioned|compiled \S*policy-cache\.ts)/],
+      ["policy lookup: store read, JSON.parse of the stored policy, PolicyCache", /^(read \S*use-cases\/browser\.ts|(get|getIfChanged) \S*browser-policy-repository\.ts|toVersioned|(get|put) \S*policy-cache\.ts)/],
       ["URL decision: checkUrl (parse, host key, match)", /^checkUrl /],
       ["SQL layer: kysely + better-sqlite3 (all three queries)", /node_modules\/(kysely|better-sqlite3)\//],
     ],

@@ -1,5 +1,5 @@
 import type { BrowserPolicy, BrowserPolicyStore, VersionedBrowserPolicy } from "@gatehouse/core";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 
 function toVersioned(row: { policy: string; version: number }): VersionedBrowserPolicy {
@@ -13,6 +13,20 @@ export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPoli
     async get(orgId) {
       const row = await db.selectFrom("browser_policies").select(["policy", "version"]).where("org_id", "=", orgId).executeTakeFirst();
       return row === undefined ? null : toVersioned(row);
+    },
+
+    async getIfChanged(orgId, knownVersion) {
+      const row = await db
+        .selectFrom("browser_policies")
+        .select((eb) => [
+          "version",
+          // The policy column only crosses the wire (and meets JSON.parse) when the caller's copy is stale.
+          eb.case().when("version", "=", knownVersion).then(sql<string | null>`null`).else(eb.ref("policy")).end().as("policy"),
+        ])
+        .where("org_id", "=", orgId)
+        .executeTakeFirst();
+      if (row === undefined) return null;
+      return row.policy === null ? "unchanged" : toVersioned({ policy: row.policy, version: row.version });
     },
 
     async put(orgId, policy) {

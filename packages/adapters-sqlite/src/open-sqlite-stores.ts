@@ -4,6 +4,7 @@ import { createKyselyStores, migrateToLatest, purgeExpired, type Database, type 
 import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
+import { withStatementCache } from "./statement-cache.ts";
 
 export interface SqliteStoresOptions {
   /** Database file path (its directory is created when missing), or `:memory:`. */
@@ -39,7 +40,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     sqlite.close();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   let appliedMigrations: string[];
   try {
     appliedMigrations = await migrateToLatest(db);

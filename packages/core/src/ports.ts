@@ -160,6 +160,11 @@ export interface VersionedBrowserPolicy {
 export interface BrowserPolicyStore {
   /** null when the org never stored one: the caller applies the default policy. */
   get(orgId: string): Promise<VersionedBrowserPolicy | null>;
+  /**
+   * `"unchanged"` when the stored version is `knownVersion`, without reading or decoding the policy;
+   * otherwise what `get` returns. Lets a reader that caches policies by version pay for a version check only.
+   */
+  getIfChanged(orgId: string, knownVersion: number): Promise<VersionedBrowserPolicy | "unchanged" | null>;
   /** Stores the policy and returns it with its new version (atomic increment). */
   put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
 }

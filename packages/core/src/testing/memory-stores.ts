@@ -274,6 +274,11 @@ function createBrowserPolicyStore(): BrowserPolicyStore {
       const stored = policies.get(orgId);
       return stored === undefined ? null : structuredClone(stored);
     },
+    async getIfChanged(orgId, knownVersion) {
+      const stored = policies.get(orgId);
+      if (stored?.version === knownVersion) return "unchanged";
+      return stored === undefined ? null : structuredClone(stored);
+    },
     async put(orgId, policy) {
       const stored = { policy: structuredClone(policy), version: (policies.get(orgId)?.version ?? 0) + 1 };
       policies.set(orgId, stored);

@@ -546,6 +546,17 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         expect((await stores.browserPolicies.put(OTHER_ORG_ID, aPolicy())).version).toBe(1);
       });
 
+      it("answers getIfChanged with unchanged only for the stored version", async () => {
+        expect(await stores.browserPolicies.getIfChanged(ORG_ID, 0)).toBeNull();
+        await stores.browserPolicies.put(ORG_ID, aPolicy());
+        expect(await stores.browserPolicies.getIfChanged(ORG_ID, 0)).toEqual({ policy: aPolicy(), version: 1 });
+        expect(await stores.browserPolicies.getIfChanged(ORG_ID, 1)).toBe("unchanged");
+        await stores.browserPolicies.put(ORG_ID, aPolicy(["a.example"]));
+        expect(await stores.browserPolicies.getIfChanged(ORG_ID, 1)).toEqual({ policy: aPolicy(["a.example"]), version: 2 });
+        expect(await stores.browserPolicies.getIfChanged(ORG_ID, 3)).toEqual({ policy: aPolicy(["a.example"]), version: 2 });
+        expect(await stores.browserPolicies.getIfChanged(OTHER_ORG_ID, 2)).toBeNull();
+      });
+
       it("keeps what was stored when the caller later edits its object", async () => {
         const domains = ["example.com"];
         await stores.browserPolicies.put(ORG_ID, aPolicy(domains));

@@ -5,7 +5,7 @@ export { formatEntry, MAX_ENTRY_LENGTH, normalizeEntry } from "./entries.ts";
 export type { EntryOptions, EntryResult, PolicyEntry } from "./entries.ts";
 export { hostKey, hostKeyOf } from "./host-key.ts";
 export type { HostKey, HostKeyResult, InvalidHost } from "./host-key.ts";
-export { PolicyCache } from "./policy-cache.ts";
+export { PolicyCache, type CachedPolicy } from "./policy-cache.ts";
 export { BROWSER_ACTIONS, DEFAULT_ACTIONS, DEFAULT_BROWSER_POLICY } from "./types.ts";
 export type {
   AccessControl,

@@ -1,15 +1,17 @@
 import { invalidArgument } from "../errors.ts";
 import { compileAccessControl } from "./compile.ts";
 import type { CompiledAccessControl } from "./compile.ts";
-import type { AccessControl } from "./types.ts";
+import type { BrowserPolicy } from "./types.ts";
 
-interface CachedPolicy {
-  readonly version: string | number;
+/** One org's policy as last read, with its access control compiled. Frozen: every request shares it. */
+export interface CachedPolicy {
+  readonly version: number;
+  readonly policy: BrowserPolicy;
   readonly compiled: CompiledAccessControl;
 }
 
 /**
- * Compiled access control per org, so a policy is compiled once per version rather than once per check.
+ * Policies per org, so a policy is decoded and compiled once per version rather than once per check.
  * Least-recently-used orgs are evicted beyond `capacity`. It holds one version per org: a new version
  * replaces the old one at once, and an org id can never be read as another org's key.
  */
@@ -22,22 +24,39 @@ export class PolicyCache {
     this.#capacity = capacity;
   }
 
-  /** The compiled form of `accessControl`, which the caller read as `version` of `orgId`'s policy. */
-  compiled(orgId: string, version: string | number, accessControl: AccessControl): CompiledAccessControl {
+  /** The org's cached policy, now marked most recently used; undefined when none is cached. */
+  get(orgId: string): CachedPolicy | undefined {
     const cached = this.#byOrg.get(orgId);
-    // Map keeps insertion order: deleting and re-inserting marks the org as most recently used.
+    if (cached !== undefined) {
+      // Map keeps insertion order: deleting and re-inserting marks the org as most recently used.
+      this.#byOrg.delete(orgId);
+      this.#byOrg.set(orgId, cached);
+    }
+    return cached;
+  }
+
+  /** Compiles `policy`, which the caller read as `version` of `orgId`'s policy, and caches it in place of any other version. */
+  put(orgId: string, version: number, policy: BrowserPolicy): CachedPolicy {
+    const entry: CachedPolicy = Object.freeze({ version, policy: deepFreeze(policy), compiled: compileAccessControl(policy.accessControl) });
     this.#byOrg.delete(orgId);
-    const entry = cached?.version === version ? cached : { version, compiled: compileAccessControl(accessControl) };
     this.#byOrg.set(orgId, entry);
     if (this.#byOrg.size > this.#capacity) {
       const oldest = this.#byOrg.keys().next();
       if (oldest.done !== true) this.#byOrg.delete(oldest.value);
     }
-    return entry.compiled;
+    return entry;
   }
 
   /** Orgs currently cached. */
   get size(): number {
     return this.#byOrg.size;
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

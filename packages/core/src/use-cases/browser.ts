@@ -3,26 +3,35 @@ import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { Principal } from "../results.ts";
 import { checkUrl } from "../url-policy/check-url.ts";
-import { PolicyCache } from "../url-policy/policy-cache.ts";
+import { PolicyCache, type CachedPolicy } from "../url-policy/policy-cache.ts";
 import { DEFAULT_BROWSER_POLICY, type BrowserPolicy, type UrlDecision } from "../url-policy/types.ts";
-import type { CompiledAccessControl } from "../url-policy/compile.ts";
 
 /** Enough for every org a replica serves in practice; an evicted org just compiles again. */
 const POLICY_CACHE_CAPACITY = 10_000;
+/** The version of an org that never stored a policy (stored versions start at 1). */
 const DEFAULT_VERSION = 0;
+/** Asked for when nothing is cached, so the store always answers with the policy. */
+const NO_VERSION = -1;
 
 export interface BrowserPolicyReader {
-  /** The org's stored policy (or the default) and its compiled access control, compiled once per version. */
-  read(orgId: string): Promise<{ policy: BrowserPolicy; compiled: CompiledAccessControl }>;
+  /** The org's stored policy (or the default) and its compiled access control, decoded and compiled once per version. */
+  read(orgId: string): Promise<CachedPolicy>;
 }
 
+/**
+ * Every read still asks the store, so a policy saved on any replica applies to the next check; it only
+ * skips decoding and compiling a version it already holds.
+ */
 export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
   const cache = new PolicyCache(POLICY_CACHE_CAPACITY);
   return {
     async read(orgId) {
-      const stored = await ctx.stores.browserPolicies.get(orgId);
-      const policy = stored?.policy ?? DEFAULT_BROWSER_POLICY;
-      return { policy, compiled: cache.compiled(orgId, stored?.version ?? DEFAULT_VERSION, policy.accessControl) };
+      const cached = cache.get(orgId);
+      let stored = await ctx.stores.browserPolicies.getIfChanged(orgId, cached?.version ?? NO_VERSION);
+      if (cached !== undefined && (stored === "unchanged" || (stored === null && cached.version === DEFAULT_VERSION))) return cached;
+      // Only a store that broke its contract says "unchanged" to NO_VERSION: read the policy in full instead.
+      if (stored === "unchanged") stored = await ctx.stores.browserPolicies.get(orgId);
+      return cache.put(orgId, stored?.version ?? DEFAULT_VERSION, stored?.policy ?? DEFAULT_BROWSER_POLICY);
     },
   };
 }

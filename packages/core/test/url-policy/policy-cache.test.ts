@@ -1,37 +1,44 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../../src/errors.ts";
 import { checkUrl, DEFAULT_BROWSER_POLICY, PolicyCache } from "../../src/url-policy/index.ts";
-import type { AccessControl } from "../../src/url-policy/index.ts";
+import type { BrowserPolicy } from "../../src/url-policy/index.ts";
 
-const blocking = (host: string): AccessControl => ({ ...DEFAULT_BROWSER_POLICY.accessControl, blockedDomains: [host] });
+const blocking = (host: string): BrowserPolicy => ({
+  ...DEFAULT_BROWSER_POLICY,
+  accessControl: { ...DEFAULT_BROWSER_POLICY.accessControl, blockedDomains: [host] },
+});
 
 describe("PolicyCache", () => {
-  it("compiles a policy once per org and version", () => {
+  it("keeps one version per org, compiled, and replaces it with a newer one", () => {
     const cache = new PolicyCache(10);
-    const first = cache.compiled("org-1", 1, blocking("a.com"));
-    expect(cache.compiled("org-1", 1, blocking("ignored.com"))).toBe(first);
-    const second = cache.compiled("org-1", 2, blocking("b.com"));
-    expect(second).not.toBe(first);
-    expect(checkUrl(second, "https://b.com").reasonCode).toBe("blocked");
-    expect(checkUrl(second, "https://a.com").allowed).toBe(true);
+    expect(cache.get("org-1")).toBeUndefined();
+    const first = cache.put("org-1", 1, blocking("a.com"));
+    expect(cache.get("org-1")).toBe(first);
+    const second = cache.put("org-1", 2, blocking("b.com"));
+    expect(cache.get("org-1")).toBe(second);
+    expect(second.version).toBe(2);
+    expect(checkUrl(second.compiled, "https://b.com").reasonCode).toBe("blocked");
+    expect(checkUrl(second.compiled, "https://a.com").allowed).toBe(true);
     expect(cache.size).toBe(1);
   });
 
   it("evicts the least recently used org beyond its capacity", () => {
     const cache = new PolicyCache(2);
-    const a = cache.compiled("a", 1, blocking("a.com"));
-    const b = cache.compiled("b", 1, blocking("b.com"));
-    expect(cache.compiled("a", 1, blocking("a.com"))).toBe(a);
-    cache.compiled("c", 1, blocking("c.com"));
+    const a = cache.put("a", 1, blocking("a.com"));
+    cache.put("b", 1, blocking("b.com"));
+    expect(cache.get("a")).toBe(a);
+    cache.put("c", 1, blocking("c.com"));
     expect(cache.size).toBe(2);
-    expect(cache.compiled("a", 1, blocking("a.com"))).toBe(a);
-    expect(cache.compiled("b", 1, blocking("b.com"))).not.toBe(b);
+    expect(cache.get("a")).toBe(a);
+    expect(cache.get("b")).toBeUndefined();
   });
 
-  it("never serves one org's policy for another whose id contains the separator", () => {
-    const cache = new PolicyCache(10);
-    const first = cache.compiled("a:1", 2, blocking("a.com"));
-    expect(cache.compiled("a", "1:2", blocking("b.com"))).not.toBe(first);
+  it("freezes what it shares between requests, the caller's object included", () => {
+    const policy = blocking("a.com");
+    const cached = new PolicyCache(1).put("org-1", 1, policy);
+    expect(Object.isFrozen(cached)).toBe(true);
+    expect(Object.isFrozen(policy.accessControl.blockedDomains)).toBe(true);
+    expect(() => (policy.accessControl.blockedDomains as string[]).push("b.com")).toThrow(TypeError);
   });
 
   it("refuses a capacity that is not a positive integer", () => {
