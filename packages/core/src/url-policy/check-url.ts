@@ -1,4 +1,4 @@
-import { listMatches } from "./compile.ts";
+import { listingOf } from "./compile.ts";
 import type { CompiledAccessControl } from "./compile.ts";
 import { hostKey } from "./host-key.ts";
 import type { UrlDecision, UrlReasonCode } from "./types.ts";
@@ -31,8 +31,9 @@ export function checkUrl(compiled: CompiledAccessControl, input: string): UrlDec
   const host = hostKey(url.hostname);
   if (host.kind === "invalid") return deny("invalid_host", INVALID_ADDRESS, canonicalUrl);
   // Blocked first, always: a blocked *.example.com beats an allowed good.example.com.
-  if (listMatches(compiled.blocked, host)) return deny("blocked", `Your organization blocks ${host.key}.`, canonicalUrl);
-  if (listMatches(compiled.allowed, host) || compiled.defaultAction === "allow") return { allowed: true, canonicalUrl };
+  const listing = listingOf(compiled, host);
+  if (listing === "blocked") return deny("blocked", `Your organization blocks ${host.key}.`, canonicalUrl);
+  if (listing === "allowed" || compiled.defaultAction === "allow") return { allowed: true, canonicalUrl };
   return deny("not_allowed", `${host.key} is not on your organization's list of allowed sites.`, canonicalUrl);
 }
 

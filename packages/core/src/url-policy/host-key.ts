@@ -41,7 +41,8 @@ function invalid(problem: string): InvalidHost {
 export function hostKey(hostname: string): HostKeyResult {
   if (hostname.startsWith("[")) return ipv6Key(hostname);
   const name = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
-  if (DOTTED_IPV4.test(name)) return { kind: "ip", key: name };
+  // Only a name ending in a digit can be dotted IPv4: most hosts skip the regex.
+  if (isDigit(name.charCodeAt(name.length - 1)) && DOTTED_IPV4.test(name)) return { kind: "ip", key: name };
   return domainKey(name);
 }
 
@@ -55,7 +56,8 @@ function domainKey(name: string): HostKeyResult {
   if (name.length === 0) return invalid("the host name is empty");
   if (name.length > MAX_DOMAIN_OCTETS) return invalid(`a host name has at most ${MAX_DOMAIN_OCTETS} octets`);
   if (!DOMAIN.test(name)) return labelProblem(name);
-  if (ENDS_IN_NUMBER.test(name)) return invalid("the last label is a number but the host is not a dotted-decimal IPv4 address");
+  // Both of ENDS_IN_NUMBER's forms start the last label with a digit.
+  if (isDigit(name.charCodeAt(name.lastIndexOf(".") + 1)) && ENDS_IN_NUMBER.test(name)) return invalid("the last label is a number but the host is not a dotted-decimal IPv4 address");
   if (name.includes("xn--")) {
     for (const label of name.split(".")) {
       // Node 20 returns "" for bad Punycode and Node 24 returns the label unchanged: both mean it does not decode.
@@ -63,6 +65,10 @@ function domainKey(name: string): HostKeyResult {
     }
   }
   return { kind: "domain", key: name };
+}
+
+function isDigit(charCode: number): boolean {
+  return charCode >= 0x30 && charCode <= 0x39;
 }
 
 function isUndecodable(label: string): boolean {

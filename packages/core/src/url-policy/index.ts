@@ -1,6 +1,6 @@
 export { checkUrl, MAX_URL_LENGTH, normalizeUserInput } from "./check-url.ts";
-export { compileAccessControl, listMatches } from "./compile.ts";
-export type { CompiledAccessControl, CompiledHostList, HostListName, SkippedEntry } from "./compile.ts";
+export { compileAccessControl, HostBits, listingOf } from "./compile.ts";
+export type { CompiledAccessControl, HostListing, HostListName, SkippedEntry } from "./compile.ts";
 export { formatEntry, MAX_ENTRY_LENGTH, normalizeEntry } from "./entries.ts";
 export type { EntryOptions, EntryResult, PolicyEntry } from "./entries.ts";
 export { hostKey, hostKeyOf } from "./host-key.ts";

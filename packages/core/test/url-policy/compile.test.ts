@@ -1,25 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { checkUrl, compileAccessControl, listMatches } from "../../src/url-policy/index.ts";
-import type { AccessControl } from "../../src/url-policy/index.ts";
+import { checkUrl, compileAccessControl, HostBits, listingOf } from "../../src/url-policy/index.ts";
+import type { AccessControl, CompiledAccessControl } from "../../src/url-policy/index.ts";
+
+const { allowedExact, allowedWild, blockedExact, blockedWild } = HostBits;
+
+/** The keys holding `bit`. */
+function keysWith(compiled: CompiledAccessControl, bit: number): Set<string> {
+  return new Set([...compiled.hosts].filter(([, bits]) => (bits & bit) !== 0).map(([key]) => key));
+}
 
 function accessControl(overrides: Partial<AccessControl>): AccessControl {
   return { allowedDomains: [], blockedDomains: [], defaultAction: "deny", wildcardSupported: true, ...overrides };
 }
 
 describe("compileAccessControl (url-policy.md §5)", () => {
-  it("splits entries into exact keys and wildcard bases", () => {
+  it("puts both lists in one table of keys marked exact or wildcard base, per list", () => {
     const compiled = compileAccessControl(
-      accessControl({ allowedDomains: ["a.com", "*.b.com", "10.0.0.1", "[::1]"], blockedDomains: ["*.x.y.z", "c.com"] }),
+      accessControl({ allowedDomains: ["a.com", "*.b.com", "10.0.0.1", "[::1]", "*.c.com"], blockedDomains: ["*.x.y.z", "c.com"] }),
     );
-    expect(compiled.allowed).toEqual({ exact: new Set(["a.com", "10.0.0.1", "[::1]"]), wild: new Set(["b.com"]), minWildLabels: 2, maxWildLabels: 2 });
-    expect(compiled.blocked).toEqual({ exact: new Set(["c.com"]), wild: new Set(["x.y.z"]), minWildLabels: 3, maxWildLabels: 3 });
+    expect(compiled.hosts).toEqual(
+      new Map([
+        ["a.com", allowedExact],
+        ["b.com", allowedWild],
+        ["10.0.0.1", allowedExact],
+        ["[::1]", allowedExact],
+        ["c.com", allowedWild | blockedExact],
+        ["x.y.z", blockedWild],
+      ]),
+    );
+    expect([compiled.minWildLabels, compiled.maxWildLabels]).toEqual([2, 3]);
     expect(compiled.skipped).toEqual([]);
   });
 
   it("normalises entries stored in another spelling instead of dropping them", () => {
     const compiled = compileAccessControl(accessControl({ blockedDomains: [" EVIL.com. ", "*.B\u00FCcher.de", "::ffff:7f00:1", "[0::1]"] }));
-    expect(compiled.blocked.exact).toEqual(new Set(["evil.com", "127.0.0.1", "[::1]"]));
-    expect(compiled.blocked.wild).toEqual(new Set(["xn--bcher-kva.de"]));
+    expect(keysWith(compiled, blockedExact)).toEqual(new Set(["evil.com", "127.0.0.1", "[::1]"]));
+    expect(keysWith(compiled, blockedWild)).toEqual(new Set(["xn--bcher-kva.de"]));
     expect(compiled.skipped).toEqual([]);
   });
 
@@ -27,8 +43,7 @@ describe("compileAccessControl (url-policy.md §5)", () => {
     const compiled = compileAccessControl(
       accessControl({ allowedDomains: ["ok.com", "*", "1.2.3"], blockedDomains: [".evil.com", 42 as unknown as string, "*.10.0.0.1"] }),
     );
-    expect(compiled.allowed.exact).toEqual(new Set(["ok.com"]));
-    expect(compiled.blocked.exact.size + compiled.blocked.wild.size).toBe(0);
+    expect(compiled.hosts).toEqual(new Map([["ok.com", allowedExact]]));
     expect(compiled.skipped).toEqual([
       { list: "allowed_domains", entry: "*", reason: `"*": "*" alone is not an entry; default_action decides for every unlisted site` },
       { list: "allowed_domains", entry: "1.2.3", reason: `"1.2.3": write an IPv4 address as four decimal numbers; this one means 1.2.0.3` },
@@ -40,7 +55,7 @@ describe("compileAccessControl (url-policy.md §5)", () => {
 
   it("keeps wildcard entries inert while wildcard_supported is false, apex included", () => {
     const compiled = compileAccessControl(accessControl({ blockedDomains: ["*.evil.com", "bad.com"], defaultAction: "allow", wildcardSupported: false }));
-    expect(compiled.blocked.wild.size).toBe(0);
+    expect(keysWith(compiled, blockedWild).size).toBe(0);
     expect(compiled.skipped).toEqual([{ list: "blocked_domains", entry: "*.evil.com", reason: "wildcard entry is inert while wildcard_supported is false" }]);
     expect(checkUrl(compiled, "https://evil.com").allowed).toBe(true);
     expect(checkUrl(compiled, "https://www.evil.com").allowed).toBe(true);
@@ -53,18 +68,31 @@ describe("compileAccessControl (url-policy.md §5)", () => {
     expect(checkUrl(compiled, "https://example.com").reasonCode).toBe("not_allowed");
   });
 
-  it("probes only suffixes whose label count a wildcard base has", () => {
-    const compiled = compileAccessControl(accessControl({ allowedDomains: ["*.b.c", "*.x.y.z.w"] }));
+  it("probes the host's own key, then only proper suffixes whose label count a wildcard base has", () => {
+    const compiled = compileAccessControl(accessControl({ allowedDomains: ["*.b.c", "*.x.y.z.w"], blockedDomains: ["*.evil.b.c"] }));
     const probed: string[] = [];
-    const spy = { ...compiled.allowed, wild: { has: (key: string) => (probed.push(key), compiled.allowed.wild.has(key)) } as ReadonlySet<string> };
-    expect(listMatches(spy, { kind: "domain", key: "q.r.s.t.u.v" })).toBe(false);
-    expect(probed).toEqual(["u.v", "t.u.v", "s.t.u.v"]);
-    probed.length = 0;
-    expect(listMatches(spy, { kind: "domain", key: "a.b.c" })).toBe(true);
-    expect(probed).toEqual(["b.c"]);
-    probed.length = 0;
-    expect(listMatches(spy, { kind: "ip", key: "1.2.3.4" })).toBe(false);
-    expect(probed).toEqual([]);
+    const spy = { ...compiled, hosts: { get: (key: string) => (probed.push(key), compiled.hosts.get(key)) } as ReadonlyMap<string, number> };
+    const probes = (kind: "domain" | "ip", key: string) => {
+      probed.length = 0;
+      return [listingOf(spy, { kind, key }), ...probed];
+    };
+    expect(probes("domain", "q.r.s.t.u.v")).toEqual(["unlisted", "q.r.s.t.u.v", "u.v", "t.u.v", "s.t.u.v"]);
+    expect(probes("domain", "a.b.c")).toEqual(["allowed", "a.b.c", "b.c"]);
+    expect(probes("domain", "b.c")).toEqual(["allowed", "b.c"]);
+    expect(probes("domain", "x.evil.b.c")).toEqual(["blocked", "x.evil.b.c", "b.c", "evil.b.c"]);
+    expect(probes("ip", "1.2.3.4")).toEqual(["unlisted", "1.2.3.4"]);
+  });
+
+  it("answers blocked over allowed whichever of the two entries is more specific", () => {
+    const compiled = compileAccessControl(accessControl({ allowedDomains: ["good.evil.com", "*.ok.com"], blockedDomains: ["*.evil.com", "bad.ok.com"] }));
+    const listing = (key: string) => listingOf(compiled, { kind: "domain", key });
+    expect([listing("good.evil.com"), listing("evil.com"), listing("bad.ok.com"), listing("x.bad.ok.com"), listing("ok.com")]).toEqual([
+      "blocked",
+      "blocked",
+      "blocked",
+      "allowed",
+      "allowed",
+    ]);
   });
 });
 
@@ -78,7 +106,7 @@ describe("lookups at scale", () => {
     }
     const compiled = compileAccessControl(accessControl({ allowedDomains: allowed, blockedDomains: blocked }));
     expect(compiled.skipped).toEqual([]);
-    expect(compiled.allowed.exact.size + compiled.allowed.wild.size + compiled.blocked.exact.size + compiled.blocked.wild.size).toBe(200_000);
+    expect(compiled.hosts.size).toBe(200_000);
 
     expect(checkUrl(compiled, "https://site99998.example/").allowed).toBe(true);
     expect(checkUrl(compiled, "https://deep.er.zone99999.example/").allowed).toBe(true);
@@ -89,17 +117,14 @@ describe("lookups at scale", () => {
     expect(checkUrl(compiled, "https://www.bad99998.example/").reasonCode).toBe("not_allowed");
 
     // A scan would call the list's iterator; the lookup only calls has().
-    const noScan = <T>(set: ReadonlySet<T>): ReadonlySet<T> =>
-      new Proxy(set, {
-        get(target, property) {
-          if (property !== "has") throw new Error(`scanned via ${String(property)}`);
-          return (target.has as (value: T) => boolean).bind(target);
-        },
-      });
     const guarded = {
       ...compiled,
-      allowed: { ...compiled.allowed, exact: noScan(compiled.allowed.exact), wild: noScan(compiled.allowed.wild) },
-      blocked: { ...compiled.blocked, exact: noScan(compiled.blocked.exact), wild: noScan(compiled.blocked.wild) },
+      hosts: new Proxy(compiled.hosts, {
+        get(target, property) {
+          if (property !== "get") throw new Error(`scanned via ${String(property)}`);
+          return target.get.bind(target);
+        },
+      }),
     };
     expect(checkUrl(guarded, "https://x.y.zone12345.example/").allowed).toBe(true);
     expect(checkUrl(guarded, "https://nowhere.example/").reasonCode).toBe("not_allowed");
