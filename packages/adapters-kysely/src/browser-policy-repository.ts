@@ -1,5 +1,6 @@
 import type { BrowserPolicy, BrowserPolicyStore, VersionedBrowserPolicy } from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
+import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 function toVersioned(row: { policy: string; version: number }): VersionedBrowserPolicy {
@@ -9,6 +10,17 @@ function toVersioned(row: { policy: string; version: number }): VersionedBrowser
 }
 
 export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPolicyStore {
+  // Every browser request runs this one.
+  const selectIfChanged = preparedQuery(db, 2, (orgId: string, knownVersion: number) =>
+    db
+      .selectFrom("browser_policies")
+      .select((eb) => [
+        "version",
+        // The policy column only crosses the wire (and meets JSON.parse) when the caller's copy is stale.
+        eb.case().when("version", "=", knownVersion).then(sql<string | null>`null`).else(eb.ref("policy")).end().as("policy"),
+      ])
+      .where("org_id", "=", orgId),
+  );
   return {
     async get(orgId) {
       const row = await db.selectFrom("browser_policies").select(["policy", "version"]).where("org_id", "=", orgId).executeTakeFirst();
@@ -16,15 +28,7 @@ export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPoli
     },
 
     async getIfChanged(orgId, knownVersion) {
-      const row = await db
-        .selectFrom("browser_policies")
-        .select((eb) => [
-          "version",
-          // The policy column only crosses the wire (and meets JSON.parse) when the caller's copy is stale.
-          eb.case().when("version", "=", knownVersion).then(sql<string | null>`null`).else(eb.ref("policy")).end().as("policy"),
-        ])
-        .where("org_id", "=", orgId)
-        .executeTakeFirst();
+      const [row] = await selectIfChanged(orgId, knownVersion);
       if (row === undefined) return null;
       return row.policy === null ? "unchanged" : toVersioned({ policy: row.policy, version: row.version });
     },

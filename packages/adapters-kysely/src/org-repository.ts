@@ -2,6 +2,7 @@ import type { Membership, Org, OrgStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
+import { preparedQuery } from "./prepared-query.ts";
 import type { Database, MembershipsTable, OrgsTable } from "./schema.ts";
 
 function toOrg(row: Selectable<OrgsTable>): Org {
@@ -13,6 +14,10 @@ function toMembership(row: Selectable<MembershipsTable>): Membership {
 }
 
 export function createOrgRepository(db: Kysely<Database>): OrgStore {
+  // Every browser request runs this one.
+  const selectMembership = preparedQuery(db, 2, (orgId: string, userId: string) =>
+    db.selectFrom("memberships").selectAll().where("org_id", "=", orgId).where("user_id", "=", userId),
+  );
   return {
     async create(org) {
       await failOnDuplicate(() => db.insertInto("orgs").values({ id: org.id, name: org.name, created_at: org.createdAt }).execute());
@@ -37,7 +42,7 @@ export function createOrgRepository(db: Kysely<Database>): OrgStore {
     },
 
     async findMembership(orgId, userId) {
-      const row = await db.selectFrom("memberships").selectAll().where("org_id", "=", orgId).where("user_id", "=", userId).executeTakeFirst();
+      const [row] = await selectMembership(orgId, userId);
       return row === undefined ? null : toMembership(row);
     },
   };

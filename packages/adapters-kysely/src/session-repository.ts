@@ -2,6 +2,7 @@ import type { Session, SessionStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
+import { preparedQuery } from "./prepared-query.ts";
 import type { Database, SessionsTable } from "./schema.ts";
 
 function toSession(row: Selectable<SessionsTable>): Session {
@@ -20,6 +21,10 @@ function toSession(row: Selectable<SessionsTable>): Session {
 }
 
 export function createSessionRepository(db: Kysely<Database>): SessionStore {
+  // Every authenticated request runs this one.
+  const selectActiveByAccessTokenHash = preparedQuery(db, 2, (accessTokenHash: string, now: number) =>
+    db.selectFrom("sessions").selectAll().where("access_token_hash", "=", accessTokenHash).where("revoked_at", "is", null).where("access_expires_at", ">", now),
+  );
   return {
     async create(session) {
       await failOnDuplicate(() =>
@@ -42,13 +47,7 @@ export function createSessionRepository(db: Kysely<Database>): SessionStore {
     },
 
     async findActiveByAccessTokenHash(accessTokenHash, now) {
-      const row = await db
-        .selectFrom("sessions")
-        .selectAll()
-        .where("access_token_hash", "=", accessTokenHash)
-        .where("revoked_at", "is", null)
-        .where("access_expires_at", ">", now)
-        .executeTakeFirst();
+      const [row] = await selectActiveByAccessTokenHash(accessTokenHash, now);
       return row === undefined ? null : toSession(row);
     },
 

@@ -1,0 +1,28 @@
+import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+
+/**
+ * A query kysely builds and compiles once, then runs with new argument values. For a point lookup the
+ * builder and compiler cost more than the database does, so the reads every request makes (bearer token,
+ * membership, policy version) skip them.
+ *
+ * `build` is called once with placeholder arguments and must pass each one straight to kysely as a value
+ * (where, set, values…), never inspect or transform it: the positions where the placeholders land in the
+ * compiled parameters are where each call's arguments go.
+ */
+export function preparedQuery<Args extends readonly unknown[], Row>(
+  db: Kysely<Database>,
+  arity: Args["length"],
+  build: (...args: Args) => Compilable<Row>,
+): (...args: Args) => Promise<Row[]> {
+  const placeholders = Array.from({ length: arity }, (_, i) => Symbol(`argument ${i}`));
+  const compiled: CompiledQuery<Row> = build(...(placeholders as unknown as Args)).compile();
+  // For each compiled parameter: which argument fills it, or -1 for a constant the query itself holds.
+  const sources = compiled.parameters.map((value) => placeholders.indexOf(value as symbol));
+  const unused = placeholders.filter((placeholder) => !compiled.parameters.includes(placeholder));
+  if (unused.length > 0) throw new Error(`preparedQuery: ${unused.map(String).join(", ")} did not become a query parameter`);
+  return async (...args) => {
+    const parameters = sources.map((source, i) => (source === -1 ? compiled.parameters[i] : args[source]));
+    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
+  };
+}

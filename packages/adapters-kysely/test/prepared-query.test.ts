@@ -1,0 +1,43 @@
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { preparedQuery } from "../src/prepared-query.ts";
+import type { Database } from "../src/schema.ts";
+
+describe("preparedQuery", () => {
+  let db: Kysely<Database>;
+
+  beforeEach(async () => {
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(":memory:") }) });
+    await sql`CREATE TABLE memberships (org_id TEXT, user_id TEXT, role TEXT)`.execute(db);
+    await db
+      .insertInto("memberships")
+      .values([
+        { org_id: "o1", user_id: "u1", role: "admin" },
+        { org_id: "o1", user_id: "u2", role: "member" },
+        { org_id: "o2", user_id: "u1", role: "member" },
+      ])
+      .execute();
+  });
+
+  afterEach(() => db.destroy());
+
+  it("runs with each call's arguments wherever they sit among the query's own constants", async () => {
+    // The arguments are used in the opposite order to their declaration, around a constant.
+    const select = preparedQuery(db, 2, (userId: string, orgId: string) =>
+      db.selectFrom("memberships").select("role").where("org_id", "=", orgId).where("role", "!=", "member").where("user_id", "=", userId),
+    );
+    expect(await select("u1", "o1")).toEqual([{ role: "admin" }]);
+    expect(await select("u1", "o2")).toEqual([]);
+    expect(await select("u2", "o1")).toEqual([]);
+    await db.insertInto("memberships").values({ org_id: "o2", user_id: "u2", role: "admin" }).execute();
+    expect(await select("u2", "o2")).toEqual([{ role: "admin" }]);
+  });
+
+  it("refuses a build that does not turn every argument into a parameter", () => {
+    // This build looks at userId instead of handing it to kysely, so no call could ever bind it.
+    expect(() => preparedQuery(db, 2, (orgId: string, userId: string) => db.selectFrom("memberships").selectAll().where("org_id", "=", userId === orgId ? orgId : orgId))).toThrow(
+      /argument 1\) did not become a query parameter/,
+    );
+  });
+});
