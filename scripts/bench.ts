@@ -4,21 +4,42 @@
  *
  *   node --conditions=@gatehouse/source scripts/bench.ts           full run (< 10 minutes)
  *   node --conditions=@gatehouse/source scripts/bench.ts --smoke   every measurement, tiny sizes (seconds); writes to a temp dir, never to docs/
+ *   node --conditions=@gatehouse/source scripts/bench.ts --render  rewrites docs/benchmarks.md from docs/benchmarks.json (no measuring)
  *
  * Plain Node 24 type stripping. Progress goes to stderr; the summary table to stdout.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { goalRows, renderMarkdown, summaryTable, type BenchResults } from "./bench/report.ts";
+import { goalRows, renderMarkdown, summaryTable, type Baseline, type BenchResults } from "./bench/report.ts";
 import { measureScaling } from "./bench/scaling.ts";
 import { measureServer } from "./bench/server-bench.ts";
 import { measureUrlCheck } from "./bench/url-check.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const { values } = parseArgs({ options: { smoke: { type: "boolean", default: false }, "keep-tmp": { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: { smoke: { type: "boolean", default: false }, "keep-tmp": { type: "boolean", default: false }, render: { type: "boolean", default: false } },
+});
 const smoke = values.smoke === true;
+const DOCS = join(ROOT, "docs");
+
+/** Writes benchmarks.md (compared with docs/benchmarks-baseline.json when present) and benchmarks.json. */
+function writeReport(outDir: string, results: BenchResults): void {
+  const baselineFile = join(DOCS, "benchmarks-baseline.json");
+  const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, "utf8")) as Baseline) : undefined;
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "benchmarks.md"), renderMarkdown(results, baseline));
+  writeFileSync(join(outDir, "benchmarks.json"), `${JSON.stringify(results, null, 2)}\n`);
+}
+
+if (values.render === true) {
+  const stored = JSON.parse(readFileSync(join(DOCS, "benchmarks.json"), "utf8")) as BenchResults;
+  const results: BenchResults = { ...stored, goals: goalRows(stored.urlCheck, stored.server, stored.scaling) };
+  writeReport(DOCS, results);
+  console.log(summaryTable(results.goals));
+  process.exit(0);
+}
 
 const started = performance.now();
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -94,10 +115,8 @@ try {
     scaling,
     goals,
   };
-  const outDir = smoke ? join(tmp, "docs") : join(ROOT, "docs");
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, "benchmarks.md"), renderMarkdown(results));
-  writeFileSync(join(outDir, "benchmarks.json"), `${JSON.stringify(results, null, 2)}\n`);
+  const outDir = smoke ? join(tmp, "docs") : DOCS;
+  writeReport(outDir, results);
   log(`done in ${elapsed()}; wrote ${join(outDir, "benchmarks.md")} and benchmarks.json${smoke ? " (smoke: a temp dir, not docs/)" : ""}`);
   console.log(summaryTable(goals));
 } finally {
