@@ -94,7 +94,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   }, PURGE_INTERVAL_MS);
   purge.unref();
 
-  const server = createDualProtocolServer(connect, { maxBodyBytes: MAX_RPC_MESSAGE_BYTES });
+  const server = createDualProtocolServer(connect);
   const address = await server.listen(config.port, config.host);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   logger.info({ url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled }, "gatehouse listening");

@@ -5,6 +5,9 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from "
 export type RequestHandler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
 const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+/** How much of a refused body is read and dropped after the response, and for how long, before the connection is cut. */
+const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+const DRAIN_MAX_MS = 2_000;
 
 export interface DualProtocolServer {
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -17,13 +20,8 @@ export interface DualProtocolServer {
  * prior knowledge (gRPC, buf curl): the first bytes of each connection pick the protocol, since
  * browsers never speak h2c and `allowHTTP1` works only with TLS.
  */
-export interface DualProtocolServerOptions {
-  /** The largest request body the handler reads; a larger declared body gets `Connection: close`. */
-  readonly maxBodyBytes: number;
-}
-
-export function createDualProtocolServer(handler: RequestHandler, options: DualProtocolServerOptions): DualProtocolServer {
-  const http1 = createHttp1Server({ keepAliveTimeout: 5_000 }, handler);
+export function createDualProtocolServer(handler: RequestHandler): DualProtocolServer {
+  const http1 = createHttp1Server({ keepAliveTimeout: 5_000 });
   const http2 = createHttp2Server({}, handler);
   const sockets = new Set<Socket>();
   const inFlight = new Map<Socket, number>();
@@ -34,13 +32,10 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
   http1.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    if (closing) res.setHeader("connection", "close");
-    // An oversized body is refused unread; the connection then carries its rest, so it must not be
-    // reused: announce the close up front when the length is declared, and close after the
-    // response in any case.
-    if (Number(req.headers["content-length"] ?? 0) > options.maxBodyBytes) res.setHeader("connection", "close");
+    // A declared body too large to drain, should the handler refuse it, goes on a connection that closes with the response.
+    if (closing || Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
     res.on("finish", () => {
-      if (!req.complete) socket.destroySoon();
+      if (!req.complete) drainRefusedBody(req, socket);
     });
     res.on("close", () => {
       const left = (inFlight.get(socket) ?? 1) - 1;
@@ -48,6 +43,8 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
       if (closing && left === 0) socket.destroySoon();
     });
   });
+  // After the bookkeeping above, so its headers are set before the handler can answer.
+  http1.on("request", handler);
   http2.on("session", (session: ServerHttp2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
@@ -97,4 +94,30 @@ export function createDualProtocolServer(handler: RequestHandler, options: DualP
       clearTimeout(forced);
     },
   };
+}
+
+/**
+ * Reads and drops the rest of a body the handler refused unread, so the client, which may still be
+ * writing it, gets the response already sent (closing on unread data makes the kernel reset the
+ * connection, and the client loses the response) and the connection stays usable. Bounded: past
+ * `DRAIN_MAX_BYTES` or `DRAIN_MAX_MS` the connection is cut instead.
+ */
+function drainRefusedBody(req: IncomingMessage, socket: Socket): void {
+  let drained = 0;
+  const stop = () => {
+    clearTimeout(timer);
+    req.off("data", onData);
+  };
+  const cut = () => {
+    stop();
+    socket.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MAX_BYTES) cut();
+  };
+  const timer = setTimeout(cut, DRAIN_MAX_MS);
+  req.on("data", onData);
+  req.once("end", stop);
+  req.resume();
 }
