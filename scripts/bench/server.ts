@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { sleep } from "./stats.ts";
 
 export interface BenchServer {
@@ -41,9 +41,17 @@ export interface StartOptions {
 export async function startBenchServer(options: StartOptions): Promise<BenchServer> {
   const port = await freePort();
   const bin = join(options.root, "apps/server/bin/gatehouse.js");
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--conditions=@gatehouse/source", bin, "serve"], {
+  // Run as `npm start` runs it, through the bin's shebang and its node flags; extra ones go through NODE_OPTIONS.
+  const child = spawn(bin, ["serve"], {
     cwd: options.root,
-    env: { ...process.env, ...options.env, HOST: "127.0.0.1", PORT: String(port) },
+    env: {
+      ...process.env,
+      ...options.env,
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
+      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", ...(options.nodeArgs ?? [])].join(" ").trim(),
+      HOST: "127.0.0.1",
+      PORT: String(port),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

@@ -1,7 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { spawnSync } from "node:child_process";
+import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
-import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+import { BIN, DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
 
 const PASSWORD = "correct horse battery";
 const POLICY = {
@@ -178,6 +180,15 @@ describe("CLI", () => {
     expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({ mfa_always: true, device_trust_enabled: true, max_trust_ttl_days: 90 });
     expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).json).toEqual(POLICY);
     expect(runCli(["policy", "get", orgId], env).json).toEqual(POLICY);
+  });
+
+  it("runs as an executable through its shebang (how npm start runs the server)", () => {
+    const result = spawnSync(BIN, ["org", "create", "Shebang"], {
+      env: { ...process.env, ...env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}` },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ org_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it.each([

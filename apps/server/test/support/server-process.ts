@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
-const BIN = join(REPO_ROOT, "apps/server/bin/gatehouse.js");
+export const BIN = join(REPO_ROOT, "apps/server/bin/gatehouse.js");
 const NODE_ARGS = ["--conditions=@gatehouse/source", BIN];
 
 /** Dev OTP mode as the README's run command sets it, with a cheap KDF for speed. */
