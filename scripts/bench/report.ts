@@ -333,10 +333,11 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     "",
     "## 4. Scaling: one server process vs two",
     "",
-    "Two `gatehouse serve` processes on one database, each on its own port (no code change needed, unlike node:cluster, which would need a wrapper around the server's entry point). " +
+    "Two server processes on one database: two `gatehouse serve` each on its own port (as replicas behind a load balancer), or one `gatehouse serve` with `WORKERS=2` " +
+      "(node:cluster: a supervisor process and two workers sharing one port). " +
       `The load is two autocannon processes with ${Math.floor(o.connections / 2)} connections each in both configurations, both at one server or one per server, ` +
       "so only the server count changes. Same check-url requests as above. PostgreSQL: a fresh database is created and dropped around the run " +
-      "(PostgreSQL itself runs on the same 2 cores). SQLite: both processes open one file; WAL lets their reads run side by side.",
+      "(PostgreSQL itself runs on the same 2 cores). SQLite: the processes open one file; WAL lets their reads run side by side.",
     "",
     table(
       ["Database", "1 process req/s", "2 processes req/s", "speed-up", "p99 ms (1 / 2)"],

@@ -1,9 +1,9 @@
 /**
  * Measurement 4: check-url throughput with one `gatehouse serve` process and with two on one
- * database (PostgreSQL, in a database created and dropped for the run; and one SQLite file), each
- * on its own port. The load is always two autocannon processes with half the
- * connections each (both at the one server, or one per server), so the load generator is the
- * same in both configurations and only the server count changes.
+ * database: two servers each on its own port (PostgreSQL, in a database created and dropped for
+ * the run; and one SQLite file), and one server with WORKERS=2 (node:cluster, one port, SQLite).
+ * The load is always two autocannon processes with half the connections each, so the load
+ * generator is the same in both configurations and only the server count changes.
  */
 import { join } from "node:path";
 import type * as Pg from "pg";
@@ -41,7 +41,8 @@ export async function measureScaling(options: ScalingOptions, log: (line: string
   if (!postgres.measured) log(`  PostgreSQL not measured: ${postgres.reason}`);
   // The same on the SQLite file the rest of the bench uses: two processes share it through WAL.
   const sqlite = await measureOn("SQLite, one shared file (WAL)", join(options.tmpDir, "scaling.sqlite"), options, log);
-  return [postgres, sqlite];
+  const workers = await measureOn("SQLite, WORKERS=2 (node:cluster, one port)", join(options.tmpDir, "workers.sqlite"), options, log, "workers");
+  return [postgres, sqlite, workers];
 }
 
 async function measurePostgres(options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult> {
@@ -76,9 +77,13 @@ async function measurePostgres(options: ScalingOptions, log: (line: string) => v
   }
 }
 
-async function measureOn(database: string, databaseUrl: string, options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult> {
+/** The second process: another server on its own port, or the one server run with WORKERS=2. */
+type SecondProcess = "own port" | "workers";
+
+async function measureOn(database: string, databaseUrl: string, options: ScalingOptions, log: (line: string) => void, second: SecondProcess = "own port"): Promise<ScalingResult> {
   const fixture = await seedFixture({ databaseUrl, policyEntries: options.policyEntries, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0, checkUrlOnly: true });
-  const env = serverEnv(databaseUrl);
+  // check-url needs no OTP, and dev OTP mode (one process's memory) refuses WORKERS > 1.
+  const env = { ...serverEnv(databaseUrl), OTP_RETURN_TO_CLIENT: "false" };
   const requests = checkUrlRequests(fixture, fixture.orgNoMfa);
   const half = Math.max(1, Math.floor(options.connections / 2));
   const servers: BenchServer[] = [];
@@ -101,10 +106,20 @@ async function measureOn(database: string, databaseUrl: string, options: Scaling
     await drive([a, a], options.warmupS);
     const one = await measure([a, a]);
     log(`  ${database}, 1 process: ${one.rps.toFixed(0)} req/s`);
-    servers.push(await startBenchServer({ root: options.root, env }));
-    const b = servers[1]!;
-    await drive([b, b], options.warmupS);
-    const two = await measure([a, b]);
+    let two: ScalingConfig;
+    if (second === "workers") {
+      await a.stop();
+      servers.length = 0;
+      servers.push(await startBenchServer({ root: options.root, env: { ...env, WORKERS: "2" } }));
+      const [w] = servers as [BenchServer];
+      await drive([w, w], options.warmupS);
+      two = await measure([w, w]);
+    } else {
+      servers.push(await startBenchServer({ root: options.root, env }));
+      const b = servers[1]!;
+      await drive([b, b], options.warmupS);
+      two = await measure([a, b]);
+    }
     log(`  ${database}, 2 processes: ${two.rps.toFixed(0)} req/s (×${(two.rps / one.rps).toFixed(2)})`);
     return { database, measured: true, one, two, speedup: two.rps / one.rps };
   } finally {

@@ -21,6 +21,8 @@ export interface ServerConfig {
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
+  /** Server processes on the one port (node:cluster); 1 runs the server in this process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -90,6 +92,9 @@ export function loadConfig(env: Env = process.env): ServerConfig {
     problems.push("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
   }
 
+  const workers = int("WORKERS", 1, 1, 64);
+  if (workers > 1 && devOtpMode) problems.push("WORKERS must be 1 in dev OTP mode: each process keeps its own in-memory OTPs, so GetOTP could ask the wrong one");
+
   const config: ServerConfig = {
     host: text("HOST") ?? "127.0.0.1",
     port: int("PORT", 8080, 0, 65535),
@@ -106,6 +111,7 @@ export function loadConfig(env: Env = process.env): ServerConfig {
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),
+    workers,
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;

@@ -1,25 +1,30 @@
+import cluster from "node:cluster";
 import { startServer } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
+import { untilStopSignal } from "./stop-signal.ts";
+import { superviseWorkers } from "./workers.ts";
 
-/** Runs the server until SIGTERM/SIGINT, then drains in-flight requests and closes the database. */
+/**
+ * Runs the server until SIGTERM/SIGINT, then drains in-flight requests and closes the database.
+ * With WORKERS > 1 this process supervises that many server processes on the same port instead.
+ */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) {
+    await superviseWorkers(config, logger);
+    return;
+  }
   const server = await startServer(config, logger);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, "shutting down");
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      server.close().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-  });
+  await untilStopSignal(logger);
+  try {
+    await server.close();
+  } catch (error) {
+    logger.error({ err: error }, "shutdown failed");
+    process.exitCode = 1;
+  }
   logger.info("stopped");
+  // A worker's channel to its supervisor would keep it alive with nothing left to do.
+  cluster.worker?.disconnect();
 }
