@@ -167,6 +167,8 @@ const FIXES_SINCE_BASELINE = [
   "The policy is decoded and compiled once per version: each request asks the store for the version only (`BrowserPolicyStore.getIfChanged`, one query that returns the policy column only when it changed), where every request used to read and `JSON.parse` the whole stored policy (10% of the CPU).",
   "The three reads every browser request makes (bearer session, membership, policy version) are built and compiled by kysely once (`preparedQuery`) and run with new parameters.",
   "The URL policy keeps both lists in one table (`HostBits` per key): each candidate key is probed once for both lists instead of once per list, and the IPv4 and ends-in-number regexes are skipped for names that cannot match them.",
+  "The server runs with `--max-semi-space-size=4 --heap-growing-percent=20` (the bin's shebang, so `npm start` and this bench alike): V8 had sized the young generation by the machine's RAM (64 MB) and let the old generation grow to ~200 MB around ~25 MB of live data.",
+  "`WORKERS=N` runs N server processes on one port (node:cluster), measured in section 4.",
 ];
 
 function beforeAfter(baseline: Baseline, results: BenchResults): string[] {
