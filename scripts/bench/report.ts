@@ -327,7 +327,7 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     "",
     `Full MFA flow at concurrency 1 (Login → GetOTP → VerifyMFA over Connect JSON, one keep-alive connection, each flow on a new device of a user with a verified phone, ${o.flowDurationS} s per run): ` +
       `p50 ${fmt(server.mfaFlow.flowP50Ms, 1)} ms (Login ${fmt(server.mfaFlow.loginP50Ms, 1)}, GetOTP ${fmt(server.mfaFlow.otpP50Ms, 2)}, VerifyMFA ${fmt(server.mfaFlow.verifyP50Ms, 2)} ms), ` +
-      `minus one raw scrypt hash (p50 ${fmt(flowScryptMs(server), 1)} ms, hashed in the bench process right before each run; the figure is the median over runs of the per-run difference) = **${fmt(server.addedMs, 2)} ms** added by Gatehouse (goal ≤ 3 ms: ${pass(server.addedMs <= 3)}). ` +
+      `minus one raw scrypt hash (p50 ${fmt(flowScryptMs(server), 1)} ms, hashed in the bench process right before each run; the figure is the median over runs of the per-run difference) = **${fmt(server.addedMs, 2)} ms** added by Gatehouse (goal ≤ 3 ms: ${server.addedMs < 0 ? "no verdict below zero" : pass(server.addedMs <= 3)}). ` +
       `That difference of two ~${fmt(server.scryptMedianMs, 0)} ms figures carries the KDF's run-to-run noise, so the same flow is also run by users whose stored hash is cheap (N=1024; the hash carries its parameters): ` +
       `p50 ${fmt(server.cheapFlow.flowP50Ms, 2)} ms minus one such hash (${fmt(server.scrypt.cheap.medianMs, 2)} ms) = ${fmt(server.addedMsCheap, 2)} ms ` +
       `(Login ${fmt(server.cheapFlow.loginP50Ms, 2)}, GetOTP ${fmt(server.cheapFlow.otpP50Ms, 2)}, VerifyMFA ${fmt(server.cheapFlow.verifyP50Ms, 2)} ms). ` +
