@@ -2,6 +2,7 @@ import { describeStoreContract } from "@gatehouse/core/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATION_LOCK_KEY, openPostgresStores } from "../src/index.ts";
+import { isOtherSchemaDropped } from "../src/migrate-under-lock.ts";
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();
@@ -105,6 +106,35 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     }
   });
 
+  it("migrates while other clients create and drop schemas in the same database", async () => {
+    // kysely's introspection resolves every schema of the database by name, so a drop that lands
+    // mid-query fails it with "schema … does not exist" (3F000); the migration must not.
+    const tables = Array.from({ length: 30 }, (_, t) => `create table %s.t${t} (a int, b text, c bigint)`);
+    let churning = true;
+    const churners = await Promise.all(Array.from({ length: 3 }, () => schema.pool(1).connect()));
+    const churn = churners.map(async (client, c) => {
+      for (let i = 0; churning; i++) {
+        const name = `churn_${process.pid}_${c}_${i}`;
+        // Separate statements, so each step commits and other sessions see the schema come and go.
+        await client.query(`create schema ${name}`);
+        await client.query(tables.map((statement) => statement.replace("%s", name)).join("; "));
+        await client.query(`drop schema ${name} cascade`);
+      }
+    });
+    try {
+      const others = await Promise.all(Array.from({ length: 16 }, () => database.freshSchema()));
+      try {
+        for (const other of others) expect((await other.open()).applied).toEqual(["0001_initial"]);
+      } finally {
+        await Promise.all(others.map((other) => other.drop()));
+      }
+    } finally {
+      churning = false;
+      await Promise.all(churn);
+      for (const client of churners) client.release();
+    }
+  });
+
   it("leaves a pool it was given open on close", async () => {
     const pool = schema.pool();
     const opened = await openPostgresStores({ pool });
@@ -122,5 +152,19 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     await opened.close();
     await opened.close();
     await expect(sql`select 1`.execute(opened.db)).rejects.toThrow();
+  });
+});
+
+describe("isOtherSchemaDropped", () => {
+  const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+  const failure = (cause: unknown) => new Error("database migration setup failed", { cause });
+
+  it.each([
+    ["another schema vanished mid-introspection", failure(pgError("3F000", 'schema "churn_1" does not exist')), true],
+    ["our own schema is missing", failure(pgError("3F000", 'schema "gh_own" does not exist')), false],
+    ["any other database error", failure(pgError("42P01", 'relation "x" does not exist')), false],
+    ["an error without a database cause", new Error("boom"), false],
+  ])("%s → %s", (_case, error, expected) => {
+    expect(isOtherSchemaDropped(error, "gh_own")).toBe(expected);
   });
 });
