@@ -116,8 +116,10 @@ function drainRefusedBody(req: IncomingMessage, socket: Socket): void {
     drained += chunk.length;
     if (drained > DRAIN_MAX_BYTES) cut();
   };
-  const timer = setTimeout(cut, DRAIN_MAX_MS);
+  // Unref'd: a drain in progress never holds up a shutdown.
+  const timer = setTimeout(cut, DRAIN_MAX_MS).unref();
   req.on("data", onData);
   req.once("end", stop);
+  req.once("close", stop);
   req.resume();
 }
