@@ -252,7 +252,7 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     "",
     "## 2. Server throughput over loopback",
     "",
-    `The real \`gatehouse serve\` process (SQLite in a temp dir, dev OTP mode, \`PASSWORD_HASH_N=${server.env.PASSWORD_HASH_N}\`, \`RATE_LIMIT_IP_PER_MINUTE=0\`, \`LOG_LEVEL=warn\`), ` +
+    `The real \`gatehouse serve\` process, started as \`npm start\` starts it (the bin's shebang, with its heap flags) (SQLite in a temp dir, dev OTP mode, \`PASSWORD_HASH_N=${server.env.PASSWORD_HASH_N}\`, \`RATE_LIMIT_IP_PER_MINUTE=0\`, \`LOG_LEVEL=warn\`), ` +
       `driven by autocannon in a separate process (keep-alive, ${o.connections} connections, pipelining 1) on the same 2 cores. ` +
       `${runsText(o.runs)} of ${o.durationS} s per point (${o.shortDurationS} s for the reference rows) after a ${o.warmupS} s warm-up. ` +
       "Peak RSS: VmRSS of the server sampled every 100 ms from /proc while the point ran. " +
