@@ -48,8 +48,15 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     sms: sms.sender,
     clock,
     random: cryptoRandom,
-    config: { otpHashKey: config.otpHashKey, password: { N: config.passwordHashN, r: 8, p: 1 }, challengeTtlMs: config.challengeTtlMs },
+    config: {
+      otpHashKey: config.otpHashKey,
+      password: config.passwordHash.argon2id,
+      passwordHashConcurrency: config.passwordHash.concurrency,
+      passwordHashQueueLimit: config.passwordHash.queueLimit,
+      challengeTtlMs: config.challengeTtlMs,
+    },
   });
+  for (const warning of config.warnings) logger.warn(warning);
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const devRoutesOtps = config.devOtpRouteEnabled ? sms.devOtps : null;

@@ -92,7 +92,7 @@ async function run(argv: string[]): Promise<unknown> {
       clock: systemClock,
       random: cryptoRandom,
       sms: { sendOtp: async () => {} },
-      config: { password: { N: config.passwordHashN, r: 8, p: 1 } },
+      config: { password: config.passwordHash.argon2id },
     });
     const { admin } = gatehouse;
     const arg = (index: number, name: string): string => {

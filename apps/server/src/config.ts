@@ -1,3 +1,6 @@
+import { availableParallelism } from "node:os";
+import { argon2idParamsProblem, OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
+
 /**
  * Server configuration from the environment, validated before the port opens. Every problem
  * is collected and reported at once, each naming its variable; values are never echoed for
@@ -16,14 +19,28 @@ export interface ServerConfig {
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
   readonly trustProxyHops: number;
-  readonly passwordHashN: number;
+  readonly passwordHash: PasswordHashConfig;
   readonly challengeTtlMs: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
   /** Server processes on the one port (node:cluster); 1 runs the server in this process. */
   readonly workers: number;
+  /** Deprecated settings that were accepted but have no effect, for a warning at start. */
+  readonly warnings: readonly string[];
 }
+
+export interface PasswordHashConfig {
+  /** Argon2id parameters of new hashes. */
+  readonly argon2id: Argon2idParams;
+  /** Hashes computed at once by this process. */
+  readonly concurrency: number;
+  /** Hashes that may wait; past it Register and Login answer ResourceExhausted with a retry time. */
+  readonly queueLimit: number;
+}
+
+/** How long a queued sign-in may wait, in hash times: the default queue limit is this many per concurrent hash. */
+const QUEUED_HASHES_PER_SLOT = 16;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -35,8 +52,10 @@ const MIN_OTP_HASH_KEY_LENGTH = 16;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export function loadConfig(env: Env = process.env): ServerConfig {
+/** `cores` is the machine's (os.availableParallelism()); the default hash concurrency shares them among the workers. */
+export function loadConfig(env: Env = process.env, cores: number = availableParallelism()): ServerConfig {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const text = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === "" ? undefined : value;
@@ -81,8 +100,6 @@ export function loadConfig(env: Env = process.env): ServerConfig {
     problems.push(`OTP_HASH_KEY must be at least ${MIN_OTP_HASH_KEY_LENGTH} characters`);
   }
 
-  const passwordHashN = int("PASSWORD_HASH_N", 2 ** 17, 1024, 2 ** 20);
-  if ((passwordHashN & (passwordHashN - 1)) !== 0) problems.push("PASSWORD_HASH_N must be a power of two");
 
   const logLevel = text("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
@@ -95,6 +112,22 @@ export function loadConfig(env: Env = process.env): ServerConfig {
   const workers = int("WORKERS", 1, 1, 64);
   if (workers > 1 && devOtpMode) problems.push("WORKERS must be 1 in dev OTP mode: each process keeps its own in-memory OTPs, so GetOTP could ask the wrong one");
 
+  const argon2id: Argon2idParams = {
+    memoryKiB: int("PASSWORD_HASH_MEMORY_KIB", OWASP_ARGON2ID_PARAMS.memoryKiB, 1024, 1_048_576),
+    passes: int("PASSWORD_HASH_PASSES", OWASP_ARGON2ID_PARAMS.passes, 1, 64),
+    parallelism: int("PASSWORD_HASH_PARALLELISM", OWASP_ARGON2ID_PARAMS.parallelism, 1, 16),
+  };
+  const argon2idProblem = argon2idParamsProblem(argon2id);
+  if (argon2idProblem !== null) problems.push(`PASSWORD_HASH_MEMORY_KIB / PASSWORD_HASH_PARALLELISM: ${argon2idProblem}`);
+  const concurrency = int("PASSWORD_HASH_CONCURRENCY", Math.max(1, Math.floor(cores / workers)), 1, 1024);
+  const queueLimit = int("PASSWORD_HASH_QUEUE_LIMIT", QUEUED_HASHES_PER_SLOT * concurrency, 0, 100_000);
+  if (text("PASSWORD_HASH_N") !== undefined) {
+    warnings.push(
+      "PASSWORD_HASH_N is deprecated and ignored: new password hashes are Argon2id (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES); " +
+        "stored scrypt hashes still verify and are replaced at their next successful login",
+    );
+  }
+
   const config: ServerConfig = {
     host: text("HOST") ?? "127.0.0.1",
     port: int("PORT", 8080, 0, 65535),
@@ -106,12 +139,13 @@ export function loadConfig(env: Env = process.env): ServerConfig {
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
-    passwordHashN,
+    passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),
     workers,
+    warnings,
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;

@@ -11,6 +11,9 @@ import { superviseWorkers } from "./workers.ts";
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
+  // libuv's pool (4 threads unless set) runs the KDF and also file reads and DNS lookups:
+  // room for every concurrent hash plus the default 4, set before the pool first starts.
+  process.env.UV_THREADPOOL_SIZE ??= String(config.passwordHash.concurrency + 4);
   const logger = createLogger(config.logLevel);
   if (config.workers > 1 && cluster.isPrimary) {
     await superviseWorkers(config, logger);

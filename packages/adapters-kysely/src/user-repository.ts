@@ -56,5 +56,15 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect):
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
+
+    async replacePasswordHash(userId, expectedHash, newHash) {
+      const result = await db
+        .updateTable("users")
+        .set({ password_hash: newHash })
+        .where("id", "=", userId)
+        .where("password_hash", "=", expectedHash)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_SCRYPT_PARAMS, type ScryptParams } from "./passwords.ts";
+import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "./passwords/argon2id.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -17,7 +17,12 @@ export interface GatehouseConfig {
   readonly refreshTokenTtlMs: number;
   /** When set, OTP hashes are HMAC-SHA256 keyed with it (see otp.ts). */
   readonly otpHashKey: string | undefined;
-  readonly password: ScryptParams;
+  /** Argon2id parameters of new hashes; stored hashes with others are replaced at their next successful login. */
+  readonly password: Argon2idParams;
+  /** Password hashes computed at once (the server sets its cores). */
+  readonly passwordHashConcurrency: number;
+  /** Password hashes that may wait for a slot; past it, whatever needs one answers `rate_limited`. */
+  readonly passwordHashQueueLimit: number;
   /** Verification attempts per challenge before it is deleted. */
   readonly otpAttemptsPerChallenge: number;
   /** Wrong OTPs per user across all challenges. */
@@ -32,7 +37,10 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   accessTokenTtlMs: 15 * MINUTE,
   refreshTokenTtlMs: 30 * DAY,
   otpHashKey: undefined,
-  password: DEFAULT_SCRYPT_PARAMS,
+  password: OWASP_ARGON2ID_PARAMS,
+  // libuv's default thread pool, which runs node:crypto's KDFs, has 4 threads: more would wait there, unbounded.
+  passwordHashConcurrency: 4,
+  passwordHashQueueLimit: 64,
   otpAttemptsPerChallenge: 5,
   otpFailuresPerUser: { limit: 10, windowMs: 15 * MINUTE },
   otpSendsPerPhone: [

@@ -1,5 +1,7 @@
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
-import type { Clock, RandomSource, SmsSender, Stores } from "./ports.ts";
+import { createHashQueue, type HashQueue } from "./passwords/hash-queue.ts";
+import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
+import type { Clock, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 
 /** What the composition root hands the core: every port, and optional overrides of the defaults. */
 export interface GatehouseDeps {
@@ -8,6 +10,8 @@ export interface GatehouseDeps {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly config?: Partial<GatehouseConfig>;
+  /** Defaults to Argon2id from node:crypto with `config.password`. */
+  readonly passwordHasher?: PasswordHasher;
 }
 
 export interface Context {
@@ -16,8 +20,20 @@ export interface Context {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly config: GatehouseConfig;
+  readonly passwordHasher: PasswordHasher;
+  /** Every password hash and verification runs through it. */
+  readonly hashQueue: HashQueue;
 }
 
 export function createContext(deps: GatehouseDeps): Context {
-  return { stores: deps.stores, sms: deps.sms, clock: deps.clock, random: deps.random, config: { ...DEFAULT_CONFIG, ...deps.config } };
+  const config = { ...DEFAULT_CONFIG, ...deps.config };
+  return {
+    stores: deps.stores,
+    sms: deps.sms,
+    clock: deps.clock,
+    random: deps.random,
+    config,
+    passwordHasher: deps.passwordHasher ?? createKdfPasswordHasher(config.password, deps.random),
+    hashQueue: createHashQueue({ concurrency: config.passwordHashConcurrency, queueLimit: config.passwordHashQueueLimit, clock: deps.clock }),
+  };
 }

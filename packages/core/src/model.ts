@@ -11,7 +11,7 @@ export interface User {
   /** Lower-cased, trimmed; unique. */
   readonly email: string;
   readonly displayName: string;
-  /** scrypt hash string with its parameters (see passwords.ts). */
+  /** Argon2id PHC string (or a legacy scrypt hash until its next login), parameters included (see passwords/). */
   readonly passwordHash: string;
   readonly phone: string | null;
   readonly phoneVerified: boolean;

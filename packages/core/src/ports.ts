@@ -53,6 +53,29 @@ export interface UserStore {
    * Returns false when the user is missing or already verified (the phone is locked).
    */
   setVerifiedPhone(userId: string, phone: string): Promise<boolean>;
+  /**
+   * Atomic compare-and-set: replaces the password hash only while it is still `expectedHash`.
+   * Returns false when the user is missing or the hash has changed since it was read, so of
+   * concurrent replacements from one read exactly one wins, and a stale one never undoes a newer hash.
+   */
+  replacePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
+}
+
+export interface PasswordVerification {
+  readonly matches: boolean;
+  /** The stored hash uses another algorithm or other parameters than a new hash would: replace it once it matched. */
+  readonly needsRehash: boolean;
+}
+
+/** The password KDF. The default is Argon2id from node:crypto; tests may inject one they control. */
+export interface PasswordHasher {
+  /** A new hash with the current parameters, salt included. */
+  hash(password: string): Promise<string>;
+  /**
+   * Constant-time check against a stored hash. A malformed stored hash never matches and never
+   * throws, and costs the same work as a real check.
+   */
+  verify(password: string, stored: string): Promise<PasswordVerification>;
 }
 
 export interface OrgStore {

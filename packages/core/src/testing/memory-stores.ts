@@ -67,6 +67,12 @@ function createUserStore(): UserStore {
       users.set(userId, { ...user, phone, phoneVerified: true });
       return true;
     },
+    async replacePasswordHash(userId, expectedHash, newHash) {
+      const user = users.get(userId);
+      if (user === undefined || user.passwordHash !== expectedHash) return false;
+      users.set(userId, { ...user, passwordHash: newHash });
+      return true;
+    },
   };
 }
 

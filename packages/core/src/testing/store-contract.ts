@@ -186,6 +186,29 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         const winner = results.indexOf(true);
         expect((await stores.users.findById(USER_ID))?.phone).toBe(`+1555020${String(winner).padStart(2, "0")}`);
       });
+
+      it("replaces a password hash only while it is still the expected one", async () => {
+        await stores.users.create(aUser());
+        await stores.users.create(aUser({ id: OTHER_USER_ID, email: "grace@example.com" }));
+        const original = aUser().passwordHash;
+        expect(await stores.users.replacePasswordHash(USER_ID, original, "$argon2id$new")).toBe(true);
+        expect(await stores.users.findById(USER_ID)).toEqual(aUser({ passwordHash: "$argon2id$new" }));
+        expect(await stores.users.replacePasswordHash(USER_ID, original, "$argon2id$stale")).toBe(false);
+        expect((await stores.users.findById(USER_ID))?.passwordHash).toBe("$argon2id$new");
+        expect((await stores.users.findById(OTHER_USER_ID))?.passwordHash).toBe(original);
+      });
+
+      it("does not replace the password hash of a missing user", async () => {
+        expect(await stores.users.replacePasswordHash("nobody", aUser().passwordHash, "$argon2id$new")).toBe(false);
+      });
+
+      it("lets exactly one of 20 concurrent password hash replacements from one read win", async () => {
+        await stores.users.create(aUser());
+        const original = aUser().passwordHash;
+        const results = await times(20, (i) => stores.users.replacePasswordHash(USER_ID, original, `$argon2id$new-${i}`));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await stores.users.findById(USER_ID))?.passwordHash).toBe(`$argon2id$new-${results.indexOf(true)}`);
+      });
     });
 
     describe("orgs and memberships", () => {

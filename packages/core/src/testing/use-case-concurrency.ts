@@ -32,7 +32,7 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
     beforeEach(async () => {
       handle = await open();
       sms = new OutboxSmsSender();
-      gatehouse = createGatehouse({ stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms, config: { password: { N: 1024, r: 8, p: 1 } } });
+      gatehouse = createGatehouse({ stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms, config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } } });
       ({ orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme"));
       await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
       await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");

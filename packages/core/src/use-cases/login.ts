@@ -12,6 +12,8 @@ export interface LoginInput {
   readonly password: string;
   readonly orgId: string;
   readonly deviceFingerprint?: string;
+  /** Who is asking (the client IP at the server): password hashes are queued per client. Absent: one shared lane. */
+  readonly clientKey?: string;
 }
 
 /** The spec's Login rules, in order. The OTP never appears in the outcome. */
@@ -22,7 +24,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
 
   const user = await ctx.stores.users.findByEmail(email);
-  if (!(await checkCredentials(user, password)) || user === null) throw new GatehouseError("invalid_credentials");
+  if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) throw new GatehouseError("invalid_credentials");
 
   if ((await ctx.stores.orgs.findMembership(orgId, user.id)) === null) throw new GatehouseError("not_org_member");
 

@@ -3,13 +3,14 @@ import { GatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { optionalDisplayName, requireEmail, requireNewPassword } from "../input.ts";
 import type { User } from "../model.ts";
-import { hashPassword } from "../passwords.ts";
 
 export interface RegisterInput {
   readonly email: string;
   readonly password: string;
   readonly displayName?: string;
   readonly platformAdmin?: boolean;
+  /** Who is asking (the client IP at the server): password hashes are queued per client. Absent: one shared lane. */
+  readonly clientKey?: string;
 }
 
 /** Creates a user with no phone; the phone is collected at the first MFA. */
@@ -18,7 +19,7 @@ export async function register(ctx: Context, input: RegisterInput): Promise<{ us
   const password = requireNewPassword(input.password);
   const displayName = optionalDisplayName(input.displayName);
   const userId = newId(ctx.random);
-  const passwordHash = await hashPassword(password, ctx.config.password, ctx.random);
+  const passwordHash = await ctx.hashQueue.run(input.clientKey ?? "", () => ctx.passwordHasher.hash(password));
   await createUser(ctx, {
     id: userId,
     email,

@@ -2,6 +2,7 @@ import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AuthOutcome, Gatehouse, IssuedTokens } from "@gatehouse/core";
 import type { AuthService } from "../gen/gatehouse/v1/auth_pb.ts";
+import { clientIpKey } from "../request-context.ts";
 import { requirePrincipal } from "./principal.ts";
 
 interface AuthResponseInit {
@@ -42,9 +43,12 @@ function toOutcomeResponse(outcome: AuthOutcome): OutcomeInit {
 
 export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof AuthService> {
   return {
-    register: (req) => gatehouse.register({ email: req.email, password: req.password, displayName: req.displayName ?? "" }),
-    login: async (req) =>
-      toOutcomeResponse(await gatehouse.login({ email: req.email, password: req.password, orgId: req.orgId, deviceFingerprint: req.deviceFingerprint })),
+    register: (req, ctx) =>
+      gatehouse.register({ email: req.email, password: req.password, displayName: req.displayName ?? "", clientKey: ctx.values.get(clientIpKey) }),
+    login: async (req, ctx) =>
+      toOutcomeResponse(
+        await gatehouse.login({ email: req.email, password: req.password, orgId: req.orgId, deviceFingerprint: req.deviceFingerprint, clientKey: ctx.values.get(clientIpKey) }),
+      ),
     refresh: async (req) => toOutcomeResponse(await gatehouse.refresh({ refreshToken: req.refreshToken, deviceFingerprint: req.deviceFingerprint })),
     logout: async (_req, ctx) => {
       await gatehouse.logout(requirePrincipal(ctx));
