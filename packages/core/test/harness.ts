@@ -1,8 +1,8 @@
 import { createGatehouse, type GatehouseConfig } from "../src/index.ts";
 import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
 
-/** Cheap scrypt parameters: the tests exercise the flow, not the KDF's cost. */
-export const TEST_PASSWORD_PARAMS = { N: 1024, r: 8, p: 1 };
+/** Cheap Argon2id parameters: the tests exercise the flow, not the KDF's cost. */
+export const TEST_PASSWORD_PARAMS = { memoryKiB: 1024, passes: 1, parallelism: 1 };
 export const PASSWORD = "correct horse battery";
 
 export async function createHarness(config: Partial<GatehouseConfig> = {}) {

@@ -437,10 +437,10 @@ describe("Register", () => {
     await expectError(h.gatehouse.register({ email: "ADA@example.com", password: PASSWORD }), "already_exists");
   });
 
-  it("stores only a scrypt hash", async () => {
+  it("stores only an Argon2id hash with the configured parameters", async () => {
     const h = await createHarness();
     const user = await h.stores.users.findById(h.userId);
-    expect(user?.passwordHash).toMatch(/^scrypt\$/);
+    expect(user?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
     expect(JSON.stringify(user)).not.toContain(PASSWORD);
   });
 
