@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { argon2idParamsProblem, OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
+import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
 
 /**
  * Server configuration from the environment, validated before the port opens. Every problem
@@ -112,13 +112,12 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const workers = int("WORKERS", 1, 1, 64);
   if (workers > 1 && devOtpMode) problems.push("WORKERS must be 1 in dev OTP mode: each process keeps its own in-memory OTPs, so GetOTP could ask the wrong one");
 
+  // The bounds keep memory ≥ 8 KiB per lane, as Argon2 requires.
   const argon2id: Argon2idParams = {
     memoryKiB: int("PASSWORD_HASH_MEMORY_KIB", OWASP_ARGON2ID_PARAMS.memoryKiB, 1024, 1_048_576),
     passes: int("PASSWORD_HASH_PASSES", OWASP_ARGON2ID_PARAMS.passes, 1, 64),
     parallelism: int("PASSWORD_HASH_PARALLELISM", OWASP_ARGON2ID_PARAMS.parallelism, 1, 16),
   };
-  const argon2idProblem = argon2idParamsProblem(argon2id);
-  if (argon2idProblem !== null) problems.push(`PASSWORD_HASH_MEMORY_KIB / PASSWORD_HASH_PARALLELISM: ${argon2idProblem}`);
   const concurrency = int("PASSWORD_HASH_CONCURRENCY", Math.max(1, Math.floor(cores / workers)), 1, 1024);
   const queueLimit = int("PASSWORD_HASH_QUEUE_LIMIT", QUEUED_HASHES_PER_SLOT * concurrency, 0, 100_000);
   if (text("PASSWORD_HASH_N") !== undefined) {

@@ -310,7 +310,7 @@ describe("server start-up and modes", () => {
     let db: TestDatabase;
     let server: ServerProcess;
     let orgId: string;
-    const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_N: "1024", SMS_PROVIDER_API_KEY: "sk_test_secret_key", SMS_PROVIDER_BASE_URL: "http://127.0.0.1:9/send", SMS_PROVIDER_TIMEOUT_MS: "500", RATE_LIMIT_IP_PER_MINUTE: "0" });
+    const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1", SMS_PROVIDER_API_KEY: "sk_test_secret_key", SMS_PROVIDER_BASE_URL: "http://127.0.0.1:9/send", SMS_PROVIDER_TIMEOUT_MS: "500", RATE_LIMIT_IP_PER_MINUTE: "0" });
 
     beforeAll(async () => {
       db = tempSqliteDatabase();

@@ -5,8 +5,8 @@ import { seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./supp
 describe("graceful shutdown", () => {
   it("SIGTERM lets an in-flight request finish, then exits 0 and refuses new connections", async () => {
     const db = tempSqliteDatabase();
-    // The production scrypt cost makes a Login take long enough to still be running at SIGTERM.
-    const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_N: "131072", RATE_LIMIT_IP_PER_MINUTE: "0" };
+    // A costly Argon2id (64 MiB, 4 passes: some 300 ms here) keeps the Login running at SIGTERM.
+    const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "65536", PASSWORD_HASH_PASSES: "4", RATE_LIMIT_IP_PER_MINUTE: "0" };
     try {
       const { orgId } = seedOrgAndMember(env, "ada@example.com", "correct horse battery");
       const server = await startServerProcess(env);

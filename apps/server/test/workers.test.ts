@@ -25,7 +25,7 @@ describe("WORKERS: several server processes on one port", () => {
   let db: TestDatabase;
   let server: ServerProcess;
   let orgId: string;
-  const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_N: "1024", RATE_LIMIT_IP_PER_MINUTE: "0", WORKERS: "2" });
+  const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1", RATE_LIMIT_IP_PER_MINUTE: "0", WORKERS: "2" });
 
   /** Logs in (MFA is off for the org) and checks a URL, each on a fresh connection. */
   async function loginAndCheck(): Promise<string> {

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+function problems(env: Record<string, string>): string {
+  try {
+    loadConfig(env, 8);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("password hashing configuration", () => {
+  it("defaults to OWASP's Argon2id, one concurrent hash per core and 16 queued per concurrent hash", () => {
+    expect(loadConfig({}, 8).passwordHash).toEqual({ argon2id: { memoryKiB: 19_456, passes: 2, parallelism: 1 }, concurrency: 8, queueLimit: 128 });
+  });
+
+  it("shares the cores among the workers by default", () => {
+    expect(loadConfig({ WORKERS: "4" }, 8).passwordHash.concurrency).toBe(2);
+    expect(loadConfig({ WORKERS: "4" }, 2).passwordHash.concurrency).toBe(1);
+  });
+
+  it("takes every setting from the environment", () => {
+    const config = loadConfig(
+      { PASSWORD_HASH_MEMORY_KIB: "65536", PASSWORD_HASH_PASSES: "3", PASSWORD_HASH_PARALLELISM: "2", PASSWORD_HASH_CONCURRENCY: "3", PASSWORD_HASH_QUEUE_LIMIT: "0" },
+      8,
+    );
+    expect(config.passwordHash).toEqual({ argon2id: { memoryKiB: 65_536, passes: 3, parallelism: 2 }, concurrency: 3, queueLimit: 0 });
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: "3" }, 8).passwordHash.queueLimit).toBe(48);
+  });
+
+  it.each([
+    ["PASSWORD_HASH_MEMORY_KIB", "512"],
+    ["PASSWORD_HASH_MEMORY_KIB", "2000000"],
+    ["PASSWORD_HASH_MEMORY_KIB", "19 MiB"],
+    ["PASSWORD_HASH_PASSES", "0"],
+    ["PASSWORD_HASH_PARALLELISM", "17"],
+    ["PASSWORD_HASH_CONCURRENCY", "0"],
+    ["PASSWORD_HASH_QUEUE_LIMIT", "-1"],
+    ["PASSWORD_HASH_QUEUE_LIMIT", "many"],
+  ])("refuses %s=%s, naming it", (name, value) => {
+    expect(problems({ [name]: value })).toContain(name);
+  });
+
+  it("accepts the deprecated PASSWORD_HASH_N with a warning that it is ignored", () => {
+    const config = loadConfig({ PASSWORD_HASH_N: "131072" }, 8);
+    expect(config.passwordHash.argon2id.memoryKiB).toBe(19_456);
+    expect(config.warnings).toEqual([expect.stringContaining("PASSWORD_HASH_N is deprecated and ignored")]);
+    expect(loadConfig({}, 8).warnings).toEqual([]);
+  });
+});
