@@ -5,6 +5,8 @@
  *   node --conditions=@gatehouse/source scripts/bench.ts           full run (< 10 minutes)
  *   node --conditions=@gatehouse/source scripts/bench.ts --smoke   every measurement, tiny sizes (seconds); writes to a temp dir, never to docs/
  *   node --conditions=@gatehouse/source scripts/bench.ts --render  rewrites docs/benchmarks.md from docs/benchmarks.json (no measuring)
+ *   node --conditions=@gatehouse/source scripts/bench.ts --section login-queue [--smoke]
+ *                                                                   section 5 alone (Login under a flood), its own server; prints its rows, writes nothing
  *
  * Plain Node 24 type stripping. Progress goes to stderr; the summary table to stdout.
  */
@@ -12,14 +14,19 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { goalRows, renderMarkdown, summaryTable, type Baseline, type BenchResults } from "./bench/report.ts";
+import { goalRows, loginQueueRows, renderMarkdown, summaryTable, type Baseline, type BenchResults } from "./bench/report.ts";
 import { measureScaling } from "./bench/scaling.ts";
-import { measureServer } from "./bench/server-bench.ts";
+import { measureLoginQueueAlone, measureServer } from "./bench/server-bench.ts";
 import { measureUrlCheck } from "./bench/url-check.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
-  options: { smoke: { type: "boolean", default: false }, "keep-tmp": { type: "boolean", default: false }, render: { type: "boolean", default: false } },
+  options: {
+    smoke: { type: "boolean", default: false },
+    "keep-tmp": { type: "boolean", default: false },
+    render: { type: "boolean", default: false },
+    section: { type: "string" },
+  },
 });
 const smoke = values.smoke === true;
 const DOCS = join(ROOT, "docs");
@@ -71,6 +78,7 @@ const plan = smoke
         verifyPerRun: 20,
         profileDurationS: 1,
         lookupCalls: 200,
+        loginQueue: { clients: 8, durationS: 1, probeLogins: 3 },
       },
       scaling: { runs: 1, durationS: 1, warmupS: 0.5, connections: 4, policyEntries: 100 },
     }
@@ -89,11 +97,31 @@ const plan = smoke
         verifyPerRun: 1500,
         profileDurationS: 10,
         lookupCalls: 5000,
+        loginQueue: { clients: 64, durationS: 10, probeLogins: 40 },
       },
       scaling: { runs: 3, durationS: 8, warmupS: 2, connections: 10, policyEntries: 1000 },
     };
 
+if (values.section !== undefined && values.section !== "login-queue") {
+  console.error(`unknown --section ${values.section}; the one section that runs alone is login-queue`);
+  process.exit(2);
+}
+
 try {
+  if (values.section === "login-queue") {
+    log(`gatehouse bench --section login-queue${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
+    mkdirSync(join(tmp, "login-queue"), { recursive: true });
+    const result = await measureLoginQueueAlone({ root: ROOT, tmpDir: join(tmp, "login-queue"), loginQueue: plan.server.loginQueue }, log);
+    console.log(summaryTable(loginQueueRows(result)));
+  } else {
+    await runEverything();
+  }
+} finally {
+  if (values["keep-tmp"] === true) log(`temp files kept in ${tmp}`);
+  else rmSync(tmp, { recursive: true, force: true });
+}
+
+async function runEverything(): Promise<void> {
   log(`gatehouse bench${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
   log(`1. URL check in process (${plan.url.sizes.join(", ")} entries)`);
   const urlCheck = await measureUrlCheck(ROOT, plan.url, log);
@@ -119,7 +147,4 @@ try {
   writeReport(outDir, results);
   log(`done in ${elapsed()}; wrote ${join(outDir, "benchmarks.md")} and benchmarks.json${smoke ? " (smoke: a temp dir, not docs/)" : ""}`);
   console.log(summaryTable(goals));
-} finally {
-  if (values["keep-tmp"] === true) log(`temp files kept in ${tmp}`);
-  else rmSync(tmp, { recursive: true, force: true });
 }

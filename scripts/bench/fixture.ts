@@ -7,23 +7,28 @@
 import { randomInt, randomUUID } from "node:crypto";
 import {
   createGatehouse,
+  createKdfPasswordHasher,
   cryptoRandom,
-  DEFAULT_SCRYPT_PARAMS,
   hashOtp,
-  hashPassword,
+  OWASP_ARGON2ID_PARAMS,
   SYSTEM_ACTOR,
   systemClock,
   type AccessControl,
+  type Argon2idParams,
   type Gatehouse,
-  type ScryptParams,
   type Stores,
 } from "@gatehouse/core";
 import { openStorage } from "../../apps/server/src/storage.ts";
 import { generateCorpus, generatePolicy } from "./hosts.ts";
 
 export const PASSWORD = "bench correct horse battery";
-/** The cheap hash of the cross-check users: Gatehouse's own time without the KDF. */
-export const CHEAP_SCRYPT: ScryptParams = { N: 1024, r: 8, p: 1 };
+/**
+ * The cheap hash of the cross-check users: Gatehouse's own time without the KDF. A server rehashes
+ * any hash whose parameters are not its own at login, so those users log in to a second server
+ * configured with these (CHEAP_ENV).
+ */
+export const CHEAP_ARGON2ID: Argon2idParams = { memoryKiB: 1024, passes: 1, parallelism: 1 };
+export const CHEAP_ENV = { PASSWORD_HASH_MEMORY_KIB: String(CHEAP_ARGON2ID.memoryKiB), PASSWORD_HASH_PASSES: String(CHEAP_ARGON2ID.passes) };
 
 export interface BenchUser {
   readonly email: string;
@@ -79,7 +84,8 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
       sms: { sendOtp: async () => {} },
       clock: systemClock,
       random: cryptoRandom,
-      config: { password: DEFAULT_SCRYPT_PARAMS },
+      // Cheap, so the bearer token's login below keeps the cheap user's hash as it is.
+      config: { password: CHEAP_ARGON2ID },
     });
     const { admin } = gatehouse;
     const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
@@ -91,7 +97,7 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgSmallPolicy, policyInput(generatePolicy(10).accessControl));
     const checkUrls = generateCorpus(policy, 16);
 
-    const cheapHash = await hashPassword(PASSWORD, CHEAP_SCRYPT, cryptoRandom);
+    const cheapHash = await createKdfPasswordHasher(CHEAP_ARGON2ID, cryptoRandom).hash(PASSWORD);
     const cheapLoginUser = await createUser(stores, "cheap-login@bench.test", cheapHash, null);
     for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, cheapLoginUser.email, "member");
     const accessToken = await tokenFor(gatehouse, cheapLoginUser, orgNoMfa);
@@ -100,11 +106,9 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
       return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser: cheapLoginUser, cheapLoginUser, mfaUsers: [], cheapMfaUsers: [], verifyBodies: [], accessToken, checkUrls };
     }
 
-    // One production-cost hash (N = 2^17), made by Register itself; bulk MFA users reuse it.
-    const loginUser: BenchUser = { email: "login@bench.test", password: PASSWORD };
-    await gatehouse.register({ email: loginUser.email, password: PASSWORD, displayName: "Bench login" });
-    await admin.addMember(SYSTEM_ACTOR, orgNoMfa, loginUser.email, "member");
-    const prodHash = (await stores.users.findByEmail(loginUser.email))!.passwordHash;
+    // One production-cost hash (OWASP's Argon2id, the server's default); bulk MFA users reuse it.
+    const prodHash = await createKdfPasswordHasher(OWASP_ARGON2ID_PARAMS, cryptoRandom).hash(PASSWORD);
+    const loginUser: BenchUser = await createUser(stores, "login@bench.test", prodHash, null, orgNoMfa);
 
     let phone = 0;
     const nextPhone = () => `+1555${String(2_000_000 + ++phone).padStart(7, "0")}`;

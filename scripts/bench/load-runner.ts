@@ -44,6 +44,33 @@ export interface FlowJob {
   readonly fingerprintPrefix: string;
 }
 
+/**
+ * One legitimate client: sequential Connect Logins on one keep-alive connection from its own
+ * loopback address (127.0.0.2), so the server sees another client IP than autocannon's 127.0.0.1.
+ */
+export interface LoginProbeJob {
+  readonly kind: "login-probe";
+  readonly url: string;
+  /** The Login request body (JSON). */
+  readonly body: string;
+  readonly localAddress: string;
+  /** Wait this long before the first login (lets a flood started alongside reach its steady state). */
+  readonly delayS: number;
+  /** Seconds of logins, at least `minLogins` of them. */
+  readonly durationS: number;
+  readonly minLogins: number;
+}
+
+export interface ProbeResult {
+  readonly logins: number;
+  /** Logins answered with anything but HTTP 200 (a refused legitimate login counts here). */
+  readonly failures: number;
+  readonly statusCodes: Record<string, number>;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
 export interface LoadResult {
   readonly count: number;
   readonly non2xx: number;
@@ -154,6 +181,43 @@ function get(agent: Agent, base: URL, path: string): Promise<void> {
   });
 }
 
+function postStatus(agent: Agent, base: URL, path: string, payload: string, localAddress: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, host: base.hostname, port: base.port, localAddress, method: "POST", path, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+async function runLoginProbe(job: LoginProbeJob): Promise<ProbeResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const base = new URL(job.url);
+  await new Promise((resolve) => setTimeout(resolve, job.delayS * 1000));
+  const times = new Samples();
+  const statusCodes: Record<string, number> = {};
+  let logins = 0;
+  let failures = 0;
+  const deadline = performance.now() + job.durationS * 1000;
+  while (logins < job.minLogins || performance.now() < deadline) {
+    const t0 = performance.now();
+    const status = await postStatus(agent, base, "/gatehouse.v1.AuthService/Login", job.body, job.localAddress);
+    times.push(performance.now() - t0);
+    statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+    logins++;
+    if (status !== 200) failures++;
+  }
+  agent.destroy();
+  const sorted = times.sorted();
+  return { logins, failures, statusCodes, p50Ms: quantileSorted(sorted, 0.5), p99Ms: quantileSorted(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN };
+}
+
 /** Login → dev OTP → VerifyMFA, one flow at a time, each on a new device so MFA is required. */
 async function runFlow(job: FlowJob): Promise<FlowResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -218,6 +282,6 @@ async function runFlow(job: FlowJob): Promise<FlowResult> {
   };
 }
 
-const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as AutocannonJob | FlowJob;
-const result = job.kind === "autocannon" ? await runAutocannon(job) : await runFlow(job);
+const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as AutocannonJob | FlowJob | LoginProbeJob;
+const result = job.kind === "autocannon" ? await runAutocannon(job) : job.kind === "mfa-flow" ? await runFlow(job) : await runLoginProbe(job);
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -2,20 +2,21 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AutocannonJob, FlowJob, FlowResult, LoadResult } from "./load-runner.ts";
+import type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult } from "./load-runner.ts";
 import { runNodeJson } from "./url-check.ts";
 import { median } from "./stats.ts";
 
-export type { AutocannonJob, FlowJob, FlowResult, LoadResult };
+export type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult };
 
 export function runLoad(root: string, job: AutocannonJob): Promise<LoadResult>;
 export function runLoad(root: string, job: FlowJob): Promise<FlowResult>;
-export async function runLoad(root: string, job: AutocannonJob | FlowJob): Promise<LoadResult | FlowResult> {
+export function runLoad(root: string, job: LoginProbeJob): Promise<ProbeResult>;
+export async function runLoad(root: string, job: AutocannonJob | FlowJob | LoginProbeJob): Promise<LoadResult | FlowResult | ProbeResult> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-job-"));
   try {
     const file = join(dir, "job.json");
     writeFileSync(file, JSON.stringify(job));
-    return await runNodeJson<LoadResult | FlowResult>([join(root, "scripts/bench/load-runner.ts"), file], root);
+    return await runNodeJson<LoadResult | FlowResult | ProbeResult>([join(root, "scripts/bench/load-runner.ts"), file], root);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

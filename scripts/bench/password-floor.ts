@@ -1,9 +1,9 @@
-/** Raw `node:crypto` scrypt (async, libuv thread pool) at a fixed concurrency: the floor under Login. */
-import { randomBytes, scrypt } from "node:crypto";
-import type { ScryptParams } from "@gatehouse/core";
+/** Raw `node:crypto` Argon2id (async, libuv thread pool) at a fixed concurrency: the floor under Login. */
+import { argon2, randomBytes } from "node:crypto";
+import type { Argon2idParams } from "@gatehouse/core";
 import { median } from "./stats.ts";
 
-export interface ScryptRate {
+export interface KdfRate {
   readonly concurrency: number;
   readonly hashes: number;
   readonly elapsedS: number;
@@ -11,16 +11,19 @@ export interface ScryptRate {
   readonly medianMs: number;
 }
 
-function hashOnce(params: ScryptParams): Promise<number> {
-  // The same call as packages/core/src/passwords.ts: 32-byte key, 16-byte salt, maxmem above 128·N·r.
-  const options = { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + 1024 * 1024 };
+function hashOnce(params: Argon2idParams): Promise<number> {
+  // The same call as packages/core/src/passwords/argon2id.ts: 16-byte salt, 32-byte hash.
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    scrypt("bench correct horse battery".normalize("NFC"), randomBytes(16), 32, options, (error) => (error ? reject(error) : resolve(performance.now() - start)));
+    argon2(
+      "argon2id",
+      { message: "bench correct horse battery".normalize("NFC"), nonce: randomBytes(16), memory: params.memoryKiB, passes: params.passes, parallelism: params.parallelism, tagLength: 32 },
+      (error) => (error ? reject(error) : resolve(performance.now() - start)),
+    );
   });
 }
 
-export async function rawScryptRate(params: ScryptParams, concurrency: number, hashes: number): Promise<ScryptRate> {
+export async function rawKdfRate(params: Argon2idParams, concurrency: number, hashes: number): Promise<KdfRate> {
   const times: number[] = [];
   let started = 0;
   const start = performance.now();

@@ -1,16 +1,17 @@
 /**
- * Measurements 2 and 3: the real server over loopback (SQLite, dev OTP mode, production scrypt
- * cost), driven by autocannon / the MFA-flow loop in a separate process; raw scrypt next to
+ * Measurements 2, 3 and 5: the real server over loopback (SQLite, dev OTP mode, production Argon2id
+ * cost), driven by autocannon / the MFA-flow loop in a separate process; raw Argon2id next to
  * Login; and a CPU profile of the check-url path from a second server run with --cpu-prof.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_SCRYPT_PARAMS } from "@gatehouse/core";
-import { CHEAP_SCRYPT, seedFixture, type Fixture } from "./fixture.ts";
+import { OWASP_ARGON2ID_PARAMS } from "@gatehouse/core";
+import { CHEAP_ARGON2ID, CHEAP_ENV, seedFixture, type Fixture } from "./fixture.ts";
 import { assertHealthy, runLoad, summarisePoint, type AutocannonJob, type FlowResult, type LoadPoint, type LoadResult } from "./load.ts";
 import type { HttpRequestSpec } from "./load-runner.ts";
 import { measureLookups, type LookupCosts } from "./lookups.ts";
-import { rawScryptRate, type ScryptRate } from "./password-floor.ts";
+import { measureLoginQueue, type LoginQueueOptions, type LoginQueueResult } from "./login-queue.ts";
+import { rawKdfRate, type KdfRate } from "./password-floor.ts";
 import { summariseProfile, type ProfileSummary } from "./profile.ts";
 import { readStatusBytes, RssSampler, startBenchServer, type BenchServer } from "./server.ts";
 import { median, sleep } from "./stats.ts";
@@ -34,6 +35,7 @@ export interface ServerBenchOptions {
   readonly profileDurationS: number;
   /** Calls per round of each in-process lookup timing. */
   readonly lookupCalls: number;
+  readonly loginQueue: Omit<LoginQueueOptions, "root">;
 }
 
 export interface FlowSummary {
@@ -63,14 +65,14 @@ export interface ServerBenchResult {
   };
   readonly mfaFlow: FlowSummary;
   readonly cheapFlow: FlowSummary;
-  /** c1/c2: next to Login; flow: right before each MFA-flow run; cheap: N = 1024. */
-  readonly scrypt: { readonly c1: ScryptRate[]; readonly c2: ScryptRate[]; readonly flow: ScryptRate[]; readonly cheap: ScryptRate };
-  readonly scryptRate: { readonly c1: number; readonly c2: number };
-  readonly scryptMedianMs: number;
+  /** Raw Argon2id. c1/c2: next to Login; flow: right before each MFA-flow run; cheap: m = 1 MiB, t = 1. */
+  readonly kdf: { readonly c1: KdfRate[]; readonly c2: KdfRate[]; readonly flow: KdfRate[]; readonly cheap: KdfRate };
+  readonly kdfRate: { readonly c1: number; readonly c2: number };
+  readonly kdfMedianMs: number;
   readonly loginRatio: { readonly c1: number; readonly c2: number };
-  /** Median over runs of (MFA flow p50 at concurrency 1 − the p50 of raw hashes taken right before that run), N = 2^17. */
+  /** Median over runs of (MFA flow p50 at concurrency 1 − the p50 of raw hashes taken right before that run), production Argon2id. */
   readonly addedMs: number;
-  /** The same with cheap-hash users (N = 1024) minus one such hash: the low-noise cross-check. */
+  /** The same with cheap-hash users (on a second server configured with the cheap parameters) minus one such hash: the low-noise cross-check. */
   readonly addedMsCheap: number;
   /** Peak VmRSS over every point; over the points without a password hash; right after start. */
   readonly peakRssBytes: number | null;
@@ -78,6 +80,7 @@ export interface ServerBenchResult {
   readonly idleRssBytes: number | null;
   readonly hwmBytes: number | null;
   readonly lookups: LookupCosts;
+  readonly loginQueue: LoginQueueResult;
   readonly profile: ProfileSummary & { readonly windowed: boolean; readonly requests: number; readonly durationS: number };
 }
 
@@ -87,7 +90,6 @@ export function serverEnv(databaseUrl: string): Record<string, string> {
     APP_ENV: "development",
     OTP_RETURN_TO_CLIENT: "true",
     NEXT_PUBLIC_DEV_OTP_ENABLED: "true",
-    PASSWORD_HASH_N: String(DEFAULT_SCRYPT_PARAMS.N),
     RATE_LIMIT_IP_PER_MINUTE: "0",
     LOG_LEVEL: "warn",
   };
@@ -194,19 +196,19 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
     const peakRssNoKdfBytes = peakRssBytes;
     log(`  VerifyMFA alone: ${verifyMfa.rps.toFixed(0)} req/s, p50 ${verifyMfa.p50Ms.toFixed(2)} ms, p99 ${verifyMfa.p99Ms.toFixed(2)} ms`);
 
-    // Password floor: raw scrypt and Login interleaved run by run, at concurrency 1 and 2.
+    // Password floor: raw Argon2id and Login interleaved run by run, at concurrency 1 and 2.
     const loginBody = (user: { email: string; password: string }) =>
       JSON.stringify({ email: user.email, password: user.password, orgId: fixture.orgNoMfa, deviceFingerprint: "bench-laptop" });
     const loginRequest = { method: "POST" as const, path: "/gatehouse.v1.AuthService/Login", headers: json, body: loginBody(fixture.loginUser) };
-    const scrypt1: ScryptRate[] = [];
-    const scrypt2: ScryptRate[] = [];
+    const kdf1: KdfRate[] = [];
+    const kdf2: KdfRate[] = [];
     const login1Runs: LoadResult[] = [];
     const login2Runs: LoadResult[] = [];
     const loginSampler = new RssSampler(server.pid);
     for (let run = 0; run < runs; run++) {
-      scrypt1.push(await rawScryptRate(DEFAULT_SCRYPT_PARAMS, 1, options.loginAmount.c1));
+      kdf1.push(await rawKdfRate(OWASP_ARGON2ID_PARAMS, 1, options.loginAmount.c1));
       login1Runs.push(await runLoad(root, { kind: "autocannon", url: server.url, connections: 1, amount: options.loginAmount.c1, requests: [loginRequest] }));
-      scrypt2.push(await rawScryptRate(DEFAULT_SCRYPT_PARAMS, 2, options.loginAmount.c2));
+      kdf2.push(await rawKdfRate(OWASP_ARGON2ID_PARAMS, 2, options.loginAmount.c2));
       login2Runs.push(await runLoad(root, { kind: "autocannon", url: server.url, connections: 2, amount: options.loginAmount.c2, requests: [loginRequest] }));
     }
     const loginPeak = loginSampler.stop();
@@ -215,53 +217,63 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
     assertHealthy("Login c=1", login1);
     assertHealthy("Login c=2", login2);
     peakRssBytes = Math.max(peakRssBytes ?? 0, loginPeak ?? 0) || null;
-    const scryptRate = { c1: median(scrypt1.map((s) => s.hashesPerS)), c2: median(scrypt2.map((s) => s.hashesPerS)) };
-    const loginRatio = { c1: login1.rps / scryptRate.c1, c2: login2.rps / scryptRate.c2 };
-    log(`  raw scrypt ${scryptRate.c1.toFixed(2)} / ${scryptRate.c2.toFixed(2)} hashes/s, Login ${login1.rps.toFixed(2)} / ${login2.rps.toFixed(2)} req/s (c=1 / c=2)`);
+    const kdfRate = { c1: median(kdf1.map((s) => s.hashesPerS)), c2: median(kdf2.map((s) => s.hashesPerS)) };
+    const loginRatio = { c1: login1.rps / kdfRate.c1, c2: login2.rps / kdfRate.c2 };
+    log(`  raw Argon2id ${kdfRate.c1.toFixed(2)} / ${kdfRate.c2.toFixed(2)} hashes/s, Login ${login1.rps.toFixed(2)} / ${login2.rps.toFixed(2)} req/s (c=1 / c=2)`);
 
     // Full MFA flow at concurrency 1 (production hash), then the cheap-hash cross-check.
+    // Cheap-hash users log in to their own server: the main one would rehash their hashes to its parameters.
+    const cheapServer = await startBenchServer({ root, env: { ...env, ...CHEAP_ENV } });
     const flowSampler = new RssSampler(server.pid);
     const flowRuns: FlowResult[] = [];
     const cheapRuns: FlowResult[] = [];
     const usersPerRun = Math.floor(fixture.mfaUsers.length / runs);
     const cheapPerRun = Math.floor(fixture.cheapMfaUsers.length / runs);
-    const flowScrypt: ScryptRate[] = [];
-    for (let run = 0; run < runs; run++) {
-      // A few raw hashes right before each flow run: the subtraction uses the KDF time of the same minute.
-      flowScrypt.push(await rawScryptRate(DEFAULT_SCRYPT_PARAMS, 1, Math.max(1, Math.ceil(options.loginAmount.c1 / 2))));
-      flowRuns.push(
-        await runLoad(root, {
-          kind: "mfa-flow",
-          url: server.url,
-          orgId: fixture.orgMfa,
-          users: fixture.mfaUsers.slice(run * usersPerRun, (run + 1) * usersPerRun),
-          duration: options.flowDurationS,
-          flowsPerUser: 5,
-          fingerprintPrefix: `flow-${run}`,
-        }),
-      );
-      cheapRuns.push(
-        await runLoad(root, {
-          kind: "mfa-flow",
-          url: server.url,
-          orgId: fixture.orgMfa,
-          users: fixture.cheapMfaUsers.slice(run * cheapPerRun, (run + 1) * cheapPerRun),
-          flows: options.cheapFlows,
-          flowsPerUser: 5,
-          fingerprintPrefix: `cheap-flow-${run}`,
-        }),
-      );
+    const flowKdf: KdfRate[] = [];
+    try {
+      for (let run = 0; run < runs; run++) {
+        // A few raw hashes right before each flow run: the subtraction uses the KDF time of the same minute.
+        flowKdf.push(await rawKdfRate(OWASP_ARGON2ID_PARAMS, 1, Math.max(1, Math.ceil(options.loginAmount.c1 / 2))));
+        flowRuns.push(
+          await runLoad(root, {
+            kind: "mfa-flow",
+            url: server.url,
+            orgId: fixture.orgMfa,
+            users: fixture.mfaUsers.slice(run * usersPerRun, (run + 1) * usersPerRun),
+            duration: options.flowDurationS,
+            flowsPerUser: 5,
+            fingerprintPrefix: `flow-${run}`,
+          }),
+        );
+        cheapRuns.push(
+          await runLoad(root, {
+            kind: "mfa-flow",
+            url: cheapServer.url,
+            orgId: fixture.orgMfa,
+            users: fixture.cheapMfaUsers.slice(run * cheapPerRun, (run + 1) * cheapPerRun),
+            flows: options.cheapFlows,
+            flowsPerUser: 5,
+            fingerprintPrefix: `cheap-flow-${run}`,
+          }),
+        );
+      }
+    } finally {
+      if (cheapServer.process.exitCode === null) await stopChecked(cheapServer);
     }
     const flowPeak = flowSampler.stop();
     peakRssBytes = Math.max(peakRssBytes ?? 0, flowPeak ?? 0) || null;
     const mfaFlow = summariseFlows(flowRuns);
     const cheapFlow = summariseFlows(cheapRuns);
-    const scryptMedianMs = median(scrypt1.map((s) => s.medianMs));
-    const cheapScrypt = await rawScryptRate(CHEAP_SCRYPT, 1, 200);
-    const addedMs = median(flowRuns.map((flow, run) => flow.flowP50Ms - flowScrypt[run]!.medianMs));
-    const addedMsCheap = cheapFlow.flowP50Ms - cheapScrypt.medianMs;
-    log(`  MFA flow c=1: ${mfaFlow.flowsPerS.toFixed(2)} flows/s, p50 ${mfaFlow.flowP50Ms.toFixed(1)} ms (scrypt ${median(flowScrypt.map((s) => s.medianMs)).toFixed(1)} ms) → added ${addedMs.toFixed(2)} ms; cheap-hash cross-check ${addedMsCheap.toFixed(2)} ms`);
+    const kdfMedianMs = median(kdf1.map((s) => s.medianMs));
+    const cheapKdf = await rawKdfRate(CHEAP_ARGON2ID, 1, 200);
+    const addedMs = median(flowRuns.map((flow, run) => flow.flowP50Ms - flowKdf[run]!.medianMs));
+    const addedMsCheap = cheapFlow.flowP50Ms - cheapKdf.medianMs;
+    log(`  MFA flow c=1: ${mfaFlow.flowsPerS.toFixed(2)} flows/s, p50 ${mfaFlow.flowP50Ms.toFixed(1)} ms (Argon2id ${median(flowKdf.map((s) => s.medianMs)).toFixed(1)} ms) → added ${addedMs.toFixed(2)} ms; cheap-hash cross-check ${addedMsCheap.toFixed(2)} ms`);
     if (flowRuns.some((r) => r.exhausted)) log("  warning: the MFA flow ran out of users (send limits) before its duration");
+
+    log(`5. Login through the password hash queue, ${options.loginQueue.clients} clients`);
+    const loginQueue = await measureLoginQueue(server, fixture, { root, ...options.loginQueue }, log);
+    peakRssBytes = Math.max(peakRssBytes ?? 0, loginQueue.peakRssBytes ?? 0) || null;
 
     hwmBytes = readStatusBytes(server.pid, "VmHWM");
     await stopChecked(server);
@@ -275,9 +287,9 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
       points: { healthz, checkUrl, checkUrlSmallPolicy, policy, connectCheckUrl, verifyMfa, login1, login2 },
       mfaFlow,
       cheapFlow,
-      scrypt: { c1: scrypt1, c2: scrypt2, flow: flowScrypt, cheap: cheapScrypt },
-      scryptRate,
-      scryptMedianMs,
+      kdf: { c1: kdf1, c2: kdf2, flow: flowKdf, cheap: cheapKdf },
+      kdfRate,
+      kdfMedianMs,
       loginRatio,
       addedMs,
       addedMsCheap,
@@ -286,10 +298,26 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
       idleRssBytes,
       hwmBytes,
       lookups,
+      loginQueue,
       profile,
     };
   } finally {
     if (server.process.exitCode === null) await server.stop();
+  }
+}
+
+/** Section 5 alone (`--section login-queue`): a small fixture, its own server, nothing written to docs/. */
+export async function measureLoginQueueAlone(
+  options: { readonly root: string; readonly tmpDir: string; readonly loginQueue: Omit<LoginQueueOptions, "root"> },
+  log: (line: string) => void,
+): Promise<LoginQueueResult> {
+  const databaseUrl = join(options.tmpDir, "bench.sqlite");
+  const fixture = await seedFixture({ databaseUrl, policyEntries: 10, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0 });
+  const server = await startBenchServer({ root: options.root, env: serverEnv(databaseUrl) });
+  try {
+    return await measureLoginQueue(server, fixture, { root: options.root, ...options.loginQueue }, log);
+  } finally {
+    await stopChecked(server);
   }
 }
 

@@ -99,7 +99,10 @@ describe("Login and Register through the password hash queue", () => {
     ["wrong passwords", (i: number) => ["ada@example.com", `wrong ${i}`] as const],
   ])("%s take queue slots the same way (no enumeration by queueing)", async (_name, attempt) => {
     const g = await gatedGatehouse(2);
-    const outcomes = Array.from({ length: 5 }, (_, i) => kindOf(g.login(...attempt(i))));
+    const outcomes = Array.from({ length: 5 }, (_, i) => {
+      const [email, password] = attempt(i);
+      return kindOf(g.login(email, password));
+    });
     await settle();
     expect(g.hasher.started.verify).toBe(1);
     expect(g.hasher.pending.map((p) => p.kind)).toEqual(["verify"]);
