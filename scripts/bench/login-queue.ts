@@ -79,7 +79,8 @@ export async function measureLoginQueue(server: BenchServer, fixture: Fixture, o
   const p99Ratio = duringFlood.p99Ms / unloaded.p99Ms;
   log(
     `  legitimate login during a ${clients}-client flood: p50 ${duringFlood.p50Ms.toFixed(1)} ms, p99 ${duringFlood.p99Ms.toFixed(1)} ms = ${p99Ratio.toFixed(2)}× alone ` +
-      `(${duringFlood.logins} logins, ${duringFlood.failures} failed); flood answered ${floodRun.count + floodRun.non2xx} (${JSON.stringify(floodRun.statusCodes)})`,
+      `(${duringFlood.logins} logins, ${duringFlood.failures} failed); flood answered ${floodRun.count + floodRun.non2xx} (${JSON.stringify(floodRun.statusCodes)}); ` +
+      `server peak RSS ${peakRssBytes === null ? "n/a" : `${(peakRssBytes / 2 ** 20).toFixed(1)} MB`}`,
   );
   return { clients, durationS, concurrency, rawKdf, throughput, throughputRatio, unloaded, flood, duringFlood, p99Ratio, peakRssBytes };
 }
