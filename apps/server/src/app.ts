@@ -27,6 +27,8 @@ const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../..
  * fits an admin policy update of ~100k entries (larger lists go through the CLI).
  */
 const MAX_RPC_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** A connection flood would log a line per refused connection: one warning per interval says enough. */
+const REFUSED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
 /** Expired rows are harmless (every read checks expiry) but would grow forever; any replica may purge. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -101,7 +103,16 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   }, PURGE_INTERVAL_MS);
   purge.unref();
 
-  const server = createDualProtocolServer(connect);
+  let refusedSinceWarning = 0;
+  let lastWarningAt = -Infinity;
+  const server = createDualProtocolServer(connect, config.connections, () => {
+    refusedSinceWarning += 1;
+    const now = Date.now();
+    if (now - lastWarningAt < REFUSED_CONNECTIONS_LOG_INTERVAL_MS) return;
+    logger.warn({ maxConnections: config.connections.maxConnections, refused: refusedSinceWarning }, "connection limit reached: refusing new connections");
+    lastWarningAt = now;
+    refusedSinceWarning = 0;
+  });
   const address = await server.listen(config.port, config.host);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   logger.info({ url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled }, "gatehouse listening");

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
 
 /**
  * Server configuration from the environment, validated before the port opens. Every problem
@@ -28,6 +29,7 @@ export interface ServerConfig {
   readonly workers: number;
   /** Deprecated settings that were accepted but have no effect, for a warning at start. */
   readonly warnings: readonly string[];
+  readonly connections: ConnectionLimits;
 }
 
 export interface PasswordHashConfig {
@@ -127,6 +129,20 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     );
   }
 
+  const limits = DEFAULT_CONNECTION_LIMITS;
+  const connections: ConnectionLimits = {
+    firstBytesTimeoutMs: int("FIRST_BYTES_TIMEOUT_MS", limits.firstBytesTimeoutMs, 10, 600_000),
+    headersTimeoutMs: int("HEADERS_TIMEOUT_MS", limits.headersTimeoutMs, 10, 600_000),
+    requestTimeoutMs: int("REQUEST_TIMEOUT_MS", limits.requestTimeoutMs, 10, 3_600_000),
+    keepAliveTimeoutMs: int("KEEP_ALIVE_TIMEOUT_MS", limits.keepAliveTimeoutMs, 10, 600_000),
+    maxConnections: int("MAX_CONNECTIONS", limits.maxConnections, 1, 1_000_000),
+    maxHeaderBytes: int("MAX_HEADER_BYTES", limits.maxHeaderBytes, 1024, 1024 * 1024),
+    http2MaxConcurrentStreams: int("HTTP2_MAX_CONCURRENT_STREAMS", limits.http2MaxConcurrentStreams, 1, 10_000),
+    http2MaxSessionMemoryMb: int("HTTP2_MAX_SESSION_MEMORY_MB", limits.http2MaxSessionMemoryMb, 1, 1024),
+  };
+  // Node refuses a headers timeout longer than the request timeout, and it would mean nothing.
+  if (connections.headersTimeoutMs > connections.requestTimeoutMs) problems.push("HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS");
+
   const config: ServerConfig = {
     host: text("HOST") ?? "127.0.0.1",
     port: int("PORT", 8080, 0, 65535),
@@ -145,6 +161,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     webDist: text("WEB_DIST"),
     workers,
     warnings,
+    connections,
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;

@@ -1,6 +1,8 @@
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
+import { applyHttp2StreamLimits } from "./http2-stream-limits.ts";
 
 export type RequestHandler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
@@ -8,6 +10,8 @@ const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 /** How much of a refused body is read and dropped after the response, and for how long, before the connection is cut. */
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 2_000;
+/** How often Node looks for HTTP/1.1 requests past their headers or request timeout (its default is 30 s). */
+const MAX_TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export interface DualProtocolServer {
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -20,9 +24,28 @@ export interface DualProtocolServer {
  * prior knowledge (gRPC, buf curl): the first bytes of each connection pick the protocol, since
  * browsers never speak h2c and `allowHTTP1` works only with TLS.
  */
-export function createDualProtocolServer(handler: RequestHandler): DualProtocolServer {
-  const http1 = createHttp1Server({ keepAliveTimeout: 5_000 });
-  const http2 = createHttp2Server({}, handler);
+export function createDualProtocolServer(
+  handler: RequestHandler,
+  limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+  onConnectionRefused: () => void = () => {},
+): DualProtocolServer {
+  const http1 = createHttp1Server({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    maxHeaderSize: limits.maxHeaderBytes,
+    connectionsCheckingInterval: Math.min(MAX_TIMEOUT_CHECK_INTERVAL_MS, Math.max(10, Math.floor(limits.headersTimeoutMs / 4))),
+  });
+  // Node checks headersTimeout and requestTimeout only on a server that emitted 'listening' (that
+  // starts its connection tracking); this one never listens, the sniffer hands it its sockets.
+  http1.emit("listening");
+  const http2 = createHttp2Server(
+    {
+      maxSessionMemory: limits.http2MaxSessionMemoryMb,
+      settings: { maxConcurrentStreams: limits.http2MaxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes },
+    },
+    handler,
+  );
   const sockets = new Set<Socket>();
   const inFlight = new Map<Socket, number>();
   const sessions = new Set<ServerHttp2Session>();
@@ -48,6 +71,7 @@ export function createDualProtocolServer(handler: RequestHandler): DualProtocolS
   http2.on("session", (session: ServerHttp2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
+    applyHttp2StreamLimits(session, limits);
     if (closing) session.close();
   });
 
@@ -58,20 +82,33 @@ export function createDualProtocolServer(handler: RequestHandler): DualProtocolS
       inFlight.delete(socket);
     });
     socket.on("error", () => socket.destroy());
-    socket.once("data", (chunk: Buffer) => {
+    // Absolute, not idle: one byte every few seconds must not hold the connection open either.
+    const deadline = setTimeout(() => socket.destroy(), limits.firstBytesTimeoutMs);
+    socket.once("close", () => clearTimeout(deadline));
+    let received: Buffer = Buffer.alloc(0);
+    const sniff = (chunk: Buffer) => {
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      const seen = Math.min(received.length, HTTP2_PREFACE.length);
+      const http2Preface = received.subarray(0, seen).equals(HTTP2_PREFACE.subarray(0, seen));
+      // "P" may begin POST or the preface: wait until the bytes tell them apart.
+      if (http2Preface && seen < HTTP2_PREFACE.length) return;
+      clearTimeout(deadline);
+      socket.off("data", sniff);
       socket.pause();
-      socket.unshift(chunk);
-      const probe = chunk.subarray(0, HTTP2_PREFACE.length);
+      socket.unshift(received);
       // http2 reads the unshifted bytes itself and takes over the handle: resuming would race it.
-      if (HTTP2_PREFACE.subarray(0, probe.length).equals(probe)) {
+      if (http2Preface) {
         http2Sockets.add(socket);
         http2.emit("connection", socket);
       } else {
         http1.emit("connection", socket);
         socket.resume();
       }
-    });
+    };
+    socket.on("data", sniff);
   });
+  server.maxConnections = limits.maxConnections;
+  server.on("drop", onConnectionRefused);
 
   return {
     listen: (port, host) =>
@@ -84,6 +121,8 @@ export function createDualProtocolServer(handler: RequestHandler): DualProtocolS
       }),
     close: async (timeoutMs) => {
       closing = true;
+      // Stops the HTTP/1.1 timeout checks and closes its idle connections; it never listened, so the error it reports is moot.
+      http1.close(() => {});
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
       for (const socket of sockets) if (!http2Sockets.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroySoon();

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { DEFAULT_CONNECTION_LIMITS } from "../src/connection-limits.ts";
+
+describe("config: connection limits", () => {
+  it("defaults when unset", () => {
+    expect(loadConfig({}).connections).toEqual(DEFAULT_CONNECTION_LIMITS);
+    expect(DEFAULT_CONNECTION_LIMITS.http2MaxConcurrentStreams).toBe(100);
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      FIRST_BYTES_TIMEOUT_MS: "100",
+      HEADERS_TIMEOUT_MS: "200",
+      REQUEST_TIMEOUT_MS: "300",
+      KEEP_ALIVE_TIMEOUT_MS: "400",
+      MAX_CONNECTIONS: "50",
+      MAX_HEADER_BYTES: "8192",
+      HTTP2_MAX_CONCURRENT_STREAMS: "10",
+      HTTP2_MAX_SESSION_MEMORY_MB: "5",
+    });
+    expect(config.connections).toEqual({
+      firstBytesTimeoutMs: 100,
+      headersTimeoutMs: 200,
+      requestTimeoutMs: 300,
+      keepAliveTimeoutMs: 400,
+      maxConnections: 50,
+      maxHeaderBytes: 8192,
+      http2MaxConcurrentStreams: 10,
+      http2MaxSessionMemoryMb: 5,
+    });
+  });
+
+  it.each([
+    [{ REQUEST_TIMEOUT_MS: "0" }, "REQUEST_TIMEOUT_MS must be a whole number from 10"],
+    [{ MAX_CONNECTIONS: "many" }, "MAX_CONNECTIONS must be a whole number"],
+    [{ HTTP2_MAX_CONCURRENT_STREAMS: "4294967295" }, "HTTP2_MAX_CONCURRENT_STREAMS must be a whole number from 1 to 10000"],
+    [{ HEADERS_TIMEOUT_MS: "5000", REQUEST_TIMEOUT_MS: "1000" }, "HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS"],
+  ])("refuses %j", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
