@@ -1,6 +1,5 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createContextValues } from "@connectrpc/connect";
 import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
 import {
@@ -9,6 +8,7 @@ import {
   clientIpKey,
   createConnectRoutes,
   createHttpRoutes,
+  createRpcHandler,
   errorInterceptor,
   ipRateLimitInterceptor,
   type NodeRequest,
@@ -61,11 +61,12 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   for (const warning of config.warnings) logger.warn(warning);
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
+  const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
   const devRoutesOtps = config.devOtpRouteEnabled ? sms.devOtps : null;
-  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, onUnexpected });
+  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, onUnexpected, onClientGone });
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
-  const connect = connectNodeAdapter({
+  const connect = createRpcHandler({
     routes: createConnectRoutes({ gatehouse, devOtps: sms.devOtps }),
     readMaxBytes: MAX_RPC_MESSAGE_BYTES,
     interceptors: [
@@ -74,7 +75,9 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       authInterceptor(gatehouse),
     ],
     contextValues: (req) => createContextValues().set(clientIpKey, clientIp(req, config.trustProxyHops)),
-    fallback: (req, res: NodeResponse) => {
+    onUnexpected,
+    onClientGone,
+    fallback: (req, res) => {
       void serveFallback(req, res).catch((error: unknown) => {
         onUnexpected(error, req.url ?? "");
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });

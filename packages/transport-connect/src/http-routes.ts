@@ -28,6 +28,8 @@ export interface HttpRoutesOptions {
   /** Present only in dev OTP mode with NEXT_PUBLIC_DEV_OTP_ENABLED; otherwise the dev route is 404. */
   readonly devOtps: DevOtpLookup | null;
   readonly onUnexpected: (error: unknown, route: string) => void;
+  /** The client hung up while its body was being read: routine, worth a debug line at most. */
+  readonly onClientGone: (route: string) => void;
 }
 
 /** Handles the request and returns true when the path is one of ours; false lets the caller serve it. */
@@ -45,17 +47,24 @@ class HttpStatusError extends Error {
   }
 }
 
+/** Reading the body failed because the client's stream did: nobody is left to answer. */
+class ClientGone extends Error {}
+
 function send(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
   res.end(JSON.stringify(body));
 }
 
-function sendError(res: NodeResponse, error: unknown, route: string, onUnexpected: HttpRoutesOptions["onUnexpected"]): void {
+function sendError(res: NodeResponse, error: unknown, route: string, options: HttpRoutesOptions): void {
+  if (error instanceof ClientGone) {
+    options.onClientGone(route);
+    return;
+  }
   if (error instanceof HttpStatusError) {
     send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
     return;
   }
-  if (isUnexpected(error)) onUnexpected(error, route);
+  if (isUnexpected(error)) options.onUnexpected(error, route);
   const connectError = toConnectError(error);
   const { status, name } = HTTP_ERRORS[connectError.code];
   const retryAfter = error instanceof GatehouseError ? error.details.retryAfterSeconds : undefined;
@@ -69,10 +78,15 @@ async function readJsonBody(req: NodeRequest): Promise<unknown> {
   if (declared > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof HttpStatusError) throw error;
+    throw new ClientGone("the client closed the request", { cause: error });
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -93,7 +107,7 @@ function requireMethod(req: NodeRequest, method: "GET" | "POST"): void {
 }
 
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
-  const { gatehouse, devOtps, onUnexpected } = options;
+  const { gatehouse, devOtps } = options;
   const authenticate = (req: NodeRequest) => gatehouse.authenticate(bearerToken(req.headers.authorization));
 
   const routes: Record<string, (req: NodeRequest, url: URL) => Promise<unknown>> = {
@@ -125,7 +139,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     try {
       send(res, 200, await route(req, url));
     } catch (error) {
-      sendError(res, error, url.pathname, onUnexpected);
+      sendError(res, error, url.pathname, options);
     }
     return true;
   };

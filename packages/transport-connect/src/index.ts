@@ -7,6 +7,8 @@ export { authInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHO
 export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
 export { HTTP_ERRORS } from "./http-errors.ts";
 export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";
+export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
+export { DECODE_FAILURE_MESSAGE } from "./decode-failures.ts";
 export { clientIp } from "./client-ip.ts";
 export { clientIpKey, principalKey } from "./request-context.ts";
 export { policyInputFromJson, policyToJson, type BrowserPolicyJson } from "./policy-json.ts";
