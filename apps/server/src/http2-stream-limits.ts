@@ -1,6 +1,9 @@
 import { constants, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import type { ConnectionLimits } from "./connection-limits.ts";
 
+/** How often a finished response looks whether its trailers are out, so the reset cannot overtake them. */
+const TRAILERS_SENT_CHECK_MS = 10;
+
 /**
  * Node's HTTP/2 server times nothing out by itself (its `timeout` counts any frame, a PING
  * included, as activity), so each session gets the limits HTTP/1.1 has: closed once it has had no
@@ -21,9 +24,13 @@ export function applyHttp2StreamLimits(session: Http2Session, limits: Connection
     const requestDeadline = setTimeout(() => {
       if (!remoteEnded(stream)) stream.close(constants.NGHTTP2_CANCEL);
     }, limits.requestTimeoutMs);
-    stream.once("finish", () => {
-      if (!stream.closed && !remoteEnded(stream)) stream.close(constants.NGHTTP2_NO_ERROR);
-    });
+    const endRefusedBody = () => {
+      if (stream.closed || remoteEnded(stream)) return;
+      // 'finish' comes before the trailers (gRPC's status) are sent; END_STREAM on our side says they are.
+      if (stream.state.localClose !== 1) setTimeout(endRefusedBody, TRAILERS_SENT_CHECK_MS);
+      else stream.close(constants.NGHTTP2_NO_ERROR);
+    };
+    stream.once("finish", endRefusedBody);
     stream.once("close", () => {
       clearTimeout(requestDeadline);
       openStreams -= 1;

@@ -17,7 +17,10 @@ const SLACK_MS = 1_000;
 const NODE_KEEP_ALIVE_BUFFER_MS = 1_000;
 const HTTP2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/** Answers at once; `/upload` reads the body to its end; `/refuse` reads 1 KiB of it, then refuses it, as a body over a cap is. */
+/**
+ * Answers at once; `/upload` reads the body to its end; `/refuse` reads 1 KiB of it, then refuses
+ * it, as a body over a cap is, with a trailer as gRPC sends its status.
+ */
 const handler: RequestHandler = (req, res) => {
   if (req.url === "/upload") {
     req.resume();
@@ -32,6 +35,7 @@ const handler: RequestHandler = (req, res) => {
       req.off("data", onData);
       req.pause();
       res.writeHead(413, { "content-type": "text/plain" });
+      res.addTrailers({ "x-refused": "yes" });
       res.end("too large");
     };
     req.on("data", onData);
@@ -240,14 +244,16 @@ describe("connection limits: HTTP/2", () => {
     expect(stream.rstCode).toBe(constants.NGHTTP2_CANCEL);
   });
 
-  it("a refused body still being sent gets its 413, then RST_STREAM(NO_ERROR) ends the stream", async () => {
+  it("a refused body still being sent gets its 413 and trailers, then RST_STREAM(NO_ERROR) ends the stream", async () => {
     await start({ ...LIMITS, requestTimeoutMs: 60_000 });
     const { session } = await http2Session();
     const stream = session.request({ ":method": "POST", ":path": "/refuse" });
     stream.on("error", () => {});
     let status = 0;
     let body = "";
+    let trailer: unknown;
     stream.on("response", (headers) => (status = Number(headers[":status"])));
+    stream.on("trailers", (trailers) => (trailer = trailers["x-refused"]));
     stream.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
     const openedAt = performance.now();
     const writes = setInterval(() => {
@@ -258,7 +264,7 @@ describe("connection limits: HTTP/2", () => {
     clearInterval(writes);
     expect(performance.now() - openedAt).toBeLessThan(SLACK_MS);
     await expect.poll(() => body).toBe("too large");
-    expect({ status, body, rstCode: stream.rstCode }).toEqual({ status: 413, body: "too large", rstCode: constants.NGHTTP2_NO_ERROR });
+    expect({ status, body, trailer, rstCode: stream.rstCode }).toEqual({ status: 413, body: "too large", trailer: "yes", rstCode: constants.NGHTTP2_NO_ERROR });
   });
 });
 
