@@ -19,7 +19,7 @@ import { garbageBytes, hostileJsonObject, hostileString, messageInit, wrongType 
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PASSWORD = "correct horse battery";
 const EMAIL = "ada@example.com";
