@@ -34,7 +34,8 @@ const handler: RequestHandler = (req, res) => {
       if (read < 1024) return;
       req.off("data", onData);
       req.pause();
-      res.writeHead(413, { "content-type": "text/plain" });
+      res.statusCode = 413;
+      res.setHeader("content-type", "text/plain");
       res.addTrailers({ "x-refused": "yes" });
       res.end("too large");
     };
