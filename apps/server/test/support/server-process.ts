@@ -23,6 +23,14 @@ export const DEV_ENV: Readonly<Record<string, string>> = {
   LOG_LEVEL: "info",
 };
 
+/**
+ * The tests run the CLI with spawnSync, which blocks their event loop for seconds: an HTTP client
+ * cannot see the server close an idle keep-alive connection meanwhile, reuses it right after and
+ * fails with EPIPE. Idle connections therefore outlive any test here; connection-limits.test.ts
+ * proves the keep-alive timeout itself.
+ */
+const TEST_KEEP_ALIVE_TIMEOUT_MS = "600000";
+
 export interface TestDatabase {
   readonly databaseUrl: string;
   /** Removes the temporary directory (SQLite only). */
@@ -47,7 +55,7 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...NODE_ARGS, "serve"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env },
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", KEEP_ALIVE_TIMEOUT_MS: TEST_KEEP_ALIVE_TIMEOUT_MS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
