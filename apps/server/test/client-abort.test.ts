@@ -25,7 +25,7 @@ describe("a client that hangs up mid-request", () => {
         done();
       },
     });
-    const config = loadConfig({ DATABASE_URL: db.databaseUrl, PORT: "0", PASSWORD_HASH_N: "1024", RATE_LIMIT_IP_PER_MINUTE: "0" });
+    const config = loadConfig({ DATABASE_URL: db.databaseUrl, PORT: "0", PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1", RATE_LIMIT_IP_PER_MINUTE: "0" });
     server = await startServer(config, createLogger("debug", destination));
     const { gatehouse } = server;
     await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
