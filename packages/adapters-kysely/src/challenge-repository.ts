@@ -44,12 +44,13 @@ export function createChallengeRepository(db: Kysely<Database>): ChallengeStore 
       return row === undefined ? null : toChallenge(row);
     },
 
-    async claimAttempt(id, maxAttempts) {
+    async claimAttempt(id, maxAttempts, now) {
       const row = await db
         .updateTable("mfa_challenges")
         .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
         .where("id", "=", id)
         .where("attempts", "<", maxAttempts)
+        .where("expires_at", ">", now)
         .returningAll()
         .executeTakeFirst();
       return row === undefined ? null : toChallenge(row);

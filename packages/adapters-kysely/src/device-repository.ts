@@ -1,5 +1,5 @@
 import type { Device, DeviceStore } from "@gatehouse/core";
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, DevicesTable } from "./schema.ts";
@@ -15,6 +15,7 @@ function toDevice(row: Selectable<DevicesTable>): Device {
     trustRevokedAt: row.trust_revoked_at === null ? null : fromDbBigint(row.trust_revoked_at),
     createdAt: fromDbBigint(row.created_at),
     lastSeenAt: fromDbBigint(row.last_seen_at),
+    sessionIssuedAt: row.session_issued_at === null ? null : fromDbBigint(row.session_issued_at),
   };
 }
 
@@ -35,6 +36,7 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
             trust_revoked_at: candidate.trustRevokedAt,
             created_at: candidate.createdAt,
             last_seen_at: candidate.lastSeenAt,
+            session_issued_at: candidate.sessionIssuedAt,
           })
           .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doNothing())
           .returningAll()
@@ -73,6 +75,16 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       const result = await db
         .updateTable("devices")
         .set({ trusted: toDbBool(dialect, true), trusted_until: trustedUntil, trust_revoked_at: null })
+        .where("id", "=", deviceId)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async markSessionIssued(deviceId, now) {
+      // One statement: the first issuance is kept, whatever the concurrency.
+      const result = await db
+        .updateTable("devices")
+        .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})` })
         .where("id", "=", deviceId)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;

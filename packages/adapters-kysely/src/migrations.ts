@@ -141,6 +141,32 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("rate_limit_counters_expires_at").on("rate_limit_counters").column("expires_at").execute();
     },
   },
+
+  /*
+   * A device is new until a session has been issued for it (not merely until it was first
+   * seen). Devices that already had a session are backfilled from the sessions table, so
+   * existing users are not all challenged again.
+   */
+  "0002_device_session_issued": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("devices").addColumn("session_issued_at", "bigint").execute();
+      await sql`UPDATE devices SET session_issued_at = (SELECT MIN(sessions.created_at) FROM sessions WHERE sessions.device_id = devices.id)`.execute(db);
+    },
+  },
+
+  /*
+   * The refresh reuse interval: what a retired refresh token needs so a replay within the
+   * interval gets the same successor. Tokens retired before this migration have none, so
+   * their reuse still revokes.
+   */
+  "0003_refresh_reuse_interval": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // One column per statement: SQLite's ALTER TABLE adds one at a time.
+      await db.schema.alterTable("retired_refresh_tokens").addColumn("successor_hash", "text").execute();
+      await db.schema.alterTable("retired_refresh_tokens").addColumn("replay_until", "bigint").execute();
+      await db.schema.alterTable("retired_refresh_tokens").addColumn("sealed_successor", "text").execute();
+    },
+  },
 };
 
 export interface MigrateOptions {

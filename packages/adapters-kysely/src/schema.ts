@@ -43,6 +43,8 @@ export interface DevicesTable {
   trust_revoked_at: NullableEpochMsColumn;
   created_at: EpochMsColumn;
   last_seen_at: EpochMsColumn;
+  /** First session issued for the device; null while it is new. */
+  session_issued_at: NullableEpochMsColumn;
 }
 
 export interface MfaChallengesTable {
@@ -84,6 +86,12 @@ export interface RetiredRefreshTokensTable {
   token_hash: string;
   session_id: string;
   expires_at: EpochMsColumn;
+  /** The refresh token hash that replaced this one; a replay is answered only while it is the session's current one. */
+  successor_hash: string | null;
+  /** Until when a replay of this token gets `sealed_successor` instead of revoking the session. */
+  replay_until: NullableEpochMsColumn;
+  /** The successor tokens, sealed by the core under a key derived from this (unstored) token. */
+  sealed_successor: string | null;
 }
 
 /** A single row, `id = 1`. */

@@ -57,7 +57,7 @@ export function createSessionRepository(db: Kysely<Database>): SessionStore {
      * PostgreSQL a concurrent rotation blocks on the row lock, re-checks the guard against the
      * committed row, misses, and then sees the committed retired hash, so it reports `reused`.
      */
-    async rotate(refreshTokenHash, next, now) {
+    async rotate(refreshTokenHash, next, now, replay) {
       return failOnDuplicate(() =>
         db.transaction().execute(async (trx) => {
           const rotated = await trx
@@ -77,17 +77,37 @@ export function createSessionRepository(db: Kysely<Database>): SessionStore {
             // Remembered until the replacing token expires: the old token's own expiry is gone after the UPDATE.
             await trx
               .insertInto("retired_refresh_tokens")
-              .values({ token_hash: refreshTokenHash, session_id: rotated.id, expires_at: next.refreshExpiresAt })
+              .values({
+                token_hash: refreshTokenHash,
+                session_id: rotated.id,
+                expires_at: next.refreshExpiresAt,
+                successor_hash: next.refreshTokenHash,
+                replay_until: now + (replay?.reuseIntervalMs ?? 0),
+                sealed_successor: replay?.sealedSuccessor ?? null,
+              })
               .execute();
             return { kind: "rotated", session: toSession(rotated) } as const;
           }
           const retired = await trx
             .selectFrom("retired_refresh_tokens")
-            .select("session_id")
+            .select(["session_id", "successor_hash", "replay_until", "sealed_successor"])
             .where("token_hash", "=", refreshTokenHash)
             .where("expires_at", ">", now)
             .executeTakeFirst();
           if (retired === undefined) return { kind: "invalid" } as const;
+          const { successor_hash: successorHash, sealed_successor: sealedSuccessor, replay_until: replayUntil } = retired;
+          if (successorHash !== null && sealedSuccessor !== null && replayUntil !== null && fromDbBigint(replayUntil) > now) {
+            // Still inside the reuse interval: answered only while the successor is the session's current token.
+            const session = await trx
+              .selectFrom("sessions")
+              .selectAll()
+              .where("id", "=", retired.session_id)
+              .where("refresh_token_hash", "=", successorHash)
+              .where("revoked_at", "is", null)
+              .where("refresh_expires_at", ">", now)
+              .executeTakeFirst();
+            if (session !== undefined) return { kind: "replayed", session: toSession(session), sealedSuccessor } as const;
+          }
           await trx.updateTable("sessions").set({ revoked_at: now }).where("id", "=", retired.session_id).where("revoked_at", "is", null).execute();
           return { kind: "reused", sessionId: retired.session_id } as const;
         }),

@@ -15,6 +15,11 @@ export interface GatehouseConfig {
   readonly intentTtlMs: number;
   readonly accessTokenTtlMs: number;
   readonly refreshTokenTtlMs: number;
+  /**
+   * How long a just-rotated refresh token, replayed, gets the same successor tokens instead of
+   * revoking the session (two tabs, a lost response); 0 turns it off.
+   */
+  readonly refreshReuseIntervalMs: number;
   /** When set, OTP hashes are HMAC-SHA256 keyed with it (see otp.ts). */
   readonly otpHashKey: string | undefined;
   /** Argon2id parameters of new hashes; stored hashes with others are replaced at their next successful login. */
@@ -36,6 +41,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   intentTtlMs: 10 * MINUTE,
   accessTokenTtlMs: 15 * MINUTE,
   refreshTokenTtlMs: 30 * DAY,
+  refreshReuseIntervalMs: 10_000,
   otpHashKey: undefined,
   password: OWASP_ARGON2ID_PARAMS,
   // libuv's default thread pool, which runs node:crypto's KDFs, has 4 threads: more would wait there, unbounded.

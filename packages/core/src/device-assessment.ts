@@ -9,10 +9,18 @@ export interface DeviceAssessment {
   readonly policy: MfaResult;
 }
 
+/**
+ * A device is new until a session has been issued for it. Being seen is not enough: a Login that
+ * stopped at MFA created the device row, and a second Login must not find it "known".
+ */
+export function isNewDevice(device: Device): boolean {
+  return device.sessionIssuedAt === null;
+}
+
 /** Gets or creates the (user, org, fingerprint) device and evaluates policy for it, as Login and Refresh do. */
 export async function assessDevice(ctx: Context, userId: string, orgId: string, fingerprint: string): Promise<DeviceAssessment> {
   const now = ctx.clock.now();
-  const { device, created } = await ctx.stores.devices.getOrCreate({
+  const { device } = await ctx.stores.devices.getOrCreate({
     id: newId(ctx.random),
     userId,
     orgId,
@@ -22,7 +30,8 @@ export async function assessDevice(ctx: Context, userId: string, orgId: string, 
     trustRevokedAt: null,
     createdAt: now,
     lastSeenAt: now,
+    sessionIssuedAt: null,
   });
   const settings = await loadSettings(ctx.stores, orgId);
-  return { device, policy: evaluateMfaPolicy({ ...settings, device, isNewDevice: created, now }) };
+  return { device, policy: evaluateMfaPolicy({ ...settings, device, isNewDevice: isNewDevice(device), now }) };
 }

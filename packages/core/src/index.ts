@@ -9,7 +9,7 @@ export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, t
 export type * from "./ports.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
-export { SYSTEM_ACTOR, type Actor } from "./use-cases/admin.ts";
+export { actorFor, SYSTEM_ACTOR, type Actor } from "./use-cases/admin.ts";
 export type { LoginInput } from "./use-cases/login.ts";
 export type { RefreshInput } from "./use-cases/refresh.ts";
 export type { RegisterInput } from "./use-cases/register.ts";

@@ -5,6 +5,21 @@
 import { invalidArgument } from "./errors.ts";
 import { isValidPhone } from "./phone.ts";
 
+/** Control (Cc), format (Cf: bidi overrides, zero-width characters) and private-use (Co) characters. */
+const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Co}]/u;
+const CONTROL = /\p{Cc}/u;
+
+/**
+ * The character rule for every text field: no control, format or private-use character and no
+ * lone surrogate. They render as nothing (or reorder what is shown), so two strings that look
+ * the same could name two accounts or devices; NUL is also refused by PostgreSQL text.
+ */
+export function requirePlainText(field: string, value: string): string {
+  if (!value.isWellFormed()) throw invalidArgument(field, "contains an unpaired surrogate");
+  if (INVISIBLE_OR_CONTROL.test(value)) throw invalidArgument(field, "contains a control, invisible or private-use character");
+  return value;
+}
+
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MAX_EMAIL_LENGTH = 254;
 const MAX_PASSWORD_LENGTH = 1024;
@@ -14,16 +29,27 @@ const MAX_FINGERPRINT_LENGTH = 256;
 const MAX_DISPLAY_NAME_LENGTH = 100;
 export const DEFAULT_DEVICE_FINGERPRINT = "password-login";
 
+/**
+ * NFC, trimmed, the whole address lower-cased. Lower-casing the local part too is what the store
+ * has always held, so every existing account keeps its key; no mail provider in use gives two
+ * people addresses that differ only in case.
+ */
 export function requireEmail(value: string): string {
-  const email = value.trim().toLowerCase();
+  const email = requirePlainText("email", value).normalize("NFC").trim().toLowerCase().normalize("NFC");
   if (email === "") throw invalidArgument("email", "is required");
   if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) throw invalidArgument("email", "is not a valid email address");
   return email;
 }
 
-/** For login: any non-empty password up to the cap (old accounts may predate today's minimum). */
+/**
+ * For login: any non-empty password up to the cap (old accounts may predate today's minimum).
+ * Any printable Unicode is allowed, format characters included (emoji sequences join with
+ * U+200D), but never a control character or a lone surrogate.
+ */
 export function requirePassword(value: string): string {
   if (value === "") throw invalidArgument("password", "is required");
+  if (!value.isWellFormed()) throw invalidArgument("password", "contains an unpaired surrogate");
+  if (CONTROL.test(value)) throw invalidArgument("password", "contains a control character");
   if (value.length > MAX_PASSWORD_LENGTH) throw invalidArgument("password", `must be at most ${MAX_PASSWORD_LENGTH} characters`);
   return value;
 }
@@ -53,7 +79,7 @@ export function requireOtp(value: string): string {
 }
 
 export function deviceFingerprintOrDefault(value: string | undefined): string {
-  const fingerprint = value?.trim() ?? "";
+  const fingerprint = requirePlainText("device_fingerprint", value ?? "").trim();
   if (fingerprint.length > MAX_FINGERPRINT_LENGTH) {
     throw invalidArgument("device_fingerprint", `must be at most ${MAX_FINGERPRINT_LENGTH} characters`);
   }
@@ -61,7 +87,7 @@ export function deviceFingerprintOrDefault(value: string | undefined): string {
 }
 
 export function optionalDisplayName(value: string | undefined): string {
-  const name = value?.trim() ?? "";
+  const name = requirePlainText("display_name", value ?? "").normalize("NFC").trim();
   if (name.length > MAX_DISPLAY_NAME_LENGTH) throw invalidArgument("display_name", `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`);
   return name;
 }

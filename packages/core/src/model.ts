@@ -41,6 +41,11 @@ export interface Device {
   readonly trustRevokedAt: EpochMs | null;
   readonly createdAt: EpochMs;
   readonly lastSeenAt: EpochMs;
+  /**
+   * When the first session was issued for this device; null while it is new. A device is new
+   * until a session has been issued for it, so an abandoned MFA leaves it new.
+   */
+  readonly sessionIssuedAt: EpochMs | null;
 }
 
 export interface MfaChallenge {
@@ -102,7 +107,7 @@ export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
 
 export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   requireMfaNewDevice: true,
-  requireMfaUntrustedDevice: false,
+  requireMfaUntrustedDevice: true,
   trustDeviceAfterMfa: true,
   trustTtlDays: 30,
 };

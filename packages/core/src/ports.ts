@@ -102,6 +102,12 @@ export interface DeviceStore {
   markTrusted(deviceId: string, trustedUntil: EpochMs): Promise<boolean>;
   /** Clears trust and records the revocation time. Returns false when missing. */
   revokeTrust(deviceId: string, now: EpochMs): Promise<boolean>;
+  /**
+   * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
+   * when it is still null, so the first issuance is kept whatever the concurrency. Returns false
+   * when the device is missing.
+   */
+  markSessionIssued(deviceId: string, now: EpochMs): Promise<boolean>;
 }
 
 export interface ChallengeStore {
@@ -109,11 +115,12 @@ export interface ChallengeStore {
   create(challenge: MfaChallenge): Promise<void>;
   findById(id: string): Promise<MfaChallenge | null>;
   /**
-   * Atomic: increments `attempts` only while it is below `maxAttempts` and returns the
-   * challenge as it is after the increment; null when the challenge is missing or its
-   * attempts are used up. Bounds the guesses evaluated per challenge under any concurrency.
+   * Atomic: increments `attempts` only while it is below `maxAttempts` and the challenge has not
+   * expired (`expiresAt > now`), and returns the challenge as it is after the increment; null
+   * when the challenge is missing, expired or its attempts are used up. An expired challenge is
+   * left unchanged. Bounds the guesses evaluated per challenge under any concurrency.
    */
-  claimAttempt(id: string, maxAttempts: number): Promise<MfaChallenge | null>;
+  claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<MfaChallenge | null>;
   /** Atomic single use: deletes and returns the challenge; null when already gone. */
   consume(id: string): Promise<MfaChallenge | null>;
   /** Returns false when missing. */
@@ -141,8 +148,24 @@ export interface TokenPair {
   readonly refreshExpiresAt: EpochMs;
 }
 
+/**
+ * What `rotate` keeps so a replay of the just-rotated token within the reuse interval can get
+ * the same successor tokens back. `sealedSuccessor` is opaque to the store: the core encrypted
+ * the successor tokens under a key only the holder of the old refresh token can derive.
+ */
+export interface ReplayWindow {
+  readonly sealedSuccessor: string;
+  /** How long after the rotation a replay is answered with the successor; 0 turns replay off. */
+  readonly reuseIntervalMs: number;
+}
+
 export type RefreshRotation =
   | { readonly kind: "rotated"; readonly session: Session }
+  /**
+   * The token was rotated away less than the reuse interval ago and its successor is still the
+   * session's current token: the session is left active and the sealed successor returned.
+   */
+  | { readonly kind: "replayed"; readonly session: Session; readonly sealedSuccessor: string }
   /** The token was current once and has been rotated away: the session is now revoked. */
   | { readonly kind: "reused"; readonly sessionId: string }
   /** Unknown, expired, or belonging to a revoked session. */
@@ -156,10 +179,15 @@ export interface SessionStore {
   /**
    * Atomic rotation with reuse detection. When `refreshTokenHash` is the current refresh token
    * of an active, unexpired session, replaces both tokens with `next` and remembers the old hash
-   * as retired (in the same transaction). When it is a retired hash, revokes the session and
-   * reports `reused`. Of N concurrent calls with one token exactly one gets `rotated`.
+   * as retired, with the rotation time and `replay.sealedSuccessor` (in the same transaction).
+   * When it is a retired hash: if it was retired less than `replay.reuseIntervalMs` ago (as
+   * recorded at its rotation), the session is active and unexpired, and its current refresh
+   * token is still the one that replaced this hash, reports `replayed` with the stored sealed
+   * successor and changes nothing; otherwise revokes the session and reports `reused`. Of N
+   * concurrent calls with one token exactly one gets `rotated`; within the interval the others
+   * get `replayed`.
    */
-  rotate(refreshTokenHash: string, next: TokenPair, now: EpochMs): Promise<RefreshRotation>;
+  rotate(refreshTokenHash: string, next: TokenPair, now: EpochMs, replay?: ReplayWindow): Promise<RefreshRotation>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
   /** Revokes every active session of the user in the org; returns how many. */

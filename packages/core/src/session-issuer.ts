@@ -30,7 +30,7 @@ export function toIssuedTokens(fresh: FreshTokens, userId: string, orgId: string
   return { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.pair.accessExpiresAt, userId, orgId };
 }
 
-/** A new session for a device; only token hashes are stored. */
+/** A new session for a device; only token hashes are stored. The device stops being new. */
 export async function issueSession(ctx: Context, userId: string, orgId: string, deviceId: string): Promise<IssuedTokens> {
   const fresh = newTokenPair(ctx);
   await ctx.stores.sessions.create({
@@ -42,5 +42,6 @@ export async function issueSession(ctx: Context, userId: string, orgId: string, 
     createdAt: ctx.clock.now(),
     revokedAt: null,
   });
+  await ctx.stores.devices.markSessionIssued(deviceId, ctx.clock.now());
   return toIssuedTokens(fresh, userId, orgId);
 }

@@ -15,6 +15,7 @@ const device = (trust: Partial<Pick<Device, "trusted" | "trustedUntil" | "trustR
   trustRevokedAt: null,
   createdAt: 0,
   lastSeenAt: 0,
+  sessionIssuedAt: null,
   ...trust,
 });
 
@@ -93,10 +94,13 @@ describe("evaluateMfaPolicy: trust registration", () => {
     expect(result.trustTtlDays).toBe(ttl);
   });
 
-  it("defaults: MFA on new devices only, trust 30 days after MFA", () => {
-    const fresh = evaluateMfaPolicy({ platform: DEFAULT_PLATFORM_SETTINGS, org: DEFAULT_ORG_MFA_SETTINGS, device: untrusted, isNewDevice: true, now: NOW });
+  it("defaults: MFA on new and on untrusted devices, trust 30 days after MFA", () => {
+    const defaults = { platform: DEFAULT_PLATFORM_SETTINGS, org: DEFAULT_ORG_MFA_SETTINGS, now: NOW };
+    expect(DEFAULT_ORG_MFA_SETTINGS.requireMfaUntrustedDevice).toBe(true);
+    const fresh = evaluateMfaPolicy({ ...defaults, device: untrusted, isNewDevice: true });
     expect(fresh).toEqual({ mfaRequired: true, registerTrustAfterMfa: true, trustTtlDays: 30 });
-    const known = evaluateMfaPolicy({ platform: DEFAULT_PLATFORM_SETTINGS, org: DEFAULT_ORG_MFA_SETTINGS, device: untrusted, isNewDevice: false, now: NOW });
-    expect(known.mfaRequired).toBe(false);
+    expect(evaluateMfaPolicy({ ...defaults, device: untrusted, isNewDevice: false }).mfaRequired).toBe(true);
+    expect(evaluateMfaPolicy({ ...defaults, device: device({ trusted: true, trustedUntil: NOW - 1 }), isNewDevice: false }).mfaRequired).toBe(true);
+    expect(evaluateMfaPolicy({ ...defaults, device: trusted, isNewDevice: false }).mfaRequired).toBe(false);
   });
 });

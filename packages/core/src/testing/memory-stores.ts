@@ -136,6 +136,12 @@ function createDeviceStore(): DeviceStore {
     async revokeTrust(deviceId, now) {
       return update(deviceId, { trusted: false, trustedUntil: null, trustRevokedAt: now });
     },
+    async markSessionIssued(deviceId, now) {
+      const device = devices.get(deviceId);
+      if (device === undefined) return false;
+      if (device.sessionIssuedAt === null) devices.set(deviceId, { ...device, sessionIssuedAt: now });
+      return true;
+    },
   };
 }
 
@@ -160,9 +166,9 @@ function createChallengeStore(): ChallengeStore {
     async findById(id) {
       return copyOrNull(challenges.get(id));
     },
-    async claimAttempt(id, maxAttempts) {
+    async claimAttempt(id, maxAttempts, now) {
       const challenge = challenges.get(id);
-      if (challenge === undefined || challenge.attempts >= maxAttempts) return null;
+      if (challenge === undefined || challenge.attempts >= maxAttempts || challenge.expiresAt <= now) return null;
       const claimed = { ...challenge, attempts: challenge.attempts + 1 };
       challenges.set(id, claimed);
       return { ...claimed };
@@ -203,6 +209,11 @@ interface RetiredRefreshToken {
   readonly sessionId: string;
   /** Reuse is detected until the token that replaced this one expires, as in the SQL adapters. */
   readonly expiresAt: EpochMs;
+  /** The refresh token hash that replaced this one: a replay is answered only while it is current. */
+  readonly successorHash: string;
+  /** Until when a replay gets the sealed successor instead of revoking. */
+  readonly replayUntil: EpochMs;
+  readonly sealedSuccessor: string | null;
 }
 
 function createSessionStore(): SessionStore {
@@ -226,18 +237,29 @@ function createSessionStore(): SessionStore {
       const session = [...sessions.values()].find((candidate) => candidate.accessTokenHash === accessTokenHash);
       return session !== undefined && session.revokedAt === null && session.accessExpiresAt > now ? { ...session } : null;
     },
-    async rotate(refreshTokenHash, next, now) {
+    async rotate(refreshTokenHash, next, now, replay) {
+      const isLive = (session: Session | undefined): session is Session => session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now;
       const current = [...sessions.values()].find((session) => session.refreshTokenHash === refreshTokenHash);
-      if (current !== undefined && current.revokedAt === null && current.refreshExpiresAt > now) {
+      if (isLive(current)) {
         if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, current.id)) throw alreadyExists();
         const rotated: Session = { ...current, ...next };
         sessions.set(rotated.id, rotated);
-        retired.set(refreshTokenHash, { sessionId: rotated.id, expiresAt: next.refreshExpiresAt });
+        retired.set(refreshTokenHash, {
+          sessionId: rotated.id,
+          expiresAt: next.refreshExpiresAt,
+          successorHash: next.refreshTokenHash,
+          replayUntil: now + (replay?.reuseIntervalMs ?? 0),
+          sealedSuccessor: replay?.sealedSuccessor ?? null,
+        });
         return { kind: "rotated", session: { ...rotated } };
       }
       const reused = retired.get(refreshTokenHash);
       if (reused === undefined || reused.expiresAt <= now) return { kind: "invalid" };
-      revokeIfActive(sessions.get(reused.sessionId), now);
+      const session = sessions.get(reused.sessionId);
+      if (reused.replayUntil > now && reused.sealedSuccessor !== null && isLive(session) && session.refreshTokenHash === reused.successorHash) {
+        return { kind: "replayed", session: { ...session }, sealedSuccessor: reused.sealedSuccessor };
+      }
+      revokeIfActive(session, now);
       return { kind: "reused", sessionId: reused.sessionId };
     },
     async revoke(sessionId, now) {

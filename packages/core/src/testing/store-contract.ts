@@ -52,6 +52,7 @@ function aDevice(overrides: Partial<Device> = {}): Device {
     trustRevokedAt: null,
     createdAt: T0,
     lastSeenAt: T0,
+    sessionIssuedAt: null,
     ...overrides,
   };
 }
@@ -259,7 +260,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
       });
 
       it("creates a device on first sight and round-trips every field", async () => {
-        const device = aDevice({ trusted: true, trustedUntil: T0 + 30 * DAY, trustRevokedAt: T0 - DAY });
+        const device = aDevice({ trusted: true, trustedUntil: T0 + 30 * DAY, trustRevokedAt: T0 - DAY, sessionIssuedAt: T0 - 2 * DAY });
         expect(await stores.devices.getOrCreate(device)).toEqual({ device, created: true });
         expect(await stores.devices.findById(DEVICE_ID)).toEqual(device);
         expect(await stores.devices.findById("no-device")).toBeNull();
@@ -312,6 +313,24 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         expect(await stores.devices.revokeTrust("no-device", T0)).toBe(false);
       });
 
+      it("records the first session issued for a device and keeps it", async () => {
+        await stores.devices.getOrCreate(aDevice());
+        expect(await stores.devices.markSessionIssued(DEVICE_ID, T0 + MINUTE)).toBe(true);
+        expect(await stores.devices.findById(DEVICE_ID)).toEqual(aDevice({ sessionIssuedAt: T0 + MINUTE }));
+        expect(await stores.devices.markSessionIssued(DEVICE_ID, T0 + DAY)).toBe(true);
+        expect((await stores.devices.findById(DEVICE_ID))?.sessionIssuedAt).toBe(T0 + MINUTE);
+        expect((await stores.devices.getOrCreate(aDevice({ id: "device-again", lastSeenAt: T0 + DAY }))).device.sessionIssuedAt).toBe(T0 + MINUTE);
+        expect(await stores.devices.markSessionIssued("no-device", T0)).toBe(false);
+      });
+
+      it("keeps exactly one issuance time among 20 concurrent markSessionIssued calls", async () => {
+        await stores.devices.getOrCreate(aDevice());
+        const results = await times(20, (i) => stores.devices.markSessionIssued(DEVICE_ID, T0 + (i + 1) * MINUTE));
+        expect(results.every((result) => result)).toBe(true);
+        const issuedAt = (await stores.devices.findById(DEVICE_ID))?.sessionIssuedAt ?? null;
+        expect(Array.from({ length: 20 }, (_, i) => T0 + (i + 1) * MINUTE)).toContain(issuedAt);
+      });
+
       it("creates exactly one device among 20 concurrent getOrCreate calls for one key", async () => {
         const results = await times(20, (i) => stores.devices.getOrCreate(aDevice({ id: `device-race-${i}`, lastSeenAt: T0 + i })));
         expect(new Set(results.map((result) => result.device.id)).size).toBe(1);
@@ -339,12 +358,20 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
 
       it("claims attempts up to the maximum and returns the incremented record", async () => {
         await stores.challenges.create(aChallenge());
-        expect(await stores.challenges.claimAttempt("challenge-1", 3)).toEqual(aChallenge({ attempts: 1 }));
-        expect((await stores.challenges.claimAttempt("challenge-1", 3))?.attempts).toBe(2);
-        expect((await stores.challenges.claimAttempt("challenge-1", 3))?.attempts).toBe(3);
-        expect(await stores.challenges.claimAttempt("challenge-1", 3)).toBeNull();
+        expect(await stores.challenges.claimAttempt("challenge-1", 3, T0)).toEqual(aChallenge({ attempts: 1 }));
+        expect((await stores.challenges.claimAttempt("challenge-1", 3, T0))?.attempts).toBe(2);
+        expect((await stores.challenges.claimAttempt("challenge-1", 3, T0))?.attempts).toBe(3);
+        expect(await stores.challenges.claimAttempt("challenge-1", 3, T0)).toBeNull();
         expect((await stores.challenges.findById("challenge-1"))?.attempts).toBe(3);
-        expect(await stores.challenges.claimAttempt("no-challenge", 3)).toBeNull();
+        expect(await stores.challenges.claimAttempt("no-challenge", 3, T0)).toBeNull();
+      });
+
+      it("never claims an attempt on an expired challenge and leaves it unchanged", async () => {
+        await stores.challenges.create(aChallenge({ attempts: 2 }));
+        const expiry = aChallenge().expiresAt;
+        for (let i = 0; i < 6; i++) expect(await stores.challenges.claimAttempt("challenge-1", 5, expiry + i)).toBeNull();
+        expect(await stores.challenges.findById("challenge-1")).toEqual(aChallenge({ attempts: 2 }));
+        expect((await stores.challenges.claimAttempt("challenge-1", 5, expiry - 1))?.attempts).toBe(3);
       });
 
       it("consumes a challenge exactly once", async () => {
@@ -378,7 +405,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
 
       it("grants exactly maxAttempts of 50 concurrent claims", async () => {
         await stores.challenges.create(aChallenge());
-        const results = await times(50, () => stores.challenges.claimAttempt("challenge-1", 5));
+        const results = await times(50, () => stores.challenges.claimAttempt("challenge-1", 5, T0));
         const claimed = results.flatMap((result) => (result === null ? [] : [result.attempts]));
         expect(claimed.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
         expect((await stores.challenges.findById("challenge-1"))?.attempts).toBe(5);
@@ -511,6 +538,50 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now)).toBeNull();
         expect(await stores.sessions.findActiveByAccessTokenHash("access-5", now)).not.toBeNull();
         expect(await stores.sessions.findActiveByAccessTokenHash("access-6", now)).not.toBeNull();
+      });
+
+      it("within the reuse interval, answers a replay of the just-rotated token with its sealed successor and changes nothing", async () => {
+        await stores.sessions.create(aSession());
+        const next = tokenPair("2", now);
+        const replay = { sealedSuccessor: "sealed-2", reuseIntervalMs: 10_000 };
+        await stores.sessions.rotate("refresh-1", next, now, replay);
+        const again = await stores.sessions.rotate("refresh-1", tokenPair("3", now), now + 9_999, { sealedSuccessor: "sealed-3", reuseIntervalMs: 10_000 });
+        expect(again).toEqual({ kind: "replayed", session: aSession({ ...next }), sealedSuccessor: "sealed-2" });
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now + 9_999)).toEqual(aSession({ ...next }));
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-3", now + 9_999)).toBeNull();
+        expect((await stores.sessions.rotate("refresh-2", tokenPair("4", now), now + 9_999, replay)).kind).toBe("rotated");
+      });
+
+      it("after the reuse interval, or once the successor was rotated too, a replay revokes the session", async () => {
+        await stores.sessions.create(aSession());
+        await stores.sessions.create(aSession({ id: "session-2", ...tokenPair("b1") }));
+        const replay = { sealedSuccessor: "sealed", reuseIntervalMs: 10_000 };
+        await stores.sessions.rotate("refresh-1", tokenPair("2", now), now, replay);
+        expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now + 10_000, replay)).toEqual({ kind: "reused", sessionId: "session-1" });
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now)).toBeNull();
+
+        await stores.sessions.rotate("refresh-b1", tokenPair("b2", now), now, replay);
+        await stores.sessions.rotate("refresh-b2", tokenPair("b3", now), now + 1, replay);
+        expect(await stores.sessions.rotate("refresh-b1", tokenPair("b4", now), now + 2, replay)).toEqual({ kind: "reused", sessionId: "session-2" });
+      });
+
+      it("with a zero reuse interval, a replay revokes at once", async () => {
+        await stores.sessions.create(aSession());
+        await stores.sessions.rotate("refresh-1", tokenPair("2", now), now, { sealedSuccessor: "sealed", reuseIntervalMs: 0 });
+        expect((await stores.sessions.rotate("refresh-1", tokenPair("3", now), now, { sealedSuccessor: "sealed", reuseIntervalMs: 0 })).kind).toBe("reused");
+      });
+
+      it("50 concurrent refreshes of one token within the reuse interval: one rotation, every other call replayed, session active", async () => {
+        await stores.sessions.create(aSession());
+        const results = await times(50, (i) => stores.sessions.rotate("refresh-1", tokenPair(`race-${i}`, now), now, { sealedSuccessor: `sealed-${i}`, reuseIntervalMs: 10_000 }));
+        const rotated = results.filter(isRotated);
+        expect(rotated).toHaveLength(1);
+        const winner = rotated[0]!.session;
+        const replayed = results.filter((result) => result.kind === "replayed");
+        expect(replayed).toHaveLength(49);
+        const winnerIndex = results.findIndex(isRotated);
+        for (const result of replayed) expect(result).toEqual({ kind: "replayed", session: winner, sealedSuccessor: `sealed-${winnerIndex}` });
+        expect(await stores.sessions.findActiveByAccessTokenHash(winner.accessTokenHash, now)).toEqual(winner);
       });
 
       it("rotates exactly once among 20 concurrent refreshes of one token", async () => {

@@ -1,5 +1,6 @@
 import { beforeEach, afterEach, describe, expect, it } from "vitest";
 import { createGatehouse, type Gatehouse } from "../gatehouse.ts";
+import type { GatehouseConfig } from "../config.ts";
 import { isGatehouseError } from "../errors.ts";
 import { ManualClock } from "./manual-clock.ts";
 import { OutboxSmsSender } from "./outbox-sms-sender.ts";
@@ -28,11 +29,15 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
     let gatehouse: Gatehouse;
     let sms: OutboxSmsSender;
     let orgId: string;
+    /** The same stores and ports with other configuration, for cases that need it. */
+    let configured: (config: Partial<GatehouseConfig>) => Gatehouse;
 
     beforeEach(async () => {
       handle = await open();
       sms = new OutboxSmsSender();
-      gatehouse = createGatehouse({ stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms, config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } } });
+      const ports = { stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms };
+      configured = (config) => createGatehouse({ ...ports, config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 }, ...config } });
+      gatehouse = configured({});
       ({ orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme"));
       await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
       await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
@@ -68,13 +73,26 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
       expect(sms.sent).toHaveLength(1);
     });
 
-    it("20 concurrent Refresh with one token: exactly one new pair, then the session is revoked as reuse", async () => {
+    it("50 concurrent Refresh with one token within the reuse interval: all get the same new pair and the session stays active", async () => {
       const { challengeId, otp } = await challenge();
       const tokens = await gatehouse.verifyMfa({ challengeId, otp });
-      const results = await Promise.allSettled(Array.from({ length: 20 }, () => gatehouse.refresh({ refreshToken: tokens.refreshToken })));
+      const results = await Promise.allSettled(Array.from({ length: 50 }, () => gatehouse.refresh({ refreshToken: tokens.refreshToken })));
+      const pairs = results.map((r) => (r.status === "fulfilled" && r.value.kind === "tokens" ? `${r.value.tokens.accessToken} ${r.value.tokens.refreshToken}` : "failed"));
+      expect(new Set(pairs).size).toBe(1);
+      expect(pairs[0]).not.toBe("failed");
+      const [accessToken, refreshToken] = pairs[0]!.split(" ");
+      await expect(gatehouse.authenticate(accessToken!)).resolves.toMatchObject({ orgId });
+      expect((await gatehouse.refresh({ refreshToken: refreshToken! })).kind).toBe("tokens");
+    });
+
+    it("20 concurrent Refresh with one token and the reuse interval off: exactly one new pair, then the session is revoked as reuse", async () => {
+      const strict = configured({ refreshReuseIntervalMs: 0 });
+      const { challengeId, otp } = await challenge();
+      const tokens = await gatehouse.verifyMfa({ challengeId, otp });
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => strict.refresh({ refreshToken: tokens.refreshToken })));
       const winners = results.flatMap((r) => (r.status === "fulfilled" && r.value.kind === "tokens" ? [r.value.tokens] : []));
       expect(winners).toHaveLength(1);
-      await expect(gatehouse.authenticate(winners[0]!.accessToken)).rejects.toMatchObject({ kind: "unauthenticated" });
+      await expect(strict.authenticate(winners[0]!.accessToken)).rejects.toMatchObject({ kind: "unauthenticated" });
     });
 
     it("50 concurrent wrong OTPs: never more guesses than the per-challenge cap", async () => {

@@ -1,7 +1,9 @@
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireEmail, requireId } from "../input.ts";
+import { requireEmail, requireId, requirePlainText } from "../input.ts";
+import type { Principal } from "../results.ts";
+import { requireSessionOrg } from "../session-scope.ts";
 import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
@@ -15,8 +17,17 @@ import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
 import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
 import { validateBrowserPolicy } from "../url-policy/validate-policy.ts";
 
-/** Who asks: a signed-in user (checked against roles) or the operator's command line (trusted). */
-export type Actor = { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string };
+/**
+ * Who asks: a signed-in user (checked against roles) or the operator's command line (trusted).
+ * A user acts through a session, and `orgId` is the org that session was issued for: org-scoped
+ * operations on any other org are refused, platform admins included.
+ */
+export type Actor = { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string; readonly orgId: string };
+
+/** The actor of a signed-in principal: its user, scoped to the org its session was issued for. */
+export function actorFor(principal: Principal): Actor {
+  return { kind: "user", userId: principal.userId, orgId: principal.orgId };
+}
 
 export const SYSTEM_ACTOR: Actor = { kind: "system" };
 const MAX_TTL_DAYS = 3650;
@@ -31,9 +42,10 @@ async function requirePlatformAdmin(ctx: Context, actor: Actor): Promise<void> {
   if (!(await isPlatformAdmin(ctx, actor))) throw new GatehouseError("permission_denied", "platform admin role required");
 }
 
-/** Org admins manage their org; platform admins manage every org. */
+/** Org admins manage their org; platform admins manage every org, each through a session issued for it. */
 async function requireOrgAdmin(ctx: Context, actor: Actor, orgId: string): Promise<void> {
   requireId("org_id", orgId);
+  if (actor.kind === "user") requireSessionOrg(actor.orgId, orgId);
   if ((await ctx.stores.orgs.findById(orgId)) === null) throw new GatehouseError("not_found", "organization not found");
   if (await isPlatformAdmin(ctx, actor)) return;
   const membership = actor.kind === "user" ? await ctx.stores.orgs.findMembership(orgId, actor.userId) : null;
@@ -52,7 +64,7 @@ function requireTtlDays(field: string, value: number): number {
 
 export async function createOrg(ctx: Context, actor: Actor, name: string): Promise<{ orgId: string }> {
   await requirePlatformAdmin(ctx, actor);
-  const trimmed = name.trim();
+  const trimmed = requirePlainText("name", name).normalize("NFC").trim();
   if (trimmed === "" || trimmed.length > MAX_ORG_NAME_LENGTH) throw invalidArgument("name", `must be 1 to ${MAX_ORG_NAME_LENGTH} characters`);
   const orgId = newId(ctx.random);
   await ctx.stores.orgs.create({ id: orgId, name: trimmed, createdAt: ctx.clock.now() });

@@ -1,6 +1,7 @@
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
+import { requireSessionOrg } from "../session-scope.ts";
 import type { Principal } from "../results.ts";
 import { checkUrl } from "../url-policy/check-url.ts";
 import { PolicyCache, type CachedPolicy } from "../url-policy/policy-cache.ts";
@@ -36,9 +37,10 @@ export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
   };
 }
 
-/** Any member may read and use the org's policy; no admin role is needed. */
+/** Any member may read and use the org's policy, with a session issued for that org; no admin role is needed. */
 async function requireMember(ctx: Context, principal: Principal, orgId: string): Promise<void> {
   requireId("org_id", orgId);
+  requireSessionOrg(principal.orgId, orgId);
   if ((await ctx.stores.orgs.findMembership(orgId, principal.userId)) === null) throw new GatehouseError("not_org_member");
 }
 

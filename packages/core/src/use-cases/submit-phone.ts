@@ -23,6 +23,7 @@ export async function submitPhoneAndRequestMfa(ctx: Context, input: SubmitPhoneI
   const user = await ctx.stores.users.findById(intent.userId);
   if (user === null) throw new GatehouseError("invalid_mfa_intent");
   if (user.phoneVerified) throw new GatehouseError("phone_already_verified");
+  if ((await ctx.stores.orgs.findMembership(intent.orgId, intent.userId)) === null) throw new GatehouseError("not_org_member");
 
   try {
     return await createChallenge(ctx, { userId: intent.userId, orgId: intent.orgId, deviceId: intent.deviceId }, phone);

@@ -5,6 +5,7 @@ import { requireId, requireOtp } from "../input.ts";
 import { evaluateMfaPolicy } from "../mfa-policy.ts";
 import { otpMatches } from "../otp.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
+import type { User } from "../model.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "../session-issuer.ts";
 import { loadSettings } from "../settings.ts";
@@ -19,17 +20,21 @@ export interface VerifyMfaInput {
  * first claims one of the challenge's attempts atomically, so no concurrency evaluates more
  * guesses than the cap; a wrong code also spends the user's failure budget. The challenge is
  * consumed (atomically, single use) before the session is issued, so two correct concurrent
- * calls cannot both get tokens.
+ * calls cannot both get tokens. An expired challenge answers `challenge_expired` and is left
+ * exactly as it was, however often it is tried.
  */
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
   const otp = requireOtp(input.otp);
   const { stores, config } = ctx;
 
-  const claimed = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge);
-  if (claimed === null) throw new GatehouseError("invalid_mfa_challenge");
   const now = ctx.clock.now();
-  if (claimed.expiresAt <= now) throw new GatehouseError("challenge_expired");
+  const claimed = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge, now);
+  if (claimed === null) {
+    // Expiry is part of the claim's guard, so an expired challenge is never charged an attempt.
+    const unclaimed = await stores.challenges.findById(challengeId);
+    throw new GatehouseError(unclaimed !== null && unclaimed.expiresAt <= now ? "challenge_expired" : "invalid_mfa_challenge");
+  }
 
   const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
   const { limit, windowMs } = config.otpFailuresPerUser;
@@ -45,9 +50,10 @@ export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<Is
   const challenge = await stores.challenges.consume(claimed.id);
   if (challenge === null) throw new GatehouseError("invalid_mfa_challenge");
 
-  const user = await stores.users.findById(challenge.userId);
+  const [user, membership] = await Promise.all([stores.users.findById(challenge.userId), stores.orgs.findMembership(challenge.orgId, challenge.userId)]);
   if (user === null) throw new GatehouseError("invalid_mfa_challenge");
-  if (!user.phoneVerified) await stores.users.setVerifiedPhone(user.id, challenge.phone);
+  if (membership === null) throw new GatehouseError("not_org_member");
+  await lockPhone(ctx, user, challenge.phone);
 
   const device = await stores.devices.findById(challenge.deviceId);
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
@@ -57,4 +63,19 @@ export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<Is
   const tokens = await issueSession(ctx, user.id, challenge.orgId, device.id);
   if (policy.registerTrustAfterMfa) await stores.devices.markTrusted(device.id, now + policy.trustTtlDays * DAY_MS);
   return tokens;
+}
+
+/**
+ * The phone a challenge was sent to proves the second factor only if it is the user's phone:
+ * the verified one, or, for the first MFA, the one this verification locks. A challenge to any
+ * other phone (a second intent raced with the first) is refused with the invalid-challenge answer.
+ */
+async function lockPhone(ctx: Context, user: User, phone: string): Promise<void> {
+  if (user.phoneVerified) {
+    if (user.phone !== phone) throw new GatehouseError("invalid_mfa_challenge");
+    return;
+  }
+  if (await ctx.stores.users.setVerifiedPhone(user.id, phone)) return;
+  const locked = await ctx.stores.users.findById(user.id);
+  if (locked?.phone !== phone) throw new GatehouseError("invalid_mfa_challenge");
 }

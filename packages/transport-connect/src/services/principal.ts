@@ -1,5 +1,5 @@
 import type { HandlerContext } from "@connectrpc/connect";
-import { GatehouseError, type Actor, type Principal } from "@gatehouse/core";
+import { actorFor, GatehouseError, type Actor, type Principal } from "@gatehouse/core";
 import { principalKey } from "../request-context.ts";
 
 /** The principal the auth interceptor resolved; its absence means the method was wrongly listed as public. */
@@ -9,6 +9,7 @@ export function requirePrincipal(ctx: HandlerContext): Principal {
   return principal;
 }
 
+/** The caller as the core's admin use cases see it: its user, scoped to its session's org. */
 export function actorOf(ctx: HandlerContext): Actor {
-  return { kind: "user", userId: requirePrincipal(ctx).userId };
+  return actorFor(requirePrincipal(ctx));
 }
