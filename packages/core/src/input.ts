@@ -6,6 +6,7 @@ import { invalidArgument } from "./errors.ts";
 import { isValidPhone } from "./phone.ts";
 
 /** Control (Cc), format (Cf: bidi overrides, zero-width characters) and private-use (Co) characters. */
+// Cf includes the soft hyphen, bidi controls and zero-width (non-)joiners and spaces.
 const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Co}]/u;
 const CONTROL = /\p{Cc}/u;
 
@@ -35,7 +36,8 @@ export const DEFAULT_DEVICE_FINGERPRINT = "password-login";
  * people addresses that differ only in case.
  */
 export function requireEmail(value: string): string {
-  const email = requirePlainText("email", value).normalize("NFC").trim().toLowerCase().normalize("NFC");
+  // Trimmed first: a pasted address often ends in a newline, which is not part of it.
+  const email = requirePlainText("email", value.trim()).normalize("NFC").toLowerCase().normalize("NFC");
   if (email === "") throw invalidArgument("email", "is required");
   if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) throw invalidArgument("email", "is not a valid email address");
   return email;
@@ -79,7 +81,7 @@ export function requireOtp(value: string): string {
 }
 
 export function deviceFingerprintOrDefault(value: string | undefined): string {
-  const fingerprint = requirePlainText("device_fingerprint", value ?? "").trim();
+  const fingerprint = requirePlainText("device_fingerprint", (value ?? "").trim());
   if (fingerprint.length > MAX_FINGERPRINT_LENGTH) {
     throw invalidArgument("device_fingerprint", `must be at most ${MAX_FINGERPRINT_LENGTH} characters`);
   }
@@ -87,7 +89,7 @@ export function deviceFingerprintOrDefault(value: string | undefined): string {
 }
 
 export function optionalDisplayName(value: string | undefined): string {
-  const name = requirePlainText("display_name", value ?? "").normalize("NFC").trim();
+  const name = requirePlainText("display_name", (value ?? "").trim()).normalize("NFC");
   if (name.length > MAX_DISPLAY_NAME_LENGTH) throw invalidArgument("display_name", `must be at most ${MAX_DISPLAY_NAME_LENGTH} characters`);
   return name;
 }

@@ -338,11 +338,12 @@ describe("Refresh", () => {
     await expect(h.gatehouse.authenticate(outcome.tokens.accessToken)).resolves.toMatchObject({ userId: h.userId });
   });
 
-  it("reusing a rotated refresh token revokes the whole session (theft detection)", async () => {
+  it("reusing a rotated refresh token after the reuse interval revokes the whole session (theft detection)", async () => {
     const h = await createHarness();
     const tokens = await signInWithPhone(h);
     const rotated = await h.gatehouse.refresh({ refreshToken: tokens.refreshToken });
     if (rotated.kind !== "tokens") throw new Error("expected tokens");
+    h.clock.advance(10_000);
     await expectError(h.gatehouse.refresh({ refreshToken: tokens.refreshToken }), "unauthenticated");
     await expectError(h.gatehouse.authenticate(rotated.tokens.accessToken), "unauthenticated");
     await expectError(h.gatehouse.refresh({ refreshToken: rotated.tokens.refreshToken }), "unauthenticated");
@@ -361,7 +362,7 @@ describe("Refresh", () => {
 
   it("with a fingerprint that needs MFA and no phone on file: phone_required", async () => {
     const h = await createHarness({});
-    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaNewDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
     const first = await h.login("laptop");
     if (first.kind !== "tokens") throw new Error("expected tokens");
     await h.gatehouse.admin.updatePlatformSettings({ kind: "system" }, { mfaAlways: true });
@@ -395,8 +396,8 @@ describe("Refresh", () => {
     await expect(h.gatehouse.refresh({ refreshToken })).rejects.toBeInstanceOf(GatehouseError);
   });
 
-  it("20 concurrent refreshes with one token: exactly one new pair, then the session is revoked as reuse", async () => {
-    const h = await createHarness();
+  it("20 concurrent refreshes with one token and the reuse interval off: exactly one new pair, then the session is revoked as reuse", async () => {
+    const h = await createHarness({ refreshReuseIntervalMs: 0 });
     const tokens = await signInWithPhone(h);
     const results = await Promise.allSettled(Array.from({ length: 20 }, () => h.gatehouse.refresh({ refreshToken: tokens.refreshToken })));
     const winners = results.flatMap((r) => (r.status === "fulfilled" && r.value.kind === "tokens" ? [r.value.tokens] : []));

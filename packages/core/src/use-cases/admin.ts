@@ -64,7 +64,7 @@ function requireTtlDays(field: string, value: number): number {
 
 export async function createOrg(ctx: Context, actor: Actor, name: string): Promise<{ orgId: string }> {
   await requirePlatformAdmin(ctx, actor);
-  const trimmed = requirePlainText("name", name).normalize("NFC").trim();
+  const trimmed = requirePlainText("name", name.trim()).normalize("NFC");
   if (trimmed === "" || trimmed.length > MAX_ORG_NAME_LENGTH) throw invalidArgument("name", `must be 1 to ${MAX_ORG_NAME_LENGTH} characters`);
   const orgId = newId(ctx.random);
   await ctx.stores.orgs.create({ id: orgId, name: trimmed, createdAt: ctx.clock.now() });
