@@ -56,6 +56,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       passwordHashConcurrency: config.passwordHash.concurrency,
       passwordHashQueueLimit: config.passwordHash.queueLimit,
       challengeTtlMs: config.challengeTtlMs,
+      refreshReuseIntervalMs: config.refreshReuseIntervalMs,
     },
   });
   for (const warning of config.warnings) logger.warn(warning);

@@ -22,6 +22,8 @@ export interface ServerConfig {
   readonly trustProxyHops: number;
   readonly passwordHash: PasswordHashConfig;
   readonly challengeTtlMs: number;
+  /** REFRESH_REUSE_INTERVAL_SECONDS: a replayed just-rotated refresh token gets the same successor within it; 0 = off. */
+  readonly refreshReuseIntervalMs: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
+    refreshReuseIntervalMs: int("REFRESH_REUSE_INTERVAL_SECONDS", 10, 0, 300) * 1000,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),

@@ -10,14 +10,23 @@ export interface SmsSetup {
   readonly mode: "dev-otp" | "http" | "disabled";
 }
 
-/** Dev OTP mode never sends; otherwise an API key selects the HTTP provider, and no key means no SMS at all. */
+/**
+ * Dev OTP mode never sends; otherwise an API key selects the HTTP provider, and no key means no
+ * SMS at all. Both are told the challenge lifetime: one TTL everywhere.
+ */
 export function createSms(config: ServerConfig, clock: Clock, logger: Logger): SmsSetup {
   if (config.devOtpMode) {
-    const devOtps = new DevOtpStore({ clock });
+    const devOtps = new DevOtpStore({ clock, ttlMs: config.challengeTtlMs });
     return { sender: devOtps, devOtps, mode: "dev-otp" };
   }
   if (config.sms.apiKey !== "" && config.sms.baseUrl !== undefined) {
-    const http = createHttpSmsSender({ apiKey: config.sms.apiKey, sender: config.sms.sender, baseUrl: config.sms.baseUrl, timeoutMs: config.sms.timeoutMs });
+    const http = createHttpSmsSender({
+      apiKey: config.sms.apiKey,
+      sender: config.sms.sender,
+      baseUrl: config.sms.baseUrl,
+      timeoutMs: config.sms.timeoutMs,
+      challengeTtlMs: config.challengeTtlMs,
+    });
     return { sender: logFailures(http, logger), devOtps: null, mode: "http" };
   }
   const sender = createDisabledSmsSender(({ challengeId }) => logger.warn({ challengeId }, "SMS_PROVIDER_API_KEY is empty: OTP not sent"));

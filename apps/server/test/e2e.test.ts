@@ -17,7 +17,8 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
 
   beforeAll(async () => {
     db = tempSqliteDatabase();
-    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MFA_CHALLENGE_TTL_SECONDS: "2" };
+    // Reuse interval off here: this suite checks that reuse revokes at once (mfa-integrity.test.ts covers the interval).
+    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MFA_CHALLENGE_TTL_SECONDS: "2", REFRESH_REUSE_INTERVAL_SECONDS: "0" };
     ({ orgId, userId } = seedOrgAndMember(env, EMAIL, PASSWORD));
     server = await startServerProcess(env);
     api = clientsFor(server.url);
@@ -133,7 +134,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     expect(error.code).toBe(Code.Unauthenticated);
   });
 
-  it("Refresh rotates; reusing the old refresh token revokes the session", async () => {
+  it("Refresh rotates; with REFRESH_REUSE_INTERVAL_SECONDS=0 reusing the old refresh token revokes the session", async () => {
     const tokens = await signIn("laptop");
     const rotated = await api.auth.refresh({ refreshToken: tokens.refreshToken });
     if (rotated.result.case !== "tokens") throw new Error("expected tokens");
@@ -168,16 +169,19 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       expect(error.rawMessage).toBe("invalid or expired MFA intent");
     });
 
-    it("expired challenge: FailedPrecondition, MFA challenge expired", async () => {
+    it("expired challenge: every call answers FailedPrecondition, MFA challenge expired; the dev OTP expires with it (one TTL)", async () => {
       const outcome = await (await freshMemberWithPhone()).login("new-device");
       if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
       const { challengeId } = outcome.result.value;
       const { otp } = await api.dev.getOTP({ challengeId });
       // The only wait in the suite: a real process has a real clock (challenge TTL set to 2 s here).
       await new Promise((resolve) => setTimeout(resolve, 2_100));
-      const error = await rpcError(api.auth.verifyMFA({ challengeId, otp }));
-      expect(error.code).toBe(Code.FailedPrecondition);
-      expect(error.rawMessage).toBe("MFA challenge expired");
+      for (let call = 1; call <= 7; call++) {
+        const error = await rpcError(api.auth.verifyMFA({ challengeId, otp }));
+        expect(error.code).toBe(Code.FailedPrecondition);
+        expect(error.rawMessage).toBe("MFA challenge expired");
+      }
+      expect((await fetch(`${server.url}/api/dev/mfa/otp?challenge_id=${challengeId}`)).status).toBe(404);
     });
 
     it("non-member: PermissionDenied", async () => {

@@ -6,7 +6,10 @@ export const DEFAULT_DEV_OTP_MAX_ENTRIES = 10_000;
 
 export interface DevOtpStoreOptions {
   readonly clock?: Clock | undefined;
-  /** Keep it equal to the challenge lifetime, so an OTP is retrievable exactly as long as it is usable. */
+  /**
+   * Pass the challenge lifetime the core was given (MFA_CHALLENGE_TTL_SECONDS), so an OTP is
+   * retrievable exactly as long as it is usable; the default is the core's default, 10 minutes.
+   */
   readonly ttlMs?: number | undefined;
   readonly maxEntries?: number | undefined;
 }

@@ -9,6 +9,8 @@
  *
  *   {"to":"+15551234567","from":"Gatehouse","body":"Your Gatehouse code is 123456. It expires in 10 minutes."}
  *
+ * (the expiry named is `challengeTtlMs`, the challenge lifetime the core was configured with).
+ *
  * - `to` is the phone exactly as the user gave it (10 to 15 digits, optional leading +).
  * - `from` is SMS_PROVIDER_SENDER; the key is left out when no sender is configured.
  * - `body` is the text message; `messageTemplate` replaces the default wording.
@@ -33,12 +35,23 @@ export interface HttpSmsSenderOptions {
   readonly timeoutMs?: number | undefined;
   /** Injected for tests and for callers that route through their own HTTP stack. */
   readonly fetch?: typeof globalThis.fetch | undefined;
-  /** Builds the text from the OTP; the default names a 10-minute expiry (the default challenge TTL). */
-  readonly messageTemplate?: ((otp: string) => string) | undefined;
+  /** The challenge lifetime the core was given (MFA_CHALLENGE_TTL_SECONDS), named in the default text; 10 minutes when unset. */
+  readonly challengeTtlMs?: number | undefined;
+  /** Builds the text from the OTP and the challenge lifetime; replaces the default wording. */
+  readonly messageTemplate?: ((otp: string, challengeTtlMs: number) => string) | undefined;
 }
 
-export function defaultOtpMessage(otp: string): string {
-  return `Your Gatehouse code is ${otp}. It expires in 10 minutes.`;
+export const DEFAULT_CHALLENGE_TTL_MS = 10 * 60_000;
+
+/** "10 minutes", "1 minute", "90 seconds": whole minutes when the lifetime is one, seconds otherwise. */
+export function describeLifetime(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds % 60 === 0) return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
+  return seconds === 1 ? "1 second" : `${seconds} seconds`;
+}
+
+export function defaultOtpMessage(otp: string, challengeTtlMs: number = DEFAULT_CHALLENGE_TTL_MS): string {
+  return `Your Gatehouse code is ${otp}. It expires in ${describeLifetime(challengeTtlMs)}.`;
 }
 
 /** Throws at construction on bad configuration, so a misconfigured server fails at start-up. */
@@ -48,6 +61,7 @@ export function createHttpSmsSender(options: HttpSmsSenderOptions): SmsSender {
   const timeoutMs = options.timeoutMs ?? DEFAULT_SMS_TIMEOUT_MS;
   const fetchFn = options.fetch ?? globalThis.fetch;
   const messageTemplate = options.messageTemplate ?? defaultOtpMessage;
+  const challengeTtlMs = options.challengeTtlMs ?? DEFAULT_CHALLENGE_TTL_MS;
 
   // Checked here because fetch's own header validation error quotes the offending value.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
@@ -55,6 +69,7 @@ export function createHttpSmsSender(options: HttpSmsSenderOptions): SmsSender {
   }
   // The URL is not echoed: operators sometimes embed credentials in it.
   if (!isHttpUrl(baseUrl)) throw new TypeError("SMS provider base URL is not an absolute http(s) URL");
+  if (!(challengeTtlMs > 0)) throw new RangeError("challenge lifetime must be positive");
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
     throw new RangeError("SMS provider timeout must be a positive whole number of milliseconds");
   }
@@ -68,7 +83,7 @@ export function createHttpSmsSender(options: HttpSmsSenderOptions): SmsSender {
   return {
     async sendOtp(message: OtpMessage): Promise<void> {
       // JSON.stringify leaves out a `from` that is undefined.
-      const body = JSON.stringify({ to: message.phone, from: sender, body: messageTemplate(message.otp) });
+      const body = JSON.stringify({ to: message.phone, from: sender, body: messageTemplate(message.otp, challengeTtlMs) });
       const signal = AbortSignal.timeout(timeoutMs);
       let response: Response;
       try {

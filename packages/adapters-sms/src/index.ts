@@ -6,6 +6,8 @@
 export {
   createHttpSmsSender,
   defaultOtpMessage,
+  describeLifetime,
+  DEFAULT_CHALLENGE_TTL_MS,
   DEFAULT_SMS_TIMEOUT_MS,
   type HttpSmsSenderOptions,
 } from "./http-sms-sender.ts";

@@ -72,6 +72,17 @@ describe("createHttpSmsSender: the request", () => {
     }
   });
 
+  it.each([
+    [120_000, "2 minutes"],
+    [60_000, "1 minute"],
+    [90_000, "90 seconds"],
+    [2_000, "2 seconds"],
+  ])("names the configured challenge lifetime (%i ms → %s), not a fixed 10 minutes", async (challengeTtlMs, lifetime) => {
+    const server = await start((response) => response.writeHead(200).end());
+    await senderFor(server.url, { challengeTtlMs }).sendOtp(message);
+    expect(JSON.parse(server.requests[0]!.body)).toMatchObject({ body: `Your Gatehouse code is 482913. It expires in ${lifetime}.` });
+  });
+
   it("uses the message template when one is given", async () => {
     const server = await start((response) => response.writeHead(200).end());
     await senderFor(server.url, { messageTemplate: (otp) => `${otp} is your code` }).sendOtp(message);
