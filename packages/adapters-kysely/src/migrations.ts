@@ -7,7 +7,7 @@ import type { Database } from "./schema.ts";
  * ones both SQLite and PostgreSQL accept (`bigint` gets INTEGER affinity in SQLite), so one list
  * serves both dialects. Never edit an applied migration: add the next one.
  */
-const migrations: Record<string, Migration> = {
+export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema

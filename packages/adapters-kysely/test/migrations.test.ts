@@ -1,0 +1,26 @@
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import { Migrator } from "kysely/migration";
+import { describe, expect, it } from "vitest";
+import { migrateToLatest, migrations } from "../src/migrations.ts";
+import type { Database } from "../src/schema.ts";
+
+describe("0002_device_session_issued", () => {
+  it("backfills devices that already had a session, so their users are not challenged again; others stay new", async () => {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(":memory:") }) });
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo("0001_initial")).error).toBeUndefined();
+    await sql`INSERT INTO users VALUES ('u', 'ada@example.com', 'Ada', 'h', NULL, 0, 0, 1)`.execute(db);
+    await sql`INSERT INTO orgs VALUES ('o', 'Acme', 1)`.execute(db);
+    await sql`INSERT INTO devices VALUES ('known', 'u', 'o', 'laptop', 1, 99, NULL, 1, 5), ('seen', 'u', 'o', 'tablet', 0, NULL, NULL, 2, 6)`.execute(db);
+    await sql`INSERT INTO sessions VALUES ('s1', 'u', 'o', 'known', 'a1', 10, 'r1', 20, 300, NULL), ('s2', 'u', 'o', 'known', 'a2', 10, 'r2', 20, 200, 250)`.execute(db);
+
+    expect(await migrateToLatest(db)).toEqual(["0002_device_session_issued", "0003_refresh_reuse_interval"]);
+    const rows = await db.selectFrom("devices").select(["id", "session_issued_at"]).orderBy("id").execute();
+    expect(rows).toEqual([
+      { id: "known", session_issued_at: 200 },
+      { id: "seen", session_issued_at: null },
+    ]);
+    await db.destroy();
+  });
+});
