@@ -29,7 +29,7 @@ describe("browser policy over HTTP and Connect", () => {
     env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl };
     ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
     expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).status).toBe(0);
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false}'], env).status).toBe(0);
+    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
     server = await startServerProcess(env);
     api = clientsFor(server.url);
     const outcome = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
@@ -175,7 +175,7 @@ describe("CLI", () => {
     const user = runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
     expect(user.status).toBe(0);
     expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).json).toEqual({ org_id: orgId, user_id: user.json.user_id, role: "admin" });
-    expect(runCli(["org", "settings", orgId], env).json).toEqual({ require_mfa_new_device: true, require_mfa_untrusted_device: false, trust_device_after_mfa: true, trust_ttl_days: 30 });
+    expect(runCli(["org", "settings", orgId], env).json).toEqual({ require_mfa_new_device: true, require_mfa_untrusted_device: true, trust_device_after_mfa: true, trust_ttl_days: 30 });
     expect(runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env).json.trust_ttl_days).toBe(7);
     expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({ mfa_always: true, device_trust_enabled: true, max_trust_ttl_days: 90 });
     expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).json).toEqual(POLICY);
