@@ -8,7 +8,7 @@ export type OrgRole = "member" | "admin";
 
 export interface User {
   readonly id: string;
-  /** Lower-cased, trimmed; unique. */
+  /** Trimmed, NFC, lower-cased (see input.ts); unique. */
   readonly email: string;
   readonly displayName: string;
   /** Argon2id PHC string (or a legacy scrypt hash until its next login), parameters included (see passwords/). */

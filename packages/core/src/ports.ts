@@ -46,7 +46,7 @@ export interface UserStore {
   /** Throws `already_exists` when the email is taken. */
   create(user: User): Promise<void>;
   findById(id: string): Promise<User | null>;
-  /** `email` is already normalised (trimmed, lower-case). */
+  /** `email` is already normalised (trimmed, NFC, lower-case). */
   findByEmail(email: string): Promise<User | null>;
   /**
    * Atomic: sets the phone and `phoneVerified = true` only if the user has no verified phone yet.
