@@ -1,20 +1,13 @@
-import { Agent } from "node:http";
 import { ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
 
 export type Protocol = "connect" | "grpc" | "grpc-web";
 
-/**
- * HTTP/1.1 without keep-alive: a test that idles while a CLI process runs would otherwise reuse a
- * socket the server closed at its 5 s keep-alive timeout, and the next call fails with EPIPE.
- */
-const http1 = { httpVersion: "1.1", nodeOptions: { agent: new Agent({ keepAlive: false }) } } as const;
-
 export function transportFor(baseUrl: string, protocol: Protocol = "connect"): Transport {
   if (protocol === "grpc") return createGrpcTransport({ baseUrl });
-  if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, ...http1 });
-  return createConnectTransport({ baseUrl, ...http1 });
+  if (protocol === "grpc-web") return createGrpcWebTransport({ baseUrl, httpVersion: "1.1" });
+  return createConnectTransport({ baseUrl, httpVersion: "1.1" });
 }
 
 export interface Clients {
