@@ -173,6 +173,9 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     warnings,
     connections,
   };
+  if (config.observability.metricsPort !== undefined && workers > 1) {
+    problems.push("METRICS_PORT needs WORKERS=1: cluster workers would share the metrics port and each scrape would see one worker");
+  }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
 }

@@ -75,5 +75,6 @@ describe("metrics, reflection and log settings", () => {
     expect(message).toContain("METRICS_PORT must be a whole number from 0 to 65535");
     expect(message).toContain("GRPC_REFLECTION must be true or false");
     expect(message).toContain("LOG_FORMAT must be one of auto, json, pretty");
+    expect(problemsOf({ METRICS_PORT: "9464", WORKERS: "2" })).toContain("METRICS_PORT needs WORKERS=1");
   });
 });
