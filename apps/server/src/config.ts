@@ -100,7 +100,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const apiKey = text("SMS_PROVIDER_API_KEY") ?? "";
   const baseUrl = text("SMS_PROVIDER_BASE_URL");
   if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(baseUrl)) problems.push("SMS_PROVIDER_BASE_URL must be an http(s) URL");
-  if (apiKey !== "" && baseUrl === undefined && !devOtpMode) {
+  if (apiKey !== "" && baseUrl === undefined && !devOtpMode && (text("SMS_PROVIDER")?.toLowerCase() ?? "http") === "http") {
     problems.push("SMS_PROVIDER_BASE_URL is required when SMS_PROVIDER_API_KEY is set (the provider's send endpoint)");
   }
 

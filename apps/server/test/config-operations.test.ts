@@ -57,6 +57,10 @@ describe("SMS_PROVIDER", () => {
     expect(problemsOf({ SMS_PROVIDER: "http" })).toContain("SMS_PROVIDER_API_KEY is required with SMS_PROVIDER=http");
   });
 
+  it("a leftover SMS_PROVIDER_API_KEY does not bother another provider", () => {
+    expect(loadConfig({ ...TWILIO, SMS_PROVIDER_API_KEY: "old_key" }).smsProvider.kind).toBe("twilio");
+  });
+
   it("bounds the retry attempts", () => {
     expect(loadConfig({}).smsMaxAttempts).toBe(3);
     expect(problemsOf({ SMS_RETRY_MAX_ATTEMPTS: "0" })).toContain("SMS_RETRY_MAX_ATTEMPTS must be a whole number from 1 to 10");
