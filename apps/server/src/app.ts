@@ -60,7 +60,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, metrics?.smsResult);
   const rateLimiter = metrics === undefined ? storage.stores.rateLimiter : countedRateLimiter(storage.stores.rateLimiter, metrics.rateLimitRejected);
-  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics]), ...(config.observability.logRequests ? [requestLog(logger)] : [])];
+  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics]), ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : [])];
   const observer = combineObservers(observers);
   const readiness = createReadiness({ ping: storage.ping });
   const gatehouse = createGatehouse({
