@@ -49,7 +49,8 @@ describe("SMS_PROVIDER=twilio, end to end", () => {
     db = tempSqliteDatabase();
     const env = {
       DATABASE_URL: db.databaseUrl,
-      PASSWORD_HASH_N: DEV_ENV.PASSWORD_HASH_N!,
+      PASSWORD_HASH_MEMORY_KIB: DEV_ENV.PASSWORD_HASH_MEMORY_KIB!,
+      PASSWORD_HASH_PASSES: DEV_ENV.PASSWORD_HASH_PASSES!,
       RATE_LIMIT_IP_PER_MINUTE: "0",
       METRICS_PORT: "0",
       SMS_PROVIDER: "twilio",
