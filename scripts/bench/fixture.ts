@@ -133,6 +133,7 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
         trusted: false,
         trustedUntil: null,
         trustRevokedAt: null,
+        sessionIssuedAt: null,
         createdAt: now,
         lastSeenAt: now,
       });

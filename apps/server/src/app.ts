@@ -3,20 +3,32 @@ import { fileURLToPath } from "node:url";
 import { createContextValues } from "@connectrpc/connect";
 import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
 import {
+  AdminService,
+  AuthService,
   authInterceptor,
+  BrowserService,
   clientIp,
   clientIpKey,
   createConnectRoutes,
   createHttpRoutes,
   createRpcHandler,
+  DevService,
   errorInterceptor,
   ipRateLimitInterceptor,
+  registerHealth,
+  registerReflection,
   type NodeRequest,
   type NodeResponse,
 } from "@gatehouse/transport-connect";
 import type { ServerConfig } from "./config.ts";
+import { countedRateLimiter } from "./counted-rate-limiter.ts";
 import { createDualProtocolServer } from "./dual-protocol-server.ts";
 import type { Logger } from "./logger.ts";
+import { createMetrics } from "./metrics.ts";
+import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
+import { createReadiness } from "./readiness.ts";
+import { requestLog } from "./request-log.ts";
+import { combineObservers, observeRoute, observeRpcs, type RequestObserver } from "./request-observer.ts";
 import { createSms } from "./sms.ts";
 import { createStaticFiles } from "./static-files.ts";
 import { openStorage } from "./storage.ts";
@@ -42,11 +54,17 @@ export interface RunningServer {
 
 /** The composition root: the one place that picks implementations for the core's ports. */
 export async function startServer(config: ServerConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
-  const storage = await openStorage(config.databaseUrl);
+  // Metrics are collected only when they are served (METRICS_PORT).
+  const metrics = config.observability.metricsPort === undefined ? undefined : createMetrics();
+  const storage = await openStorage(config.databaseUrl, metrics?.dbQuery);
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
-  const sms = createSms(config, clock, logger);
+  const sms = createSms(config, clock, logger, metrics?.smsResult);
+  const rateLimiter = metrics === undefined ? storage.stores.rateLimiter : countedRateLimiter(storage.stores.rateLimiter, metrics.rateLimitRejected);
+  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics]), ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : [])];
+  const observer = combineObservers(observers);
+  const readiness = createReadiness({ ping: storage.ping });
   const gatehouse = createGatehouse({
-    stores: storage.stores,
+    stores: { ...storage.stores, rateLimiter },
     sms: sms.sender,
     clock,
     random: cryptoRandom,
@@ -68,17 +86,25 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
   const connect = createRpcHandler({
-    routes: createConnectRoutes({ gatehouse, devOtps: sms.devOtps }),
+    routes: (router) => {
+      createConnectRoutes({ gatehouse, devOtps: sms.devOtps })(router);
+      const services = [AuthService, BrowserService, AdminService, ...(sms.devOtps === null ? [] : [DevService])].map((service) => service.typeName);
+      registerHealth(router, { source: { serving: readiness.ready, shutdown: readiness.shutdown }, services });
+      // Last, so the reflection index lists every service registered before it.
+      if (config.observability.grpcReflection) registerReflection(router);
+    },
     readMaxBytes: MAX_RPC_MESSAGE_BYTES,
     interceptors: [
       errorInterceptor(onUnexpected),
-      ipRateLimitInterceptor(storage.stores.rateLimiter, clock, config.rateLimitIpPerMinute),
+      ...(observers.length === 0 ? [] : [observeRpcs(observer)]),
+      ipRateLimitInterceptor(rateLimiter, clock, config.rateLimitIpPerMinute),
       authInterceptor(gatehouse),
     ],
     contextValues: (req) => createContextValues().set(clientIpKey, clientIp(req, config.trustProxyHops)),
     onUnexpected,
     onClientGone,
     fallback: (req, res) => {
+      if (observers.length > 0) observeRoute(observer, req.method ?? "", req.url ?? "/", res);
       void serveFallback(req, res).catch((error: unknown) => {
         onUnexpected(error, req.url ?? "");
         if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
@@ -91,6 +117,12 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     if (new URL(req.url ?? "/", "http://localhost").pathname === "/healthz") {
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(JSON.stringify({ status: "ok" }));
+      return;
+    }
+    if (new URL(req.url ?? "/", "http://localhost").pathname === "/readyz") {
+      const ready = await readiness.ready();
+      res.writeHead(ready ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ status: ready ? "ready" : "unavailable" }));
       return;
     }
     if (await httpRoutes(req, res)) return;
@@ -119,14 +151,29 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   });
   const address = await server.listen(config.port, config.host);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
-  logger.info({ url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled }, "gatehouse listening");
+  let metricsServer: MetricsServer | undefined;
+  if (metrics !== undefined && config.observability.metricsPort !== undefined) {
+    try {
+      metricsServer = await startMetricsServer(metrics.registry, config.observability.metricsPort, config.observability.metricsHost);
+    } catch (error) {
+      await server.close(0);
+      await storage.close();
+      throw error;
+    }
+  }
+  logger.info(
+    { url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled, metrics: metricsServer?.url, reflection: config.observability.grpcReflection },
+    "gatehouse listening",
+  );
 
   return {
     url,
     port: address.port,
     gatehouse,
     close: async () => {
+      readiness.drain();
       clearInterval(purge);
+      await metricsServer?.close();
       await server.close(config.shutdownTimeoutMs);
       await storage.close();
     },

@@ -1,6 +1,8 @@
 import { availableParallelism } from "node:os";
 import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
+import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
+import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
 
 /**
  * Server configuration from the environment, validated before the port opens. Every problem
@@ -17,6 +19,11 @@ export interface ServerConfig {
   /** NEXT_PUBLIC_DEV_OTP_ENABLED: the dev HTTP route exists only with this and dev OTP mode. */
   readonly devOtpRouteEnabled: boolean;
   readonly sms: { readonly apiKey: string; readonly sender: string | undefined; readonly baseUrl: string | undefined; readonly timeoutMs: number };
+  /** SMS_PROVIDER and that provider's settings (sms-config.ts); `none` in dev OTP mode. */
+  readonly smsProvider: SmsProviderConfig;
+  /** Requests per OTP send, retries of 429/5xx included, all within SMS_PROVIDER_TIMEOUT_MS. */
+  readonly smsMaxAttempts: number;
+  readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
   readonly trustProxyHops: number;
@@ -95,7 +102,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const apiKey = text("SMS_PROVIDER_API_KEY") ?? "";
   const baseUrl = text("SMS_PROVIDER_BASE_URL");
   if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(baseUrl)) problems.push("SMS_PROVIDER_BASE_URL must be an http(s) URL");
-  if (apiKey !== "" && baseUrl === undefined && !devOtpMode) {
+  if (apiKey !== "" && baseUrl === undefined && !devOtpMode && (text("SMS_PROVIDER")?.toLowerCase() ?? "http") === "http") {
     problems.push("SMS_PROVIDER_BASE_URL is required when SMS_PROVIDER_API_KEY is set (the provider's send endpoint)");
   }
 
@@ -153,6 +160,9 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     devOtpMode,
     devOtpRouteEnabled: devOtpMode && devOtpRouteFlag,
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
+    smsProvider: readSmsProvider(text, problems, devOtpMode),
+    smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
+    observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
@@ -166,6 +176,9 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     warnings,
     connections,
   };
+  if (config.observability.metricsPort !== undefined && workers > 1) {
+    problems.push("METRICS_PORT needs WORKERS=1: cluster workers would share the metrics port and each scrape would see one worker");
+  }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
 }

@@ -1,7 +1,7 @@
 import cluster from "node:cluster";
 import { startServer } from "./app.ts";
 import { loadConfig } from "./config.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, resolveLogFormat } from "./logger.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 import { superviseWorkers } from "./workers.ts";
 
@@ -14,7 +14,8 @@ export async function serve(): Promise<void> {
   // libuv's pool (4 threads unless set) runs the KDF and also file reads and DNS lookups:
   // room for every concurrent hash plus the default 4, set before the pool first starts.
   process.env.UV_THREADPOOL_SIZE ??= String(config.passwordHash.concurrency + 4);
-  const logger = createLogger(config.logLevel);
+  const production = config.appEnv?.toLowerCase() === "production";
+  const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.observability.logFormat, production, process.stdout.isTTY));
   if (config.workers > 1 && cluster.isPrimary) {
     await superviseWorkers(config, logger);
     return;

@@ -8,3 +8,4 @@ export { migrateToLatest, type MigrateOptions } from "./migrations.ts";
 export { purgeExpired, type PurgedCounts } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";
+export { pingDatabase, queryTimingLog, type QueryTiming, type QueryTimingHook } from "./query-timing.ts";

@@ -1,10 +1,15 @@
-import { createKyselyStores, purgeExpired, type Database, type PurgedCounts } from "@gatehouse/adapters-kysely";
+import { createKyselyStores, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import { Kysely, PGliteDialect, PostgresDialect, type Dialect, type PGlite } from "kysely";
 import pg from "pg";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
 
-export type PostgresStoresOptions =
+export type PostgresStoresOptions = PostgresConnectionOptions & {
+  /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
+  readonly onQuery?: QueryTimingHook | undefined;
+};
+
+export type PostgresConnectionOptions =
   /** Gatehouse creates and owns a pool (`max` connections, default 10) and ends it on `close()`. */
   | { readonly connectionString: string; readonly max?: number }
   /**
@@ -56,7 +61,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     dialect = new PGliteDialect({ pglite: options.pglite });
     owned = false;
   }
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect, ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }) });
   // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
   // created; once, because pg refuses a second end().
   let closing: Promise<void> | undefined;

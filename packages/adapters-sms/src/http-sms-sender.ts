@@ -16,63 +16,51 @@
  * - `body` is the text message; `messageTemplate` replaces the default wording.
  *
  * Any 2xx status means accepted; the response body is read and discarded, never interpreted.
+ * A 429 or 5xx is retried with backoff (honouring `Retry-After`) inside the same time budget.
  * Anything else fails the send with an `SmsDeliveryError`: a non-2xx status (including 3xx:
  * redirects are not followed, so the OTP and phone never travel to a host nobody configured), no
- * answer within `timeoutMs` (default 5000, covering connect, headers and body), or a network
- * failure. The challenge is then deleted by the core and the caller told SMS is unavailable.
+ * answer within `timeoutMs` (default 5000, covering connect, headers, body and retries), or a
+ * network failure. The challenge is then deleted by the core and the caller told SMS is unavailable.
  */
 import type { OtpMessage, SmsSender } from "@gatehouse/core";
-import { SmsDeliveryError } from "./sms-delivery-error.ts";
+import {
+  discardQuietly,
+  isHeaderSafe,
+  isHttpUrl,
+  isSuccessStatus,
+  isTransientStatus,
+  postToProvider,
+  resolveTiming,
+  type ProviderIdentity,
+  type TimingOptions,
+} from "./provider-call.ts";
+import { otpTextBuilder, type OtpTextOptions } from "./otp-text.ts";
 
-export const DEFAULT_SMS_TIMEOUT_MS = 5000;
+export { DEFAULT_SMS_TIMEOUT_MS } from "./provider-call.ts";
 
-export interface HttpSmsSenderOptions {
+export interface HttpSmsSenderOptions extends TimingOptions, OtpTextOptions {
   readonly apiKey: string;
   /** Sender id; unset or empty leaves `from` out of the request. */
   readonly sender?: string | undefined;
   /** The provider's send endpoint; the request goes to exactly this URL. */
   readonly baseUrl: string;
-  readonly timeoutMs?: number | undefined;
-  /** Injected for tests and for callers that route through their own HTTP stack. */
-  readonly fetch?: typeof globalThis.fetch | undefined;
-  /** The challenge lifetime the core was given (MFA_CHALLENGE_TTL_SECONDS), named in the default text; 10 minutes when unset. */
-  readonly challengeTtlMs?: number | undefined;
-  /** Builds the text from the OTP and the challenge lifetime; replaces the default wording. */
-  readonly messageTemplate?: ((otp: string, challengeTtlMs: number) => string) | undefined;
 }
 
-export const DEFAULT_CHALLENGE_TTL_MS = 10 * 60_000;
-
-/** "10 minutes", "1 minute", "90 seconds": whole minutes when the lifetime is one, seconds otherwise. */
-export function describeLifetime(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds % 60 === 0) return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
-  return seconds === 1 ? "1 second" : `${seconds} seconds`;
-}
-
-export function defaultOtpMessage(otp: string, challengeTtlMs: number = DEFAULT_CHALLENGE_TTL_MS): string {
-  return `Your Gatehouse code is ${otp}. It expires in ${describeLifetime(challengeTtlMs)}.`;
-}
+const IDENTITY: ProviderIdentity = { provider: "http", label: "SMS provider" };
 
 /** Throws at construction on bad configuration, so a misconfigured server fails at start-up. */
 export function createHttpSmsSender(options: HttpSmsSenderOptions): SmsSender {
   const { apiKey, baseUrl } = options;
   const sender = options.sender === "" ? undefined : options.sender;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_SMS_TIMEOUT_MS;
-  const fetchFn = options.fetch ?? globalThis.fetch;
-  const messageTemplate = options.messageTemplate ?? defaultOtpMessage;
-  const challengeTtlMs = options.challengeTtlMs ?? DEFAULT_CHALLENGE_TTL_MS;
+  const text = otpTextBuilder(options);
 
   // Checked here because fetch's own header validation error quotes the offending value.
-  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+  if (!isHeaderSafe(apiKey)) {
     throw new TypeError("SMS provider API key is empty or has characters not allowed in an HTTP header");
   }
   // The URL is not echoed: operators sometimes embed credentials in it.
   if (!isHttpUrl(baseUrl)) throw new TypeError("SMS provider base URL is not an absolute http(s) URL");
-  if (!(challengeTtlMs > 0)) throw new RangeError("challenge lifetime must be positive");
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-    throw new RangeError("SMS provider timeout must be a positive whole number of milliseconds");
-  }
+  const timing = resolveTiming(options);
 
   const headers = {
     authorization: `Bearer ${apiKey}`,
@@ -83,50 +71,17 @@ export function createHttpSmsSender(options: HttpSmsSenderOptions): SmsSender {
   return {
     async sendOtp(message: OtpMessage): Promise<void> {
       // JSON.stringify leaves out a `from` that is undefined.
-      const body = JSON.stringify({ to: message.phone, from: sender, body: messageTemplate(message.otp, challengeTtlMs) });
-      const signal = AbortSignal.timeout(timeoutMs);
-      let response: Response;
-      try {
-        response = await fetchFn(baseUrl, { method: "POST", headers, body, signal, redirect: "manual" });
-      } catch {
-        throw transportFailure(signal, timeoutMs);
-      }
-      if (response.status >= 200 && response.status < 300) {
-        // Accepted is decided by the status: a body that stalls or breaks after a 2xx must not
-        // fail a send the provider has already taken (the user would get a code for a deleted challenge).
-        await discardBody(response).catch(() => undefined);
-        return;
-      }
-      await discardBody(response).catch(() => undefined);
-      throw new SmsDeliveryError("http_status", `SMS provider answered ${response.status}`, response.status);
+      const body = JSON.stringify({ to: message.phone, from: sender, body: text(message.otp) });
+      await postToProvider({ url: baseUrl, headers, body }, IDENTITY, timing, async (response) => {
+        await discardQuietly(response);
+        if (isSuccessStatus(response.status)) return "sent";
+        return {
+          reason: "http_status",
+          message: `SMS provider answered ${response.status}`,
+          status: response.status,
+          retryable: isTransientStatus(response.status),
+        };
+      });
     },
   };
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "https:" || url.protocol === "http:";
-  } catch {
-    return false;
-  }
-}
-
-function transportFailure(signal: AbortSignal, timeoutMs: number): SmsDeliveryError {
-  return signal.aborted
-    ? new SmsDeliveryError("timeout", `SMS provider timed out after ${timeoutMs} ms`)
-    : new SmsDeliveryError("unreachable", "SMS provider unreachable");
-}
-
-/**
- * Reads the body to its end chunk by chunk, keeping nothing: a fully read response lets the
- * connection go back to the keep-alive pool, and memory stays flat whatever the provider sends.
- * The request's timeout signal bounds how long this can take.
- */
-async function discardBody(response: Response): Promise<void> {
-  if (response.body === null) return;
-  const reader = response.body.getReader();
-  while (!(await reader.read()).done) {
-    // each chunk is dropped as soon as it arrives
-  }
 }

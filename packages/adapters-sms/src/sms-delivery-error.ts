@@ -1,20 +1,42 @@
-/** Why a send failed, coarse enough to alert on and free of anything the request carried. */
-export type SmsFailureReason = "http_status" | "timeout" | "unreachable";
+/**
+ * Why a send failed, coarse enough to alert on and free of anything the request carried:
+ * `http_status` is an HTTP answer that is neither success nor a provider error we could read,
+ * `rejected` is the provider's own refusal (its error code in `providerCode`).
+ */
+export type SmsFailureReason = "http_status" | "rejected" | "timeout" | "unreachable";
+
+/** Which SMS integration failed: the generic HTTP contract, or a provider's own API. */
+export type SmsProviderName = "http" | "twilio" | "vonage";
 
 /**
- * The only error the HTTP sender rejects with. Its message names the failure class and, for an
- * HTTP answer, the status: never the API key, OTP, phone, request URL or response body. It has no
- * `cause` on purpose: network errors can echo header values or the URL, and loggers print causes.
+ * The only error the SMS senders reject with. Its message names the provider, the failure class,
+ * the HTTP status and the provider's error code: never the credentials, OTP, phone, request URL
+ * or the provider's error text (which can quote the phone number). It has no `cause` on purpose:
+ * network errors can echo header values or the URL, and loggers print causes.
  */
 export class SmsDeliveryError extends Error {
   override readonly name = "SmsDeliveryError";
   readonly reason: SmsFailureReason;
   /** The provider's HTTP status when it answered; undefined for timeouts and network failures. */
   readonly status: number | undefined;
+  readonly provider: SmsProviderName;
+  /** The provider's error code (Twilio's `code`, Vonage's message `status`), when it gave one. */
+  readonly providerCode: string | undefined;
+  /** Requests made for this send, retries included. */
+  readonly attempts: number;
 
-  constructor(reason: SmsFailureReason, message: string, status?: number) {
+  constructor(reason: SmsFailureReason, message: string, status?: number, details: SmsFailureDetails = {}) {
     super(message);
     this.reason = reason;
     this.status = status;
+    this.provider = details.provider ?? "http";
+    this.providerCode = details.providerCode;
+    this.attempts = details.attempts ?? 1;
   }
+}
+
+export interface SmsFailureDetails {
+  readonly provider?: SmsProviderName | undefined;
+  readonly providerCode?: string | undefined;
+  readonly attempts?: number | undefined;
 }

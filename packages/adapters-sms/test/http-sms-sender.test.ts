@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpSmsSender, SmsDeliveryError, type HttpSmsSenderOptions } from "../src/index.ts";
 import { closedPortUrl, startFakeProvider, type FakeProvider, type Respond } from "./fake-provider.ts";
+import { manualTiming } from "./manual-timing.ts";
 
 const API_KEY = "sk_live_9f8e7d6c5b4a39281706";
 const OTP = "482913";
@@ -114,7 +115,7 @@ describe("createHttpSmsSender: outcomes", () => {
 
   it("rejects a 500 with the status only, even when the provider echoes the request", async () => {
     const server = await start((response, request) => response.writeHead(500).end(`failed: ${request.body} ${request.headers.authorization}`));
-    const error = await failureOf(senderFor(server.url).sendOtp(message));
+    const error = await failureOf(senderFor(server.url, { retry: { maxAttempts: 1 } }).sendOtp(message));
 
     expect(error.message).toBe("SMS provider answered 500");
     expect(error.reason).toBe("http_status");
@@ -179,7 +180,7 @@ describe("createHttpSmsSender: outcomes", () => {
       calls += 1;
       response.writeHead(calls === 2 ? 503 : 200).end("x".repeat(64 * 1024));
     });
-    const sender = senderFor(server.url);
+    const sender = senderFor(server.url, { retry: { maxAttempts: 1 } });
     // fetch hands a drained socket back to its pool a moment after the body ends; an undrained
     // one never comes back, so each send would open a new connection.
     const socketReturned = () => new Promise((resolve) => setTimeout(resolve, 10));
@@ -191,6 +192,28 @@ describe("createHttpSmsSender: outcomes", () => {
 
     expect(server.requests).toHaveLength(3);
     expect(server.connections()).toBe(1);
+  });
+});
+
+describe("createHttpSmsSender: retries", () => {
+  it("retries a 5xx and a 429 inside the timeout, honouring Retry-After, and keeps today's request", async () => {
+    const statuses = [503, 429, 202];
+    const server = await start((response) => {
+      const status = statuses.shift()!;
+      response.writeHead(status, status === 429 ? { "retry-after": "1" } : {}).end();
+    });
+    const timing = manualTiming();
+    await senderFor(server.url, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 40, maxDelayMs: 400 } }).sendOtp(message);
+    expect(timing.sleeps).toEqual([40, 1000]);
+    expect(server.requests.map((request) => request.body)).toEqual(Array(3).fill(server.requests[0]!.body));
+  });
+
+  it("does not retry a 4xx other than 429", async () => {
+    const server = await start((response) => response.writeHead(400).end());
+    const timing = manualTiming();
+    const error = await failureOf(senderFor(server.url, { ...timing }).sendOtp(message));
+    expect(error).toMatchObject({ provider: "http", status: 400, attempts: 1 });
+    expect(timing.sleeps).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createKyselyStores, migrateToLatest, purgeExpired, type Database, type PurgedCounts } from "@gatehouse/adapters-kysely";
+import { createKyselyStores, migrateToLatest, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
@@ -9,6 +9,8 @@ import { withStatementCache } from "./statement-cache.ts";
 export interface SqliteStoresOptions {
   /** Database file path (its directory is created when missing), or `:memory:`. */
   readonly filename: string;
+  /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
+  readonly onQuery?: QueryTimingHook | undefined;
 }
 
 export interface SqliteStores {
@@ -40,7 +42,10 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     sqlite.close();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }),
+  });
   let appliedMigrations: string[];
   try {
     appliedMigrations = await migrateToLatest(db);

@@ -65,7 +65,7 @@ describe("openSqliteStores", () => {
     await stores.users.create({ id: "u", email: "u@example.com", displayName: "U", passwordHash: "h", phone: null, phoneVerified: false, platformAdmin: false, createdAt: t0 });
     await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
     const { device } = await stores.devices.getOrCreate({
-      id: "d", userId: "u", orgId: "o", fingerprint: "f", trusted: false, trustedUntil: null, trustRevokedAt: null, createdAt: t0, lastSeenAt: t0,
+      id: "d", userId: "u", orgId: "o", fingerprint: "f", trusted: false, trustedUntil: null, trustRevokedAt: null, sessionIssuedAt: null, createdAt: t0, lastSeenAt: t0,
     });
     const owner = { userId: "u", orgId: "o", deviceId: device.id };
     await stores.rateLimiter.consume("old", 5, 60_000, t0);

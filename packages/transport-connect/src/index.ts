@@ -13,6 +13,8 @@ export { clientIp } from "./client-ip.ts";
 export { clientIpKey, principalKey } from "./request-context.ts";
 export { policyInputFromJson, policyToJson, type BrowserPolicyJson } from "./policy-json.ts";
 export type { DevOtpLookup } from "./services/dev-service.ts";
+export { registerHealth, type HealthOptions, type HealthSource } from "./services/health-service.ts";
+export { registerReflection, ReflectionIndex } from "./services/reflection-service.ts";
 export * from "./gen/gatehouse/v1/auth_pb.ts";
 export * from "./gen/gatehouse/v1/browser_pb.ts";
 export * from "./gen/gatehouse/v1/dev_pb.ts";

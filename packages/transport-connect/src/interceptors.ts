@@ -15,6 +15,12 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
   "gatehouse.v1.AuthService/VerifyMFA",
   "gatehouse.v1.DevService/GetOTP",
+  // Infrastructure: load balancers probe health and gRPC tools ask for the schema without credentials.
+  "grpc.health.v1.Health/Check",
+  "grpc.health.v1.Health/List",
+  "grpc.health.v1.Health/Watch",
+  "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+  "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ]);
 
 /** The public RPCs a single client IP may call at most `RATE_LIMIT_IP_PER_MINUTE` times a minute. */

@@ -1,0 +1,31 @@
+import type { RateLimiter } from "@gatehouse/core";
+
+/**
+ * Wraps the RateLimiter port so every refusal is reported with the limit it hit, without the
+ * core knowing about metrics. Keys look like `ip:<address>` or `otp-send:phone:<phone>:<windowMs>`:
+ * only the kind and the window become the label, never the address, phone or user id.
+ */
+export function countedRateLimiter(limiter: RateLimiter, onRejected: (limit: string) => void): RateLimiter {
+  return {
+    refund: (key, windowMs, now) => limiter.refund(key, windowMs, now),
+    consume: async (key, limit, windowMs, now) => {
+      const decision = await limiter.consume(key, limit, windowMs, now);
+      if (!decision.allowed) onRejected(limitLabel(key, windowMs));
+      return decision;
+    },
+  };
+}
+
+const KNOWN_KINDS = new Set(["ip", "otp-send:phone", "otp-send:user", "otp-fail:user"]);
+
+export function limitLabel(key: string, windowMs: number): string {
+  const parts = key.split(":");
+  const kind = parts[0] === "ip" ? "ip" : parts.slice(0, 2).join(":");
+  return KNOWN_KINDS.has(kind) ? `${kind}:${formatWindow(windowMs)}` : "other";
+}
+
+function formatWindow(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${Math.round(ms / 1000)}s`;
+}

@@ -1,0 +1,90 @@
+/**
+ * Gatehouse's Prometheus metrics (prom-client), in a registry of their own. Every label has a
+ * bounded set of values: RPC names, route labels, wire codes, error kinds, provider names,
+ * limit names. Never a user, org, phone, IP or token. docs/operations.md lists each metric with
+ * an example alert.
+ */
+import type { QueryTiming } from "@gatehouse/adapters-kysely";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RequestObserver, RpcRecord } from "./request-observer.ts";
+import type { SmsResultObserver } from "./sms.ts";
+
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const HASH_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10];
+const QUERY_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
+
+const LOGIN = "gatehouse.v1.AuthService/Login";
+const VERIFY_MFA = "gatehouse.v1.AuthService/VerifyMFA";
+const LOGIN_RESULT_LABELS: Readonly<Record<string, string>> = { tokens: "tokens", mfaRequired: "mfa_required", phoneRequired: "phone_required" };
+
+export interface GatehouseMetrics extends RequestObserver {
+  readonly registry: Registry;
+  readonly smsResult: SmsResultObserver;
+  /** A RateLimiter refused a unit: `limit` names which one (`ip`, `otp-send:phone:15m`, …). */
+  rateLimitRejected(limit: string): void;
+  dbQuery(timing: QueryTiming): void;
+  /** For the password-hash queue (see docs/operations.md): how many hashes wait or run right now. */
+  setHashQueueDepthSource(depth: () => number): void;
+  /** One password hash (or verification) finished: how long it waited in the queue, how long it ran. */
+  observePasswordHash(waitSeconds: number, runSeconds: number): void;
+}
+
+export function createMetrics(): GatehouseMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const rpcRequests = new Counter({ name: "gatehouse_rpc_requests_total", help: "RPCs by method and wire code", labelNames: ["method", "code"], registers });
+  const rpcDuration = new Histogram({ name: "gatehouse_rpc_duration_seconds", help: "Unary RPC latency by method", labelNames: ["method"], buckets: LATENCY_BUCKETS, registers });
+  const httpRequests = new Counter({ name: "gatehouse_http_requests_total", help: "JSON routes, probes and static files by route and status", labelNames: ["route", "status"], registers });
+  const httpDuration = new Histogram({ name: "gatehouse_http_duration_seconds", help: "JSON route latency by route", labelNames: ["route"], buckets: LATENCY_BUCKETS, registers });
+  const logins = new Counter({ name: "gatehouse_logins_total", help: "Login results: tokens, mfa_required, phone_required, or the error kind", labelNames: ["outcome"], registers });
+  const verifications = new Counter({ name: "gatehouse_mfa_verifications_total", help: "VerifyMFA results: verified, or the error kind", labelNames: ["result"], registers });
+  const otpSends = new Counter({ name: "gatehouse_otp_sends_total", help: "OTP SMS sends by provider and outcome (sent, failed)", labelNames: ["provider", "outcome"], registers });
+  const rateLimitedRpcs = new Counter({ name: "gatehouse_rate_limited_requests_total", help: "RPCs refused with rate_limited, by method", labelNames: ["method"], registers });
+  const rateLimitRejections = new Counter({ name: "gatehouse_rate_limit_rejections_total", help: "Refusals by the limit that was exhausted", labelNames: ["limit"], registers });
+  const queryDuration = new Histogram({ name: "gatehouse_db_query_duration_seconds", help: "Database query latency by statement kind and result", labelNames: ["operation", "result"], buckets: QUERY_BUCKETS, registers });
+  let hashQueueDepth: () => number = () => 0;
+  new Gauge({
+    name: "gatehouse_password_hash_queue_depth",
+    help: "Password hashes waiting or running",
+    registers,
+    collect() {
+      this.set(hashQueueDepth());
+    },
+  });
+  const hashWait = new Histogram({ name: "gatehouse_password_hash_wait_seconds", help: "Time a password hash waited in the queue", buckets: HASH_BUCKETS, registers });
+  const hashRun = new Histogram({ name: "gatehouse_password_hash_duration_seconds", help: "Time a password hash ran", buckets: HASH_BUCKETS, registers });
+
+  const funnel = (record: RpcRecord) => {
+    if (record.method === LOGIN) {
+      const resultCase = (record.response as { result?: { case?: string } } | undefined)?.result?.case;
+      logins.inc({ outcome: record.errorKind ?? (resultCase === undefined ? record.code : (LOGIN_RESULT_LABELS[resultCase] ?? "other")) });
+    }
+    if (record.method === VERIFY_MFA) verifications.inc({ result: record.code === "ok" ? "verified" : (record.errorKind ?? record.code) });
+    if (record.errorKind === "rate_limited") rateLimitedRpcs.inc({ method: record.method });
+  };
+
+  return {
+    registry,
+    rpc(record) {
+      rpcRequests.inc({ method: record.method, code: record.code });
+      if (!record.streaming) rpcDuration.observe({ method: record.method }, record.seconds);
+      funnel(record);
+    },
+    route(record) {
+      httpRequests.inc({ route: record.route, status: String(record.status) });
+      if (record.route !== "static") httpDuration.observe({ route: record.route }, record.seconds);
+    },
+    smsResult: (provider, outcome) => otpSends.inc({ provider, outcome }),
+    rateLimitRejected: (limit) => rateLimitRejections.inc({ limit }),
+    dbQuery: (timing) => queryDuration.observe({ operation: timing.operation, result: timing.failed ? "error" : "ok" }, timing.durationMs / 1000),
+    setHashQueueDepthSource(depth) {
+      hashQueueDepth = depth;
+    },
+    observePasswordHash(waitSeconds, runSeconds) {
+      hashWait.observe(waitSeconds);
+      hashRun.observe(runSeconds);
+    },
+  };
+}
