@@ -50,3 +50,13 @@ describe("password hashing configuration", () => {
     expect(loadConfig({}, 8).warnings).toEqual([]);
   });
 });
+
+describe("refresh reuse interval", () => {
+  it("defaults to 10 s, takes REFRESH_REUSE_INTERVAL_SECONDS (0 turns it off) and refuses what cannot work", () => {
+    expect(loadConfig({}, 8).refreshReuseIntervalMs).toBe(10_000);
+    expect(loadConfig({ REFRESH_REUSE_INTERVAL_SECONDS: "0" }, 8).refreshReuseIntervalMs).toBe(0);
+    expect(loadConfig({ REFRESH_REUSE_INTERVAL_SECONDS: "30" }, 8).refreshReuseIntervalMs).toBe(30_000);
+    expect(problems({ REFRESH_REUSE_INTERVAL_SECONDS: "-1" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
+    expect(problems({ REFRESH_REUSE_INTERVAL_SECONDS: "301" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
+  });
+});
