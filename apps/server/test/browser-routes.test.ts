@@ -164,7 +164,7 @@ describe("CLI", () => {
   it("migrate prints the applied migrations as JSON", () => {
     const result = runCli(["migrate"], env);
     expect(result.status).toBe(0);
-    expect(result.json).toEqual({ applied: ["0001_initial"] });
+    expect(result.json).toEqual({ applied: ["0001_initial", "0002_org_slug"] });
     expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
   });
 

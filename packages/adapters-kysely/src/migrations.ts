@@ -141,6 +141,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("rate_limit_counters_expires_at").on("rate_limit_counters").column("expires_at").execute();
     },
   },
+  // Orgs get a short name to sign in with. Existing orgs keep NULL (no backfill: a derived slug could
+  // collide, and people already sign in to them by id); both dialects let a unique index hold many NULLs.
+  "0002_org_slug": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("orgs").addColumn("slug", "text").execute();
+      await db.schema.createIndex("orgs_slug_unique").unique().on("orgs").column("slug").execute();
+    },
+  },
 };
 
 export interface MigrateOptions {
