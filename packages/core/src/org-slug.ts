@@ -35,6 +35,7 @@ export function requireSlug(value: string): string {
 export function slugFromName(name: string): string {
   const stem = name
     .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
