@@ -54,6 +54,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       passwordHashConcurrency: config.passwordHash.concurrency,
       passwordHashQueueLimit: config.passwordHash.queueLimit,
       challengeTtlMs: config.challengeTtlMs,
+      otpResendIntervalMs: config.resendIntervalMs,
     },
   });
   for (const warning of config.warnings) logger.warn(warning);

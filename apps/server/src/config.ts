@@ -21,6 +21,7 @@ export interface ServerConfig {
   readonly trustProxyHops: number;
   readonly passwordHash: PasswordHashConfig;
   readonly challengeTtlMs: number;
+  readonly resendIntervalMs: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
@@ -140,6 +141,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
+    resendIntervalMs: int("MFA_RESEND_INTERVAL_SECONDS", 30, 0, 600) * 1000,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),
