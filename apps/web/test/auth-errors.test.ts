@@ -14,7 +14,9 @@ function serverError(code: Code, kind: string, field = "", retryAfterSeconds = 0
 /** What the wire really carries: the detail as bytes, decoded by findDetails. */
 function wireError(code: Code, kind: string, field = "", retryAfterSeconds = 0): ConnectError {
   const value = toBinary(ErrorDetailSchema, create(ErrorDetailSchema, { kind, field, retryAfterSeconds }));
-  return new ConnectError("email: is not a valid email address", code, undefined, [{ type: ErrorDetailSchema.typeName, value }]);
+  const error = new ConnectError("email: is not a valid email address", code);
+  error.details.push({ type: ErrorDetailSchema.typeName, value });
+  return error;
 }
 
 describe("describeAuthError: keyed on the error's kind and field, never its message", () => {
