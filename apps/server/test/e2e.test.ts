@@ -1,6 +1,6 @@
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ErrorDetailSchema } from "@gatehouse/transport-connect";
+import { ErrorDetailSchema, IP_LIMITED_METHODS, PUBLIC_METHODS } from "@gatehouse/transport-connect";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
 
@@ -177,6 +177,11 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       const unknown = await rpcError(api.auth.verifyMFA({ challengeId: "00000000-0000-4000-8000-000000000000", otp: "123456" }));
       expect(detailOf(wrong)).toEqual(detailOf(unknown));
       expect(detailOf(wrong).kind).toBe("invalid_mfa_challenge");
+    });
+
+    it("ResendMFA is public and counted by the per-IP limit, like the other MFA steps", () => {
+      expect(PUBLIC_METHODS.has("gatehouse.v1.AuthService/ResendMFA")).toBe(true);
+      expect(IP_LIMITED_METHODS.has("gatehouse.v1.AuthService/ResendMFA")).toBe(true);
     });
 
     it("ResendMFA too soon: ResourceExhausted with retry_after_seconds; the challenge keeps working", async () => {
