@@ -75,6 +75,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       passwordHashQueueLimit: config.passwordHash.queueLimit,
       challengeTtlMs: config.challengeTtlMs,
       refreshReuseIntervalMs: config.refreshReuseIntervalMs,
+      otpResendIntervalMs: config.resendIntervalMs,
     },
   });
   for (const warning of config.warnings) logger.warn(warning);

@@ -15,7 +15,7 @@ import { openStorage } from "./storage.ts";
 const USAGE = `usage: gatehouse <command>
   serve                                         start the server (what npm start runs)
   migrate                                       apply pending migrations
-  org create <name>                             create an organization
+  org create <name> [--slug <slug>]             create an organization (slug derived from the name when omitted)
   org settings <org_id> [--json '{...}']        show or change org MFA settings
   user create <email> (--password <pw> | --password-stdin) [--display-name <n>] [--platform-admin]
   member add <org_id> <email> [--role member|admin]
@@ -73,6 +73,7 @@ async function run(argv: string[]): Promise<unknown> {
       "display-name": { type: "string" },
       "platform-admin": { type: "boolean" },
       role: { type: "string" },
+      slug: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -102,8 +103,10 @@ async function run(argv: string[]): Promise<unknown> {
     };
 
     switch (`${command} ${sub ?? ""}`) {
-      case "org create":
-        return { org_id: (await admin.createOrg(SYSTEM_ACTOR, arg(0, "name"))).orgId };
+      case "org create": {
+        const created = await admin.createOrg(SYSTEM_ACTOR, arg(0, "name"), values.slug);
+        return { org_id: created.orgId, slug: created.slug };
+      }
       case "org settings": {
         const orgId = arg(0, "org_id");
         const settings =

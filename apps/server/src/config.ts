@@ -31,6 +31,8 @@ export interface ServerConfig {
   readonly challengeTtlMs: number;
   /** REFRESH_REUSE_INTERVAL_SECONDS: a replayed just-rotated refresh token gets the same successor within it; 0 = off. */
   readonly refreshReuseIntervalMs: number;
+  /** MFA_RESEND_INTERVAL_SECONDS: the least time between two codes sent for one sign-in. */
+  readonly resendIntervalMs: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
     refreshReuseIntervalMs: int("REFRESH_REUSE_INTERVAL_SECONDS", 10, 0, 300) * 1000,
+    resendIntervalMs: int("MFA_RESEND_INTERVAL_SECONDS", 30, 0, 600) * 1000,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),

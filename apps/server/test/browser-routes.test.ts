@@ -85,6 +85,17 @@ describe("browser policy over HTTP and Connect", () => {
     expect(body.reason).toBe("Your organization blocks evil.com.");
   });
 
+  it("GET /api/browser/org gives a member the org's name and slug; the error body carries kind and field", async () => {
+    const org = await fetch(`${server.url}/api/browser/org?org_id=${orgId}`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(org.status).toBe(200);
+    expect(await org.json()).toEqual({ org_id: orgId, name: "Acme", slug: "acme" });
+    const missing = await checkUrl({ org_id: orgId });
+    expect(await missing.json()).toEqual({ error: { code: "invalid_argument", message: "url: is required", kind: "invalid_argument", field: "url" } });
+    const other = await fetch(`${server.url}/api/browser/org?org_id=00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(other.status).toBe(403);
+    expect(((await other.json()) as { error: { kind: string } }).error.kind).toBe("not_org_member");
+  });
+
   describe("bad requests get 4xx with the error body, never 5xx", () => {
     it.each([
       ["no token", () => checkUrl({ url: "https://a.com", org_id: "x" }, { headers: { "content-type": "application/json" } }), 401, "unauthenticated"],
@@ -164,7 +175,7 @@ describe("CLI", () => {
   it("migrate prints the applied migrations as JSON", () => {
     const result = runCli(["migrate"], env);
     expect(result.status).toBe(0);
-    expect(result.json).toEqual({ applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"] });
+    expect(result.json).toEqual({ applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"] });
     expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
   });
 
@@ -188,7 +199,7 @@ describe("CLI", () => {
       encoding: "utf8",
     });
     expect(result.status, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ org_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(JSON.parse(result.stdout)).toEqual({ org_id: expect.stringMatching(/^[0-9a-f-]{36}$/), slug: "shebang" });
   });
 
   it.each([
@@ -208,6 +219,18 @@ describe("CLI", () => {
     expect(result.status).toBe(status);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe("");
+  });
+
+  it("org create takes --slug and prints it; without one the slug comes from the name", () => {
+    const chosen = runCli(["org", "create", "Gamma Industries", "--slug", "gamma"], env);
+    expect(chosen.json).toEqual({ org_id: expect.stringMatching(/^[0-9a-f-]{36}$/), slug: "gamma" });
+    expect(runCli(["org", "create", "Delta Corp."], env).json.slug).toBe("delta-corp");
+    const taken = runCli(["org", "create", "Other", "--slug", "gamma"], env);
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toMatch(/slug: is taken/);
+    const bad = runCli(["org", "create", "Other", "--slug", "Not A Slug"], env);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/slug: must be 2 to 63 lower-case letters/);
   });
 
   it("lists every bad policy entry at once", () => {

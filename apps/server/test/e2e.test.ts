@@ -1,5 +1,6 @@
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorDetailSchema, IP_LIMITED_METHODS, PUBLIC_METHODS } from "@gatehouse/transport-connect";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
 
@@ -148,6 +149,62 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     await api.auth.logout({}, bearer(tokens.accessToken));
     expect((await rpcError(api.browser.getBrowserPolicy({ orgId }, bearer(tokens.accessToken)))).code).toBe(Code.Unauthenticated);
     expect((await rpcError(api.auth.logout({}, bearer(tokens.accessToken)))).code).toBe(Code.Unauthenticated);
+  });
+
+  /** The typed detail every domain error carries, for clients that word errors for people. */
+  const detailOf = (error: ConnectError) => {
+    const [detail, ...more] = error.findDetails(ErrorDetailSchema);
+    expect(more).toHaveLength(0);
+    return { kind: detail?.kind, field: detail?.field, retryAfterSeconds: detail?.retryAfterSeconds };
+  };
+
+  describe("ErrorDetail, ResendMFA and Login by slug over the wire", () => {
+    it.each([
+      ["bad email", () => api.auth.login({ email: "nope", password: PASSWORD, orgId }), { kind: "invalid_argument", field: "email", retryAfterSeconds: 0 }],
+      ["short password", () => api.auth.register({ email: "new@example.com", password: "x" }), { kind: "invalid_argument", field: "password", retryAfterSeconds: 0 }],
+      ["taken email", () => api.auth.register({ email: EMAIL, password: PASSWORD }), { kind: "already_exists", field: "", retryAfterSeconds: 0 }],
+      ["wrong password", () => login("laptop", EMAIL, "not the password"), { kind: "invalid_credentials", field: "", retryAfterSeconds: 0 }],
+      ["unknown org slug", () => api.auth.login({ email: EMAIL, password: PASSWORD, orgId: "no-such-org" }), { kind: "not_org_member", field: "", retryAfterSeconds: 0 }],
+      ["unknown challenge", () => api.auth.resendMFA({ challengeId: "00000000-0000-4000-8000-000000000000" }), { kind: "invalid_mfa_challenge", field: "", retryAfterSeconds: 0 }],
+    ])("%s: the error carries its domain kind and field", async (_name, call, expected) => {
+      expect(detailOf(await rpcError(call()))).toEqual(expected);
+    });
+
+    it("a wrong code and an unknown challenge carry the same kind (no probing for challenge ids)", async () => {
+      const outcome = await (await freshMemberWithPhone()).login("kind-device");
+      if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
+      const { otp } = await api.dev.getOTP({ challengeId: outcome.result.value.challengeId });
+      const wrong = await rpcError(api.auth.verifyMFA({ challengeId: outcome.result.value.challengeId, otp: otp === "000000" ? "111111" : "000000" }));
+      const unknown = await rpcError(api.auth.verifyMFA({ challengeId: "00000000-0000-4000-8000-000000000000", otp: "123456" }));
+      expect(detailOf(wrong)).toEqual(detailOf(unknown));
+      expect(detailOf(wrong).kind).toBe("invalid_mfa_challenge");
+    });
+
+    it("ResendMFA is public and counted by the per-IP limit, like the other MFA steps", () => {
+      expect(PUBLIC_METHODS.has("gatehouse.v1.AuthService/ResendMFA")).toBe(true);
+      expect(IP_LIMITED_METHODS.has("gatehouse.v1.AuthService/ResendMFA")).toBe(true);
+    });
+
+    it("ResendMFA too soon: ResourceExhausted with retry_after_seconds; the challenge keeps working", async () => {
+      const outcome = await (await freshMemberWithPhone()).login("resend-device");
+      if (outcome.result.case !== "mfaRequired") throw new Error("expected mfaRequired");
+      const { challengeId, resendAfterSeconds } = outcome.result.value;
+      expect(resendAfterSeconds).toBe(30);
+      const error = await rpcError(api.auth.resendMFA({ challengeId }));
+      expect(error.code).toBe(Code.ResourceExhausted);
+      const detail = detailOf(error);
+      expect(detail.kind).toBe("rate_limited");
+      expect(detail.retryAfterSeconds).toBeGreaterThan(0);
+      expect(detail.retryAfterSeconds).toBeLessThanOrEqual(30);
+      expect((await completeMfa(challengeId)).accessToken).toMatch(/^gh_at_/);
+    });
+
+    it("Login accepts the org's slug (any case) and issues the session for the org's id", async () => {
+      const outcome = await api.auth.login({ email: EMAIL, password: PASSWORD, orgId: "ACME", deviceFingerprint: "laptop" });
+      const tokens = outcome.result.case === "tokens" ? outcome.result.value : outcome.result.case === "mfaRequired" ? await completeMfa(outcome.result.value.challengeId) : null;
+      expect(tokens?.orgId).toBe(orgId);
+      expect(await api.browser.getOrg({ orgId }, bearer(tokens!.accessToken))).toMatchObject({ orgId, name: "Acme", slug: "acme" });
+    });
   });
 
   describe("the error table over the wire", () => {

@@ -2,14 +2,16 @@ import { useEffect, useSyncExternalStore } from "react";
 import type { AnchorHTMLAttributes, MouseEvent, ReactNode } from "react";
 
 /** One-off messages carried to the next page in `history.state` (never in the URL). */
-export type Notice = "registered" | "session-ended" | "signed-out";
+export type Notice = "registered" | "session-ended" | "signed-out" | "sign-in-required";
 
 export interface RouteLocation {
   readonly pathname: string;
+  /** The query string, e.g. "?org=acme" ("" when none). */
+  readonly search: string;
   readonly notice: Notice | null;
 }
 
-const NOTICES: readonly Notice[] = ["registered", "session-ended", "signed-out"];
+const NOTICES: readonly Notice[] = ["registered", "session-ended", "signed-out", "sign-in-required"];
 const listeners = new Set<() => void>();
 
 function readLocation(): RouteLocation {
@@ -18,7 +20,7 @@ function readLocation(): RouteLocation {
     typeof state === "object" && state !== null && "notice" in state && NOTICES.includes(state.notice as Notice)
       ? (state.notice as Notice)
       : null;
-  return { pathname: window.location.pathname, notice };
+  return { pathname: window.location.pathname, search: window.location.search, notice };
 }
 
 let current: RouteLocation | null = null;

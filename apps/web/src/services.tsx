@@ -17,11 +17,11 @@ export interface AppServices {
   readonly browser: BrowserApi;
   /** Plain fetch for public routes (the dev OTP helper). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
-  /** The org id of the last sign-in on this browser, to prefill the form (not a secret). */
-  readonly lastOrgId: { get(): string; set(orgId: string): void };
+  /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
+  readonly lastOrg: { get(): string; set(org: string): void };
 }
 
-const LAST_ORG_KEY = "gatehouse.lastOrgId";
+const LAST_ORG_KEY = "gatehouse.lastOrg";
 
 function storageOrNull(get: () => Storage): StorageLike | null {
   try {
@@ -54,7 +54,7 @@ export function createAppServices(win: Window): AppServices {
     navigate: (path) => navigate(path, { replace: true, notice: "session-ended" }),
   });
   const local = storageOrNull(() => win.localStorage);
-  const lastOrgId = {
+  const lastOrg = {
     get: (): string => {
       try {
         return local?.getItem(LAST_ORG_KEY) ?? "";
@@ -62,15 +62,15 @@ export function createAppServices(win: Window): AppServices {
         return "";
       }
     },
-    set: (orgId: string): void => {
+    set: (org: string): void => {
       try {
-        local?.setItem(LAST_ORG_KEY, orgId);
+        local?.setItem(LAST_ORG_KEY, org);
       } catch {
         // Not remembered: the user types it next time.
       }
     },
   };
-  return { sessions, auth, browser: createBrowserApi(authedFetch), fetch: fetchImpl, lastOrgId };
+  return { sessions, auth, browser: createBrowserApi(authedFetch), fetch: fetchImpl, lastOrg };
 }
 
 const ServicesContext = createContext<AppServices | null>(null);

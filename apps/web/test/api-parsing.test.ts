@@ -1,12 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { AuthResponseSchema, LoginResponseSchema, RefreshResponseSchema } from "@gatehouse/transport-connect/gen/gatehouse/v1/auth_pb";
 import { apiErrorFrom } from "../src/api/api-error.ts";
 import { signInOutcome } from "../src/api/auth-client.ts";
-import { describeAuthError } from "../src/api/auth-errors.ts";
-import { parseBrowserPolicy, parseUrlDecision, safeLinkHref } from "../src/api/browser-api.ts";
+import { parseBrowserPolicy, parseOrgInfo, parseUrlDecision, safeLinkHref } from "../src/api/browser-api.ts";
 
 describe("parseBrowserPolicy", () => {
   it("maps the snake_case route body", () => {
@@ -65,7 +63,7 @@ describe("signInOutcome", () => {
   });
 
   it("maps the MFA steps", () => {
-    expect(signInOutcome(create(RefreshResponseSchema, { result: { case: "mfaRequired", value: { challengeId: "c", phoneMask: "+*******4567" } } }))).toEqual({ kind: "mfa-required", challengeId: "c", phoneMask: "+*******4567" });
+    expect(signInOutcome(create(RefreshResponseSchema, { result: { case: "mfaRequired", value: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 } } }))).toEqual({ kind: "mfa-required", challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 });
     expect(signInOutcome(create(LoginResponseSchema, { result: { case: "phoneRequired", value: { intentId: "i" } } }))).toEqual({ kind: "phone-required", intentId: "i" });
   });
 
@@ -74,13 +72,10 @@ describe("signInOutcome", () => {
   });
 });
 
-describe("describeAuthError", () => {
-  it("does not reveal whether the email or the password was wrong", () => {
-    expect(describeAuthError(new ConnectError("invalid credentials", Code.Unauthenticated), "login")).toBe("The email or password is incorrect.");
-  });
-
-  it("shows field messages for invalid input and a generic one for network failures", () => {
-    expect(describeAuthError(new ConnectError("phone: must be 10 to 15 digits", Code.InvalidArgument), "phone")).toBe("phone: must be 10 to 15 digits");
-    expect(describeAuthError(new TypeError("Failed to fetch"), "login")).toMatch(/could not be reached/);
+describe("parseOrgInfo", () => {
+  it("reads the org route's name and slug; anything else becomes empty", () => {
+    expect(parseOrgInfo({ org_id: "o", name: "Acme", slug: "acme" })).toEqual({ name: "Acme", slug: "acme" });
+    expect(parseOrgInfo({ name: 42 })).toEqual({ name: "", slug: "" });
+    expect(parseOrgInfo(null)).toEqual({ name: "", slug: "" });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normalizeAddress } from "../src/normalize-address.ts";
 
-describe("normalizeAddress (url-policy.md §1 client normalisation)", () => {
+describe("normalizeAddress: https:// only when the input has no scheme at all", () => {
   it.each([
     // [typed, sent to check-url]
     ["example.com", "https://example.com"],
@@ -14,16 +14,29 @@ describe("normalizeAddress (url-policy.md §1 client normalisation)", () => {
     ["ftp://files.example.com", "ftp://files.example.com"],
     ["git+ssh://host/repo", "git+ssh://host/repo"],
     ["a.b-c+d://x", "a.b-c+d://x"],
-    // No `scheme://`: host:port and scheme-like prefixes get https:// (then the server decides).
+    // No scheme at all: https:// is prepended. A colon followed by digits is a port, not a scheme.
     ["allowed.com:8080/path", "https://allowed.com:8080/path"],
+    ["localhost:8080", "https://localhost:8080"],
     ["localhost:3000", "https://localhost:3000"],
-    ["javascript:alert(1)", "https://javascript:alert(1)"],
-    ["mailto:someone@example.com", "https://mailto:someone@example.com"],
-    ["data:text/html,hi", "https://data:text/html,hi"],
+    ["example.com:443/x", "https://example.com:443/x"],
+    ["example.com:443?q=1", "https://example.com:443?q=1"],
+    ["example.com:443#top", "https://example.com:443#top"],
     ["//evil.com", "https:////evil.com"],
     ["1http://x", "https://1http://x"],
     ["10.1.2.3", "https://10.1.2.3"],
+    ["10.1.2.3:80", "https://10.1.2.3:80"],
     ["[::1]:8080", "https://[::1]:8080"],
+    // A typed scheme is kept, so the server answers unsupported_scheme (never a made-up https URL).
+    ["javascript:alert(1)", "javascript:alert(1)"],
+    ["JavaScript:alert(1)", "JavaScript:alert(1)"],
+    ["javascript://%0aalert(1)", "javascript://%0aalert(1)"],
+    ["mailto:someone@example.com", "mailto:someone@example.com"],
+    ["data:text/html,hi", "data:text/html,hi"],
+    ["file:///etc/passwd", "file:///etc/passwd"],
+    ["about:blank", "about:blank"],
+    ["http:example.com", "http:example.com"],
+    ["tel:+15551234567", "tel:+15551234567"],
+    ["localhost:8080x", "localhost:8080x"],
   ])("%j → %j", (typed, expected) => {
     expect(normalizeAddress(typed)).toBe(expected);
   });

@@ -167,6 +167,15 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable("retired_refresh_tokens").addColumn("sealed_successor", "text").execute();
     },
   },
+
+  // Orgs get a short name to sign in with. Existing orgs keep NULL (no backfill: a derived slug could
+  // collide, and people already sign in to them by id); both dialects let a unique index hold many NULLs.
+  "0004_org_slug": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("orgs").addColumn("slug", "text").execute();
+      await db.schema.createIndex("orgs_slug_unique").unique().on("orgs").column("slug").execute();
+    },
+  },
 };
 
 export interface MigrateOptions {

@@ -6,7 +6,8 @@ import { preparedQuery } from "./prepared-query.ts";
 import type { Database, MembershipsTable, OrgsTable } from "./schema.ts";
 
 function toOrg(row: Selectable<OrgsTable>): Org {
-  return { id: row.id, name: row.name, createdAt: fromDbBigint(row.created_at) };
+  const org = { id: row.id, name: row.name, createdAt: fromDbBigint(row.created_at) };
+  return row.slug === null ? org : { ...org, slug: row.slug };
 }
 
 function toMembership(row: Selectable<MembershipsTable>): Membership {
@@ -20,11 +21,16 @@ export function createOrgRepository(db: Kysely<Database>): OrgStore {
   );
   return {
     async create(org) {
-      await failOnDuplicate(() => db.insertInto("orgs").values({ id: org.id, name: org.name, created_at: org.createdAt }).execute());
+      await failOnDuplicate(() => db.insertInto("orgs").values({ id: org.id, name: org.name, slug: org.slug ?? null, created_at: org.createdAt }).execute());
     },
 
     async findById(id) {
       const row = await db.selectFrom("orgs").selectAll().where("id", "=", id).executeTakeFirst();
+      return row === undefined ? null : toOrg(row);
+    },
+
+    async findBySlug(slug) {
+      const row = await db.selectFrom("orgs").selectAll().where("slug", "=", slug).executeTakeFirst();
       return row === undefined ? null : toOrg(row);
     },
 

@@ -24,6 +24,8 @@ export interface UsersTable {
 export interface OrgsTable {
   id: string;
   name: string;
+  /** Unique when set (0004_org_slug); NULL for orgs created before slugs existed. */
+  slug: string | null;
   created_at: EpochMsColumn;
 }
 

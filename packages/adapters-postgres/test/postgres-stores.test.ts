@@ -25,15 +25,15 @@ describe(`openPostgresStores (${database.kind})`, () => {
   });
 
   it("migrates a fresh schema once; the next open finds it current", async () => {
-    expect((await schema.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
+    expect((await schema.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
     expect((await schema.open()).applied).toEqual([]);
   });
 
   it("applies the migrations exactly once when 4 replicas start together on a fresh schema", async () => {
     const replicas = await Promise.all(Array.from({ length: 4 }, () => schema.open()));
-    expect(replicas.flatMap((replica) => replica.applied)).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
-    const recorded = await sql<{ name: string }>`select name from kysely_migration`.execute(replicas[0]!.db);
-    expect(recorded.rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }]);
+    expect(replicas.flatMap((replica) => replica.applied)).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(replicas[0]!.db);
+    expect(recorded.rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }, { name: "0004_org_slug" }]);
     for (const replica of replicas) expect(await replica.stores.users.findById("nobody")).toBeNull();
   });
 
@@ -100,7 +100,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
       await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY.toString()]);
-      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
+      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
     } finally {
       holder.release();
     }
@@ -124,7 +124,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     try {
       const others = await Promise.all(Array.from({ length: 16 }, () => database.freshSchema()));
       try {
-        for (const other of others) expect((await other.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
+        for (const other of others) expect((await other.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
       } finally {
         await Promise.all(others.map((other) => other.drop()));
       }
@@ -146,7 +146,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     const url = new URL(PG_URL);
     url.searchParams.set("options", `-c search_path=${schema.schema}`);
     const opened = await openPostgresStores({ connectionString: url.toString(), max: 3 });
-    expect(opened.applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
+    expect(opened.applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
     const inSchema = await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db);
     expect(inSchema.rows).toEqual([{ schema: schema.schema }]);
     await opened.close();

@@ -33,7 +33,7 @@ describe("openSqliteStores", () => {
   it("creates missing parent directories and migrates once", async () => {
     const filename = join(directory, "nested", "deeper", "gatehouse.db");
     const first = await openSqliteStores({ filename });
-    expect(first.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
+    expect(first.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
     await first.close();
     const second = await openSqliteStores({ filename });
     expect(second.appliedMigrations).toEqual([]);
@@ -52,7 +52,7 @@ describe("openSqliteStores", () => {
 
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
-    expect(opened.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval"]);
+    expect(opened.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
     await opened.close();
   });

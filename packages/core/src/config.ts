@@ -34,6 +34,8 @@ export interface GatehouseConfig {
   readonly otpFailuresPerUser: WindowLimit;
   readonly otpSendsPerPhone: readonly WindowLimit[];
   readonly otpSendsPerUser: readonly WindowLimit[];
+  /** How long after a code was sent ResendMFA is refused, so a resend button cannot be hammered. */
+  readonly otpResendIntervalMs: number;
 }
 
 export const DEFAULT_CONFIG: GatehouseConfig = {
@@ -54,6 +56,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
     { limit: 20, windowMs: DAY },
   ],
   otpSendsPerUser: [{ limit: 20, windowMs: DAY }],
+  otpResendIntervalMs: 30_000,
 };
 
 export const DAY_MS = DAY;

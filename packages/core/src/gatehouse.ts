@@ -11,10 +11,13 @@ import { register, type RegisterInput } from "./use-cases/register.ts";
 import { authenticate, logout } from "./use-cases/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
+import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
+import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 export interface AdminApi {
-  createOrg(actor: Actor, name: string): Promise<{ orgId: string }>;
+  /** `slug` omitted or empty: derived from the name (see admin.ts). */
+  createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   addMember(actor: Actor, orgId: string, email: string, role: string): Promise<Membership>;
   removeMember(actor: Actor, orgId: string, userId: string): Promise<void>;
   getOrgMfaSettings(actor: Actor, orgId: string): Promise<OrgMfaSettings>;
@@ -35,11 +38,15 @@ export interface Gatehouse {
   refresh(input: RefreshInput): Promise<AuthOutcome>;
   submitPhoneAndRequestMfa(input: SubmitPhoneInput): Promise<MfaRequired>;
   verifyMfa(input: VerifyMfaInput): Promise<IssuedTokens>;
+  /** Sends a new code for a pending challenge (new challenge id); see use-cases/resend-mfa.ts. */
+  resendMfa(input: ResendMfaInput): Promise<MfaRequired>;
   /** Resolves a bearer access token; throws `unauthenticated`. */
   authenticate(accessToken: string): Promise<Principal>;
   logout(principal: Principal): Promise<void>;
   getBrowserPolicy(principal: Principal, orgId: string): Promise<BrowserPolicy>;
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
+  /** The org's name and slug, for any member. */
+  getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
 }
 
@@ -53,12 +60,14 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     refresh: (input) => refresh(ctx, input),
     submitPhoneAndRequestMfa: (input) => submitPhoneAndRequestMfa(ctx, input),
     verifyMfa: (input) => verifyMfa(ctx, input),
+    resendMfa: (input) => resendMfa(ctx, input),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal) => logout(ctx, principal),
     getBrowserPolicy: (principal, orgId) => getBrowserPolicy(ctx, policies, principal, orgId),
     checkUrlAccess: (principal, orgId, url) => checkUrlAccess(ctx, policies, principal, orgId, url),
+    getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
     admin: {
-      createOrg: (actor, name) => admin.createOrg(ctx, actor, name),
+      createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, orgId, email, role) => admin.addMember(ctx, actor, orgId, email, role),
       removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
       getOrgMfaSettings: (actor, orgId) => admin.getOrgMfaSettings(ctx, actor, orgId),

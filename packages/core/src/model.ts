@@ -22,6 +22,8 @@ export interface User {
 export interface Org {
   readonly id: string;
   readonly name: string;
+  /** Unique short name people sign in with (see org-slug.ts); absent on orgs created before slugs existed. */
+  readonly slug?: string;
   readonly createdAt: EpochMs;
 }
 

@@ -79,9 +79,11 @@ export interface PasswordHasher {
 }
 
 export interface OrgStore {
-  /** Throws `already_exists` on a duplicate id. */
+  /** Throws `already_exists` on a duplicate id or a slug another org has. */
   create(org: Org): Promise<void>;
   findById(id: string): Promise<Org | null>;
+  /** Exact match on the stored slug; null when no org has it. */
+  findBySlug(slug: string): Promise<Org | null>;
   /** Inserts or replaces the membership (a role change is an upsert). */
   putMembership(membership: Membership): Promise<void>;
   /** Returns false when there was no such membership. */

@@ -12,6 +12,8 @@ export interface IssuedTokens {
 export interface MfaRequired {
   readonly challengeId: string;
   readonly phoneMask: string;
+  /** Seconds until ResendMFA accepts this challenge. */
+  readonly resendAfterSeconds: number;
 }
 
 /** LoginResponse and RefreshResponse: exactly one of the three. */

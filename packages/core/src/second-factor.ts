@@ -40,7 +40,7 @@ export async function createChallenge(ctx: Context, target: LoginTarget, phone: 
     await ctx.stores.challenges.delete(id);
     throw new GatehouseError("sms_unavailable");
   }
-  return { challengeId: id, phoneMask: maskPhone(phone) };
+  return { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(ctx.config.otpResendIntervalMs / 1000) };
 }
 
 /** After Login or Refresh decided MFA is required: collect a phone first, or challenge the one on file. */

@@ -1,5 +1,7 @@
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { GatehouseError, type ErrorKind } from "@gatehouse/core";
+import { ErrorDetailSchema, type ErrorDetail } from "./gen/gatehouse/v1/errors_pb.ts";
 
 /** The one table from domain error kinds to wire codes (api.md "Error codes"). */
 export const ERROR_CODES: Record<ErrorKind, Code> = {
@@ -23,6 +25,21 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
 export const INTERNAL_MESSAGE = "internal error";
 
 /**
+ * Kinds the wire must not tell apart: a wrong code and an unknown challenge already share one code
+ * and message (no probing which challenge ids exist), so they share one kind too.
+ */
+const WIRE_KIND: Partial<Record<ErrorKind, ErrorKind>> = { invalid_otp: "invalid_mfa_challenge" };
+
+/** The domain side of an error, so clients can word it for their users without parsing messages. */
+export function errorDetailOf(error: GatehouseError): ErrorDetail {
+  return create(ErrorDetailSchema, {
+    kind: WIRE_KIND[error.kind] ?? error.kind,
+    field: error.details.field ?? "",
+    retryAfterSeconds: error.details.retryAfterSeconds ?? 0,
+  });
+}
+
+/**
  * Domain errors keep their (secret-free) message; a ConnectError passes through; anything else
  * becomes `Internal` with no detail, since its message may hold anything.
  */
@@ -30,7 +47,8 @@ export function toConnectError(error: unknown): ConnectError {
   if (error instanceof GatehouseError) {
     const metadata = new Headers();
     if (error.details.retryAfterSeconds !== undefined) metadata.set("retry-after", String(error.details.retryAfterSeconds));
-    return new ConnectError(error.message, ERROR_CODES[error.kind], metadata);
+    const detail = { desc: ErrorDetailSchema, value: errorDetailOf(error) };
+    return new ConnectError(error.message, ERROR_CODES[error.kind], metadata, [detail]);
   }
   if (error instanceof ConnectError) return error;
   return new ConnectError(INTERNAL_MESSAGE, Code.Internal);

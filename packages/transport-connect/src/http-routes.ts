@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { GatehouseError, invalidArgument, type Gatehouse } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
-import { isUnexpected, toConnectError } from "./error-codes.ts";
+import { errorDetailOf, isUnexpected, toConnectError } from "./error-codes.ts";
 import { HTTP_ERRORS } from "./http-errors.ts";
 import { policyToJson } from "./policy-json.ts";
 import type { DevOtpLookup } from "./services/dev-service.ts";
@@ -67,8 +67,13 @@ function sendError(res: NodeResponse, error: unknown, route: string, options: Ht
   if (isUnexpected(error)) options.onUnexpected(error, route);
   const connectError = toConnectError(error);
   const { status, name } = HTTP_ERRORS[connectError.code];
-  const retryAfter = error instanceof GatehouseError ? error.details.retryAfterSeconds : undefined;
-  send(res, status, { error: { code: name, message: connectError.rawMessage } }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
+  if (!(error instanceof GatehouseError)) {
+    send(res, status, { error: { code: name, message: connectError.rawMessage } });
+    return;
+  }
+  const { kind, field, retryAfterSeconds } = errorDetailOf(error);
+  const body = { code: name, message: connectError.rawMessage, kind, ...(field === "" ? {} : { field }), ...(retryAfterSeconds === 0 ? {} : { retry_after_seconds: retryAfterSeconds }) };
+  send(res, status, { error: body }, retryAfterSeconds === 0 ? {} : { "retry-after": String(retryAfterSeconds) });
 }
 
 async function readJsonBody(req: NodeRequest): Promise<unknown> {
@@ -122,6 +127,12 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       const body = await readJsonBody(req);
       const decision = await gatehouse.checkUrlAccess(principal, stringField(body, "org_id"), stringField(body, "url"));
       return { allowed: decision.allowed, reason: decision.reason, reason_code: decision.reasonCode, canonical_url: decision.canonicalUrl };
+    },
+    "/api/browser/org": async (req, url) => {
+      requireMethod(req, "GET");
+      const principal = await authenticate(req);
+      const org = await gatehouse.getOrgInfo(principal, url.searchParams.get("org_id") ?? "");
+      return { org_id: org.orgId, name: org.name, slug: org.slug };
     },
     "/api/dev/mfa/otp": async (req, url) => {
       if (devOtps === null) throw new HttpStatusError(404, "not_found", "not found");

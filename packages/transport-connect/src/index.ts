@@ -4,7 +4,7 @@
  */
 export { createConnectRoutes, type ConnectRoutesOptions } from "./connect-routes.ts";
 export { authInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHODS, IP_LIMITED_METHODS } from "./interceptors.ts";
-export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
+export { ERROR_CODES, errorDetailOf, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
 export { HTTP_ERRORS } from "./http-errors.ts";
 export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";
 export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
@@ -19,3 +19,4 @@ export * from "./gen/gatehouse/v1/auth_pb.ts";
 export * from "./gen/gatehouse/v1/browser_pb.ts";
 export * from "./gen/gatehouse/v1/dev_pb.ts";
 export * from "./gen/gatehouse/v1/admin_pb.ts";
+export * from "./gen/gatehouse/v1/errors_pb.ts";

@@ -14,6 +14,7 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/Refresh",
   "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
   "gatehouse.v1.AuthService/VerifyMFA",
+  "gatehouse.v1.AuthService/ResendMFA",
   "gatehouse.v1.DevService/GetOTP",
   // Infrastructure: load balancers probe health and gRPC tools ask for the schema without credentials.
   "grpc.health.v1.Health/Check",
@@ -30,6 +31,7 @@ export const IP_LIMITED_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/Refresh",
   "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
   "gatehouse.v1.AuthService/VerifyMFA",
+  "gatehouse.v1.AuthService/ResendMFA",
 ]);
 
 const methodName = (req: { service: { typeName: string }; method: { name: string } }): MethodName =>

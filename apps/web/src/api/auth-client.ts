@@ -8,13 +8,14 @@ import type { Session } from "../session.ts";
 /** Where Login, Refresh and the MFA steps can lead. */
 export type SignInOutcome =
   | { readonly kind: "tokens"; readonly session: Session }
-  | { readonly kind: "mfa-required"; readonly challengeId: string; readonly phoneMask: string }
+  | ({ readonly kind: "mfa-required" } & MfaChallenge)
   | { readonly kind: "phone-required"; readonly intentId: string };
 
 export interface LoginInput {
   readonly email: string;
   readonly password: string;
-  readonly orgId: string;
+  /** The org's short name (slug) or its id: Login's `org_id` takes either. */
+  readonly org: string;
 }
 
 export interface RegisterInput {
@@ -26,6 +27,8 @@ export interface RegisterInput {
 export interface MfaChallenge {
   readonly challengeId: string;
   readonly phoneMask: string;
+  /** Seconds until ResendMFA accepts this challenge. */
+  readonly resendAfterSeconds: number;
 }
 
 export interface AuthClient {
@@ -33,6 +36,8 @@ export interface AuthClient {
   login(input: LoginInput): Promise<SignInOutcome>;
   submitPhone(intentId: string, phone: string): Promise<MfaChallenge>;
   verifyMfa(challengeId: string, otp: string): Promise<Session>;
+  /** A new code (and a new challenge id) for a pending challenge. */
+  resendMfa(challengeId: string): Promise<MfaChallenge>;
   refresh(refreshToken: string): Promise<SignInOutcome>;
   logout(accessToken: string): Promise<void>;
 }
@@ -55,7 +60,7 @@ export function signInOutcome(response: LoginResponse | RefreshResponse): SignIn
     case "tokens":
       return { kind: "tokens", session: sessionFromAuthResponse(result.value) };
     case "mfaRequired":
-      return { kind: "mfa-required", challengeId: result.value.challengeId, phoneMask: result.value.phoneMask };
+      return { kind: "mfa-required", challengeId: result.value.challengeId, phoneMask: result.value.phoneMask, resendAfterSeconds: result.value.resendAfterSeconds };
     case "phoneRequired":
       return { kind: "phone-required", intentId: result.value.intentId };
     default:
@@ -73,12 +78,16 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
     async register({ email, password, displayName }) {
       await client.register(displayName === "" ? { email, password } : { email, password, displayName });
     },
-    async login({ email, password, orgId }) {
-      return signInOutcome(await client.login({ email, password, orgId, deviceFingerprint: fingerprint() }));
+    async login({ email, password, org }) {
+      return signInOutcome(await client.login({ email, password, orgId: org, deviceFingerprint: fingerprint() }));
     },
     async submitPhone(intentId, phone) {
-      const { challengeId, phoneMask } = await client.submitPhoneAndRequestMFA({ intentId, phone });
-      return { challengeId, phoneMask };
+      const { challengeId, phoneMask, resendAfterSeconds } = await client.submitPhoneAndRequestMFA({ intentId, phone });
+      return { challengeId, phoneMask, resendAfterSeconds };
+    },
+    async resendMfa(challengeId) {
+      const { challengeId: next, phoneMask, resendAfterSeconds } = await client.resendMFA({ challengeId });
+      return { challengeId: next, phoneMask, resendAfterSeconds };
     },
     async verifyMfa(challengeId, otp) {
       return sessionFromAuthResponse(await client.verifyMFA({ challengeId, otp }));

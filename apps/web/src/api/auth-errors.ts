@@ -1,41 +1,82 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { errorFactsOf, formatWait } from "./error-detail.ts";
 
-/** Which form the error came from; the same code reads differently on each. */
-export type AuthStep = "login" | "register" | "phone" | "otp";
+/** Which form the error came from; the same kind reads differently on each. */
+export type AuthStep = "login" | "register" | "phone" | "otp" | "resend";
 
-const UNAUTHENTICATED: Record<AuthStep, string> = {
-  login: "The email or password is incorrect.",
-  register: "Registration was refused.",
-  phone: "This sign-in attempt has expired. Start again.",
-  otp: "That code is not valid, or the sign-in attempt has expired.",
+/** A failure in the user's words, and the form field it belongs to (null: the form as a whole). */
+export interface AuthProblem {
+  readonly message: string;
+  readonly field: string | null;
+  /** For rate limits: seconds until a retry can succeed. */
+  readonly retryAfterSeconds: number | null;
+}
+
+const FIELD_MESSAGES: Record<string, string> = {
+  email: "Enter a valid email address, like name@example.com.",
+  org_id: "Enter your organization's short name, like acme. It has only letters, digits and hyphens.",
+  phone: "Enter a phone number with 10 to 15 digits, for example +15551234567.",
+  otp: "Enter the 6-digit code from the text message.",
+  display_name: "Use at most 100 characters for your display name.",
 };
 
-/**
- * A message for the user from a failed AuthService call. Server messages are shown for input
- * errors (they name the field) and rate limits (they say when to retry); they never carry secrets.
- */
-export function describeAuthError(error: unknown, step: AuthStep): string {
-  const connectError = ConnectError.from(error);
-  const serverMessage = connectError.rawMessage;
-  switch (connectError.code) {
-    case Code.Unauthenticated:
-      return UNAUTHENTICATED[step];
-    case Code.PermissionDenied:
-      return step === "login" ? "This account is not a member of that organization." : "You are not allowed to do this.";
-    case Code.FailedPrecondition:
-      return step === "otp" ? "The code has expired. Sign in again to get a new one." : serverMessage;
-    case Code.AlreadyExists:
-      return "An account with this email already exists.";
-    case Code.InvalidArgument:
-    case Code.ResourceExhausted:
-      return serverMessage;
-    case Code.Unavailable:
-    case Code.Unknown:
-    case Code.Internal:
-    case Code.DeadlineExceeded:
-    case Code.Canceled:
-      return "The service could not be reached. Check your connection and try again.";
-    default:
-      return serverMessage === "" ? "Something went wrong. Try again." : serverMessage;
+const UNREACHABLE = "The service could not be reached. Check your connection and try again.";
+
+function invalidArgument(field: string | null, step: AuthStep): AuthProblem {
+  if (field === "password") {
+    const message = step === "register" ? "Choose a password of at least 8 characters." : "Enter your password.";
+    return { message, field, retryAfterSeconds: null };
   }
+  const message = field === null ? undefined : FIELD_MESSAGES[field];
+  if (message !== undefined) return { message, field, retryAfterSeconds: null };
+  return { message: "This sign-in attempt can no longer be used. Start over.", field: null, retryAfterSeconds: null };
+}
+
+function rateLimited(retryAfterSeconds: number | null, step: AuthStep): AuthProblem {
+  const wait = retryAfterSeconds === null ? "a few minutes" : formatWait(retryAfterSeconds);
+  const message = step === "resend" ? `You can ask for a new code in ${wait}.` : `Too many attempts. Try again in ${wait}.`;
+  return { message, field: null, retryAfterSeconds };
+}
+
+const formProblem = (message: string, field: string | null = null): AuthProblem => ({ message, field, retryAfterSeconds: null });
+
+/**
+ * A message for people from a failed AuthService call, chosen by the error's domain kind (and
+ * field) from its ErrorDetail, never by its message text. Without a detail (the request never
+ * reached the service) the wire code decides.
+ */
+export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
+  const { kind, field, retryAfterSeconds } = errorFactsOf(error);
+  switch (kind) {
+    case "invalid_argument":
+      return invalidArgument(field, step);
+    case "invalid_credentials":
+      return formProblem("The email or password is incorrect.");
+    case "not_org_member":
+      return formProblem("This account is not a member of that organization. Check the organization's short name.", "org_id");
+    case "already_exists":
+      return formProblem("An account with this email already exists. Sign in instead.", "email");
+    case "invalid_mfa_intent":
+      return formProblem("This sign-in attempt has expired. Start over.");
+    case "invalid_mfa_challenge":
+    case "invalid_otp":
+      return step === "resend" ? formProblem("This sign-in attempt has expired. Start over.") : formProblem("That code is not right, or it has expired. Check it, or send a new code.", "otp");
+    case "challenge_expired":
+      return formProblem("This code has expired. Start over to get a new one.");
+    case "phone_already_verified":
+      return formProblem("This account already has a phone number. Start over to sign in.");
+    case "rate_limited":
+      return rateLimited(retryAfterSeconds, step);
+    case "sms_unavailable":
+      return formProblem("We could not send the text message just now. Try again in a moment.");
+    case null:
+      return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
+    default:
+      return formProblem("Something went wrong. Try again.");
+  }
+}
+
+function isUnreachable(error: unknown): boolean {
+  const { code } = ConnectError.from(error);
+  return code === Code.Unavailable || code === Code.Unknown || code === Code.Internal || code === Code.DeadlineExceeded || code === Code.Canceled;
 }

@@ -85,7 +85,21 @@ export function safeLinkHref(canonicalUrl: string | null): string | null {
   }
 }
 
+/** What a member sees of their org (GET /api/browser/org). */
+export interface OrgInfo {
+  readonly name: string;
+  /** Empty for an org created before short names existed. */
+  readonly slug: string;
+}
+
+/** Reads the org route's JSON; a missing name becomes empty (the page then shows none). */
+export function parseOrgInfo(json: unknown): OrgInfo {
+  const root = asObject(json) ?? {};
+  return { name: typeof root.name === "string" ? root.name : "", slug: typeof root.slug === "string" ? root.slug : "" };
+}
+
 export interface BrowserApi {
+  getOrg(orgId: string, signal?: AbortSignal): Promise<OrgInfo>;
   getPolicy(orgId: string, signal?: AbortSignal): Promise<BrowserPolicy>;
   checkUrl(orgId: string, url: string, signal?: AbortSignal): Promise<UrlDecision>;
 }
@@ -97,6 +111,10 @@ export function createBrowserApi(authedFetch: AuthedFetch): BrowserApi {
     return response.json();
   };
   return {
+    async getOrg(orgId, signal) {
+      const query = new URLSearchParams({ org_id: orgId });
+      return parseOrgInfo(await json(await authedFetch(`/api/browser/org?${query.toString()}`, signal === undefined ? {} : { signal })));
+    },
     async getPolicy(orgId, signal) {
       const query = new URLSearchParams({ org_id: orgId });
       const request = signal === undefined ? {} : { signal };

@@ -9,7 +9,10 @@ interface TextFieldProps {
   readonly type?: "text" | "email" | "password" | "tel";
   readonly autoComplete?: HTMLInputAutoCompleteAttribute;
   readonly inputMode?: "text" | "email" | "tel" | "numeric" | "url";
+  /** Shown under the field before any submit (a rule such as the password length). */
   readonly hint?: string;
+  /** The field's error after a failed submit: marks it invalid and is read with it. */
+  readonly error?: string | null;
   readonly required?: boolean;
   readonly maxLength?: number;
   readonly disabled?: boolean;
@@ -18,13 +21,15 @@ interface TextFieldProps {
   readonly className?: string;
 }
 
-/** A labelled input with an optional hint tied to it by aria-describedby. */
+/** A labelled input; its hint and error are tied to it by aria-describedby, and an error sets aria-invalid. */
 export function TextField(props: TextFieldProps): ReactNode {
   const id = useId();
   const hintId = `${id}-hint`;
-  const { label, hint, type = "text", testId, inputRef, onChange, className, ...input } = props;
+  const errorId = `${id}-error`;
+  const { label, hint, error = null, type = "text", testId, inputRef, onChange, className, ...input } = props;
+  const describedBy = [error === null ? null : errorId, hint === undefined ? null : hintId].filter((part) => part !== null).join(" ");
   return (
-    <div className={className === undefined ? "field" : `field ${className}`}>
+    <div className={["field", error === null ? null : "field-invalid", className].filter(Boolean).join(" ")}>
       <label htmlFor={id}>{label}</label>
       <input
         {...input}
@@ -33,10 +38,16 @@ export function TextField(props: TextFieldProps): ReactNode {
         type={type}
         spellCheck={false}
         autoCapitalize="none"
-        aria-describedby={hint === undefined ? undefined : hintId}
+        aria-invalid={error === null ? undefined : true}
+        aria-describedby={describedBy === "" ? undefined : describedBy}
         data-testid={testId}
         onChange={(event) => onChange(event.target.value)}
       />
+      {error === null ? null : (
+        <p className="field-error" id={errorId}>
+          {error}
+        </p>
+      )}
       {hint === undefined ? null : (
         <p className="hint" id={hintId}>
           {hint}

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { AppShell } from "../components/AppShell.tsx";
 import { Button } from "../components/Button.tsx";
 import { LiveMessage } from "../components/Notice.tsx";
+import { loginPathReturningTo } from "../return-path.ts";
 import { navigate, Redirect } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import type { Session } from "../session.ts";
@@ -10,11 +11,12 @@ import { ActionPanel } from "./browser/ActionPanel.tsx";
 import { AddressForm } from "./browser/AddressForm.tsx";
 import { PolicySummary } from "./browser/PolicySummary.tsx";
 import { useBrowserPolicy } from "./browser/use-browser-policy.ts";
+import { useOrgName } from "./browser/use-org-name.ts";
 
 /** /browser: signed-in only. */
 export function BrowserPage(): ReactNode {
   const session = useSession();
-  if (session === null) return <Redirect to="/login" />;
+  if (session === null) return <Redirect to={loginPathReturningTo("/browser")} notice="sign-in-required" />;
   return <SignedInBrowser session={session} />;
 }
 
@@ -41,13 +43,14 @@ function SignOutButton({ session }: { readonly session: Session }): ReactNode {
 function SignedInBrowser({ session }: { readonly session: Session }): ReactNode {
   const { browser } = useServices();
   const policy = useBrowserPolicy(browser, session.orgId);
+  const orgName = useOrgName(browser, session.orgId);
 
   return (
     <AppShell title="Browser" wide actions={<SignOutButton session={session} />}>
       <div className="page-heading">
         <h1>Browser</h1>
-        <p className="subtle">
-          Organization <span className="mono" data-testid="org-id">{session.orgId}</span>
+        <p className="subtle" data-testid="org-name">
+          {orgName === null ? "Your organization" : <>Organization: <strong>{orgName}</strong></>}
         </p>
       </div>
       <LiveMessage message={policy.status === "error" ? policy.message : null} tone="error" testId="policy-error" />

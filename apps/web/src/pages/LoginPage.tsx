@@ -1,49 +1,71 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { ReactNode } from "react";
-import type { LoginInput, SignInOutcome } from "../api/auth-client.ts";
-import { describeAuthError } from "../api/auth-errors.ts";
+import type { LoginInput, MfaChallenge, SignInOutcome } from "../api/auth-client.ts";
+import { describeAuthError, type AuthStep } from "../api/auth-errors.ts";
 import { AppShell } from "../components/AppShell.tsx";
 import { LiveMessage } from "../components/Notice.tsx";
+import { safeReturnPath } from "../return-path.ts";
 import { navigate, Redirect, useLocation } from "../router.tsx";
 import type { Notice } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import { CredentialsStep } from "./login/CredentialsStep.tsx";
-import { OtpStep } from "./login/OtpStep.tsx";
+import { OtpStep, type ResendProblem } from "./login/OtpStep.tsx";
 import { PhoneStep } from "./login/PhoneStep.tsx";
+import type { FormProblem } from "./login/use-form-problem.ts";
 
 type Step =
   | { readonly kind: "credentials" }
   | { readonly kind: "phone"; readonly intentId: string }
-  | { readonly kind: "otp"; readonly challengeId: string; readonly phoneMask: string };
+  | ({ readonly kind: "otp"; readonly resent: boolean } & MfaChallenge);
 
 const NOTICE_TEXT: Record<Notice, { readonly text: string; readonly tone: "success" | "info" }> = {
   registered: { text: "Your account is ready. Sign in to continue.", tone: "success" },
   "session-ended": { text: "Your session has ended. Sign in again to continue.", tone: "info" },
   "signed-out": { text: "You have signed out.", tone: "info" },
+  "sign-in-required": { text: "Sign in to continue.", tone: "info" },
 };
 
-/** /login: credentials, then the phone step and/or the code step when the server asks for MFA. */
+/** A sign-in link may name the org (`?org=acme`); anything that is not an id or a short name is ignored. */
+const ORG_IN_LINK = /^[A-Za-z0-9-]{1,128}$/;
+
+function orgFromLink(search: string): string | null {
+  const org = new URLSearchParams(search).get("org");
+  return org !== null && ORG_IN_LINK.test(org) ? org : null;
+}
+
+const problemOf = (error: unknown, step: AuthStep): FormProblem => {
+  const { message, field } = describeAuthError(error, step);
+  return { message, field };
+};
+
+/**
+ * /login: credentials, then the phone step and/or the code step when the server asks for MFA.
+ * `?org=acme` prefills the organization; `?next=/path` is where a successful sign-in returns (same site only).
+ */
 export function LoginPage(): ReactNode {
   const services = useServices();
   const session = useSession();
-  const { notice } = useLocation();
+  const { notice, search } = useLocation();
+  const [returnPath] = useState(() => safeReturnPath(new URLSearchParams(search).get("next")));
   const [step, setStep] = useState<Step>({ kind: "credentials" });
-  const [credentials, setCredentials] = useState<LoginInput>(() => ({ email: "", password: "", orgId: services.lastOrgId.get() }));
+  const [credentials, setCredentials] = useState<LoginInput>(() => ({ email: "", password: "", org: orgFromLink(search) ?? services.lastOrg.get() }));
+  /** The organization as typed in the sign-in under way, remembered for next time once it succeeds. */
+  const typedOrg = useRef(credentials.org);
 
-  if (session !== null) return <Redirect to="/browser" />;
+  if (session !== null) return <Redirect to={returnPath} />;
 
-  const follow = (outcome: SignInOutcome): void => {
+  const follow = (outcome: SignInOutcome, resent = false): void => {
     switch (outcome.kind) {
       case "tokens":
-        services.lastOrgId.set(outcome.session.orgId);
+        services.lastOrg.set(typedOrg.current);
         services.sessions.set(outcome.session);
-        navigate("/browser", { replace: true });
+        navigate(returnPath, { replace: true });
         return;
       case "phone-required":
         setStep({ kind: "phone", intentId: outcome.intentId });
         return;
       case "mfa-required":
-        setStep({ kind: "otp", challengeId: outcome.challengeId, phoneMask: outcome.phoneMask });
+        setStep({ kind: "otp", resent, challengeId: outcome.challengeId, phoneMask: outcome.phoneMask, resendAfterSeconds: outcome.resendAfterSeconds });
         return;
     }
   };
@@ -60,11 +82,12 @@ export function LoginPage(): ReactNode {
             initial={credentials}
             onSubmit={async (input) => {
               setCredentials({ ...input, password: "" });
+              typedOrg.current = input.org;
               try {
                 follow(await services.auth.login(input));
                 return null;
               } catch (error) {
-                return describeAuthError(error, "login");
+                return problemOf(error, "login");
               }
             }}
           />
@@ -74,11 +97,10 @@ export function LoginPage(): ReactNode {
             onRestart={restart}
             onSubmit={async (phone) => {
               try {
-                const challenge = await services.auth.submitPhone(step.intentId, phone);
-                follow({ kind: "mfa-required", ...challenge });
+                follow({ kind: "mfa-required", ...(await services.auth.submitPhone(step.intentId, phone)) });
                 return null;
               } catch (error) {
-                return describeAuthError(error, "phone");
+                return problemOf(error, "phone");
               }
             }}
           />
@@ -87,13 +109,24 @@ export function LoginPage(): ReactNode {
             key={step.challengeId}
             challengeId={step.challengeId}
             phoneMask={step.phoneMask}
+            resendAfterSeconds={step.resendAfterSeconds}
+            resent={step.resent}
             onRestart={restart}
             onSubmit={async (otp) => {
               try {
                 follow({ kind: "tokens", session: await services.auth.verifyMfa(step.challengeId, otp) });
                 return null;
               } catch (error) {
-                return describeAuthError(error, "otp");
+                return problemOf(error, "otp");
+              }
+            }}
+            onResend={async (): Promise<ResendProblem | null> => {
+              try {
+                follow({ kind: "mfa-required", ...(await services.auth.resendMfa(step.challengeId)) }, true);
+                return null;
+              } catch (error) {
+                const { message, field, retryAfterSeconds } = describeAuthError(error, "resend");
+                return { message, field, retryAfterSeconds };
               }
             }}
           />

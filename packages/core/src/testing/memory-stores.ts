@@ -79,13 +79,18 @@ function createUserStore(): UserStore {
 function createOrgStore(): OrgStore {
   const orgs = new Map<string, Org>();
   const memberships = new Map<string, Membership>();
+  const findBySlug = (slug: string): Org | undefined => [...orgs.values()].find((org) => org.slug === slug);
   return {
     async create(org) {
       if (orgs.has(org.id)) throw alreadyExists();
+      if (org.slug !== undefined && findBySlug(org.slug) !== undefined) throw alreadyExists();
       orgs.set(org.id, { ...org });
     },
     async findById(id) {
       return copyOrNull(orgs.get(id));
+    },
+    async findBySlug(slug) {
+      return copyOrNull(findBySlug(slug));
     },
     async putMembership(membership) {
       memberships.set(keyOf(membership.orgId, membership.userId), { ...membership });

@@ -229,6 +229,32 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         expect(await stores.orgs.findById(ORG_ID)).toEqual(anOrg());
       });
 
+      it("round-trips a slug, finds an org by it, and returns null for an unknown slug", async () => {
+        const acme = anOrg({ slug: "analytical-engines" });
+        await stores.orgs.create(acme);
+        expect(await stores.orgs.findById(ORG_ID)).toEqual(acme);
+        expect(await stores.orgs.findBySlug("analytical-engines")).toEqual(acme);
+        expect(await stores.orgs.findBySlug("Analytical-Engines")).toBeNull();
+        expect(await stores.orgs.findBySlug("no-org")).toBeNull();
+      });
+
+      it("refuses a slug another org has with already_exists; many orgs may have none", async () => {
+        await stores.orgs.create(anOrg({ slug: "engines" }));
+        await expectRejectionKind(stores.orgs.create(anOrg({ id: OTHER_ORG_ID, slug: "engines" })), "already_exists");
+        expect(await stores.orgs.findById(OTHER_ORG_ID)).toBeNull();
+        await stores.orgs.create(anOrg({ id: OTHER_ORG_ID }));
+        await stores.orgs.create(anOrg({ id: "org-3" }));
+        expect(await stores.orgs.findById("org-3")).toEqual(anOrg({ id: "org-3" }));
+      });
+
+      it("gives a contested slug to exactly one of several concurrent creates", async () => {
+        const ids = ["org-a", "org-b", "org-c", "org-d"];
+        const results = await Promise.allSettled(ids.map((id) => stores.orgs.create(anOrg({ id, slug: "contested" }))));
+        expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
+        const winner = await stores.orgs.findBySlug("contested");
+        expect(ids).toContain(winner?.id);
+      });
+
       it("upserts, finds and removes a membership", async () => {
         await stores.orgs.create(anOrg());
         expect(await stores.orgs.findMembership(ORG_ID, USER_ID)).toBeNull();

@@ -1,7 +1,8 @@
 import type { Context } from "../context.ts";
-import { GatehouseError, invalidArgument } from "../errors.ts";
+import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
+import { requireSlug, slugFromName, withRandomSuffix } from "../org-slug.ts";
 import type { Principal } from "../results.ts";
 import { requireSessionOrg } from "../session-scope.ts";
 import {
@@ -62,13 +63,34 @@ function requireTtlDays(field: string, value: number): number {
   return value;
 }
 
-export async function createOrg(ctx: Context, actor: Actor, name: string): Promise<{ orgId: string }> {
+/**
+ * A chosen slug must be free (`already_exists` otherwise). Without one the slug is derived from the
+ * name ("Acme Corp" → "acme-corp"), and a taken one gets a random suffix, so creating an org by
+ * name alone never fails on a slug the caller did not choose.
+ */
+export async function createOrg(ctx: Context, actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }> {
   await requirePlatformAdmin(ctx, actor);
   const trimmed = requirePlainText("name", name.trim()).normalize("NFC");
   if (trimmed === "" || trimmed.length > MAX_ORG_NAME_LENGTH) throw invalidArgument("name", `must be 1 to ${MAX_ORG_NAME_LENGTH} characters`);
   const orgId = newId(ctx.random);
-  await ctx.stores.orgs.create({ id: orgId, name: trimmed, createdAt: ctx.clock.now() });
-  return { orgId };
+  const create = (chosen: string) => ctx.stores.orgs.create({ id: orgId, name: trimmed, slug: chosen, createdAt: ctx.clock.now() });
+  if (slug !== undefined && slug !== "") {
+    const chosen = requireSlug(slug);
+    await create(chosen).catch((error: unknown) => {
+      throw isGatehouseError(error) && error.kind === "already_exists" ? new GatehouseError("already_exists", "slug: is taken by another organization", { field: "slug" }) : error;
+    });
+    return { orgId, slug: chosen };
+  }
+  const stem = slugFromName(trimmed);
+  try {
+    await create(stem);
+    return { orgId, slug: stem };
+  } catch (error) {
+    if (!isGatehouseError(error) || error.kind !== "already_exists") throw error;
+  }
+  const suffixed = withRandomSuffix(stem, ctx.random);
+  await create(suffixed);
+  return { orgId, slug: suffixed };
 }
 
 export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: string): Promise<Membership> {

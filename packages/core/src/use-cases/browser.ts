@@ -37,8 +37,8 @@ export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
   };
 }
 
-/** Any member may read and use the org's policy, with a session issued for that org; no admin role is needed. */
-async function requireMember(ctx: Context, principal: Principal, orgId: string): Promise<void> {
+/** Any member may read and use the org's policy and see its name, with a session issued for that org; no admin role is needed. */
+export async function requireMember(ctx: Context, principal: Principal, orgId: string): Promise<void> {
   requireId("org_id", orgId);
   requireSessionOrg(principal.orgId, orgId);
   if ((await ctx.stores.orgs.findMembership(orgId, principal.userId)) === null) throw new GatehouseError("not_org_member");

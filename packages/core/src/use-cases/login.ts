@@ -2,7 +2,8 @@ import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
 import { assessDevice } from "../device-assessment.ts";
 import { GatehouseError } from "../errors.ts";
-import { deviceFingerprintOrDefault, requireEmail, requireId, requirePassword } from "../input.ts";
+import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
+import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { startSecondFactor } from "../second-factor.ts";
 import { issueSession } from "../session-issuer.ts";
@@ -10,6 +11,7 @@ import { issueSession } from "../session-issuer.ts";
 export interface LoginInput {
   readonly email: string;
   readonly password: string;
+  /** The org's id or its slug (see org-reference.ts). */
   readonly orgId: string;
   readonly deviceFingerprint?: string;
   /** Who is asking (the client IP at the server): password hashes are queued per client. Absent: one shared lane. */
@@ -20,12 +22,13 @@ export interface LoginInput {
 export async function login(ctx: Context, checkCredentials: CredentialCheck, input: LoginInput): Promise<AuthOutcome> {
   const email = requireEmail(input.email);
   const password = requirePassword(input.password);
-  const orgId = requireId("org_id", input.orgId);
+  const orgReference = requireOrgReference(input.orgId);
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
 
   const user = await ctx.stores.users.findByEmail(email);
   if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) throw new GatehouseError("invalid_credentials");
 
+  const orgId = await resolveOrgId(ctx, orgReference);
   if ((await ctx.stores.orgs.findMembership(orgId, user.id)) === null) throw new GatehouseError("not_org_member");
 
   const { device, policy } = await assessDevice(ctx, user.id, orgId, fingerprint);

@@ -24,7 +24,7 @@ function definedOnly<T extends object>(patch: T): { [K in keyof T]?: Exclude<T[K
 export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof AdminService> {
   const { admin } = gatehouse;
   return {
-    createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name),
+    createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
     addMember: (req, ctx) => admin.addMember(actorOf(ctx), req.orgId, req.email, req.role),
     removeMember: async (req, ctx) => {
       await admin.removeMember(actorOf(ctx), req.orgId, req.userId);

@@ -17,7 +17,7 @@ interface AuthResponseInit {
 interface OutcomeInit {
   result:
     | { case: "tokens"; value: AuthResponseInit }
-    | { case: "mfaRequired"; value: { challengeId: string; phoneMask: string } }
+    | { case: "mfaRequired"; value: { challengeId: string; phoneMask: string; resendAfterSeconds: number } }
     | { case: "phoneRequired"; value: { intentId: string } };
 }
 
@@ -56,5 +56,6 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
     },
     submitPhoneAndRequestMFA: (req) => gatehouse.submitPhoneAndRequestMfa({ intentId: req.intentId, phone: req.phone }),
     verifyMFA: async (req) => toAuthResponse(await gatehouse.verifyMfa({ challengeId: req.challengeId, otp: req.otp })),
+    resendMFA: (req) => gatehouse.resendMfa({ challengeId: req.challengeId }),
   };
 }

@@ -11,5 +11,6 @@ export function createBrowserService(gatehouse: Gatehouse): ServiceImpl<typeof B
       const decision = await gatehouse.checkUrlAccess(requirePrincipal(ctx), req.orgId, req.url);
       return { allowed: decision.allowed, reason: decision.reason, reasonCode: decision.reasonCode, canonicalUrl: decision.canonicalUrl ?? "" };
     },
+    getOrg: (req, ctx) => gatehouse.getOrgInfo(requirePrincipal(ctx), req.orgId),
   };
 }

@@ -21,6 +21,9 @@ export function ActionPanel({ restrictions }: { readonly restrictions: ActionRes
   return (
     <section className="card stack" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>Actions</h2>
+      <p className="subtle" data-testid="placeholder-note">
+        Download, Upload and Copy/paste are placeholders in this version: they show what your organization allows, but they do not move any files or text yet.
+      </p>
       {readOnly ? (
         <p className="banner banner-warning" role="status" data-testid="read-only-banner">
           <strong>Read-only mode.</strong> Your organization has turned off uploads and copy/paste.

@@ -2,49 +2,62 @@ import { useEffect, useRef, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
 import type { LoginInput } from "../../api/auth-client.ts";
 import { Button } from "../../components/Button.tsx";
-import { LiveMessage } from "../../components/Notice.tsx";
+import { FormAlert } from "../../components/FormAlert.tsx";
 import { TextField } from "../../components/TextField.tsx";
 import { Link } from "../../router.tsx";
+import { useFormProblem, type FormProblem } from "./use-form-problem.ts";
 
 interface CredentialsStepProps {
   readonly initial: LoginInput;
-  /** Resolves with an error message to show, or null when the flow moved on. */
-  readonly onSubmit: (input: LoginInput) => Promise<string | null>;
+  /** Resolves with the problem to show, or null when the flow moved on. */
+  readonly onSubmit: (input: LoginInput) => Promise<FormProblem | null>;
 }
 
-/** Step 1: email, password and org id. */
+/** Step 1: email, password and the organization's short name. */
 export function CredentialsStep({ initial, onSubmit }: CredentialsStepProps): ReactNode {
   const [email, setEmail] = useState(initial.email);
   const [password, setPassword] = useState("");
-  const [orgId, setOrgId] = useState(initial.orgId);
+  const [org, setOrg] = useState(initial.org);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const firstField = useRef<HTMLInputElement>(null);
+  const emailField = useRef<HTMLInputElement>(null);
+  const passwordField = useRef<HTMLInputElement>(null);
+  const orgField = useRef<HTMLInputElement>(null);
+  const form = useFormProblem({ email: emailField, password: passwordField, org_id: orgField });
 
-  useEffect(() => firstField.current?.focus(), []);
+  useEffect(() => emailField.current?.focus(), []);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    if (email.trim() === "" || password === "" || orgId.trim() === "") {
-      setError("Enter your email, password and organization id.");
-      return;
-    }
+    if (email.trim() === "") return form.show({ message: "Enter your email address.", field: "email" });
+    if (password === "") return form.show({ message: "Enter your password.", field: "password" });
+    if (org.trim() === "") return form.show({ message: "Enter your organization's short name.", field: "org_id" });
     setBusy(true);
-    setError(null);
-    const message = await onSubmit({ email: email.trim(), password, orgId: orgId.trim() });
-    if (message !== null) {
+    form.show(null);
+    const problem = await onSubmit({ email: email.trim(), password, org: org.trim() });
+    if (problem !== null) {
       setBusy(false);
-      setError(message);
+      form.show(problem);
     }
   };
 
   return (
     <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-heading" data-testid="login-form">
       <h1 id="login-heading">Sign in</h1>
-      <TextField label="Email" name="email" type="email" autoComplete="username" inputMode="email" value={email} onChange={setEmail} required inputRef={firstField} testId="login-email" />
-      <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} onChange={setPassword} required testId="login-password" />
-      <TextField label="Organization id" name="org_id" autoComplete="organization" value={orgId} onChange={setOrgId} required hint="Your administrator gives you this id." testId="login-org" />
-      <LiveMessage message={error} tone="error" testId="form-error" />
+      <TextField label="Email" name="email" type="email" autoComplete="username" inputMode="email" value={email} onChange={setEmail} required inputRef={emailField} error={form.fieldError("email")} testId="login-email" />
+      <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} onChange={setPassword} required inputRef={passwordField} error={form.fieldError("password")} testId="login-password" />
+      <TextField
+        label="Organization"
+        name="org"
+        autoComplete="organization"
+        value={org}
+        onChange={setOrg}
+        required
+        inputRef={orgField}
+        error={form.fieldError("org_id")}
+        hint="Your organization's short name, for example acme. Your administrator can tell you."
+        testId="login-org"
+      />
+      <FormAlert message={form.formError} alertRef={form.alertRef} />
       <Button type="submit" busy={busy} busyLabel="Signing in…" testId="login-submit">
         Sign in
       </Button>

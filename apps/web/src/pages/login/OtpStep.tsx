@@ -1,28 +1,46 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
 import { fetchDevOtp } from "../../api/dev-otp.ts";
+import { formatWait } from "../../api/error-detail.ts";
 import { Button } from "../../components/Button.tsx";
+import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { TextField } from "../../components/TextField.tsx";
 import { useServices } from "../../services.tsx";
+import { useCountdown } from "./use-countdown.ts";
+import { useFormProblem, type FormProblem } from "./use-form-problem.ts";
+
+/** A refused resend: what to say, and how long the server asks to wait (null: no countdown). */
+export interface ResendProblem extends FormProblem {
+  readonly retryAfterSeconds: number | null;
+}
 
 interface OtpStepProps {
   readonly challengeId: string;
   readonly phoneMask: string;
-  readonly onSubmit: (otp: string) => Promise<string | null>;
+  /** Seconds until the server accepts a resend of this challenge. */
+  readonly resendAfterSeconds: number;
+  /** Set when this challenge replaced another one (a resend). */
+  readonly resent: boolean;
+  readonly onSubmit: (otp: string) => Promise<FormProblem | null>;
+  /** Resolves with the problem, or null when a new challenge replaced this one. */
+  readonly onResend: () => Promise<ResendProblem | null>;
   readonly onRestart: () => void;
 }
 
-/** Step 3: the 6-digit code. In dev OTP mode a helper button can fill it in. */
-export function OtpStep({ challengeId, phoneMask, onSubmit, onRestart }: OtpStepProps): ReactNode {
+/** Step 3: the 6-digit code, "Resend code" with its countdown, and in dev OTP mode a helper that fills the code. */
+export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, onSubmit, onResend, onRestart }: OtpStepProps): ReactNode {
   const { fetch } = useServices();
   const [otp, setOtp] = useState("");
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [resending, setResending] = useState(false);
   const [devHelper, setDevHelper] = useState(false);
-  const firstField = useRef<HTMLInputElement>(null);
+  const otpField = useRef<HTMLInputElement>(null);
+  const form = useFormProblem({ otp: otpField });
+  const countdown = useCountdown(resendAfterSeconds);
+  const resendHintId = useId();
 
-  useEffect(() => firstField.current?.focus(), []);
+  useEffect(() => otpField.current?.focus(), []);
 
   // Probe the dev-only route for this challenge: the helper appears only when it answers 200.
   useEffect(() => {
@@ -38,40 +56,48 @@ export function OtpStep({ challengeId, phoneMask, onSubmit, onRestart }: OtpStep
     const code = await fetchDevOtp(fetch, challengeId);
     if (code === null) {
       setDevHelper(false);
-      setError("The dev code is no longer available. Start over to get a new one.");
+      form.show({ message: "The dev code is no longer available. Start over to get a new one.", field: null });
       return;
     }
     setOtp(code);
-    setError(null);
-    firstField.current?.focus();
+    form.show(null);
+    otpField.current?.focus();
   };
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     const code = otp.replace(/\s/g, "");
-    if (!/^\d{6}$/.test(code)) {
-      setError("Enter the 6-digit code.");
-      firstField.current?.focus();
-      return;
-    }
+    if (!/^\d{6}$/.test(code)) return form.show({ message: "Enter the 6-digit code from the text message.", field: "otp" });
     setBusy(true);
-    setError(null);
-    const message = await onSubmit(code);
-    if (message !== null) {
+    form.show(null);
+    const problem = await onSubmit(code);
+    if (problem !== null) {
       setBusy(false);
-      setError(message);
-      firstField.current?.focus();
+      form.show(problem);
     }
   };
+
+  const resend = async (): Promise<void> => {
+    setResending(true);
+    form.show(null);
+    const problem = await onResend();
+    if (problem === null) return;
+    setResending(false);
+    if (problem.retryAfterSeconds !== null) countdown.restart(problem.retryAfterSeconds);
+    form.show({ message: problem.message, field: null });
+  };
+
+  const waiting = countdown.secondsLeft > 0;
 
   return (
     <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="otp-heading" data-testid="otp-form">
       <h1 id="otp-heading">Enter your code</h1>
+      <LiveMessage message={resent ? "We sent a new code. Codes sent before it no longer work." : null} tone="success" testId="resend-notice" />
       <p>
         We sent a 6-digit code to <strong className="mono" data-testid="phone-mask">{phoneMask}</strong>.
       </p>
-      <TextField label="6-digit code" name="otp" autoComplete="one-time-code" inputMode="numeric" maxLength={6} value={otp} onChange={setOtp} required inputRef={firstField} testId="otp-input" className="field-otp" />
-      <LiveMessage message={error} tone="error" testId="form-error" />
+      <TextField label="6-digit code" name="otp" autoComplete="one-time-code" inputMode="numeric" maxLength={6} value={otp} onChange={setOtp} required inputRef={otpField} error={form.fieldError("otp")} testId="otp-input" className="field-otp" />
+      <FormAlert message={form.formError} alertRef={form.alertRef} />
       {devHelper ? (
         <div className="dev-helper">
           <Button variant="secondary" onClick={() => void fillDevCode()} disabled={busy} testId="dev-fill-otp">
@@ -83,6 +109,14 @@ export function OtpStep({ challengeId, phoneMask, onSubmit, onRestart }: OtpStep
       <Button type="submit" busy={busy} busyLabel="Verifying…" testId="otp-submit">
         Verify
       </Button>
+      <div className="resend">
+        <Button variant="secondary" onClick={() => void resend()} disabled={busy || waiting} busy={resending} busyLabel="Sending…" aria-describedby={resendHintId} testId="resend-code">
+          Resend code
+        </Button>
+        <p className="hint" id={resendHintId} data-testid="resend-hint">
+          {waiting ? `You can ask for a new code in ${formatWait(countdown.secondsLeft)}.` : "No code? You can ask for a new one."}
+        </p>
+      </div>
       <Button variant="ghost" onClick={onRestart} disabled={busy}>
         Start over
       </Button>

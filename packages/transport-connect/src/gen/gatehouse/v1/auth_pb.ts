@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/auth.proto.
  */
 export const file_gatehouse_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIiMKEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0Ig8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiQwofU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBIRCglpbnRlbnRfaWQYASABKAkSDQoFcGhvbmUYAiABKAkiTAogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkiNQoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJIowBCgxBdXRoUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCRIOCgZvcmdfaWQYBSABKAkiNwoLTUZBUmVxdWlyZWQSFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkiIgoNUGhvbmVSZXF1aXJlZBIRCglpbnRlbnRfaWQYASABKAky6wMKC0F1dGhTZXJ2aWNlEkkKCFJlZ2lzdGVyEh0uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVxdWVzdBoeLmdhdGVob3VzZS52MS5SZWdpc3RlclJlc3BvbnNlEkAKBUxvZ2luEhouZ2F0ZWhvdXNlLnYxLkxvZ2luUmVxdWVzdBobLmdhdGVob3VzZS52MS5Mb2dpblJlc3BvbnNlEkYKB1JlZnJlc2gSHC5nYXRlaG91c2UudjEuUmVmcmVzaFJlcXVlc3QaHS5nYXRlaG91c2UudjEuUmVmcmVzaFJlc3BvbnNlEkMKBkxvZ291dBIbLmdhdGVob3VzZS52MS5Mb2dvdXRSZXF1ZXN0GhwuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlc3BvbnNlEnkKGFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQRItLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0Gi4uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEkcKCVZlcmlmeU1GQRIeLmdhdGVob3VzZS52MS5WZXJpZnlNRkFSZXF1ZXN0GhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIiMKEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0Ig8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiKAoQUmVzZW5kTUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiWwoRUmVzZW5kTUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iQwofU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBIRCglpbnRlbnRfaWQYASABKAkSDQoFcGhvbmUYAiABKAkiagogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iNQoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJIowBCgxBdXRoUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCRIOCgZvcmdfaWQYBSABKAkiVQoLTUZBUmVxdWlyZWQSFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iIgoNUGhvbmVSZXF1aXJlZBIRCglpbnRlbnRfaWQYASABKAkyuQQKC0F1dGhTZXJ2aWNlEkkKCFJlZ2lzdGVyEh0uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVxdWVzdBoeLmdhdGVob3VzZS52MS5SZWdpc3RlclJlc3BvbnNlEkAKBUxvZ2luEhouZ2F0ZWhvdXNlLnYxLkxvZ2luUmVxdWVzdBobLmdhdGVob3VzZS52MS5Mb2dpblJlc3BvbnNlEkYKB1JlZnJlc2gSHC5nYXRlaG91c2UudjEuUmVmcmVzaFJlcXVlc3QaHS5nYXRlaG91c2UudjEuUmVmcmVzaFJlc3BvbnNlEkMKBkxvZ291dBIbLmdhdGVob3VzZS52MS5Mb2dvdXRSZXF1ZXN0GhwuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlc3BvbnNlEnkKGFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQRItLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0Gi4uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEkcKCVZlcmlmeU1GQRIeLmdhdGVob3VzZS52MS5WZXJpZnlNRkFSZXF1ZXN0GhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZRJMCglSZXNlbmRNRkESHi5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVxdWVzdBofLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * RegisterRequest is the input of AuthService.Register.
@@ -97,7 +97,8 @@ export type LoginRequest = Message<"gatehouse.v1.LoginRequest"> & {
   password: string;
 
   /**
-   * Org to sign in to; the user must be a member.
+   * Org to sign in to, by id or by its slug (case-insensitive: "acme" or
+   * "Acme"); the user must be a member. A UUID is always taken as an id.
    *
    * @generated from field: string org_id = 3;
    */
@@ -272,6 +273,63 @@ export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
   messageDesc(file_gatehouse_v1_auth, 7);
 
 /**
+ * ResendMFARequest is the input of AuthService.ResendMFA.
+ *
+ * @generated from message gatehouse.v1.ResendMFARequest
+ */
+export type ResendMFARequest = Message<"gatehouse.v1.ResendMFARequest"> & {
+  /**
+   * Id of the pending challenge to replace.
+   *
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ResendMFARequest.
+ * Use `create(ResendMFARequestSchema)` to create a new message.
+ */
+export const ResendMFARequestSchema: GenMessage<ResendMFARequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 8);
+
+/**
+ * ResendMFAResponse is the output of AuthService.ResendMFA. The OTP is never
+ * included.
+ *
+ * @generated from message gatehouse.v1.ResendMFAResponse
+ */
+export type ResendMFAResponse = Message<"gatehouse.v1.ResendMFAResponse"> & {
+  /**
+   * Id of the new challenge; the old one no longer exists.
+   *
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * The phone the code was sent to, masked as in MFARequired.
+   *
+   * @generated from field: string phone_mask = 2;
+   */
+  phoneMask: string;
+
+  /**
+   * Seconds until this challenge may be replaced by ResendMFA.
+   *
+   * @generated from field: uint32 resend_after_seconds = 3;
+   */
+  resendAfterSeconds: number;
+};
+
+/**
+ * Describes the message gatehouse.v1.ResendMFAResponse.
+ * Use `create(ResendMFAResponseSchema)` to create a new message.
+ */
+export const ResendMFAResponseSchema: GenMessage<ResendMFAResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 9);
+
+/**
  * SubmitPhoneAndRequestMFARequest is the input of
  * AuthService.SubmitPhoneAndRequestMFA.
  *
@@ -298,7 +356,7 @@ export type SubmitPhoneAndRequestMFARequest = Message<"gatehouse.v1.SubmitPhoneA
  * Use `create(SubmitPhoneAndRequestMFARequestSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFARequestSchema: GenMessage<SubmitPhoneAndRequestMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 8);
+  messageDesc(file_gatehouse_v1_auth, 10);
 
 /**
  * SubmitPhoneAndRequestMFAResponse is the output of
@@ -321,6 +379,13 @@ export type SubmitPhoneAndRequestMFAResponse = Message<"gatehouse.v1.SubmitPhone
    * @generated from field: string phone_mask = 2;
    */
   phoneMask: string;
+
+  /**
+   * Seconds until the challenge may be replaced by ResendMFA.
+   *
+   * @generated from field: uint32 resend_after_seconds = 3;
+   */
+  resendAfterSeconds: number;
 };
 
 /**
@@ -328,7 +393,7 @@ export type SubmitPhoneAndRequestMFAResponse = Message<"gatehouse.v1.SubmitPhone
  * Use `create(SubmitPhoneAndRequestMFAResponseSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFAResponseSchema: GenMessage<SubmitPhoneAndRequestMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 9);
+  messageDesc(file_gatehouse_v1_auth, 11);
 
 /**
  * VerifyMFARequest is the input of AuthService.VerifyMFA.
@@ -356,7 +421,7 @@ export type VerifyMFARequest = Message<"gatehouse.v1.VerifyMFARequest"> & {
  * Use `create(VerifyMFARequestSchema)` to create a new message.
  */
 export const VerifyMFARequestSchema: GenMessage<VerifyMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 10);
+  messageDesc(file_gatehouse_v1_auth, 12);
 
 /**
  * AuthResponse carries the tokens of a new or refreshed session.
@@ -406,7 +471,7 @@ export type AuthResponse = Message<"gatehouse.v1.AuthResponse"> & {
  * Use `create(AuthResponseSchema)` to create a new message.
  */
 export const AuthResponseSchema: GenMessage<AuthResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 11);
+  messageDesc(file_gatehouse_v1_auth, 13);
 
 /**
  * MFARequired means an OTP was sent to the user's phone.
@@ -428,6 +493,13 @@ export type MFARequired = Message<"gatehouse.v1.MFARequired"> & {
    * @generated from field: string phone_mask = 2;
    */
   phoneMask: string;
+
+  /**
+   * Seconds until the challenge may be replaced by ResendMFA.
+   *
+   * @generated from field: uint32 resend_after_seconds = 3;
+   */
+  resendAfterSeconds: number;
 };
 
 /**
@@ -435,7 +507,7 @@ export type MFARequired = Message<"gatehouse.v1.MFARequired"> & {
  * Use `create(MFARequiredSchema)` to create a new message.
  */
 export const MFARequiredSchema: GenMessage<MFARequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 12);
+  messageDesc(file_gatehouse_v1_auth, 14);
 
 /**
  * PhoneRequired means MFA is required but the user has no phone on file.
@@ -456,7 +528,7 @@ export type PhoneRequired = Message<"gatehouse.v1.PhoneRequired"> & {
  * Use `create(PhoneRequiredSchema)` to create a new message.
  */
 export const PhoneRequiredSchema: GenMessage<PhoneRequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 13);
+  messageDesc(file_gatehouse_v1_auth, 15);
 
 /**
  * AuthService signs users in and out.
@@ -565,6 +637,27 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof VerifyMFARequestSchema;
     output: typeof AuthResponseSchema;
+  },
+  /**
+   * ResendMFA replaces a pending challenge with a new one (new challenge_id,
+   * new OTP) for the same user, org, device and phone, and sends it by SMS.
+   * The old challenge is consumed atomically: of concurrent calls with one
+   * challenge_id exactly one sends. The OTP send limits apply, and a
+   * challenge cannot be replaced until resend_after_seconds after it was
+   * sent. When the new code cannot be sent, the old challenge stays valid.
+   *
+   * Public. Errors: InvalidArgument (empty challenge_id), Unauthenticated
+   * ("invalid or expired MFA challenge": unknown or already used challenge),
+   * FailedPrecondition ("MFA challenge expired"), ResourceExhausted (too
+   * soon or OTP send limits; the ErrorDetail carries retry_after_seconds),
+   * Unavailable (SMS provider failure).
+   *
+   * @generated from rpc gatehouse.v1.AuthService.ResendMFA
+   */
+  resendMFA: {
+    methodKind: "unary";
+    input: typeof ResendMFARequestSchema;
+    output: typeof ResendMFAResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_auth, 0);

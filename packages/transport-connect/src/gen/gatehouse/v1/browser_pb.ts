@@ -16,7 +16,64 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/browser.proto.
  */
 export const file_gatehouse_v1_browser: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYXRlaG91c2UvdjEvYnJvd3Nlci5wcm90bxIMZ2F0ZWhvdXNlLnYxIikKF0dldEJyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSKOAQoYR2V0QnJvd3NlclBvbGljeVJlc3BvbnNlEjMKDmFjY2Vzc19jb250cm9sGAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkFjY2Vzc0NvbnRyb2wSPQoTYWN0aW9uX3Jlc3RyaWN0aW9ucxgCIAEoCzIgLmdhdGVob3VzZS52MS5BY3Rpb25SZXN0cmljdGlvbnMiNAoVQ2hlY2tVcmxBY2Nlc3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRILCgN1cmwYAiABKAkiigEKFkNoZWNrVXJsQWNjZXNzUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBITCgZyZWFzb24YAiABKAlIAIgBARIYCgtyZWFzb25fY29kZRgDIAEoCUgBiAEBEhUKDWNhbm9uaWNhbF91cmwYBCABKAlCCQoHX3JlYXNvbkIOCgxfcmVhc29uX2NvZGUidQoNQWNjZXNzQ29udHJvbBIXCg9hbGxvd2VkX2RvbWFpbnMYASADKAkSFwoPYmxvY2tlZF9kb21haW5zGAIgAygJEhYKDmRlZmF1bHRfYWN0aW9uGAMgASgJEhoKEndpbGRjYXJkX3N1cHBvcnRlZBgEIAEoCCJFChJBY3Rpb25SZXN0cmljdGlvbnMSFwoPYWxsb3dlZF9hY3Rpb25zGAEgAygJEhYKDnJlYWRfb25seV9tb2RlGAIgASgIIoMBCg1Ccm93c2VyUG9saWN5EjMKDmFjY2Vzc19jb250cm9sGAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkFjY2Vzc0NvbnRyb2wSPQoTYWN0aW9uX3Jlc3RyaWN0aW9ucxgCIAEoCzIgLmdhdGVob3VzZS52MS5BY3Rpb25SZXN0cmljdGlvbnMy0AEKDkJyb3dzZXJTZXJ2aWNlEmEKEEdldEJyb3dzZXJQb2xpY3kSJS5nYXRlaG91c2UudjEuR2V0QnJvd3NlclBvbGljeVJlcXVlc3QaJi5nYXRlaG91c2UudjEuR2V0QnJvd3NlclBvbGljeVJlc3BvbnNlElsKDkNoZWNrVXJsQWNjZXNzEiMuZ2F0ZWhvdXNlLnYxLkNoZWNrVXJsQWNjZXNzUmVxdWVzdBokLmdhdGVob3VzZS52MS5DaGVja1VybEFjY2Vzc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChpnYXRlaG91c2UvdjEvYnJvd3Nlci5wcm90bxIMZ2F0ZWhvdXNlLnYxIh8KDUdldE9yZ1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIjwKDkdldE9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHNsdWcYAyABKAkiKQoXR2V0QnJvd3NlclBvbGljeVJlcXVlc3QSDgoGb3JnX2lkGAEgASgJIo4BChhHZXRCcm93c2VyUG9saWN5UmVzcG9uc2USMwoOYWNjZXNzX2NvbnRyb2wYASABKAsyGy5nYXRlaG91c2UudjEuQWNjZXNzQ29udHJvbBI9ChNhY3Rpb25fcmVzdHJpY3Rpb25zGAIgASgLMiAuZ2F0ZWhvdXNlLnYxLkFjdGlvblJlc3RyaWN0aW9ucyI0ChVDaGVja1VybEFjY2Vzc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEgsKA3VybBgCIAEoCSKKAQoWQ2hlY2tVcmxBY2Nlc3NSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEhMKBnJlYXNvbhgCIAEoCUgAiAEBEhgKC3JlYXNvbl9jb2RlGAMgASgJSAGIAQESFQoNY2Fub25pY2FsX3VybBgEIAEoCUIJCgdfcmVhc29uQg4KDF9yZWFzb25fY29kZSJ1Cg1BY2Nlc3NDb250cm9sEhcKD2FsbG93ZWRfZG9tYWlucxgBIAMoCRIXCg9ibG9ja2VkX2RvbWFpbnMYAiADKAkSFgoOZGVmYXVsdF9hY3Rpb24YAyABKAkSGgoSd2lsZGNhcmRfc3VwcG9ydGVkGAQgASgIIkUKEkFjdGlvblJlc3RyaWN0aW9ucxIXCg9hbGxvd2VkX2FjdGlvbnMYASADKAkSFgoOcmVhZF9vbmx5X21vZGUYAiABKAgigwEKDUJyb3dzZXJQb2xpY3kSMwoOYWNjZXNzX2NvbnRyb2wYASABKAsyGy5nYXRlaG91c2UudjEuQWNjZXNzQ29udHJvbBI9ChNhY3Rpb25fcmVzdHJpY3Rpb25zGAIgASgLMiAuZ2F0ZWhvdXNlLnYxLkFjdGlvblJlc3RyaWN0aW9uczKVAgoOQnJvd3NlclNlcnZpY2USYQoQR2V0QnJvd3NlclBvbGljeRIlLmdhdGVob3VzZS52MS5HZXRCcm93c2VyUG9saWN5UmVxdWVzdBomLmdhdGVob3VzZS52MS5HZXRCcm93c2VyUG9saWN5UmVzcG9uc2USWwoOQ2hlY2tVcmxBY2Nlc3MSIy5nYXRlaG91c2UudjEuQ2hlY2tVcmxBY2Nlc3NSZXF1ZXN0GiQuZ2F0ZWhvdXNlLnYxLkNoZWNrVXJsQWNjZXNzUmVzcG9uc2USQwoGR2V0T3JnEhsuZ2F0ZWhvdXNlLnYxLkdldE9yZ1JlcXVlc3QaHC5nYXRlaG91c2UudjEuR2V0T3JnUmVzcG9uc2ViBnByb3RvMw");
+
+/**
+ * GetOrgRequest is the input of BrowserService.GetOrg.
+ *
+ * @generated from message gatehouse.v1.GetOrgRequest
+ */
+export type GetOrgRequest = Message<"gatehouse.v1.GetOrgRequest"> & {
+  /**
+   * Org to describe; the caller must be a member.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetOrgRequest.
+ * Use `create(GetOrgRequestSchema)` to create a new message.
+ */
+export const GetOrgRequestSchema: GenMessage<GetOrgRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_browser, 0);
+
+/**
+ * GetOrgResponse is the output of BrowserService.GetOrg.
+ *
+ * @generated from message gatehouse.v1.GetOrgResponse
+ */
+export type GetOrgResponse = Message<"gatehouse.v1.GetOrgResponse"> & {
+  /**
+   * The org's id.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Short name people sign in with; empty for an org created before slugs
+   * existed.
+   *
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetOrgResponse.
+ * Use `create(GetOrgResponseSchema)` to create a new message.
+ */
+export const GetOrgResponseSchema: GenMessage<GetOrgResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_browser, 1);
 
 /**
  * GetBrowserPolicyRequest is the input of BrowserService.GetBrowserPolicy.
@@ -37,7 +94,7 @@ export type GetBrowserPolicyRequest = Message<"gatehouse.v1.GetBrowserPolicyRequ
  * Use `create(GetBrowserPolicyRequestSchema)` to create a new message.
  */
 export const GetBrowserPolicyRequestSchema: GenMessage<GetBrowserPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 0);
+  messageDesc(file_gatehouse_v1_browser, 2);
 
 /**
  * GetBrowserPolicyResponse is the output of BrowserService.GetBrowserPolicy.
@@ -65,7 +122,7 @@ export type GetBrowserPolicyResponse = Message<"gatehouse.v1.GetBrowserPolicyRes
  * Use `create(GetBrowserPolicyResponseSchema)` to create a new message.
  */
 export const GetBrowserPolicyResponseSchema: GenMessage<GetBrowserPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 1);
+  messageDesc(file_gatehouse_v1_browser, 3);
 
 /**
  * CheckUrlAccessRequest is the input of BrowserService.CheckUrlAccess.
@@ -94,7 +151,7 @@ export type CheckUrlAccessRequest = Message<"gatehouse.v1.CheckUrlAccessRequest"
  * Use `create(CheckUrlAccessRequestSchema)` to create a new message.
  */
 export const CheckUrlAccessRequestSchema: GenMessage<CheckUrlAccessRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 2);
+  messageDesc(file_gatehouse_v1_browser, 4);
 
 /**
  * CheckUrlAccessResponse is the output of BrowserService.CheckUrlAccess.
@@ -139,7 +196,7 @@ export type CheckUrlAccessResponse = Message<"gatehouse.v1.CheckUrlAccessRespons
  * Use `create(CheckUrlAccessResponseSchema)` to create a new message.
  */
 export const CheckUrlAccessResponseSchema: GenMessage<CheckUrlAccessResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 3);
+  messageDesc(file_gatehouse_v1_browser, 5);
 
 /**
  * AccessControl says which hosts may be opened. Blocked entries are checked
@@ -184,7 +241,7 @@ export type AccessControl = Message<"gatehouse.v1.AccessControl"> & {
  * Use `create(AccessControlSchema)` to create a new message.
  */
 export const AccessControlSchema: GenMessage<AccessControl> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 4);
+  messageDesc(file_gatehouse_v1_browser, 6);
 
 /**
  * ActionRestrictions says which browser actions are enabled.
@@ -213,7 +270,7 @@ export type ActionRestrictions = Message<"gatehouse.v1.ActionRestrictions"> & {
  * Use `create(ActionRestrictionsSchema)` to create a new message.
  */
 export const ActionRestrictionsSchema: GenMessage<ActionRestrictions> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 5);
+  messageDesc(file_gatehouse_v1_browser, 7);
 
 /**
  * BrowserPolicy is an org's whole browser policy, as read and written by
@@ -242,7 +299,7 @@ export type BrowserPolicy = Message<"gatehouse.v1.BrowserPolicy"> & {
  * Use `create(BrowserPolicySchema)` to create a new message.
  */
 export const BrowserPolicySchema: GenMessage<BrowserPolicy> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 6);
+  messageDesc(file_gatehouse_v1_browser, 8);
 
 /**
  * BrowserService serves the org browser policy to signed-in members.
@@ -279,6 +336,17 @@ export const BrowserService: GenService<{
     methodKind: "unary";
     input: typeof CheckUrlAccessRequestSchema;
     output: typeof CheckUrlAccessResponseSchema;
+  },
+  /**
+   * GetOrg returns the org's display name and slug, so a client can show
+   * the name instead of the id.
+   *
+   * @generated from rpc gatehouse.v1.BrowserService.GetOrg
+   */
+  getOrg: {
+    methodKind: "unary";
+    input: typeof GetOrgRequestSchema;
+    output: typeof GetOrgResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_browser, 0);

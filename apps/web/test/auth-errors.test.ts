@@ -1,0 +1,63 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorDetailSchema } from "@gatehouse/transport-connect/gen/gatehouse/v1/errors_pb";
+import { describe, expect, it } from "vitest";
+import { describeAuthError, type AuthStep } from "../src/api/auth-errors.ts";
+import { formatWait } from "../src/api/error-detail.ts";
+
+/** A server error as the client receives it: code, a developer message it must never show, and the typed detail. */
+function serverError(code: Code, kind: string, field = "", retryAfterSeconds = 0): ConnectError {
+  const detail = create(ErrorDetailSchema, { kind, field, retryAfterSeconds });
+  return new ConnectError("developer text: must not be shown", code, undefined, [{ desc: ErrorDetailSchema, value: detail }]);
+}
+
+/** What the wire really carries: the detail as bytes, decoded by findDetails. */
+function wireError(code: Code, kind: string, field = "", retryAfterSeconds = 0): ConnectError {
+  const value = toBinary(ErrorDetailSchema, create(ErrorDetailSchema, { kind, field, retryAfterSeconds }));
+  const error = new ConnectError("email: is not a valid email address", code);
+  error.details.push({ type: ErrorDetailSchema.typeName, value });
+  return error;
+}
+
+describe("describeAuthError: keyed on the error's kind and field, never its message", () => {
+  it.each<[AuthStep, ConnectError, string, string | null]>([
+    ["login", serverError(Code.InvalidArgument, "invalid_argument", "email"), "Enter a valid email address, like name@example.com.", "email"],
+    ["register", serverError(Code.InvalidArgument, "invalid_argument", "password"), "Choose a password of at least 8 characters.", "password"],
+    ["login", serverError(Code.InvalidArgument, "invalid_argument", "org_id"), "Enter your organization's short name, like acme. It has only letters, digits and hyphens.", "org_id"],
+    ["phone", serverError(Code.InvalidArgument, "invalid_argument", "phone"), "Enter a phone number with 10 to 15 digits, for example +15551234567.", "phone"],
+    ["otp", serverError(Code.InvalidArgument, "invalid_argument", "challenge_id"), "This sign-in attempt can no longer be used. Start over.", null],
+    ["login", serverError(Code.Unauthenticated, "invalid_credentials"), "The email or password is incorrect.", null],
+    ["login", serverError(Code.PermissionDenied, "not_org_member"), "This account is not a member of that organization. Check the organization's short name.", "org_id"],
+    ["register", serverError(Code.AlreadyExists, "already_exists"), "An account with this email already exists. Sign in instead.", "email"],
+    ["otp", serverError(Code.Unauthenticated, "invalid_mfa_challenge"), "That code is not right, or it has expired. Check it, or send a new code.", "otp"],
+    ["resend", serverError(Code.Unauthenticated, "invalid_mfa_challenge"), "This sign-in attempt has expired. Start over.", null],
+    ["otp", serverError(Code.FailedPrecondition, "challenge_expired"), "This code has expired. Start over to get a new one.", null],
+    ["phone", serverError(Code.Unauthenticated, "invalid_mfa_intent"), "This sign-in attempt has expired. Start over.", null],
+    ["login", serverError(Code.ResourceExhausted, "rate_limited", "", 42), "Too many attempts. Try again in 42 seconds.", null],
+    ["resend", serverError(Code.ResourceExhausted, "rate_limited", "", 600), "You can ask for a new code in 10 minutes.", null],
+    ["phone", serverError(Code.Unavailable, "sms_unavailable"), "We could not send the text message just now. Try again in a moment.", null],
+    ["login", wireError(Code.InvalidArgument, "invalid_argument", "email"), "Enter a valid email address, like name@example.com.", "email"],
+    ["login", new ConnectError("fetch failed", Code.Unavailable), "The service could not be reached. Check your connection and try again.", null],
+    ["login", new ConnectError("no detail", Code.InvalidArgument), "Something went wrong. Try again.", null],
+    ["login", ConnectError.from(new TypeError("Failed to fetch")), "The service could not be reached. Check your connection and try again.", null],
+  ])("%s: %s", (step, error, message, field) => {
+    const problem = describeAuthError(error, step);
+    expect(problem).toMatchObject({ message, field });
+    expect(problem.message).not.toContain("must not be shown");
+    expect(problem.message).not.toContain("is not a valid email address");
+  });
+
+  it("passes the retry time on for the resend countdown", () => {
+    expect(describeAuthError(serverError(Code.ResourceExhausted, "rate_limited", "", 25), "resend").retryAfterSeconds).toBe(25);
+  });
+
+  it.each([
+    [1, "1 second"],
+    [59, "59 seconds"],
+    [60, "1 minute"],
+    [61, "2 minutes"],
+    [900, "15 minutes"],
+  ])("formatWait(%i) → %j", (seconds, text) => {
+    expect(formatWait(seconds)).toBe(text);
+  });
+});

@@ -1,0 +1,19 @@
+import type { Context } from "../context.ts";
+import { GatehouseError } from "../errors.ts";
+import type { Principal } from "../results.ts";
+import { requireMember } from "./browser.ts";
+
+/** What a member sees of their org: enough to show its name instead of its id. */
+export interface OrgInfo {
+  readonly orgId: string;
+  readonly name: string;
+  /** Empty for an org created before slugs existed. */
+  readonly slug: string;
+}
+
+export async function getOrgInfo(ctx: Context, principal: Principal, orgId: string): Promise<OrgInfo> {
+  await requireMember(ctx, principal, orgId);
+  const org = await ctx.stores.orgs.findById(orgId);
+  if (org === null) throw new GatehouseError("not_found", "organization not found");
+  return { orgId: org.id, name: org.name, slug: org.slug ?? "" };
+}
