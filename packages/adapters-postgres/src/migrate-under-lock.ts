@@ -7,9 +7,6 @@ import { sql, type Kysely } from "kysely";
  */
 export const MIGRATION_LOCK_KEY = 0x47415445484f5553n;
 
-/** Attempts of a migration whose introspection met another client's schema drop (see `isOtherSchemaDropped`). */
-const MIGRATION_ATTEMPTS = 10;
-
 /**
  * Runs `migrateToLatest` while holding the advisory lock, all on ONE pooled connection: a session
  * lock belongs to the connection that took it, so taking it on one pooled connection and
@@ -23,28 +20,9 @@ export async function migrateUnderLock(db: Kysely<Database>): Promise<string[]> 
     await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
     try {
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(connection);
-      const schema = rows[0]!.schema;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await migrateToLatest(connection, { migrationTableSchema: schema });
-        } catch (error) {
-          if (attempt >= MIGRATION_ATTEMPTS || !isOtherSchemaDropped(error, schema)) throw error;
-        }
-      }
+      return await migrateToLatest(connection, { migrationTableSchema: rows[0]!.schema });
     } finally {
       await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
     }
   });
-}
-
-/**
- * kysely's migrator lists the tables of EVERY schema in the database, resolving each schema by name
- * (`has_schema_privilege`), so a schema that another client drops mid-query fails it with
- * "schema … does not exist" (SQLSTATE 3F000). That says nothing about our schema, and migrating is
- * idempotent under the lock, so it is worth another attempt.
- */
-export function isOtherSchemaDropped(error: unknown, ownSchema: string): boolean {
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== "3F000") return false;
-  return !cause.message.includes(`"${ownSchema}"`);
 }

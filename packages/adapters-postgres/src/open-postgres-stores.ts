@@ -2,6 +2,7 @@ import { createKyselyStores, purgeExpired, type Database, type PurgedCounts } fr
 import type { EpochMs, Stores } from "@gatehouse/core";
 import { Kysely, PGliteDialect, PostgresDialect, type Dialect, type PGlite } from "kysely";
 import pg from "pg";
+import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
 
 export type PostgresStoresOptions =
@@ -56,7 +57,8 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     dialect = new PGliteDialect({ pglite: options.pglite });
     owned = false;
   }
-  const db = new Kysely<Database>({ dialect });
+  // Gatehouse lives in one schema; introspecting the others would only let their DDL fail ours.
+  const db = new Kysely<Database>({ dialect: withCurrentSchemaIntrospection(dialect) });
   // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
   // created; once, because pg refuses a second end().
   let closing: Promise<void> | undefined;
