@@ -37,7 +37,7 @@ try {
   console.log("login:", login.kind);
   if (login.kind !== "phone_required") throw new Error("expected phone_required on a new device");
 
-  const challenge = await gatehouse.submitPhoneAndRequestMfa({ intentId: login.intentId, phone: "+15551234567" });
+  const challenge = await gatehouse.submitPhoneAndRequestMfa({ intentId: login.intent.intentId, phone: "+15551234567" });
   console.log("challenge sent to", challenge.phoneMask);
 
   const tokens = await gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: sms.inbox.get(challenge.challengeId)! });

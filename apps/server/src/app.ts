@@ -1,7 +1,6 @@
-import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createContextValues } from "@connectrpc/connect";
-import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
+import { systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
 import {
   authInterceptor,
   clientIp,
@@ -16,12 +15,12 @@ import {
 } from "@gatehouse/transport-connect";
 import type { ServerConfig } from "./config.ts";
 import { createDualProtocolServer } from "./dual-protocol-server.ts";
+import { createEngine } from "./engine.ts";
 import type { Logger } from "./logger.ts";
-import { createSms } from "./sms.ts";
 import { createStaticFiles } from "./static-files.ts";
-import { openStorage } from "./storage.ts";
 
-const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+/** `npm run build` puts the web client in this package's dist/web, which ships with it; src/ and dist/ are siblings. */
+const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
 /**
  * Connect's default read cap is 4 GiB. Every public request is a few hundred bytes; 4 MiB still
  * fits an admin policy update of ~100k entries (larger lists go through the CLI).
@@ -40,25 +39,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The composition root: the one place that picks implementations for the core's ports. */
+/** The engine (see engine.ts) behind the network edge, on one port. */
 export async function startServer(config: ServerConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
-  const storage = await openStorage(config.databaseUrl);
-  if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
-  const sms = createSms(config, clock, logger);
-  const gatehouse = createGatehouse({
-    stores: storage.stores,
-    sms: sms.sender,
-    clock,
-    random: cryptoRandom,
-    config: {
-      otpHashKey: config.otpHashKey,
-      password: config.passwordHash.argon2id,
-      passwordHashConcurrency: config.passwordHash.concurrency,
-      passwordHashQueueLimit: config.passwordHash.queueLimit,
-      challengeTtlMs: config.challengeTtlMs,
-    },
-  });
-  for (const warning of config.warnings) logger.warn(warning);
+  const { gatehouse, storage, sms } = await createEngine(config, logger, clock);
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");

@@ -184,7 +184,8 @@ describe("CLI", () => {
 
   it("runs as an executable through its shebang (how npm start runs the server)", () => {
     const result = spawnSync(BIN, ["org", "create", "Shebang"], {
-      env: { ...process.env, ...env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}` },
+      // The repository runs the bin on its TypeScript sources, as `npm start` does.
+      env: { ...process.env, ...env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NODE_OPTIONS: "--conditions=@gatehouse/source" },
       encoding: "utf8",
     });
     expect(result.status, result.stderr).toBe(0);
