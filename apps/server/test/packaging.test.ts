@@ -57,9 +57,13 @@ export const surface = { createKyselyStores, createHttpSmsSender, DevOtpStore, c
 export type Surface = [PostgresStoresOptions, RunningServer, Database, AuthOutcome];
 `;
 
+/**
+ * skipLibCheck stays off so the packages' own declarations are checked (it caught a public type from
+ * `pg` without `@types/pg`); the DOM lib is there because @connectrpc/connect's declarations name `HeadersInit`.
+ */
 function tsconfig(module: string, moduleResolution: string) {
   return JSON.stringify({
-    compilerOptions: { module, moduleResolution, target: "es2024", lib: ["es2024"], strict: true, noEmit: true, skipLibCheck: false, types: ["node"] },
+    compilerOptions: { module, moduleResolution, target: "es2024", lib: ["es2024", "dom"], strict: true, noEmit: true, skipLibCheck: false, types: ["node"] },
     files: ["embed.ts", "surface.ts"],
   });
 }
