@@ -1,7 +1,7 @@
 import { describeStoreContract } from "@gatehouse/core/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MIGRATION_LOCK_KEY, openPostgresStores } from "../src/index.ts";
+import { migrationLockKeys, openPostgresStores } from "../src/index.ts";
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();
@@ -87,7 +87,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
   it("waits while another session holds the migration lock, then migrates", async () => {
     const holder = await schema.pool(1).connect();
     try {
-      await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      await holder.query("select pg_advisory_lock($1, $2)", [...migrationLockKeys(schema.schema)]);
       let settled = false;
       const opening = schema.open().finally(() => {
         settled = true;
@@ -98,9 +98,23 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
         "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())",
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
-      await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys(schema.schema)]);
       expect((await opening).applied).toEqual(["0001_initial"]);
     } finally {
+      holder.release();
+    }
+  });
+
+  it("does not wait for a migration that holds another schema's lock", async () => {
+    const holder = await schema.pool(1).connect();
+    try {
+      await holder.query("select pg_advisory_lock($1, $2)", [...migrationLockKeys("some_other_install")]);
+      const opening = schema.open();
+      const waited = await Promise.race([opening.then(() => false), new Promise((resolve) => setTimeout(resolve, 5_000, true))]);
+      expect(waited).toBe(false);
+      expect((await opening).applied).toEqual(["0001_initial"]);
+    } finally {
+      await holder.query("select pg_advisory_unlock_all()");
       holder.release();
     }
   });
