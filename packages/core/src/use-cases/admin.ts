@@ -112,7 +112,10 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
 /** `removeMember` for who knows the email (the command line), as `addMember` takes it. */
 export async function removeMemberByEmail(ctx: Context, actor: Actor, orgId: string, email: string): Promise<void> {
   await requireOrgAdmin(ctx, actor, orgId);
-  await removeMember(ctx, actor, orgId, (await requireUserByEmail(ctx, email)).id);
+  // An unknown email reads as no membership: removing never tells whether an account exists.
+  const user = await ctx.stores.users.findByEmail(requireEmail(email));
+  if (user === null) throw new GatehouseError("not_found", "membership not found");
+  await removeMember(ctx, actor, orgId, user.id);
 }
 
 export async function getOrgMfaSettings(ctx: Context, actor: Actor, orgId: string): Promise<OrgMfaSettings> {
