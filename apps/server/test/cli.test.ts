@@ -19,7 +19,7 @@ describe("gatehouse CLI conventions", () => {
 
   beforeAll(() => {
     db = tempSqliteDatabase();
-    env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_N: "1024" };
+    env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1" };
   });
 
   afterAll(() => db?.dispose());
