@@ -1,16 +1,16 @@
-/**
- * Embedding Gatehouse in your own TypeScript service: the core decides, you pick the ports.
- * Here: SQLite storage from @gatehouse/adapters-sqlite and an SMS sender of our own.
- *
- *   node --conditions=@gatehouse/source examples/embed.ts
- */
+// Embedding Gatehouse: the core decides, you pick the ports (storage, SMS, clock, randomness).
+// Run it: `node --conditions=@gatehouse/source examples/embed.ts` in this repository, or `node embed.ts`
+// in a project with @gatehouse/core and @gatehouse/adapters-sqlite installed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStores } from "@gatehouse/adapters-sqlite";
-import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, type OtpMessage, type SmsSender } from "@gatehouse/core";
+import { createGatehouse, cryptoRandom, GatehouseError, systemClock, SYSTEM_ACTOR, type OtpMessage, type SmsSender } from "@gatehouse/core";
 
-/** Any object with `sendOtp` is an SMS port; a real one would call your provider. */
+// The SMS port is one method: `sendOtp({ phone, otp, challengeId }): Promise<void>`. Reject when delivery
+// fails (without the OTP in the error): the core then deletes the challenge and answers `sms_unavailable`.
+// A real sender calls your provider (or use createHttpSmsSender from @gatehouse/adapters-sms); this one
+// keeps each code in memory so the program can type it in.
 class InboxSms implements SmsSender {
   readonly inbox = new Map<string, string>();
   async sendOtp({ challengeId, otp }: OtpMessage): Promise<void> {
@@ -19,27 +19,39 @@ class InboxSms implements SmsSender {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-example-"));
-const storage = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite") });
+const storage = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite") }); // creates and migrates the file
 const sms = new InboxSms();
 const gatehouse = createGatehouse({ stores: storage.stores, sms, clock: systemClock, random: cryptoRandom });
 
 try {
+  // Administration: SYSTEM_ACTOR is the operator (what the CLI uses); signed-in admins pass { kind: "user", userId }.
   const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
   await gatehouse.register({ email: "ada@example.com", password: "correct horse battery" });
-  await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
+  await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member"); // role: "member" | "admin"
   await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgId, {
     accessControl: { allowedDomains: ["*.example.com"], blockedDomains: ["evil.example.com"], defaultAction: "deny", wildcardSupported: true },
     actionRestrictions: { allowedActions: ["navigate", "download"], readOnlyMode: false },
   });
 
-  // A new device: MFA is required, and with no phone on file Gatehouse asks for one first.
+  // Login answers one of three outcomes, each with its payload under its own key:
+  //   { kind: "tokens", tokens: { accessToken, refreshToken, expiresAt, userId, orgId } }
+  //   { kind: "mfa_required", challenge: { challengeId, phoneMask } }   (the OTP was sent)
+  //   { kind: "phone_required", intent: { intentId } }                  (no phone on file yet)
+  // A new device needs MFA, and with no phone on file Gatehouse asks for one first.
   const login = await gatehouse.login({ email: "ada@example.com", password: "correct horse battery", orgId, deviceFingerprint: "laptop" });
   console.log("login:", login.kind);
   if (login.kind !== "phone_required") throw new Error("expected phone_required on a new device");
 
-  const challenge = await gatehouse.submitPhoneAndRequestMfa({ intentId: login.intentId, phone: "+15551234567" });
+  const challenge = await gatehouse.submitPhoneAndRequestMfa({ intentId: login.intent.intentId, phone: "+15551234567" });
   console.log("challenge sent to", challenge.phoneMask);
 
+  try {
+    await gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: "000000" });
+  } catch (error) {
+    // Every failure is a GatehouseError with a `kind` from a closed union and the spec's message.
+    if (!(error instanceof GatehouseError)) throw error;
+    console.log("wrong code:", error.kind);
+  }
   const tokens = await gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: sms.inbox.get(challenge.challengeId)! });
   console.log("signed in; access token expires", new Date(tokens.expiresAt).toISOString());
 
@@ -50,10 +62,10 @@ try {
     console.log(url, "→", decision.allowed ? `allowed (${decision.canonicalUrl})` : `denied: ${decision.reason}`);
   }
 
-  // The same device is now trusted for 30 days: no second factor.
+  // The device is now trusted for 30 days: no second factor.
   const again = await gatehouse.login({ email: "ada@example.com", password: "correct horse battery", orgId, deviceFingerprint: "laptop" });
   console.log("second login:", again.kind);
 } finally {
-  await storage.close();
+  await storage.close(); // closes the database; the gatehouse object is unusable afterwards
   rmSync(dir, { recursive: true, force: true });
 }

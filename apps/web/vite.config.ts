@@ -11,7 +11,8 @@ export default defineConfig({
     conditions: ["@gatehouse/source", ...defaultClientConditions],
   },
   build: {
-    outDir: "dist",
+    // Shipped inside @gatehouse/server, which serves it by default.
+    outDir: "../server/dist/web",
     emptyOutDir: true,
     target: "es2022",
   },

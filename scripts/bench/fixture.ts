@@ -6,19 +6,17 @@
  */
 import { randomInt, randomUUID } from "node:crypto";
 import {
-  createGatehouse,
   createKdfPasswordHasher,
   cryptoRandom,
   hashOtp,
   OWASP_ARGON2ID_PARAMS,
   SYSTEM_ACTOR,
-  systemClock,
   type AccessControl,
   type Argon2idParams,
   type Gatehouse,
   type Stores,
 } from "@gatehouse/core";
-import { openStorage } from "../../apps/server/src/storage.ts";
+import { benchEngine } from "./engine.ts";
 import { generateCorpus, generatePolicy } from "./hosts.ts";
 
 export const PASSWORD = "bench correct horse battery";
@@ -76,17 +74,12 @@ const policyInput = (accessControl: AccessControl) => ({
 });
 
 export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
-  const storage = await openStorage(options.databaseUrl);
+  // The server's own engine; cheap password parameters, so the bearer token's login below keeps the
+  // cheap user's hash as it is.
+  const engine = await benchEngine(options.databaseUrl, CHEAP_ENV);
   try {
-    const { stores } = storage;
-    const gatehouse = createGatehouse({
-      stores,
-      sms: { sendOtp: async () => {} },
-      clock: systemClock,
-      random: cryptoRandom,
-      // Cheap, so the bearer token's login below keeps the cheap user's hash as it is.
-      config: { password: CHEAP_ARGON2ID },
-    });
+    const { gatehouse } = engine;
+    const { stores } = engine.storage;
     const { admin } = gatehouse;
     const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
     await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgNoMfa, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
@@ -154,7 +147,7 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
     }
     return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser, cheapLoginUser, mfaUsers, cheapMfaUsers, verifyBodies, accessToken, checkUrls };
   } finally {
-    await storage.close();
+    await engine.close();
   }
 }
 

@@ -4,10 +4,10 @@
  * membership lookup, the policy read, the URL decision. Next to them, the session query as a
  * statement prepared once, which is what the SQL layer costs without re-preparing each query.
  */
-import { checkUrl, compileAccessControl, createGatehouse, cryptoRandom, systemClock } from "@gatehouse/core";
+import { checkUrl, compileAccessControl } from "@gatehouse/core";
 import { createHash } from "node:crypto";
 import BetterSqlite3 from "better-sqlite3";
-import { openStorage } from "../../apps/server/src/storage.ts";
+import { benchEngine } from "./engine.ts";
 import type { Fixture } from "./fixture.ts";
 import { median } from "./stats.ts";
 
@@ -25,11 +25,11 @@ export interface LookupCosts {
 }
 
 export async function measureLookups(databaseUrl: string, fixture: Fixture, calls: number, rounds = 3): Promise<LookupCosts> {
-  const storage = await openStorage(databaseUrl);
+  const engine = await benchEngine(databaseUrl);
   const rows: LookupCost[] = [];
   try {
+    const { gatehouse, storage } = engine;
     const { stores } = storage;
-    const gatehouse = createGatehouse({ stores, sms: { sendOtp: async () => {} }, clock: systemClock, random: cryptoRandom });
     const principal = await gatehouse.authenticate(fixture.accessToken);
     const stored = await stores.browserPolicies.get(fixture.orgNoMfa);
     if (stored === null) throw new Error("the bench org has no policy");
@@ -73,6 +73,6 @@ export async function measureLookups(databaseUrl: string, fixture: Fixture, call
     }
     return { calls, bearerUs, policyUs, rows };
   } finally {
-    await storage.close();
+    await engine.close();
   }
 }

@@ -41,14 +41,15 @@ export interface StartOptions {
 export async function startBenchServer(options: StartOptions): Promise<BenchServer> {
   const port = await freePort();
   const bin = join(options.root, "apps/server/bin/gatehouse.js");
-  // Run as `npm start` runs it, through the bin's shebang and its node flags; extra ones go through NODE_OPTIONS.
+  // Run as `npm start` runs it, through the bin's shebang and its node flags; the source condition and
+  // extra flags go through NODE_OPTIONS.
   const child = spawn(bin, ["serve"], {
     cwd: options.root,
     env: {
       ...process.env,
       ...options.env,
       PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", ...(options.nodeArgs ?? [])].join(" ").trim(),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", "--conditions=@gatehouse/source", ...(options.nodeArgs ?? [])].join(" ").trim(),
       HOST: "127.0.0.1",
       PORT: String(port),
     },

@@ -1,7 +1,6 @@
-import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createContextValues } from "@connectrpc/connect";
-import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
+import { systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
 import {
   AdminService,
   AuthService,
@@ -23,17 +22,17 @@ import {
 import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
 import { createDualProtocolServer } from "./dual-protocol-server.ts";
+import { createEngine } from "./engine.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
 import { createReadiness } from "./readiness.ts";
 import { requestLog } from "./request-log.ts";
 import { combineObservers, observeRoute, observeRpcs, type RequestObserver } from "./request-observer.ts";
-import { createSms } from "./sms.ts";
 import { createStaticFiles } from "./static-files.ts";
-import { openStorage } from "./storage.ts";
 
-const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), "../../web/dist");
+/** `npm run build` puts the web client in this package's dist/web, which ships with it; src/ and dist/ are siblings. */
+const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
 /**
  * Connect's default read cap is 4 GiB. Every public request is a few hundred bytes; 4 MiB still
  * fits an admin policy update of ~100k entries (larger lists go through the CLI).
@@ -52,33 +51,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The composition root: the one place that picks implementations for the core's ports. */
+/** The engine (see engine.ts) behind the network edge, on one port. */
 export async function startServer(config: ServerConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
   // Metrics are collected only when they are served (METRICS_PORT).
   const metrics = config.observability.metricsPort === undefined ? undefined : createMetrics();
-  const storage = await openStorage(config.databaseUrl, metrics?.dbQuery);
-  if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
-  const sms = createSms(config, clock, logger, metrics?.smsResult);
-  const rateLimiter = metrics === undefined ? storage.stores.rateLimiter : countedRateLimiter(storage.stores.rateLimiter, metrics.rateLimitRejected);
+  const { gatehouse, storage, stores, sms } = await createEngine(config, logger, clock, {
+    onQuery: metrics?.dbQuery,
+    onSmsResult: metrics?.smsResult,
+    wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
+  });
   const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics]), ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : [])];
   const observer = combineObservers(observers);
   const readiness = createReadiness({ ping: storage.ping });
-  const gatehouse = createGatehouse({
-    stores: { ...storage.stores, rateLimiter },
-    sms: sms.sender,
-    clock,
-    random: cryptoRandom,
-    config: {
-      otpHashKey: config.otpHashKey,
-      password: config.passwordHash.argon2id,
-      passwordHashConcurrency: config.passwordHash.concurrency,
-      passwordHashQueueLimit: config.passwordHash.queueLimit,
-      challengeTtlMs: config.challengeTtlMs,
-      refreshReuseIntervalMs: config.refreshReuseIntervalMs,
-      otpResendIntervalMs: config.resendIntervalMs,
-    },
-  });
-  for (const warning of config.warnings) logger.warn(warning);
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
@@ -98,7 +82,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     interceptors: [
       errorInterceptor(onUnexpected),
       ...(observers.length === 0 ? [] : [observeRpcs(observer)]),
-      ipRateLimitInterceptor(rateLimiter, clock, config.rateLimitIpPerMinute),
+      ipRateLimitInterceptor(stores.rateLimiter, clock, config.rateLimitIpPerMinute),
       authInterceptor(gatehouse),
     ],
     contextValues: (req) => createContextValues().set(clientIpKey, clientIp(req, config.trustProxyHops)),

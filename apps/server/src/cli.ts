@@ -1,29 +1,73 @@
 /**
  * The `gatehouse` command line: bootstraps and administers an install without any client.
- * Prints one JSON object per command on stdout; errors go to stderr with exit code 1 (2 for usage).
+ * Prints one JSON object per command on stdout. Errors go to stderr as one line: exit 2 for a
+ * usage error (unknown command or option, missing or extra argument), 1 for anything else.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createGatehouse, cryptoRandom, GatehouseError, systemClock, SYSTEM_ACTOR, type OrgMfaSettings, type PlatformSettings } from "@gatehouse/core";
+import { parseOrgRole, GatehouseError, SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings, type PlatformSettings } from "@gatehouse/core";
 import { policyInputFromJson, policyToJson } from "@gatehouse/transport-connect";
-import { loadConfig } from "./config.ts";
+import { pino } from "pino";
+import { ConfigError, loadConfig } from "./config.ts";
+import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
 import { serve } from "./serve.ts";
 import { parseSettingsJson } from "./settings-json.ts";
-import { openStorage } from "./storage.ts";
+import { describeDatabase } from "./storage.ts";
 
-const USAGE = `usage: gatehouse <command>
+const USAGE = `usage: gatehouse <command> [options]
   serve                                         start the server (what npm start runs)
   migrate                                       apply pending migrations
   org create <name> [--slug <slug>]             create an organization (slug derived from the name when omitted)
+  org list                                      list the organizations
   org settings <org_id> [--json '{...}']        show or change org MFA settings
   user create <email> (--password <pw> | --password-stdin) [--display-name <n>] [--platform-admin]
   member add <org_id> <email> [--role member|admin]
-  member remove <org_id> <user_id>
+  member remove <org_id> <email>
+  member list <org_id>                          list the org's members
   platform settings [--json '{...}']            show or change platform settings
   policy get <org_id>                           show the org's browser policy
   policy set <org_id> --json '{...}'            replace the org's browser policy
-Reads the same environment as the server (DATABASE_URL, ...).`;
+  --help, -h                                    this text
+  --version, -V                                 the version
+Reads the same environment as the server (DATABASE_URL, ...) and names the database it uses on stderr.`;
+
+const OPTIONS = {
+  json: { type: "string" },
+  password: { type: "string" },
+  "password-stdin": { type: "boolean" },
+  "display-name": { type: "string" },
+  "platform-admin": { type: "boolean" },
+  role: { type: "string" },
+  slug: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+type Values = { readonly [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "string" ? string : boolean };
+type OptionName = Exclude<keyof typeof OPTIONS, "help" | "version">;
+
+interface Invocation {
+  readonly args: readonly string[];
+  readonly values: Values;
+  readonly gatehouse: Gatehouse;
+  /** Migrations this run applied (opening the database migrates it). */
+  readonly applied: readonly string[];
+}
+
+interface CommandShape {
+  /** Positional parameters, in order; every one is required. */
+  readonly params: readonly string[];
+  readonly options: readonly OptionName[];
+}
+
+/** A command on the open database; prints what `run` returns as JSON. */
+interface Command extends CommandShape {
+  run(invocation: Invocation): Promise<unknown>;
+}
+
+/** `serve` configures itself and runs until it is stopped. */
+const SERVE: CommandShape = { params: [], options: [] };
 
 class UsageError extends Error {}
 
@@ -61,118 +105,186 @@ function parseJsonOption(raw: string, what: string): unknown {
   }
 }
 
-async function run(argv: string[]): Promise<unknown> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: "string" },
-      password: { type: "string" },
-      "password-stdin": { type: "boolean" },
-      "display-name": { type: "string" },
-      "platform-admin": { type: "boolean" },
-      role: { type: "string" },
-      slug: { type: "string" },
-      help: { type: "boolean", short: "h" },
+const COMMANDS: Readonly<Record<string, Command>> = {
+  migrate: { params: [], options: [], run: async ({ applied }) => ({ applied }) },
+  "org create": {
+    params: ["name"],
+    options: ["slug"],
+    run: async ({ args, values, gatehouse }) => {
+      const created = await gatehouse.admin.createOrg(SYSTEM_ACTOR, args[0]!, values.slug);
+      return { org_id: created.orgId, slug: created.slug };
     },
-  });
-  const [command, sub, ...args] = positionals;
-  if (values.help || command === undefined) throw new UsageError(USAGE);
-  if (command === "serve") {
-    await serve();
-    return undefined;
-  }
+  },
+  "org list": {
+    params: [],
+    options: [],
+    run: async ({ gatehouse }) => ({
+      orgs: (await gatehouse.admin.listOrgs(SYSTEM_ACTOR)).map((org) => ({ org_id: org.id, name: org.name, created_at: new Date(org.createdAt).toISOString() })),
+    }),
+  },
+  "org settings": {
+    params: ["org_id"],
+    options: ["json"],
+    run: async ({ args, values, gatehouse }) => {
+      const { admin } = gatehouse;
+      const settings =
+        values.json === undefined
+          ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, args[0]!)
+          : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, args[0]!, parseSettingsJson(parseJsonOption(values.json, "org settings"), ORG_SETTINGS_KEYS));
+      return orgSettingsJson(settings);
+    },
+  },
+  "platform settings": {
+    params: [],
+    options: ["json"],
+    run: async ({ values, gatehouse }) => {
+      const { admin } = gatehouse;
+      const settings =
+        values.json === undefined
+          ? await admin.getPlatformSettings(SYSTEM_ACTOR)
+          : await admin.updatePlatformSettings(SYSTEM_ACTOR, parseSettingsJson(parseJsonOption(values.json, "platform settings"), PLATFORM_SETTINGS_KEYS));
+      return platformSettingsJson(settings);
+    },
+  },
+  "user create": {
+    params: ["email"],
+    options: ["password", "password-stdin", "display-name", "platform-admin"],
+    run: async ({ args, values, gatehouse }) => {
+      if ((values.password === undefined) === (values["password-stdin"] !== true)) throw new UsageError("user create: give exactly one of --password or --password-stdin");
+      const password = values.password ?? readFileSync(0, "utf8").replace(/\r?\n$/, "");
+      const { userId } = await gatehouse.register({
+        email: args[0]!,
+        password,
+        displayName: values["display-name"] ?? "",
+        platformAdmin: values["platform-admin"] === true,
+      });
+      return { user_id: userId };
+    },
+  },
+  "member add": {
+    params: ["org_id", "email"],
+    options: ["role"],
+    run: async ({ args, values, gatehouse }) => {
+      const membership = await gatehouse.admin.addMember(SYSTEM_ACTOR, args[0]!, args[1]!, parseOrgRole(values.role ?? "member"));
+      return { org_id: membership.orgId, user_id: membership.userId, role: membership.role };
+    },
+  },
+  "member remove": {
+    params: ["org_id", "email"],
+    options: [],
+    run: async ({ args, gatehouse }) => {
+      await gatehouse.admin.removeMemberByEmail(SYSTEM_ACTOR, args[0]!, args[1]!);
+      return { removed: true };
+    },
+  },
+  "member list": {
+    params: ["org_id"],
+    options: [],
+    run: async ({ args, gatehouse }) => ({
+      members: (await gatehouse.admin.listMembers(SYSTEM_ACTOR, args[0]!)).map((m) => ({ user_id: m.userId, email: m.email, role: m.role })),
+    }),
+  },
+  "policy get": {
+    params: ["org_id"],
+    options: [],
+    run: async ({ args, gatehouse }) => policyToJson(await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!)),
+  },
+  "policy set": {
+    params: ["org_id"],
+    options: ["json"],
+    run: async ({ args, values, gatehouse }) => {
+      if (values.json === undefined) throw new UsageError("policy set needs --json '{\"access_control\": {...}, \"action_restrictions\": {...}}'");
+      const policy = policyInputFromJson(parseJsonOption(values.json, "policy"));
+      return policyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!, policy));
+    },
+  },
+};
 
-  const config = loadConfig();
-  const storage = await openStorage(config.databaseUrl);
+function version(): string {
+  // src/ and dist/ both sit next to package.json.
+  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+function parse(argv: string[]): { values: Values; positionals: string[] } {
   try {
-    if (command === "migrate") return { applied: storage.applied };
-    const gatehouse = createGatehouse({
-      stores: storage.stores,
-      clock: systemClock,
-      random: cryptoRandom,
-      sms: { sendOtp: async () => {} },
-      config: { password: config.passwordHash.argon2id },
-    });
-    const { admin } = gatehouse;
-    const arg = (index: number, name: string): string => {
-      const value = args[index];
-      if (value === undefined) throw new UsageError(`missing <${name}>\n${USAGE}`);
-      return value;
-    };
-
-    switch (`${command} ${sub ?? ""}`) {
-      case "org create": {
-        const created = await admin.createOrg(SYSTEM_ACTOR, arg(0, "name"), values.slug);
-        return { org_id: created.orgId, slug: created.slug };
-      }
-      case "org settings": {
-        const orgId = arg(0, "org_id");
-        const settings =
-          values.json === undefined
-            ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, orgId)
-            : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, parseSettingsJson(parseJsonOption(values.json, "org settings"), ORG_SETTINGS_KEYS));
-        return orgSettingsJson(settings);
-      }
-      case "platform settings": {
-        const settings =
-          values.json === undefined
-            ? await admin.getPlatformSettings(SYSTEM_ACTOR)
-            : await admin.updatePlatformSettings(SYSTEM_ACTOR, parseSettingsJson(parseJsonOption(values.json, "platform settings"), PLATFORM_SETTINGS_KEYS));
-        return platformSettingsJson(settings);
-      }
-      case "user create": {
-        if ((values.password === undefined) === (values["password-stdin"] !== true)) throw new UsageError("give exactly one of --password or --password-stdin");
-        const password = values.password ?? readFileSync(0, "utf8").replace(/\r?\n$/, "");
-        const { userId } = await gatehouse.register({
-          email: arg(0, "email"),
-          password,
-          displayName: values["display-name"] ?? "",
-          platformAdmin: values["platform-admin"] === true,
-        });
-        return { user_id: userId };
-      }
-      case "member add": {
-        const membership = await admin.addMember(SYSTEM_ACTOR, arg(0, "org_id"), arg(1, "email"), values.role ?? "member");
-        return { org_id: membership.orgId, user_id: membership.userId, role: membership.role };
-      }
-      case "member remove":
-        await admin.removeMember(SYSTEM_ACTOR, arg(0, "org_id"), arg(1, "user_id"));
-        return { removed: true };
-      case "policy get":
-        return policyToJson(await admin.getOrgBrowserPolicy(SYSTEM_ACTOR, arg(0, "org_id")));
-      case "policy set": {
-        if (values.json === undefined) throw new UsageError("policy set needs --json '{\"access_control\": {...}, \"action_restrictions\": {...}}'");
-        const policy = policyInputFromJson(parseJsonOption(values.json, "policy"));
-        return policyToJson(await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, arg(0, "org_id"), policy));
-      }
-      default:
-        throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(" ")}"\n${USAGE}`);
-    }
-  } finally {
-    await storage.close();
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (error) {
+    // node's messages run on with advice about "--"; the first sentence names the problem.
+    if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) throw new UsageError(error.message.split(". ")[0]!);
+    throw error;
   }
 }
 
+/** Which command the words name (one word or two), and the arguments after them. */
+function resolveCommand(positionals: readonly string[]): { name: string; command: Command | typeof SERVE; args: readonly string[] } {
+  if (positionals[0] === "serve") return { name: "serve", command: SERVE, args: positionals.slice(1) };
+  for (const words of [2, 1]) {
+    const name = positionals.slice(0, words).join(" ");
+    const command = COMMANDS[name];
+    if (positionals.length >= words && command !== undefined) return { name, command, args: positionals.slice(words) };
+  }
+  throw new UsageError(`unknown command "${positionals.slice(0, 2).join(" ")}" (gatehouse --help lists them)`);
+}
+
+function checkInvocation(name: string, command: CommandShape, args: readonly string[], values: Values): void {
+  const shape = [name, ...command.params.map((param) => `<${param}>`)].join(" ");
+  if (args.length < command.params.length) throw new UsageError(`${name}: missing <${command.params[args.length]!}> (usage: ${shape})`);
+  if (args.length > command.params.length) throw new UsageError(`${name}: unexpected argument "${args[command.params.length]!}" (usage: ${shape})`);
+  for (const option of Object.keys(values)) {
+    if (option !== "help" && option !== "version" && !command.options.includes(option as OptionName)) throw new UsageError(`${name} does not take --${option}`);
+  }
+}
+
+/** Runs the command line; resolves with the exit status. */
 export async function main(argv: string[]): Promise<number> {
   try {
-    const result = await run(argv);
-    if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
+    const { values, positionals } = parse(argv);
+    if (values.help === true) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (values.version === true) {
+      process.stdout.write(`${version()}\n`);
+      return 0;
+    }
+    if (positionals.length === 0) throw new UsageError(`no command given\n${USAGE}`);
+    const { name, command, args } = resolveCommand(positionals);
+    checkInvocation(name, command, args, values);
+    if (!("run" in command)) {
+      await serve();
+      return 0;
+    }
+
+    const config = loadConfig();
+    process.stderr.write(`gatehouse: database ${describeDatabase(config.databaseUrl)}\n`);
+    // Logs go to stderr: stdout carries only the command's JSON.
+    const engine = await createEngine(config, createLogger("warn", pino.destination(2)));
+    try {
+      const result = await command.run({ args, values, gatehouse: engine.gatehouse, applied: engine.storage.applied });
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } finally {
+      await engine.close();
+    }
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))) {
-      process.stderr.write(`${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof GatehouseError) {
-      const violations = error.details.violations ?? [];
-      process.stderr.write(`error (${error.kind}): ${error.message}\n${violations.map((v) => `  - ${v}\n`).join("")}`);
-      return 1;
-    }
-    const logger = createLogger("error");
-    logger.error({ err: error }, "command failed");
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return report(error);
+  }
+}
+
+function report(error: unknown): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`gatehouse: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof GatehouseError) {
+    const violations = error.details.violations ?? [];
+    process.stderr.write(`gatehouse: error (${error.kind}): ${error.message}\n${violations.map((v) => `  - ${v}\n`).join("")}`);
     return 1;
   }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`gatehouse: ${error.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
 }

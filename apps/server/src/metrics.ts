@@ -4,7 +4,7 @@
  * limit names. Never a user, org, phone, IP or token. docs/operations.md lists each metric with
  * an example alert.
  */
-import type { QueryTiming } from "@gatehouse/adapters-kysely";
+import type { QueryTiming } from "@gatehouse/adapters-sqlite";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
 import type { SmsResultObserver } from "./sms.ts";

@@ -1,8 +1,10 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openSqliteStores } from "@gatehouse/adapters-sqlite";
-import { pingDatabase, purgeExpired, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
+import { openSqliteStores, type QueryTimingHook, type SqliteStores } from "@gatehouse/adapters-sqlite";
 import type { EpochMs, Stores } from "@gatehouse/core";
+
+/** Rows deleted per table; both adapters report the same counts. */
+export type PurgedCounts = Awaited<ReturnType<SqliteStores["purgeExpired"]>>;
 
 export interface OpenStorage {
   readonly stores: Stores;
@@ -20,15 +22,32 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
+function sqliteFilename(databaseUrl: string): string {
+  return databaseUrl.startsWith("file:") ? fileURLToPath(new URL(databaseUrl, `file://${process.cwd()}/`)) : resolve(databaseUrl);
+}
+
+/** Names the database for an operator: `sqlite <absolute path>` or `postgres <URL>` with any password masked. */
+export function describeDatabase(databaseUrl: string): string {
+  if (!isPostgresUrl(databaseUrl)) return `sqlite ${sqliteFilename(databaseUrl)}`;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return "postgres (unparsable URL)";
+  }
+  if (url.password !== "") url.password = "***";
+  if (url.searchParams.has("password")) url.searchParams.set("password", "***");
+  return `postgres ${url.toString()}`;
+}
+
 /** A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here. */
 export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook): Promise<OpenStorage> {
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
     const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery });
-    return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: (now) => purgeExpired(pg.db, now), ping: () => pingDatabase(pg.db), close: pg.close };
+    return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: pg.purgeExpired, ping: pg.ping, close: pg.close };
   }
-  const filename = databaseUrl.startsWith("file:") ? fileURLToPath(new URL(databaseUrl, `file://${process.cwd()}/`)) : resolve(databaseUrl);
-  const sqlite = await openSqliteStores({ filename, onQuery });
-  return { stores: sqlite.stores, kind: "sqlite", applied: sqlite.appliedMigrations, purgeExpired: sqlite.purgeExpired, ping: () => pingDatabase(sqlite.db), close: sqlite.close };
+  const sqlite = await openSqliteStores({ filename: sqliteFilename(databaseUrl), onQuery });
+  return { stores: sqlite.stores, kind: "sqlite", applied: sqlite.appliedMigrations, purgeExpired: sqlite.purgeExpired, ping: sqlite.ping, close: sqlite.close };
 }

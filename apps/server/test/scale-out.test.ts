@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Code } from "@connectrpc/connect";
-import { MIGRATION_LOCK_KEY } from "@gatehouse/adapters-postgres";
+import { migrationLockKeys } from "@gatehouse/adapters-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
@@ -68,7 +68,8 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     // they are provably queued on it together; releasing it lets them race for real.
     let started: PromiseSettledResult<ServerProcess>[] = [];
     await onServer(async (holder) => {
-      await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      // A fresh database: the replicas migrate its "public" schema.
+      await holder.query("select pg_advisory_lock($1, $2)", [...migrationLockKeys("public")]);
       const starting = Promise.allSettled([startServerProcess(env), startServerProcess(env)]);
       try {
         await until(
@@ -83,7 +84,7 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
           "both replicas to wait for the migration lock",
         );
       } finally {
-        await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY.toString()]);
+        await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys("public")]);
         started = await starting;
         replicas = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
       }

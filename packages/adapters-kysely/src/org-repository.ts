@@ -51,5 +51,13 @@ export function createOrgRepository(db: Kysely<Database>): OrgStore {
       const [row] = await selectMembership(orgId, userId);
       return row === undefined ? null : toMembership(row);
     },
+
+    async list() {
+      return (await db.selectFrom("orgs").selectAll().orderBy("created_at").orderBy("id").execute()).map(toOrg);
+    },
+
+    async listMemberships(orgId) {
+      return (await db.selectFrom("memberships").selectAll().where("org_id", "=", orgId).orderBy("user_id").execute()).map(toMembership);
+    },
   };
 }

@@ -1,18 +1,22 @@
+import { createHash } from "node:crypto";
 import { migrateToLatest, type Database } from "@gatehouse/adapters-kysely";
 import { sql, type Kysely } from "kysely";
 
+/** First half of every migration lock key: "GATE" in ASCII, so the locks are recognisable in `pg_locks` (classid 0x47415445). */
+export const MIGRATION_LOCK_CLASS = 0x47415445;
+
 /**
- * Key of the session-level advisory lock that serialises Gatehouse migrations across replicas:
- * "GATEHOUS" in ASCII, so it is recognisable in `pg_locks` (classid 0x47415445, objid 0x484f5553).
+ * The two-part advisory lock key that serialises Gatehouse migrations in one schema:
+ * (MIGRATION_LOCK_CLASS, the first 4 bytes of SHA-256 of the schema name). Replicas of one install
+ * queue on it; installs in other schemas of the same database have their own and never wait for it.
  */
-export const MIGRATION_LOCK_KEY = 0x47415445484f5553n;
-
-/** Attempts of a migration whose introspection met another client's schema drop (see `isOtherSchemaDropped`). */
-const MIGRATION_ATTEMPTS = 10;
+export function migrationLockKeys(schema: string): readonly [number, number] {
+  return [MIGRATION_LOCK_CLASS, createHash("sha256").update(schema).digest().readInt32BE(0)];
+}
 
 /**
- * Runs `migrateToLatest` while holding the advisory lock, all on ONE pooled connection: a session
- * lock belongs to the connection that took it, so taking it on one pooled connection and
+ * Runs `migrateToLatest` while holding the schema's advisory lock, all on ONE pooled connection: a
+ * session lock belongs to the connection that took it, so taking it on one pooled connection and
  * migrating on others would guard nothing. Replicas that start together queue on the lock; the
  * first applies the migrations and the rest find the schema current. The lock dies with the
  * session, so a replica killed mid-migration cannot leave it held. (It needs a real session:
@@ -20,31 +24,15 @@ const MIGRATION_ATTEMPTS = 10;
  */
 export async function migrateUnderLock(db: Kysely<Database>): Promise<string[]> {
   return db.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(connection);
+    const schema = rows[0]?.schema;
+    if (schema === null || schema === undefined) throw new Error("no schema to migrate: the connection's search_path names no existing schema");
+    const [classId, objectId] = migrationLockKeys(schema);
+    await sql`select pg_advisory_lock(${sql.lit(classId)}, ${sql.lit(objectId)})`.execute(connection);
     try {
-      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(connection);
-      const schema = rows[0]!.schema;
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await migrateToLatest(connection, { migrationTableSchema: schema });
-        } catch (error) {
-          if (attempt >= MIGRATION_ATTEMPTS || !isOtherSchemaDropped(error, schema)) throw error;
-        }
-      }
+      return await migrateToLatest(connection, { migrationTableSchema: schema });
     } finally {
-      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(connection);
+      await sql`select pg_advisory_unlock(${sql.lit(classId)}, ${sql.lit(objectId)})`.execute(connection);
     }
   });
-}
-
-/**
- * kysely's migrator lists the tables of EVERY schema in the database, resolving each schema by name
- * (`has_schema_privilege`), so a schema that another client drops mid-query fails it with
- * "schema … does not exist" (SQLSTATE 3F000). That says nothing about our schema, and migrating is
- * idempotent under the lock, so it is worth another attempt.
- */
-export function isOtherSchemaDropped(error: unknown, ownSchema: string): boolean {
-  const cause = error instanceof Error ? error.cause : undefined;
-  if (!(cause instanceof Error) || (cause as { code?: unknown }).code !== "3F000") return false;
-  return !cause.message.includes(`"${ownSchema}"`);
 }

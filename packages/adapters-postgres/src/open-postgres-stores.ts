@@ -1,7 +1,8 @@
-import { createKyselyStores, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
+import { createKyselyStores, pingDatabase, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import { Kysely, PGliteDialect, PostgresDialect, type Dialect, type PGlite } from "kysely";
 import pg from "pg";
+import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
 
 export type PostgresStoresOptions = PostgresConnectionOptions & {
@@ -27,6 +28,8 @@ export interface PostgresStores {
   readonly applied: readonly string[];
   /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges); see `purgeExpired`. */
   purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  /** A cheap `select 1`: rejects while the database is unreachable (readiness probes). */
+  ping(): Promise<void>;
   /** Ends the pool when Gatehouse created it; a pool or PGlite passed in is left to its owner. */
   close(): Promise<void>;
 }
@@ -61,7 +64,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     dialect = new PGliteDialect({ pglite: options.pglite });
     owned = false;
   }
-  const db = new Kysely<Database>({ dialect, ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }) });
+  // Gatehouse lives in one schema; introspecting the others would only let their DDL fail ours.
+  const db = new Kysely<Database>({
+    dialect: withCurrentSchemaIntrospection(dialect),
+    ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }),
+  });
   // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
   // created; once, because pg refuses a second end().
   let closing: Promise<void> | undefined;
@@ -78,6 +85,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     db,
     applied,
     purgeExpired: (now) => purgeExpired(db, now),
+    ping: () => pingDatabase(db),
     close,
   };
 }

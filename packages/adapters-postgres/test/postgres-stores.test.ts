@@ -1,8 +1,7 @@
 import { describeStoreContract } from "@gatehouse/core/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MIGRATION_LOCK_KEY, openPostgresStores } from "../src/index.ts";
-import { isOtherSchemaDropped } from "../src/migrate-under-lock.ts";
+import { migrationLockKeys, openPostgresStores } from "../src/index.ts";
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();
@@ -88,7 +87,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
   it("waits while another session holds the migration lock, then migrates", async () => {
     const holder = await schema.pool(1).connect();
     try {
-      await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      await holder.query("select pg_advisory_lock($1, $2)", [...migrationLockKeys(schema.schema)]);
       let settled = false;
       const opening = schema.open().finally(() => {
         settled = true;
@@ -99,16 +98,31 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
         "select count(*) from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())",
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
-      await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY.toString()]);
+      await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys(schema.schema)]);
       expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
     } finally {
       holder.release();
     }
   });
 
+  it("does not wait for a migration that holds another schema's lock", async () => {
+    const holder = await schema.pool(1).connect();
+    try {
+      await holder.query("select pg_advisory_lock($1, $2)", [...migrationLockKeys("some_other_install")]);
+      const opening = schema.open();
+      const waited = await Promise.race([opening.then(() => false), new Promise((resolve) => setTimeout(resolve, 5_000, true))]);
+      expect(waited).toBe(false);
+      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    } finally {
+      await holder.query("select pg_advisory_unlock_all()");
+      holder.release();
+    }
+  });
+
   it("migrates while other clients create and drop schemas in the same database", async () => {
-    // kysely's introspection resolves every schema of the database by name, so a drop that lands
-    // mid-query fails it with "schema … does not exist" (3F000); the migration must not.
+    // kysely's own introspection resolves every schema and table of the database by name, so a drop
+    // that lands mid-query failed it ("schema … does not exist", "column … of relation … does not
+    // exist"). Gatehouse introspects its own schema only, by OID, so other clients' DDL cannot.
     const tables = Array.from({ length: 30 }, (_, t) => `create table %s.t${t} (a int, b text, c bigint)`);
     let churning = true;
     const churners = await Promise.all(Array.from({ length: 3 }, () => schema.pool(1).connect()));
@@ -135,6 +149,22 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     }
   });
 
+  it("introspects its own schema only, so other schemas' DDL never reaches its migrator", async () => {
+    const other = await database.freshSchema();
+    try {
+      await other.pool(1).query("create table elsewhere (a int)");
+      const { db } = await schema.open();
+      const names = (await db.introspection.getTables({ withInternalKyselyTables: true })).map((table) => `${table.schema}.${table.name}`);
+      expect(names).toContain(`${schema.schema}.kysely_migration`);
+      expect(names).toContain(`${schema.schema}.users`);
+      expect(names.filter((name) => !name.startsWith(`${schema.schema}.`))).toEqual([]);
+      const users = (await db.introspection.getTables()).find((table) => table.name === "users");
+      expect(users?.columns.find((column) => column.name === "phone")).toMatchObject({ dataType: "text", isNullable: true, isAutoIncrementing: false });
+    } finally {
+      await other.drop();
+    }
+  });
+
   it("leaves a pool it was given open on close", async () => {
     const pool = schema.pool();
     const opened = await openPostgresStores({ pool });
@@ -152,19 +182,5 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     await opened.close();
     await opened.close();
     await expect(sql`select 1`.execute(opened.db)).rejects.toThrow();
-  });
-});
-
-describe("isOtherSchemaDropped", () => {
-  const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
-  const failure = (cause: unknown) => new Error("database migration setup failed", { cause });
-
-  it.each([
-    ["another schema vanished mid-introspection", failure(pgError("3F000", 'schema "churn_1" does not exist')), true],
-    ["our own schema is missing", failure(pgError("3F000", 'schema "gh_own" does not exist')), false],
-    ["any other database error", failure(pgError("42P01", 'relation "x" does not exist')), false],
-    ["an error without a database cause", new Error("boom"), false],
-  ])("%s → %s", (_case, error, expected) => {
-    expect(isOtherSchemaDropped(error, "gh_own")).toBe(expected);
   });
 });

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createKyselyStores, migrateToLatest, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
+import { createKyselyStores, pingDatabase, migrateToLatest, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
@@ -20,6 +20,8 @@ export interface SqliteStores {
   readonly appliedMigrations: readonly string[];
   /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges); see `purgeExpired`. */
   purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  /** A cheap `select 1`: rejects while the database is unreachable (readiness probes). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     db,
     appliedMigrations,
     purgeExpired: (now) => purgeExpired(db, now),
+    ping: () => pingDatabase(db),
     close: () => db.destroy(),
   };
 }

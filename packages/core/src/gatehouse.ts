@@ -1,9 +1,9 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./credential-check.ts";
-import type { Membership, OrgMfaSettings, PlatformSettings, Device } from "./model.ts";
+import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
-import type { Actor } from "./use-cases/admin.ts";
+import type { Actor, OrgMember } from "./use-cases/admin.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
@@ -18,8 +18,11 @@ import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-polic
 export interface AdminApi {
   /** `slug` omitted or empty: derived from the name (see admin.ts). */
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
-  addMember(actor: Actor, orgId: string, email: string, role: string): Promise<Membership>;
+  listOrgs(actor: Actor): Promise<Org[]>;
+  listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
+  addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<Membership>;
   removeMember(actor: Actor, orgId: string, userId: string): Promise<void>;
+  removeMemberByEmail(actor: Actor, orgId: string, email: string): Promise<void>;
   getOrgMfaSettings(actor: Actor, orgId: string): Promise<OrgMfaSettings>;
   updateOrgMfaSettings(actor: Actor, orgId: string, patch: Partial<OrgMfaSettings>): Promise<OrgMfaSettings>;
   getPlatformSettings(actor: Actor): Promise<PlatformSettings>;
@@ -69,7 +72,10 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, orgId, email, role) => admin.addMember(ctx, actor, orgId, email, role),
+      listOrgs: (actor) => admin.listOrgs(ctx, actor),
+      listMembers: (actor, orgId) => admin.listMembers(ctx, actor, orgId),
       removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
+      removeMemberByEmail: (actor, orgId, email) => admin.removeMemberByEmail(ctx, actor, orgId, email),
       getOrgMfaSettings: (actor, orgId) => admin.getOrgMfaSettings(ctx, actor, orgId),
       updateOrgMfaSettings: (actor, orgId, patch) => admin.updateOrgMfaSettings(ctx, actor, orgId, patch),
       getPlatformSettings: (actor) => admin.getPlatformSettings(ctx, actor),

@@ -8,8 +8,8 @@ export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config
 export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
 export type * from "./ports.ts";
 export * from "./model.ts";
-export type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
-export { actorFor, SYSTEM_ACTOR, type Actor } from "./use-cases/admin.ts";
+export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";
+export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from "./use-cases/admin.ts";
 export type { LoginInput } from "./use-cases/login.ts";
 export type { RefreshInput } from "./use-cases/refresh.ts";
 export type { RegisterInput } from "./use-cases/register.ts";

@@ -89,6 +89,10 @@ export interface OrgStore {
   /** Returns false when there was no such membership. */
   removeMembership(orgId: string, userId: string): Promise<boolean>;
   findMembership(orgId: string, userId: string): Promise<Membership | null>;
+  /** Every org, oldest first (ties by id). */
+  list(): Promise<Org[]>;
+  /** The org's memberships, ordered by user id; empty for an unknown org. */
+  listMemberships(orgId: string): Promise<Membership[]>;
 }
 
 export interface DeviceStore {

@@ -16,11 +16,16 @@ export interface MfaRequired {
   readonly resendAfterSeconds: number;
 }
 
-/** LoginResponse and RefreshResponse: exactly one of the three. */
+/** No phone on file: the one-time intent that SubmitPhoneAndRequestMFA redeems. */
+export interface PhoneRequired {
+  readonly intentId: string;
+}
+
+/** LoginResponse and RefreshResponse: exactly one of the three, its payload under a key of its own. */
 export type AuthOutcome =
   | { readonly kind: "tokens"; readonly tokens: IssuedTokens }
   | { readonly kind: "mfa_required"; readonly challenge: MfaRequired }
-  | { readonly kind: "phone_required"; readonly intentId: string };
+  | { readonly kind: "phone_required"; readonly intent: PhoneRequired };
 
 /** Who an access token belongs to. */
 export interface Principal {

@@ -50,7 +50,7 @@ export async function startSecondFactor(ctx: Context, user: User, orgId: string,
     const now = ctx.clock.now();
     const intentId = newId(ctx.random);
     await ctx.stores.intents.create({ id: intentId, ...target, expiresAt: now + ctx.config.intentTtlMs, createdAt: now });
-    return { kind: "phone_required", intentId };
+    return { kind: "phone_required", intent: { intentId } };
   }
   return { kind: "mfa_required", challenge: await createChallenge(ctx, target, user.phone) };
 }

@@ -27,7 +27,7 @@ export async function signInWithPhone(h: Harness, fingerprint = "laptop", phone 
   if (outcome.kind === "tokens") return outcome.tokens;
   const challengeId =
     outcome.kind === "phone_required"
-      ? (await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone })).challengeId
+      ? (await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone })).challengeId
       : outcome.challenge.challengeId;
   return h.gatehouse.verifyMfa({ challengeId, otp: h.sms.lastOtpFor(challengeId)! });
 }

@@ -107,12 +107,12 @@ describe("SubmitPhoneAndRequestMFA", () => {
     const h = await createHarness();
     const outcome = await h.login();
     if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
-    const result = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" });
+    const result = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" });
     expect(result.phoneMask).toBe("+*******1111");
     expect(h.sms.sent.at(-1)).toMatchObject({ phone: "+15550001111", challengeId: result.challengeId });
     expect(JSON.stringify(result)).not.toContain(h.sms.sent.at(-1)!.otp);
     await expectError(
-      h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" }),
+      h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" }),
       "invalid_mfa_intent",
       "invalid or expired MFA intent",
     );
@@ -123,7 +123,7 @@ describe("SubmitPhoneAndRequestMFA", () => {
     const outcome = await h.login();
     if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
     h.clock.advance(10 * 60_000);
-    await expectError(h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" }), "invalid_mfa_intent");
+    await expectError(h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" }), "invalid_mfa_intent");
     expect(h.sms.sent).toHaveLength(0);
   });
 
@@ -159,11 +159,11 @@ describe("SubmitPhoneAndRequestMFA", () => {
     const outcome = await h.login();
     if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
     h.sms.failing = true;
-    const error = await expectError(h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" }), "sms_unavailable");
+    const error = await expectError(h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" }), "sms_unavailable");
     expect(error.message).not.toMatch(/[0-9]{6}/);
     expect(await h.stores.challenges.deleteByUser(h.userId)).toBe(0);
     h.sms.failing = false;
-    const retry = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" });
+    const retry = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" });
     expect(retry.challengeId).toBeTruthy();
   });
 });
@@ -173,7 +173,7 @@ describe("VerifyMFA", () => {
     const h = await createHarness();
     const outcome = await h.login();
     if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
-    const { challengeId } = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" });
+    const { challengeId } = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" });
     const otp = h.sms.lastOtpFor(challengeId)!;
     const wrongOtp = otp === "000000" ? "000001" : "000000";
     return { h, challengeId, otp, wrongOtp };
@@ -252,7 +252,7 @@ describe("VerifyMFA", () => {
     const newChallenge = async () => {
       const outcome = await h.login(`device-${Math.random()}`);
       if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
-      return (await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" })).challengeId;
+      return (await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" })).challengeId;
     };
     let challengeId = await newChallenge();
     for (let i = 0; i < 10; i++) {
@@ -462,7 +462,7 @@ describe("OTP hash key", () => {
     const h = await createHarness({ otpHashKey: "operator-secret" });
     const outcome = await h.login();
     if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
-    const { challengeId } = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15550001111" });
+    const { challengeId } = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15550001111" });
     const otp = h.sms.lastOtpFor(challengeId)!;
     expect((await h.stores.challenges.findById(challengeId))?.codeHash).toBe(hashOtp(otp, challengeId, "operator-secret"));
     await expect(h.gatehouse.verifyMfa({ challengeId, otp })).resolves.toBeTruthy();

@@ -28,7 +28,7 @@ async function newDeviceRuleOnly(h: Harness) {
 async function phoneRequired(h: Harness, fingerprint: string) {
   const outcome = await h.login(fingerprint);
   if (outcome.kind !== "phone_required") throw new Error(`expected phone_required, got ${outcome.kind}`);
-  return outcome.intentId;
+  return outcome.intent.intentId;
 }
 
 describe("1. a device is new until a session has been issued for it", () => {

@@ -77,7 +77,7 @@ describe("Login by slug", () => {
     const h = await createHarness();
     const outcome = await h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: typed, deviceFingerprint: "laptop" });
     expect(outcome.kind).toBe("phone_required");
-    const intent = await h.stores.intents.consume((outcome as { intentId: string }).intentId, h.clock.now());
+    const intent = await h.stores.intents.consume((outcome as { intent: { intentId: string } }).intent.intentId, h.clock.now());
     expect(intent?.orgId).toBe(h.orgId);
   });
 
@@ -110,7 +110,7 @@ describe("GetOrgInfo", () => {
     const h = await createHarness();
     const outcome = await h.login();
     if (outcome.kind !== "phone_required") throw new Error("expected phone_required");
-    const challenge = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: "+15551234567" });
+    const challenge = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15551234567" });
     const tokens = await h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: h.sms.lastOtpFor(challenge.challengeId)! });
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
     expect(await h.gatehouse.getOrgInfo(principal, h.orgId)).toEqual({ orgId: h.orgId, name: "Acme", slug: "acme" });

@@ -14,7 +14,7 @@ async function errorOf(promise: Promise<unknown>): Promise<GatehouseError> {
 async function pendingChallenge(h: Harness) {
   const outcome = await h.login();
   if (outcome.kind !== "phone_required") throw new Error(`expected phone_required, got ${outcome.kind}`);
-  return h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intentId, phone: PHONE });
+  return h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: PHONE });
 }
 
 describe("ResendMFA", () => {

@@ -43,6 +43,10 @@ function keyOf(...parts: readonly (string | number)[]): string {
   return JSON.stringify(parts);
 }
 
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function alreadyExists(): GatehouseError {
   return new GatehouseError("already_exists");
 }
@@ -100,6 +104,12 @@ function createOrgStore(): OrgStore {
     },
     async findMembership(orgId, userId) {
       return copyOrNull(memberships.get(keyOf(orgId, userId)));
+    },
+    async list() {
+      return [...orgs.values()].sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id)).map((org) => ({ ...org }));
+    },
+    async listMemberships(orgId) {
+      return [...memberships.values()].filter((m) => m.orgId === orgId).sort((a, b) => compareText(a.userId, b.userId)).map((m) => ({ ...m }));
     },
   };
 }

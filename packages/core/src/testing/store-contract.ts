@@ -275,6 +275,22 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         expect(await stores.orgs.removeMembership(OTHER_ORG_ID, USER_ID)).toBe(false);
         expect(await stores.orgs.findMembership(ORG_ID, USER_ID)).not.toBeNull();
       });
+
+      it("lists orgs oldest first and an org's memberships by user id", async () => {
+        expect(await stores.orgs.list()).toEqual([]);
+        await stores.orgs.create(anOrg({ id: OTHER_ORG_ID, createdAt: T0 + 1 }));
+        await stores.orgs.create(anOrg());
+        expect(await stores.orgs.list()).toEqual([anOrg(), anOrg({ id: OTHER_ORG_ID, createdAt: T0 + 1 })]);
+        await stores.users.create(aUser({ id: OTHER_USER_ID, email: "second@example.com" }));
+        await stores.orgs.putMembership({ orgId: ORG_ID, userId: OTHER_USER_ID, role: "admin" });
+        await stores.orgs.putMembership({ orgId: ORG_ID, userId: USER_ID, role: "member" });
+        await stores.orgs.putMembership({ orgId: OTHER_ORG_ID, userId: USER_ID, role: "admin" });
+        expect(await stores.orgs.listMemberships(ORG_ID)).toEqual([
+          { orgId: ORG_ID, userId: USER_ID, role: "member" },
+          { orgId: ORG_ID, userId: OTHER_USER_ID, role: "admin" },
+        ]);
+        expect(await stores.orgs.listMemberships("no-org")).toEqual([]);
+      });
     });
 
     describe("devices", () => {

@@ -52,7 +52,7 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
     async function intent(): Promise<string> {
       const outcome = await login("laptop");
       if (outcome.kind !== "phone_required") throw new Error(`expected phone_required, got ${outcome.kind}`);
-      return outcome.intentId;
+      return outcome.intent.intentId;
     }
 
     async function challenge(): Promise<{ challengeId: string; otp: string }> {

@@ -10,6 +10,7 @@ import {
   DEFAULT_PLATFORM_SETTINGS,
   type Device,
   type Membership,
+  type Org,
   type OrgMfaSettings,
   type OrgRole,
   type PlatformSettings,
@@ -53,7 +54,15 @@ async function requireOrgAdmin(ctx: Context, actor: Actor, orgId: string): Promi
   if (membership?.role !== "admin") throw new GatehouseError("permission_denied", "organization admin role required");
 }
 
-function requireRole(value: string): OrgRole {
+/** A member as an admin sees one: who (id and email) and which role. */
+export interface OrgMember {
+  readonly userId: string;
+  readonly email: string;
+  readonly role: OrgRole;
+}
+
+/** Turns an edge's string (wire field, CLI flag) into a role, or `invalid_argument` naming the field. */
+export function parseOrgRole(value: string): OrgRole {
   if (value === "member" || value === "admin") return value;
   throw invalidArgument("role", 'must be "member" or "admin"');
 }
@@ -93,11 +102,35 @@ export async function createOrg(ctx: Context, actor: Actor, name: string, slug?:
   return { orgId, slug: suffixed };
 }
 
-export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: string): Promise<Membership> {
-  await requireOrgAdmin(ctx, actor, orgId);
-  const checkedRole = requireRole(role);
+async function requireUserByEmail(ctx: Context, email: string): Promise<{ id: string }> {
   const user = await ctx.stores.users.findByEmail(requireEmail(email));
   if (user === null) throw new GatehouseError("not_found", "no user with this email");
+  return user;
+}
+
+export async function listOrgs(ctx: Context, actor: Actor): Promise<Org[]> {
+  await requirePlatformAdmin(ctx, actor);
+  return ctx.stores.orgs.list();
+}
+
+/** One user lookup per member: meant for administration, not for a hot path. */
+export async function listMembers(ctx: Context, actor: Actor, orgId: string): Promise<OrgMember[]> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  const memberships = await ctx.stores.orgs.listMemberships(orgId);
+  const members = await Promise.all(
+    memberships.map(async ({ userId, role }) => {
+      const user = await ctx.stores.users.findById(userId);
+      return user === null ? null : { userId, email: user.email, role };
+    }),
+  );
+  return members.filter((member) => member !== null);
+}
+
+export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: OrgRole): Promise<Membership> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  // Typed for TypeScript callers; still checked for JavaScript ones, since it is stored as text.
+  const checkedRole = parseOrgRole(role);
+  const user = await requireUserByEmail(ctx, email);
   const membership: Membership = { orgId, userId: user.id, role: checkedRole };
   await ctx.stores.orgs.putMembership(membership);
   return membership;
@@ -108,6 +141,15 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
   await requireOrgAdmin(ctx, actor, orgId);
   if (!(await ctx.stores.orgs.removeMembership(orgId, requireId("user_id", userId)))) throw new GatehouseError("not_found", "membership not found");
   await ctx.stores.sessions.revokeByUser(orgId, userId, ctx.clock.now());
+}
+
+/** `removeMember` for who knows the email (the command line), as `addMember` takes it. */
+export async function removeMemberByEmail(ctx: Context, actor: Actor, orgId: string, email: string): Promise<void> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  // An unknown email reads as no membership: removing never tells whether an account exists.
+  const user = await ctx.stores.users.findByEmail(requireEmail(email));
+  if (user === null) throw new GatehouseError("not_found", "membership not found");
+  await removeMember(ctx, actor, orgId, user.id);
 }
 
 export async function getOrgMfaSettings(ctx: Context, actor: Actor, orgId: string): Promise<OrgMfaSettings> {

@@ -1,6 +1,6 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { Device, Gatehouse } from "@gatehouse/core";
+import { parseOrgRole, type Device, type Gatehouse } from "@gatehouse/core";
 import type { AdminService } from "../gen/gatehouse/v1/admin_pb.ts";
 import { fromWirePolicy, toWirePolicy } from "./policy-wire.ts";
 import { actorOf } from "./principal.ts";
@@ -25,7 +25,7 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
   const { admin } = gatehouse;
   return {
     createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
-    addMember: (req, ctx) => admin.addMember(actorOf(ctx), req.orgId, req.email, req.role),
+    addMember: (req, ctx) => admin.addMember(actorOf(ctx), req.orgId, req.email, parseOrgRole(req.role)),
     removeMember: async (req, ctx) => {
       await admin.removeMember(actorOf(ctx), req.orgId, req.userId);
       return {};

@@ -37,7 +37,7 @@ function toOutcomeResponse(outcome: AuthOutcome): OutcomeInit {
       ? { case: "tokens", value: toAuthResponse(outcome.tokens) }
       : outcome.kind === "mfa_required"
         ? { case: "mfaRequired", value: { ...outcome.challenge } }
-        : { case: "phoneRequired", value: { intentId: outcome.intentId } };
+        : { case: "phoneRequired", value: { ...outcome.intent } };
   return { result };
 }
 

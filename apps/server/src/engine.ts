@@ -1,0 +1,50 @@
+import type { QueryTimingHook } from "@gatehouse/adapters-sqlite";
+import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse, type RateLimiter, type Stores } from "@gatehouse/core";
+import type { ServerConfig } from "./config.ts";
+import type { Logger } from "./logger.ts";
+import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
+import { openStorage, type OpenStorage } from "./storage.ts";
+
+/** Hooks the server's metrics attach (METRICS_PORT); the CLI and the bench pass none. */
+export interface EngineInstruments {
+  readonly onQuery?: QueryTimingHook | undefined;
+  readonly onSmsResult?: SmsResultObserver | undefined;
+  readonly wrapRateLimiter?: ((limiter: RateLimiter) => RateLimiter) | undefined;
+}
+
+/** The core with its ports picked from the configuration: what the server, the CLI and the bench all run. */
+export interface Engine {
+  readonly gatehouse: Gatehouse;
+  readonly storage: OpenStorage;
+  /** The stores the core was given (the rate limiter possibly wrapped by `instruments`). */
+  readonly stores: Stores;
+  readonly sms: SmsSetup;
+  /** Closes the database; the caller stops using `gatehouse` first. */
+  close(): Promise<void>;
+}
+
+/** The composition root: the one place that picks implementations for the core's ports. Migrates the database. */
+export async function createEngine(config: ServerConfig, logger: Logger, clock: Clock = systemClock, instruments: EngineInstruments = {}): Promise<Engine> {
+  for (const warning of config.warnings) logger.warn(warning);
+  const storage = await openStorage(config.databaseUrl, instruments.onQuery);
+  if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
+  const sms = createSms(config, clock, logger, instruments.onSmsResult);
+  const rateLimiter = instruments.wrapRateLimiter?.(storage.stores.rateLimiter) ?? storage.stores.rateLimiter;
+  const stores: Stores = { ...storage.stores, rateLimiter };
+  const gatehouse = createGatehouse({
+    stores,
+    sms: sms.sender,
+    clock,
+    random: cryptoRandom,
+    config: {
+      otpHashKey: config.otpHashKey,
+      password: config.passwordHash.argon2id,
+      passwordHashConcurrency: config.passwordHash.concurrency,
+      passwordHashQueueLimit: config.passwordHash.queueLimit,
+      challengeTtlMs: config.challengeTtlMs,
+      refreshReuseIntervalMs: config.refreshReuseIntervalMs,
+      otpResendIntervalMs: config.resendIntervalMs,
+    },
+  });
+  return { gatehouse, storage, stores, sms, close: () => storage.close() };
+}

@@ -1,0 +1,175 @@
+/**
+ * What a new user gets from npm: builds the repository, packs every public workspace, installs the
+ * tarballs into a fresh project outside the repository (their registry dependencies come from the
+ * npm cache), type-checks a consumer under `nodenext` and `bundler` resolution, runs the embedding
+ * example on plain Node, and runs the installed `gatehouse` bin from its compiled JavaScript.
+ */
+import { spawn, spawnSync, type SpawnSyncOptions } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "./support/server-process.ts";
+
+interface PackedFile {
+  readonly path: string;
+}
+interface Packed {
+  readonly name: string;
+  readonly filename: string;
+  readonly files: readonly PackedFile[];
+}
+interface Manifest {
+  readonly name: string;
+  readonly private?: boolean;
+  readonly exports?: Record<string, string | Record<string, string>>;
+  readonly devDependencies?: Record<string, string>;
+}
+
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
+const rootManifest = readJson<Manifest>(join(REPO_ROOT, "package.json"));
+const PUBLIC_WORKSPACES = ["packages/core", "packages/adapters-kysely", "packages/adapters-sqlite", "packages/adapters-postgres", "packages/adapters-sms", "packages/transport-connect", "apps/server"];
+/** Node of this run first on PATH, so `npm`, the bin's `#!/usr/bin/env node` and tsc all use it. */
+const childEnv = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NODE_OPTIONS: "" };
+
+function run(command: string, args: readonly string[], options: SpawnSyncOptions & { cwd: string }) {
+  const result = spawnSync(command, args, { encoding: "utf8", env: childEnv, timeout: 240_000, ...options });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status}):\n${String(result.stdout)}\n${String(result.stderr)}`);
+  return String(result.stdout);
+}
+
+/** Every file an `exports` map names; a `*` pattern must match at least one shipped file. */
+function exportTargets(manifest: Manifest): string[] {
+  return Object.values(manifest.exports ?? {}).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target)));
+}
+
+const CONSUMER_SURFACE = `
+import type { PostgresStoresOptions } from "@gatehouse/adapters-postgres";
+import { createKyselyStores, type Database } from "@gatehouse/adapters-kysely";
+import { createHttpSmsSender, DevOtpStore } from "@gatehouse/adapters-sms";
+import { createGatehouse, GatehouseError, type AuthOutcome } from "@gatehouse/core";
+import { ManualClock, SequenceRandom, createMemoryStores } from "@gatehouse/core/testing";
+import { loadConfig, startServer, type RunningServer } from "@gatehouse/server";
+import { AuthService, createConnectRoutes } from "@gatehouse/transport-connect";
+import { LoginRequestSchema } from "@gatehouse/transport-connect/gen/gatehouse/v1/auth_pb";
+
+export const surface = { createKyselyStores, createHttpSmsSender, DevOtpStore, createGatehouse, GatehouseError, ManualClock, SequenceRandom, createMemoryStores, loadConfig, startServer, AuthService, createConnectRoutes, LoginRequestSchema };
+export type Surface = [PostgresStoresOptions, RunningServer, Database, AuthOutcome];
+`;
+
+/**
+ * skipLibCheck stays off so the packages' own declarations are checked (it caught a public type from
+ * `pg` without `@types/pg`); the DOM lib is there because @connectrpc/connect's declarations name `HeadersInit`.
+ */
+function tsconfig(module: string, moduleResolution: string) {
+  return JSON.stringify({
+    compilerOptions: { module, moduleResolution, target: "es2024", lib: ["es2024", "dom"], strict: true, noEmit: true, skipLibCheck: false, types: ["node"] },
+    files: ["embed.ts", "surface.ts"],
+  });
+}
+
+describe("packed tarballs installed in a fresh project", () => {
+  let work: string;
+  let app: string;
+  let packed: Packed[];
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "gatehouse-packaging-"));
+    app = join(work, "app");
+    run("npm", ["run", "build"], { cwd: REPO_ROOT });
+    const workspaceArgs = PUBLIC_WORKSPACES.flatMap((workspace) => ["-w", workspace]);
+    packed = JSON.parse(run("npm", ["pack", ...workspaceArgs, "--pack-destination", work, "--json"], { cwd: REPO_ROOT })) as Packed[];
+    mkdirSync(app);
+    // better-sqlite3 ships prebuilt binaries; its install script (node-gyp) stays off as in the repository.
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", allowScripts: { "better-sqlite3": false } }));
+    const tools = ["typescript", "@types/node"].map((name) => `${name}@${rootManifest.devDependencies![name]!}`);
+    run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...packed.map((p) => join(work, p.filename)), ...tools], { cwd: app });
+    copyFileSync(join(REPO_ROOT, "examples/embed.ts"), join(app, "embed.ts"));
+    writeFileSync(join(app, "surface.ts"), CONSUMER_SURFACE);
+    writeFileSync(join(app, "tsconfig.nodenext.json"), tsconfig("nodenext", "nodenext"));
+    writeFileSync(join(app, "tsconfig.bundler.json"), tsconfig("preserve", "bundler"));
+  }, 300_000);
+
+  afterAll(() => {
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("packs every public workspace with its README and LICENSE, and no build leftovers", () => {
+    const license = readFileSync(join(REPO_ROOT, "LICENSE"), "utf8");
+    expect(packed.map((p) => p.name).sort()).toEqual(PUBLIC_WORKSPACES.map((w) => readJson<Manifest>(join(REPO_ROOT, w, "package.json")).name).sort());
+    for (const { name, files } of packed) {
+      const paths = files.map((file) => file.path);
+      expect(paths, name).toContain("README.md");
+      expect(paths, name).toContain("LICENSE");
+      expect(readFileSync(join(app, "node_modules", name, "LICENSE"), "utf8"), name).toBe(license);
+      expect(paths.filter((path) => /tsbuildinfo|(^|\/)test\/|\.test\.[jt]s$/.test(path)), name).toEqual([]);
+      // A source map names its sources; they ship beside it, so a debugger finds them.
+      for (const map of paths.filter((path) => path.endsWith(".js.map"))) {
+        const { sources } = readJson<{ sources: string[] }>(join(app, "node_modules", name, map));
+        for (const source of sources) expect(paths, `${name}/${map} → ${source}`).toContain(join(dirname(map), source));
+      }
+    }
+  });
+
+  it("names only shipped files in every exports map", () => {
+    for (const { name, files } of packed) {
+      const paths = files.map((file) => file.path);
+      for (const target of exportTargets(readJson<Manifest>(join(app, "node_modules", name, "package.json")))) {
+        const pattern = new RegExp(`^${target.replace(/^\.\//, "").replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace("*", ".+")}$`);
+        expect(paths.some((path) => pattern.test(path)), `${name}: ${target}`).toBe(true);
+      }
+    }
+  });
+
+  it("resolves the types of every entry under strict nodenext and bundler resolution", () => {
+    const tsc = join(app, "node_modules/typescript/bin/tsc");
+    run(process.execPath, [tsc, "-p", "tsconfig.nodenext.json"], { cwd: app });
+    run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], { cwd: app });
+  }, 120_000);
+
+  it("runs the embedding example on plain Node", () => {
+    const stdout = run(process.execPath, ["embed.ts"], { cwd: app });
+    expect(stdout).toContain("login: phone_required");
+    expect(stdout).toContain("second login: tokens");
+  }, 60_000);
+
+  it("runs the gatehouse bin from compiled JavaScript: --help", () => {
+    const help = spawnSync(join(app, "node_modules/.bin/gatehouse"), ["--help"], { cwd: app, env: childEnv, encoding: "utf8" });
+    expect(help.stderr).toBe("");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("usage: gatehouse");
+  }, 30_000);
+
+  it("serves /healthz and the web client it ships with, and stops on SIGTERM", async () => {
+    const child = spawn(join(app, "node_modules/.bin/gatehouse"), ["serve"], {
+      cwd: app,
+      // An empty WEB_DIST means the default: the web client shipped inside the package.
+      env: { ...childEnv, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: join(work, "serve.sqlite"), WEB_DIST: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let output = "";
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const listening = /"msg":"gatehouse listening"/.test(output) && /"url":"([^"]+)"/.exec(output);
+        if (listening) resolve(listening[1]!);
+      });
+      void exited.then((code) => reject(new Error(`gatehouse serve exited with ${code} before listening:\n${output}`)));
+    });
+    try {
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: "ok" });
+      const index = await fetch(`${url}/`);
+      expect(index.status).toBe(200);
+      const shipped = join(app, "node_modules/@gatehouse/server/dist/web/index.html");
+      expect(existsSync(shipped)).toBe(true);
+      expect(await index.text()).toBe(readFileSync(shipped, "utf8"));
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
