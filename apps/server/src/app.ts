@@ -76,6 +76,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       challengeTtlMs: config.challengeTtlMs,
       refreshReuseIntervalMs: config.refreshReuseIntervalMs,
       otpResendIntervalMs: config.resendIntervalMs,
+      phoneDefaultRegion: config.phoneDefaultRegion,
     },
   });
   for (const warning of config.warnings) logger.warn(warning);
