@@ -444,7 +444,8 @@ describe("server start-up and modes", () => {
       });
       const env = {
         DATABASE_URL: db.databaseUrl,
-        PASSWORD_HASH_N: "1024",
+        PASSWORD_HASH_MEMORY_KIB: "1024",
+        PASSWORD_HASH_PASSES: "1",
         SMS_PROVIDER_API_KEY: "sk_test_secret_key",
         SMS_PROVIDER_BASE_URL: `${provider.url}/send`,
         RATE_LIMIT_IP_PER_MINUTE: "0",
