@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
+import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
@@ -33,6 +33,8 @@ export interface ServerConfig {
   readonly refreshReuseIntervalMs: number;
   /** MFA_RESEND_INTERVAL_SECONDS: the least time between two codes sent for one sign-in. */
   readonly resendIntervalMs: number;
+  /** PHONE_DEFAULT_REGION: how a phone without `+` is dialled; none reads its digits as the international number. */
+  readonly phoneDefaultRegion: PhoneRegion | undefined;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
@@ -122,6 +124,12 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     problems.push("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
   }
 
+  const regionText = text("PHONE_DEFAULT_REGION");
+  const phoneDefaultRegion = regionText !== undefined && looksLikePhoneRegion(regionText) ? (regionText as PhoneRegion) : undefined;
+  if (regionText !== undefined && phoneDefaultRegion === undefined) {
+    problems.push(`PHONE_DEFAULT_REGION must be an upper-case ISO 3166-1 alpha-2 region such as US or GB (got ${JSON.stringify(regionText)})`);
+  }
+
   const workers = int("WORKERS", 1, 1, 64);
   if (workers > 1 && devOtpMode) problems.push("WORKERS must be 1 in dev OTP mode: each process keeps its own in-memory OTPs, so GetOTP could ask the wrong one");
 
@@ -172,6 +180,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
     refreshReuseIntervalMs: int("REFRESH_REUSE_INTERVAL_SECONDS", 10, 0, 300) * 1000,
     resendIntervalMs: int("MFA_RESEND_INTERVAL_SECONDS", 30, 0, 600) * 1000,
+    phoneDefaultRegion,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),
@@ -184,4 +193,15 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+/**
+ * The one check that needs the phone metadata, which the core loads only on first use: run by
+ * `serve` before the port opens, so other commands stay quick.
+ */
+export async function checkPhoneRegion(config: ServerConfig): Promise<void> {
+  const region = config.phoneDefaultRegion;
+  if (region !== undefined && !(await isPhoneRegion(region))) {
+    throw new ConfigError(`invalid configuration:\n  - PHONE_DEFAULT_REGION ${JSON.stringify(region)} is not a region with phone numbering metadata`);
+  }
 }

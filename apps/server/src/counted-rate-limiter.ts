@@ -7,7 +7,7 @@ import type { RateLimiter } from "@gatehouse/core";
  */
 export function countedRateLimiter(limiter: RateLimiter, onRejected: (limit: string) => void): RateLimiter {
   return {
-    refund: (key, windowMs, now) => limiter.refund(key, windowMs, now),
+    refund: (receipt) => limiter.refund(receipt),
     consume: async (key, limit, windowMs, now) => {
       const decision = await limiter.consume(key, limit, windowMs, now);
       if (!decision.allowed) onRejected(limitLabel(key, windowMs));

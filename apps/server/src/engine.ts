@@ -44,6 +44,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       challengeTtlMs: config.challengeTtlMs,
       refreshReuseIntervalMs: config.refreshReuseIntervalMs,
       otpResendIntervalMs: config.resendIntervalMs,
+      phoneDefaultRegion: config.phoneDefaultRegion,
     },
   });
   return { gatehouse, storage, stores, sms, close: () => storage.close() };

@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
 import { startServer } from "./app.ts";
-import { loadConfig } from "./config.ts";
+import { checkPhoneRegion, loadConfig } from "./config.ts";
 import { createLogger, resolveLogFormat } from "./logger.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 import { superviseWorkers } from "./workers.ts";
@@ -11,6 +11,7 @@ import { superviseWorkers } from "./workers.ts";
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
+  await checkPhoneRegion(config);
   // libuv's pool (4 threads unless set) runs the KDF and also file reads and DNS lookups:
   // room for every concurrent hash plus the default 4, set before the pool first starts.
   process.env.UV_THREADPOOL_SIZE ??= String(config.passwordHash.concurrency + 4);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { checkPhoneRegion, ConfigError, loadConfig } from "../src/config.ts";
 
 function problems(env: Record<string, string>): string {
   try {
@@ -58,5 +58,21 @@ describe("refresh reuse interval", () => {
     expect(loadConfig({ REFRESH_REUSE_INTERVAL_SECONDS: "30" }, 8).refreshReuseIntervalMs).toBe(30_000);
     expect(problems({ REFRESH_REUSE_INTERVAL_SECONDS: "-1" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
     expect(problems({ REFRESH_REUSE_INTERVAL_SECONDS: "301" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
+  });
+});
+
+describe("PHONE_DEFAULT_REGION", () => {
+  it("is unset by default and takes an upper-case ISO 3166-1 alpha-2 region", () => {
+    expect(loadConfig({}, 8).phoneDefaultRegion).toBeUndefined();
+    expect(loadConfig({ PHONE_DEFAULT_REGION: "GB" }, 8).phoneDefaultRegion).toBe("GB");
+  });
+
+  it.each(["us", "USA", "1", "U S"])("refuses %j, naming the variable", (value) => {
+    expect(problems({ PHONE_DEFAULT_REGION: value })).toContain("PHONE_DEFAULT_REGION must be an upper-case ISO 3166-1 alpha-2 region");
+  });
+
+  it("refuses, before serving, a well-formed region with no phone numbering metadata", async () => {
+    await expect(checkPhoneRegion(loadConfig({ PHONE_DEFAULT_REGION: "XX" }, 8))).rejects.toThrow(/PHONE_DEFAULT_REGION "XX" is not a region/);
+    await expect(checkPhoneRegion(loadConfig({ PHONE_DEFAULT_REGION: "US" }, 8))).resolves.toBeUndefined();
   });
 });

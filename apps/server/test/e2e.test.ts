@@ -1,7 +1,8 @@
-import { Code, type ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorDetailSchema, IP_LIMITED_METHODS, PUBLIC_METHODS } from "@gatehouse/transport-connect";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
+import { startFakeProvider, type FakeProvider } from "../../../packages/adapters-sms/test/fake-provider.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
 
 const PASSWORD = "correct horse battery";
@@ -19,7 +20,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     // Reuse interval off here: this suite checks that reuse revokes at once (mfa-integrity.test.ts covers the interval).
-    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MFA_CHALLENGE_TTL_SECONDS: "2", REFRESH_REUSE_INTERVAL_SECONDS: "0" };
+    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MFA_CHALLENGE_TTL_SECONDS: "2", REFRESH_REUSE_INTERVAL_SECONDS: "0", PHONE_DEFAULT_REGION: "US" };
     ({ orgId, userId } = seedOrgAndMember(env, EMAIL, PASSWORD));
     server = await startServerProcess(env);
     api = clientsFor(server.url);
@@ -318,6 +319,27 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     });
   });
 
+  it("issue 15 point 5: spellings of one number share its send limit; the 6th send in the window is ResourceExhausted", async () => {
+    const email = "spellings@example.com";
+    expect(runCli(["user", "create", email, "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
+    const spellings = ["+15550000042", "15550000042", "015550000042", "5550000042", "+000015550000042"];
+    const results: string[] = [];
+    for (let i = 0; results.filter((result) => result !== "InvalidArgument").length < 6; i++) {
+      const outcome = await login(`spelling-${i}`, email);
+      if (outcome.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${outcome.result.case}`);
+      const phone = spellings[i % spellings.length]!;
+      results.push(
+        await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone }).then(
+          (challenge) => challenge.phoneMask,
+          (error: unknown) => Code[ConnectError.from(error).code],
+        ),
+      );
+    }
+    const sent = "+*******0042";
+    expect(results).toEqual([sent, sent, "InvalidArgument", sent, "InvalidArgument", sent, sent, "InvalidArgument", "ResourceExhausted"]);
+  });
+
   it("speaks gRPC (h2c) and gRPC-Web on the same port", async () => {
     for (const protocol of ["grpc", "grpc-web"] as const) {
       const clients = clientsFor(server.url, protocol);
@@ -359,12 +381,13 @@ describe("server start-up and modes", () => {
   });
 
   it("refuses malformed values before opening the port", async () => {
-    const failure = await startServerProcess({ PORT: "eighty", RATE_LIMIT_IP_PER_MINUTE: "-1" }).then(
+    const failure = await startServerProcess({ PORT: "eighty", RATE_LIMIT_IP_PER_MINUTE: "-1", PHONE_DEFAULT_REGION: "USA" }).then(
       () => null,
       (error: Error) => error,
     );
     expect(failure?.message).toContain("PORT must be a whole number");
     expect(failure?.message).toContain("RATE_LIMIT_IP_PER_MINUTE must be a whole number");
+    expect(failure?.message).toContain("PHONE_DEFAULT_REGION must be an upper-case ISO 3166-1 alpha-2 region");
   });
 
   describe("outside dev OTP mode", () => {
@@ -407,6 +430,51 @@ describe("server start-up and modes", () => {
     });
   });
 
+  describe("issue 15 point 7: an SMS provider that fails, then recovers", () => {
+    let db: TestDatabase;
+    let server: ServerProcess;
+    let provider: FakeProvider;
+    let failing = true;
+    let orgId: string;
+
+    beforeAll(async () => {
+      db = tempSqliteDatabase();
+      provider = await startFakeProvider((response) => {
+        response.writeHead(failing ? 503 : 200).end();
+      });
+      const env = {
+        DATABASE_URL: db.databaseUrl,
+        PASSWORD_HASH_MEMORY_KIB: "1024",
+        PASSWORD_HASH_PASSES: "1",
+        SMS_PROVIDER_API_KEY: "sk_test_secret_key",
+        SMS_PROVIDER_BASE_URL: `${provider.url}/send`,
+        RATE_LIMIT_IP_PER_MINUTE: "0",
+      };
+      ({ orgId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+      server = await startServerProcess(env);
+    });
+
+    afterAll(async () => {
+      await server?.stop();
+      await provider?.close();
+      db?.dispose();
+    });
+
+    it("5 failed sends use none of the send limit (5 per phone per 15 min): the next send after the outage goes out", async () => {
+      const api = clientsFor(server.url);
+      const outcome = await api.auth.login({ email: EMAIL, password: PASSWORD, orgId, deviceFingerprint: "outage" });
+      if (outcome.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
+      const { intentId } = outcome.result.value;
+      const submit = () => api.auth.submitPhoneAndRequestMFA({ intentId, phone: PHONE });
+      for (let i = 0; i < 5; i++) expect((await rpcError(submit())).code).toBe(Code.Unavailable);
+      failing = false;
+      await expect(submit()).resolves.toMatchObject({ phoneMask: "+*******4567" });
+      // The HTTP sender retries a failed request itself, so the provider saw at least one request per send.
+      expect(provider.requests.length).toBeGreaterThanOrEqual(6);
+      expect(provider.requests.every((request) => JSON.parse(request.body).to === PHONE)).toBe(true);
+    });
+  });
+
   it("the per-IP limit on public RPCs answers ResourceExhausted", async () => {
     const db = tempSqliteDatabase();
     const server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: db.databaseUrl, RATE_LIMIT_IP_PER_MINUTE: "3" });
@@ -415,6 +483,11 @@ describe("server start-up and modes", () => {
       const codes: Code[] = [];
       for (let i = 0; i < 4; i++) codes.push((await rpcError(api.auth.verifyMFA({ challengeId: "", otp: "" }))).code);
       expect(codes).toEqual([Code.InvalidArgument, Code.InvalidArgument, Code.InvalidArgument, Code.ResourceExhausted]);
+      // Issue 15 point 6: a sliding window, so the wait is a full minute from the first call, not the rest of a clock minute.
+      const limited = await rpcError(api.auth.verifyMFA({ challengeId: "", otp: "" }));
+      const retrySeconds = Number(/retry in (\d+) s/.exec(limited.rawMessage)?.[1]);
+      expect(retrySeconds).toBeGreaterThanOrEqual(55);
+      expect(retrySeconds).toBeLessThanOrEqual(60);
     } finally {
       await server.stop();
       db.dispose();

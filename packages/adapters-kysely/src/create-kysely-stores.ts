@@ -26,6 +26,6 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): S
     sessions: createSessionRepository(db),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db),
-    rateLimiter: createRateLimiter(db),
+    rateLimiter: createRateLimiter(db, dialect),
   };
 }

@@ -176,7 +176,50 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("orgs_slug_unique").unique().on("orgs").column("slug").execute();
     },
   },
+
+  "0005_sliding_rate_limits": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("rate_limits")
+        .addColumn("key", "text", (col) => col.primaryKey().notNull())
+        .addColumn("units", "text", (col) => col.notNull())
+        .addColumn("next_unit", "bigint", (col) => col.notNull())
+        .addColumn("taken_unit", "bigint", (col) => col.notNull())
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("rate_limits_expires_at").on("rate_limits").column("expires_at").execute();
+      await carryOverFixedWindows(db);
+      await db.schema.dropTable("rate_limit_counters").execute();
+    },
+  },
 };
+
+interface CarriedCounter {
+  key: string;
+  window_start: number | string;
+  count: number;
+  expires_at: number | string;
+}
+
+/**
+ * Each key's latest fixed-window count becomes that many units stamped at the window's start: a
+ * unit taken at `t` blocks until `t + windowMs`, exactly when the old window would have reset,
+ * so an upgrade never hands out a fresh allowance.
+ */
+async function carryOverFixedWindows(db: Kysely<unknown>): Promise<void> {
+  const { rows } = await sql<CarriedCounter>`
+    SELECT key, window_start, count, expires_at FROM rate_limit_counters AS c
+    WHERE count > 0 AND window_start = (SELECT max(window_start) FROM rate_limit_counters AS d WHERE d.key = c.key)`.execute(db);
+  const logs = rows.map((row) => {
+    const windowStart = Number(row.window_start);
+    const units = Array.from({ length: row.count }, (_, i) => [windowStart, i + 1]);
+    return sql`(${row.key}, ${JSON.stringify(units)}, ${row.count + 1}, 0, ${Number(row.expires_at)})`;
+  });
+  const BATCH = 500;
+  for (let i = 0; i < logs.length; i += BATCH) {
+    await sql`INSERT INTO rate_limits (key, units, next_unit, taken_unit, expires_at) VALUES ${sql.join(logs.slice(i, i + BATCH))}`.execute(db);
+  }
+}
 
 export interface MigrateOptions {
   /**

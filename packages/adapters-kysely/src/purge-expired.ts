@@ -6,25 +6,26 @@ import type { Database } from "./schema.ts";
 const EXPIRED_CHALLENGE_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface PurgedCounts {
-  readonly rateLimitWindows: number;
+  readonly rateLimitLogs: number;
   readonly retiredRefreshTokens: number;
   readonly intents: number;
   readonly challenges: number;
 }
 
 /**
- * Deletes rows that can no longer change an answer: ended rate-limit windows, retired refresh
- * hashes past their reuse-detection expiry, expired intents, and challenges a day past expiry.
+ * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
+ * window, retired refresh hashes past their reuse-detection expiry, expired intents, and
+ * challenges a day past expiry.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
  */
 export async function purgeExpired(db: Kysely<Database>, now: EpochMs): Promise<PurgedCounts> {
-  const windows = await db.deleteFrom("rate_limit_counters").where("expires_at", "<=", now).executeTakeFirst();
+  const logs = await db.deleteFrom("rate_limits").where("expires_at", "<=", now).executeTakeFirst();
   const retired = await db.deleteFrom("retired_refresh_tokens").where("expires_at", "<=", now).executeTakeFirst();
   const intents = await db.deleteFrom("mfa_intents").where("expires_at", "<=", now).executeTakeFirst();
   const challenges = await db.deleteFrom("mfa_challenges").where("expires_at", "<=", now - EXPIRED_CHALLENGE_GRACE_MS).executeTakeFirst();
   return {
-    rateLimitWindows: Number(windows.numDeletedRows),
+    rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
     intents: Number(intents.numDeletedRows),
     challenges: Number(challenges.numDeletedRows),

@@ -119,11 +119,16 @@ export interface BrowserPoliciesTable {
   version: number;
 }
 
-export interface RateLimitCountersTable {
+/** One sliding log per key (see rate-limiter.ts). */
+export interface RateLimitsTable {
   key: string;
-  window_start: EpochMsColumn;
-  count: number;
-  /** End of the window: rows past it are dead and removed by `purgeExpired`. */
+  /** JSON array of `[at, unit]` pairs: the units taken, pruned to the window on every consume. */
+  units: string;
+  /** The number the next unit taken gets; unit numbers are never reused while the row lives. */
+  next_unit: ColumnType<DbBigint, number, number>;
+  /** The unit the latest consume took, 0 when it refused: how the statement reports its own outcome. */
+  taken_unit: ColumnType<DbBigint, number, number>;
+  /** When the newest unit leaves its window: rows past it are dead and removed by `purgeExpired`. */
   expires_at: EpochMsColumn;
 }
 
@@ -139,5 +144,5 @@ export interface Database {
   platform_settings: PlatformSettingsTable;
   org_mfa_settings: OrgMfaSettingsTable;
   browser_policies: BrowserPoliciesTable;
-  rate_limit_counters: RateLimitCountersTable;
+  rate_limits: RateLimitsTable;
 }

@@ -24,15 +24,15 @@ describe(`openPostgresStores (${database.kind})`, () => {
   });
 
   it("migrates a fresh schema once; the next open finds it current", async () => {
-    expect((await schema.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    expect((await schema.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     expect((await schema.open()).applied).toEqual([]);
   });
 
   it("applies the migrations exactly once when 4 replicas start together on a fresh schema", async () => {
     const replicas = await Promise.all(Array.from({ length: 4 }, () => schema.open()));
-    expect(replicas.flatMap((replica) => replica.applied)).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    expect(replicas.flatMap((replica) => replica.applied)).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(replicas[0]!.db);
-    expect(recorded.rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }, { name: "0004_org_slug" }]);
+    expect(recorded.rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }, { name: "0004_org_slug" }, { name: "0005_sliding_rate_limits" }]);
     for (const replica of replicas) expect(await replica.stores.users.findById("nobody")).toBeNull();
   });
 
@@ -55,8 +55,8 @@ describe(`openPostgresStores (${database.kind})`, () => {
     await stores.rateLimiter.consume("old", 5, 60_000, t0);
     await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
     await stores.intents.create({ id: "i-old", userId: "u", orgId: "o", deviceId: device.id, expiresAt: t0 + 1, createdAt: t0 });
-    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitWindows: 1, retiredRefreshTokens: 0, intents: 1, challenges: 0 });
-    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitWindows: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
+    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 0, intents: 1, challenges: 0 });
+    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
   });
 
   it("rejects when PostgreSQL cannot be reached", async () => {
@@ -99,7 +99,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
       await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys(schema.schema)]);
-      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     } finally {
       holder.release();
     }
@@ -112,7 +112,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       const opening = schema.open();
       const waited = await Promise.race([opening.then(() => false), new Promise((resolve) => setTimeout(resolve, 5_000, true))]);
       expect(waited).toBe(false);
-      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     } finally {
       await holder.query("select pg_advisory_unlock_all()");
       holder.release();
@@ -138,7 +138,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     try {
       const others = await Promise.all(Array.from({ length: 16 }, () => database.freshSchema()));
       try {
-        for (const other of others) expect((await other.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+        for (const other of others) expect((await other.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
       } finally {
         await Promise.all(others.map((other) => other.drop()));
       }
@@ -176,7 +176,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     const url = new URL(PG_URL);
     url.searchParams.set("options", `-c search_path=${schema.schema}`);
     const opened = await openPostgresStores({ connectionString: url.toString(), max: 3 });
-    expect(opened.applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    expect(opened.applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     const inSchema = await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db);
     expect(inSchema.rows).toEqual([{ schema: schema.schema }]);
     await opened.close();

@@ -33,7 +33,7 @@ describe("openSqliteStores", () => {
   it("creates missing parent directories and migrates once", async () => {
     const filename = join(directory, "nested", "deeper", "gatehouse.db");
     const first = await openSqliteStores({ filename });
-    expect(first.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    expect(first.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     await first.close();
     const second = await openSqliteStores({ filename });
     expect(second.appliedMigrations).toEqual([]);
@@ -50,9 +50,30 @@ describe("openSqliteStores", () => {
     await opened.close();
   });
 
+  it("0005_sliding_rate_limits carries each key's latest fixed-window count over: the allowance is not reset by an upgrade", async () => {
+    const filename = join(directory, "gatehouse.db");
+    const windowStart = Date.UTC(2026, 0, 1, 12);
+    const minute = 60_000;
+    const before = await openSqliteStores({ filename });
+    // Back to the 0003 schema, with the counters an old server left behind.
+    await sql`DROP TABLE rate_limits`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name = '0005_sliding_rate_limits'`.execute(before.db);
+    await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(before.db);
+    await sql`INSERT INTO rate_limit_counters VALUES ('full', ${windowStart - minute}, 1, ${windowStart}), ('full', ${windowStart}, 3, ${windowStart + minute}), ('partial', ${windowStart}, 1, ${windowStart + minute})`.execute(before.db);
+    await before.close();
+
+    const after = await openSqliteStores({ filename });
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits"]);
+    const { rateLimiter } = after.stores;
+    expect(await rateLimiter.consume("full", 3, minute, windowStart + 30_000)).toEqual({ allowed: false, count: 3, retryAt: windowStart + minute });
+    expect(await rateLimiter.consume("partial", 3, minute, windowStart + 30_000)).toMatchObject({ allowed: true, count: 2, receipt: { unit: 2 } });
+    expect((await rateLimiter.consume("full", 3, minute, windowStart + minute)).allowed).toBe(true);
+    await after.close();
+  });
+
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
-    expect(opened.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug"]);
+    expect(opened.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
     await opened.close();
   });
@@ -80,8 +101,8 @@ describe("openSqliteStores", () => {
     await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
     await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
 
-    expect(await opened.purgeExpired(t0 + day)).toEqual({ rateLimitWindows: 1, retiredRefreshTokens: 1, intents: 1, challenges: 1 });
-    expect(await opened.purgeExpired(t0 + day)).toEqual({ rateLimitWindows: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
+    expect(await opened.purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 1, intents: 1, challenges: 1 });
+    expect(await opened.purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
     expect(await stores.challenges.findById("c-recent")).not.toBeNull();
     expect(await stores.sessions.rotate("r-2", pair("4", t0 + 3 * day), t0 + day)).toEqual({ kind: "reused", sessionId: "s" });

@@ -1,4 +1,5 @@
 import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "./passwords/argon2id.ts";
+import type { PhoneRegion } from "./phone.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -36,6 +37,8 @@ export interface GatehouseConfig {
   readonly otpSendsPerUser: readonly WindowLimit[];
   /** How long after a code was sent ResendMFA is refused, so a resend button cannot be hammered. */
   readonly otpResendIntervalMs: number;
+  /** Region whose dialling rules read a phone given without `+`; none: such digits are the international number. */
+  readonly phoneDefaultRegion: PhoneRegion | undefined;
 }
 
 export const DEFAULT_CONFIG: GatehouseConfig = {
@@ -57,6 +60,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   ],
   otpSendsPerUser: [{ limit: 20, windowMs: DAY }],
   otpResendIntervalMs: 30_000,
+  phoneDefaultRegion: undefined,
 };
 
 export const DAY_MS = DAY;

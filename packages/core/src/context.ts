@@ -2,6 +2,7 @@ import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
 import { createHashQueue, type HashQueue } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { Clock, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
+import { looksLikePhoneRegion } from "./phone.ts";
 
 /** What the composition root hands the core: every port, and optional overrides of the defaults. */
 export interface GatehouseDeps {
@@ -27,6 +28,9 @@ export interface Context {
 
 export function createContext(deps: GatehouseDeps): Context {
   const config = { ...DEFAULT_CONFIG, ...deps.config };
+  if (config.phoneDefaultRegion !== undefined && !looksLikePhoneRegion(config.phoneDefaultRegion)) {
+    throw new RangeError(`phoneDefaultRegion ${JSON.stringify(config.phoneDefaultRegion)} is not an upper-case ISO 3166-1 alpha-2 region`);
+  }
   return {
     stores: deps.stores,
     sms: deps.sms,

@@ -3,7 +3,7 @@
  * echoes a secret value back.
  */
 import { invalidArgument } from "./errors.ts";
-import { isValidPhone } from "./phone.ts";
+import { isValidPhone, toE164Phone, type PhoneRegion } from "./phone.ts";
 
 /** Control (Cc), format (Cf: bidi overrides, zero-width characters) and private-use (Co) characters. */
 // Cf includes the soft hyphen, bidi controls and zero-width (non-)joiners and spaces.
@@ -68,10 +68,13 @@ export function requireId(field: string, value: string): string {
   return value;
 }
 
-export function requirePhone(value: string): string {
+/** Returns the E.164 form (see `toE164Phone`): the one spelling that is stored, limited and sent to. */
+export async function requirePhone(value: string, defaultRegion: PhoneRegion | undefined): Promise<string> {
   if (value === "") throw invalidArgument("phone", "is required");
   if (!isValidPhone(value)) throw invalidArgument("phone", "must be 10 to 15 digits with an optional leading +");
-  return value;
+  const e164 = await toE164Phone(value, defaultRegion);
+  if (e164 === null) throw invalidArgument("phone", "is not a possible phone number");
+  return e164;
 }
 
 export function requireOtp(value: string): string {

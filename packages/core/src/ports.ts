@@ -226,27 +226,47 @@ export interface BrowserPolicyStore {
   put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
 }
 
-export interface RateLimitDecision {
-  readonly allowed: boolean;
-  /** Count in the current window after this call (never above the limit). */
-  readonly count: number;
-  /** When the current window ends. */
-  readonly resetAt: EpochMs;
+/** Identifies the one unit a `consume` took, so `refund` can give back exactly that unit. */
+export interface RateLimitReceipt {
+  readonly key: string;
+  /** The `now` of the consume that took the unit. */
+  readonly at: EpochMs;
+  /** Unique among the key's units taken at `at`. */
+  readonly unit: number;
 }
 
+export type RateLimitDecision =
+  | {
+      readonly allowed: true;
+      /** Units in the window ending at `now`, this one included (never above the limit). */
+      readonly count: number;
+      readonly receipt: RateLimitReceipt;
+    }
+  | {
+      readonly allowed: false;
+      /** Units in the window ending at `now`. */
+      readonly count: number;
+      /** The earliest time a consume can succeed: when enough of the oldest units have left the window. */
+      readonly retryAt: EpochMs;
+    };
+
 /**
- * Fixed-window counters shared by every replica (they live in the same store as the rest).
- * Windows are aligned to multiples of `windowMs` since the epoch.
+ * Sliding-log limits shared by every replica (they live in the same store as the rest). A unit
+ * taken at `t` counts against every consume whose `now` lies in `[t, t + windowMs)`; so no
+ * interval of `windowMs` ever holds more than `limit` taken units, wherever it starts.
  */
 export interface RateLimiter {
   /**
-   * Atomic: adds one to the key's counter in the window containing `now` only while the counter
-   * is below `limit`. `allowed` says whether this call got a unit. The counter never exceeds
-   * `limit`, whatever the concurrency.
+   * Atomic: takes one unit for `key` only while fewer than `limit` (≥ 1) units were taken in the
+   * window `(now - windowMs, now]`. The count never exceeds `limit`, whatever the concurrency.
+   * A refused call takes nothing.
    */
   consume(key: string, limit: number, windowMs: number, now: EpochMs): Promise<RateLimitDecision>;
-  /** Atomic: gives one unit back in the current window (never below zero). */
-  refund(key: string, windowMs: number, now: EpochMs): Promise<void>;
+  /**
+   * Atomic: gives back exactly the unit of `receipt`. False when it is no longer held (refunded
+   * already, or it has left the window): a unit is never refunded twice and a count never goes below zero.
+   */
+  refund(receipt: RateLimitReceipt): Promise<boolean>;
 }
 
 export interface Stores {

@@ -55,7 +55,7 @@ export function ipRateLimitInterceptor(limiter: RateLimiter, clock: Clock, perMi
       const now = clock.now();
       const decision = await limiter.consume(`ip:${req.contextValues.get(clientIpKey)}`, perMinute, 60_000, now);
       if (!decision.allowed) {
-        const seconds = Math.ceil((decision.resetAt - now) / 1000);
+        const seconds = Math.max(1, Math.ceil((decision.retryAt - now) / 1000));
         throw new GatehouseError("rate_limited", `too many requests; retry in ${seconds} s`, { retryAfterSeconds: seconds });
       }
     }

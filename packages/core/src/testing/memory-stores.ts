@@ -1,4 +1,5 @@
 import { GatehouseError } from "../errors.ts";
+import { slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
 import type {
   BrowserPolicyStore,
@@ -330,25 +331,28 @@ function createBrowserPolicyStore(): BrowserPolicyStore {
   };
 }
 
-/** One counter per (key, window start), like the SQL table; tests and dev runs are short, so windows are never purged. */
+/** A sliding log per key, as in the SQL table: the units still in the window and the next unit number. */
 function createRateLimiter(): RateLimiter {
-  const counters = new Map<string, number>();
-  const windowOf = (key: string, windowMs: number, now: EpochMs) => {
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    return { counterKey: keyOf(key, windowStart), resetAt: windowStart + windowMs };
-  };
+  const logs = new Map<string, { units: LoggedUnit[]; nextUnit: number }>();
   return {
     async consume(key, limit, windowMs, now) {
-      const { counterKey, resetAt } = windowOf(key, windowMs, now);
-      const count = counters.get(counterKey) ?? 0;
-      if (count >= limit) return { allowed: false, count, resetAt };
-      counters.set(counterKey, count + 1);
-      return { allowed: true, count: count + 1, resetAt };
+      if (!Number.isInteger(limit) || limit < 1) throw new RangeError("a rate limit must be a whole number ≥ 1");
+      const log = logs.get(key) ?? { units: [], nextUnit: 1 };
+      const units = log.units.filter((logged) => logged.at > now - windowMs);
+      if (units.length >= limit) {
+        logs.set(key, { ...log, units });
+        return { allowed: false, count: units.length, retryAt: slidingLogRetryAt(units, limit, windowMs) };
+      }
+      const taken = { at: now, unit: log.nextUnit };
+      logs.set(key, { units: [...units, taken], nextUnit: log.nextUnit + 1 });
+      return { allowed: true, count: units.length + 1, receipt: { key, ...taken } };
     },
-    async refund(key, windowMs, now) {
-      const { counterKey } = windowOf(key, windowMs, now);
-      const count = counters.get(counterKey) ?? 0;
-      if (count > 0) counters.set(counterKey, count - 1);
+    async refund(receipt) {
+      const log = logs.get(receipt.key);
+      const units = log?.units.filter((logged) => logged.at !== receipt.at || logged.unit !== receipt.unit);
+      if (log === undefined || units === undefined || units.length === log.units.length) return false;
+      logs.set(receipt.key, { ...log, units });
+      return true;
     },
   };
 }

@@ -16,7 +16,7 @@ export interface SubmitPhoneInput {
  */
 export async function submitPhoneAndRequestMfa(ctx: Context, input: SubmitPhoneInput): Promise<MfaRequired> {
   const intentId = requireId("intent_id", input.intentId);
-  const phone = requirePhone(input.phone);
+  const phone = await requirePhone(input.phone, ctx.config.phoneDefaultRegion);
 
   const intent = await ctx.stores.intents.consume(intentId, ctx.clock.now());
   if (intent === null) throw new GatehouseError("invalid_mfa_intent");

@@ -39,13 +39,13 @@ export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<Is
   const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
   const { limit, windowMs } = config.otpFailuresPerUser;
   const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
-  if (!budget.allowed) throw rateLimited((budget.resetAt - now) / 1000);
+  if (!budget.allowed) throw rateLimited((budget.retryAt - now) / 1000);
 
   if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) await stores.challenges.delete(claimed.id);
     throw new GatehouseError("invalid_otp");
   }
-  await stores.rateLimiter.refund(budgetKey, windowMs, now);
+  await stores.rateLimiter.refund(budget.receipt);
 
   const challenge = await stores.challenges.consume(claimed.id);
   if (challenge === null) throw new GatehouseError("invalid_mfa_challenge");

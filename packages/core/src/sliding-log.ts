@@ -1,0 +1,17 @@
+import type { EpochMs } from "./model.ts";
+
+/** One unit of a sliding-log rate limit: when it was taken and its number among the key's units. */
+export interface LoggedUnit {
+  readonly at: EpochMs;
+  readonly unit: number;
+}
+
+/**
+ * When a refused consume can next succeed: the log holds `units.length ≥ limit` units in the
+ * window, and enough of the oldest must leave it (a unit taken at `t` leaves at `t + windowMs`)
+ * for fewer than `limit` to remain. Shared by every RateLimiter implementation.
+ */
+export function slidingLogRetryAt(units: readonly LoggedUnit[], limit: number, windowMs: number): EpochMs {
+  const oldestFirst = units.map((logged) => logged.at).sort((a, b) => a - b);
+  return oldestFirst[Math.max(0, oldestFirst.length - limit)]! + windowMs;
+}
