@@ -31,7 +31,7 @@ describe("a client that hangs up mid-request", () => {
     await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
     const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
     await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
-    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requireMfaNewDevice: false });
+    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
     const outcome = await gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: "" });
     if (outcome.kind !== "tokens") throw new Error(`expected tokens, got ${outcome.kind}`);
     accessToken = outcome.tokens.accessToken;

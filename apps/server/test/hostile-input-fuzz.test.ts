@@ -123,7 +123,7 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
     database = await open();
     const env = { ...DEV_ENV, DATABASE_URL: database.url };
     const { orgId, userId } = seedOrgAndMember(env, EMAIL, PASSWORD, "admin");
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false}'], env).status).toBe(0);
+    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
     server = await startServerProcess(env);
     const outcome = await clientsFor(server.url).auth.login({ email: EMAIL, password: PASSWORD, orgId });
     if (outcome.result.case !== "tokens") throw new Error(`expected tokens, got ${outcome.result.case}`);
