@@ -1,3 +1,3 @@
 /** @gatehouse/adapters-postgres: Gatehouse's stores in PostgreSQL (kysely + pg), shareable by several replicas. */
-export { openPostgresStores, type PostgresStores, type PostgresStoresOptions } from "./open-postgres-stores.ts";
+export { openPostgresStores, type PostgresStores, type PostgresStoresOptions, type StatementOptions } from "./open-postgres-stores.ts";
 export { MIGRATION_LOCK_KEY } from "./migrate-under-lock.ts";
