@@ -23,6 +23,8 @@ export interface CheckUrlOnDatabasesOptions {
   readonly policyEntries: number;
   /** MFA flows per run and database (cheap-hash users, concurrency 1). */
   readonly cheapFlows: number;
+  /** False skips PostgreSQL (the full bench's --smoke, which reaches PostgreSQL in its scaling section already). */
+  readonly postgres?: boolean;
 }
 
 export interface Spread {
@@ -74,7 +76,7 @@ interface RunFigures {
 export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOptions, log: (line: string) => void): Promise<CheckUrlOnDatabasesResult> {
   const { root, tmpDir, ...shown } = options;
   const servers: BenchServer[] = [];
-  const postgres = await createPostgresDatabase();
+  const postgres = options.postgres === false ? { url: null, reason: "skipped (--smoke)", drop: async () => {} } : await createPostgresDatabase();
   try {
     const targets: Target[] = [];
     const start = async (database: Target["database"], databaseUrl: string) => {
