@@ -38,7 +38,7 @@ export interface PostgresStores {
 
 /**
  * pg's own default, kept after measuring (README "Decisions"): one Node process waits on round trips, so the
- * pool bounds the reads in flight, and 2 × cores (4 here) served 21% fewer requests than 10 on this machine.
+ * pool bounds the reads in flight, and 2 × cores (4 here) served a quarter fewer requests than 10 on this machine.
  */
 const DEFAULT_MAX_CONNECTIONS = 10;
 /** A request waits this long for a free connection, then fails instead of hanging while PostgreSQL is away. */
