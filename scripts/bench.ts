@@ -7,6 +7,9 @@
  *   node --conditions=@gatehouse/source scripts/bench.ts --render  rewrites docs/benchmarks.md from docs/benchmarks.json (no measuring)
  *   node --conditions=@gatehouse/source scripts/bench.ts --section login-queue [--smoke]
  *                                                                   section 5 alone (Login under a flood), its own server; prints its rows, writes nothing
+ *   node --conditions=@gatehouse/source scripts/bench.ts --section url-check|check-url-db|pg-reads [--smoke]
+ *                                                                   one issue-14 measurement alone, median (min–max) of its runs
+ *                                                                   next to the goals (see bench/only.ts); writes nothing
  *
  * Plain Node 24 type stripping. Progress goes to stderr; the summary table to stdout.
  */
@@ -14,6 +17,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { measureCheckUrlOnDatabases, type CheckUrlOnDatabasesResult } from "./bench/check-url-databases.ts";
+import { renderIssue14 } from "./bench/issue14-report.ts";
+import { ONLY_SECTIONS, runOnly } from "./bench/only.ts";
 import { goalRows, loginQueueRows, renderMarkdown, summaryTable, type Baseline, type BenchResults } from "./bench/report.ts";
 import { measureScaling } from "./bench/scaling.ts";
 import { measureLoginQueueAlone, measureServer } from "./bench/server-bench.ts";
@@ -31,18 +37,21 @@ const { values } = parseArgs({
 const smoke = values.smoke === true;
 const DOCS = join(ROOT, "docs");
 
+/** The results with the issue-14 section (absent from runs stored before it). */
+type FullResults = BenchResults & { readonly issue14?: CheckUrlOnDatabasesResult };
+
 /** Writes benchmarks.md (compared with docs/benchmarks-baseline.json when present) and benchmarks.json. */
-function writeReport(outDir: string, results: BenchResults): void {
+function writeReport(outDir: string, results: FullResults): void {
   const baselineFile = join(DOCS, "benchmarks-baseline.json");
   const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, "utf8")) as Baseline) : undefined;
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, "benchmarks.md"), renderMarkdown(results, baseline));
+  writeFileSync(join(outDir, "benchmarks.md"), `${renderMarkdown(results, baseline)}\n${renderIssue14(results.urlCheck, results.issue14)}`);
   writeFileSync(join(outDir, "benchmarks.json"), `${JSON.stringify(results, null, 2)}\n`);
 }
 
 if (values.render === true) {
-  const stored = JSON.parse(readFileSync(join(DOCS, "benchmarks.json"), "utf8")) as BenchResults;
-  const results: BenchResults = { ...stored, goals: goalRows(stored.urlCheck, stored.server, stored.scaling) };
+  const stored = JSON.parse(readFileSync(join(DOCS, "benchmarks.json"), "utf8")) as FullResults;
+  const results: FullResults = { ...stored, goals: goalRows(stored.urlCheck, stored.server, stored.scaling) };
   writeReport(DOCS, results);
   console.log(summaryTable(results.goals));
   process.exit(0);
@@ -64,7 +73,7 @@ const machine = {
 
 const plan = smoke
   ? {
-      url: { sizes: [10, 1000], rounds: 2, corpus: 300, compileRuns: () => 1 },
+      url: { sizes: [10, 1000], rounds: 2, corpus: 300, compileRuns: () => 1, runs: 1 },
       server: {
         runs: 1,
         durationS: 1,
@@ -81,9 +90,11 @@ const plan = smoke
         loginQueue: { clients: 8, durationS: 1, probeLogins: 3 },
       },
       scaling: { runs: 1, durationS: 1, warmupS: 0.5, connections: 4, policyEntries: 100 },
+      databases: { runs: 1, durationS: 0.5, warmupS: 0.2, connections: 4, policyEntries: 100, cheapFlows: 2 },
+      pgReads: { rounds: 1, roundMs: 300, concurrency: 4 },
     }
   : {
-      url: { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, compileRuns: (size: number) => (size >= 1_000_000 ? 3 : 5) },
+      url: { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, compileRuns: (size: number) => (size >= 1_000_000 ? 3 : 5), runs: 3 },
       server: {
         runs: 3,
         durationS: 10,
@@ -100,10 +111,13 @@ const plan = smoke
         loginQueue: { clients: 64, durationS: 10, probeLogins: 40 },
       },
       scaling: { runs: 3, durationS: 8, warmupS: 2, connections: 10, policyEntries: 1000 },
+      databases: { runs: 3, durationS: 5, warmupS: 2, connections: 10, policyEntries: 1000, cheapFlows: 50 },
+      pgReads: { rounds: 7, roundMs: 2000, concurrency: 10 },
     };
 
-if (values.section !== undefined && values.section !== "login-queue") {
-  console.error(`unknown --section ${values.section}; the one section that runs alone is login-queue`);
+const onlySection = ONLY_SECTIONS.find((name) => name === values.section);
+if (values.section !== undefined && values.section !== "login-queue" && onlySection === undefined) {
+  console.error(`unknown --section ${values.section}; the sections that run alone are login-queue, ${ONLY_SECTIONS.join(", ")}`);
   process.exit(2);
 }
 
@@ -113,6 +127,8 @@ try {
     mkdirSync(join(tmp, "login-queue"), { recursive: true });
     const result = await measureLoginQueueAlone({ root: ROOT, tmpDir: join(tmp, "login-queue"), loginQueue: plan.server.loginQueue }, log);
     console.log(summaryTable(loginQueueRows(result)));
+  } else if (onlySection !== undefined) {
+    console.log(await runOnly(onlySection, { root: ROOT, tmpDir: tmp, plan }, log));
   } else {
     await runEverything();
   }
@@ -130,9 +146,13 @@ async function runEverything(): Promise<void> {
   log(`4. scaling [${elapsed()}]`);
   mkdirSync(join(tmp, "scaling"), { recursive: true });
   const scaling = await measureScaling({ root: ROOT, tmpDir: join(tmp, "scaling"), ...plan.scaling }, log);
+  log(`6. issue-14 figures: check-url and the MFA flow on SQLite and PostgreSQL [${elapsed()}]`);
+  mkdirSync(join(tmp, "databases"), { recursive: true });
+  // The smoke run keeps to SQLite here: its time is bounded by bench-smoke.test.ts, and its scaling section already runs PostgreSQL.
+  const issue14 = await measureCheckUrlOnDatabases({ root: ROOT, tmpDir: join(tmp, "databases"), ...plan.databases, postgres: !smoke }, log);
 
   const goals = goalRows(urlCheck, server, scaling);
-  const results: BenchResults = {
+  const results: FullResults = {
     command: `npm run bench${smoke ? " -- --smoke" : ""}   (node --conditions=@gatehouse/source scripts/bench.ts${smoke ? " --smoke" : ""})`,
     date: new Date().toISOString(),
     smoke,
@@ -142,9 +162,11 @@ async function runEverything(): Promise<void> {
     server,
     scaling,
     goals,
+    issue14,
   };
   const outDir = smoke ? join(tmp, "docs") : DOCS;
   writeReport(outDir, results);
   log(`done in ${elapsed()}; wrote ${join(outDir, "benchmarks.md")} and benchmarks.json${smoke ? " (smoke: a temp dir, not docs/)" : ""}`);
   console.log(summaryTable(goals));
+  console.log(`\n${renderIssue14(urlCheck, issue14)}`);
 }

@@ -280,7 +280,7 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     `Policies of N entries in stored form (half allowed, half blocked, a third of each \`*.\` wildcards, random realistic host names, seeded), ` +
       `a fixed corpus of ${fmt(urlCheck.options.corpus)} URLs per size (≈30% exact hits, 30% wildcard apex/subdomain hits, 33% misses, 7% odd spellings: upper case, trailing dot, port, IPv4). ` +
       `Each input is timed call by call, \`new URL(input)\` then \`checkUrl(compiled, input)\`, interleaved; the clock's own cost (${fmt(urlCheck.sizes[0]!.timerOverheadNs)} ns) is subtracted. ` +
-      `Median and p99 per round, median of ${urlCheck.options.rounds} rounds. One child process per size (\`--expose-gc\`): heap is \`heapUsed\` after full GCs, ` +
+      `Median and p99 per round, median of ${urlCheck.options.rounds} rounds. One child process per size (\`--expose-gc\`): heap is \`heapUsed\` + \`arrayBuffers\` after full GCs, ` +
       "the compiled policy alone with its key strings, divided by N. Compile time: median of several fresh compiles.",
     "",
     table(

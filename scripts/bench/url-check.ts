@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { median } from "./stats.ts";
 import type { UrlCheckSizeResult } from "./url-check-child.ts";
 
 export type { UrlCheckSizeResult };
@@ -13,11 +14,24 @@ export interface UrlCheckOptions {
   readonly rounds: number;
   readonly corpus: number;
   readonly compileRuns: (size: number) => number;
+  /** Child processes per size: each is a fresh heap, so their spread shows the machine's noise. */
+  readonly runs: number;
+}
+
+/** One size over its runs: the ratio checkUrl / new URL of each run, with its median, min and max. */
+export interface UrlCheckSpread {
+  readonly size: number;
+  readonly ratios: number[];
+  readonly ratio: { readonly median: number; readonly min: number; readonly max: number };
+  readonly checkMedianNs: { readonly median: number; readonly min: number; readonly max: number };
 }
 
 export interface UrlCheckResult {
   readonly options: { rounds: number; corpus: number };
+  /** Per size, the run whose ratio is the median of the runs (its figures are one run's, so they agree with each other). */
   readonly sizes: UrlCheckSizeResult[];
+  /** Absent from runs stored before the URL check ran several children per size. */
+  readonly spread?: UrlCheckSpread[];
   /** checkUrl median / new URL median, worst size. */
   readonly worstRatio: number;
   /** Largest |median(N) / median(smallest N) − 1| over the sizes. */
@@ -38,29 +52,44 @@ export async function runNodeJson<T>(args: readonly string[], cwd: string): Prom
 
 export async function measureUrlCheck(root: string, options: UrlCheckOptions, log: (line: string) => void): Promise<UrlCheckResult> {
   const sizes: UrlCheckSizeResult[] = [];
+  const spread: UrlCheckSpread[] = [];
   for (const size of options.sizes) {
-    const result = await runNodeJson<UrlCheckSizeResult>(
-      [
-        "--expose-gc",
-        "--conditions=@gatehouse/source",
-        join(root, "scripts/bench/url-check-child.ts"),
-        String(size),
-        String(options.rounds),
-        String(options.corpus),
-        String(options.compileRuns(size)),
-      ],
-      root,
-    );
-    log(
-      `  ${size.toLocaleString("en-US")} entries: checkUrl median ${result.checkMedianNs} ns (p99 ${result.checkP99Ns}), new URL ${result.urlMedianNs} ns, compile ${result.compileMs.toFixed(1)} ms, ${result.heapBytesPerEntry.toFixed(0)} B/entry`,
-    );
-    sizes.push(result);
+    const runs: UrlCheckSizeResult[] = [];
+    for (let run = 0; run < options.runs; run++) runs.push(await measureSize(root, size, options, log));
+    const ratioOf = (r: UrlCheckSizeResult) => r.checkMedianNs / r.urlMedianNs;
+    const byRatio = [...runs].sort((a, b) => ratioOf(a) - ratioOf(b));
+    sizes.push(byRatio[(byRatio.length - 1) >> 1]!);
+    spread.push({ size, ratios: runs.map(ratioOf), ratio: spreadOf(runs.map(ratioOf)), checkMedianNs: spreadOf(runs.map((r) => r.checkMedianNs)) });
   }
   const base = sizes[0]!.checkMedianNs;
   return {
     options: { rounds: options.rounds, corpus: options.corpus },
     sizes,
+    spread,
     worstRatio: Math.max(...sizes.map((s) => s.checkMedianNs / s.urlMedianNs)),
     flatness: Math.max(...sizes.map((s) => Math.abs(s.checkMedianNs / base - 1))),
   };
+}
+
+function spreadOf(values: readonly number[]): { median: number; min: number; max: number } {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+async function measureSize(root: string, size: number, options: UrlCheckOptions, log: (line: string) => void): Promise<UrlCheckSizeResult> {
+  const result = await runNodeJson<UrlCheckSizeResult>(
+    [
+      "--expose-gc",
+      "--conditions=@gatehouse/source",
+      join(root, "scripts/bench/url-check-child.ts"),
+      String(size),
+      String(options.rounds),
+      String(options.corpus),
+      String(options.compileRuns(size)),
+    ],
+    root,
+  );
+  log(
+    `  ${size.toLocaleString("en-US")} entries: checkUrl median ${result.checkMedianNs} ns (p99 ${result.checkP99Ns}), new URL ${result.urlMedianNs} ns, compile ${result.compileMs.toFixed(1)} ms, ${result.heapBytesPerEntry.toFixed(0)} B/entry`,
+  );
+  return result;
 }

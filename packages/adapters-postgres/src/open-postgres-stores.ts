@@ -4,6 +4,7 @@ import { Kysely, PGliteDialect, PostgresDialect, type Dialect, type PGlite } fro
 import pg from "pg";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
+import { namedStatementPool } from "./named-statement-pool.ts";
 
 export type PostgresStoresOptions = PostgresConnectionOptions & {
   /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
@@ -12,14 +13,23 @@ export type PostgresStoresOptions = PostgresConnectionOptions & {
 
 export type PostgresConnectionOptions =
   /** Gatehouse creates and owns a pool (`max` connections, default 10) and ends it on `close()`. */
-  | { readonly connectionString: string; readonly max?: number }
+  | ({ readonly connectionString: string; readonly max?: number } & StatementOptions)
   /**
    * The embedder's pool: Gatehouse queries through it and never ends it (`close()` leaves it
    * open). Its connections' `search_path` decides the schema Gatehouse's tables live in.
    */
-  | { readonly pool: pg.Pool }
+  | ({ readonly pool: pg.Pool } & StatementOptions)
   /** An in-process PGlite (tests, demos). The caller owns it: `close()` does not close it. */
   | { readonly pglite: PGlite };
+
+export interface StatementOptions {
+  /**
+   * Send the reads every request makes as named (server-side prepared) statements, parsed once per
+   * connection (default true). Turn off behind a pooler in transaction mode (PgBouncer before 1.21, or
+   * without `max_prepared_statements`), which runs consecutive statements on different server sessions.
+   */
+  readonly preparedStatements?: boolean;
+}
 
 export interface PostgresStores {
   readonly stores: Stores;
@@ -34,6 +44,10 @@ export interface PostgresStores {
   close(): Promise<void>;
 }
 
+/**
+ * pg's own default, kept after measuring (README "Decisions"): one Node process waits on round trips, so the
+ * pool bounds the reads in flight, and 2 × cores (4 here) served a quarter fewer requests than 10 on this machine.
+ */
 const DEFAULT_MAX_CONNECTIONS = 10;
 /** A request waits this long for a free connection, then fails instead of hanging while PostgreSQL is away. */
 const CONNECTION_TIMEOUT_MS = 10_000;
@@ -54,11 +68,12 @@ function ownedPool(connectionString: string, max: number): pg.Pool {
 export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
   let dialect: Dialect;
   let owned: boolean;
+  const named = (pool: pg.Pool) => ("preparedStatements" in options && options.preparedStatements === false ? pool : namedStatementPool(pool));
   if ("connectionString" in options) {
-    dialect = new PostgresDialect({ pool: ownedPool(options.connectionString, options.max ?? DEFAULT_MAX_CONNECTIONS) });
+    dialect = new PostgresDialect({ pool: named(ownedPool(options.connectionString, options.max ?? DEFAULT_MAX_CONNECTIONS)) });
     owned = true;
   } else if ("pool" in options) {
-    dialect = new PostgresDialect({ pool: options.pool });
+    dialect = new PostgresDialect({ pool: named(options.pool) });
     owned = false;
   } else {
     dialect = new PGliteDialect({ pglite: options.pglite });

@@ -2,6 +2,8 @@ import { normalizeEntry } from "./entries.ts";
 import type { PolicyEntry } from "./entries.ts";
 import { hostKey } from "./host-key.ts";
 import type { HostKey } from "./host-key.ts";
+import { HostTable } from "./host-table.ts";
+import type { HostHash, HostLookup } from "./host-table.ts";
 import type { AccessControl, DefaultAction } from "./types.ts";
 
 /** Bits of a key in `CompiledAccessControl.hosts`: which list holds it, and whether exactly or as a `*.` base. */
@@ -25,13 +27,20 @@ export interface CompiledAccessControl {
   /**
    * Every entry's key with its `HostBits`, both lists in one table: one probe per candidate key answers
    * for both, so a decision costs the same few hash lookups at 10 entries as at a million (url-policy.md §5).
+   * A flat open-addressing table of key hashes, each hit verified against the full key (see `HostTable`);
+   * iterate it for `[key, bits]` pairs.
    */
-  readonly hosts: ReadonlyMap<string, number>;
+  readonly hosts: HostLookup;
   /** Label counts of the shortest and longest `*.` base (0 when none): suffixes outside cannot match. */
   readonly minWildLabels: number;
   readonly maxWildLabels: number;
   readonly defaultAction: DefaultAction;
   readonly skipped: readonly SkippedEntry[];
+}
+
+export interface CompileOptions {
+  /** The key hash of the host table; tests pass a weak one to prove that colliding hashes never change a decision. */
+  readonly hostHash?: HostHash;
 }
 
 /** Where a host stands: blocked wins over allowed (url-policy.md §4); unlisted falls to the default action. */
@@ -42,28 +51,34 @@ export type HostListing = "blocked" | "allowed" | "unlisted";
  * one that was not is normalised here, and one that is invalid is skipped and reported, never thrown,
  * so a bad row cannot take an org's browsing down.
  */
-export function compileAccessControl(accessControl: AccessControl): CompiledAccessControl {
+export function compileAccessControl(accessControl: AccessControl, options: CompileOptions = {}): CompiledAccessControl {
   const skipped: SkippedEntry[] = [];
-  const hosts = new Map<string, number>();
+  const { allowedDomains, blockedDomains } = accessControl;
+  const hosts = new HostTable(allowedDomains.length + blockedDomains.length, options.hostHash);
   let minWildLabels = Infinity;
   let maxWildLabels = 0;
+  const addKey = (list: HostListName, text: string, key: string, bit: number): boolean => {
+    const added = hosts.add(key, bit);
+    // Unreachable while host keys are ASCII (they are A-labels or IP literals), but a table that cannot hold a key must say so.
+    if (!added) skipped.push({ list, entry: text, reason: "the host key cannot be stored" });
+    return added;
+  };
   const addList = (list: HostListName, entries: readonly string[], exactBit: number, wildBit: number): void => {
     for (const text of entries) {
       const entry = storedEntry(text);
       if (typeof entry === "string") skipped.push({ list, entry: text, reason: entry });
-      else if (entry.kind === "exact") hosts.set(entry.key, (hosts.get(entry.key) ?? 0) | exactBit);
+      else if (entry.kind === "exact") addKey(list, text, entry.key, exactBit);
       // A wildcard with the switch off matches nothing, not even its apex (§2).
       else if (!accessControl.wildcardSupported) skipped.push({ list, entry: text, reason: "wildcard entry is inert while wildcard_supported is false" });
-      else {
-        hosts.set(entry.key, (hosts.get(entry.key) ?? 0) | wildBit);
+      else if (addKey(list, text, entry.key, wildBit)) {
         const labels = labelCount(entry.key);
         minWildLabels = Math.min(minWildLabels, labels);
         maxWildLabels = Math.max(maxWildLabels, labels);
       }
     }
   };
-  addList("allowed_domains", accessControl.allowedDomains, HostBits.allowedExact, HostBits.allowedWild);
-  addList("blocked_domains", accessControl.blockedDomains, HostBits.blockedExact, HostBits.blockedWild);
+  addList("allowed_domains", allowedDomains, HostBits.allowedExact, HostBits.allowedWild);
+  addList("blocked_domains", blockedDomains, HostBits.blockedExact, HostBits.blockedWild);
   return {
     hosts,
     minWildLabels: maxWildLabels === 0 ? 0 : minWildLabels,
@@ -82,7 +97,7 @@ export function compileAccessControl(accessControl: AccessControl): CompiledAcce
  */
 export function listingOf(compiled: CompiledAccessControl, host: HostKey): HostListing {
   const key = host.key;
-  const own = compiled.hosts.get(key) ?? 0;
+  const own = compiled.hosts.get(key);
   if ((own & BLOCKED) !== 0) return "blocked";
   let inherited = 0;
   if (host.kind === "domain") {
@@ -90,7 +105,7 @@ export function listingOf(compiled: CompiledAccessControl, host: HostKey): HostL
     for (let labels = 1; labels <= compiled.maxWildLabels; labels++) {
       dot = key.lastIndexOf(".", dot - 1);
       if (dot === -1) break;
-      if (labels >= compiled.minWildLabels) inherited |= (compiled.hosts.get(key.slice(dot + 1)) ?? 0) & WILD;
+      if (labels >= compiled.minWildLabels) inherited |= compiled.hosts.get(key, dot + 1) & WILD;
     }
   }
   if ((inherited & HostBits.blockedWild) !== 0) return "blocked";

@@ -34,4 +34,12 @@ describe("bypass corpus (url-policy.md §4)", () => {
     // the client opens canonical_url, so it must get the same answer
     if (decision.canonicalUrl !== undefined) expect(checkUrl(compiled[policy], decision.canonicalUrl)).toEqual(decision);
   });
+
+  it("decides every case the same when every host key's hash collides (a hash match alone never decides)", () => {
+    const colliding = {
+      allowList: compileAccessControl(CORPUS_POLICIES.allowList, { hostHash: () => 0 }),
+      blockList: compileAccessControl(CORPUS_POLICIES.blockList, { hostHash: () => 0 }),
+    };
+    for (const { input, policy } of rows) expect(checkUrl(colliding[policy], input), input).toEqual(checkUrl(compiled[policy], input));
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkUrl, compileAccessControl, HostBits, listingOf } from "../../src/url-policy/index.ts";
-import type { AccessControl, CompiledAccessControl } from "../../src/url-policy/index.ts";
+import type { AccessControl, CompiledAccessControl, HostLookup } from "../../src/url-policy/index.ts";
 
 const { allowedExact, allowedWild, blockedExact, blockedWild } = HostBits;
 
@@ -18,7 +18,7 @@ describe("compileAccessControl (url-policy.md §5)", () => {
     const compiled = compileAccessControl(
       accessControl({ allowedDomains: ["a.com", "*.b.com", "10.0.0.1", "[::1]", "*.c.com"], blockedDomains: ["*.x.y.z", "c.com"] }),
     );
-    expect(compiled.hosts).toEqual(
+    expect(new Map(compiled.hosts)).toEqual(
       new Map([
         ["a.com", allowedExact],
         ["b.com", allowedWild],
@@ -43,7 +43,7 @@ describe("compileAccessControl (url-policy.md §5)", () => {
     const compiled = compileAccessControl(
       accessControl({ allowedDomains: ["ok.com", "*", "1.2.3"], blockedDomains: [".evil.com", 42 as unknown as string, "*.10.0.0.1"] }),
     );
-    expect(compiled.hosts).toEqual(new Map([["ok.com", allowedExact]]));
+    expect(new Map(compiled.hosts)).toEqual(new Map([["ok.com", allowedExact]]));
     expect(compiled.skipped).toEqual([
       { list: "allowed_domains", entry: "*", reason: `"*": "*" alone is not an entry; default_action decides for every unlisted site` },
       { list: "allowed_domains", entry: "1.2.3", reason: `"1.2.3": write an IPv4 address as four decimal numbers; this one means 1.2.0.3` },
@@ -71,7 +71,12 @@ describe("compileAccessControl (url-policy.md §5)", () => {
   it("probes the host's own key, then only proper suffixes whose label count a wildcard base has", () => {
     const compiled = compileAccessControl(accessControl({ allowedDomains: ["*.b.c", "*.x.y.z.w"], blockedDomains: ["*.evil.b.c"] }));
     const probed: string[] = [];
-    const spy = { ...compiled, hosts: { get: (key: string) => (probed.push(key), compiled.hosts.get(key)) } as ReadonlyMap<string, number> };
+    const hosts: HostLookup = {
+      get: (text: string, from = 0) => (probed.push(text.slice(from)), compiled.hosts.get(text, from)),
+      size: compiled.hosts.size,
+      [Symbol.iterator]: () => compiled.hosts[Symbol.iterator](),
+    };
+    const spy = { ...compiled, hosts };
     const probes = (kind: "domain" | "ip", key: string) => {
       probed.length = 0;
       return [listingOf(spy, { kind, key }), ...probed];
@@ -116,7 +121,7 @@ describe("lookups at scale", () => {
     expect(checkUrl(compiled, "https://a.evil99999.example/").reasonCode).toBe("blocked");
     expect(checkUrl(compiled, "https://www.bad99998.example/").reasonCode).toBe("not_allowed");
 
-    // A scan would call the list's iterator; the lookup only calls has().
+    // A scan would call the table's iterator; the lookup only calls get().
     const guarded = {
       ...compiled,
       hosts: new Proxy(compiled.hosts, {

@@ -10,7 +10,7 @@ import {
   listingOf,
   normalizeEntry,
 } from "../../src/url-policy/index.ts";
-import type { HostKey, UrlDecision } from "../../src/url-policy/index.ts";
+import type { HostHash, HostKey, UrlDecision } from "../../src/url-policy/index.ts";
 
 const compiled = compileAccessControl({
   allowedDomains: ["allowed.com", "*.corp.example", "10.0.0.1", "[::1]", "*.a"],
@@ -104,7 +104,7 @@ describe("entry normalisation properties", () => {
         expect(normalizeEntry(stored, { wildcardSupported: true })).toEqual(first);
         // and compile's no-parse path for stored entries agrees with full normalisation
         const { hosts } = compileAccessControl({ allowedDomains: [stored], blockedDomains: [], defaultAction: "deny", wildcardSupported: true });
-        expect(hosts).toEqual(new Map([[first.entry.key, first.entry.kind === "exact" ? HostBits.allowedExact : HostBits.allowedWild]]));
+        expect(new Map(hosts)).toEqual(new Map([[first.entry.key, first.entry.kind === "exact" ? HostBits.allowedExact : HostBits.allowedWild]]));
       }),
       { numRuns: 1000 },
     );
@@ -142,6 +142,19 @@ describe("lookup properties", () => {
         const host: HostKey = { kind: "domain", key: name };
         const expected = scan(blocked, host) ? "blocked" : scan(allowed, host) ? "allowed" : "unlisted";
         expect(listingOf(compiled, host)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("gives the same listings when every key's hash collides: keys are compared in full on a hash match", () => {
+    const collide: HostHash = () => 0;
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 12 }), fc.array(entry, { maxLength: 12 }), domain, (allowed, blocked, name) => {
+        const accessControl = { allowedDomains: allowed, blockedDomains: blocked, defaultAction: "deny", wildcardSupported: true } as const;
+        const host: HostKey = { kind: "domain", key: name };
+        const expected = scan(blocked, host) ? "blocked" : scan(allowed, host) ? "allowed" : "unlisted";
+        expect(listingOf(compileAccessControl(accessControl, { hostHash: collide }), host)).toBe(expected);
       }),
       { numRuns: 2000 },
     );

@@ -1,0 +1,157 @@
+/**
+ * The compiled policy's one table of host keys (url-policy.md §5), built for a million entries.
+ *
+ * A `Map<string, number>` of a million keys misses cache several times per probe (bucket, chain entry,
+ * key string). Here a probe reads one 32-byte slot of a flat Int32Array holding 32 bits of the key's hash,
+ * its bits and, for a key of at most 24 characters, the key itself. Open addressing with linear probing in
+ * a power-of-two table at most half full, so a probe usually ends within one cache line. A slot whose hash
+ * matches is then compared with the probed key character by character, so a hash collision can cost time
+ * but can never allow or block the wrong host.
+ */
+
+/** A 32-bit hash (an int32) of `text` from index `from` to its end. */
+export type HostHash = (text: string, from: number) => number;
+
+/** Read access to a host table: what `listingOf` probes and what a test or a log may list. */
+export interface HostLookup extends Iterable<[string, number]> {
+  /** The bits of the key `text.slice(from)` (0 when absent), without building that string. */
+  get(text: string, from?: number): number;
+  readonly size: number;
+}
+
+/**
+ * FNV-1a over the characters, then murmur3's finaliser so that the low bits, which pick the slot, depend
+ * on every character: one multiply per character, fast in JS on short ASCII strings, and it hashes a suffix
+ * of the text in place, which is how `listingOf` probes the `*.` bases of a host. 32 bits are enough because
+ * a hash match is only a hint: the key is compared in full, in the same cache line for most keys.
+ */
+export const fnv1aMix: HostHash = (text, from) => {
+  let hash = 0x811c9dc5;
+  for (let i = from; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+};
+
+/**
+ * A slot is 32 bytes, half a cache line: the hash's low 32 bits, `(key length << BITS_WIDTH) | bits`
+ * (0 marks an empty slot: a key has at least one character and one bit), then the key's characters
+ * inline when it has at most INLINE_CHARS of them (most host names), or else where they start in the
+ * side store. So the probe that finds a short key reads one cache line, verification included.
+ */
+const SLOT_WORDS = 8;
+const HASH_LOW = 0;
+const KEY_META = 1;
+const KEY_AT = 2;
+const INLINE_CHARS = (SLOT_WORDS - KEY_AT) * 4;
+const BITS_WIDTH = 4;
+const BITS_MASK = (1 << BITS_WIDTH) - 1;
+
+export class HostTable implements HostLookup {
+  readonly #slots: Int32Array;
+  /** The same memory as `#slots`, byte by byte: the inline key characters. */
+  readonly #slotBytes: Uint8Array;
+  readonly #mask: number;
+  readonly #hash: HostHash;
+  /** The characters of keys too long to sit in their slot, one byte each (host keys are ASCII), back to back. */
+  #chars: Uint8Array;
+  #charsUsed = 0;
+  #size = 0;
+  /** The hash `#find` computed last: `add` stores it without hashing the key again. */
+  #foundHash = 0;
+
+  /** A table for up to `capacity` distinct keys, never resized: its slots are at most half used. */
+  constructor(capacity: number, hash: HostHash = fnv1aMix) {
+    let slots = 8;
+    while (slots < capacity * 2) slots *= 2;
+    this.#slots = new Int32Array(slots * SLOT_WORDS);
+    this.#slotBytes = new Uint8Array(this.#slots.buffer);
+    this.#mask = slots - 1;
+    this.#hash = hash;
+    // Grown by doubling: most host names sit in their slot, so a policy may never need more.
+    this.#chars = new Uint8Array(256);
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Adds `bits` (1..15) to `key`'s. False, and nothing stored, when the key is empty, not ASCII, or past the
+   * capacity; compile only passes host keys, which are never the first two.
+   */
+  add(key: string, bits: number): boolean {
+    const at = this.#find(key, 0);
+    const meta = this.#slots[at + KEY_META]!;
+    if (meta !== 0) {
+      this.#slots[at + KEY_META] = meta | (bits & BITS_MASK);
+      return true;
+    }
+    if (key.length === 0 || this.#size * 2 >= this.#slots.length / SLOT_WORDS || !storeable(key)) return false;
+    let target = this.#slotBytes;
+    let offset = (at + KEY_AT) * 4;
+    if (key.length > INLINE_CHARS) {
+      if (this.#charsUsed + key.length > this.#chars.length) {
+        const grown = new Uint8Array(Math.max(this.#chars.length * 2, this.#charsUsed + key.length));
+        grown.set(this.#chars);
+        this.#chars = grown;
+      }
+      this.#slots[at + KEY_AT] = this.#charsUsed;
+      target = this.#chars;
+      offset = this.#charsUsed;
+      this.#charsUsed += key.length;
+    }
+    for (let i = 0; i < key.length; i++) target[offset + i] = key.charCodeAt(i);
+    this.#slots[at + HASH_LOW] = this.#foundHash;
+    this.#slots[at + KEY_META] = (key.length << BITS_WIDTH) | (bits & BITS_MASK);
+    this.#size++;
+    return true;
+  }
+
+  get(text: string, from = 0): number {
+    return this.#slots[this.#find(text, from) + KEY_META]! & BITS_MASK;
+  }
+
+  *[Symbol.iterator](): Iterator<[string, number]> {
+    const slots = this.#slots;
+    for (let at = 0; at < slots.length; at += SLOT_WORDS) {
+      const meta = slots[at + KEY_META]!;
+      if (meta === 0) continue;
+      const length = meta >>> BITS_WIDTH;
+      const offset = length > INLINE_CHARS ? slots[at + KEY_AT]! : (at + KEY_AT) * 4;
+      const store = length > INLINE_CHARS ? this.#chars : this.#slotBytes;
+      yield [String.fromCharCode(...store.subarray(offset, offset + length)), meta & BITS_MASK];
+    }
+  }
+
+  /** The slot (word index) holding `text.slice(from)`, or the empty slot where it would go. */
+  #find(text: string, from: number): number {
+    const slots = this.#slots;
+    const low = this.#hash(text, from) | 0;
+    this.#foundHash = low;
+    const length = text.length - from;
+    for (let slot = low & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const at = slot * SLOT_WORDS;
+      const meta = slots[at + KEY_META]!;
+      if (meta === 0) return at;
+      if (slots[at + HASH_LOW] === low && meta >>> BITS_WIDTH === length && this.#sameKey(text, from, at, length)) return at;
+    }
+  }
+
+  #sameKey(text: string, from: number, at: number, length: number): boolean {
+    if (length > INLINE_CHARS) return sameChars(text, from, this.#chars, this.#slots[at + KEY_AT]!, length);
+    return sameChars(text, from, this.#slotBytes, (at + KEY_AT) * 4, length);
+  }
+}
+
+function sameChars(text: string, from: number, chars: Uint8Array, offset: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (chars[offset + i] !== text.charCodeAt(from + i)) return false;
+  return true;
+}
+
+function storeable(key: string): boolean {
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) > 0x7f) return false;
+  return true;
+}

@@ -1,0 +1,205 @@
+/**
+ * The issue-14 server figures on both databases, side by side in one run: one `gatehouse serve`
+ * per database (SQLite file, and a PostgreSQL database created and dropped for the run), and for
+ * each run, database after database: GET /healthz (the HTTP floor), check-url, and the MFA flow of
+ * cheap-hash users (Argon2id, 1 MiB, 1 pass; the servers use those parameters) minus one such hash. Each figure is the median (min–max) of the runs.
+ */
+import { join } from "node:path";
+import type * as Pg from "pg";
+import { CHEAP_ARGON2ID, CHEAP_ENV, seedFixture, type Fixture } from "./fixture.ts";
+import { runLoad, type FlowResult, type LoadResult } from "./load.ts";
+import { rawKdfRate } from "./password-floor.ts";
+import { startBenchServer, type BenchServer } from "./server.ts";
+import { checkUrlRequests, serverEnv } from "./server-bench.ts";
+import { fmt, median } from "./stats.ts";
+
+export interface CheckUrlOnDatabasesOptions {
+  readonly root: string;
+  readonly tmpDir: string;
+  readonly runs: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly connections: number;
+  readonly policyEntries: number;
+  /** MFA flows per run and database (cheap-hash users, concurrency 1). */
+  readonly cheapFlows: number;
+  /** False skips PostgreSQL (the full bench's --smoke, which reaches PostgreSQL in its scaling section already). */
+  readonly postgres?: boolean;
+}
+
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  readonly runs: number[];
+}
+
+export interface DatabaseFigures {
+  readonly database: "SQLite" | "PostgreSQL";
+  readonly healthzRps: Spread;
+  readonly checkUrlRps: Spread;
+  /** check-url / healthz of the same run. */
+  readonly floorShare: Spread;
+  /** Per run: MFA flow p50 (c=1, N=1024 users) − the p50 of raw N=1024 hashes taken right before it, ms. */
+  readonly flowMinusHashMs: Spread;
+}
+
+export interface CheckUrlOnDatabasesResult {
+  readonly options: Omit<CheckUrlOnDatabasesOptions, "root" | "tmpDir">;
+  readonly databases: DatabaseFigures[];
+  /** PostgreSQL check-url / SQLite check-url of the same run; null when PostgreSQL was not reachable. */
+  readonly postgresShare: Spread | null;
+  readonly postgresSkipped?: string;
+}
+
+export const GOALS = { floorShare: 0.6, postgresShare: 0.6, flowMinusHashMs: { SQLite: 3, PostgreSQL: 6 } } as const;
+
+const DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
+
+function spread(runs: number[]): Spread {
+  return { median: median(runs), min: Math.min(...runs), max: Math.max(...runs), runs };
+}
+
+interface Target {
+  readonly database: DatabaseFigures["database"];
+  readonly server: BenchServer;
+  readonly fixture: Fixture;
+}
+
+interface RunFigures {
+  readonly healthz: LoadResult;
+  readonly checkUrl: LoadResult;
+  readonly flow: FlowResult;
+  readonly hashMs: number;
+}
+
+export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOptions, log: (line: string) => void): Promise<CheckUrlOnDatabasesResult> {
+  const { root, tmpDir, ...shown } = options;
+  const servers: BenchServer[] = [];
+  const postgres = options.postgres === false ? { url: null, reason: "skipped (--smoke)", drop: async () => {} } : await createPostgresDatabase();
+  try {
+    const targets: Target[] = [];
+    const start = async (database: Target["database"], databaseUrl: string) => {
+      const fixture = await seedFixture({ databaseUrl, policyEntries: options.policyEntries, mfaUsers: 0, cheapMfaUsers: Math.ceil((options.runs * options.cheapFlows) / 5) + 1, verifyChallenges: 0 });
+      // Configured with the cheap parameters, so the cheap-hash users' logins are not rehashed to the production cost.
+      const server = await startBenchServer({ root, env: { ...serverEnv(databaseUrl), ...CHEAP_ENV } });
+      servers.push(server);
+      targets.push({ database, server, fixture });
+    };
+    await start("SQLite", join(tmpDir, "check-url-databases.sqlite"));
+    if (postgres.url !== null) await start("PostgreSQL", postgres.url);
+    else log(`  PostgreSQL not measured: ${postgres.reason}`);
+
+    for (const target of targets) await checkUrlLoad(root, target, options.connections, options.warmupS);
+    const perRun = new Map<Target["database"], RunFigures[]>(targets.map((t) => [t.database, []]));
+    for (let run = 0; run < options.runs; run++) {
+      for (const target of targets) {
+        const healthz = await runLoad(root, { kind: "autocannon", url: target.server.url, connections: options.connections, duration: options.durationS, requests: [{ method: "GET", path: "/healthz" }] });
+        const checkUrl = await checkUrlLoad(root, target, options.connections, options.durationS);
+        const hashMs = (await rawKdfRate(CHEAP_ARGON2ID, 1, 200)).medianMs;
+        const perUser = 5;
+        const users = target.fixture.cheapMfaUsers;
+        const slice = Math.floor(users.length / options.runs);
+        const flow = await runLoad(root, {
+          kind: "mfa-flow",
+          url: target.server.url,
+          orgId: target.fixture.orgMfa,
+          users: users.slice(run * slice, (run + 1) * slice),
+          flows: options.cheapFlows,
+          flowsPerUser: perUser,
+          fingerprintPrefix: `issue14-${target.database}-${run}`,
+        });
+        assertClean(`${target.database} run ${run + 1}`, [healthz, checkUrl]);
+        perRun.get(target.database)!.push({ healthz, checkUrl, flow, hashMs });
+        log(`  run ${run + 1} ${target.database}: healthz ${healthz.rps.toFixed(0)} req/s, check-url ${checkUrl.rps.toFixed(0)} req/s, flow p50 ${flow.flowP50Ms.toFixed(2)} ms − hash ${hashMs.toFixed(2)} ms`);
+      }
+    }
+    const databases = targets.map(({ database }): DatabaseFigures => {
+      const runs = perRun.get(database)!;
+      return {
+        database,
+        healthzRps: spread(runs.map((r) => r.healthz.rps)),
+        checkUrlRps: spread(runs.map((r) => r.checkUrl.rps)),
+        floorShare: spread(runs.map((r) => r.checkUrl.rps / r.healthz.rps)),
+        flowMinusHashMs: spread(runs.map((r) => r.flow.flowP50Ms - r.hashMs)),
+      };
+    });
+    const sqlite = perRun.get("SQLite")!;
+    const pg = perRun.get("PostgreSQL");
+    return {
+      options: shown,
+      databases,
+      postgresShare: pg === undefined ? null : spread(pg.map((r, run) => r.checkUrl.rps / sqlite[run]!.checkUrl.rps)),
+      ...(postgres.url === null ? { postgresSkipped: postgres.reason } : {}),
+    };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await postgres.drop();
+  }
+}
+
+function checkUrlLoad(root: string, target: Target, connections: number, durationS: number): Promise<LoadResult> {
+  return runLoad(root, { kind: "autocannon", url: target.server.url, connections, duration: durationS, requests: checkUrlRequests(target.fixture, target.fixture.orgNoMfa) });
+}
+
+function assertClean(name: string, results: readonly LoadResult[]): void {
+  for (const r of results) if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001)) throw new Error(`${name}: failed requests ${JSON.stringify(r.statusCodes)}`);
+}
+
+async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | { url: null; reason: string; drop: () => Promise<void> }> {
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES;
+  const nothing = async () => {};
+  let Client: typeof Pg.Client;
+  try {
+    Client = (await import("pg")).default.Client;
+  } catch (error) {
+    return { url: null, reason: `the pg driver is not installed (${String(error).split("\n")[0]})`, drop: nothing };
+  }
+  const admin = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return { url: null, reason: `PostgreSQL unreachable (${String(error).split("\n")[0]})`, drop: nothing };
+  }
+  const name = `gatehouse_issue14_${process.pid}_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    },
+  };
+}
+
+const text = (s: Spread, digits: number, scale = 1, unit = "") => `${fmt(s.median * scale, digits)}${unit} (${fmt(s.min * scale, digits)}–${fmt(s.max * scale, digits)})`;
+const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
+
+/** The issue-14 rows: median (min–max) of the runs next to each goal. */
+export function renderCheckUrlOnDatabases(result: CheckUrlOnDatabasesResult): string {
+  const sqlite = result.databases.find((d) => d.database === "SQLite")!;
+  const rows: string[] = [
+    `| check-url share of the HTTP floor (GET /healthz), SQLite | ${text(sqlite.checkUrlRps, 0)} / ${text(sqlite.healthzRps, 0)} req/s = ${text(sqlite.floorShare, 1, 100, "%")} | ≥ ${GOALS.floorShare * 100}% | ${verdict(sqlite.floorShare.median >= GOALS.floorShare)} |`,
+  ];
+  const pg = result.databases.find((d) => d.database === "PostgreSQL");
+  if (pg !== undefined && result.postgresShare !== null) {
+    rows.push(
+      `| check-url on PostgreSQL vs SQLite | ${text(pg.checkUrlRps, 0)} vs ${text(sqlite.checkUrlRps, 0)} req/s = ${text(result.postgresShare, 1, 100, "%")} | ≥ ${GOALS.postgresShare * 100}% | ${verdict(result.postgresShare.median >= GOALS.postgresShare)} |`,
+      `| check-url share of the HTTP floor, PostgreSQL | ${text(pg.floorShare, 1, 100, "%")} | report | — |`,
+    );
+  } else rows.push(`| check-url on PostgreSQL vs SQLite | not measured: ${result.postgresSkipped ?? "unknown"} | ≥ ${GOALS.postgresShare * 100}% | — |`);
+  for (const d of result.databases) {
+    const goal = GOALS.flowMinusHashMs[d.database];
+    rows.push(`| MFA flow (c=1, cheap-hash users) minus one hash, ${d.database} | ${text(d.flowMinusHashMs, 2, 1, " ms")} | ≤ ${goal} ms | ${verdict(d.flowMinusHashMs.median <= goal)} |`);
+  }
+  const o = result.options;
+  return [
+    `check-url and MFA flow per database: ${o.runs} run(s) of ${o.durationS} s per load point (${o.connections} connections, ${fmt(o.policyEntries)}-entry policy), ${o.cheapFlows} flows per run; median (min–max) of the runs`,
+    "",
+    "| Figure | median (min–max) | Goal | Result |",
+    "|---|---|---|---|",
+    ...rows,
+  ].join("\n");
+}
