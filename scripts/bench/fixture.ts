@@ -62,8 +62,10 @@ export interface Fixture {
   readonly cheapMfaUsers: readonly BenchUser[];
   /** JSON bodies of VerifyMFA requests, each for its own live challenge. */
   readonly verifyBodies: readonly string[];
-  /** A bearer token of cheapLoginUser (valid 15 minutes). */
+  /** A bearer token of cheapLoginUser for orgNoMfa (valid 15 minutes). */
   readonly accessToken: string;
+  /** The same user's token for orgSmallPolicy: a session acts only for the org it was issued for. */
+  readonly smallPolicyAccessToken: string;
   /** URLs the check-url load cycles through: hits, wildcard hits, misses. */
   readonly checkUrls: readonly string[];
 }
@@ -82,9 +84,11 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
     const { stores } = engine.storage;
     const { admin } = gatehouse;
     const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
-    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgNoMfa, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    const noMfa = { requireMfaNewDevice: false, requireMfaUntrustedDevice: false };
+    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgNoMfa, noMfa);
     const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: MFA on new devices")).orgId;
     const orgSmallPolicy = (await admin.createOrg(SYSTEM_ACTOR, "Bench: 10-entry policy")).orgId;
+    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgSmallPolicy, noMfa);
     const policy = generatePolicy(options.policyEntries);
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgNoMfa, policyInput(policy.accessControl));
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgSmallPolicy, policyInput(generatePolicy(10).accessControl));
@@ -94,9 +98,10 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
     const cheapLoginUser = await createUser(stores, "cheap-login@bench.test", cheapHash, null);
     for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, cheapLoginUser.email, "member");
     const accessToken = await tokenFor(gatehouse, cheapLoginUser, orgNoMfa);
+    const smallPolicyAccessToken = await tokenFor(gatehouse, cheapLoginUser, orgSmallPolicy);
 
     if (options.checkUrlOnly === true) {
-      return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser: cheapLoginUser, cheapLoginUser, mfaUsers: [], cheapMfaUsers: [], verifyBodies: [], accessToken, checkUrls };
+      return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser: cheapLoginUser, cheapLoginUser, mfaUsers: [], cheapMfaUsers: [], verifyBodies: [], accessToken, smallPolicyAccessToken, checkUrls };
     }
 
     // One production-cost hash (OWASP's Argon2id, the server's default); bulk MFA users reuse it.
@@ -145,7 +150,7 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
       });
       verifyBodies.push(JSON.stringify({ challengeId, otp }));
     }
-    return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser, cheapLoginUser, mfaUsers, cheapMfaUsers, verifyBodies, accessToken, checkUrls };
+    return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser, cheapLoginUser, mfaUsers, cheapMfaUsers, verifyBodies, accessToken, smallPolicyAccessToken, checkUrls };
   } finally {
     await engine.close();
   }

@@ -98,7 +98,8 @@ export function serverEnv(databaseUrl: string): Record<string, string> {
 const json = { "content-type": "application/json" };
 
 export function checkUrlRequests(fixture: Fixture, orgId: string): HttpRequestSpec[] {
-  const headers = { ...json, authorization: `Bearer ${fixture.accessToken}` };
+  const token = orgId === fixture.orgSmallPolicy ? fixture.smallPolicyAccessToken : fixture.accessToken;
+  const headers = { ...json, authorization: `Bearer ${token}` };
   return fixture.checkUrls.map((url) => ({ method: "POST", path: "/api/browser/check-url", headers, body: JSON.stringify({ org_id: orgId, url }) }));
 }
 
