@@ -59,6 +59,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     onQuery: metrics?.dbQuery,
     onSmsResult: metrics?.smsResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
+    hashQueue: metrics?.hashQueue,
   });
   const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics]), ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : [])];
   const observer = combineObservers(observers);

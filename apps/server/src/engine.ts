@@ -1,5 +1,5 @@
 import type { QueryTimingHook } from "@gatehouse/adapters-sqlite";
-import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse, type RateLimiter, type Stores } from "@gatehouse/core";
+import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse, type HashQueueObserver, type RateLimiter, type Stores } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
@@ -10,6 +10,7 @@ export interface EngineInstruments {
   readonly onQuery?: QueryTimingHook | undefined;
   readonly onSmsResult?: SmsResultObserver | undefined;
   readonly wrapRateLimiter?: ((limiter: RateLimiter) => RateLimiter) | undefined;
+  readonly hashQueue?: HashQueueObserver | undefined;
 }
 
 /** The core with its ports picked from the configuration: what the server, the CLI and the bench all run. */
@@ -36,6 +37,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     sms: sms.sender,
     clock,
     random: cryptoRandom,
+    ...(instruments.hashQueue === undefined ? {} : { hashQueueObserver: instruments.hashQueue }),
     config: {
       otpHashKey: config.otpHashKey,
       password: config.passwordHash.argon2id,

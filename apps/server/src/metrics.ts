@@ -5,6 +5,7 @@
  * an example alert.
  */
 import type { QueryTiming } from "@gatehouse/adapters-sqlite";
+import type { HashQueueObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
 import type { SmsResultObserver } from "./sms.ts";
@@ -23,10 +24,8 @@ export interface GatehouseMetrics extends RequestObserver {
   /** A RateLimiter refused a unit: `limit` names which one (`ip`, `otp-send:phone:15m`, …). */
   rateLimitRejected(limit: string): void;
   dbQuery(timing: QueryTiming): void;
-  /** For the password-hash queue (see docs/operations.md): how many hashes wait or run right now. */
-  setHashQueueDepthSource(depth: () => number): void;
-  /** One password hash (or verification) finished: how long it waited in the queue, how long it ran. */
-  observePasswordHash(waitSeconds: number, runSeconds: number): void;
+  /** The core's password-hash queue reports its depth and each hash's wait and run time here. */
+  readonly hashQueue: HashQueueObserver;
 }
 
 export function createMetrics(): GatehouseMetrics {
@@ -44,15 +43,7 @@ export function createMetrics(): GatehouseMetrics {
   const rateLimitedRpcs = new Counter({ name: "gatehouse_rate_limited_requests_total", help: "RPCs refused with rate_limited, by method", labelNames: ["method"], registers });
   const rateLimitRejections = new Counter({ name: "gatehouse_rate_limit_rejections_total", help: "Refusals by the limit that was exhausted", labelNames: ["limit"], registers });
   const queryDuration = new Histogram({ name: "gatehouse_db_query_duration_seconds", help: "Database query latency by statement kind and result", labelNames: ["operation", "result"], buckets: QUERY_BUCKETS, registers });
-  let hashQueueDepth: () => number = () => 0;
-  new Gauge({
-    name: "gatehouse_password_hash_queue_depth",
-    help: "Password hashes waiting or running",
-    registers,
-    collect() {
-      this.set(hashQueueDepth());
-    },
-  });
+  const hashQueueDepth = new Gauge({ name: "gatehouse_password_hash_queue_depth", help: "Password hashes waiting or running", registers });
   const hashWait = new Histogram({ name: "gatehouse_password_hash_wait_seconds", help: "Time a password hash waited in the queue", buckets: HASH_BUCKETS, registers });
   const hashRun = new Histogram({ name: "gatehouse_password_hash_duration_seconds", help: "Time a password hash ran", buckets: HASH_BUCKETS, registers });
 
@@ -79,12 +70,12 @@ export function createMetrics(): GatehouseMetrics {
     smsResult: (provider, outcome) => otpSends.inc({ provider, outcome }),
     rateLimitRejected: (limit) => rateLimitRejections.inc({ limit }),
     dbQuery: (timing) => queryDuration.observe({ operation: timing.operation, result: timing.failed ? "error" : "ok" }, timing.durationMs / 1000),
-    setHashQueueDepthSource(depth) {
-      hashQueueDepth = depth;
-    },
-    observePasswordHash(waitSeconds, runSeconds) {
-      hashWait.observe(waitSeconds);
-      hashRun.observe(runSeconds);
+    hashQueue: {
+      depthChanged: (depth) => hashQueueDepth.set(depth),
+      hashed: (waitMs, runMs) => {
+        hashWait.observe(waitMs / 1000);
+        hashRun.observe(runMs / 1000);
+      },
     },
   };
 }

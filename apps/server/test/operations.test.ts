@@ -119,6 +119,9 @@ describe("operating a server (dev OTP mode, SQLite, metrics on)", () => {
     expect(sample(text, 'gatehouse_http_requests_total{route="/api/browser/check-url",status="401"}')).toBe(1);
     expect(sample(text, 'gatehouse_db_query_duration_seconds_count{operation="select",result="ok"}')).toBeGreaterThan(0);
     expect(text).toContain("gatehouse_password_hash_queue_depth 0");
+    // Two logins above: each verified its password through the queue.
+    expect(sample(text, "gatehouse_password_hash_duration_seconds_count")).toBeGreaterThanOrEqual(2);
+    expect(sample(text, "gatehouse_password_hash_wait_seconds_count")).toBeGreaterThanOrEqual(2);
     expect(text).toContain("process_cpu_user_seconds_total");
     expect(text).not.toContain(EMAIL);
   });

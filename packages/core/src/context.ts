@@ -1,5 +1,5 @@
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
-import { createHashQueue, type HashQueue } from "./passwords/hash-queue.ts";
+import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { Clock, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
@@ -13,6 +13,8 @@ export interface GatehouseDeps {
   readonly config?: Partial<GatehouseConfig>;
   /** Defaults to Argon2id from node:crypto with `config.password`. */
   readonly passwordHasher?: PasswordHasher;
+  /** Told of the password-hash queue's depth and of each hash's wait and run time (metrics). */
+  readonly hashQueueObserver?: HashQueueObserver;
 }
 
 export interface Context {
@@ -38,6 +40,6 @@ export function createContext(deps: GatehouseDeps): Context {
     random: deps.random,
     config,
     passwordHasher: deps.passwordHasher ?? createKdfPasswordHasher(config.password, deps.random),
-    hashQueue: createHashQueue({ concurrency: config.passwordHashConcurrency, queueLimit: config.passwordHashQueueLimit, clock: deps.clock }),
+    hashQueue: createHashQueue({ concurrency: config.passwordHashConcurrency, queueLimit: config.passwordHashQueueLimit, clock: deps.clock, observer: deps.hashQueueObserver }),
   };
 }

@@ -24,6 +24,7 @@ export { isPhoneRegion, isValidPhone, looksLikePhoneRegion, maskPhone, toE164Pho
 export { slidingLogRetryAt, type LoggedUnit } from "./sliding-log.ts";
 export { OWASP_ARGON2ID_PARAMS, ARGON2ID_LIMITS, argon2idParamsProblem, type Argon2idParams } from "./passwords/argon2id.ts";
 export { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
+export type { HashQueueObserver } from "./passwords/hash-queue.ts";
 export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
 export * from "./url-policy/index.ts";

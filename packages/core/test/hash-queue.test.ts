@@ -28,6 +28,33 @@ async function refusal(promise: Promise<unknown>): Promise<GatehouseError> {
 }
 
 describe("password hash queue", () => {
+  it("tells its observer the depth after every change and each hash's wait and run time", async () => {
+    const clock = new ManualClock();
+    const depths: number[] = [];
+    const hashed: [number, number][] = [];
+    const queue = createHashQueue({
+      concurrency: 1,
+      queueLimit: 5,
+      clock,
+      observer: { depthChanged: (depth) => depths.push(depth), hashed: (waitMs, runMs) => hashed.push([waitMs, runMs]) },
+    });
+    const g = gate();
+    const results = [queue.run("lane", g.task("a")), queue.run("lane", g.task("b"))];
+    await settle();
+    expect(depths).toEqual([1, 2]);
+    clock.advance(300);
+    await g.release("a");
+    clock.advance(200);
+    await g.release("b");
+    await Promise.all(results);
+    // a ran 300 ms without waiting; b waited those 300 ms, then ran 200 ms.
+    expect(hashed).toEqual([
+      [0, 300],
+      [300, 200],
+    ]);
+    expect(depths.at(-1)).toBe(0);
+  });
+
   it("runs at most `concurrency` tasks at once and starts waiting ones as slots free, in order", async () => {
     const queue = createHashQueue({ concurrency: 2, queueLimit: 10, clock: new ManualClock() });
     const g = gate();

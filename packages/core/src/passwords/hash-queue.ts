@@ -7,6 +7,15 @@ export interface HashQueueOptions {
   /** Hashes that may wait for a slot, over all lanes; past it a request is refused with `rate_limited`. */
   readonly queueLimit: number;
   readonly clock: Clock;
+  readonly observer?: HashQueueObserver | undefined;
+}
+
+/** For operators' metrics: told of every change, so nothing needs to poll the queue. */
+export interface HashQueueObserver {
+  /** Hashes running plus waiting, after every change. */
+  depthChanged?(depth: number): void;
+  /** A hash finished: how long it waited for a slot and how long it ran. */
+  hashed?(waitMs: number, runMs: number): void;
 }
 
 /**
@@ -29,7 +38,7 @@ interface Waiter {
 const SMOOTHING = 0.2;
 
 export function createHashQueue(options: HashQueueOptions): HashQueue {
-  const { concurrency, queueLimit, clock } = options;
+  const { concurrency, queueLimit, clock, observer } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new TypeError("concurrency must be a whole number ≥ 1");
   if (!Number.isSafeInteger(queueLimit) || queueLimit < 0) throw new TypeError("queueLimit must be a whole number ≥ 0");
   /** Map order is the turn order: a lane served and still non-empty moves to the back. */
@@ -37,6 +46,7 @@ export function createHashQueue(options: HashQueueOptions): HashQueue {
   let running = 0;
   let waiting = 0;
   let averageMs: number | undefined;
+  const depthChanged = () => observer?.depthChanged?.(running + waiting);
 
   const refusal = () => {
     const drainMs = ((waiting + running) / concurrency) * (averageMs ?? 0);
@@ -55,7 +65,7 @@ export function createHashQueue(options: HashQueueOptions): HashQueue {
     }
   };
 
-  async function execute<T>(task: () => Promise<T>): Promise<T> {
+  async function execute<T>(task: () => Promise<T>, queuedAt: number): Promise<T> {
     running++;
     const startedAt = clock.now();
     try {
@@ -64,7 +74,9 @@ export function createHashQueue(options: HashQueueOptions): HashQueue {
       const ms = Math.max(0, clock.now() - startedAt);
       averageMs = averageMs === undefined ? ms : averageMs + SMOOTHING * (ms - averageMs);
       running--;
+      observer?.hashed?.(Math.max(0, startedAt - queuedAt), ms);
       startNext();
+      depthChanged();
     }
   }
 
@@ -78,18 +90,25 @@ export function createHashQueue(options: HashQueueOptions): HashQueue {
     if (longest[1].length === 0) lanes.delete(longest[0]);
     waiting--;
     victim.refuse(refusal());
+    depthChanged();
     return true;
   };
 
   return {
     run(lane, task) {
-      if (running < concurrency && waiting === 0) return execute(task);
+      const queuedAt = clock.now();
+      if (running < concurrency && waiting === 0) {
+        const result = execute(task, queuedAt);
+        depthChanged();
+        return result;
+      }
       if (waiting >= queueLimit && !pushOutFor(lane)) return Promise.reject(refusal());
       return new Promise((resolve, reject) => {
         const queue = lanes.get(lane) ?? [];
-        queue.push({ start: () => void execute(task).then(resolve, reject), refuse: reject });
+        queue.push({ start: () => void execute(task, queuedAt).then(resolve, reject), refuse: reject });
         lanes.set(lane, queue);
         waiting++;
+        depthChanged();
       });
     },
   };
