@@ -133,6 +133,12 @@ describe("packed tarballs installed in a fresh project", () => {
     expect(stdout).toContain("second login: tokens");
   }, 60_000);
 
+  it("imports @gatehouse/core/testing where no test runner is installed", () => {
+    expect(existsSync(join(app, "node_modules/vitest"))).toBe(false);
+    const script = 'const { ManualClock } = await import("@gatehouse/core/testing"); const clock = new ManualClock(5); clock.advance(2); console.log(clock.now());';
+    expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe("7");
+  }, 30_000);
+
   it("runs the gatehouse bin from compiled JavaScript: --help", () => {
     const help = spawnSync(join(app, "node_modules/.bin/gatehouse"), ["--help"], { cwd: app, env: childEnv, encoding: "utf8" });
     expect(help.stderr).toBe("");

@@ -1,4 +1,4 @@
-import { describeStoreContract } from "@gatehouse/core/testing";
+import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrationLockKeys, openPostgresStores } from "../src/index.ts";
@@ -9,7 +9,7 @@ const database = await databaseUnderTest();
 describeStoreContract(`postgres (${database.kind})`, async () => {
   const schema = await database.freshSchema();
   const opened = await schema.open();
-  return { stores: opened.stores, close: () => schema.drop() };
+  return { stores: opened.stores, purgeExpired: opened.purgeExpired, close: () => schema.drop() };
 });
 
 describe(`openPostgresStores (${database.kind})`, () => {

@@ -1,4 +1,4 @@
-import { describeUseCaseConcurrency } from "@gatehouse/core/testing";
+import { describeUseCaseConcurrency } from "@gatehouse/core/testing/suites";
 import { databaseUnderTest } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeStoreContract } from "@gatehouse/core/testing";
+import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStores } from "../src/index.ts";
@@ -12,6 +12,7 @@ describeStoreContract("sqlite", async () => {
   const opened = await openSqliteStores({ filename: join(directory, "gatehouse.db") });
   return {
     stores: opened.stores,
+    purgeExpired: opened.purgeExpired,
     close: async () => {
       await opened.close();
       rmSync(directory, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeUseCaseConcurrency } from "@gatehouse/core/testing";
+import { describeUseCaseConcurrency } from "@gatehouse/core/testing/suites";
 import { openSqliteStores } from "../src/index.ts";
 
 describeUseCaseConcurrency("sqlite", async () => {

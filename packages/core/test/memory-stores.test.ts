@@ -1,6 +1,5 @@
 import { createMemoryStores } from "../src/testing/memory-stores.ts";
-import { describeStoreContract } from "../src/testing/store-contract.ts";
-import { describeUseCaseConcurrency } from "../src/testing/use-case-concurrency.ts";
+import { describeStoreContract, describeUseCaseConcurrency } from "../src/testing/suites/index.ts";
 
 const open = async () => ({ stores: createMemoryStores(), close: async () => {} });
 

@@ -1,10 +1,9 @@
 /**
  * Test kit for embedders and adapter authors: deterministic time and randomness, in-memory
- * stores, an SMS outbox, and the repository contract suite every storage adapter must pass.
+ * stores and an SMS outbox. Needs no test runner; the vitest suites live in
+ * `@gatehouse/core/testing/suites`.
  */
 export { ManualClock } from "./manual-clock.ts";
 export { SequenceRandom } from "./sequence-random.ts";
 export { OutboxSmsSender } from "./outbox-sms-sender.ts";
 export { createMemoryStores } from "./memory-stores.ts";
-export { describeStoreContract, type StoreContractHandle } from "./store-contract.ts";
-export { describeUseCaseConcurrency } from "./use-case-concurrency.ts";

@@ -1,11 +1,11 @@
 import { beforeEach, afterEach, describe, expect, it } from "vitest";
-import { createGatehouse, type Gatehouse } from "../gatehouse.ts";
-import type { GatehouseConfig } from "../config.ts";
-import { isGatehouseError } from "../errors.ts";
-import { ManualClock } from "./manual-clock.ts";
-import { OutboxSmsSender } from "./outbox-sms-sender.ts";
-import { SequenceRandom } from "./sequence-random.ts";
-import type { StoreContractHandle } from "./store-contract.ts";
+import { createGatehouse, type Gatehouse } from "../../gatehouse.ts";
+import type { GatehouseConfig } from "../../config.ts";
+import { isGatehouseError } from "../../errors.ts";
+import { ManualClock } from "../manual-clock.ts";
+import { OutboxSmsSender } from "../outbox-sms-sender.ts";
+import { SequenceRandom } from "../sequence-random.ts";
+import type { StoreContractHandle } from "./store-contract/index.ts";
 
 const PASSWORD = "correct horse battery";
 const PHONE = "+15551234567";

@@ -1,0 +1,51 @@
+import { afterEach, beforeEach, describe } from "vitest";
+import { describeBrowserPoliciesContract } from "./browser-policies.ts";
+import { describeChallengesContract } from "./challenges.ts";
+import { describeDevicesContract } from "./devices.ts";
+import type { StoreContractHandle } from "./handle.ts";
+import { describeIntentsContract } from "./intents.ts";
+import { describeOrgsContract } from "./orgs.ts";
+import { describePurgeContract } from "./purge.ts";
+import { describeRateLimiterContract } from "./rate-limiter.ts";
+import { describeSessionsContract } from "./sessions.ts";
+import { describeSettingsContract } from "./settings.ts";
+import { describeUsersContract } from "./users.ts";
+
+export type { StoreContractHandle } from "./handle.ts";
+
+/**
+ * The repository contract every storage adapter must pass, concurrency cases included, one file
+ * per port. `open` is called before every test and must return fresh, empty, migrated stores;
+ * `close` runs after it.
+ */
+export function describeStoreContract(name: string, open: () => Promise<StoreContractHandle>): void {
+  describe(`store contract: ${name}`, () => {
+    let handle: StoreContractHandle | undefined;
+
+    beforeEach(async () => {
+      handle = await open();
+    });
+
+    afterEach(async () => {
+      await handle?.close();
+      handle = undefined;
+    });
+
+    const current = (): StoreContractHandle => {
+      if (handle === undefined) throw new Error("the store contract reads its stores only inside a test");
+      return handle;
+    };
+    const stores = () => current().stores;
+
+    describeUsersContract(stores);
+    describeOrgsContract(stores);
+    describeDevicesContract(stores);
+    describeChallengesContract(stores);
+    describeIntentsContract(stores);
+    describeSessionsContract(stores);
+    describeSettingsContract(stores);
+    describeBrowserPoliciesContract(stores);
+    describeRateLimiterContract(stores);
+    describePurgeContract(current);
+  });
+}

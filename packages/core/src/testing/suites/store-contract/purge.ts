@@ -1,0 +1,47 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Stores } from "../../../ports.ts";
+import { aChallenge, anIntent, DAY, MINUTE, seedGraph, T0, tokenPair, aSession } from "./fixtures.ts";
+import type { StoreContractHandle } from "./handle.ts";
+
+/**
+ * The sweep an adapter offers (`purgeExpired`) may delete only what can no longer change an
+ * answer: run between writes and reads, every read answers as it would have without it.
+ */
+export function describePurgeContract(current: () => StoreContractHandle): void {
+  describe("purge", () => {
+    let handle: StoreContractHandle;
+    let stores: Stores;
+
+    beforeEach(async () => {
+      handle = current();
+      stores = handle.stores;
+      await seedGraph(stores);
+    });
+
+    it("changes no answer: live limits, intents, challenges, retired refresh tokens and recently expired challenges survive it", async (context) => {
+      const purge = handle.purgeExpired;
+      if (purge === undefined) return context.skip("this adapter has no purge");
+      const now = T0 + 30_000;
+      expect((await stores.rateLimiter.consume("live", 1, MINUTE, T0)).allowed).toBe(true);
+      expect((await stores.rateLimiter.consume("ended", 1, MINUTE, T0 - 2 * MINUTE)).allowed).toBe(true);
+      await stores.intents.create(anIntent({ id: "intent-live", expiresAt: now + MINUTE }));
+      await stores.intents.create(anIntent({ id: "intent-expired", expiresAt: now - 1 }));
+      await stores.challenges.create(aChallenge({ id: "challenge-live", expiresAt: now + MINUTE }));
+      await stores.challenges.create(aChallenge({ id: "challenge-expired-recently", expiresAt: now - MINUTE }));
+      await stores.challenges.create(aChallenge({ id: "challenge-expired-long-ago", createdAt: now - 3 * DAY, expiresAt: now - 2 * DAY }));
+      await stores.sessions.create(aSession());
+      expect((await stores.sessions.rotate("refresh-1", tokenPair("2", T0), T0)).kind).toBe("rotated");
+
+      await purge(now);
+      await purge(now);
+
+      expect(await stores.rateLimiter.consume("live", 1, MINUTE, now)).toEqual({ allowed: false, count: 1, retryAt: T0 + MINUTE });
+      expect((await stores.rateLimiter.consume("ended", 1, MINUTE, now)).allowed).toBe(true);
+      expect((await stores.intents.consume("intent-live", now))?.id).toBe("intent-live");
+      expect(await stores.intents.consume("intent-expired", now)).toBeNull();
+      expect((await stores.challenges.claimAttempt("challenge-live", 5, now))?.attempts).toBe(1);
+      expect((await stores.challenges.findById("challenge-expired-recently"))?.id).toBe("challenge-expired-recently");
+      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now)).toEqual({ kind: "reused", sessionId: "session-1" });
+    });
+  });
+}

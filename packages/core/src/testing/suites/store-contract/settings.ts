@@ -1,0 +1,37 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Stores } from "../../../ports.ts";
+import { ORG_ID, OTHER_ORG_ID, seedGraph } from "./fixtures.ts";
+
+/** The `SettingsStore` contract; `current` returns the fresh stores of the running test. */
+export function describeSettingsContract(current: () => Stores): void {
+  describe("settings", () => {
+    let stores: Stores;
+
+    beforeEach(() => {
+      stores = current();
+    });
+
+    beforeEach(async () => {
+      await seedGraph(stores);
+    });
+
+    it("returns null for platform settings never stored, then round-trips and replaces them", async () => {
+      expect(await stores.settings.getPlatform()).toBeNull();
+      await stores.settings.putPlatform({ mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 7 });
+      expect(await stores.settings.getPlatform()).toEqual({ mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 7 });
+      await stores.settings.putPlatform({ mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 90 });
+      expect(await stores.settings.getPlatform()).toEqual({ mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 90 });
+    });
+
+    it("returns null for org settings never stored, then round-trips them per org", async () => {
+      const settings = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 0 };
+      expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
+      await stores.settings.putOrg(ORG_ID, settings);
+      expect(await stores.settings.getOrg(ORG_ID)).toEqual(settings);
+      expect(await stores.settings.getOrg(OTHER_ORG_ID)).toBeNull();
+      const replaced = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30 };
+      await stores.settings.putOrg(ORG_ID, replaced);
+      expect(await stores.settings.getOrg(ORG_ID)).toEqual(replaced);
+    });
+  });
+}
