@@ -1,4 +1,4 @@
-import { Code, ConnectError, createClient, createContextValues, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
 import { createGatehouse, type GatehouseConfig, type Stores } from "@gatehouse/core";
 import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "@gatehouse/core/testing";
 import { expect } from "vitest";
@@ -58,7 +58,11 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
           ipRateLimitInterceptor(stores.rateLimiter, clock, options.ipPerMinute ?? 0),
           authInterceptor(gatehouse),
         ],
-        contextValues: (req) => createContextValues().set(clientIpKey, req.header.get(CLIENT_IP_HEADER) ?? DEFAULT_CLIENT_IP),
+        // The router transport has no node adapter to build context values from the socket; the gate
+        // sets the client IP where the adapter would, before any interceptor runs.
+        requestGate: (context) => {
+          context.values.set(clientIpKey, context.requestHeader.get(CLIENT_IP_HEADER) ?? DEFAULT_CLIENT_IP);
+        },
       },
     },
   );
