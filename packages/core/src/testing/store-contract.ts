@@ -3,6 +3,7 @@ import { isGatehouseError, type ErrorKind } from "../errors.ts";
 import type { Device, MfaChallenge, MfaIntent, Org, Session, User } from "../model.ts";
 import type { RefreshRotation, Stores, TokenPair } from "../ports.ts";
 import type { BrowserPolicy } from "../url-policy/types.ts";
+import { describeBrowserAccessContract } from "./contract/browser-access.ts";
 
 /** What an adapter's `open` hands the suite: fresh, empty, migrated stores, and how to dispose of them. */
 export interface StoreContractHandle {
@@ -706,6 +707,8 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
         expect((await stores.browserPolicies.get(ORG_ID))?.version).toBe(20);
       });
     });
+
+    describeBrowserAccessContract(() => stores);
 
     describe("rate limiter (sliding log)", () => {
       const windowMs = MINUTE;
