@@ -336,14 +336,20 @@ function createBrowserPolicyStore(): BrowserPolicyStore {
   };
 }
 
-/** The three reads in turn: their bodies never await, so nothing of this store changes between them but another caller's own turn. */
+/**
+ * The three reads in turn: their bodies never await, so nothing of this store changes between them but another
+ * caller's own turn. Bound once, as a SQL store reads its tables directly rather than through the other ports.
+ */
 function createBrowserAccessStore(sessions: SessionStore, orgs: OrgStore, browserPolicies: BrowserPolicyStore): BrowserAccessStore {
+  const findSession = sessions.findActiveByAccessTokenHash.bind(sessions);
+  const findMembership = orgs.findMembership.bind(orgs);
+  const getPolicyIfChanged = browserPolicies.getIfChanged.bind(browserPolicies);
   return {
     async resolve(accessTokenHash, orgId, knownPolicyVersion, now) {
-      const session = await sessions.findActiveByAccessTokenHash(accessTokenHash, now);
+      const session = await findSession(accessTokenHash, now);
       if (session === null) return null;
-      const membership = await orgs.findMembership(orgId, session.userId);
-      const policy = await browserPolicies.getIfChanged(orgId, knownPolicyVersion);
+      const membership = await findMembership(orgId, session.userId);
+      const policy = await getPolicyIfChanged(orgId, knownPolicyVersion);
       return { sessionId: session.id, userId: session.userId, sessionOrgId: session.orgId, isMember: membership !== null, policy };
     },
   };
