@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
-function toVersioned(row: { policy: string; version: number }): VersionedBrowserPolicy {
+export function toVersionedPolicy(row: { policy: string; version: number }): VersionedBrowserPolicy {
   // Opaque JSON written by `put` from a policy the core had already validated.
   const policy = JSON.parse(row.policy) as BrowserPolicy;
   return { policy, version: row.version };
@@ -24,13 +24,13 @@ export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPoli
   return {
     async get(orgId) {
       const row = await db.selectFrom("browser_policies").select(["policy", "version"]).where("org_id", "=", orgId).executeTakeFirst();
-      return row === undefined ? null : toVersioned(row);
+      return row === undefined ? null : toVersionedPolicy(row);
     },
 
     async getIfChanged(orgId, knownVersion) {
       const [row] = await selectIfChanged(orgId, knownVersion);
       if (row === undefined) return null;
-      return row.policy === null ? "unchanged" : toVersioned({ policy: row.policy, version: row.version });
+      return row.policy === null ? "unchanged" : toVersionedPolicy({ policy: row.policy, version: row.version });
     },
 
     async put(orgId, policy) {
@@ -43,7 +43,7 @@ export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPoli
         )
         .returning(["policy", "version"])
         .executeTakeFirstOrThrow();
-      return toVersioned(row);
+      return toVersionedPolicy(row);
     },
   };
 }

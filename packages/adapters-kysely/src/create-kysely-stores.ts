@@ -1,5 +1,6 @@
 import type { Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
+import { createBrowserAccessRepository } from "./browser-access-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
 import { createDeviceRepository } from "./device-repository.ts";
@@ -26,6 +27,7 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): S
     sessions: createSessionRepository(db),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db),
+    browserAccess: createBrowserAccessRepository(db),
     rateLimiter: createRateLimiter(db, dialect),
   };
 }

@@ -4,14 +4,20 @@ import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
-import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
+import {
+  checkUrlAccess,
+  checkUrlAccessWithToken,
+  createBrowserPolicyReader,
+  getBrowserPolicy,
+  getBrowserPolicyWithToken,
+} from "./use-cases/browser.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
 import { register, type RegisterInput } from "./use-cases/register.ts";
 import { authenticate, logout } from "./use-cases/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
-import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
+import { getOrgInfo, getOrgInfoWithToken, type OrgInfo } from "./use-cases/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
@@ -50,7 +56,19 @@ export interface Gatehouse {
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
+  /**
+   * The browser requests straight from a bearer token: the session, the membership and the policy
+   * version are one store read (`BrowserAccessStore`), with the same errors as `authenticate`
+   * followed by the principal methods above. Transports use these for the browser routes.
+   */
+  readonly browser: BrowserApi;
   readonly admin: AdminApi;
+}
+
+export interface BrowserApi {
+  getBrowserPolicy(accessToken: string, orgId: string): Promise<BrowserPolicy>;
+  checkUrlAccess(accessToken: string, orgId: string, url: string): Promise<UrlDecision>;
+  getOrgInfo(accessToken: string, orgId: string): Promise<OrgInfo>;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
@@ -69,6 +87,11 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     getBrowserPolicy: (principal, orgId) => getBrowserPolicy(ctx, policies, principal, orgId),
     checkUrlAccess: (principal, orgId, url) => checkUrlAccess(ctx, policies, principal, orgId, url),
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
+    browser: {
+      getBrowserPolicy: (accessToken, orgId) => getBrowserPolicyWithToken(ctx, policies, accessToken, orgId),
+      checkUrlAccess: (accessToken, orgId, url) => checkUrlAccessWithToken(ctx, policies, accessToken, orgId, url),
+      getOrgInfo: (accessToken, orgId) => getOrgInfoWithToken(ctx, policies, accessToken, orgId),
+    },
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, orgId, email, role) => admin.addMember(ctx, actor, orgId, email, role),

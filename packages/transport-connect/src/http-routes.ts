@@ -113,25 +113,31 @@ function requireMethod(req: NodeRequest, method: "GET" | "POST"): void {
 
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { gatehouse, devOtps } = options;
-  const authenticate = (req: NodeRequest) => gatehouse.authenticate(bearerToken(req.headers.authorization));
+  const tokenOf = (req: NodeRequest) => bearerToken(req.headers.authorization);
 
   const routes: Record<string, (req: NodeRequest, url: URL) => Promise<unknown>> = {
     "/api/browser/policy": async (req, url) => {
       requireMethod(req, "GET");
-      const principal = await authenticate(req);
-      return policyToJson(await gatehouse.getBrowserPolicy(principal, url.searchParams.get("org_id") ?? ""));
+      return policyToJson(await gatehouse.browser.getBrowserPolicy(tokenOf(req), url.searchParams.get("org_id") ?? ""));
     },
     "/api/browser/check-url": async (req) => {
       requireMethod(req, "POST");
-      const principal = await authenticate(req);
-      const body = await readJsonBody(req);
-      const decision = await gatehouse.checkUrlAccess(principal, stringField(body, "org_id"), stringField(body, "url"));
+      const token = tokenOf(req);
+      let input: { orgId: string; url: string };
+      try {
+        const body = await readJsonBody(req);
+        input = { orgId: stringField(body, "org_id"), url: stringField(body, "url") };
+      } catch (error) {
+        // A bad token outranks a bad body, as when the token was resolved before the body was read.
+        if (!(error instanceof ClientGone)) await gatehouse.authenticate(token);
+        throw error;
+      }
+      const decision = await gatehouse.browser.checkUrlAccess(token, input.orgId, input.url);
       return { allowed: decision.allowed, reason: decision.reason, reason_code: decision.reasonCode, canonical_url: decision.canonicalUrl };
     },
     "/api/browser/org": async (req, url) => {
       requireMethod(req, "GET");
-      const principal = await authenticate(req);
-      const org = await gatehouse.getOrgInfo(principal, url.searchParams.get("org_id") ?? "");
+      const org = await gatehouse.browser.getOrgInfo(tokenOf(req), url.searchParams.get("org_id") ?? "");
       return { org_id: org.orgId, name: org.name, slug: org.slug };
     },
     "/api/dev/mfa/otp": async (req, url) => {

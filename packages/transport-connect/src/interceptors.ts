@@ -2,7 +2,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import { GatehouseError, type Clock, type Gatehouse, type RateLimiter } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
 import { isUnexpected, toConnectError } from "./error-codes.ts";
-import { clientIpKey, principalKey } from "./request-context.ts";
+import { bearerTokenKey, clientIpKey, principalKey } from "./request-context.ts";
 
 /** Fully qualified `package.Service/Method`, as in the gRPC path. */
 export type MethodName = string;
@@ -22,6 +22,16 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
   "grpc.health.v1.Health/Watch",
   "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
   "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+]);
+
+/**
+ * The RPCs whose handler hands the bearer token to the core itself (`gatehouse.browser`), which resolves it
+ * in the same store read as the membership and the policy version: one statement per request instead of two.
+ */
+export const TOKEN_IN_HANDLER_METHODS: ReadonlySet<MethodName> = new Set([
+  "gatehouse.v1.BrowserService/GetBrowserPolicy",
+  "gatehouse.v1.BrowserService/CheckUrlAccess",
+  "gatehouse.v1.BrowserService/GetOrg",
 ]);
 
 /** The public RPCs a single client IP may call at most `RATE_LIMIT_IP_PER_MINUTE` times a minute. */
@@ -63,10 +73,16 @@ export function ipRateLimitInterceptor(limiter: RateLimiter, clock: Clock, perMi
   };
 }
 
-/** Resolves the bearer token of every non-public method into `principalKey`. */
+/**
+ * Resolves the bearer token of every non-public method into `principalKey`, except for the methods that
+ * resolve it in their handler: those get the raw token in `bearerTokenKey` (and no principal).
+ */
 export function authInterceptor(gatehouse: Pick<Gatehouse, "authenticate">): Interceptor {
   return (next) => async (req) => {
-    if (!PUBLIC_METHODS.has(methodName(req))) {
+    const method = methodName(req);
+    if (TOKEN_IN_HANDLER_METHODS.has(method)) {
+      req.contextValues.set(bearerTokenKey, bearerToken(req.header.get("authorization")));
+    } else if (!PUBLIC_METHODS.has(method)) {
       const principal = await gatehouse.authenticate(bearerToken(req.header.get("authorization")));
       req.contextValues.set(principalKey, principal);
     }

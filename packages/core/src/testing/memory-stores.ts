@@ -2,6 +2,7 @@ import { GatehouseError } from "../errors.ts";
 import { slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
 import type {
+  BrowserAccessStore,
   BrowserPolicyStore,
   ChallengeStore,
   DeviceStore,
@@ -22,15 +23,19 @@ import type {
  * Records are copied on the way in and out, so a caller can never edit stored state in place.
  */
 export function createMemoryStores(): Stores {
+  const orgs = createOrgStore();
+  const sessions = createSessionStore();
+  const browserPolicies = createBrowserPolicyStore();
   return {
     users: createUserStore(),
-    orgs: createOrgStore(),
+    orgs,
     devices: createDeviceStore(),
     challenges: createChallengeStore(),
     intents: createIntentStore(),
-    sessions: createSessionStore(),
+    sessions,
     settings: createSettingsStore(),
-    browserPolicies: createBrowserPolicyStore(),
+    browserPolicies,
+    browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
     rateLimiter: createRateLimiter(),
   };
 }
@@ -327,6 +332,25 @@ function createBrowserPolicyStore(): BrowserPolicyStore {
       const stored = { policy: structuredClone(policy), version: (policies.get(orgId)?.version ?? 0) + 1 };
       policies.set(orgId, stored);
       return structuredClone(stored);
+    },
+  };
+}
+
+/**
+ * The three reads in turn: their bodies never await, so nothing of this store changes between them but another
+ * caller's own turn. Bound once, as a SQL store reads its tables directly rather than through the other ports.
+ */
+function createBrowserAccessStore(sessions: SessionStore, orgs: OrgStore, browserPolicies: BrowserPolicyStore): BrowserAccessStore {
+  const findSession = sessions.findActiveByAccessTokenHash.bind(sessions);
+  const findMembership = orgs.findMembership.bind(orgs);
+  const getPolicyIfChanged = browserPolicies.getIfChanged.bind(browserPolicies);
+  return {
+    async resolve(accessTokenHash, orgId, knownPolicyVersion, now) {
+      const session = await findSession(accessTokenHash, now);
+      if (session === null) return null;
+      const membership = await findMembership(orgId, session.userId);
+      const policy = await getPolicyIfChanged(orgId, knownPolicyVersion);
+      return { sessionId: session.id, userId: session.userId, sessionOrgId: session.orgId, isMember: membership !== null, policy };
     },
   };
 }

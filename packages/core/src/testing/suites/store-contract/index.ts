@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
+import { describeBrowserAccessContract } from "./browser-access.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
@@ -45,6 +46,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSessionsContract(stores);
     describeSettingsContract(stores);
     describeBrowserPoliciesContract(stores);
+    describeBrowserAccessContract(stores);
     describeRateLimiterContract(stores);
     describePurgeContract(current);
   });

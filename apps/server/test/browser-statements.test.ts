@@ -1,0 +1,132 @@
+/**
+ * Statements per browser request, counted by the server's own query metrics: with the policy cached,
+ * a check-url (JSON or Connect) and GetBrowserPolicy are one statement each, on SQLite and PostgreSQL
+ * (issue 14: the bearer session, the membership and the policy version are read together).
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+
+const PASSWORD = "correct horse battery";
+const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const REQUESTS = 5;
+const POLICY = {
+  access_control: { allowed_domains: ["docs.example.com"], blocked_domains: [], default_action: "deny", wildcard_supported: true },
+  action_restrictions: { allowed_actions: ["navigate"], read_only_mode: false },
+};
+
+async function onPostgres<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const postgresReachable = await onPostgres(async () => true).catch(() => false);
+if (!postgresReachable) {
+  if (process.env.CI) throw new Error("PostgreSQL not reachable: CI must count its statements");
+  console.warn("PostgreSQL not reachable: counting browser statements on SQLite only");
+}
+
+interface Backend {
+  readonly name: string;
+  readonly available: boolean;
+  /** Returns the DATABASE_URL and how to dispose of the database. */
+  create(): Promise<{ databaseUrl: string; dispose(): Promise<void> }>;
+}
+
+const BACKENDS: readonly Backend[] = [
+  {
+    name: "SQLite",
+    available: true,
+    async create() {
+      const db = tempSqliteDatabase();
+      return { databaseUrl: db.databaseUrl, dispose: async () => db.dispose() };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    available: postgresReachable,
+    async create() {
+      const database = `gh_statements_${randomBytes(6).toString("hex")}`;
+      await onPostgres((client) => client.query(`create database ${database}`));
+      const databaseUrl = Object.assign(new URL(PG_URL), { pathname: `/${database}` }).toString();
+      return { databaseUrl, dispose: () => onPostgres((client) => client.query(`drop database if exists ${database} with (force)`)).then(() => {}) };
+    },
+  },
+];
+
+function metricsUrlOf(server: ServerProcess): string {
+  for (const line of server.logs) {
+    const entry = JSON.parse(line) as { msg?: string; metrics?: string };
+    if (entry.msg === "gatehouse listening" && entry.metrics !== undefined) return entry.metrics;
+  }
+  throw new Error("no metrics URL in the start-up line");
+}
+
+describe.each(BACKENDS.filter((backend) => backend.available))("statements per browser request on $name", (backend) => {
+  let database: { databaseUrl: string; dispose(): Promise<void> };
+  let server: ServerProcess;
+  let api: Clients;
+  let orgId: string;
+  let accessToken: string;
+
+  /** Every statement the server ran so far: the sum of the query histogram's counts. */
+  async function statementsSoFar(): Promise<number> {
+    const text = await (await fetch(metricsUrlOf(server))).text();
+    return text
+      .split("\n")
+      .filter((line) => line.startsWith("gatehouse_db_query_duration_seconds_count"))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+  }
+
+  async function statementsPerCall(call: () => Promise<unknown>): Promise<number> {
+    await call(); // warms the policy cache
+    const before = await statementsSoFar();
+    for (let i = 0; i < REQUESTS; i++) await call();
+    return ((await statementsSoFar()) - before) / REQUESTS;
+  }
+
+  beforeAll(async () => {
+    database = await backend.create();
+    const env = { ...DEV_ENV, DATABASE_URL: database.databaseUrl, METRICS_PORT: "0" };
+    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).status).toBe(0);
+    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
+    server = await startServerProcess(env);
+    api = clientsFor(server.url);
+    const outcome = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
+    if (outcome.result.case !== "tokens") throw new Error("expected tokens");
+    accessToken = outcome.result.value.accessToken;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.dispose();
+  });
+
+  it("POST /api/browser/check-url: 1 statement", async () => {
+    const checkUrl = async () => {
+      const response = await fetch(`${server.url}/api/browser/check-url`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify({ org_id: orgId, url: "https://docs.example.com/a" }),
+      });
+      expect(await response.json()).toMatchObject({ allowed: true });
+    };
+    expect(await statementsPerCall(checkUrl)).toBe(1);
+  });
+
+  it("Connect CheckUrlAccess and GetBrowserPolicy: 1 statement each", async () => {
+    const checkUrl = async () => expect((await api.browser.checkUrlAccess({ orgId, url: "https://evil.example/" }, bearer(accessToken))).allowed).toBe(false);
+    expect(await statementsPerCall(checkUrl)).toBe(1);
+    const getPolicy = async () => expect((await api.browser.getBrowserPolicy({ orgId }, bearer(accessToken))).accessControl?.allowedDomains).toEqual(["docs.example.com"]);
+    expect(await statementsPerCall(getPolicy)).toBe(1);
+  });
+});
