@@ -4,35 +4,19 @@
  * (issue 14: the bearer session, the membership and the policy version are read together).
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 
 const PASSWORD = "correct horse battery";
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REQUESTS = 5;
 const POLICY = {
   access_control: { allowed_domains: ["docs.example.com"], blocked_domains: [], default_action: "deny", wildcard_supported: true },
   action_restrictions: { allowed_actions: ["navigate"], read_only_mode: false },
 };
 
-async function onPostgres<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const postgresReachable = await onPostgres(async () => true).catch(() => false);
-if (!postgresReachable) {
-  if (process.env.CI) throw new Error("PostgreSQL not reachable: CI must count its statements");
-  console.warn("PostgreSQL not reachable: counting browser statements on SQLite only");
-}
+const postgresReachable = (await requirePostgresInCi("the browser statement count on PostgreSQL")) === null;
 
 interface Backend {
   readonly name: string;

@@ -12,15 +12,14 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
 import fc from "fast-check";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor } from "./support/clients.ts";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { garbageBytes, hostileJsonObject, hostileString, messageInit, wrongType } from "./support/hostile-inputs.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PASSWORD = "correct horse battery";
 const EMAIL = "ada@example.com";
 const FORBIDDEN_GRPC_STATUSES = [String(Code.Internal), String(Code.Unknown)];
@@ -29,34 +28,7 @@ const METHODS: { service: DescService; method: DescMethod }[] = [AuthService, Br
   service.methods.map((method) => ({ service, method })),
 );
 
-async function postgresUnreachable(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function onPostgres(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-const pgUnreachable = await postgresUnreachable();
-if (pgUnreachable !== null) {
-  if (process.env.CI) throw new Error(`PostgreSQL not reachable (${pgUnreachable}): CI must fuzz on PostgreSQL`);
-  console.warn(`PostgreSQL not reachable (${pgUnreachable}): fuzzing on SQLite only`);
-}
+const pgUnreachable = await requirePostgresInCi("the hostile-input fuzz on PostgreSQL");
 
 interface Database {
   readonly url: string;
@@ -76,11 +48,11 @@ const DATABASES: { name: string; open: () => Promise<Database> }[] = [
         {
           name: "PostgreSQL",
           open: async () => {
-            // A database of its own: migrations list every schema of the database, and other test files create and drop theirs.
+            // A database of its own, dropped with everything in it afterwards.
             const name = `gh_fuzz_${randomBytes(6).toString("hex")}`;
-            await onPostgres(`create database ${name}`);
+            await onPostgres((client) => client.query(`create database ${name}`));
             const url = Object.assign(new URL(PG_URL), { pathname: `/${name}` }).toString();
-            return { url, dispose: () => onPostgres(`drop database if exists ${name} with (force)`) };
+            return { url, dispose: async () => void (await onPostgres((client) => client.query(`drop database if exists ${name} with (force)`))) };
           },
         },
       ]

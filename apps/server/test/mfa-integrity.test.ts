@@ -5,33 +5,15 @@
 import { randomBytes } from "node:crypto";
 import { Code } from "@connectrpc/connect";
 import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings } from "@gatehouse/core";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PASSWORD = "correct horse battery";
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const pgAvailable = await postgresReachable();
-if (!pgAvailable) {
-  if (process.env.CI) throw new Error("PostgreSQL not reachable: CI must run the PostgreSQL variant of the MFA integrity tests");
-  console.warn("PostgreSQL not reachable: skipping the PostgreSQL variant of the MFA integrity tests");
-}
+const pgAvailable = (await requirePostgresInCi("the PostgreSQL variant of the MFA integrity tests")) === null;
 
 interface Database {
   readonly url: string;
@@ -49,15 +31,7 @@ function sqliteDatabase(): Database {
  */
 async function postgresDatabase(): Promise<Database> {
   const schema = `gh_i15_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = async (statement: string) => void (await onPostgres((client) => client.query(statement)));
   await admin(`CREATE SCHEMA ${schema}`);
   const url = new URL(PG_URL);
   url.searchParams.set("options", `-c search_path=${schema}`);

@@ -8,34 +8,9 @@ import type { AddressInfo } from "node:net";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus } from "@gatehouse/transport-connect/gen/grpc/health/v1/health_pb";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-async function reachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function query(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A TCP relay to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored on the same port. */
 class Relay {
@@ -74,11 +49,7 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   }
 }
 
-const available = await reachable(PG_URL);
-if (!available) {
-  if (process.env.CI) throw new Error("PostgreSQL not reachable: CI must run the readiness test");
-  console.warn("PostgreSQL not reachable: skipping the readiness-follows-the-database test");
-}
+const available = (await requirePostgresInCi("the readiness-follows-the-database test")) === null;
 
 describe.runIf(available)("readiness follows the database (PostgreSQL through a relay)", () => {
   const schema = `gh_ready_${randomBytes(5).toString("hex")}`;
@@ -86,7 +57,7 @@ describe.runIf(available)("readiness follows the database (PostgreSQL through a 
   let server: ServerProcess;
 
   beforeAll(async () => {
-    await query(`create schema ${schema}`);
+    await onPostgres((client) => client.query(`create schema ${schema}`));
     await relay.open();
     const url = Object.assign(new URL(PG_URL), { host: `127.0.0.1:${relay.port}` });
     url.searchParams.set("options", `-c search_path=${schema}`);
@@ -96,7 +67,7 @@ describe.runIf(available)("readiness follows the database (PostgreSQL through a 
   afterAll(async () => {
     await server?.stop();
     await relay.cut();
-    await query(`drop schema if exists ${schema} cascade`);
+    await onPostgres((client) => client.query(`drop schema if exists ${schema} cascade`));
   });
 
   it("answers 503 / NOT_SERVING while the database is unreachable and recovers when it returns; /healthz stays 200", async () => {

@@ -5,44 +5,15 @@
 import { randomBytes } from "node:crypto";
 import { Code } from "@connectrpc/connect";
 import { migrationLockKeys } from "@gatehouse/adapters-postgres";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PASSWORD = "correct horse battery";
 const OTP_FAILURE_WINDOW_MS = 15 * 60_000;
 
-async function unreachableReason(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message || error.name : String(error);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-const unreachable = await unreachableReason(PG_URL);
-if (unreachable !== null) {
-  const where = PG_URL.replace(/\/\/[^@/]*@/, "//");
-  if (process.env.CI) throw new Error(`PostgreSQL not reachable at ${where} (${unreachable}): CI must run the scale-out test`);
-  console.warn(`PostgreSQL not reachable at ${where} (${unreachable}): skipping the two-replica scale-out test`);
-}
-
-async function onServer<T>(run: (client: pg.Client) => Promise<T>, url = PG_URL): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
+const unreachable = await requirePostgresInCi("the two-replica scale-out test");
 
 async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -63,11 +34,11 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
   let waitersSeen = 0;
 
   beforeAll(async () => {
-    await onServer((client) => client.query(`create database ${database}`));
+    await onPostgres((client) => client.query(`create database ${database}`));
     // Both replicas start on the fresh database while the test holds the migration lock, so
     // they are provably queued on it together; releasing it lets them race for real.
     let started: PromiseSettledResult<ServerProcess>[] = [];
-    await onServer(async (holder) => {
+    await onPostgres(async (holder) => {
       // A fresh database: the replicas migrate its "public" schema.
       await holder.query("select pg_advisory_lock($1, $2)", [...migrationLockKeys("public")]);
       const starting = Promise.allSettled([startServerProcess(env), startServerProcess(env)]);
@@ -99,7 +70,7 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
 
   afterAll(async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
-    await onServer((client) => client.query(`drop database if exists ${database} with (force)`));
+    await onPostgres((client) => client.query(`drop database if exists ${database} with (force)`));
   });
 
   it("both replicas started together on a fresh database: they queued on the lock and the schema was migrated once", async () => {
@@ -107,7 +78,7 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     const migrationLogs = replicas.flatMap((replica) => replica.logs.filter((line) => line.includes('"migrations applied"')));
     expect(migrationLogs).toHaveLength(1);
     expect(JSON.parse(migrationLogs[0]!)).toMatchObject({ migrations: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"] });
-    const { rows } = await onServer((client) => client.query<{ name: string }>("select name from kysely_migration order by name"), databaseUrl);
+    const { rows } = await onPostgres((client) => client.query<{ name: string }>("select name from kysely_migration order by name"), databaseUrl);
     expect(rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }, { name: "0004_org_slug" }, { name: "0005_sliding_rate_limits" }]);
   });
 
