@@ -123,7 +123,9 @@ if (values.section !== undefined && values.section !== "login-queue" && onlySect
 
 try {
   if (values.section === "login-queue") {
-    log(`gatehouse bench --section login-queue${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
+    log(
+      `gatehouse bench --section login-queue${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`,
+    );
     mkdirSync(join(tmp, "login-queue"), { recursive: true });
     const result = await measureLoginQueueAlone({ root: ROOT, tmpDir: join(tmp, "login-queue"), loginQueue: plan.server.loginQueue }, log);
     console.log(summaryTable(loginQueueRows(result)));
@@ -138,7 +140,9 @@ try {
 }
 
 async function runEverything(): Promise<void> {
-  log(`gatehouse bench${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
+  log(
+    `gatehouse bench${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`,
+  );
   log(`1. URL check in process (${plan.url.sizes.join(", ")} entries)`);
   const urlCheck = await measureUrlCheck(ROOT, plan.url, log);
   log(`2./3. server over loopback, password floor [${elapsed()}]`);

@@ -80,7 +80,13 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
   try {
     const targets: Target[] = [];
     const start = async (database: Target["database"], databaseUrl: string) => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: options.policyEntries, mfaUsers: 0, cheapMfaUsers: Math.ceil((options.runs * options.cheapFlows) / 5) + 1, verifyChallenges: 0 });
+      const fixture = await seedFixture({
+        databaseUrl,
+        policyEntries: options.policyEntries,
+        mfaUsers: 0,
+        cheapMfaUsers: Math.ceil((options.runs * options.cheapFlows) / 5) + 1,
+        verifyChallenges: 0,
+      });
       // Configured with the cheap parameters, so the cheap-hash users' logins are not rehashed to the production cost.
       const server = await startBenchServer({ root, env: { ...serverEnv(databaseUrl), ...CHEAP_ENV } });
       servers.push(server);
@@ -94,7 +100,13 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
     const perRun = new Map<Target["database"], RunFigures[]>(targets.map((t) => [t.database, []]));
     for (let run = 0; run < options.runs; run++) {
       for (const target of targets) {
-        const healthz = await runLoad(root, { kind: "autocannon", url: target.server.url, connections: options.connections, duration: options.durationS, requests: [{ method: "GET", path: "/healthz" }] });
+        const healthz = await runLoad(root, {
+          kind: "autocannon",
+          url: target.server.url,
+          connections: options.connections,
+          duration: options.durationS,
+          requests: [{ method: "GET", path: "/healthz" }],
+        });
         const checkUrl = await checkUrlLoad(root, target, options.connections, options.durationS);
         const hashMs = (await rawKdfRate(CHEAP_ARGON2ID, 1, 200)).medianMs;
         const perUser = 5;
@@ -111,7 +123,9 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
         });
         assertClean(`${target.database} run ${run + 1}`, [healthz, checkUrl]);
         perRun.get(target.database)!.push({ healthz, checkUrl, flow, hashMs });
-        log(`  run ${run + 1} ${target.database}: healthz ${healthz.rps.toFixed(0)} req/s, check-url ${checkUrl.rps.toFixed(0)} req/s, flow p50 ${flow.flowP50Ms.toFixed(2)} ms − hash ${hashMs.toFixed(2)} ms`);
+        log(
+          `  run ${run + 1} ${target.database}: healthz ${healthz.rps.toFixed(0)} req/s, check-url ${checkUrl.rps.toFixed(0)} req/s, flow p50 ${flow.flowP50Ms.toFixed(2)} ms − hash ${hashMs.toFixed(2)} ms`,
+        );
       }
     }
     const databases = targets.map(({ database }): DatabaseFigures => {
@@ -139,11 +153,18 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
 }
 
 function checkUrlLoad(root: string, target: Target, connections: number, durationS: number): Promise<LoadResult> {
-  return runLoad(root, { kind: "autocannon", url: target.server.url, connections, duration: durationS, requests: checkUrlRequests(target.fixture, target.fixture.orgNoMfa) });
+  return runLoad(root, {
+    kind: "autocannon",
+    url: target.server.url,
+    connections,
+    duration: durationS,
+    requests: checkUrlRequests(target.fixture, target.fixture.orgNoMfa),
+  });
 }
 
 function assertClean(name: string, results: readonly LoadResult[]): void {
-  for (const r of results) if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001)) throw new Error(`${name}: failed requests ${JSON.stringify(r.statusCodes)}`);
+  for (const r of results)
+    if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001)) throw new Error(`${name}: failed requests ${JSON.stringify(r.statusCodes)}`);
 }
 
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | { url: null; reason: string; drop: () => Promise<void> }> {
@@ -174,7 +195,8 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
-const text = (s: Spread, digits: number, scale = 1, unit = "") => `${fmt(s.median * scale, digits)}${unit} (${fmt(s.min * scale, digits)}–${fmt(s.max * scale, digits)})`;
+const text = (s: Spread, digits: number, scale = 1, unit = "") =>
+  `${fmt(s.median * scale, digits)}${unit} (${fmt(s.min * scale, digits)}–${fmt(s.max * scale, digits)})`;
 const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
 /** The issue-14 rows: median (min–max) of the runs next to each goal. */
@@ -192,7 +214,9 @@ export function renderCheckUrlOnDatabases(result: CheckUrlOnDatabasesResult): st
   } else rows.push(`| check-url on PostgreSQL vs SQLite | not measured: ${result.postgresSkipped ?? "unknown"} | ≥ ${GOALS.postgresShare * 100}% | — |`);
   for (const d of result.databases) {
     const goal = GOALS.flowMinusHashMs[d.database];
-    rows.push(`| MFA flow (c=1, cheap-hash users) minus one hash, ${d.database} | ${text(d.flowMinusHashMs, 2, 1, " ms")} | ≤ ${goal} ms | ${verdict(d.flowMinusHashMs.median <= goal)} |`);
+    rows.push(
+      `| MFA flow (c=1, cheap-hash users) minus one hash, ${d.database} | ${text(d.flowMinusHashMs, 2, 1, " ms")} | ≤ ${goal} ms | ${verdict(d.flowMinusHashMs.median <= goal)} |`,
+    );
   }
   const o = result.options;
   return [

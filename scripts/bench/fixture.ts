@@ -101,7 +101,19 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
     const smallPolicyAccessToken = await tokenFor(gatehouse, cheapLoginUser, orgSmallPolicy);
 
     if (options.checkUrlOnly === true) {
-      return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser: cheapLoginUser, cheapLoginUser, mfaUsers: [], cheapMfaUsers: [], verifyBodies: [], accessToken, smallPolicyAccessToken, checkUrls };
+      return {
+        orgNoMfa,
+        orgMfa,
+        orgSmallPolicy,
+        loginUser: cheapLoginUser,
+        cheapLoginUser,
+        mfaUsers: [],
+        cheapMfaUsers: [],
+        verifyBodies: [],
+        accessToken,
+        smallPolicyAccessToken,
+        checkUrls,
+      };
     }
 
     // One production-cost hash (OWASP's Argon2id, the server's default); bulk MFA users reuse it.
@@ -150,7 +162,19 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
       });
       verifyBodies.push(JSON.stringify({ challengeId, otp }));
     }
-    return { orgNoMfa, orgMfa, orgSmallPolicy, loginUser, cheapLoginUser, mfaUsers, cheapMfaUsers, verifyBodies, accessToken, smallPolicyAccessToken, checkUrls };
+    return {
+      orgNoMfa,
+      orgMfa,
+      orgSmallPolicy,
+      loginUser,
+      cheapLoginUser,
+      mfaUsers,
+      cheapMfaUsers,
+      verifyBodies,
+      accessToken,
+      smallPolicyAccessToken,
+      checkUrls,
+    };
   } finally {
     await engine.close();
   }

@@ -109,7 +109,14 @@ async function runAutocannon(job: AutocannonJob): Promise<LoadResult> {
         let next = 0;
         const bodies = job.bodies;
         const spec = job.bodiesRequest!;
-        return [{ method: spec.method, path: spec.path, headers: spec.headers, setupRequest: (req: { body?: string }) => ({ ...req, body: bodies[next++ % bodies.length] }) }];
+        return [
+          {
+            method: spec.method,
+            path: spec.path,
+            headers: spec.headers,
+            setupRequest: (req: { body?: string }) => ({ ...req, body: bodies[next++ % bodies.length] }),
+          },
+        ];
       })()
     : job.requests!.map((spec) => ({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body }));
   const instance = autocannon({
@@ -153,7 +160,14 @@ function connectCall(agent: Agent, base: URL, method: string, body: unknown): Pr
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: base.hostname, port: base.port, method: "POST", path: `/${method}`, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method: "POST",
+        path: `/${method}`,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -184,7 +198,15 @@ function get(agent: Agent, base: URL, path: string): Promise<void> {
 function postStatus(agent: Agent, base: URL, path: string, payload: string, localAddress: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: base.hostname, port: base.port, localAddress, method: "POST", path, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        localAddress,
+        method: "POST",
+        path,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));

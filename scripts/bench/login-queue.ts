@@ -39,15 +39,35 @@ export interface LoginQueueResult {
 const json = { "content-type": "application/json" };
 const LEGITIMATE_ADDRESS = "127.0.0.2";
 
-export async function measureLoginQueue(server: BenchServer, fixture: Fixture, options: LoginQueueOptions, log: (line: string) => void): Promise<LoginQueueResult> {
+export async function measureLoginQueue(
+  server: BenchServer,
+  fixture: Fixture,
+  options: LoginQueueOptions,
+  log: (line: string) => void,
+): Promise<LoginQueueResult> {
   const { root, clients, durationS } = options;
-  const loginBody = JSON.stringify({ email: fixture.loginUser.email, password: fixture.loginUser.password, orgId: fixture.orgNoMfa, deviceFingerprint: "bench-laptop" });
+  const loginBody = JSON.stringify({
+    email: fixture.loginUser.email,
+    password: fixture.loginUser.password,
+    orgId: fixture.orgNoMfa,
+    deviceFingerprint: "bench-laptop",
+  });
   const probe = (delayS: number, probeS: number) =>
-    runLoad(root, { kind: "login-probe", url: server.url, body: loginBody, localAddress: LEGITIMATE_ADDRESS, delayS, durationS: probeS, minLogins: options.probeLogins });
+    runLoad(root, {
+      kind: "login-probe",
+      url: server.url,
+      body: loginBody,
+      localAddress: LEGITIMATE_ADDRESS,
+      delayS,
+      durationS: probeS,
+      minLogins: options.probeLogins,
+    });
   const sampler = new RssSampler(server.pid);
 
   const unloaded = await probe(0, 0);
-  log(`  legitimate login alone: p50 ${unloaded.p50Ms.toFixed(1)} ms, p99 ${unloaded.p99Ms.toFixed(1)} ms (${unloaded.logins} logins, ${unloaded.failures} failed)`);
+  log(
+    `  legitimate login alone: p50 ${unloaded.p50Ms.toFixed(1)} ms, p99 ${unloaded.p99Ms.toFixed(1)} ms (${unloaded.logins} logins, ${unloaded.failures} failed)`,
+  );
 
   const concurrency = availableParallelism();
   const rawKdf = await rawKdfRate(OWASP_ARGON2ID_PARAMS, concurrency, Math.max(concurrency, Math.round(durationS * 20)));
@@ -60,7 +80,9 @@ export async function measureLoginQueue(server: BenchServer, fixture: Fixture, o
   });
   const throughput = summarisePoint([throughputRun], null);
   const throughputRatio = throughput.rps / rawKdf.hashesPerS;
-  log(`  Login, ${clients} clients: ${throughput.rps.toFixed(1)} logins/s (raw Argon2id ${rawKdf.hashesPerS.toFixed(1)}/s at c=${concurrency}), ${throughput.non2xx} refused`);
+  log(
+    `  Login, ${clients} clients: ${throughput.rps.toFixed(1)} logins/s (raw Argon2id ${rawKdf.hashesPerS.toFixed(1)}/s at c=${concurrency}), ${throughput.non2xx} refused`,
+  );
 
   // The flood: unknown emails from 127.0.0.1; the legitimate client starts once the queue is full.
   const bogus = Array.from({ length: 16 }, (_, i) => ({

@@ -49,19 +49,26 @@ export async function measureLookups(databaseUrl: string, fixture: Fixture, call
     };
     const bearerUs = await time("bearer lookup: gatehouse.authenticate(token) (SHA-256 + session query)", () => gatehouse.authenticate(fixture.accessToken));
     await time("membership lookup: stores.orgs.findMembership", () => stores.orgs.findMembership(fixture.orgNoMfa, principal.userId));
-    const policyUs = await time(`policy read: stores.browserPolicies.getIfChanged (the version check every request makes while its cached version is current)`, () =>
-      stores.browserPolicies.getIfChanged(fixture.orgNoMfa, stored.version),
+    const policyUs = await time(
+      `policy read: stores.browserPolicies.getIfChanged (the version check every request makes while its cached version is current)`,
+      () => stores.browserPolicies.getIfChanged(fixture.orgNoMfa, stored.version),
     );
-    await time(`for comparison: stores.browserPolicies.get (query + JSON.parse of the whole stored policy, as on a version change)`, () => stores.browserPolicies.get(fixture.orgNoMfa));
+    await time(`for comparison: stores.browserPolicies.get (query + JSON.parse of the whole stored policy, as on a version change)`, () =>
+      stores.browserPolicies.get(fixture.orgNoMfa),
+    );
     await time("URL decision: checkUrl(compiled, url)", () => checkUrl(compiled, url));
-    await time("whole use case: gatehouse.checkUrlAccess (membership + policy read + decision)", () => gatehouse.checkUrlAccess(principal, fixture.orgNoMfa, url));
+    await time("whole use case: gatehouse.checkUrlAccess (membership + policy read + decision)", () =>
+      gatehouse.checkUrlAccess(principal, fixture.orgNoMfa, url),
+    );
     if (storage.kind === "sqlite") {
       // The session query as SQLite runs it when the statement is prepared once (the schema's own column names).
       const raw = new BetterSqlite3(databaseUrl, { readonly: true });
       try {
         const tokenHash = createHash("sha256").update(fixture.accessToken).digest("hex");
         const statement = raw.prepare("SELECT * FROM sessions WHERE access_token_hash = ? AND revoked_at IS NULL AND access_expires_at > ?");
-        await time("for comparison: the session query on better-sqlite3 alone, statement prepared once (the floor under the bearer lookup)", () => statement.get(tokenHash, Date.now()));
+        await time("for comparison: the session query on better-sqlite3 alone, statement prepared once (the floor under the bearer lookup)", () =>
+          statement.get(tokenHash, Date.now()),
+        );
         await time("for comparison: the same query, prepared on every call (kysely's SqliteDriver without the adapter's statement cache)", () =>
           raw.prepare("SELECT * FROM sessions WHERE access_token_hash = ? AND revoked_at IS NULL AND access_expires_at > ?").get(tokenHash, Date.now()),
         );

@@ -17,7 +17,14 @@ function hashOnce(params: Argon2idParams): Promise<number> {
   return new Promise((resolve, reject) => {
     argon2(
       "argon2id",
-      { message: "bench correct horse battery".normalize("NFC"), nonce: randomBytes(16), memory: params.memoryKiB, passes: params.passes, parallelism: params.parallelism, tagLength: 32 },
+      {
+        message: "bench correct horse battery".normalize("NFC"),
+        nonce: randomBytes(16),
+        memory: params.memoryKiB,
+        passes: params.passes,
+        parallelism: params.parallelism,
+        tagLength: 32,
+      },
       (error) => (error ? reject(error) : resolve(performance.now() - start)),
     );
   });

@@ -40,10 +40,20 @@ export async function measurePgReads(options: PgReadsOptions, log: (line: string
   ];
   const opened = [];
   try {
-    for (const variant of variants) opened.push(await openPostgresStores({ connectionString: url.toString(), max: variant.max, preparedStatements: variant.preparedStatements }));
+    for (const variant of variants)
+      opened.push(await openPostgresStores({ connectionString: url.toString(), max: variant.max, preparedStatements: variant.preparedStatements }));
     const { stores } = opened[0]!;
     await stores.orgs.create({ id: "o", name: "O", createdAt: 1 });
-    await stores.users.create({ id: "u", email: "u@example.com", displayName: "U", passwordHash: "h", phone: null, phoneVerified: false, platformAdmin: false, createdAt: 1 });
+    await stores.users.create({
+      id: "u",
+      email: "u@example.com",
+      displayName: "U",
+      passwordHash: "h",
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      createdAt: 1,
+    });
     await stores.orgs.putMembership({ orgId: "o", userId: "u", role: "member" });
     const { version } = await stores.browserPolicies.put("o", DEFAULT_BROWSER_POLICY);
     const perVariant: number[][] = variants.map(() => []);

@@ -44,7 +44,10 @@ export interface ProfileSummary {
 const AREA_RULES: readonly [string, (url: string, fn: string) => boolean][] = [
   ["URL policy (parse + host key + match)", (url) => url.includes("/core/src/url-policy/")],
   ["core use cases (auth, membership, policy reader)", (url) => url.includes("/core/src/")],
-  ["repositories (adapters-kysely/sqlite)", (url) => url.includes("/adapters-kysely/") || url.includes("/adapters-sqlite/") || url.includes("/adapters-postgres/")],
+  [
+    "repositories (adapters-kysely/sqlite)",
+    (url) => url.includes("/adapters-kysely/") || url.includes("/adapters-sqlite/") || url.includes("/adapters-postgres/"),
+  ],
   ["kysely (query building, compiling, driver)", (url) => url.includes("/node_modules/kysely/")],
   ["better-sqlite3 (statements)", (url) => url.includes("/node_modules/better-sqlite3/")],
   ["pg driver", (url) => url.includes("/node_modules/pg")],
@@ -67,7 +70,12 @@ export interface ProfileWindow {
  * `window` keeps only the samples taken inside it (V8 stamps samples with the same monotonic clock as
  * `process.hrtime`), so the server's start-up does not count; the whole profile is used when none fall inside.
  */
-export function summariseProfile(file: string, inclusivePatterns: readonly [string, RegExp][] = [], top = 15, window?: ProfileWindow): ProfileSummary & { windowed: boolean } {
+export function summariseProfile(
+  file: string,
+  inclusivePatterns: readonly [string, RegExp][] = [],
+  top = 15,
+  window?: ProfileWindow,
+): ProfileSummary & { windowed: boolean } {
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -153,6 +161,10 @@ export function summariseProfile(file: string, inclusivePatterns: readonly [stri
     idleMs: idleUs / 1000,
     topFunctions: rows(byFunction, top),
     areas: rows(byArea),
-    inclusive: inclusivePatterns.map(([name]) => ({ name, ms: (inclusiveUs.get(name) ?? 0) / 1000, percent: busyUs === 0 ? 0 : (100 * (inclusiveUs.get(name) ?? 0)) / busyUs })),
+    inclusive: inclusivePatterns.map(([name]) => ({
+      name,
+      ms: (inclusiveUs.get(name) ?? 0) / 1000,
+      percent: busyUs === 0 ? 0 : (100 * (inclusiveUs.get(name) ?? 0)) / busyUs,
+    })),
   };
 }

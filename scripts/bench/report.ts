@@ -187,20 +187,23 @@ function loginQueueSection(q: LoginQueueResult): string[] {
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const escape = (cell: string) => cell.replaceAll("|", "\\|");
-  return [
-    `| ${header.join(" | ")} |`,
-    `|${header.map(() => "---").join("|")}|`,
-    ...rows.map((row) => `| ${row.map(escape).join(" | ")} |`),
-  ].join("\n");
+  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.map(escape).join(" | ")} |`)].join("\n");
 }
 
 export const SUMMARY_HEADER = ["Measurement", "Figure", "Goal", "Result"] as const;
 
 export function summaryTable(goals: readonly GoalRow[]): string {
-  return table(SUMMARY_HEADER, goals.map((g) => [g.measurement, g.figure, g.goal, g.result]));
+  return table(
+    SUMMARY_HEADER,
+    goals.map((g) => [g.measurement, g.figure, g.goal, g.result]),
+  );
 }
 
-const profileTable = (rows: readonly ProfileRow[]) => table(["Function / area", "self ms", "share of busy CPU %"], rows.map((r) => [r.name, fmt(r.ms), fmt(r.percent, 1)]));
+const profileTable = (rows: readonly ProfileRow[]) =>
+  table(
+    ["Function / area", "self ms", "share of busy CPU %"],
+    rows.map((r) => [r.name, fmt(r.ms), fmt(r.percent, 1)]),
+  );
 
 /** A run to compare against, and the changes made since it (docs/benchmarks-baseline.json). */
 export interface Baseline {
@@ -247,7 +250,15 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
   const { machine, urlCheck, server, scaling } = results;
   const o = server.options;
   const p = server.points;
-  const point = (name: string, x: typeof p.checkUrl, goal = "", result = "") => [name, fmt(x.rps, x.rps < 100 ? 2 : 0), fmt(x.p50Ms, 2), fmt(x.p99Ms, 2), mb(x.peakRssBytes), goal, result];
+  const point = (name: string, x: typeof p.checkUrl, goal = "", result = "") => [
+    name,
+    fmt(x.rps, x.rps < 100 ? 2 : 0),
+    fmt(x.p50Ms, 2),
+    fmt(x.p99Ms, 2),
+    mb(x.peakRssBytes),
+    goal,
+    result,
+  ];
   const lines: string[] = [];
   lines.push(
     "# Benchmarks",
@@ -340,7 +351,10 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     `Each step of a check-url request called ${fmt(server.lookups.calls)} times in a row in the bench process, on the same SQLite fixture, through the stores the server uses ` +
       "(mean per call, median of 3 rounds). The per-request CPU budget of 10,000 req/s on one core is 100 µs.",
     "",
-    table(["Step", "µs per call"], server.lookups.rows.map((r) => [r.name, fmt(r.us, 1)])),
+    table(
+      ["Step", "µs per call"],
+      server.lookups.rows.map((r) => [r.name, fmt(r.us, 1)]),
+    ),
     "",
     "### CPU profile of the check-url path",
     "",
@@ -358,7 +372,10 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     "Share of busy CPU whose stack contains the named step (inclusive; an async function's time after an `await` is only counted when its own frame is on the stack, " +
       "so the SQL layer, whose queries run in kysely's continuations, is listed on its own):",
     "",
-    table(["Step", "ms", "share of busy CPU %"], server.profile.inclusive.map((r) => [r.name, fmt(r.ms), fmt(r.percent, 1)])),
+    table(
+      ["Step", "ms", "share of busy CPU %"],
+      server.profile.inclusive.map((r) => [r.name, fmt(r.ms), fmt(r.percent, 1)]),
+    ),
     "",
     "## 3. Password floor",
     "",
@@ -368,8 +385,26 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     table(
       ["Concurrency", "raw Argon2id hashes/s", "Argon2id p50 ms", "Login req/s", "Login p50 ms", "Login / Argon2id", "Goal", "Result"],
       [
-        ["1", fmt(server.kdfRate.c1, 2), fmt(server.kdfMedianMs, 1), fmt(p.login1.rps, 2), fmt(p.login1.p50Ms, 1), pct(server.loginRatio.c1), "≥ 90%", pass(server.loginRatio.c1 >= 0.9)],
-        ["2", fmt(server.kdfRate.c2, 2), fmt(median(server.kdf.c2.map((s) => s.medianMs)), 1), fmt(p.login2.rps, 2), fmt(p.login2.p50Ms, 1), pct(server.loginRatio.c2), "≥ 90%", pass(server.loginRatio.c2 >= 0.9)],
+        [
+          "1",
+          fmt(server.kdfRate.c1, 2),
+          fmt(server.kdfMedianMs, 1),
+          fmt(p.login1.rps, 2),
+          fmt(p.login1.p50Ms, 1),
+          pct(server.loginRatio.c1),
+          "≥ 90%",
+          pass(server.loginRatio.c1 >= 0.9),
+        ],
+        [
+          "2",
+          fmt(server.kdfRate.c2, 2),
+          fmt(median(server.kdf.c2.map((s) => s.medianMs)), 1),
+          fmt(p.login2.rps, 2),
+          fmt(p.login2.p50Ms, 1),
+          pct(server.loginRatio.c2),
+          "≥ 90%",
+          pass(server.loginRatio.c2 >= 0.9),
+        ],
       ],
     ),
     "",
@@ -392,7 +427,9 @@ export function renderMarkdown(results: BenchResults, baseline?: Baseline): stri
     table(
       ["Database", "1 process req/s", "2 processes req/s", "speed-up", "p99 ms (1 / 2)"],
       scaling.map((s) =>
-        s.measured ? [s.database, fmt(s.one.rps), fmt(s.two.rps), `×${fmt(s.speedup, 2)}`, `${fmt(s.one.p99Ms, 2)} / ${fmt(s.two.p99Ms, 2)}`] : [s.database, `not measured: ${s.reason}`, "", "", ""],
+        s.measured
+          ? [s.database, fmt(s.one.rps), fmt(s.two.rps), `×${fmt(s.speedup, 2)}`, `${fmt(s.one.p99Ms, 2)} / ${fmt(s.two.p99Ms, 2)}`]
+          : [s.database, `not measured: ${s.reason}`, "", "", ""],
       ),
     ),
     "",

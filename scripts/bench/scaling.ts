@@ -80,8 +80,21 @@ async function measurePostgres(options: ScalingOptions, log: (line: string) => v
 /** The second process: another server on its own port, or the one server run with WORKERS=2. */
 type SecondProcess = "own port" | "workers";
 
-async function measureOn(database: string, databaseUrl: string, options: ScalingOptions, log: (line: string) => void, second: SecondProcess = "own port"): Promise<ScalingResult> {
-  const fixture = await seedFixture({ databaseUrl, policyEntries: options.policyEntries, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0, checkUrlOnly: true });
+async function measureOn(
+  database: string,
+  databaseUrl: string,
+  options: ScalingOptions,
+  log: (line: string) => void,
+  second: SecondProcess = "own port",
+): Promise<ScalingResult> {
+  const fixture = await seedFixture({
+    databaseUrl,
+    policyEntries: options.policyEntries,
+    mfaUsers: 0,
+    cheapMfaUsers: 0,
+    verifyChallenges: 0,
+    checkUrlOnly: true,
+  });
   // check-url needs no OTP, and dev OTP mode (one process's memory) refuses WORKERS > 1.
   const env = { ...serverEnv(databaseUrl), OTP_RETURN_TO_CLIENT: "false" };
   const requests = checkUrlRequests(fixture, fixture.orgNoMfa);
@@ -92,7 +105,10 @@ async function measureOn(database: string, databaseUrl: string, options: Scaling
   const measure = async (targets: [BenchServer, BenchServer]): Promise<ScalingConfig> => {
     const runs: LoadResult[][] = [];
     for (let run = 0; run < options.runs; run++) runs.push(await drive(targets, options.durationS));
-    for (const pair of runs) for (const r of pair) if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001)) throw new Error(`scaling on ${database}: failed requests ${JSON.stringify(r.statusCodes)}`);
+    for (const pair of runs)
+      for (const r of pair)
+        if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001))
+          throw new Error(`scaling on ${database}: failed requests ${JSON.stringify(r.statusCodes)}`);
     return {
       runs,
       rps: median(runs.map((pair) => pair.reduce((sum, r) => sum + r.rps, 0))),

@@ -158,9 +158,21 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
     await runLoad(root, { kind: "autocannon", url: server.url, connections, duration: options.warmupS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
 
     const healthz = await point("GET /healthz (reference)", { connections, requests: [{ method: "GET", path: "/healthz" }] }, options.shortDurationS);
-    const checkUrl = await point(`POST /api/browser/check-url (${options.policyEntries}-entry policy)`, { connections, requests: checkUrlRequests(fixture, fixture.orgNoMfa) }, options.durationS);
-    const checkUrlSmallPolicy = await point("POST /api/browser/check-url (10-entry policy)", { connections, requests: checkUrlRequests(fixture, fixture.orgSmallPolicy) }, options.shortDurationS);
-    const policy = await point("GET /api/browser/policy", { connections, requests: [{ method: "GET", path: `/api/browser/policy?org_id=${fixture.orgNoMfa}`, headers: auth }] }, options.durationS);
+    const checkUrl = await point(
+      `POST /api/browser/check-url (${options.policyEntries}-entry policy)`,
+      { connections, requests: checkUrlRequests(fixture, fixture.orgNoMfa) },
+      options.durationS,
+    );
+    const checkUrlSmallPolicy = await point(
+      "POST /api/browser/check-url (10-entry policy)",
+      { connections, requests: checkUrlRequests(fixture, fixture.orgSmallPolicy) },
+      options.shortDurationS,
+    );
+    const policy = await point(
+      "GET /api/browser/policy",
+      { connections, requests: [{ method: "GET", path: `/api/browser/policy?org_id=${fixture.orgNoMfa}`, headers: auth }] },
+      options.durationS,
+    );
     const connectCheckUrl = await point(
       "Connect CheckUrlAccess",
       {
@@ -220,7 +232,9 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
     peakRssBytes = Math.max(peakRssBytes ?? 0, loginPeak ?? 0) || null;
     const kdfRate = { c1: median(kdf1.map((s) => s.hashesPerS)), c2: median(kdf2.map((s) => s.hashesPerS)) };
     const loginRatio = { c1: login1.rps / kdfRate.c1, c2: login2.rps / kdfRate.c2 };
-    log(`  raw Argon2id ${kdfRate.c1.toFixed(2)} / ${kdfRate.c2.toFixed(2)} hashes/s, Login ${login1.rps.toFixed(2)} / ${login2.rps.toFixed(2)} req/s (c=1 / c=2)`);
+    log(
+      `  raw Argon2id ${kdfRate.c1.toFixed(2)} / ${kdfRate.c2.toFixed(2)} hashes/s, Login ${login1.rps.toFixed(2)} / ${login2.rps.toFixed(2)} req/s (c=1 / c=2)`,
+    );
 
     // Full MFA flow at concurrency 1 (production hash), then the cheap-hash cross-check.
     // Cheap-hash users log in to their own server: the main one would rehash their hashes to its parameters.
@@ -269,7 +283,9 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
     const cheapKdf = await rawKdfRate(CHEAP_ARGON2ID, 1, 200);
     const addedMs = median(flowRuns.map((flow, run) => flow.flowP50Ms - flowKdf[run]!.medianMs));
     const addedMsCheap = cheapFlow.flowP50Ms - cheapKdf.medianMs;
-    log(`  MFA flow c=1: ${mfaFlow.flowsPerS.toFixed(2)} flows/s, p50 ${mfaFlow.flowP50Ms.toFixed(1)} ms (Argon2id ${median(flowKdf.map((s) => s.medianMs)).toFixed(1)} ms) → added ${addedMs.toFixed(2)} ms; cheap-hash cross-check ${addedMsCheap.toFixed(2)} ms`);
+    log(
+      `  MFA flow c=1: ${mfaFlow.flowsPerS.toFixed(2)} flows/s, p50 ${mfaFlow.flowP50Ms.toFixed(1)} ms (Argon2id ${median(flowKdf.map((s) => s.medianMs)).toFixed(1)} ms) → added ${addedMs.toFixed(2)} ms; cheap-hash cross-check ${addedMsCheap.toFixed(2)} ms`,
+    );
     if (flowRuns.some((r) => r.exhausted)) log("  warning: the MFA flow ran out of users (send limits) before its duration");
 
     log(`5. Login through the password hash queue, ${options.loginQueue.clients} clients`);
@@ -343,7 +359,13 @@ async function profileCheckUrl(options: ServerBenchOptions, env: Record<string, 
   let toUs = 0;
   try {
     fromUs = Number(process.hrtime.bigint() / 1000n);
-    load = await runLoad(options.root, { kind: "autocannon", url: server.url, connections: options.connections, duration: options.profileDurationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
+    load = await runLoad(options.root, {
+      kind: "autocannon",
+      url: server.url,
+      connections: options.connections,
+      duration: options.profileDurationS,
+      requests: checkUrlRequests(fixture, fixture.orgNoMfa),
+    });
     toUs = Number(process.hrtime.bigint() / 1000n);
   } finally {
     await stopChecked(server);
@@ -355,7 +377,10 @@ async function profileCheckUrl(options: ServerBenchOptions, env: Record<string, 
     [
       ["bearer lookup: authenticate (token format, SHA-256, session query call)", /^(authenticate|findActiveByAccessTokenHash|hashToken|bearerToken) /],
       ["membership lookup: requireMember / findMembership", /^(requireMember|findMembership) /],
-      ["policy lookup: store read, JSON.parse of the stored policy, PolicyCache", /^(read \S*use-cases\/browser\.ts|(get|getIfChanged) \S*browser-policy-repository\.ts|toVersioned|(get|put) \S*policy-cache\.ts)/],
+      [
+        "policy lookup: store read, JSON.parse of the stored policy, PolicyCache",
+        /^(read \S*use-cases\/browser\.ts|(get|getIfChanged) \S*browser-policy-repository\.ts|toVersioned|(get|put) \S*policy-cache\.ts)/,
+      ],
       ["URL decision: checkUrl (parse, host key, match)", /^checkUrl /],
       ["SQL layer: kysely + better-sqlite3 (all three queries)", /node_modules\/(kysely|better-sqlite3)\//],
     ],

@@ -97,7 +97,7 @@ for (let warm = 0; warm < 5; warm++) {
     const decision = checkUrl(compiled, input);
     sink += decision.allowed ? 1 : 0;
     if (warm === 0) {
-      const key = decision.allowed ? "allowed" : decision.reasonCode ?? "denied";
+      const key = decision.allowed ? "allowed" : (decision.reasonCode ?? "denied");
       decisions[key] = (decisions[key] ?? 0) + 1;
     }
   }

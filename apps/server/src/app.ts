@@ -61,7 +61,10 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,
   });
-  const observers: RequestObserver[] = [...(metrics === undefined ? [] : [metrics]), ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : [])];
+  const observers: RequestObserver[] = [
+    ...(metrics === undefined ? [] : [metrics]),
+    ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : []),
+  ];
   const observer = combineObservers(observers);
   const readiness = createReadiness({ ping: storage.ping });
 
@@ -148,7 +151,14 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     }
   }
   logger.info(
-    { url, storage: storage.kind, sms: sms.mode, devOtpRoute: config.devOtpRouteEnabled, metrics: metricsServer?.url, reflection: config.observability.grpcReflection },
+    {
+      url,
+      storage: storage.kind,
+      sms: sms.mode,
+      devOtpRoute: config.devOtpRouteEnabled,
+      metrics: metricsServer?.url,
+      reflection: config.observability.grpcReflection,
+    },
     "gatehouse listening",
   );
 

@@ -119,7 +119,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: [],
     options: [],
     run: async ({ gatehouse }) => ({
-      orgs: (await gatehouse.admin.listOrgs(SYSTEM_ACTOR)).map((org) => ({ org_id: org.id, name: org.name, created_at: new Date(org.createdAt).toISOString() })),
+      orgs: (await gatehouse.admin.listOrgs(SYSTEM_ACTOR)).map((org) => ({
+        org_id: org.id,
+        name: org.name,
+        created_at: new Date(org.createdAt).toISOString(),
+      })),
     }),
   },
   "org settings": {
@@ -150,7 +154,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: ["email"],
     options: ["password", "password-stdin", "display-name", "platform-admin"],
     run: async ({ args, values, gatehouse }) => {
-      if ((values.password === undefined) === (values["password-stdin"] !== true)) throw new UsageError("user create: give exactly one of --password or --password-stdin");
+      if ((values.password === undefined) === (values["password-stdin"] !== true))
+        throw new UsageError("user create: give exactly one of --password or --password-stdin");
       const password = values.password ?? readFileSync(0, "utf8").replace(/\r?\n$/, "");
       const { userId } = await gatehouse.register({
         email: args[0]!,
@@ -193,7 +198,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: ["org_id"],
     options: ["json"],
     run: async ({ args, values, gatehouse }) => {
-      if (values.json === undefined) throw new UsageError("policy set needs --json '{\"access_control\": {...}, \"action_restrictions\": {...}}'");
+      if (values.json === undefined) throw new UsageError('policy set needs --json \'{"access_control": {...}, "action_restrictions": {...}}\'');
       const policy = policyInputFromJson(parseJsonOption(values.json, "policy"));
       return policyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!, policy));
     },

@@ -115,7 +115,6 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     problems.push(`OTP_HASH_KEY must be at least ${MIN_OTP_HASH_KEY_LENGTH} characters`);
   }
 
-
   const logLevel = text("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
 
@@ -131,7 +130,8 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
 
   const workers = int("WORKERS", 1, 1, 64);
-  if (workers > 1 && devOtpMode) problems.push("WORKERS must be 1 in dev OTP mode: each process keeps its own in-memory OTPs, so GetOTP could ask the wrong one");
+  if (workers > 1 && devOtpMode)
+    problems.push("WORKERS must be 1 in dev OTP mode: each process keeps its own in-memory OTPs, so GetOTP could ask the wrong one");
 
   // The bounds keep memory ≥ 8 KiB per lane, as Argon2 requires.
   const argon2id: Argon2idParams = {

@@ -43,7 +43,16 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: "[redacted]",
       },
     },
-    format === "pretty" ? pinoPretty({ destination: destination ?? 1, sync: true, colorize: true, singleLine: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname,service" }) : destination,
+    format === "pretty"
+      ? pinoPretty({
+          destination: destination ?? 1,
+          sync: true,
+          colorize: true,
+          singleLine: true,
+          translateTime: "SYS:HH:MM:ss.l",
+          ignore: "pid,hostname,service",
+        })
+      : destination,
   );
 }
 

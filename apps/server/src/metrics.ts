@@ -34,17 +34,70 @@ export function createMetrics(): GatehouseMetrics {
   const registers = [registry];
 
   const rpcRequests = new Counter({ name: "gatehouse_rpc_requests_total", help: "RPCs by method and wire code", labelNames: ["method", "code"], registers });
-  const rpcDuration = new Histogram({ name: "gatehouse_rpc_duration_seconds", help: "Unary RPC latency by method", labelNames: ["method"], buckets: LATENCY_BUCKETS, registers });
-  const httpRequests = new Counter({ name: "gatehouse_http_requests_total", help: "JSON routes, probes and static files by route and status", labelNames: ["route", "status"], registers });
-  const httpDuration = new Histogram({ name: "gatehouse_http_duration_seconds", help: "JSON route latency by route", labelNames: ["route"], buckets: LATENCY_BUCKETS, registers });
-  const logins = new Counter({ name: "gatehouse_logins_total", help: "Login results: tokens, mfa_required, phone_required, or the error kind", labelNames: ["outcome"], registers });
-  const verifications = new Counter({ name: "gatehouse_mfa_verifications_total", help: "VerifyMFA results: verified, or the error kind", labelNames: ["result"], registers });
-  const otpSends = new Counter({ name: "gatehouse_otp_sends_total", help: "OTP SMS sends by provider and outcome (sent, failed)", labelNames: ["provider", "outcome"], registers });
-  const rateLimitedRpcs = new Counter({ name: "gatehouse_rate_limited_requests_total", help: "RPCs refused with rate_limited, by method", labelNames: ["method"], registers });
-  const rateLimitRejections = new Counter({ name: "gatehouse_rate_limit_rejections_total", help: "Refusals by the limit that was exhausted", labelNames: ["limit"], registers });
-  const queryDuration = new Histogram({ name: "gatehouse_db_query_duration_seconds", help: "Database query latency by statement kind and result", labelNames: ["operation", "result"], buckets: QUERY_BUCKETS, registers });
+  const rpcDuration = new Histogram({
+    name: "gatehouse_rpc_duration_seconds",
+    help: "Unary RPC latency by method",
+    labelNames: ["method"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const httpRequests = new Counter({
+    name: "gatehouse_http_requests_total",
+    help: "JSON routes, probes and static files by route and status",
+    labelNames: ["route", "status"],
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: "gatehouse_http_duration_seconds",
+    help: "JSON route latency by route",
+    labelNames: ["route"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const logins = new Counter({
+    name: "gatehouse_logins_total",
+    help: "Login results: tokens, mfa_required, phone_required, or the error kind",
+    labelNames: ["outcome"],
+    registers,
+  });
+  const verifications = new Counter({
+    name: "gatehouse_mfa_verifications_total",
+    help: "VerifyMFA results: verified, or the error kind",
+    labelNames: ["result"],
+    registers,
+  });
+  const otpSends = new Counter({
+    name: "gatehouse_otp_sends_total",
+    help: "OTP SMS sends by provider and outcome (sent, failed)",
+    labelNames: ["provider", "outcome"],
+    registers,
+  });
+  const rateLimitedRpcs = new Counter({
+    name: "gatehouse_rate_limited_requests_total",
+    help: "RPCs refused with rate_limited, by method",
+    labelNames: ["method"],
+    registers,
+  });
+  const rateLimitRejections = new Counter({
+    name: "gatehouse_rate_limit_rejections_total",
+    help: "Refusals by the limit that was exhausted",
+    labelNames: ["limit"],
+    registers,
+  });
+  const queryDuration = new Histogram({
+    name: "gatehouse_db_query_duration_seconds",
+    help: "Database query latency by statement kind and result",
+    labelNames: ["operation", "result"],
+    buckets: QUERY_BUCKETS,
+    registers,
+  });
   const hashQueueDepth = new Gauge({ name: "gatehouse_password_hash_queue_depth", help: "Password hashes waiting or running", registers });
-  const hashWait = new Histogram({ name: "gatehouse_password_hash_wait_seconds", help: "Time a password hash waited in the queue", buckets: HASH_BUCKETS, registers });
+  const hashWait = new Histogram({
+    name: "gatehouse_password_hash_wait_seconds",
+    help: "Time a password hash waited in the queue",
+    buckets: HASH_BUCKETS,
+    registers,
+  });
   const hashRun = new Histogram({ name: "gatehouse_password_hash_duration_seconds", help: "Time a password hash ran", buckets: HASH_BUCKETS, registers });
 
   const funnel = (record: RpcRecord) => {

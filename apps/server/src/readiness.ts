@@ -36,7 +36,13 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       timer.unref();
     });
     try {
-      return await Promise.race([options.ping().then(() => true, () => false), timedOut]);
+      return await Promise.race([
+        options.ping().then(
+          () => true,
+          () => false,
+        ),
+        timedOut,
+      ]);
     } finally {
       clearTimeout(timer);
     }

@@ -9,7 +9,10 @@ import type { RequestObserver } from "./request-observer.ts";
 export function requestLog(logger: Logger): RequestObserver {
   return {
     rpc: (record) =>
-      logger.info({ rpc: record.method, status: record.code, ms: Math.round(record.seconds * 10_000) / 10, ...(record.errorKind ? { kind: record.errorKind } : {}) }, "rpc"),
+      logger.info(
+        { rpc: record.method, status: record.code, ms: Math.round(record.seconds * 10_000) / 10, ...(record.errorKind ? { kind: record.errorKind } : {}) },
+        "rpc",
+      ),
     route: (record) => logger.info({ method: record.method, path: record.path, status: record.status, ms: Math.round(record.seconds * 10_000) / 10 }, "http"),
   };
 }

@@ -55,7 +55,14 @@ export function observeRpcs(observer: RequestObserver): Interceptor {
     const seconds = () => (performance.now() - started) / 1000;
     try {
       const response = await next(req);
-      observer.rpc({ method, code: "ok", seconds: seconds(), streaming: response.stream, errorKind: undefined, response: response.stream ? undefined : response.message });
+      observer.rpc({
+        method,
+        code: "ok",
+        seconds: seconds(),
+        streaming: response.stream,
+        errorKind: undefined,
+        response: response.stream ? undefined : response.message,
+      });
       return response;
     } catch (error) {
       observer.rpc({

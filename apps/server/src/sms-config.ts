@@ -53,7 +53,12 @@ export function readSmsProvider(text: Text, problems: string[], devOtpMode: bool
     case "none":
       return { kind: "none" };
     case "http": {
-      const config = { kind, apiKey: required("SMS_PROVIDER_API_KEY"), sender: text("SMS_PROVIDER_SENDER"), baseUrl: text("SMS_PROVIDER_BASE_URL") ?? "" } as const;
+      const config = {
+        kind,
+        apiKey: required("SMS_PROVIDER_API_KEY"),
+        sender: text("SMS_PROVIDER_SENDER"),
+        baseUrl: text("SMS_PROVIDER_BASE_URL") ?? "",
+      } as const;
       // config.ts already reports a key without a base URL; an explicit SMS_PROVIDER=http with neither needs saying here.
       if (config.baseUrl === "" && config.apiKey === "") problems.push("SMS_PROVIDER_BASE_URL is required with SMS_PROVIDER=http");
       return problems.length > before ? { kind: "none" } : config;

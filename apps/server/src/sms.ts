@@ -44,7 +44,13 @@ export function createSms(config: ServerConfig, clock: Clock, logger: Logger, ob
       return observed(createHttpSmsSender({ ...timing, apiKey: provider.apiKey, sender: provider.sender, baseUrl: provider.baseUrl }), "http", logger, observe);
     case "twilio":
       return observed(
-        createTwilioSmsSender({ ...timing, accountSid: provider.accountSid, credentials: provider.credentials, sender: provider.sender, baseUrl: provider.baseUrl }),
+        createTwilioSmsSender({
+          ...timing,
+          accountSid: provider.accountSid,
+          credentials: provider.credentials,
+          sender: provider.sender,
+          baseUrl: provider.baseUrl,
+        }),
         "twilio",
         logger,
         observe,

@@ -49,5 +49,12 @@ export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook
     return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: pg.purgeExpired, ping: pg.ping, close: pg.close };
   }
   const sqlite = await openSqliteStores({ filename: sqliteFilename(databaseUrl), onQuery });
-  return { stores: sqlite.stores, kind: "sqlite", applied: sqlite.appliedMigrations, purgeExpired: sqlite.purgeExpired, ping: sqlite.ping, close: sqlite.close };
+  return {
+    stores: sqlite.stores,
+    kind: "sqlite",
+    applied: sqlite.appliedMigrations,
+    purgeExpired: sqlite.purgeExpired,
+    ping: sqlite.ping,
+    close: sqlite.close,
+  };
 }

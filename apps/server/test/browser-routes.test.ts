@@ -3,7 +3,16 @@ import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
-import { BIN, DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+import {
+  BIN,
+  DEV_ENV,
+  runCli,
+  seedOrgAndMember,
+  startServerProcess,
+  tempSqliteDatabase,
+  type ServerProcess,
+  type TestDatabase,
+} from "./support/server-process.ts";
 
 const PASSWORD = "correct horse battery";
 const POLICY = {
@@ -91,7 +100,9 @@ describe("browser policy over HTTP and Connect", () => {
     expect(await org.json()).toEqual({ org_id: orgId, name: "Acme", slug: "acme" });
     const missing = await checkUrl({ org_id: orgId });
     expect(await missing.json()).toEqual({ error: { code: "invalid_argument", message: "url: is required", kind: "invalid_argument", field: "url" } });
-    const other = await fetch(`${server.url}/api/browser/org?org_id=00000000-0000-4000-8000-000000000000`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const other = await fetch(`${server.url}/api/browser/org?org_id=00000000-0000-4000-8000-000000000000`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     expect(other.status).toBe(403);
     expect(((await other.json()) as { error: { kind: string } }).error.kind).toBe("permission_denied");
   });
@@ -99,18 +110,36 @@ describe("browser policy over HTTP and Connect", () => {
   describe("bad requests get 4xx with the error body, never 5xx", () => {
     it.each([
       ["no token", () => checkUrl({ url: "https://a.com", org_id: "x" }, { headers: { "content-type": "application/json" } }), 401, "unauthenticated"],
-      ["forged token", () => checkUrl({ url: "https://a.com", org_id: "x" }, { headers: { "content-type": "application/json", authorization: "Bearer gh_at_nope" } }), 401, "unauthenticated"],
+      [
+        "forged token",
+        () => checkUrl({ url: "https://a.com", org_id: "x" }, { headers: { "content-type": "application/json", authorization: "Bearer gh_at_nope" } }),
+        401,
+        "unauthenticated",
+      ],
       ["malformed JSON", () => checkUrl("{not json"), 400, "invalid_argument"],
       ["JSON array", () => checkUrl("[]"), 400, "invalid_argument"],
       ["missing url", () => checkUrl({ org_id: orgId }), 400, "invalid_argument"],
       ["url not a string", () => checkUrl({ url: 42, org_id: orgId }), 400, "invalid_argument"],
       ["empty url", () => checkUrl({ url: "  ", org_id: orgId }), 400, "invalid_argument"],
       ["missing org_id", () => checkUrl({ url: "https://a.com" }), 400, "invalid_argument"],
-      ["wrong content type", () => checkUrl(JSON.stringify({ url: "https://a.com", org_id: orgId }), { headers: { "content-type": "text/plain", authorization: `Bearer ${accessToken}` } }), 400, "invalid_argument"],
+      [
+        "wrong content type",
+        () =>
+          checkUrl(JSON.stringify({ url: "https://a.com", org_id: orgId }), {
+            headers: { "content-type": "text/plain", authorization: `Bearer ${accessToken}` },
+          }),
+        400,
+        "invalid_argument",
+      ],
       ["huge body", () => checkUrl({ url: `https://a.com/${"x".repeat(100_000)}`, org_id: orgId }), 413, "resource_exhausted"],
       ["another org", () => checkUrl({ url: "https://a.com", org_id: "00000000-0000-4000-8000-000000000000" }), 403, "permission_denied"],
       ["GET on check-url", () => fetch(`${server.url}/api/browser/check-url`, { headers: { authorization: `Bearer ${accessToken}` } }), 405, "unimplemented"],
-      ["policy without org_id", () => fetch(`${server.url}/api/browser/policy`, { headers: { authorization: `Bearer ${accessToken}` } }), 400, "invalid_argument"],
+      [
+        "policy without org_id",
+        () => fetch(`${server.url}/api/browser/policy`, { headers: { authorization: `Bearer ${accessToken}` } }),
+        400,
+        "invalid_argument",
+      ],
       ["policy without token", () => fetch(`${server.url}/api/browser/policy?org_id=${orgId}`), 401, "unauthenticated"],
     ])("%s → %i %s", async (_name, request, status, code) => {
       const response = await request();
@@ -140,7 +169,12 @@ describe("browser policy over HTTP and Connect", () => {
     const bad = {
       orgId,
       policy: {
-        accessControl: { allowedDomains: ["ok.example.com", ".bad.com"], blockedDomains: ["*.10.0.0.1", "a/b"], defaultAction: "maybe", wildcardSupported: true },
+        accessControl: {
+          allowedDomains: ["ok.example.com", ".bad.com"],
+          blockedDomains: ["*.10.0.0.1", "a/b"],
+          defaultAction: "maybe",
+          wildcardSupported: true,
+        },
         actionRestrictions: { allowedActions: ["navigate", "print"], readOnlyMode: false },
       },
     };
@@ -152,7 +186,13 @@ describe("browser policy over HTTP and Connect", () => {
     expect((await api.admin.getOrgBrowserPolicy({ orgId }, adminAuth)).policy?.accessControl?.allowedDomains).toEqual(["docs.example.com", "*.corp.example"]);
 
     const updated = await api.admin.updateOrgBrowserPolicy(
-      { orgId, policy: { accessControl: { allowedDomains: [" News.Example.ORG. "], blockedDomains: [], defaultAction: "deny", wildcardSupported: false }, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } } },
+      {
+        orgId,
+        policy: {
+          accessControl: { allowedDomains: [" News.Example.ORG. "], blockedDomains: [], defaultAction: "deny", wildcardSupported: false },
+          actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+        },
+      },
       adminAuth,
     );
     expect(updated.policy?.accessControl?.allowedDomains).toEqual(["news.example.org"]);
@@ -175,7 +215,9 @@ describe("CLI", () => {
   it("migrate prints the applied migrations as JSON", () => {
     const result = runCli(["migrate"], env);
     expect(result.status).toBe(0);
-    expect(result.json).toEqual({ applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"] });
+    expect(result.json).toEqual({
+      applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"],
+    });
     expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
   });
 
@@ -185,10 +227,23 @@ describe("CLI", () => {
     const orgId = String(org.json.org_id);
     const user = runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
     expect(user.status).toBe(0);
-    expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).json).toEqual({ org_id: orgId, user_id: user.json.user_id, role: "admin" });
-    expect(runCli(["org", "settings", orgId], env).json).toEqual({ require_mfa_new_device: true, require_mfa_untrusted_device: true, trust_device_after_mfa: true, trust_ttl_days: 30 });
+    expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).json).toEqual({
+      org_id: orgId,
+      user_id: user.json.user_id,
+      role: "admin",
+    });
+    expect(runCli(["org", "settings", orgId], env).json).toEqual({
+      require_mfa_new_device: true,
+      require_mfa_untrusted_device: true,
+      trust_device_after_mfa: true,
+      trust_ttl_days: 30,
+    });
     expect(runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env).json.trust_ttl_days).toBe(7);
-    expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({ mfa_always: true, device_trust_enabled: true, max_trust_ttl_days: 90 });
+    expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({
+      mfa_always: true,
+      device_trust_enabled: true,
+      max_trust_ttl_days: 90,
+    });
     expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).json).toEqual(POLICY);
     expect(runCli(["policy", "get", orgId], env).json).toEqual(POLICY);
   });

@@ -110,7 +110,8 @@ describe.each(BACKENDS.filter((backend) => backend.available))("statements per b
   it("Connect CheckUrlAccess and GetBrowserPolicy: 1 statement each", async () => {
     const checkUrl = async () => expect((await api.browser.checkUrlAccess({ orgId, url: "https://evil.example/" }, bearer(accessToken))).allowed).toBe(false);
     expect(await statementsPerCall(checkUrl)).toBe(1);
-    const getPolicy = async () => expect((await api.browser.getBrowserPolicy({ orgId }, bearer(accessToken))).accessControl?.allowedDomains).toEqual(["docs.example.com"]);
+    const getPolicy = async () =>
+      expect((await api.browser.getBrowserPolicy({ orgId }, bearer(accessToken))).accessControl?.allowedDomains).toEqual(["docs.example.com"]);
     expect(await statementsPerCall(getPolicy)).toBe(1);
   });
 });

@@ -49,7 +49,12 @@ describe("gatehouse CLI conventions", () => {
   ])("refuses %j with one clear line on stderr", (args, line) => {
     const result = runCli(args, env);
     expect(result.stdout).toBe("");
-    expect(result.stderr.trimEnd().split("\n").filter((l) => !l.startsWith("gatehouse: database "))).toEqual([line]);
+    expect(
+      result.stderr
+        .trimEnd()
+        .split("\n")
+        .filter((l) => !l.startsWith("gatehouse: database ")),
+    ).toEqual([line]);
     expect(result.status).toBe(line.includes("error (") ? 1 : 2);
   });
 
@@ -67,7 +72,7 @@ describe("gatehouse CLI conventions", () => {
       expect(result.status).toBe(1);
       expect(result.stdout).toBe("");
       expect(result.stderr).toBe(
-        "gatehouse: invalid configuration:\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent\n  - PORT must be a whole number from 0 to 65535 (got \"99999\")\n",
+        'gatehouse: invalid configuration:\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent\n  - PORT must be a whole number from 0 to 65535 (got "99999")\n',
       );
     }
   });
@@ -82,7 +87,10 @@ describe("gatehouse CLI conventions", () => {
     const orgs = runCli(["org", "list"], env).json.orgs as { org_id: string; name: string }[];
     expect(orgs).toContainEqual(expect.objectContaining({ org_id: orgId, name: "Acme" }));
     const members = runCli(["member", "list", orgId], env).json.members as { email: string; role: string }[];
-    expect(members.map(({ email, role }) => [email, role]).sort()).toEqual([["ada@example.com", "admin"], ["bob@example.com", "member"]]);
+    expect(members.map(({ email, role }) => [email, role]).sort()).toEqual([
+      ["ada@example.com", "admin"],
+      ["bob@example.com", "member"],
+    ]);
 
     expect(runCli(["member", "remove", orgId, "Bob@Example.com"], env).json).toEqual({ removed: true });
     expect(runCli(["member", "list", orgId], env).json.members).toEqual([expect.objectContaining({ email: "ada@example.com" })]);

@@ -25,7 +25,13 @@ describe("a client that hangs up mid-request", () => {
         done();
       },
     });
-    const config = loadConfig({ DATABASE_URL: db.databaseUrl, PORT: "0", PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1", RATE_LIMIT_IP_PER_MINUTE: "0" });
+    const config = loadConfig({
+      DATABASE_URL: db.databaseUrl,
+      PORT: "0",
+      PASSWORD_HASH_MEMORY_KIB: "1024",
+      PASSWORD_HASH_PASSES: "1",
+      RATE_LIMIT_IP_PER_MINUTE: "0",
+    });
     server = await startServer(config, createLogger("debug", destination));
     const { gatehouse } = server;
     await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
@@ -47,7 +53,9 @@ describe("a client that hangs up mid-request", () => {
     const socket = connect(server.port, "127.0.0.1");
     socket.on("error", () => {});
     const closed = new Promise((resolve) => socket.once("close", resolve));
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: ${contentType}\r\nauthorization: Bearer ${accessToken}\r\ncontent-length: 100\r\n\r\n{"url":`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: ${contentType}\r\nauthorization: Bearer ${accessToken}\r\ncontent-length: 100\r\n\r\n{"url":`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
     await closed;

@@ -21,14 +21,37 @@ function problemsOf(env: Record<string, string>): string {
 describe("SMS_PROVIDER", () => {
   it.each([
     ["nothing set: no SMS", {}, { kind: "none" }],
-    ["a key and URL without SMS_PROVIDER: the http provider, as before", { SMS_PROVIDER_API_KEY: "k_123", SMS_PROVIDER_BASE_URL: "https://sms.example/send" }, { kind: "http", apiKey: "k_123", baseUrl: "https://sms.example/send" }],
-    ["twilio with an auth token and a From number", TWILIO, { kind: "twilio", credentials: { kind: "auth_token", authToken: TWILIO.TWILIO_AUTH_TOKEN }, sender: { from: "+15557654321" } }],
+    [
+      "a key and URL without SMS_PROVIDER: the http provider, as before",
+      { SMS_PROVIDER_API_KEY: "k_123", SMS_PROVIDER_BASE_URL: "https://sms.example/send" },
+      { kind: "http", apiKey: "k_123", baseUrl: "https://sms.example/send" },
+    ],
+    [
+      "twilio with an auth token and a From number",
+      TWILIO,
+      { kind: "twilio", credentials: { kind: "auth_token", authToken: TWILIO.TWILIO_AUTH_TOKEN }, sender: { from: "+15557654321" } },
+    ],
     [
       "twilio with an API key and a messaging service",
-      { ...TWILIO, TWILIO_AUTH_TOKEN: "", TWILIO_FROM: "", TWILIO_API_KEY_SID: "SK0123456789abcdef0123456789abcdef", TWILIO_API_KEY_SECRET: "s3cret", TWILIO_MESSAGING_SERVICE_SID: "MG0123456789abcdef0123456789abcdef" },
-      { kind: "twilio", credentials: { kind: "api_key", apiKeySid: "SK0123456789abcdef0123456789abcdef", apiKeySecret: "s3cret" }, sender: { messagingServiceSid: "MG0123456789abcdef0123456789abcdef" } },
+      {
+        ...TWILIO,
+        TWILIO_AUTH_TOKEN: "",
+        TWILIO_FROM: "",
+        TWILIO_API_KEY_SID: "SK0123456789abcdef0123456789abcdef",
+        TWILIO_API_KEY_SECRET: "s3cret",
+        TWILIO_MESSAGING_SERVICE_SID: "MG0123456789abcdef0123456789abcdef",
+      },
+      {
+        kind: "twilio",
+        credentials: { kind: "api_key", apiKeySid: "SK0123456789abcdef0123456789abcdef", apiKeySecret: "s3cret" },
+        sender: { messagingServiceSid: "MG0123456789abcdef0123456789abcdef" },
+      },
     ],
-    ["vonage", { SMS_PROVIDER: "Vonage", VONAGE_API_KEY: "abcd1234", VONAGE_API_SECRET: "s3cret", VONAGE_FROM: "Gatehouse", VONAGE_BASE_URL: "http://127.0.0.1:1" }, { kind: "vonage", from: "Gatehouse", baseUrl: "http://127.0.0.1:1" }],
+    [
+      "vonage",
+      { SMS_PROVIDER: "Vonage", VONAGE_API_KEY: "abcd1234", VONAGE_API_SECRET: "s3cret", VONAGE_FROM: "Gatehouse", VONAGE_BASE_URL: "http://127.0.0.1:1" },
+      { kind: "vonage", from: "Gatehouse", baseUrl: "http://127.0.0.1:1" },
+    ],
     ["dev OTP mode ignores a half-configured provider", { OTP_RETURN_TO_CLIENT: "true", SMS_PROVIDER: "twilio" }, { kind: "none" }],
   ])("%s", (_, env, expected) => {
     expect(loadConfig(env).smsProvider).toMatchObject(expected);
@@ -43,7 +66,12 @@ describe("SMS_PROVIDER", () => {
   });
 
   it("refuses ambiguous Twilio credentials and senders", () => {
-    const message = problemsOf({ ...TWILIO, TWILIO_API_KEY_SID: "SK0123456789abcdef0123456789abcdef", TWILIO_API_KEY_SECRET: "x", TWILIO_MESSAGING_SERVICE_SID: "MG0123456789abcdef0123456789abcdef" });
+    const message = problemsOf({
+      ...TWILIO,
+      TWILIO_API_KEY_SID: "SK0123456789abcdef0123456789abcdef",
+      TWILIO_API_KEY_SECRET: "x",
+      TWILIO_MESSAGING_SERVICE_SID: "MG0123456789abcdef0123456789abcdef",
+    });
     expect(message).toContain("not both");
     expect(message).toContain("exactly one of TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID");
     expect(message).not.toContain(TWILIO.TWILIO_AUTH_TOKEN);
@@ -69,9 +97,19 @@ describe("SMS_PROVIDER", () => {
 
 describe("metrics, reflection and log settings", () => {
   it("defaults: no metrics listener, loopback host when there is one, reflection on, request log on outside production", () => {
-    expect(loadConfig({}).observability).toEqual({ metricsPort: undefined, metricsHost: "127.0.0.1", grpcReflection: true, logFormat: "auto", logRequests: true });
+    expect(loadConfig({}).observability).toEqual({
+      metricsPort: undefined,
+      metricsHost: "127.0.0.1",
+      grpcReflection: true,
+      logFormat: "auto",
+      logRequests: true,
+    });
     expect(loadConfig({ APP_ENV: "production" }).observability.logRequests).toBe(false);
-    expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({ metricsPort: 9464, grpcReflection: false, logFormat: "json" });
+    expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({
+      metricsPort: 9464,
+      grpcReflection: false,
+      logFormat: "json",
+    });
   });
 
   it("refuses malformed values with the others", () => {

@@ -23,7 +23,13 @@ describe("password hashing configuration", () => {
 
   it("takes every setting from the environment", () => {
     const config = loadConfig(
-      { PASSWORD_HASH_MEMORY_KIB: "65536", PASSWORD_HASH_PASSES: "3", PASSWORD_HASH_PARALLELISM: "2", PASSWORD_HASH_CONCURRENCY: "3", PASSWORD_HASH_QUEUE_LIMIT: "0" },
+      {
+        PASSWORD_HASH_MEMORY_KIB: "65536",
+        PASSWORD_HASH_PASSES: "3",
+        PASSWORD_HASH_PARALLELISM: "2",
+        PASSWORD_HASH_CONCURRENCY: "3",
+        PASSWORD_HASH_QUEUE_LIMIT: "0",
+      },
       8,
     );
     expect(config.passwordHash).toEqual({ argon2id: { memoryKiB: 65_536, passes: 3, parallelism: 2 }, concurrency: 3, queueLimit: 0 });

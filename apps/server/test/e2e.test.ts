@@ -31,8 +31,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     db?.dispose();
   });
 
-  const login = (fingerprint: string, email = EMAIL, password = PASSWORD) =>
-    api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint });
+  const login = (fingerprint: string, email = EMAIL, password = PASSWORD) => api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint });
 
   async function completeMfa(challengeId: string) {
     const { otp } = await api.dev.getOTP({ challengeId });
@@ -162,11 +161,23 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
   describe("ErrorDetail, ResendMFA and Login by slug over the wire", () => {
     it.each([
       ["bad email", () => api.auth.login({ email: "nope", password: PASSWORD, orgId }), { kind: "invalid_argument", field: "email", retryAfterSeconds: 0 }],
-      ["short password", () => api.auth.register({ email: "new@example.com", password: "x" }), { kind: "invalid_argument", field: "password", retryAfterSeconds: 0 }],
+      [
+        "short password",
+        () => api.auth.register({ email: "new@example.com", password: "x" }),
+        { kind: "invalid_argument", field: "password", retryAfterSeconds: 0 },
+      ],
       ["taken email", () => api.auth.register({ email: EMAIL, password: PASSWORD }), { kind: "already_exists", field: "", retryAfterSeconds: 0 }],
       ["wrong password", () => login("laptop", EMAIL, "not the password"), { kind: "invalid_credentials", field: "", retryAfterSeconds: 0 }],
-      ["unknown org slug", () => api.auth.login({ email: EMAIL, password: PASSWORD, orgId: "no-such-org" }), { kind: "not_org_member", field: "", retryAfterSeconds: 0 }],
-      ["unknown challenge", () => api.auth.resendMFA({ challengeId: "00000000-0000-4000-8000-000000000000" }), { kind: "invalid_mfa_challenge", field: "", retryAfterSeconds: 0 }],
+      [
+        "unknown org slug",
+        () => api.auth.login({ email: EMAIL, password: PASSWORD, orgId: "no-such-org" }),
+        { kind: "not_org_member", field: "", retryAfterSeconds: 0 },
+      ],
+      [
+        "unknown challenge",
+        () => api.auth.resendMFA({ challengeId: "00000000-0000-4000-8000-000000000000" }),
+        { kind: "invalid_mfa_challenge", field: "", retryAfterSeconds: 0 },
+      ],
     ])("%s: the error carries its domain kind and field", async (_name, call, expected) => {
       expect(detailOf(await rpcError(call()))).toEqual(expected);
     });
@@ -202,7 +213,12 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
 
     it("Login accepts the org's slug (any case) and issues the session for the org's id", async () => {
       const outcome = await api.auth.login({ email: EMAIL, password: PASSWORD, orgId: "ACME", deviceFingerprint: "laptop" });
-      const tokens = outcome.result.case === "tokens" ? outcome.result.value : outcome.result.case === "mfaRequired" ? await completeMfa(outcome.result.value.challengeId) : null;
+      const tokens =
+        outcome.result.case === "tokens"
+          ? outcome.result.value
+          : outcome.result.case === "mfaRequired"
+            ? await completeMfa(outcome.result.value.challengeId)
+            : null;
       expect(tokens?.orgId).toBe(orgId);
       expect(await api.browser.getOrg({ orgId }, bearer(tokens!.accessToken))).toMatchObject({ orgId, name: "Acme", slug: "acme" });
     });
@@ -394,7 +410,15 @@ describe("server start-up and modes", () => {
     let db: TestDatabase;
     let server: ServerProcess;
     let orgId: string;
-    const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1", SMS_PROVIDER_API_KEY: "sk_test_secret_key", SMS_PROVIDER_BASE_URL: "http://127.0.0.1:9/send", SMS_PROVIDER_TIMEOUT_MS: "500", RATE_LIMIT_IP_PER_MINUTE: "0" });
+    const env = () => ({
+      DATABASE_URL: db.databaseUrl,
+      PASSWORD_HASH_MEMORY_KIB: "1024",
+      PASSWORD_HASH_PASSES: "1",
+      SMS_PROVIDER_API_KEY: "sk_test_secret_key",
+      SMS_PROVIDER_BASE_URL: "http://127.0.0.1:9/send",
+      SMS_PROVIDER_TIMEOUT_MS: "500",
+      RATE_LIMIT_IP_PER_MINUTE: "0",
+    });
 
     beforeAll(async () => {
       db = tempSqliteDatabase();

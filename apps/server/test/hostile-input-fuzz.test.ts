@@ -174,7 +174,10 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
       fc.record({
         target: fc.constant(target),
         headers: auth(),
-        body: fc.oneof(messageInit(target.method.input, strings()).map((init) => binaryOf(target.method.input, init)), garbageBytes),
+        body: fc.oneof(
+          messageInit(target.method.input, strings()).map((init) => binaryOf(target.method.input, init)),
+          garbageBytes,
+        ),
       }),
     );
     await check(bodies, async ({ target, headers, body }) => {
@@ -210,7 +213,13 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
         headers: auth(),
         body: fc.oneof(
           fc
-            .tuple(fc.constantFrom(0, 1, 2, 0x7f, 0x80, 0xff), fc.oneof(messageInit(target.method.input, strings()).map((init) => binaryOf(target.method.input, init)), garbageBytes))
+            .tuple(
+              fc.constantFrom(0, 1, 2, 0x7f, 0x80, 0xff),
+              fc.oneof(
+                messageInit(target.method.input, strings()).map((init) => binaryOf(target.method.input, init)),
+                garbageBytes,
+              ),
+            )
             .map(([flags, data]) => envelope(flags, data)),
           garbageBytes,
           fc.tuple(garbageBytes, garbageBytes).map(([first, second]) => Buffer.concat([envelope(0, first), envelope(0, second)])),
@@ -239,7 +248,11 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
       }),
     );
     await check(frames, async ({ target, headers, body }) => {
-      const response = await fetch(url(target.service, target.method), { method: "POST", headers: { "content-type": "application/grpc-web+proto", ...headers }, body });
+      const response = await fetch(url(target.service, target.method), {
+        method: "POST",
+        headers: { "content-type": "application/grpc-web+proto", ...headers },
+        body,
+      });
       const bytes = Buffer.from(await response.arrayBuffer());
       const what = `gRPC-Web ${target.method.name} ${Buffer.from(body).toString("hex").slice(0, 200)} → ${response.status} ${bytes.toString("latin1").slice(0, 300)}`;
       expect(response.status, what).toBeLessThan(500);
@@ -252,14 +265,26 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
   it("JSON routes: /api/browser/policy, /api/browser/check-url and /api/dev/mfa/otp", async () => {
     const query = strings().map((value) => encodeURIComponent(value));
     const requests = fc.oneof(
-      fc.record({ path: query.map((value) => `/api/browser/policy?org_id=${value}`), method: fc.constantFrom("GET", "POST"), headers: auth(), body: fc.constant(undefined) }),
-      fc.record({ path: query.map((value) => `/api/dev/mfa/otp?challenge_id=${value}`), method: fc.constantFrom("GET", "DELETE"), headers: auth(), body: fc.constant(undefined) }),
+      fc.record({
+        path: query.map((value) => `/api/browser/policy?org_id=${value}`),
+        method: fc.constantFrom("GET", "POST"),
+        headers: auth(),
+        body: fc.constant(undefined),
+      }),
+      fc.record({
+        path: query.map((value) => `/api/dev/mfa/otp?challenge_id=${value}`),
+        method: fc.constantFrom("GET", "DELETE"),
+        headers: auth(),
+        body: fc.constant(undefined),
+      }),
       fc.record({
         path: fc.constant("/api/browser/check-url"),
         method: fc.constantFrom("POST", "GET"),
         headers: auth(),
         body: fc.oneof(
-          fc.record({ org_id: fc.oneof(strings(), wrongType), url: fc.oneof(strings(), wrongType) }, { requiredKeys: [] }).map((object) => JSON.stringify(object)),
+          fc
+            .record({ org_id: fc.oneof(strings(), wrongType), url: fc.oneof(strings(), wrongType) }, { requiredKeys: [] })
+            .map((object) => JSON.stringify(object)),
           fc.string({ unit: "binary", maxLength: 60 }),
         ),
       }),

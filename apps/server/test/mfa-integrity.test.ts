@@ -56,7 +56,13 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     database = await openDatabase();
     server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
     storage = await openStorage(database.url);
-    operator = createGatehouse({ stores: storage.stores, sms: { sendOtp: async () => {} }, clock: systemClock, random: cryptoRandom, config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } } });
+    operator = createGatehouse({
+      stores: storage.stores,
+      sms: { sendOtp: async () => {} },
+      clock: systemClock,
+      random: cryptoRandom,
+      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
+    });
     api = clientsFor(server.url);
   });
 
@@ -79,7 +85,8 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "admin");
     if (options.settings !== undefined) await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, options.settings);
     const phone = `+1555200${String(n).padStart(4, "0")}`;
-    const login = (fingerprint?: string, org = orgId) => api.auth.login({ email, password: PASSWORD, orgId: org, ...(fingerprint === undefined ? {} : { deviceFingerprint: fingerprint }) });
+    const login = (fingerprint?: string, org = orgId) =>
+      api.auth.login({ email, password: PASSWORD, orgId: org, ...(fingerprint === undefined ? {} : { deviceFingerprint: fingerprint }) });
     return { n, email, orgId, userId, phone, login };
   }
 
@@ -200,7 +207,9 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     const member = await seed();
     const tokens = await signIn(member);
     const results = await Promise.all(Array.from({ length: 50 }, () => api.auth.refresh({ refreshToken: tokens.refreshToken })));
-    const pairs = new Set(results.map((r) => (r.result.case === "tokens" ? `${r.result.value.accessToken}/${r.result.value.refreshToken}` : String(r.result.case))));
+    const pairs = new Set(
+      results.map((r) => (r.result.case === "tokens" ? `${r.result.value.accessToken}/${r.result.value.refreshToken}` : String(r.result.case))),
+    );
     expect(pairs.size).toBe(1);
     const [first] = results;
     if (first?.result.case !== "tokens") throw new Error("expected tokens");

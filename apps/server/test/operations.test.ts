@@ -10,7 +10,15 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Health, HealthCheckResponse_ServingStatus } from "@gatehouse/transport-connect/gen/grpc/health/v1/health_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor, rpcError } from "./support/clients.ts";
-import { DEV_ENV, REPO_ROOT, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+import {
+  DEV_ENV,
+  REPO_ROOT,
+  seedOrgAndMember,
+  startServerProcess,
+  tempSqliteDatabase,
+  type ServerProcess,
+  type TestDatabase,
+} from "./support/server-process.ts";
 
 const EMAIL = "ops@example.com";
 const PASSWORD = "correct horse battery";
@@ -69,7 +77,11 @@ describe("operating a server (dev OTP mode, SQLite, metrics on)", () => {
   });
 
   it("buf curl calls an RPC with a message type it learnt through reflection (a nested Timestamp included)", () => {
-    const result = bufCurl(["-d", JSON.stringify({ email: EMAIL, password: PASSWORD, orgId, deviceFingerprint: "reflected" }), `${server.url}/gatehouse.v1.AuthService/Login`]);
+    const result = bufCurl([
+      "-d",
+      JSON.stringify({ email: EMAIL, password: PASSWORD, orgId, deviceFingerprint: "reflected" }),
+      `${server.url}/gatehouse.v1.AuthService/Login`,
+    ]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveProperty("phoneRequired.intentId");
   });

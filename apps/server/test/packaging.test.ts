@@ -28,7 +28,15 @@ interface Manifest {
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
 const rootManifest = readJson<Manifest>(join(REPO_ROOT, "package.json"));
-const PUBLIC_WORKSPACES = ["packages/core", "packages/adapters-kysely", "packages/adapters-sqlite", "packages/adapters-postgres", "packages/adapters-sms", "packages/transport-connect", "apps/server"];
+const PUBLIC_WORKSPACES = [
+  "packages/core",
+  "packages/adapters-kysely",
+  "packages/adapters-sqlite",
+  "packages/adapters-postgres",
+  "packages/adapters-sms",
+  "packages/transport-connect",
+  "apps/server",
+];
 /** Node of this run first on PATH, so `npm`, the bin's `#!/usr/bin/env node` and tsc all use it. */
 const childEnv = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NODE_OPTIONS: "" };
 
@@ -102,7 +110,10 @@ describe("packed tarballs installed in a fresh project", () => {
       expect(paths, name).toContain("README.md");
       expect(paths, name).toContain("LICENSE");
       expect(readFileSync(join(app, "node_modules", name, "LICENSE"), "utf8"), name).toBe(license);
-      expect(paths.filter((path) => /tsbuildinfo|(^|\/)test\/|\.test\.[jt]s$/.test(path)), name).toEqual([]);
+      expect(
+        paths.filter((path) => /tsbuildinfo|(^|\/)test\/|\.test\.[jt]s$/.test(path)),
+        name,
+      ).toEqual([]);
       // A source map names its sources; they ship beside it, so a debugger finds them.
       for (const map of paths.filter((path) => path.endsWith(".js.map"))) {
         const { sources } = readJson<{ sources: string[] }>(join(app, "node_modules", name, map));
@@ -115,8 +126,16 @@ describe("packed tarballs installed in a fresh project", () => {
     for (const { name, files } of packed) {
       const paths = files.map((file) => file.path);
       for (const target of exportTargets(readJson<Manifest>(join(app, "node_modules", name, "package.json")))) {
-        const pattern = new RegExp(`^${target.replace(/^\.\//, "").replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace("*", ".+")}$`);
-        expect(paths.some((path) => pattern.test(path)), `${name}: ${target}`).toBe(true);
+        const pattern = new RegExp(
+          `^${target
+            .replace(/^\.\//, "")
+            .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+            .replace("*", ".+")}$`,
+        );
+        expect(
+          paths.some((path) => pattern.test(path)),
+          `${name}: ${target}`,
+        ).toBe(true);
       }
     }
   });
@@ -135,7 +154,8 @@ describe("packed tarballs installed in a fresh project", () => {
 
   it("imports @gatehouse/core/testing where no test runner is installed", () => {
     expect(existsSync(join(app, "node_modules/vitest"))).toBe(false);
-    const script = 'const { ManualClock } = await import("@gatehouse/core/testing"); const clock = new ManualClock(5); clock.advance(2); console.log(clock.now());';
+    const script =
+      'const { ManualClock } = await import("@gatehouse/core/testing"); const clock = new ManualClock(5); clock.advance(2); console.log(clock.now());';
     expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe("7");
   }, 30_000);
 

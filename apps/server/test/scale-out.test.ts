@@ -77,9 +77,17 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     expect(waitersSeen).toBe(2);
     const migrationLogs = replicas.flatMap((replica) => replica.logs.filter((line) => line.includes('"migrations applied"')));
     expect(migrationLogs).toHaveLength(1);
-    expect(JSON.parse(migrationLogs[0]!)).toMatchObject({ migrations: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"] });
+    expect(JSON.parse(migrationLogs[0]!)).toMatchObject({
+      migrations: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"],
+    });
     const { rows } = await onPostgres((client) => client.query<{ name: string }>("select name from kysely_migration order by name"), databaseUrl);
-    expect(rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }, { name: "0004_org_slug" }, { name: "0005_sliding_rate_limits" }]);
+    expect(rows).toEqual([
+      { name: "0001_initial" },
+      { name: "0002_device_session_issued" },
+      { name: "0003_refresh_reuse_interval" },
+      { name: "0004_org_slug" },
+      { name: "0005_sliding_rate_limits" },
+    ]);
   });
 
   it("Login on A, SubmitPhone on B, VerifyMFA on A, Refresh on A, Logout on B: every token then refused on both", async () => {
@@ -136,7 +144,10 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     const outcomes: string[] = [];
     let guess = 0;
     // Two challenges of 5 wrong guesses each (the per-challenge cap), alternating the replicas.
-    for (const [creator, fingerprint] of [[a, "b1"], [b, "b2"]] as const) {
+    for (const [creator, fingerprint] of [
+      [a, "b1"],
+      [b, "b2"],
+    ] as const) {
       const { challengeId, wrong } = await challengeOn(creator, fingerprint);
       for (let i = 0; i < 5; i++) {
         const verifier = guess++ % 2 === 0 ? a : b;

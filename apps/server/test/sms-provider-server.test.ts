@@ -40,7 +40,9 @@ describe("SMS_PROVIDER=twilio, end to end", () => {
         }
         // Twilio's own error text quotes the number: it must not reach the log.
         const message = `Attempt to send to unsubscribed recipient ${form.get("To")}`;
-        response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ code: 21610, message, more_info: "https://www.twilio.com/docs/errors/21610", status: 400 }));
+        response
+          .writeHead(400, { "content-type": "application/json" })
+          .end(JSON.stringify({ code: 21610, message, more_info: "https://www.twilio.com/docs/errors/21610", status: 400 }));
       });
     });
     await new Promise<void>((resolve) => twilio.listen(0, "127.0.0.1", resolve));
@@ -91,7 +93,9 @@ describe("SMS_PROVIDER=twilio, end to end", () => {
     expect(sent.phoneMask).toBe("+*******4567");
     expect(Object.fromEntries(bodies.at(-1)!)).toMatchObject({ To: PHONE, From: "+15557654321" });
 
-    const metricsUrl = server.logs.map((line) => JSON.parse(line) as { msg?: string; metrics?: string }).find((entry) => entry.msg === "gatehouse listening")!.metrics!;
+    const metricsUrl = server.logs
+      .map((line) => JSON.parse(line) as { msg?: string; metrics?: string })
+      .find((entry) => entry.msg === "gatehouse listening")!.metrics!;
     const metrics = await (await fetch(metricsUrl)).text();
     expect(metrics).toContain('gatehouse_otp_sends_total{provider="twilio",outcome="failed"} 1');
     expect(metrics).toContain('gatehouse_otp_sends_total{provider="twilio",outcome="sent"} 1');

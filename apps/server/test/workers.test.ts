@@ -25,7 +25,13 @@ describe("WORKERS: several server processes on one port", () => {
   let db: TestDatabase;
   let server: ServerProcess;
   let orgId: string;
-  const env = () => ({ DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1", RATE_LIMIT_IP_PER_MINUTE: "0", WORKERS: "2" });
+  const env = () => ({
+    DATABASE_URL: db.databaseUrl,
+    PASSWORD_HASH_MEMORY_KIB: "1024",
+    PASSWORD_HASH_PASSES: "1",
+    RATE_LIMIT_IP_PER_MINUTE: "0",
+    WORKERS: "2",
+  });
 
   /** Logs in (MFA is off for the org) and checks a URL, each on a fresh connection. */
   async function loginAndCheck(): Promise<string> {
@@ -55,11 +61,17 @@ describe("WORKERS: several server processes on one port", () => {
 
   it("serves from two workers, replaces one that crashes, and drains all of them on SIGTERM", async () => {
     const supervisor = server.process.pid!;
-    const first = await waitFor(() => workerPids(supervisor), (pids) => pids.length === 2);
+    const first = await waitFor(
+      () => workerPids(supervisor),
+      (pids) => pids.length === 2,
+    );
     for (let i = 0; i < 6; i++) expect(await loginAndCheck()).toBe("blocked");
 
     process.kill(first[0]!, "SIGKILL");
-    const replaced = await waitFor(() => workerPids(supervisor), (pids) => pids.length === 2 && !pids.includes(first[0]!));
+    const replaced = await waitFor(
+      () => workerPids(supervisor),
+      (pids) => pids.length === 2 && !pids.includes(first[0]!),
+    );
     expect(replaced).toContain(first[1]);
     for (let i = 0; i < 6; i++) expect(await loginAndCheck()).toBe("blocked");
 

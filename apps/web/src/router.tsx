@@ -16,10 +16,7 @@ const listeners = new Set<() => void>();
 
 function readLocation(): RouteLocation {
   const state: unknown = window.history.state;
-  const notice =
-    typeof state === "object" && state !== null && "notice" in state && NOTICES.includes(state.notice as Notice)
-      ? (state.notice as Notice)
-      : null;
+  const notice = typeof state === "object" && state !== null && "notice" in state && NOTICES.includes(state.notice as Notice) ? (state.notice as Notice) : null;
   return { pathname: window.location.pathname, search: window.location.search, notice };
 }
 

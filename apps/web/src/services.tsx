@@ -44,7 +44,11 @@ function memoryStorage(): StorageLike {
 export function createAppServices(win: Window): AppServices {
   const sessions = createSessionStore(storageOrNull(() => win.sessionStorage) ?? memoryStorage());
   let fingerprint: string | null = null;
-  const getFingerprint = (): string => (fingerprint ??= deviceFingerprint(storageOrNull(() => win.localStorage), win.crypto));
+  const getFingerprint = (): string =>
+    (fingerprint ??= deviceFingerprint(
+      storageOrNull(() => win.localStorage),
+      win.crypto,
+    ));
   const fetchImpl = (url: string, init: RequestInit): Promise<Response> => win.fetch(url, init);
   const auth = createAuthClient(createConnectTransport({ baseUrl: win.location.origin }), getFingerprint);
   const authedFetch = createAuthedFetch({

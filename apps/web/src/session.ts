@@ -30,11 +30,13 @@ function isSession(value: unknown): value is Session {
   if (typeof value !== "object" || value === null) return false;
   const record = value as Record<string, unknown>;
   return (
-    typeof record.accessToken === "string" && record.accessToken !== "" &&
+    typeof record.accessToken === "string" &&
+    record.accessToken !== "" &&
     typeof record.refreshToken === "string" &&
     typeof record.expiresAt === "string" &&
     typeof record.userId === "string" &&
-    typeof record.orgId === "string" && record.orgId !== ""
+    typeof record.orgId === "string" &&
+    record.orgId !== ""
   );
 }
 

@@ -27,8 +27,16 @@ describe("parseBrowserPolicy", () => {
 describe("parseUrlDecision and safeLinkHref", () => {
   it("only a literal true is allowed", () => {
     expect(parseUrlDecision({ allowed: "true", canonical_url: "https://a.com/" }).allowed).toBe(false);
-    expect(parseUrlDecision({ allowed: true, canonical_url: "https://a.com/" })).toEqual({ allowed: true, reason: null, reasonCode: null, canonicalUrl: "https://a.com/" });
-    expect(parseUrlDecision({ allowed: false, reason: "Your organization blocks evil.com.", reason_code: "blocked" })).toMatchObject({ reason: "Your organization blocks evil.com.", reasonCode: "blocked" });
+    expect(parseUrlDecision({ allowed: true, canonical_url: "https://a.com/" })).toEqual({
+      allowed: true,
+      reason: null,
+      reasonCode: null,
+      canonicalUrl: "https://a.com/",
+    });
+    expect(parseUrlDecision({ allowed: false, reason: "Your organization blocks evil.com.", reason_code: "blocked" })).toMatchObject({
+      reason: "Your organization blocks evil.com.",
+      reasonCode: "blocked",
+    });
   });
 
   it("links only http(s) URLs", () => {
@@ -55,7 +63,13 @@ describe("apiErrorFrom", () => {
 
 describe("signInOutcome", () => {
   it("maps tokens to the stored session shape", () => {
-    const tokens = create(AuthResponseSchema, { accessToken: "gh_at_x", refreshToken: "gh_rt_x", userId: "u", orgId: "o", expiresAt: timestampFromDate(new Date("2030-01-02T03:04:05.000Z")) });
+    const tokens = create(AuthResponseSchema, {
+      accessToken: "gh_at_x",
+      refreshToken: "gh_rt_x",
+      userId: "u",
+      orgId: "o",
+      expiresAt: timestampFromDate(new Date("2030-01-02T03:04:05.000Z")),
+    });
     expect(signInOutcome(create(LoginResponseSchema, { result: { case: "tokens", value: tokens } }))).toEqual({
       kind: "tokens",
       session: { accessToken: "gh_at_x", refreshToken: "gh_rt_x", expiresAt: "2030-01-02T03:04:05.000Z", userId: "u", orgId: "o" },
@@ -63,8 +77,15 @@ describe("signInOutcome", () => {
   });
 
   it("maps the MFA steps", () => {
-    expect(signInOutcome(create(RefreshResponseSchema, { result: { case: "mfaRequired", value: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 } } }))).toEqual({ kind: "mfa-required", challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 });
-    expect(signInOutcome(create(LoginResponseSchema, { result: { case: "phoneRequired", value: { intentId: "i" } } }))).toEqual({ kind: "phone-required", intentId: "i" });
+    expect(
+      signInOutcome(
+        create(RefreshResponseSchema, { result: { case: "mfaRequired", value: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 } } }),
+      ),
+    ).toEqual({ kind: "mfa-required", challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 });
+    expect(signInOutcome(create(LoginResponseSchema, { result: { case: "phoneRequired", value: { intentId: "i" } } }))).toEqual({
+      kind: "phone-required",
+      intentId: "i",
+    });
   });
 
   it("throws on an empty oneof", () => {

@@ -23,11 +23,21 @@ describe("describeAuthError: keyed on the error's kind and field, never its mess
   it.each<[AuthStep, ConnectError, string, string | null]>([
     ["login", serverError(Code.InvalidArgument, "invalid_argument", "email"), "Enter a valid email address, like name@example.com.", "email"],
     ["register", serverError(Code.InvalidArgument, "invalid_argument", "password"), "Choose a password of at least 8 characters.", "password"],
-    ["login", serverError(Code.InvalidArgument, "invalid_argument", "org_id"), "Enter your organization's short name, like acme. It has only letters, digits and hyphens.", "org_id"],
+    [
+      "login",
+      serverError(Code.InvalidArgument, "invalid_argument", "org_id"),
+      "Enter your organization's short name, like acme. It has only letters, digits and hyphens.",
+      "org_id",
+    ],
     ["phone", serverError(Code.InvalidArgument, "invalid_argument", "phone"), "Enter a phone number with 10 to 15 digits, for example +15551234567.", "phone"],
     ["otp", serverError(Code.InvalidArgument, "invalid_argument", "challenge_id"), "This sign-in attempt can no longer be used. Start over.", null],
     ["login", serverError(Code.Unauthenticated, "invalid_credentials"), "The email or password is incorrect.", null],
-    ["login", serverError(Code.PermissionDenied, "not_org_member"), "This account is not a member of that organization. Check the organization's short name.", "org_id"],
+    [
+      "login",
+      serverError(Code.PermissionDenied, "not_org_member"),
+      "This account is not a member of that organization. Check the organization's short name.",
+      "org_id",
+    ],
     ["register", serverError(Code.AlreadyExists, "already_exists"), "An account with this email already exists. Sign in instead.", "email"],
     ["otp", serverError(Code.Unauthenticated, "invalid_mfa_challenge"), "That code is not right, or it has expired. Check it, or send a new code.", "otp"],
     ["resend", serverError(Code.Unauthenticated, "invalid_mfa_challenge"), "This sign-in attempt has expired. Start over.", null],

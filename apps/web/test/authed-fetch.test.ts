@@ -94,13 +94,16 @@ describe("createAuthedFetch", () => {
     expect(navigate).toHaveBeenCalledExactlyOnceWith("/login");
   });
 
-  it.each<RefreshOutcome>([{ kind: "mfa-required" }, { kind: "phone-required" }])("treats a Refresh that answers $kind as the end of the session", async (outcome) => {
-    const { authedFetch, server, navigate, sessions } = setup({ valid: ["gh_at_2"], refresh: async () => outcome });
-    await expect(authedFetch("/api/browser/policy?org_id=o1")).rejects.toBeInstanceOf(SessionEndedError);
-    expect(server.calls).toHaveLength(1);
-    expect(sessions.get()).toBeNull();
-    expect(navigate).toHaveBeenCalledExactlyOnceWith("/login");
-  });
+  it.each<RefreshOutcome>([{ kind: "mfa-required" }, { kind: "phone-required" }])(
+    "treats a Refresh that answers $kind as the end of the session",
+    async (outcome) => {
+      const { authedFetch, server, navigate, sessions } = setup({ valid: ["gh_at_2"], refresh: async () => outcome });
+      await expect(authedFetch("/api/browser/policy?org_id=o1")).rejects.toBeInstanceOf(SessionEndedError);
+      expect(server.calls).toHaveLength(1);
+      expect(sessions.get()).toBeNull();
+      expect(navigate).toHaveBeenCalledExactlyOnceWith("/login");
+    },
+  );
 
   it("goes to /login without any request when no session is stored", async () => {
     const { authedFetch, server, refresh, navigate } = setup({ valid: ["gh_at_1"], session: null });

@@ -47,7 +47,12 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core
 
 /** Read-only org: everything allowed except what read-only mode turns off. */
 const READ_ONLY_POLICY = {
-  access_control: { allowed_domains: ["example.com", "*.example.org"], blocked_domains: ["evil.example.org"], default_action: "deny", wildcard_supported: true },
+  access_control: {
+    allowed_domains: ["example.com", "*.example.org"],
+    blocked_domains: ["evil.example.org"],
+    default_action: "deny",
+    wildcard_supported: true,
+  },
   action_restrictions: { allowed_actions: ["navigate", "download", "upload", "copy_paste"], read_only_mode: true },
 };
 /** Second org: not read-only, but only download is allowed. */
@@ -173,11 +178,16 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     // Evaluated through the DevTools protocol, which the page's strict CSP (no inline scripts) does not govern.
     if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
+      const axe = (
+        window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }
+      ).axe;
       const results = await axe.run(document);
       return results.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
     });
-    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical"), what).toEqual([]);
+    expect(
+      violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
+      what,
+    ).toEqual([]);
   }
 
   const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("data-testid"));
@@ -297,7 +307,9 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
 
   it("hides the dev helper when the dev OTP route answers 404", async () => {
     const page = await newPage();
-    await page.route("**/api/dev/mfa/otp**", (route) => route.fulfill({ status: 404, contentType: "application/json", body: '{"error":{"code":"not_found","message":"not found"}}' }));
+    await page.route("**/api/dev/mfa/otp**", (route) =>
+      route.fulfill({ status: 404, contentType: "application/json", body: '{"error":{"code":"not_found","message":"not found"}}' }),
+    );
     await page.goto("/login");
     await fillCredentials(page, ACME, OTHER_EMAIL);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -333,7 +345,9 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await expect.poll(() => page.getByTestId("open-link").getAttribute("href")).toBe("https://www.example.org/B");
 
     // Clicking opens a new tab (popup) and leaves this page alone; nothing is embedded.
-    await page.context().route("https://www.example.org/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<title>stub</title>ok" }));
+    await page
+      .context()
+      .route("https://www.example.org/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<title>stub</title>ok" }));
     const [popup] = await Promise.all([page.context().waitForEvent("page"), page.getByTestId("open-link").click()]);
     await popup.waitForLoadState();
     expect(popup.url()).toBe("https://www.example.org/B");
@@ -393,10 +407,10 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     const page = await newPage({ trustedDevice: true });
     await signIn(page, ACME);
     const before = await page.evaluate((key) => JSON.parse(sessionStorage.getItem(key) ?? "{}") as Record<string, string>, SESSION_KEY);
-    await page.evaluate(
-      ([key, session]) => sessionStorage.setItem(key, JSON.stringify({ ...session, accessToken: "gh_at_forged" })),
-      [SESSION_KEY, before] as const,
-    );
+    await page.evaluate(([key, session]) => sessionStorage.setItem(key, JSON.stringify({ ...session, accessToken: "gh_at_forged" })), [
+      SESSION_KEY,
+      before,
+    ] as const);
     const refreshed = page.waitForResponse((r) => r.url().endsWith("/gatehouse.v1.AuthService/Refresh"));
     await page.reload();
     expect((await refreshed).status()).toBe(200);
@@ -427,9 +441,17 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await signIn(page, ACME);
     const { accessToken, refreshToken } = await page.evaluate((key) => JSON.parse(sessionStorage.getItem(key) ?? "{}") as Record<string, string>, SESSION_KEY);
     // Sign out through the API with this session's token, then use the old token and spend the refresh token.
-    const logout = await fetch(`${server.url}/gatehouse.v1.AuthService/Logout`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` }, body: "{}" });
+    const logout = await fetch(`${server.url}/gatehouse.v1.AuthService/Logout`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+      body: "{}",
+    });
     expect(logout.status).toBe(200);
-    await fetch(`${server.url}/gatehouse.v1.AuthService/Refresh`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ refreshToken }) });
+    await fetch(`${server.url}/gatehouse.v1.AuthService/Refresh`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ refreshToken }),
+    });
     await page.getByLabel("Web address").fill("example.com");
     await page.getByLabel("Web address").press("Enter");
     await page.waitForURL("**/login");
@@ -562,7 +584,9 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByTestId("otp-form").waitFor();
     const resend = page.getByRole("button", { name: "Resend code" });
     expect(await resend.isDisabled()).toBe(true);
-    expect(await describedBy(page.getByRole("button", { name: "Resend code" }))).toEqual([expect.stringMatching(/^You can ask for a new code in [12] seconds?\.$/)]);
+    expect(await describedBy(page.getByRole("button", { name: "Resend code" }))).toEqual([
+      expect.stringMatching(/^You can ask for a new code in [12] seconds?\.$/),
+    ]);
     await expectAccessible(page, "code step");
 
     await expect.poll(() => resend.isEnabled(), { timeout: (RESEND_INTERVAL_SECONDS + 3) * 1000 }).toBe(true);
@@ -582,7 +606,11 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
       route.fulfill({
         status: 429,
         contentType: "application/json",
-        body: JSON.stringify({ code: "resource_exhausted", message: "too many attempts; retry in 120 s", details: [{ type: "gatehouse.v1.ErrorDetail", value: Buffer.from(detail).toString("base64").replace(/=+$/, "") }] }),
+        body: JSON.stringify({
+          code: "resource_exhausted",
+          message: "too many attempts; retry in 120 s",
+          details: [{ type: "gatehouse.v1.ErrorDetail", value: Buffer.from(detail).toString("base64").replace(/=+$/, "") }],
+        }),
       }),
     );
     await page.getByRole("button", { name: "Resend code" }).click();
@@ -599,7 +627,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.waitForURL("**/browser");
   });
 
-  it("5. opening /browser signed out says \"Sign in to continue\" and returns there after sign-in; next never leaves the site", async () => {
+  it('5. opening /browser signed out says "Sign in to continue" and returns there after sign-in; next never leaves the site', async () => {
     const page = await newPage({ trustedDevice: true });
     await page.goto("/browser");
     await page.waitForURL("**/login?next=%2Fbrowser");

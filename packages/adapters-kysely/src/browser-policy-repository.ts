@@ -17,7 +17,13 @@ export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPoli
       .select((eb) => [
         "version",
         // The policy column only crosses the wire (and meets JSON.parse) when the caller's copy is stale.
-        eb.case().when("version", "=", knownVersion).then(sql<string | null>`null`).else(eb.ref("policy")).end().as("policy"),
+        eb
+          .case()
+          .when("version", "=", knownVersion)
+          .then(sql<string | null>`null`)
+          .else(eb.ref("policy"))
+          .end()
+          .as("policy"),
       ])
       .where("org_id", "=", orgId),
   );

@@ -75,8 +75,7 @@ export function unitLogSql(dialect: SqlDialect): UnitLogSql {
     elements: (column) => sql`json_each(${column})`,
     at: sql<number>`(value ->> 0)`,
     unit: sql<number>`(value ->> 1)`,
-    kept: (append) =>
-      append === undefined ? sql<string>`${kept}` : sql<string>`json_insert(${kept}, '$[#]', json_array(${append.at}, ${append.unit}))`,
+    kept: (append) => (append === undefined ? sql<string>`${kept}` : sql<string>`json_insert(${kept}, '$[#]', json_array(${append.at}, ${append.unit}))`),
     greatest: (a, b) => sql<number>`max(${a}, ${b})`,
   };
 }

@@ -21,7 +21,12 @@ export function createOrgRepository(db: Kysely<Database>): OrgStore {
   );
   return {
     async create(org) {
-      await failOnDuplicate(() => db.insertInto("orgs").values({ id: org.id, name: org.name, slug: org.slug ?? null, created_at: org.createdAt }).execute());
+      await failOnDuplicate(() =>
+        db
+          .insertInto("orgs")
+          .values({ id: org.id, name: org.name, slug: org.slug ?? null, created_at: org.createdAt })
+          .execute(),
+      );
     },
 
     async findById(id) {

@@ -23,7 +23,10 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs): Promise<
   const logs = await db.deleteFrom("rate_limits").where("expires_at", "<=", now).executeTakeFirst();
   const retired = await db.deleteFrom("retired_refresh_tokens").where("expires_at", "<=", now).executeTakeFirst();
   const intents = await db.deleteFrom("mfa_intents").where("expires_at", "<=", now).executeTakeFirst();
-  const challenges = await db.deleteFrom("mfa_challenges").where("expires_at", "<=", now - EXPIRED_CHALLENGE_GRACE_MS).executeTakeFirst();
+  const challenges = await db
+    .deleteFrom("mfa_challenges")
+    .where("expires_at", "<=", now - EXPIRED_CHALLENGE_GRACE_MS)
+    .executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),

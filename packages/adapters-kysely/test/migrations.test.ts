@@ -13,7 +13,9 @@ describe("0002_device_session_issued", () => {
     await sql`INSERT INTO users VALUES ('u', 'ada@example.com', 'Ada', 'h', NULL, 0, 0, 1)`.execute(db);
     await sql`INSERT INTO orgs VALUES ('o', 'Acme', 1)`.execute(db);
     await sql`INSERT INTO devices VALUES ('known', 'u', 'o', 'laptop', 1, 99, NULL, 1, 5), ('seen', 'u', 'o', 'tablet', 0, NULL, NULL, 2, 6)`.execute(db);
-    await sql`INSERT INTO sessions VALUES ('s1', 'u', 'o', 'known', 'a1', 10, 'r1', 20, 300, NULL), ('s2', 'u', 'o', 'known', 'a2', 10, 'r2', 20, 200, 250)`.execute(db);
+    await sql`INSERT INTO sessions VALUES ('s1', 'u', 'o', 'known', 'a1', 10, 'r1', 20, 300, NULL), ('s2', 'u', 'o', 'known', 'a2', 10, 'r2', 20, 200, 250)`.execute(
+      db,
+    );
 
     expect(await migrateToLatest(db)).toEqual(["0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
     const rows = await db.selectFrom("devices").select(["id", "session_issued_at"]).orderBy("id").execute();

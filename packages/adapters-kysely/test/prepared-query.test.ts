@@ -36,8 +36,13 @@ describe("preparedQuery", () => {
 
   it("refuses a build that does not turn every argument into a parameter", () => {
     // This build looks at userId instead of handing it to kysely, so no call could ever bind it.
-    expect(() => preparedQuery(db, 2, (orgId: string, userId: string) => db.selectFrom("memberships").selectAll().where("org_id", "=", userId === orgId ? orgId : orgId))).toThrow(
-      /argument 1\) did not become a query parameter/,
-    );
+    expect(() =>
+      preparedQuery(db, 2, (orgId: string, userId: string) =>
+        db
+          .selectFrom("memberships")
+          .selectAll()
+          .where("org_id", "=", userId === orgId ? orgId : orgId),
+      ),
+    ).toThrow(/argument 1\) did not become a query parameter/);
   });
 });

@@ -1,4 +1,12 @@
-import { createKyselyStores, pingDatabase, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
+import {
+  createKyselyStores,
+  pingDatabase,
+  purgeExpired,
+  queryTimingLog,
+  type Database,
+  type PurgedCounts,
+  type QueryTimingHook,
+} from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import { Kysely, PGliteDialect, PostgresDialect, type Dialect, type PGlite } from "kysely";
 import pg from "pg";

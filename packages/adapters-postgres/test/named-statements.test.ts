@@ -8,7 +8,9 @@ const database = await databaseUnderTest();
 /** The named statements of the pool's one connection. */
 async function namedStatements(pool: { query: (text: string) => Promise<{ rows: { name: string; statement: string }[] }> }): Promise<string[]> {
   const { rows } = await pool.query("select name, statement from pg_prepared_statements order by statement");
-  return rows.map((row) => `${row.name.startsWith("gatehouse_") ? "gatehouse_…" : row.name}: ${row.statement.split(" from ")[1]?.split(" ")[0] ?? row.statement}`);
+  return rows.map(
+    (row) => `${row.name.startsWith("gatehouse_") ? "gatehouse_…" : row.name}: ${row.statement.split(" from ")[1]?.split(" ")[0] ?? row.statement}`,
+  );
 }
 
 describe.skipIf(database.kind !== "postgres")("named statements on PostgreSQL", () => {
@@ -26,7 +28,16 @@ describe.skipIf(database.kind !== "postgres")("named statements on PostgreSQL", 
     const pool = schema.pool(1);
     const opened = await openPostgresStores(preparedStatements === undefined ? { pool } : { pool, preparedStatements });
     await opened.stores.orgs.create({ id: "o", name: "O", createdAt: 1 });
-    await opened.stores.users.create({ id: "u", email: "u@example.com", displayName: "U", passwordHash: "h", phone: null, phoneVerified: false, platformAdmin: false, createdAt: 1 });
+    await opened.stores.users.create({
+      id: "u",
+      email: "u@example.com",
+      displayName: "U",
+      passwordHash: "h",
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      createdAt: 1,
+    });
     await opened.stores.orgs.putMembership({ orgId: "o", userId: "u", role: "member" });
     return { pool, ...opened };
   }
@@ -38,7 +49,7 @@ describe.skipIf(database.kind !== "postgres")("named statements on PostgreSQL", 
       expect(await stores.browserPolicies.getIfChanged("o", 0)).toBeNull();
       expect(await stores.sessions.findActiveByAccessTokenHash("nope", 1)).toBeNull();
     }
-    expect(await namedStatements(pool)).toEqual(["gatehouse_…: \"browser_policies\"", "gatehouse_…: \"memberships\"", "gatehouse_…: \"sessions\""]);
+    expect(await namedStatements(pool)).toEqual(['gatehouse_…: "browser_policies"', 'gatehouse_…: "memberships"', 'gatehouse_…: "sessions"']);
   });
 
   it("sends none with preparedStatements: false (a pooler in transaction mode)", async () => {

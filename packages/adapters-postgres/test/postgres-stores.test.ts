@@ -24,15 +24,33 @@ describe(`openPostgresStores (${database.kind})`, () => {
   });
 
   it("migrates a fresh schema once; the next open finds it current", async () => {
-    expect((await schema.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+    expect((await schema.open()).applied).toEqual([
+      "0001_initial",
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+    ]);
     expect((await schema.open()).applied).toEqual([]);
   });
 
   it("applies the migrations exactly once when 4 replicas start together on a fresh schema", async () => {
     const replicas = await Promise.all(Array.from({ length: 4 }, () => schema.open()));
-    expect(replicas.flatMap((replica) => replica.applied)).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+    expect(replicas.flatMap((replica) => replica.applied)).toEqual([
+      "0001_initial",
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+    ]);
     const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(replicas[0]!.db);
-    expect(recorded.rows).toEqual([{ name: "0001_initial" }, { name: "0002_device_session_issued" }, { name: "0003_refresh_reuse_interval" }, { name: "0004_org_slug" }, { name: "0005_sliding_rate_limits" }]);
+    expect(recorded.rows).toEqual([
+      { name: "0001_initial" },
+      { name: "0002_device_session_issued" },
+      { name: "0003_refresh_reuse_interval" },
+      { name: "0004_org_slug" },
+      { name: "0005_sliding_rate_limits" },
+    ]);
     for (const replica of replicas) expect(await replica.stores.users.findById("nobody")).toBeNull();
   });
 
@@ -47,10 +65,28 @@ describe(`openPostgresStores (${database.kind})`, () => {
     const { stores, purgeExpired } = await schema.open();
     const t0 = Date.UTC(2026, 0, 1);
     const day = 24 * 60 * 60 * 1000;
-    await stores.users.create({ id: "u", email: "u@example.com", displayName: "U", passwordHash: "h", phone: null, phoneVerified: false, platformAdmin: false, createdAt: t0 });
+    await stores.users.create({
+      id: "u",
+      email: "u@example.com",
+      displayName: "U",
+      passwordHash: "h",
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      createdAt: t0,
+    });
     await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
     const { device } = await stores.devices.getOrCreate({
-      id: "d", userId: "u", orgId: "o", fingerprint: "f", trusted: false, trustedUntil: null, trustRevokedAt: null, sessionIssuedAt: null, createdAt: t0, lastSeenAt: t0,
+      id: "d",
+      userId: "u",
+      orgId: "o",
+      fingerprint: "f",
+      trusted: false,
+      trustedUntil: null,
+      trustRevokedAt: null,
+      sessionIssuedAt: null,
+      createdAt: t0,
+      lastSeenAt: t0,
     });
     await stores.rateLimiter.consume("old", 5, 60_000, t0);
     await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
@@ -99,7 +135,13 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
       await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys(schema.schema)]);
-      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+      expect((await opening).applied).toEqual([
+        "0001_initial",
+        "0002_device_session_issued",
+        "0003_refresh_reuse_interval",
+        "0004_org_slug",
+        "0005_sliding_rate_limits",
+      ]);
     } finally {
       holder.release();
     }
@@ -112,7 +154,13 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       const opening = schema.open();
       const waited = await Promise.race([opening.then(() => false), new Promise((resolve) => setTimeout(resolve, 5_000, true))]);
       expect(waited).toBe(false);
-      expect((await opening).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+      expect((await opening).applied).toEqual([
+        "0001_initial",
+        "0002_device_session_issued",
+        "0003_refresh_reuse_interval",
+        "0004_org_slug",
+        "0005_sliding_rate_limits",
+      ]);
     } finally {
       await holder.query("select pg_advisory_unlock_all()");
       holder.release();
@@ -138,7 +186,14 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     try {
       const others = await Promise.all(Array.from({ length: 16 }, () => database.freshSchema()));
       try {
-        for (const other of others) expect((await other.open()).applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+        for (const other of others)
+          expect((await other.open()).applied).toEqual([
+            "0001_initial",
+            "0002_device_session_issued",
+            "0003_refresh_reuse_interval",
+            "0004_org_slug",
+            "0005_sliding_rate_limits",
+          ]);
       } finally {
         await Promise.all(others.map((other) => other.drop()));
       }

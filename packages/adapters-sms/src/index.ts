@@ -7,20 +7,9 @@
  */
 export { createHttpSmsSender, DEFAULT_SMS_TIMEOUT_MS, type HttpSmsSenderOptions } from "./http-sms-sender.ts";
 export { defaultOtpMessage, describeLifetime, DEFAULT_CHALLENGE_TTL_MS, type OtpTextOptions } from "./otp-text.ts";
-export {
-  createTwilioSmsSender,
-  TWILIO_DEFAULT_BASE_URL,
-  type TwilioCredentials,
-  type TwilioSender,
-  type TwilioSmsSenderOptions,
-} from "./twilio-sms-sender.ts";
+export { createTwilioSmsSender, TWILIO_DEFAULT_BASE_URL, type TwilioCredentials, type TwilioSender, type TwilioSmsSenderOptions } from "./twilio-sms-sender.ts";
 export { createVonageSmsSender, VONAGE_DEFAULT_BASE_URL, type VonageSmsSenderOptions } from "./vonage-sms-sender.ts";
 export { DEFAULT_SMS_RETRY, type RetryPolicy, type Sleep, type TimingOptions } from "./provider-call.ts";
 export { SmsDeliveryError, type SmsFailureDetails, type SmsFailureReason, type SmsProviderName } from "./sms-delivery-error.ts";
-export {
-  DevOtpStore,
-  DEFAULT_DEV_OTP_MAX_ENTRIES,
-  DEFAULT_DEV_OTP_TTL_MS,
-  type DevOtpStoreOptions,
-} from "./dev-otp-store.ts";
+export { DevOtpStore, DEFAULT_DEV_OTP_MAX_ENTRIES, DEFAULT_DEV_OTP_TTL_MS, type DevOtpStoreOptions } from "./dev-otp-store.ts";
 export { createDisabledSmsSender, type SmsSkipInfo } from "./disabled-sms-sender.ts";

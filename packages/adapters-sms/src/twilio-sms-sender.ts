@@ -35,8 +35,7 @@ import {
 export const TWILIO_DEFAULT_BASE_URL = "https://api.twilio.com";
 
 export type TwilioCredentials =
-  | { readonly kind: "auth_token"; readonly authToken: string }
-  | { readonly kind: "api_key"; readonly apiKeySid: string; readonly apiKeySecret: string };
+  { readonly kind: "auth_token"; readonly authToken: string } | { readonly kind: "api_key"; readonly apiKeySid: string; readonly apiKeySecret: string };
 
 /** Exactly one of them: a phone number / sender id, or a Messaging Service that picks one. */
 export type TwilioSender = { readonly from: string } | { readonly messagingServiceSid: string };

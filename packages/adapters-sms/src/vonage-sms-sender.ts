@@ -93,7 +93,12 @@ export function createVonageSmsSender(options: VonageSmsSenderOptions): SmsSende
       await postToProvider({ url, headers, body }, IDENTITY, timing, async (response) => {
         if (!isSuccessStatus(response.status)) {
           await discardQuietly(response);
-          return { reason: "http_status", message: `Vonage answered ${response.status}`, status: response.status, retryable: isTransientStatus(response.status) };
+          return {
+            reason: "http_status",
+            message: `Vonage answered ${response.status}`,
+            status: response.status,
+            retryable: isTransientStatus(response.status),
+          };
         }
         return judgeMessages(await readJson(response), response.status);
       });

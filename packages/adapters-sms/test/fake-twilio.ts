@@ -74,6 +74,13 @@ function answerAsTwilio(response: ServerResponse, request: RecordedRequest): voi
     return;
   }
   response.writeHead(201, { "content-type": "application/json" }).end(
-    JSON.stringify({ sid: "SM0123456789abcdef0123456789abcdef", account_sid: ACCOUNT_SID, to, from: form.get("From"), body: form.get("Body"), status: "queued" }),
+    JSON.stringify({
+      sid: "SM0123456789abcdef0123456789abcdef",
+      account_sid: ACCOUNT_SID,
+      to,
+      from: form.get("From"),
+      body: form.get("Body"),
+      status: "queued",
+    }),
   );
 }

@@ -7,7 +7,10 @@ export const VONAGE_SECRET = "vonage_secret_0123456789";
 
 /** One message part's answer, as Vonage's SMS API sends it (HTTP 200 whatever the status). */
 export function vonageAnswer(response: ServerResponse, status: string, extra: Record<string, string> = {}): void {
-  const message = status === "0" ? { to: extra["to"] ?? "", "message-id": "0C000000F00ABD35", status, "remaining-balance": "3.14", "message-price": "0.03", network: "12345" } : { status, "error-text": extra["error-text"] ?? "error" };
+  const message =
+    status === "0"
+      ? { to: extra["to"] ?? "", "message-id": "0C000000F00ABD35", status, "remaining-balance": "3.14", "message-price": "0.03", network: "12345" }
+      : { status, "error-text": extra["error-text"] ?? "error" };
   response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ "message-count": "1", messages: [message] }));
 }
 

@@ -1,6 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createKyselyStores, pingDatabase, migrateToLatest, purgeExpired, queryTimingLog, type Database, type PurgedCounts, type QueryTimingHook } from "@gatehouse/adapters-kysely";
+import {
+  createKyselyStores,
+  pingDatabase,
+  migrateToLatest,
+  purgeExpired,
+  queryTimingLog,
+  type Database,
+  type PurgedCounts,
+  type QueryTimingHook,
+} from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";

@@ -34,7 +34,13 @@ describe("openSqliteStores", () => {
   it("creates missing parent directories and migrates once", async () => {
     const filename = join(directory, "nested", "deeper", "gatehouse.db");
     const first = await openSqliteStores({ filename });
-    expect(first.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+    expect(first.appliedMigrations).toEqual([
+      "0001_initial",
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+    ]);
     await first.close();
     const second = await openSqliteStores({ filename });
     expect(second.appliedMigrations).toEqual([]);
@@ -59,8 +65,12 @@ describe("openSqliteStores", () => {
     // Back to the 0003 schema, with the counters an old server left behind.
     await sql`DROP TABLE rate_limits`.execute(before.db);
     await sql`DELETE FROM kysely_migration WHERE name = '0005_sliding_rate_limits'`.execute(before.db);
-    await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(before.db);
-    await sql`INSERT INTO rate_limit_counters VALUES ('full', ${windowStart - minute}, 1, ${windowStart}), ('full', ${windowStart}, 3, ${windowStart + minute}), ('partial', ${windowStart}, 1, ${windowStart + minute})`.execute(before.db);
+    await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(
+      before.db,
+    );
+    await sql`INSERT INTO rate_limit_counters VALUES ('full', ${windowStart - minute}, 1, ${windowStart}), ('full', ${windowStart}, 3, ${windowStart + minute}), ('partial', ${windowStart}, 1, ${windowStart + minute})`.execute(
+      before.db,
+    );
     await before.close();
 
     const after = await openSqliteStores({ filename });
@@ -74,7 +84,13 @@ describe("openSqliteStores", () => {
 
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
-    expect(opened.appliedMigrations).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+    expect(opened.appliedMigrations).toEqual([
+      "0001_initial",
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+    ]);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
     await opened.close();
   });
@@ -84,10 +100,28 @@ describe("openSqliteStores", () => {
     const { stores } = opened;
     const t0 = Date.UTC(2026, 0, 1);
     const day = 24 * 60 * 60 * 1000;
-    await stores.users.create({ id: "u", email: "u@example.com", displayName: "U", passwordHash: "h", phone: null, phoneVerified: false, platformAdmin: false, createdAt: t0 });
+    await stores.users.create({
+      id: "u",
+      email: "u@example.com",
+      displayName: "U",
+      passwordHash: "h",
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      createdAt: t0,
+    });
     await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
     const { device } = await stores.devices.getOrCreate({
-      id: "d", userId: "u", orgId: "o", fingerprint: "f", trusted: false, trustedUntil: null, trustRevokedAt: null, sessionIssuedAt: null, createdAt: t0, lastSeenAt: t0,
+      id: "d",
+      userId: "u",
+      orgId: "o",
+      fingerprint: "f",
+      trusted: false,
+      trustedUntil: null,
+      trustRevokedAt: null,
+      sessionIssuedAt: null,
+      createdAt: t0,
+      lastSeenAt: t0,
     });
     const owner = { userId: "u", orgId: "o", deviceId: device.id };
     await stores.rateLimiter.consume("old", 5, 60_000, t0);
@@ -97,7 +131,12 @@ describe("openSqliteStores", () => {
     const challenge = { ...owner, phone: "+15550100", codeHash: "x", attempts: 0, createdAt: t0 };
     await stores.challenges.create({ id: "c-old", ...challenge, expiresAt: t0 - 1 });
     await stores.challenges.create({ id: "c-recent", ...challenge, expiresAt: t0 + day - 1 });
-    const pair = (tag: string, expiresAt: number) => ({ accessTokenHash: `a-${tag}`, accessExpiresAt: expiresAt, refreshTokenHash: `r-${tag}`, refreshExpiresAt: expiresAt });
+    const pair = (tag: string, expiresAt: number) => ({
+      accessTokenHash: `a-${tag}`,
+      accessExpiresAt: expiresAt,
+      refreshTokenHash: `r-${tag}`,
+      refreshExpiresAt: expiresAt,
+    });
     await stores.sessions.create({ id: "s", ...owner, ...pair("1", t0 + day), createdAt: t0, revokedAt: null });
     await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
     await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);

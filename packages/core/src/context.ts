@@ -40,6 +40,11 @@ export function createContext(deps: GatehouseDeps): Context {
     random: deps.random,
     config,
     passwordHasher: deps.passwordHasher ?? createKdfPasswordHasher(config.password, deps.random),
-    hashQueue: createHashQueue({ concurrency: config.passwordHashConcurrency, queueLimit: config.passwordHashQueueLimit, clock: deps.clock, observer: deps.hashQueueObserver }),
+    hashQueue: createHashQueue({
+      concurrency: config.passwordHashConcurrency,
+      queueLimit: config.passwordHashQueueLimit,
+      clock: deps.clock,
+      observer: deps.hashQueueObserver,
+    }),
   };
 }

@@ -4,13 +4,7 @@ import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
-import {
-  checkUrlAccess,
-  checkUrlAccessWithToken,
-  createBrowserPolicyReader,
-  getBrowserPolicy,
-  getBrowserPolicyWithToken,
-} from "./use-cases/browser.ts";
+import { checkUrlAccess, checkUrlAccessWithToken, createBrowserPolicyReader, getBrowserPolicy, getBrowserPolicyWithToken } from "./use-cases/browser.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
 import { register, type RegisterInput } from "./use-cases/register.ts";

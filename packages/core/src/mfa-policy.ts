@@ -27,10 +27,7 @@ export function evaluateMfaPolicy(input: MfaPolicyInput): MfaResult {
   const { platform, org, device, isNewDevice, now } = input;
   const trustTtlDays = Math.min(org.trustTtlDays, platform.maxTrustTtlDays);
   return {
-    mfaRequired:
-      platform.mfaAlways ||
-      (isNewDevice && org.requireMfaNewDevice) ||
-      (!isEffectivelyTrusted(device, now) && org.requireMfaUntrustedDevice),
+    mfaRequired: platform.mfaAlways || (isNewDevice && org.requireMfaNewDevice) || (!isEffectivelyTrusted(device, now) && org.requireMfaUntrustedDevice),
     registerTrustAfterMfa: platform.deviceTrustEnabled && org.trustDeviceAfterMfa && trustTtlDays > 0,
     trustTtlDays,
   };

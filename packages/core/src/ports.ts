@@ -6,18 +6,7 @@
  * - methods documented as atomic must stay correct when called concurrently from several
  *   processes: one guarded statement or one transaction, never read-check-write in the caller.
  */
-import type {
-  Device,
-  EpochMs,
-  MfaChallenge,
-  MfaIntent,
-  Membership,
-  Org,
-  OrgMfaSettings,
-  PlatformSettings,
-  Session,
-  User,
-} from "./model.ts";
+import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "./model.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
 
 export interface Clock {

@@ -31,9 +31,21 @@ describe("listing and removing members", () => {
   it.each<[string, (h: Awaited<ReturnType<typeof createHarness>>, ada: Actor) => Promise<unknown>, string]>([
     ["a plain member lists the orgs", (h, ada) => h.gatehouse.admin.listOrgs(ada), "permission_denied: platform admin role required"],
     ["a plain member lists the members", (h, ada) => h.gatehouse.admin.listMembers(ada, h.orgId), "permission_denied: organization admin role required"],
-    ["a plain member removes one by email", (h, ada) => h.gatehouse.admin.removeMemberByEmail(ada, h.orgId, "ada@example.com"), "permission_denied: organization admin role required"],
-    ["an unknown email is removed", (h) => h.gatehouse.admin.removeMemberByEmail(SYSTEM_ACTOR, h.orgId, "nobody@example.com"), "not_found: membership not found"],
-    ["a role outside the union is given by a JavaScript caller", (h) => h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "ada@example.com", "owner" as "admin"), 'invalid_argument: role: must be "member" or "admin"'],
+    [
+      "a plain member removes one by email",
+      (h, ada) => h.gatehouse.admin.removeMemberByEmail(ada, h.orgId, "ada@example.com"),
+      "permission_denied: organization admin role required",
+    ],
+    [
+      "an unknown email is removed",
+      (h) => h.gatehouse.admin.removeMemberByEmail(SYSTEM_ACTOR, h.orgId, "nobody@example.com"),
+      "not_found: membership not found",
+    ],
+    [
+      "a role outside the union is given by a JavaScript caller",
+      (h) => h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "ada@example.com", "owner" as "admin"),
+      'invalid_argument: role: must be "member" or "admin"',
+    ],
   ])("refuses when %s", async (_case, call, expected) => {
     const h = await createHarness();
     expect(await kindOf(call(h, { kind: "user", userId: h.userId, orgId: h.orgId }))).toBe(expected);

@@ -37,7 +37,12 @@ describe("browser requests from a bearer token (gatehouse.browser)", () => {
     ];
     for (let i = 0; i < 3; i++) expect((await h.gatehouse.browser.checkUrlAccess(h.accessToken, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
     expect((await h.gatehouse.browser.getBrowserPolicy(h.accessToken, h.orgId)).accessControl.blockedDomains).toEqual(["bad.example"]);
-    expect(resolve.mock.calls.map(([, orgId, version]) => [orgId, version])).toEqual([[h.orgId, -1], [h.orgId, 1], [h.orgId, 1], [h.orgId, 1]]);
+    expect(resolve.mock.calls.map(([, orgId, version]) => [orgId, version])).toEqual([
+      [h.orgId, -1],
+      [h.orgId, 1],
+      [h.orgId, 1],
+      [h.orgId, 1],
+    ]);
     for (const other of others) expect(other).not.toHaveBeenCalled();
   });
 

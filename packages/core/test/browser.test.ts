@@ -18,7 +18,9 @@ describe("browser policy reads", () => {
   it("applies the default policy until the org saves one, then the saved one at the next check", async () => {
     const h = await memberHarness();
     expect(await h.gatehouse.getBrowserPolicy(h.principal, h.orgId)).toEqual(DEFAULT_BROWSER_POLICY);
-    expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(DEFAULT_BROWSER_POLICY.accessControl.defaultAction === "allow");
+    expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(
+      DEFAULT_BROWSER_POLICY.accessControl.defaultAction === "allow",
+    );
     await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://good.example")).allowed).toBe(true);
@@ -40,7 +42,11 @@ describe("browser policy reads", () => {
     const getIfChanged = vi.spyOn(h.stores.browserPolicies, "getIfChanged");
     for (let i = 0; i < 3; i++) await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
     expect(getIfChanged.mock.calls.map(([, version]) => version)).toEqual([-1, 1, 1]);
-    expect(await Promise.all(getIfChanged.mock.results.map((result) => result.value))).toEqual([expect.objectContaining({ version: 1 }), "unchanged", "unchanged"]);
+    expect(await Promise.all(getIfChanged.mock.results.map((result) => result.value))).toEqual([
+      expect.objectContaining({ version: 1 }),
+      "unchanged",
+      "unchanged",
+    ]);
   });
 
   it("shares one frozen policy between requests, so no caller can change what the next one sees", async () => {

@@ -20,7 +20,10 @@ export class GatedHasher implements PasswordHasher {
   }
 
   verify(password: string, stored: string): Promise<PasswordVerification> {
-    return this.#gate("verify", () => ({ matches: stored === `gated$${password}` || stored === `stale$${password}`, needsRehash: stored === `stale$${password}` }));
+    return this.#gate("verify", () => ({
+      matches: stored === `gated$${password}` || stored === `stale$${password}`,
+      needsRehash: stored === `stale$${password}`,
+    }));
   }
 
   /** Releases the oldest waiting call; returns its kind. */

@@ -21,7 +21,10 @@ function gate() {
 }
 
 async function refusal(promise: Promise<unknown>): Promise<GatehouseError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(GatehouseError);
   expect((error as GatehouseError).kind).toBe("rate_limited");
   return error as GatehouseError;

@@ -150,7 +150,14 @@ describe("SubmitPhoneAndRequestMFA", () => {
   it("defensively refuses an intent whose user already has a verified phone", async () => {
     const h = await createHarness();
     await signInWithPhone(h);
-    await h.stores.intents.create({ id: "forged-intent", userId: h.userId, orgId: h.orgId, deviceId: "d", expiresAt: h.clock.now() + 60_000, createdAt: h.clock.now() });
+    await h.stores.intents.create({
+      id: "forged-intent",
+      userId: h.userId,
+      orgId: h.orgId,
+      deviceId: "d",
+      expiresAt: h.clock.now() + 60_000,
+      createdAt: h.clock.now(),
+    });
     await expectError(h.gatehouse.submitPhoneAndRequestMfa({ intentId: "forged-intent", phone: "+15559999999" }), "phone_already_verified");
   });
 

@@ -121,7 +121,11 @@ describe("3. a session acts only for the org it was issued for", () => {
       () => admin.getOrgMfaSettings(actor, otherOrgId),
       () => admin.updateOrgMfaSettings(actor, otherOrgId, { requireMfaNewDevice: false }),
       () => admin.getOrgBrowserPolicy(actor, otherOrgId),
-      () => admin.updateOrgBrowserPolicy(actor, otherOrgId, { accessControl: { allowedDomains: [], blockedDomains: [], defaultAction: "allow", wildcardSupported: true }, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } }),
+      () =>
+        admin.updateOrgBrowserPolicy(actor, otherOrgId, {
+          accessControl: { allowedDomains: [], blockedDomains: [], defaultAction: "allow", wildcardSupported: true },
+          actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+        }),
       () => admin.listUserDevices(actor, otherOrgId, h.userId),
       () => admin.revokeDeviceTrust(actor, otherOrgId, "any-device"),
       () => admin.revokeUserSessions(actor, otherOrgId, h.userId),
@@ -134,7 +138,7 @@ describe("3. a session acts only for the org it was issued for", () => {
     await expectError(admin.getOrgMfaSettings(rootActor, otherOrgId), "permission_denied");
     await expect(admin.getOrgMfaSettings(actor, h.orgId)).resolves.toBeTruthy();
     await expect(admin.getPlatformSettings(rootActor)).resolves.toBeTruthy();
-    expect((await h.stores.settings.getOrg(otherOrgId))).toBeNull();
+    expect(await h.stores.settings.getOrg(otherOrgId)).toBeNull();
   });
 });
 
@@ -156,7 +160,10 @@ describe("4. VerifyMFA proves the user's own phone", () => {
 
   it("the two verified at once: exactly one gets tokens, the phone is the winner's", async () => {
     const { h, first, second, otpOf } = await twoChallenges();
-    const results = await Promise.allSettled([h.gatehouse.verifyMfa({ challengeId: first, otp: otpOf(first) }), h.gatehouse.verifyMfa({ challengeId: second, otp: otpOf(second) })]);
+    const results = await Promise.allSettled([
+      h.gatehouse.verifyMfa({ challengeId: first, otp: otpOf(first) }),
+      h.gatehouse.verifyMfa({ challengeId: second, otp: otpOf(second) }),
+    ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const loser = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     expect((loser.reason as GatehouseError).kind).toBe("invalid_mfa_challenge");
@@ -205,7 +212,10 @@ describe("inputs: control, format and private-use characters; email normalisatio
   });
 
   it.each([
-    ["device_fingerprint", (h: Harness) => h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId, deviceFingerprint: "lap\u200btop" })],
+    [
+      "device_fingerprint",
+      (h: Harness) => h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId, deviceFingerprint: "lap\u200btop" }),
+    ],
     ["display_name", (h: Harness) => h.gatehouse.register({ email: "new@example.com", password: PASSWORD, displayName: "Ada\u202e" })],
     ["password", (h: Harness) => h.gatehouse.login({ email: "ada@example.com", password: `${PASSWORD}\u0000`, orgId: h.orgId })],
     ["password", (h: Harness) => h.gatehouse.register({ email: "new@example.com", password: `${PASSWORD}\ud800` })],

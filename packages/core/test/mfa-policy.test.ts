@@ -82,17 +82,20 @@ describe("evaluateMfaPolicy: trust registration", () => {
     ${false}     | ${true}  | ${30}  | ${90}  | ${false} | ${30}
     ${true}      | ${false} | ${30}  | ${90}  | ${false} | ${30}
     ${false}     | ${false} | ${30}  | ${90}  | ${false} | ${30}
-  `("enabled=$trustEnabled afterMfa=$afterMfa ttl=min($orgTtl,$maxTtl) → register=$register ttl=$ttl", ({ trustEnabled, afterMfa, orgTtl, maxTtl, register, ttl }) => {
-    const result = evaluateMfaPolicy({
-      platform: { mfaAlways: false, deviceTrustEnabled: trustEnabled, maxTrustTtlDays: maxTtl },
-      org: { ...DEFAULT_ORG_MFA_SETTINGS, trustDeviceAfterMfa: afterMfa, trustTtlDays: orgTtl },
-      device: untrusted,
-      isNewDevice: false,
-      now: NOW,
-    });
-    expect(result.registerTrustAfterMfa).toBe(register);
-    expect(result.trustTtlDays).toBe(ttl);
-  });
+  `(
+    "enabled=$trustEnabled afterMfa=$afterMfa ttl=min($orgTtl,$maxTtl) → register=$register ttl=$ttl",
+    ({ trustEnabled, afterMfa, orgTtl, maxTtl, register, ttl }) => {
+      const result = evaluateMfaPolicy({
+        platform: { mfaAlways: false, deviceTrustEnabled: trustEnabled, maxTrustTtlDays: maxTtl },
+        org: { ...DEFAULT_ORG_MFA_SETTINGS, trustDeviceAfterMfa: afterMfa, trustTtlDays: orgTtl },
+        device: untrusted,
+        isNewDevice: false,
+        now: NOW,
+      });
+      expect(result.registerTrustAfterMfa).toBe(register);
+      expect(result.trustTtlDays).toBe(ttl);
+    },
+  );
 
   it("defaults: MFA on new and on untrusted devices, trust 30 days after MFA", () => {
     const defaults = { platform: DEFAULT_PLATFORM_SETTINGS, org: DEFAULT_ORG_MFA_SETTINGS, now: NOW };

@@ -6,7 +6,10 @@ import { createHarness, PASSWORD } from "./harness.ts";
 const SYSTEM = { kind: "system" } as const;
 
 async function kindOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(GatehouseError);
   return (error as GatehouseError).kind;
 }

@@ -5,7 +5,10 @@ import { createHarness, type Harness } from "./harness.ts";
 const PHONE = "+15551234567";
 
 async function errorOf(promise: Promise<unknown>): Promise<GatehouseError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(GatehouseError);
   return error as GatehouseError;
 }

@@ -26,7 +26,8 @@ export async function decodeFailuresAsInvalidArgument(response: UniversalServerR
   const contentType = header.get("content-type") ?? "";
   if (contentType.startsWith("application/grpc-web")) return { ...response, body: rewriteGrpcWebTrailer(body) };
   if (contentType.startsWith("application/grpc")) return { ...response, body: rewriteGrpcTrailerAfter(body, header, response.trailer) };
-  if (response.status === 500 && contentType.startsWith("application/json") && !header.has("content-encoding")) return connectUnaryRewritten(response, header, body);
+  if (response.status === 500 && contentType.startsWith("application/json") && !header.has("content-encoding"))
+    return connectUnaryRewritten(response, header, body);
   return response;
 }
 
@@ -71,7 +72,11 @@ function rewriteGrpcStatus(fields: Headers): boolean {
   return true;
 }
 
-async function connectUnaryRewritten(response: UniversalServerResponse, responseHeader: Headers, body: AsyncIterable<Uint8Array>): Promise<UniversalServerResponse> {
+async function connectUnaryRewritten(
+  response: UniversalServerResponse,
+  responseHeader: Headers,
+  body: AsyncIterable<Uint8Array>,
+): Promise<UniversalServerResponse> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);

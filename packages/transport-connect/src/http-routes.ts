@@ -72,12 +72,21 @@ function sendError(res: NodeResponse, error: unknown, route: string, options: Ht
     return;
   }
   const { kind, field, retryAfterSeconds } = errorDetailOf(error);
-  const body = { code: name, message: connectError.rawMessage, kind, ...(field === "" ? {} : { field }), ...(retryAfterSeconds === 0 ? {} : { retry_after_seconds: retryAfterSeconds }) };
+  const body = {
+    code: name,
+    message: connectError.rawMessage,
+    kind,
+    ...(field === "" ? {} : { field }),
+    ...(retryAfterSeconds === 0 ? {} : { retry_after_seconds: retryAfterSeconds }),
+  };
   send(res, status, { error: body }, retryAfterSeconds === 0 ? {} : { "retry-after": String(retryAfterSeconds) });
 }
 
 async function readJsonBody(req: NodeRequest): Promise<unknown> {
-  const contentType = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const contentType = String(req.headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
   if (contentType !== "application/json") throw new HttpStatusError(400, "invalid_argument", "content-type must be application/json");
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);

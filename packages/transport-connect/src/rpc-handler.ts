@@ -15,7 +15,6 @@ export interface RpcHandlerOptions extends ConnectRouterOptions {
   readonly onClientGone: (method: MethodName) => void;
 }
 
-
 /**
  * connect-node's `connectNodeAdapter`, with what a public server needs on top: a request decode
  * failure is InvalidArgument (see decode-failures.ts), a request with no authority (HTTP/1.0 with

@@ -57,7 +57,11 @@ describe("AdminService over the in-memory router transport", () => {
   describe("members", () => {
     it("an org admin adds a registered user with a role, then removes them", async () => {
       const { userId } = await h.gatehouse.register({ email: "new@example.com", password: "correct horse battery" });
-      expect(await h.admin.addMember({ orgId: h.orgId, email: "new@example.com", role: "admin" }, orgAdmin)).toMatchObject({ orgId: h.orgId, userId, role: "admin" });
+      expect(await h.admin.addMember({ orgId: h.orgId, email: "new@example.com", role: "admin" }, orgAdmin)).toMatchObject({
+        orgId: h.orgId,
+        userId,
+        role: "admin",
+      });
       expect(await h.stores.orgs.findMembership(h.orgId, userId)).toEqual({ orgId: h.orgId, userId, role: "admin" });
       await h.admin.removeMember({ orgId: h.orgId, userId }, orgAdmin);
       expect(await h.stores.orgs.findMembership(h.orgId, userId)).toBeNull();
@@ -99,7 +103,11 @@ describe("AdminService over the in-memory router transport", () => {
       const before = (await h.admin.getPlatformSettings({}, platformAdmin)).settings!;
       const { settings } = await h.admin.updatePlatformSettings({ mfaAlways: !before.mfaAlways }, platformAdmin);
       expect(settings).toMatchObject({ ...before, mfaAlways: !before.mfaAlways });
-      await expectConnectError(h.admin.getPlatformSettings({}, orgAdmin), { code: Code.PermissionDenied, message: "platform admin role required", detail: { kind: "permission_denied" } });
+      await expectConnectError(h.admin.getPlatformSettings({}, orgAdmin), {
+        code: Code.PermissionDenied,
+        message: "platform admin role required",
+        detail: { kind: "permission_denied" },
+      });
     });
   });
 

@@ -174,7 +174,10 @@ describe("AuthService over the in-memory router transport", () => {
         message: "invalid or expired refresh token",
         detail: { kind: "unauthenticated" },
       });
-      await expectConnectError(h.auth.logout({}, bearer(refreshed.result.value.accessToken)), { code: Code.Unauthenticated, message: "invalid or expired session" });
+      await expectConnectError(h.auth.logout({}, bearer(refreshed.result.value.accessToken)), {
+        code: Code.Unauthenticated,
+        message: "invalid or expired session",
+      });
     });
 
     it("Refresh with an unknown token is Unauthenticated", async () => {

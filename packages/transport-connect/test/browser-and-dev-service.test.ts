@@ -22,7 +22,12 @@ describe("BrowserService over the in-memory router transport", () => {
 
   it("GetBrowserPolicy answers both sections of the stored policy", async () => {
     const policy = await h.browser.getBrowserPolicy({ orgId: h.orgId }, bearer(accessToken));
-    expect(policy.accessControl).toMatchObject({ allowedDomains: ["example.com", "*.example.org"], blockedDomains: ["evil.example.com"], defaultAction: "deny", wildcardSupported: true });
+    expect(policy.accessControl).toMatchObject({
+      allowedDomains: ["example.com", "*.example.org"],
+      blockedDomains: ["evil.example.com"],
+      defaultAction: "deny",
+      wildcardSupported: true,
+    });
     expect(policy.actionRestrictions).toMatchObject({ allowedActions: ["navigate"], readOnlyMode: true });
   });
 
@@ -83,7 +88,11 @@ describe("DevService over the in-memory router transport", () => {
 
   it("GetOTP for an unknown challenge is NotFound", async () => {
     const h = await createRouterHarness({ devOtps: true });
-    await expectConnectError(h.dev.getOTP({ challengeId: "no-such-challenge" }), { code: Code.NotFound, message: "no OTP for this challenge", detail: { kind: "not_found" } });
+    await expectConnectError(h.dev.getOTP({ challengeId: "no-such-challenge" }), {
+      code: Code.NotFound,
+      message: "no OTP for this challenge",
+      detail: { kind: "not_found" },
+    });
   });
 
   it("without dev OTP mode the service is not there: Unimplemented", async () => {

@@ -16,7 +16,10 @@ type AnyCall = (request: object, options?: { headers?: Record<string, string> })
 /** Every method of a service, called by name with an empty request: the interceptors run before any handler reads it. */
 function methodsOf(h: RouterHarness, service: DescService): { name: string; call: AnyCall }[] {
   const client = createClient(service, h.transport) as unknown as Record<string, AnyCall>;
-  return service.methods.map((method) => ({ name: `${service.typeName}/${method.name}`, call: (request, options) => client[method.localName]!(request, options) }));
+  return service.methods.map((method) => ({
+    name: `${service.typeName}/${method.name}`,
+    call: (request, options) => client[method.localName]!(request, options),
+  }));
 }
 
 const SERVICES = [AuthService, BrowserService, AdminService, DevService];
@@ -97,14 +100,18 @@ describe("the interceptors over the in-memory router transport", () => {
       await h.member("ada@example.com");
       // Login, SubmitPhoneAndRequestMFA and VerifyMFA spend this IP's three units.
       const { accessToken } = await h.signIn("ada@example.com");
-      await expectConnectError(h.auth.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId }), { code: Code.ResourceExhausted, message: "too many requests; retry in 60 s" });
+      await expectConnectError(h.auth.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId }), {
+        code: Code.ResourceExhausted,
+        message: "too many requests; retry in 60 s",
+      });
       for (let i = 0; i < 5; i++) {
         expect((await h.browser.getOrg({ orgId: h.orgId }, bearer(accessToken))).orgId).toBe(h.orgId);
         await expectConnectError(h.dev.getOTP({ challengeId: "none" }), { code: Code.NotFound, message: "no OTP for this challenge" });
       }
       const unlimited = await createRouterHarness({ ipPerMinute: 0 });
       await unlimited.member("ada@example.com");
-      for (let i = 0; i < 20; i++) await expectConnectError(login(unlimited, "198.51.100.1"), { code: Code.Unauthenticated, message: "invalid email or password" });
+      for (let i = 0; i < 20; i++)
+        await expectConnectError(login(unlimited, "198.51.100.1"), { code: Code.Unauthenticated, message: "invalid email or password" });
     });
   });
 
@@ -169,7 +176,11 @@ describe("the interceptors over the in-memory router transport", () => {
           },
         }),
       });
-      await expectConnectError(h.auth.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId }), { code: Code.Internal, message: "internal error", detail: null });
+      await expectConnectError(h.auth.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId }), {
+        code: Code.Internal,
+        message: "internal error",
+        detail: null,
+      });
       expect(h.unexpected.map(({ method }) => method)).toEqual(["gatehouse.v1.AuthService/Login"]);
     });
   });

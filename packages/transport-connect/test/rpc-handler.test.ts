@@ -44,7 +44,10 @@ let http2Url: string;
 beforeAll(async () => {
   http1 = createHttp1Server(handler);
   http2 = createHttp2Server(handler);
-  await Promise.all([new Promise<void>((resolve) => http1.listen(0, "127.0.0.1", resolve)), new Promise<void>((resolve) => http2.listen(0, "127.0.0.1", resolve))]);
+  await Promise.all([
+    new Promise<void>((resolve) => http1.listen(0, "127.0.0.1", resolve)),
+    new Promise<void>((resolve) => http2.listen(0, "127.0.0.1", resolve)),
+  ]);
   http1Url = `http://127.0.0.1:${(http1.address() as AddressInfo).port}`;
   http2Url = `http://127.0.0.1:${(http2.address() as AddressInfo).port}`;
 });
@@ -96,8 +99,14 @@ describe("RPC handler: a request that cannot be decoded is InvalidArgument with 
   });
 
   it("gRPC-Web garbage: the trailer frame says grpc-status 3", async () => {
-    const response = await fetch(`${http1Url}${LOGIN_PATH}`, { method: "POST", headers: { "content-type": "application/grpc-web+proto" }, body: envelope(0, TRUNCATED_MESSAGE) });
-    const text = Buffer.from(await response.arrayBuffer()).subarray(5).toString("utf8");
+    const response = await fetch(`${http1Url}${LOGIN_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto" },
+      body: envelope(0, TRUNCATED_MESSAGE),
+    });
+    const text = Buffer.from(await response.arrayBuffer())
+      .subarray(5)
+      .toString("utf8");
     expect(response.status).toBe(200);
     expect(text).toContain(`grpc-status: ${Code.InvalidArgument}\r\n`);
     expect(text).toContain(`grpc-message: ${encodeURIComponent(DECODE_FAILURE_MESSAGE)}`);
@@ -126,6 +135,8 @@ describe("RPC handler: genuine failures", () => {
     socket.write(`POST ${LOGIN_PATH} HTTP/1.0\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`);
     await new Promise((resolve) => socket.once("close", resolve));
     expect(received).toMatch(/^HTTP\/1\.1 400 [\s\S]*"invalid_argument"/);
-    expect((await fetch(`${http1Url}/gatehouse.v1.AuthService/Logout`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(200);
+    expect(
+      (await fetch(`${http1Url}/gatehouse.v1.AuthService/Logout`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status,
+    ).toBe(200);
   });
 });

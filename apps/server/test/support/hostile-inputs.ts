@@ -69,7 +69,8 @@ function fieldValue(field: DescField, strings: fc.Arbitrary<string>, depth: numb
     case "message":
       return depth >= MAX_DEPTH ? fc.constant(undefined) : messageInit(field.message, strings, depth + 1);
     case "list":
-      if (field.listKind === "message") return depth >= MAX_DEPTH ? fc.constant([]) : fc.array(messageInit(field.message, strings, depth + 1), { maxLength: 3 });
+      if (field.listKind === "message")
+        return depth >= MAX_DEPTH ? fc.constant([]) : fc.array(messageInit(field.message, strings, depth + 1), { maxLength: 3 });
       if (field.listKind === "enum") return fc.array(fc.integer({ min: -3, max: 10 }), { maxLength: 5 });
       return fc.array(scalar(field.scalar, strings), { maxLength: 5 });
     case "map":
@@ -112,5 +113,9 @@ export function hostileJsonObject(desc: DescMessage, strings: fc.Arbitrary<strin
 
 export const garbageBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 64 }),
-  fc.constantFrom(Uint8Array.of(0x0a, 0x05, 0x61), Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), Uint8Array.of(0x0a, 0x02, 0xc3, 0x28)),
+  fc.constantFrom(
+    Uint8Array.of(0x0a, 0x05, 0x61),
+    Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+    Uint8Array.of(0x0a, 0x02, 0xc3, 0x28),
+  ),
 );

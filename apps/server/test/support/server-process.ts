@@ -18,7 +18,8 @@ export const DEV_ENV: Readonly<Record<string, string>> = {
   APP_ENV: "development",
   OTP_RETURN_TO_CLIENT: "true",
   NEXT_PUBLIC_DEV_OTP_ENABLED: "true",
-  PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1",
+  PASSWORD_HASH_MEMORY_KIB: "1024",
+  PASSWORD_HASH_PASSES: "1",
   RATE_LIMIT_IP_PER_MINUTE: "0",
   LOG_LEVEL: "info",
 };

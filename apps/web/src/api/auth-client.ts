@@ -60,7 +60,12 @@ export function signInOutcome(response: LoginResponse | RefreshResponse): SignIn
     case "tokens":
       return { kind: "tokens", session: sessionFromAuthResponse(result.value) };
     case "mfaRequired":
-      return { kind: "mfa-required", challengeId: result.value.challengeId, phoneMask: result.value.phoneMask, resendAfterSeconds: result.value.resendAfterSeconds };
+      return {
+        kind: "mfa-required",
+        challengeId: result.value.challengeId,
+        phoneMask: result.value.phoneMask,
+        resendAfterSeconds: result.value.resendAfterSeconds,
+      };
     case "phoneRequired":
       return { kind: "phone-required", intentId: result.value.intentId };
     default:

@@ -60,7 +60,9 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("This sign-in attempt has expired. Start over.");
     case "invalid_mfa_challenge":
     case "invalid_otp":
-      return step === "resend" ? formProblem("This sign-in attempt has expired. Start over.") : formProblem("That code is not right, or it has expired. Check it, or send a new code.", "otp");
+      return step === "resend"
+        ? formProblem("This sign-in attempt has expired. Start over.")
+        : formProblem("That code is not right, or it has expired. Check it, or send a new code.", "otp");
     case "challenge_expired":
       return formProblem("This code has expired. Start over to get a new one.");
     case "phone_already_verified":

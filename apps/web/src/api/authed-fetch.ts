@@ -1,10 +1,7 @@
 import type { Session, SessionStore } from "../session.ts";
 
 /** What a Refresh call can come back with; anything but tokens ends the session. */
-export type RefreshOutcome =
-  | { readonly kind: "tokens"; readonly session: Session }
-  | { readonly kind: "mfa-required" }
-  | { readonly kind: "phone-required" };
+export type RefreshOutcome = { readonly kind: "tokens"; readonly session: Session } | { readonly kind: "mfa-required" } | { readonly kind: "phone-required" };
 
 /** Request options the wrapper supports; the body is a string so it can be sent twice. */
 export interface AuthedRequest {

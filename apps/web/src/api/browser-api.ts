@@ -33,8 +33,7 @@ export interface UrlDecision {
 
 type JsonObject = Record<string, unknown>;
 
-const asObject = (value: unknown): JsonObject | null =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+const asObject = (value: unknown): JsonObject | null => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : null);
 const asStrings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
 const asOptionalString = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 const isAction = (value: string): value is BrowserAction => (ACTIONS as readonly string[]).includes(value);
@@ -54,8 +53,7 @@ export function parseBrowserPolicy(json: unknown): BrowserPolicy {
             defaultAction: ac.default_action === "allow" ? "allow" : "deny",
             wildcardSupported: ac.wildcard_supported === true,
           },
-    actionRestrictions:
-      ar === null ? null : { allowedActions: asStrings(ar.allowed_actions).filter(isAction), readOnlyMode: ar.read_only_mode === true },
+    actionRestrictions: ar === null ? null : { allowedActions: asStrings(ar.allowed_actions).filter(isAction), readOnlyMode: ar.read_only_mode === true },
   };
 }
 

@@ -10,7 +10,17 @@ interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, "dis
 }
 
 /** A button that sets both `disabled` and `aria-disabled`, and says when it is busy. */
-export function Button({ variant = "primary", disabled = false, busy = false, busyLabel, testId, className, type = "button", children, ...rest }: ButtonProps): ReactNode {
+export function Button({
+  variant = "primary",
+  disabled = false,
+  busy = false,
+  busyLabel,
+  testId,
+  className,
+  type = "button",
+  children,
+  ...rest
+}: ButtonProps): ReactNode {
   const off = disabled || busy;
   const classes = ["button", `button-${variant}`, className].filter(Boolean).join(" ");
   return (

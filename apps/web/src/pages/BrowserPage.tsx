@@ -50,7 +50,13 @@ function SignedInBrowser({ session }: { readonly session: Session }): ReactNode 
       <div className="page-heading">
         <h1>Browser</h1>
         <p className="subtle" data-testid="org-name">
-          {orgName === null ? "Your organization" : <>Organization: <strong>{orgName}</strong></>}
+          {orgName === null ? (
+            "Your organization"
+          ) : (
+            <>
+              Organization: <strong>{orgName}</strong>
+            </>
+          )}
         </p>
       </div>
       <LiveMessage message={policy.status === "error" ? policy.message : null} tone="error" testId="policy-error" />

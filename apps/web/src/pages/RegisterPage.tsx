@@ -32,7 +32,8 @@ export function RegisterPage(): ReactNode {
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
     if (email.trim() === "") return form.show({ message: "Enter your email address.", field: "email" });
-    if (password.length < MIN_PASSWORD_LENGTH) return form.show({ message: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`, field: "password" });
+    if (password.length < MIN_PASSWORD_LENGTH)
+      return form.show({ message: `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`, field: "password" });
     setBusy(true);
     form.show(null);
     try {
@@ -50,7 +51,19 @@ export function RegisterPage(): ReactNode {
       <div className="card auth-card">
         <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="register-heading" data-testid="register-form">
           <h1 id="register-heading">Create an account</h1>
-          <TextField label="Email" name="email" type="email" autoComplete="email" inputMode="email" value={email} onChange={setEmail} required inputRef={emailField} error={form.fieldError("email")} testId="register-email" />
+          <TextField
+            label="Email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            inputMode="email"
+            value={email}
+            onChange={setEmail}
+            required
+            inputRef={emailField}
+            error={form.fieldError("email")}
+            testId="register-email"
+          />
           <TextField
             label="Password"
             name="password"
@@ -64,7 +77,16 @@ export function RegisterPage(): ReactNode {
             hint={`At least ${MIN_PASSWORD_LENGTH} characters. A long passphrase you use nowhere else is best.`}
             testId="register-password"
           />
-          <TextField label="Display name (optional)" name="display_name" autoComplete="name" value={displayName} onChange={setDisplayName} inputRef={nameField} error={form.fieldError("display_name")} testId="register-name" />
+          <TextField
+            label="Display name (optional)"
+            name="display_name"
+            autoComplete="name"
+            value={displayName}
+            onChange={setDisplayName}
+            inputRef={nameField}
+            error={form.fieldError("display_name")}
+            testId="register-name"
+          />
           <FormAlert message={form.formError} alertRef={form.alertRef} />
           <Button type="submit" busy={busy} busyLabel="Creating account…" testId="register-submit">
             Create account

@@ -28,7 +28,8 @@ export interface Argon2idHash {
 /** Why the parameters are unusable, or null when they are fine. */
 export function argon2idParamsProblem(params: Argon2idParams): string | null {
   const { memoryKiB, passes, parallelism } = params;
-  if (!Number.isSafeInteger(parallelism) || parallelism < 1 || parallelism > ARGON2ID_LIMITS.maxParallelism) return `parallelism must be 1 to ${ARGON2ID_LIMITS.maxParallelism}`;
+  if (!Number.isSafeInteger(parallelism) || parallelism < 1 || parallelism > ARGON2ID_LIMITS.maxParallelism)
+    return `parallelism must be 1 to ${ARGON2ID_LIMITS.maxParallelism}`;
   if (!Number.isSafeInteger(passes) || passes < 1 || passes > ARGON2ID_LIMITS.maxPasses) return `passes must be 1 to ${ARGON2ID_LIMITS.maxPasses}`;
   if (!Number.isSafeInteger(memoryKiB) || memoryKiB < 8 * parallelism || memoryKiB > ARGON2ID_LIMITS.maxMemoryKiB) {
     return `memory must be ${8 * parallelism} to ${ARGON2ID_LIMITS.maxMemoryKiB} KiB`;
@@ -49,7 +50,17 @@ export function deriveArgon2id(password: string, salt: Uint8Array, params: Argon
 /** `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`, as the reference implementation writes it. */
 export function formatArgon2id(stored: Argon2idHash): string {
   const { memoryKiB, passes, parallelism } = stored.params;
-  return formatPhc({ id: "argon2id", version: ARGON2_VERSION, params: new Map([["m", memoryKiB], ["t", passes], ["p", parallelism]]), salt: stored.salt, hash: stored.hash });
+  return formatPhc({
+    id: "argon2id",
+    version: ARGON2_VERSION,
+    params: new Map([
+      ["m", memoryKiB],
+      ["t", passes],
+      ["p", parallelism],
+    ]),
+    salt: stored.salt,
+    hash: stored.hash,
+  });
 }
 
 /** null unless it is a well-formed Argon2id v19 PHC string with parameters within the limits. */

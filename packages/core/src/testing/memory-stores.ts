@@ -115,7 +115,10 @@ function createOrgStore(): OrgStore {
       return [...orgs.values()].sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id)).map((org) => ({ ...org }));
     },
     async listMemberships(orgId) {
-      return [...memberships.values()].filter((m) => m.orgId === orgId).sort((a, b) => compareText(a.userId, b.userId)).map((m) => ({ ...m }));
+      return [...memberships.values()]
+        .filter((m) => m.orgId === orgId)
+        .sort((a, b) => compareText(a.userId, b.userId))
+        .map((m) => ({ ...m }));
     },
   };
 }
@@ -259,7 +262,8 @@ function createSessionStore(): SessionStore {
       return session !== undefined && session.revokedAt === null && session.accessExpiresAt > now ? { ...session } : null;
     },
     async rotate(refreshTokenHash, next, now, replay) {
-      const isLive = (session: Session | undefined): session is Session => session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now;
+      const isLive = (session: Session | undefined): session is Session =>
+        session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now;
       const current = [...sessions.values()].find((session) => session.refreshTokenHash === refreshTokenHash);
       if (isLive(current)) {
         if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, current.id)) throw alreadyExists();

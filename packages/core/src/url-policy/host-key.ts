@@ -57,7 +57,8 @@ function domainKey(name: string): HostKeyResult {
   if (name.length > MAX_DOMAIN_OCTETS) return invalid(`a host name has at most ${MAX_DOMAIN_OCTETS} octets`);
   if (!DOMAIN.test(name)) return labelProblem(name);
   // Both of ENDS_IN_NUMBER's forms start the last label with a digit.
-  if (isDigit(name.charCodeAt(name.lastIndexOf(".") + 1)) && ENDS_IN_NUMBER.test(name)) return invalid("the last label is a number but the host is not a dotted-decimal IPv4 address");
+  if (isDigit(name.charCodeAt(name.lastIndexOf(".") + 1)) && ENDS_IN_NUMBER.test(name))
+    return invalid("the last label is a number but the host is not a dotted-decimal IPv4 address");
   if (name.includes("xn--")) {
     for (const label of name.split(".")) {
       // Node 20 returns "" for bad Punycode and Node 24 returns the label unchanged: both mean it does not decode.
@@ -126,7 +127,7 @@ function parsePieces(text: string): number[] | null {
 function serializeIpv6(pieces: readonly number[]): string {
   let runStart = -1;
   let runLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (pieces[i] !== 0) {
       i++;
       continue;

@@ -34,13 +34,7 @@ export interface BrowserPolicy {
 }
 
 /** Why a URL was denied; `not_allowed` is the answer of `default_action: "deny"`. */
-export type UrlReasonCode =
-  | "blocked"
-  | "not_allowed"
-  | "unsupported_scheme"
-  | "credentials_in_url"
-  | "invalid_url"
-  | "invalid_host";
+export type UrlReasonCode = "blocked" | "not_allowed" | "unsupported_scheme" | "credentials_in_url" | "invalid_url" | "invalid_host";
 
 /** The answer to "may this URL be opened?". Denials are values, never exceptions. */
 export interface UrlDecision {

@@ -86,7 +86,9 @@ export async function createOrg(ctx: Context, actor: Actor, name: string, slug?:
   if (slug !== undefined && slug !== "") {
     const chosen = requireSlug(slug);
     await create(chosen).catch((error: unknown) => {
-      throw isGatehouseError(error) && error.kind === "already_exists" ? new GatehouseError("already_exists", "slug: is taken by another organization", { field: "slug" }) : error;
+      throw isGatehouseError(error) && error.kind === "already_exists"
+        ? new GatehouseError("already_exists", "slug: is taken by another organization", { field: "slug" })
+        : error;
     });
     return { orgId, slug: chosen };
   }

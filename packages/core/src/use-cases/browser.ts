@@ -57,7 +57,13 @@ export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
  * call (`BrowserAccessStore.resolve`), then the same checks and errors, in the same order, as
  * `authenticate` followed by `requireMember`. `validate` checks the request's other inputs.
  */
-export async function resolveBrowserAccess(ctx: Context, reader: BrowserPolicyReader, accessToken: string, orgId: string, validate: () => void): Promise<CachedPolicy> {
+export async function resolveBrowserAccess(
+  ctx: Context,
+  reader: BrowserPolicyReader,
+  accessToken: string,
+  orgId: string,
+  validate: () => void,
+): Promise<CachedPolicy> {
   requireAccessTokenShape(accessToken);
   try {
     requireId("org_id", orgId);
@@ -79,7 +85,13 @@ export async function getBrowserPolicyWithToken(ctx: Context, reader: BrowserPol
   return (await resolveBrowserAccess(ctx, reader, accessToken, orgId, () => {})).policy;
 }
 
-export async function checkUrlAccessWithToken(ctx: Context, reader: BrowserPolicyReader, accessToken: string, orgId: string, url: string): Promise<UrlDecision> {
+export async function checkUrlAccessWithToken(
+  ctx: Context,
+  reader: BrowserPolicyReader,
+  accessToken: string,
+  orgId: string,
+  url: string,
+): Promise<UrlDecision> {
   const policy = await resolveBrowserAccess(ctx, reader, accessToken, orgId, () => requireUrl(url));
   return checkUrl(policy.compiled, url);
 }

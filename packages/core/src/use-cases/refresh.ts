@@ -47,10 +47,7 @@ export async function refresh(ctx: Context, input: RefreshInput): Promise<AuthOu
   const { session } = rotation;
   const tokens = tokensOf(rotation, fresh, input.refreshToken);
 
-  const [user, membership] = await Promise.all([
-    ctx.stores.users.findById(session.userId),
-    ctx.stores.orgs.findMembership(session.orgId, session.userId),
-  ]);
+  const [user, membership] = await Promise.all([ctx.stores.users.findById(session.userId), ctx.stores.orgs.findMembership(session.orgId, session.userId)]);
   if (user === null || membership === null) {
     await ctx.stores.sessions.revoke(session.id, now);
     throw new GatehouseError("not_org_member");

@@ -176,7 +176,12 @@ landsOnBlocked("https://EVIL.COM", "upper case", "evil.com");
 landsOnBlocked("https://www.EVIL.com.", "subdomain, case and trailing dot", "www.evil.com");
 attack("https://Allowed.Com.", "the allow-list matches the same canonical key", allow("allowed.com"), allow("allowed.com"));
 attack("https://evil.net", "exact block entry", deny("not_allowed", "evil.net"), deny("blocked", "evil.net"));
-attack("https://www.evil.net", "exact entries never match subdomains (documented cost of bare = exact)", deny("not_allowed", "www.evil.net"), allow("www.evil.net"));
+attack(
+  "https://www.evil.net",
+  "exact entries never match subdomains (documented cost of bare = exact)",
+  deny("not_allowed", "www.evil.net"),
+  allow("www.evil.net"),
+);
 
 // --- empty labels: accepted by WHATWG, refused here
 refused("https://evil.com..", "two trailing dots", "invalid_host");
@@ -209,8 +214,18 @@ landsOnBlocked("https://[0::1]", "uncompressed loopback", "[::1]");
 landsOnBlocked("https://[0:0:0:0:0:0:0:1]:8443", "long loopback with a port", "[::1]");
 attack("https://[::ffff:10.0.0.1]", "IPv4-mapped spelling of an allowed IP", allow("10.0.0.1"), allow("10.0.0.1"));
 attack("https://[2001:DB8:0000::0001]", "IPv6 case and zeros", allow("[2001:db8::1]"), allow("[2001:db8::1]"));
-attack("https://[::127.0.0.1]", "deprecated IPv4-compatible form is not folded (else ::1 would be 0.0.0.1)", deny("not_allowed", "[::7f00:1]"), allow("[::7f00:1]"));
-attack("https://[64:ff9b:1::127.0.0.1]", "local-use NAT64 prefix 64:ff9b:1::/48 is not folded", deny("not_allowed", "[64:ff9b:1::7f00:1]"), allow("[64:ff9b:1::7f00:1]"));
+attack(
+  "https://[::127.0.0.1]",
+  "deprecated IPv4-compatible form is not folded (else ::1 would be 0.0.0.1)",
+  deny("not_allowed", "[::7f00:1]"),
+  allow("[::7f00:1]"),
+);
+attack(
+  "https://[64:ff9b:1::127.0.0.1]",
+  "local-use NAT64 prefix 64:ff9b:1::/48 is not folded",
+  deny("not_allowed", "[64:ff9b:1::7f00:1]"),
+  allow("[64:ff9b:1::7f00:1]"),
+);
 refused("https://[::1%25eth0]", "zone identifiers are refused", "invalid_url");
 refused("https://[::1", "unclosed bracket", "invalid_url");
 refused("https://[::1]evil", "text after the bracket", "invalid_url");
@@ -273,8 +288,18 @@ attack("https://B\u00DCCHER.de", "upper-case IDN", deny("not_allowed", "xn--bche
 attack("https://bu\u0308cher.de", "decomposed ü (NFC)", deny("not_allowed", "xn--bcher-kva.de"), deny("blocked", "xn--bcher-kva.de"));
 attack("https://XN--BCHER-KVA.de", "A-label in upper case", deny("not_allowed", "xn--bcher-kva.de"), deny("blocked", "xn--bcher-kva.de"));
 attack("https://shop.b\u00FCcher.de", "IDN subdomain under a wildcard", deny("not_allowed", "shop.xn--bcher-kva.de"), deny("blocked", "shop.xn--bcher-kva.de"));
-attack("https://\u0430llowed.com", "Cyrillic а homograph: the allow-list refuses it by construction", deny("not_allowed", "xn--llowed-2nf.com"), allow("xn--llowed-2nf.com"));
-attack("https://p\u0430ypal.com", "homograph of a blocked name passes a block-list (documented limit)", deny("not_allowed", "xn--pypal-4ve.com"), allow("xn--pypal-4ve.com"));
+attack(
+  "https://\u0430llowed.com",
+  "Cyrillic а homograph: the allow-list refuses it by construction",
+  deny("not_allowed", "xn--llowed-2nf.com"),
+  allow("xn--llowed-2nf.com"),
+);
+attack(
+  "https://p\u0430ypal.com",
+  "homograph of a blocked name passes a block-list (documented limit)",
+  deny("not_allowed", "xn--pypal-4ve.com"),
+  allow("xn--pypal-4ve.com"),
+);
 attack("https://\u0435vil.com", "Cyrillic е homograph of evil.com", deny("not_allowed", "xn--vil-qdd.com"), allow("xn--vil-qdd.com"));
 attack("https://fa\u00DF.de", "non-transitional UTS46: faß stays distinct from fass", deny("not_allowed", "xn--fa-hia.de"), allow("xn--fa-hia.de"));
 attack("https://EV\u0130L.com", "dotted capital I is not i", deny("not_allowed", "xn--evil-swc.com"), allow("xn--evil-swc.com"));
@@ -286,7 +311,12 @@ attack("https://sub.allowed.com", "exact allow entry does not admit subdomains",
 attack("https://corp.example", "*.corp.example includes the apex", allow("corp.example"), allow("corp.example"));
 attack("https://a.b.corp.example", "*.corp.example includes any depth", allow("a.b.corp.example"), allow("a.b.corp.example"));
 attack("https://notcorp.example", "wildcards match at label boundaries only", deny("not_allowed", "notcorp.example"), allow("notcorp.example"));
-attack("https://corp.example.evil.com", "allowed name as a prefix of a blocked one", deny("not_allowed", "corp.example.evil.com"), deny("blocked", "corp.example.evil.com"));
+attack(
+  "https://corp.example.evil.com",
+  "allowed name as a prefix of a blocked one",
+  deny("not_allowed", "corp.example.evil.com"),
+  deny("blocked", "corp.example.evil.com"),
+);
 attack("https://evilcom.net", "no suffix match without a dot boundary", deny("not_allowed", "evilcom.net"), allow("evilcom.net"));
 landsOnBlocked("https://evil.com", "apex of a blocked wildcard", "evil.com");
 

@@ -30,8 +30,20 @@ const ENTRIES: [string, number][] = [
   ["a-much-longer-host-name.in-the-side-store.example", 4],
 ];
 const ABSENT = [
-  "c.com", "a.con", "a.comm", ".a.com", "com", "", "A.COM", "b.co", "vile.com", "10.0.0.2", "[::2]",
-  "inline-twenty-four.c.coM", "side-store-twenty-five.cn", "b-much-longer-host-name.in-the-side-store.example",
+  "c.com",
+  "a.con",
+  "a.comm",
+  ".a.com",
+  "com",
+  "",
+  "A.COM",
+  "b.co",
+  "vile.com",
+  "10.0.0.2",
+  "[::2]",
+  "inline-twenty-four.c.coM",
+  "side-store-twenty-five.cn",
+  "b-much-longer-host-name.in-the-side-store.example",
 ];
 
 describe("HostTable", () => {
@@ -58,7 +70,10 @@ describe("HostTable", () => {
   });
 
   it("merges the bits of a key added twice into one slot", () => {
-    const table = tableOf([["a.com", 1], ["a.com", 8]]);
+    const table = tableOf([
+      ["a.com", 1],
+      ["a.com", 8],
+    ]);
     expect([table.size, table.get("a.com")]).toEqual([1, 9]);
   });
 

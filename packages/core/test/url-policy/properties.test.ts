@@ -1,15 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  checkUrl,
-  compileAccessControl,
-  formatEntry,
-  hostKey,
-  hostKeyOf,
-  HostBits,
-  listingOf,
-  normalizeEntry,
-} from "../../src/url-policy/index.ts";
+import { checkUrl, compileAccessControl, formatEntry, hostKey, hostKeyOf, HostBits, listingOf, normalizeEntry } from "../../src/url-policy/index.ts";
 import type { HostHash, HostKey, UrlDecision } from "../../src/url-policy/index.ts";
 
 const compiled = compileAccessControl({
@@ -23,7 +14,23 @@ const compiled = compileAccessControl({
 const trickyUnit = fc.oneof(
   fc.constantFrom(..."abcXYZ019-_.:/\\@#?%[]*!$&'()+,;=~` \t\n\r"),
   fc.constantFrom("\u0000", "\u0001", "\u007F", "\u00A0", "\u00AD", "\u200B", "\u200D", "\u200E", "\u202E", "\u2060", "\uFEFF", "\u3000"),
-  fc.constantFrom("\u3002", "\uFF0E", "\uFF61", "\uFF0F", "\uFF03", "\uFF20", "\uFF1A", "\uFF3C", "\uFE68", "\uFF45", "\u0430", "\u00FC", "\u0308", "\u00DF", "\u0130"),
+  fc.constantFrom(
+    "\u3002",
+    "\uFF0E",
+    "\uFF61",
+    "\uFF0F",
+    "\uFF03",
+    "\uFF20",
+    "\uFF1A",
+    "\uFF3C",
+    "\uFE68",
+    "\uFF45",
+    "\u0430",
+    "\u00FC",
+    "\u0308",
+    "\u00DF",
+    "\u0130",
+  ),
   fc.constantFrom("%00", "%2e", "%2E", "%40", "%23", "%25", "%E3%80%82", "xn--", "0x", "[::ffff:", "]", "https://", "javascript:"),
 );
 const trickyText = fc.string({ unit: trickyUnit, maxLength: 40 });
@@ -133,7 +140,10 @@ function scan(entries: readonly string[], host: HostKey): boolean {
 describe("lookup properties", () => {
   const label = fc.constantFrom("a", "b", "c", "ab", "xn--bcher-kva");
   const domain = fc.array(label, { minLength: 1, maxLength: 6 }).map((labels) => labels.join("."));
-  const entry = fc.oneof(domain, domain.map((d) => `*.${d}`));
+  const entry = fc.oneof(
+    domain,
+    domain.map((d) => `*.${d}`),
+  );
 
   it("agrees with a linear scan of both lists, blocked first, for every host", () => {
     fc.assert(

@@ -33,7 +33,11 @@ describe("validateBrowserPolicy", () => {
   it("normalises entries and drops duplicates, keeping first-seen order", () => {
     const result = validateBrowserPolicy(
       policy(
-        { allowedDomains: ["B.com", " a.com ", "b.com.", "*.a.com", "%61.com", "::1", "[::1]"], blockedDomains: ["*.Evil.com", "*.evil.com"], defaultAction: "deny" },
+        {
+          allowedDomains: ["B.com", " a.com ", "b.com.", "*.a.com", "%61.com", "::1", "[::1]"],
+          blockedDomains: ["*.Evil.com", "*.evil.com"],
+          defaultAction: "deny",
+        },
         { allowedActions: ["upload", "navigate", "upload"], readOnlyMode: true },
       ),
     );
@@ -53,9 +57,7 @@ describe("validateBrowserPolicy", () => {
   });
 
   it("refuses the whole update with one error listing every bad entry of both lists", () => {
-    const error = rejection(
-      policy({ allowedDomains: ["ok.com", "*.10.0.0.1", "https://x.com/"], blockedDomains: [".example.com", "fine.com", "*"] }),
-    );
+    const error = rejection(policy({ allowedDomains: ["ok.com", "*.10.0.0.1", "https://x.com/"], blockedDomains: [".example.com", "fine.com", "*"] }));
     expect(error.kind).toBe("invalid_argument");
     expect(error.details.field).toBe("access_control");
     expect(error.details.violations).toEqual([

@@ -47,7 +47,13 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
       gatehouse.register({ email: req.email, password: req.password, displayName: req.displayName ?? "", clientKey: ctx.values.get(clientIpKey) }),
     login: async (req, ctx) =>
       toOutcomeResponse(
-        await gatehouse.login({ email: req.email, password: req.password, orgId: req.orgId, deviceFingerprint: req.deviceFingerprint, clientKey: ctx.values.get(clientIpKey) }),
+        await gatehouse.login({
+          email: req.email,
+          password: req.password,
+          orgId: req.orgId,
+          deviceFingerprint: req.deviceFingerprint,
+          clientKey: ctx.values.get(clientIpKey),
+        }),
       ),
     refresh: async (req) => toOutcomeResponse(await gatehouse.refresh({ refreshToken: req.refreshToken, deviceFingerprint: req.deviceFingerprint })),
     logout: async (_req, ctx) => {

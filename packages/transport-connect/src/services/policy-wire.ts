@@ -9,7 +9,11 @@ interface PolicyInit {
 
 export function toWirePolicy(policy: BrowserPolicy): PolicyInit {
   return {
-    accessControl: { ...policy.accessControl, allowedDomains: [...policy.accessControl.allowedDomains], blockedDomains: [...policy.accessControl.blockedDomains] },
+    accessControl: {
+      ...policy.accessControl,
+      allowedDomains: [...policy.accessControl.allowedDomains],
+      blockedDomains: [...policy.accessControl.blockedDomains],
+    },
     actionRestrictions: { ...policy.actionRestrictions, allowedActions: [...policy.actionRestrictions.allowedActions] },
   };
 }
@@ -20,7 +24,12 @@ export function fromWirePolicy(policy: WireBrowserPolicy | undefined): BrowserPo
   if (policy.actionRestrictions === undefined) throw invalidArgument("policy.action_restrictions", "is required");
   const { accessControl: ac, actionRestrictions: ar } = policy;
   return {
-    accessControl: { allowedDomains: ac.allowedDomains, blockedDomains: ac.blockedDomains, defaultAction: ac.defaultAction, wildcardSupported: ac.wildcardSupported },
+    accessControl: {
+      allowedDomains: ac.allowedDomains,
+      blockedDomains: ac.blockedDomains,
+      defaultAction: ac.defaultAction,
+      wildcardSupported: ac.wildcardSupported,
+    },
     actionRestrictions: { allowedActions: ar.allowedActions, readOnlyMode: ar.readOnlyMode },
   };
 }

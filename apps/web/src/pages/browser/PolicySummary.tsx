@@ -6,11 +6,7 @@ export function PolicySummary({ accessControl }: { readonly accessControl: Acces
   const { allowedDomains, defaultAction } = accessControl;
   return (
     <div className="policy-summary" data-testid="policy-summary">
-      <p>
-        {defaultAction === "allow"
-          ? "Your organization allows most sites and blocks a few."
-          : "Your organization allows only the sites on its list."}
-      </p>
+      <p>{defaultAction === "allow" ? "Your organization allows most sites and blocks a few." : "Your organization allows only the sites on its list."}</p>
       {allowedDomains.length > 0 ? (
         <details>
           <summary>Allowed sites ({allowedDomains.length})</summary>

@@ -43,8 +43,31 @@ export function CredentialsStep({ initial, onSubmit }: CredentialsStepProps): Re
   return (
     <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-heading" data-testid="login-form">
       <h1 id="login-heading">Sign in</h1>
-      <TextField label="Email" name="email" type="email" autoComplete="username" inputMode="email" value={email} onChange={setEmail} required inputRef={emailField} error={form.fieldError("email")} testId="login-email" />
-      <TextField label="Password" name="password" type="password" autoComplete="current-password" value={password} onChange={setPassword} required inputRef={passwordField} error={form.fieldError("password")} testId="login-password" />
+      <TextField
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="username"
+        inputMode="email"
+        value={email}
+        onChange={setEmail}
+        required
+        inputRef={emailField}
+        error={form.fieldError("email")}
+        testId="login-email"
+      />
+      <TextField
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={setPassword}
+        required
+        inputRef={passwordField}
+        error={form.fieldError("password")}
+        testId="login-password"
+      />
       <TextField
         label="Organization"
         name="org"

@@ -94,9 +94,26 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
       <h1 id="otp-heading">Enter your code</h1>
       <LiveMessage message={resent ? "We sent a new code. Codes sent before it no longer work." : null} tone="success" testId="resend-notice" />
       <p>
-        We sent a 6-digit code to <strong className="mono" data-testid="phone-mask">{phoneMask}</strong>.
+        We sent a 6-digit code to{" "}
+        <strong className="mono" data-testid="phone-mask">
+          {phoneMask}
+        </strong>
+        .
       </p>
-      <TextField label="6-digit code" name="otp" autoComplete="one-time-code" inputMode="numeric" maxLength={6} value={otp} onChange={setOtp} required inputRef={otpField} error={form.fieldError("otp")} testId="otp-input" className="field-otp" />
+      <TextField
+        label="6-digit code"
+        name="otp"
+        autoComplete="one-time-code"
+        inputMode="numeric"
+        maxLength={6}
+        value={otp}
+        onChange={setOtp}
+        required
+        inputRef={otpField}
+        error={form.fieldError("otp")}
+        testId="otp-input"
+        className="field-otp"
+      />
       <FormAlert message={form.formError} alertRef={form.alertRef} />
       {devHelper ? (
         <div className="dev-helper">
@@ -110,7 +127,15 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
         Verify
       </Button>
       <div className="resend">
-        <Button variant="secondary" onClick={() => void resend()} disabled={busy || waiting} busy={resending} busyLabel="Sending…" aria-describedby={resendHintId} testId="resend-code">
+        <Button
+          variant="secondary"
+          onClick={() => void resend()}
+          disabled={busy || waiting}
+          busy={resending}
+          busyLabel="Sending…"
+          aria-describedby={resendHintId}
+          testId="resend-code"
+        >
           Resend code
         </Button>
         <p className="hint" id={resendHintId} data-testid="resend-hint">

@@ -42,7 +42,20 @@ export function PhoneStep({ onSubmit, onRestart }: PhoneStepProps): ReactNode {
     <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="phone-heading" data-testid="phone-form">
       <h1 id="phone-heading">Add your phone</h1>
       <p>Your organization asks for a second step. We will text a 6-digit code to this number. Once verified, it cannot be changed here.</p>
-      <TextField label="Mobile phone number" name="phone" type="tel" autoComplete="tel" inputMode="tel" value={phone} onChange={setPhone} required hint="Include the country code, for example +15551234567." inputRef={phoneField} error={form.fieldError("phone")} testId="phone-input" />
+      <TextField
+        label="Mobile phone number"
+        name="phone"
+        type="tel"
+        autoComplete="tel"
+        inputMode="tel"
+        value={phone}
+        onChange={setPhone}
+        required
+        hint="Include the country code, for example +15551234567."
+        inputRef={phoneField}
+        error={form.fieldError("phone")}
+        testId="phone-input"
+      />
       <FormAlert message={form.formError} alertRef={form.alertRef} />
       <Button type="submit" busy={busy} busyLabel="Sending code…" testId="phone-submit">
         Send code

@@ -77,7 +77,9 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
       const { challengeId, otp } = await challenge();
       const tokens = await gatehouse.verifyMfa({ challengeId, otp });
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => gatehouse.refresh({ refreshToken: tokens.refreshToken })));
-      const pairs = results.map((r) => (r.status === "fulfilled" && r.value.kind === "tokens" ? `${r.value.tokens.accessToken} ${r.value.tokens.refreshToken}` : "failed"));
+      const pairs = results.map((r) =>
+        r.status === "fulfilled" && r.value.kind === "tokens" ? `${r.value.tokens.accessToken} ${r.value.tokens.refreshToken}` : "failed",
+      );
       expect(new Set(pairs).size).toBe(1);
       expect(pairs[0]).not.toBe("failed");
       const [accessToken, refreshToken] = pairs[0]!.split(" ");

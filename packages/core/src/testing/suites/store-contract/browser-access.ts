@@ -96,7 +96,11 @@ export function describeBrowserAccessContract(storesOf: () => Stores): void {
     it("reports a removed member as not a member, at once", async () => {
       expect((await stores.browserAccess.resolve("access-hash-1", ORG_ID, UNCACHED, NOW))?.isMember).toBe(true);
       await stores.orgs.removeMembership(ORG_ID, USER_ID);
-      expect(await stores.browserAccess.resolve("access-hash-1", ORG_ID, UNCACHED, NOW)).toMatchObject({ userId: USER_ID, sessionOrgId: ORG_ID, isMember: false });
+      expect(await stores.browserAccess.resolve("access-hash-1", ORG_ID, UNCACHED, NOW)).toMatchObject({
+        userId: USER_ID,
+        sessionOrgId: ORG_ID,
+        isMember: false,
+      });
     });
 
     it("reports the session's own org and the requested org's membership and policy when asked for another org", async () => {
@@ -109,7 +113,11 @@ export function describeBrowserAccessContract(storesOf: () => Stores): void {
         policy: { policy: aPolicy(["other.example"]), version: 1 },
       });
       await stores.orgs.putMembership({ orgId: OTHER_ORG_ID, userId: USER_ID, role: "member" });
-      expect(await stores.browserAccess.resolve("access-hash-1", OTHER_ORG_ID, 1, NOW)).toMatchObject({ sessionOrgId: ORG_ID, isMember: true, policy: "unchanged" });
+      expect(await stores.browserAccess.resolve("access-hash-1", OTHER_ORG_ID, 1, NOW)).toMatchObject({
+        sessionOrgId: ORG_ID,
+        isMember: true,
+        policy: "unchanged",
+      });
     });
 
     it("reports another user's membership of the org as not this session's", async () => {

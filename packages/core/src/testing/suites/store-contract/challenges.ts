@@ -1,6 +1,17 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import { T0, USER_ID, OTHER_USER_ID, OTHER_ORG_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID, aChallenge, expectRejectionKind, times, seedGraph } from "./fixtures.ts";
+import {
+  T0,
+  USER_ID,
+  OTHER_USER_ID,
+  OTHER_ORG_ID,
+  OTHER_USER_DEVICE_ID,
+  OTHER_ORG_DEVICE_ID,
+  aChallenge,
+  expectRejectionKind,
+  times,
+  seedGraph,
+} from "./fixtures.ts";
 
 /** The `ChallengeStore` contract; `current` returns the fresh stores of the running test. */
 export function describeChallengesContract(current: () => Stores): void {

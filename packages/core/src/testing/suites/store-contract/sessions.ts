@@ -1,7 +1,23 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { isGatehouseError } from "../../../errors.ts";
 import type { Stores } from "../../../ports.ts";
-import { T0, MINUTE, DAY, USER_ID, OTHER_USER_ID, ORG_ID, OTHER_ORG_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID, tokenPair, aSession, expectRejectionKind, times, isRotated, seedGraph } from "./fixtures.ts";
+import {
+  T0,
+  MINUTE,
+  DAY,
+  USER_ID,
+  OTHER_USER_ID,
+  ORG_ID,
+  OTHER_ORG_ID,
+  OTHER_USER_DEVICE_ID,
+  OTHER_ORG_DEVICE_ID,
+  tokenPair,
+  aSession,
+  expectRejectionKind,
+  times,
+  isRotated,
+  seedGraph,
+} from "./fixtures.ts";
 
 /** The `SessionStore` contract; `current` returns the fresh stores of the running test. */
 export function describeSessionsContract(current: () => Stores): void {
@@ -132,7 +148,9 @@ export function describeSessionsContract(current: () => Stores): void {
 
     it("50 concurrent refreshes of one token within the reuse interval: one rotation, every other call replayed, session active", async () => {
       await stores.sessions.create(aSession());
-      const results = await times(50, (i) => stores.sessions.rotate("refresh-1", tokenPair(`race-${i}`, now), now, { sealedSuccessor: `sealed-${i}`, reuseIntervalMs: 10_000 }));
+      const results = await times(50, (i) =>
+        stores.sessions.rotate("refresh-1", tokenPair(`race-${i}`, now), now, { sealedSuccessor: `sealed-${i}`, reuseIntervalMs: 10_000 }),
+      );
       const rotated = results.filter(isRotated);
       expect(rotated).toHaveLength(1);
       const winner = rotated[0]!.session;
