@@ -1,5 +1,15 @@
 import type { QueryTimingHook } from "@gatehouse/adapters-sqlite";
-import { createGatehouse, cryptoRandom, systemClock, type Clock, type Gatehouse, type HashQueueObserver, type RateLimiter, type Stores } from "@gatehouse/core";
+import {
+  createGatehouse,
+  cryptoRandom,
+  decorateStores,
+  systemClock,
+  type Clock,
+  type Gatehouse,
+  type HashQueueObserver,
+  type RateLimiter,
+  type Stores,
+} from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
@@ -30,8 +40,9 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
   const storage = await openStorage(config.databaseUrl, instruments.onQuery);
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);
-  const rateLimiter = instruments.wrapRateLimiter?.(storage.stores.rateLimiter) ?? storage.stores.rateLimiter;
-  const stores: Stores = { ...storage.stores, rateLimiter };
+  const { wrapRateLimiter } = instruments;
+  const stores =
+    wrapRateLimiter === undefined ? storage.stores : decorateStores(storage.stores, (ports) => ({ rateLimiter: wrapRateLimiter(ports.rateLimiter) }));
   const gatehouse = createGatehouse({
     stores,
     sms: sms.sender,

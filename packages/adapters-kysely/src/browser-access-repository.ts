@@ -1,7 +1,7 @@
 import type { BrowserAccessStore } from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
 import { toVersionedPolicy } from "./browser-policy-repository.ts";
-import { preparedQuery } from "./prepared-query.ts";
+import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -9,8 +9,8 @@ import type { Database } from "./schema.ts";
  * membership of its user in the requested org and to that org's policy. Being one statement it reads
  * one snapshot on both dialects, and it is one round trip on PostgreSQL.
  */
-export function createBrowserAccessRepository(db: Kysely<Database>): BrowserAccessStore {
-  const selectAccess = preparedQuery(db, 4, (accessTokenHash: string, orgId: string, knownPolicyVersion: number, now: number) =>
+export function createBrowserAccessRepository(db: Kysely<Database>, cache: PreparedQueryCache): BrowserAccessStore {
+  const selectAccess = preparedQuery(db, cache, "browserAccess.resolve", 4, (accessTokenHash: string, orgId: string, knownPolicyVersion: number, now: number) =>
     db
       .selectFrom("sessions")
       .leftJoin("memberships", (join) => join.onRef("memberships.user_id", "=", "sessions.user_id").on("memberships.org_id", "=", orgId))

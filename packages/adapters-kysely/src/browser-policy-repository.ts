@@ -1,6 +1,6 @@
 import type { BrowserPolicy, BrowserPolicyStore, VersionedBrowserPolicy } from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
-import { preparedQuery } from "./prepared-query.ts";
+import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 export function toVersionedPolicy(row: { policy: string; version: number }): VersionedBrowserPolicy {
@@ -9,9 +9,9 @@ export function toVersionedPolicy(row: { policy: string; version: number }): Ver
   return { policy, version: row.version };
 }
 
-export function createBrowserPolicyRepository(db: Kysely<Database>): BrowserPolicyStore {
+export function createBrowserPolicyRepository(db: Kysely<Database>, cache: PreparedQueryCache): BrowserPolicyStore {
   // Every browser request runs this one.
-  const selectIfChanged = preparedQuery(db, 2, (orgId: string, knownVersion: number) =>
+  const selectIfChanged = preparedQuery(db, cache, "browserPolicies.ifChanged", 2, (orgId: string, knownVersion: number) =>
     db
       .selectFrom("browser_policies")
       .select((eb) => [

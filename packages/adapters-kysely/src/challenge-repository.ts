@@ -1,6 +1,6 @@
 import type { ChallengeStore, MfaChallenge } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { failOnDuplicate } from "./already-exists.ts";
+import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
 
@@ -21,21 +21,18 @@ function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
 export function createChallengeRepository(db: Kysely<Database>): ChallengeStore {
   return {
     async create(challenge) {
-      await failOnDuplicate(() =>
-        db
-          .insertInto("mfa_challenges")
-          .values({
-            id: challenge.id,
-            user_id: challenge.userId,
-            org_id: challenge.orgId,
-            device_id: challenge.deviceId,
-            phone: challenge.phone,
-            code_hash: challenge.codeHash,
-            attempts: challenge.attempts,
-            expires_at: challenge.expiresAt,
-            created_at: challenge.createdAt,
-          })
-          .execute(),
+      await insertUnlessTaken(
+        db.insertInto("mfa_challenges").values({
+          id: challenge.id,
+          user_id: challenge.userId,
+          org_id: challenge.orgId,
+          device_id: challenge.deviceId,
+          phone: challenge.phone,
+          code_hash: challenge.codeHash,
+          attempts: challenge.attempts,
+          expires_at: challenge.expiresAt,
+          created_at: challenge.createdAt,
+        }),
       );
     },
 

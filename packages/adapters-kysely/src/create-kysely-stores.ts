@@ -7,6 +7,7 @@ import { createDeviceRepository } from "./device-repository.ts";
 import type { SqlDialect } from "./dialect-differences.ts";
 import { createIntentRepository } from "./intent-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
+import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
@@ -16,18 +17,32 @@ import { createUserRepository } from "./user-repository.ts";
 /**
  * Every core port over one kysely instance the caller owns (and destroys). The schema must be
  * migrated first (`migrateToLatest`). `dialect` selects the value encodings of `dialect-differences.ts`.
+ * `transaction` runs a unit of work in one kysely transaction over repositories bound to it; the
+ * dialect decides how it begins (the SQLite adapter begins IMMEDIATE).
  */
 export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): Stores {
+  const cache = createPreparedQueryCache();
+  return {
+    ...repositoriesOver(db, dialect, cache),
+    transaction: (work) =>
+      db.transaction().execute((trx) => {
+        const tx: Stores = { ...repositoriesOver(trx, dialect, cache), transaction: (inner) => inner(tx) };
+        return work(tx);
+      }),
+  };
+}
+
+function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): Omit<Stores, "transaction"> {
   return {
     users: createUserRepository(db, dialect),
-    orgs: createOrgRepository(db),
+    orgs: createOrgRepository(db, cache),
     devices: createDeviceRepository(db, dialect),
     challenges: createChallengeRepository(db),
     intents: createIntentRepository(db),
-    sessions: createSessionRepository(db),
+    sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
-    browserPolicies: createBrowserPolicyRepository(db),
-    browserAccess: createBrowserAccessRepository(db),
+    browserPolicies: createBrowserPolicyRepository(db, cache),
+    browserAccess: createBrowserAccessRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
   };
 }

@@ -1,6 +1,6 @@
 import type { IntentStore, MfaIntent } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { failOnDuplicate } from "./already-exists.ts";
+import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
 import type { Database, MfaIntentsTable } from "./schema.ts";
 
@@ -18,18 +18,15 @@ function toIntent(row: Selectable<MfaIntentsTable>): MfaIntent {
 export function createIntentRepository(db: Kysely<Database>): IntentStore {
   return {
     async create(intent) {
-      await failOnDuplicate(() =>
-        db
-          .insertInto("mfa_intents")
-          .values({
-            id: intent.id,
-            user_id: intent.userId,
-            org_id: intent.orgId,
-            device_id: intent.deviceId,
-            expires_at: intent.expiresAt,
-            created_at: intent.createdAt,
-          })
-          .execute(),
+      await insertUnlessTaken(
+        db.insertInto("mfa_intents").values({
+          id: intent.id,
+          user_id: intent.userId,
+          org_id: intent.orgId,
+          device_id: intent.deviceId,
+          expires_at: intent.expiresAt,
+          created_at: intent.createdAt,
+        }),
       );
     },
 

@@ -1,8 +1,8 @@
 import type { Membership, Org, OrgStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { failOnDuplicate } from "./already-exists.ts";
+import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
-import { preparedQuery } from "./prepared-query.ts";
+import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, MembershipsTable, OrgsTable } from "./schema.ts";
 
 function toOrg(row: Selectable<OrgsTable>): Org {
@@ -14,19 +14,14 @@ function toMembership(row: Selectable<MembershipsTable>): Membership {
   return { orgId: row.org_id, userId: row.user_id, role: row.role };
 }
 
-export function createOrgRepository(db: Kysely<Database>): OrgStore {
+export function createOrgRepository(db: Kysely<Database>, cache: PreparedQueryCache): OrgStore {
   // Every browser request runs this one.
-  const selectMembership = preparedQuery(db, 2, (orgId: string, userId: string) =>
+  const selectMembership = preparedQuery(db, cache, "orgs.membership", 2, (orgId: string, userId: string) =>
     db.selectFrom("memberships").selectAll().where("org_id", "=", orgId).where("user_id", "=", userId),
   );
   return {
     async create(org) {
-      await failOnDuplicate(() =>
-        db
-          .insertInto("orgs")
-          .values({ id: org.id, name: org.name, slug: org.slug ?? null, created_at: org.createdAt })
-          .execute(),
-      );
+      await insertUnlessTaken(db.insertInto("orgs").values({ id: org.id, name: org.name, slug: org.slug ?? null, created_at: org.createdAt }));
     },
 
     async findById(id) {

@@ -14,10 +14,27 @@ export function preparedStatementName(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
+interface CompiledWithSources {
+  readonly compiled: CompiledQuery;
+  /** For each compiled parameter: which argument fills it, or -1 for a constant the query itself holds. */
+  readonly sources: readonly number[];
+}
+
+/**
+ * The compiled prepared queries of one set of stores, by call-site name. The stores of a transaction share
+ * their root's cache, so opening a transaction compiles nothing.
+ */
+export type PreparedQueryCache = Map<string, CompiledWithSources>;
+
+export function createPreparedQueryCache(): PreparedQueryCache {
+  return new Map();
+}
+
 /**
  * A query kysely builds and compiles once, then runs with new argument values. For a point lookup the
  * builder and compiler cost more than the database does, so the reads every request makes (bearer token,
- * membership, policy version) skip them.
+ * membership, policy version) skip them. `name` identifies the call site in `cache`: the first call with
+ * it compiles, the later ones (a transaction's stores) reuse the compiled query and run it on their `db`.
  *
  * `build` is called once with placeholder arguments and must pass each one straight to kysely as a value
  * (where, set, values…), never inspect or transform it: the positions where the placeholders land in the
@@ -28,18 +45,29 @@ export function preparedStatementName(sql: string): string | undefined {
  */
 export function preparedQuery<Args extends readonly unknown[], Row>(
   db: Kysely<Database>,
+  cache: PreparedQueryCache,
+  name: string,
   arity: Args["length"],
   build: (...args: Args) => Compilable<Row>,
 ): (...args: Args) => Promise<Row[]> {
-  const placeholders = Array.from({ length: arity }, (_, i) => Symbol(`argument ${i}`));
-  const compiled: CompiledQuery<Row> = build(...(placeholders as unknown as Args)).compile();
-  // For each compiled parameter: which argument fills it, or -1 for a constant the query itself holds.
-  const sources = compiled.parameters.map((value) => placeholders.indexOf(value as symbol));
-  const unused = placeholders.filter((placeholder) => !compiled.parameters.includes(placeholder));
-  if (unused.length > 0) throw new Error(`preparedQuery: ${unused.map(String).join(", ")} did not become a query parameter`);
-  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `gatehouse_${createHash("sha256").update(compiled.sql).digest("hex").slice(0, 24)}`);
+  let entry = cache.get(name);
+  if (entry === undefined) {
+    entry = compileWithPlaceholders(arity, build);
+    cache.set(name, entry);
+  }
+  const { compiled, sources } = entry;
   return async (...args) => {
     const parameters = sources.map((source, i) => (source === -1 ? compiled.parameters[i] : args[source]));
     return (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
   };
+}
+
+function compileWithPlaceholders<Args extends readonly unknown[], Row>(arity: number, build: (...args: Args) => Compilable<Row>): CompiledWithSources {
+  const placeholders = Array.from({ length: arity }, (_, i) => Symbol(`argument ${i}`));
+  const compiled: CompiledQuery<Row> = build(...(placeholders as unknown as Args)).compile();
+  const sources = compiled.parameters.map((value) => placeholders.indexOf(value as symbol));
+  const unused = placeholders.filter((placeholder) => !compiled.parameters.includes(placeholder));
+  if (unused.length > 0) throw new Error(`preparedQuery: ${unused.map(String).join(", ")} did not become a query parameter`);
+  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `gatehouse_${createHash("sha256").update(compiled.sql).digest("hex").slice(0, 24)}`);
+  return { compiled, sources };
 }

@@ -1,8 +1,9 @@
 import type { Session, SessionStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { failOnDuplicate } from "./already-exists.ts";
+import { failOnDuplicate, insertUnlessTaken } from "./already-exists.ts";
+import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
-import { preparedQuery } from "./prepared-query.ts";
+import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, SessionsTable } from "./schema.ts";
 
 function toSession(row: Selectable<SessionsTable>): Session {
@@ -20,29 +21,26 @@ function toSession(row: Selectable<SessionsTable>): Session {
   };
 }
 
-export function createSessionRepository(db: Kysely<Database>): SessionStore {
+export function createSessionRepository(db: Kysely<Database>, cache: PreparedQueryCache): SessionStore {
   // Every authenticated request runs this one.
-  const selectActiveByAccessTokenHash = preparedQuery(db, 2, (accessTokenHash: string, now: number) =>
+  const selectActiveByAccessTokenHash = preparedQuery(db, cache, "sessions.activeByAccessTokenHash", 2, (accessTokenHash: string, now: number) =>
     db.selectFrom("sessions").selectAll().where("access_token_hash", "=", accessTokenHash).where("revoked_at", "is", null).where("access_expires_at", ">", now),
   );
   return {
     async create(session) {
-      await failOnDuplicate(() =>
-        db
-          .insertInto("sessions")
-          .values({
-            id: session.id,
-            user_id: session.userId,
-            org_id: session.orgId,
-            device_id: session.deviceId,
-            access_token_hash: session.accessTokenHash,
-            access_expires_at: session.accessExpiresAt,
-            refresh_token_hash: session.refreshTokenHash,
-            refresh_expires_at: session.refreshExpiresAt,
-            created_at: session.createdAt,
-            revoked_at: session.revokedAt,
-          })
-          .execute(),
+      await insertUnlessTaken(
+        db.insertInto("sessions").values({
+          id: session.id,
+          user_id: session.userId,
+          org_id: session.orgId,
+          device_id: session.deviceId,
+          access_token_hash: session.accessTokenHash,
+          access_expires_at: session.accessExpiresAt,
+          refresh_token_hash: session.refreshTokenHash,
+          refresh_expires_at: session.refreshExpiresAt,
+          created_at: session.createdAt,
+          revoked_at: session.revokedAt,
+        }),
       );
     },
 
@@ -56,10 +54,11 @@ export function createSessionRepository(db: Kysely<Database>): SessionStore {
      * before reading anything (no stale-snapshot upgrade failure between processes), and in
      * PostgreSQL a concurrent rotation blocks on the row lock, re-checks the guard against the
      * committed row, misses, and then sees the committed retired hash, so it reports `reused`.
+     * Inside a unit of work it runs in the open transaction.
      */
     async rotate(refreshTokenHash, next, now, replay) {
       return failOnDuplicate(() =>
-        db.transaction().execute(async (trx) => {
+        atomically(db, async (trx) => {
           const rotated = await trx
             .updateTable("sessions")
             .set({

@@ -1,6 +1,6 @@
 import type { User, UserStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { failOnDuplicate } from "./already-exists.ts";
+import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, UsersTable } from "./schema.ts";
 
@@ -20,20 +20,17 @@ function toUser(row: Selectable<UsersTable>): User {
 export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect): UserStore {
   return {
     async create(user) {
-      await failOnDuplicate(() =>
-        db
-          .insertInto("users")
-          .values({
-            id: user.id,
-            email: user.email,
-            display_name: user.displayName,
-            password_hash: user.passwordHash,
-            phone: user.phone,
-            phone_verified: toDbBool(dialect, user.phoneVerified),
-            platform_admin: toDbBool(dialect, user.platformAdmin),
-            created_at: user.createdAt,
-          })
-          .execute(),
+      await insertUnlessTaken(
+        db.insertInto("users").values({
+          id: user.id,
+          email: user.email,
+          display_name: user.displayName,
+          password_hash: user.passwordHash,
+          phone: user.phone,
+          phone_verified: toDbBool(dialect, user.phoneVerified),
+          platform_admin: toDbBool(dialect, user.platformAdmin),
+          created_at: user.createdAt,
+        }),
       );
     },
 

@@ -1,7 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { preparedQuery } from "../src/prepared-query.ts";
+import { createPreparedQueryCache, preparedQuery } from "../src/prepared-query.ts";
 import type { Database } from "../src/schema.ts";
 
 describe("preparedQuery", () => {
@@ -24,7 +24,7 @@ describe("preparedQuery", () => {
 
   it("runs with each call's arguments wherever they sit among the query's own constants", async () => {
     // The arguments are used in the opposite order to their declaration, around a constant.
-    const select = preparedQuery(db, 2, (userId: string, orgId: string) =>
+    const select = preparedQuery(db, createPreparedQueryCache(), "roles", 2, (userId: string, orgId: string) =>
       db.selectFrom("memberships").select("role").where("org_id", "=", orgId).where("role", "!=", "member").where("user_id", "=", userId),
     );
     expect(await select("u1", "o1")).toEqual([{ role: "admin" }]);
@@ -37,7 +37,7 @@ describe("preparedQuery", () => {
   it("refuses a build that does not turn every argument into a parameter", () => {
     // This build looks at userId instead of handing it to kysely, so no call could ever bind it.
     expect(() =>
-      preparedQuery(db, 2, (orgId: string, userId: string) =>
+      preparedQuery(db, createPreparedQueryCache(), "membership", 2, (orgId: string, userId: string) =>
         db
           .selectFrom("memberships")
           .selectAll()

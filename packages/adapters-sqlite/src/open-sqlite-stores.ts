@@ -12,7 +12,8 @@ import {
 } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely } from "kysely";
+import { ImmediateTransactionsDialect } from "./immediate-transactions.ts";
 import { withStatementCache } from "./statement-cache.ts";
 
 export interface SqliteStoresOptions {
@@ -54,7 +55,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     throw error;
   }
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new ImmediateTransactionsDialect({ database: withStatementCache(sqlite) }),
     ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }),
   });
   let appliedMigrations: string[];

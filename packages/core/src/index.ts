@@ -4,6 +4,7 @@
  */
 export { createGatehouse, type AdminApi, type BrowserApi, type Gatehouse } from "./gatehouse.ts";
 export type { GatehouseDeps } from "./context.ts";
+export { decorateStores } from "./decorate-stores.ts";
 export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config.ts";
 export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
 export type * from "./ports.ts";

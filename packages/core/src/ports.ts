@@ -297,4 +297,13 @@ export interface Stores {
   readonly browserPolicies: BrowserPolicyStore;
   readonly browserAccess: BrowserAccessStore;
   readonly rateLimiter: RateLimiter;
+  /**
+   * A unit of work: runs `work` with stores whose calls all belong to one transaction, committed once
+   * when `work` resolves; when it rejects, nothing it wrote persists and the rejection passes on. Calls
+   * to `tx.transaction` inside join the open transaction. Every atomic method keeps its contract inside.
+   * `work` must use only `tx` (a store may hold its one connection for the transaction, so a call on the
+   * outer stores would wait for the transaction to end) and must await nothing but `tx` (no SMS, no
+   * password hash): the transaction holds its locks until it commits.
+   */
+  transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
 }

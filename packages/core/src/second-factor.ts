@@ -4,8 +4,10 @@ import { newId } from "./ids.ts";
 import type { User } from "./model.ts";
 import { generateOtp, hashOtp } from "./otp.ts";
 import { maskPhone } from "./phone.ts";
+import type { RateLimitReceipt } from "./ports.ts";
 import { consumeAll, rateLimitKeys, refundAll } from "./rate-limits.ts";
-import type { AuthOutcome, MfaRequired } from "./results.ts";
+import type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired } from "./results.ts";
+import { inTransaction } from "./unit-of-work.ts";
 
 interface LoginTarget {
   readonly userId: string;
@@ -13,58 +15,98 @@ interface LoginTarget {
   readonly deviceId: string;
 }
 
+/** A challenge a unit of work stored, whose code goes out once that unit has committed (`sendChallenge`). */
+export interface PreparedChallenge {
+  readonly answer: MfaRequired;
+  readonly phone: string;
+  readonly otp: string;
+  /** The send-limit units it took: given back when the send fails. */
+  readonly receipts: readonly RateLimitReceipt[];
+}
+
+/** What Login or Refresh decided inside their unit of work; `completeSignIn` answers with it after the commit. */
+export type SignInStep =
+  | { readonly kind: "tokens"; readonly tokens: IssuedTokens }
+  | { readonly kind: "phone_required"; readonly intent: PhoneRequired }
+  | { readonly kind: "challenge"; readonly challenge: PreparedChallenge };
+
 /**
- * Creates a challenge and sends its OTP to `phone` (E.164). Send limits are taken first (every SMS
- * costs money) and count only sends the provider accepted: when the send fails, the units are
- * refunded and the challenge is deleted again, so none is left that no code can complete.
+ * Inside a unit of work: takes the send limits (every SMS costs money) and stores a challenge for
+ * `phone` (E.164). Its code is sent by `sendChallenge` after the commit, so no transaction waits on the provider.
  */
-export async function createChallenge(ctx: Context, target: LoginTarget, phone: string): Promise<MfaRequired> {
+export async function prepareChallenge(tx: Context, target: LoginTarget, phone: string): Promise<PreparedChallenge> {
   if (phone === "") throw new GatehouseError("phone_required_for_mfa");
-  const now = ctx.clock.now();
-  const { rateLimiter } = ctx.stores;
+  const now = tx.clock.now();
   const receipts = await consumeAll(
-    rateLimiter,
+    tx.stores.rateLimiter,
     [
-      { key: rateLimitKeys.otpSendsPerPhone(phone), windows: ctx.config.otpSendsPerPhone },
-      { key: rateLimitKeys.otpSendsPerUser(target.userId), windows: ctx.config.otpSendsPerUser },
+      { key: rateLimitKeys.otpSendsPerPhone(phone), windows: tx.config.otpSendsPerPhone },
+      { key: rateLimitKeys.otpSendsPerUser(target.userId), windows: tx.config.otpSendsPerUser },
     ],
     now,
   );
-
-  const id = newId(ctx.random);
-  const otp = generateOtp(ctx.random);
-  try {
-    await ctx.stores.challenges.create({
-      id,
-      ...target,
-      phone,
-      codeHash: hashOtp(otp, id, ctx.config.otpHashKey),
-      attempts: 0,
-      expiresAt: now + ctx.config.challengeTtlMs,
-      createdAt: now,
-    });
-  } catch (error) {
-    await refundAll(rateLimiter, receipts);
-    throw error;
-  }
-  try {
-    await ctx.sms.sendOtp({ phone, otp, challengeId: id });
-  } catch {
-    await ctx.stores.challenges.delete(id);
-    await refundAll(rateLimiter, receipts);
-    throw new GatehouseError("sms_unavailable");
-  }
-  return { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(ctx.config.otpResendIntervalMs / 1000) };
+  const id = newId(tx.random);
+  const otp = generateOtp(tx.random);
+  await tx.stores.challenges.create({
+    id,
+    ...target,
+    phone,
+    codeHash: hashOtp(otp, id, tx.config.otpHashKey),
+    attempts: 0,
+    expiresAt: now + tx.config.challengeTtlMs,
+    createdAt: now,
+  });
+  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000) };
+  return { answer, phone, otp, receipts };
 }
 
-/** After Login or Refresh decided MFA is required: collect a phone first, or challenge the one on file. */
-export async function startSecondFactor(ctx: Context, user: User, orgId: string, deviceId: string): Promise<AuthOutcome> {
+/**
+ * Sends a prepared challenge's code. Send limits count only sends the provider accepted: when the send
+ * fails, one unit of work deletes the challenge (none is left that no code can complete), refunds the
+ * units and runs `undo` (what the caller consumed to get here goes back), then `sms_unavailable`.
+ */
+export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, undo?: (tx: Context) => Promise<void>): Promise<MfaRequired> {
+  const { answer } = prepared;
+  try {
+    await ctx.sms.sendOtp({ phone: prepared.phone, otp: prepared.otp, challengeId: answer.challengeId });
+  } catch {
+    await inTransaction(ctx, async (tx) => {
+      await tx.stores.challenges.delete(answer.challengeId);
+      await refundAll(tx.stores.rateLimiter, prepared.receipts);
+      await undo?.(tx);
+    });
+    throw new GatehouseError("sms_unavailable");
+  }
+  return answer;
+}
+
+/** Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first, or challenge the one on file. */
+export async function startSecondFactor(tx: Context, user: User, orgId: string, deviceId: string): Promise<SignInStep> {
   const target = { userId: user.id, orgId, deviceId };
   if (user.phone === null) {
-    const now = ctx.clock.now();
-    const intentId = newId(ctx.random);
-    await ctx.stores.intents.create({ id: intentId, ...target, expiresAt: now + ctx.config.intentTtlMs, createdAt: now });
+    const now = tx.clock.now();
+    const intentId = newId(tx.random);
+    await tx.stores.intents.create({ id: intentId, ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
     return { kind: "phone_required", intent: { intentId } };
   }
-  return { kind: "mfa_required", challenge: await createChallenge(ctx, target, user.phone) };
+  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone) };
+}
+
+/** After the unit of work committed: sends the code of a challenge step; the other steps are the answer as they are. */
+export async function completeSignIn(ctx: Context, step: SignInStep): Promise<AuthOutcome> {
+  if (step.kind !== "challenge") return step;
+  return { kind: "mfa_required", challenge: await sendChallenge(ctx, step.challenge) };
+}
+
+/**
+ * For a step that consumed something to get here (an intent, the challenge being replaced): when the
+ * send limits refuse, put it back in the same unit of work, so the caller can retry after the wait.
+ */
+export async function restoringOnRateLimit<T>(work: () => Promise<T>, restore: () => Promise<void>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof GatehouseError && error.kind === "rate_limited") await restore();
+    throw error;
+  }
 }

@@ -1,4 +1,5 @@
 import { GatehouseError } from "../errors.ts";
+import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
 import type {
@@ -21,22 +22,49 @@ import type {
  * the same contract suite as the SQL adapters. Each guarded mutation runs its check and its write
  * with no `await` in between, which on one event loop is as atomic as a guarded SQL statement.
  * Records are copied on the way in and out, so a caller can never edit stored state in place.
+ * A transaction runs alone: every call from outside waits on one lock while it is open, and a
+ * transaction that rejects restores the snapshot taken when it began.
  */
 export function createMemoryStores(): Stores {
-  const orgs = createOrgStore();
-  const sessions = createSessionStore();
-  const browserPolicies = createBrowserPolicyStore();
-  return {
-    users: createUserStore(),
+  const tables = createMemoryTables();
+  const lock = createSerialLock();
+  const orgs = createOrgStore(tables);
+  const sessions = createSessionStore(tables);
+  const browserPolicies = createBrowserPolicyStore(tables);
+  const ports: Omit<Stores, "transaction"> = {
+    users: createUserStore(tables),
     orgs,
-    devices: createDeviceStore(),
-    challenges: createChallengeStore(),
-    intents: createIntentStore(),
+    devices: createDeviceStore(tables),
+    challenges: createChallengeStore(tables),
+    intents: createIntentStore(tables),
     sessions,
-    settings: createSettingsStore(),
+    settings: createSettingsStore(tables),
     browserPolicies,
     browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
-    rateLimiter: createRateLimiter(),
+    rateLimiter: createRateLimiter(tables),
+  };
+  const tx: Stores = { ...ports, transaction: (work) => work(tx) };
+  return {
+    users: serialised(ports.users, lock),
+    orgs: serialised(ports.orgs, lock),
+    devices: serialised(ports.devices, lock),
+    challenges: serialised(ports.challenges, lock),
+    intents: serialised(ports.intents, lock),
+    sessions: serialised(ports.sessions, lock),
+    settings: serialised(ports.settings, lock),
+    browserPolicies: serialised(ports.browserPolicies, lock),
+    browserAccess: serialised(ports.browserAccess, lock),
+    rateLimiter: serialised(ports.rateLimiter, lock),
+    transaction: (work) =>
+      lock.run(async () => {
+        const restore = tables.snapshot();
+        try {
+          return await work(tx);
+        } catch (error) {
+          restore();
+          throw error;
+        }
+      }),
   };
 }
 
@@ -57,8 +85,8 @@ function alreadyExists(): GatehouseError {
   return new GatehouseError("already_exists");
 }
 
-function createUserStore(): UserStore {
-  const users = new Map<string, User>();
+function createUserStore(tables: MemoryTables): UserStore {
+  const users = tables.map<string, User>();
   const findByEmail = (email: string) => [...users.values()].find((user) => user.email === email);
   return {
     async create(user) {
@@ -86,9 +114,9 @@ function createUserStore(): UserStore {
   };
 }
 
-function createOrgStore(): OrgStore {
-  const orgs = new Map<string, Org>();
-  const memberships = new Map<string, Membership>();
+function createOrgStore(tables: MemoryTables): OrgStore {
+  const orgs = tables.map<string, Org>();
+  const memberships = tables.map<string, Membership>();
   const findBySlug = (slug: string): Org | undefined => [...orgs.values()].find((org) => org.slug === slug);
   return {
     async create(org) {
@@ -123,8 +151,8 @@ function createOrgStore(): OrgStore {
   };
 }
 
-function createDeviceStore(): DeviceStore {
-  const devices = new Map<string, Device>();
+function createDeviceStore(tables: MemoryTables): DeviceStore {
+  const devices = tables.map<string, Device>();
   const update = (deviceId: string, change: Partial<Device>): boolean => {
     const device = devices.get(deviceId);
     if (device === undefined) return false;
@@ -180,8 +208,8 @@ function deleteWhere<T>(records: Map<string, T>, matches: (record: T) => boolean
   return deleted;
 }
 
-function createChallengeStore(): ChallengeStore {
-  const challenges = new Map<string, MfaChallenge>();
+function createChallengeStore(tables: MemoryTables): ChallengeStore {
+  const challenges = tables.map<string, MfaChallenge>();
   return {
     async create(challenge) {
       if (challenges.has(challenge.id)) throw alreadyExists();
@@ -211,8 +239,8 @@ function createChallengeStore(): ChallengeStore {
   };
 }
 
-function createIntentStore(): IntentStore {
-  const intents = new Map<string, MfaIntent>();
+function createIntentStore(tables: MemoryTables): IntentStore {
+  const intents = tables.map<string, MfaIntent>();
   return {
     async create(intent) {
       if (intents.has(intent.id)) throw alreadyExists();
@@ -240,9 +268,9 @@ interface RetiredRefreshToken {
   readonly sealedSuccessor: string | null;
 }
 
-function createSessionStore(): SessionStore {
-  const sessions = new Map<string, Session>();
-  const retired = new Map<string, RetiredRefreshToken>();
+function createSessionStore(tables: MemoryTables): SessionStore {
+  const sessions = tables.map<string, Session>();
+  const retired = tables.map<string, RetiredRefreshToken>();
   const tokenTaken = (accessTokenHash: string, refreshTokenHash: string, exceptId: string | null) =>
     [...sessions.values()].some(
       (session) => session.id !== exceptId && (session.accessTokenHash === accessTokenHash || session.refreshTokenHash === refreshTokenHash),
@@ -301,15 +329,15 @@ function createSessionStore(): SessionStore {
   };
 }
 
-function createSettingsStore(): SettingsStore {
-  let platform: PlatformSettings | null = null;
-  const orgs = new Map<string, OrgMfaSettings>();
+function createSettingsStore(tables: MemoryTables): SettingsStore {
+  const platform = tables.map<"platform", PlatformSettings>();
+  const orgs = tables.map<string, OrgMfaSettings>();
   return {
     async getPlatform() {
-      return platform === null ? null : { ...platform };
+      return copyOrNull(platform.get("platform"));
     },
     async putPlatform(settings) {
-      platform = { ...settings };
+      platform.set("platform", { ...settings });
     },
     async getOrg(orgId) {
       return copyOrNull(orgs.get(orgId));
@@ -320,8 +348,8 @@ function createSettingsStore(): SettingsStore {
   };
 }
 
-function createBrowserPolicyStore(): BrowserPolicyStore {
-  const policies = new Map<string, VersionedBrowserPolicy>();
+function createBrowserPolicyStore(tables: MemoryTables): BrowserPolicyStore {
+  const policies = tables.map<string, VersionedBrowserPolicy>();
   return {
     async get(orgId) {
       const stored = policies.get(orgId);
@@ -360,8 +388,8 @@ function createBrowserAccessStore(sessions: SessionStore, orgs: OrgStore, browse
 }
 
 /** A sliding log per key, as in the SQL table: the units still in the window and the next unit number. */
-function createRateLimiter(): RateLimiter {
-  const logs = new Map<string, { units: LoggedUnit[]; nextUnit: number }>();
+function createRateLimiter(tables: MemoryTables): RateLimiter {
+  const logs = tables.map<string, { units: LoggedUnit[]; nextUnit: number }>();
   return {
     async consume(key, limit, windowMs, now) {
       if (!Number.isInteger(limit) || limit < 1) throw new RangeError("a rate limit must be a whole number ≥ 1");

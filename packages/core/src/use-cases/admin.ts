@@ -18,6 +18,7 @@ import {
 import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
 import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
 import { validateBrowserPolicy } from "../url-policy/validate-policy.ts";
+import { inTransaction } from "../unit-of-work.ts";
 
 /**
  * Who asks: a signed-in user (checked against roles) or the operator's command line (trusted).
@@ -138,11 +139,14 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   return membership;
 }
 
-/** Removing a member also ends their sessions in the org. */
+/** Removing a member also ends their sessions in the org, in the same unit of work. */
 export async function removeMember(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<void> {
   await requireOrgAdmin(ctx, actor, orgId);
-  if (!(await ctx.stores.orgs.removeMembership(orgId, requireId("user_id", userId)))) throw new GatehouseError("not_found", "membership not found");
-  await ctx.stores.sessions.revokeByUser(orgId, userId, ctx.clock.now());
+  const memberId = requireId("user_id", userId);
+  await inTransaction(ctx, async (tx) => {
+    if (!(await tx.stores.orgs.removeMembership(orgId, memberId))) throw new GatehouseError("not_found", "membership not found");
+    await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
+  });
 }
 
 /** `removeMember` for who knows the email (the command line), as `addMember` takes it. */

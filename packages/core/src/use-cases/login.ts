@@ -5,8 +5,9 @@ import { GatehouseError } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
 import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
-import { startSecondFactor } from "../second-factor.ts";
+import { completeSignIn, startSecondFactor } from "../second-factor.ts";
 import { issueSession } from "../session-issuer.ts";
+import { inTransaction } from "../unit-of-work.ts";
 
 export interface LoginInput {
   readonly email: string;
@@ -18,7 +19,10 @@ export interface LoginInput {
   readonly clientKey?: string;
 }
 
-/** The spec's Login rules, in order. The OTP never appears in the outcome. */
+/**
+ * The spec's Login rules, in order. The password hash runs before the unit of work, the SMS after it,
+ * so the transaction holds its locks for store calls only. The OTP never appears in the outcome.
+ */
 export async function login(ctx: Context, checkCredentials: CredentialCheck, input: LoginInput): Promise<AuthOutcome> {
   const email = requireEmail(input.email);
   const password = requirePassword(input.password);
@@ -28,10 +32,12 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const user = await ctx.stores.users.findByEmail(email);
   if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) throw new GatehouseError("invalid_credentials");
 
-  const orgId = await resolveOrgId(ctx, orgReference);
-  if ((await ctx.stores.orgs.findMembership(orgId, user.id)) === null) throw new GatehouseError("not_org_member");
-
-  const { device, policy } = await assessDevice(ctx, user.id, orgId, fingerprint);
-  if (policy.mfaRequired) return startSecondFactor(ctx, user, orgId, device.id);
-  return { kind: "tokens", tokens: await issueSession(ctx, user.id, orgId, device.id) };
+  const step = await inTransaction(ctx, async (tx) => {
+    const orgId = await resolveOrgId(tx, orgReference);
+    if ((await tx.stores.orgs.findMembership(orgId, user.id)) === null) throw new GatehouseError("not_org_member");
+    const { device, policy } = await assessDevice(tx, user.id, orgId, fingerprint);
+    if (policy.mfaRequired) return startSecondFactor(tx, user, orgId, device.id);
+    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id) } as const;
+  });
+  return completeSignIn(ctx, step);
 }

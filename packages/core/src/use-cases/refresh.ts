@@ -2,12 +2,13 @@ import type { Context } from "../context.ts";
 import { assessDevice } from "../device-assessment.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { deviceFingerprintOrDefault, requirePlainText } from "../input.ts";
-import type { RefreshRotation } from "../ports.ts";
+import type { RefreshRotation, ReplayWindow } from "../ports.ts";
 import { openSuccessor, sealSuccessor } from "../refresh-successor.ts";
 import type { AuthOutcome, IssuedTokens } from "../results.ts";
-import { startSecondFactor } from "../second-factor.ts";
+import { completeSignIn, startSecondFactor, type SignInStep } from "../second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "../session-issuer.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
+import { inTransaction } from "../unit-of-work.ts";
 
 export interface RefreshInput {
   readonly refreshToken: string;
@@ -31,7 +32,8 @@ function tokensOf(rotation: RefreshRotation, fresh: FreshTokens, oldRefreshToken
  * sent, re-evaluates device policy: if MFA is now required the session is revoked and the caller
  * continues as after Login. A user no longer in the org loses the session too. Within the reuse
  * interval a replay of the just-rotated token gets the same successor tokens (a second tab, a
- * response lost in a crash) and passes the same checks; after it, reuse revokes the session.
+ * response lost in a crash) and passes the same checks; after it, reuse revokes the session (the
+ * revocation commits with the refusal, see `inTransaction`). One unit of work; an OTP goes out after it.
  */
 export async function refresh(ctx: Context, input: RefreshInput): Promise<AuthOutcome> {
   if (input.refreshToken === "") throw invalidArgument("refresh_token", "is required");
@@ -39,27 +41,32 @@ export async function refresh(ctx: Context, input: RefreshInput): Promise<AuthOu
   if (!input.refreshToken.startsWith(REFRESH_TOKEN_PREFIX) || input.refreshToken.length > MAX_TOKEN_LENGTH) throw invalidRefresh();
   const fingerprint = input.deviceFingerprint?.trim() ? deviceFingerprintOrDefault(input.deviceFingerprint) : null;
 
-  const now = ctx.clock.now();
   const fresh = newTokenPair(ctx);
   const replay = { sealedSuccessor: sealSuccessor(input.refreshToken, fresh, ctx.random), reuseIntervalMs: ctx.config.refreshReuseIntervalMs };
-  const rotation = await ctx.stores.sessions.rotate(hashToken(input.refreshToken), fresh.pair, now, replay);
+  const step = await inTransaction(ctx, (tx) => rotateAndReassess(tx, input.refreshToken, fresh, replay, fingerprint));
+  return completeSignIn(ctx, step);
+}
+
+async function rotateAndReassess(tx: Context, refreshToken: string, fresh: FreshTokens, replay: ReplayWindow, fingerprint: string | null): Promise<SignInStep> {
+  const now = tx.clock.now();
+  const rotation = await tx.stores.sessions.rotate(hashToken(refreshToken), fresh.pair, now, replay);
   if (rotation.kind !== "rotated" && rotation.kind !== "replayed") throw invalidRefresh();
   const { session } = rotation;
-  const tokens = tokensOf(rotation, fresh, input.refreshToken);
+  const tokens = tokensOf(rotation, fresh, refreshToken);
 
-  const [user, membership] = await Promise.all([ctx.stores.users.findById(session.userId), ctx.stores.orgs.findMembership(session.orgId, session.userId)]);
+  const [user, membership] = await Promise.all([tx.stores.users.findById(session.userId), tx.stores.orgs.findMembership(session.orgId, session.userId)]);
   if (user === null || membership === null) {
-    await ctx.stores.sessions.revoke(session.id, now);
+    await tx.stores.sessions.revoke(session.id, now);
     throw new GatehouseError("not_org_member");
   }
 
   if (fingerprint !== null) {
-    const { device, policy } = await assessDevice(ctx, session.userId, session.orgId, fingerprint);
+    const { device, policy } = await assessDevice(tx, session.userId, session.orgId, fingerprint);
     if (policy.mfaRequired) {
-      await ctx.stores.sessions.revoke(session.id, now);
-      return startSecondFactor(ctx, user, session.orgId, device.id);
+      await tx.stores.sessions.revoke(session.id, now);
+      return startSecondFactor(tx, user, session.orgId, device.id);
     }
-    await ctx.stores.devices.markSessionIssued(device.id, now);
+    await tx.stores.devices.markSessionIssued(device.id, now);
   }
   return { kind: "tokens", tokens };
 }

@@ -9,6 +9,7 @@ import type { User } from "../model.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "../session-issuer.ts";
 import { loadSettings } from "../settings.ts";
+import { inTransaction } from "../unit-of-work.ts";
 
 export interface VerifyMfaInput {
   readonly challengeId: string;
@@ -21,14 +22,19 @@ export interface VerifyMfaInput {
  * guesses than the cap; a wrong code also spends the user's failure budget. The challenge is
  * consumed (atomically, single use) before the session is issued, so two correct concurrent
  * calls cannot both get tokens. An expired challenge answers `challenge_expired` and is left
- * exactly as it was, however often it is tried.
+ * exactly as it was, however often it is tried. It is one unit of work: a wrong code's claimed
+ * attempt and spent budget commit with the refusal (see `inTransaction`), a right one commits once.
  */
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
   const otp = requireOtp(input.otp);
-  const { stores, config } = ctx;
+  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, otp));
+}
 
-  const now = ctx.clock.now();
+async function verifyAndIssue(tx: Context, challengeId: string, otp: string): Promise<IssuedTokens> {
+  const { stores, config } = tx;
+
+  const now = tx.clock.now();
   const claimed = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge, now);
   if (claimed === null) {
     // Expiry is part of the claim's guard, so an expired challenge is never charged an attempt.
@@ -53,14 +59,14 @@ export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<Is
   const [user, membership] = await Promise.all([stores.users.findById(challenge.userId), stores.orgs.findMembership(challenge.orgId, challenge.userId)]);
   if (user === null) throw new GatehouseError("invalid_mfa_challenge");
   if (membership === null) throw new GatehouseError("not_org_member");
-  await lockPhone(ctx, user, challenge.phone);
+  await lockPhone(tx, user, challenge.phone);
 
   const device = await stores.devices.findById(challenge.deviceId);
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
   const settings = await loadSettings(stores, challenge.orgId);
   const policy = evaluateMfaPolicy({ ...settings, device, isNewDevice: false, now });
 
-  const tokens = await issueSession(ctx, user.id, challenge.orgId, device.id);
+  const tokens = await issueSession(tx, user.id, challenge.orgId, device.id);
   if (policy.registerTrustAfterMfa) await stores.devices.markTrusted(device.id, now + policy.trustTtlDays * DAY_MS);
   return tokens;
 }

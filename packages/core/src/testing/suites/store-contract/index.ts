@@ -10,6 +10,7 @@ import { describePurgeContract } from "./purge.ts";
 import { describeRateLimiterContract } from "./rate-limiter.ts";
 import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
+import { describeTransactionsContract } from "./transactions.ts";
 import { describeUsersContract } from "./users.ts";
 
 export type { StoreContractHandle } from "./handle.ts";
@@ -48,6 +49,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeBrowserPoliciesContract(stores);
     describeBrowserAccessContract(stores);
     describeRateLimiterContract(stores);
+    describeTransactionsContract(stores);
     describePurgeContract(current);
   });
 }

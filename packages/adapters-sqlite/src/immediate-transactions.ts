@@ -1,0 +1,51 @@
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type TransactionSettings } from "kysely";
+
+/**
+ * kysely begins SQLite transactions DEFERRED: the first read takes a snapshot, and the first write then
+ * fails at once with SQLITE_BUSY when another process committed in between (no busy timeout can refresh
+ * a stale snapshot). A unit of work reads before it writes, so every transaction here begins IMMEDIATE:
+ * it takes the write lock first, waiting out another process's writer within the busy timeout.
+ */
+export class ImmediateTransactionsDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    return new ImmediateTransactionsDriver(super.createDriver());
+  }
+}
+
+class ImmediateTransactionsDriver implements Driver {
+  readonly #driver: Driver;
+
+  constructor(driver: Driver) {
+    this.#driver = driver;
+  }
+
+  init(): Promise<void> {
+    return this.#driver.init();
+  }
+
+  acquireConnection(): Promise<DatabaseConnection> {
+    return this.#driver.acquireConnection();
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (settings.accessMode !== undefined || settings.isolationLevel !== undefined)
+      throw new Error("SQLite transactions take no access mode or isolation level");
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#driver.commitTransaction(connection);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#driver.rollbackTransaction(connection);
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.#driver.releaseConnection(connection);
+  }
+
+  destroy(): Promise<void> {
+    return this.#driver.destroy();
+  }
+}

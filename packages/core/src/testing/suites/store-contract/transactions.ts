@@ -1,0 +1,103 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Stores } from "../../../ports.ts";
+import { T0, MINUTE, USER_ID, ORG_ID, aChallenge, aSession, anIntent, anOrg, expectRejectionKind, times, seedGraph } from "./fixtures.ts";
+
+/** The unit of work (`Stores.transaction`): commit, rollback across ports, joining, and the atomic methods inside it. */
+export function describeTransactionsContract(current: () => Stores): void {
+  describe("transactions", () => {
+    let stores: Stores;
+
+    beforeEach(async () => {
+      stores = current();
+      await seedGraph(stores);
+    });
+
+    const boom = new Error("the work failed");
+
+    it("commits every write of a work that resolves, and returns its value", async () => {
+      const value = await stores.transaction(async (tx) => {
+        await tx.intents.create(anIntent());
+        await tx.challenges.create(aChallenge());
+        await tx.sessions.create(aSession());
+        return "done";
+      });
+      expect(value).toBe("done");
+      expect(await stores.challenges.findById("challenge-1")).toEqual(aChallenge());
+      expect(await stores.sessions.findActiveByAccessTokenHash(aSession().accessTokenHash, T0)).toEqual(aSession());
+      expect(await stores.intents.consume("intent-1", T0)).toEqual(anIntent());
+    });
+
+    it("rolls back every write of a work that rejects, across ports, and passes the rejection on", async () => {
+      await stores.challenges.create(aChallenge());
+      await stores.intents.create(anIntent());
+      const before = await stores.rateLimiter.consume("otp-send:user:user-1", 5, 15 * MINUTE, T0);
+      const outcome = stores.transaction(async (tx) => {
+        expect(await tx.challenges.claimAttempt("challenge-1", 5, T0)).toMatchObject({ attempts: 1 });
+        expect(await tx.intents.consume("intent-1", T0)).not.toBeNull();
+        expect((await tx.rateLimiter.consume("otp-send:user:user-1", 5, 15 * MINUTE, T0)).allowed).toBe(true);
+        await tx.sessions.create(aSession());
+        expect(await tx.users.setVerifiedPhone(USER_ID, "+15550100")).toBe(true);
+        await tx.orgs.putMembership({ orgId: ORG_ID, userId: USER_ID, role: "admin" });
+        await tx.browserPolicies.put(ORG_ID, {
+          ...(await tx.browserPolicies.get(ORG_ID))?.policy,
+          accessControl: { allowedDomains: [], blockedDomains: [], defaultAction: "deny", wildcardSupported: true },
+          actionRestrictions: { allowedActions: [], readOnlyMode: false },
+        });
+        throw boom;
+      });
+      await expect(outcome).rejects.toBe(boom);
+      expect(await stores.challenges.findById("challenge-1")).toEqual(aChallenge());
+      expect(await stores.intents.consume("intent-1", T0)).toEqual(anIntent());
+      expect(before.allowed && (await stores.rateLimiter.consume("otp-send:user:user-1", 5, 15 * MINUTE, T0)).count).toBe(2);
+      expect(await stores.sessions.findActiveByAccessTokenHash(aSession().accessTokenHash, T0)).toBeNull();
+      expect(await stores.users.findById(USER_ID)).toMatchObject({ phone: null, phoneVerified: false });
+      expect(await stores.orgs.findMembership(ORG_ID, USER_ID)).toBeNull();
+      expect(await stores.browserPolicies.get(ORG_ID)).toBeNull();
+    });
+
+    it("reports a duplicate key inside a transaction as already_exists and lets the work go on and commit", async () => {
+      await stores.transaction(async (tx) => {
+        await expectRejectionKind(
+          tx.orgs.create(anOrg({ id: "org-3", slug: "acme" })).then(() => tx.orgs.create(anOrg({ id: "org-4", slug: "acme" }))),
+          "already_exists",
+        );
+        await tx.orgs.create(anOrg({ id: "org-4", slug: "acme-2" }));
+      });
+      expect(await stores.orgs.findBySlug("acme")).toMatchObject({ id: "org-3" });
+      expect(await stores.orgs.findBySlug("acme-2")).toMatchObject({ id: "org-4" });
+    });
+
+    it("joins a nested transaction to the open one: its writes roll back with the outer work", async () => {
+      const outcome = stores.transaction(async (tx) => {
+        await tx.transaction((inner) => inner.intents.create(anIntent()));
+        throw boom;
+      });
+      await expect(outcome).rejects.toBe(boom);
+      expect(await stores.intents.consume("intent-1", T0)).toBeNull();
+    });
+
+    it("keeps single use across 20 concurrent transactions: exactly one consumes the intent and commits its own write", async () => {
+      await stores.intents.create(anIntent());
+      const won = await times(20, (i) =>
+        stores.transaction(async (tx) => {
+          if ((await tx.intents.consume("intent-1", T0)) === null) return false;
+          await tx.challenges.create(aChallenge({ id: `challenge-of-${i}` }));
+          return true;
+        }),
+      );
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await stores.challenges.deleteByUser(USER_ID)).toBe(1);
+    });
+
+    it("bounds guarded counters across 20 concurrent transactions that each claim an attempt", async () => {
+      await stores.challenges.create(aChallenge());
+      const claims = await times(20, () => stores.transaction((tx) => tx.challenges.claimAttempt("challenge-1", 5, T0)));
+      expect(
+        claims
+          .filter((claim) => claim !== null)
+          .map((claim) => claim?.attempts)
+          .sort(),
+      ).toEqual([1, 2, 3, 4, 5]);
+    });
+  });
+}

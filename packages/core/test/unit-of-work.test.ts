@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { GatehouseError } from "../src/errors.ts";
+import { createGatehouse, decorateStores, DEFAULT_CONFIG, type Stores } from "../src/index.ts";
+import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
+import { PASSWORD, TEST_PASSWORD_PARAMS } from "./harness.ts";
+
+const READS = /^(find|get|list|resolve)/;
+
+/**
+ * Memory stores that log every write as `outside:port.method` or `tx:port.method`, and each unit of work
+ * as `begin` … `commit`/`rollback`, so a test reads how a use case commits.
+ */
+function observedStores(base: Stores, failing: { port?: string; method?: string } = {}) {
+  const log: string[] = [];
+  const observe = (stores: Stores, where: "outside" | "tx"): Stores => {
+    const observed = decorateStores(stores, (ports) => {
+      const wrapped: Record<string, unknown> = {};
+      for (const [port, methods] of Object.entries(ports)) {
+        if (typeof methods !== "object" || methods === null) continue;
+        wrapped[port] = Object.fromEntries(
+          Object.entries(methods as Record<string, (...args: unknown[]) => Promise<unknown>>).map(([name, method]) => [
+            name,
+            (...args: unknown[]) => {
+              if (!READS.test(name)) log.push(`${where}:${port}.${name}`);
+              if (port === failing.port && name === failing.method) return Promise.reject(new Error("disk I/O error"));
+              return method(...args);
+            },
+          ]),
+        );
+      }
+      return wrapped;
+    });
+    return {
+      ...observed,
+      transaction: (work) => {
+        if (where === "tx") return work(observed);
+        log.push("begin");
+        return stores
+          .transaction((tx) => work(observe(tx, "tx")))
+          .then(
+            (value) => (log.push("commit"), value),
+            (error: unknown) => {
+              log.push("rollback");
+              throw error;
+            },
+          );
+      },
+    };
+  };
+  return { stores: observe(base, "outside"), log };
+}
+
+async function setUp(failing?: { port?: string; method?: string }) {
+  const memory = createMemoryStores();
+  const { stores, log } = observedStores(memory, failing);
+  const clock = new ManualClock();
+  const sms = new OutboxSmsSender();
+  const gatehouse = createGatehouse({ stores, clock, random: new SequenceRandom(), sms, config: { password: TEST_PASSWORD_PARAMS } });
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
+  await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+  await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  const login = (fingerprint = "laptop") => gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: fingerprint });
+  /** The log of what `run` did, from a clean slate. */
+  const record = async (run: () => Promise<unknown>) => {
+    log.length = 0;
+    await run();
+    return [...log];
+  };
+  return { memory, gatehouse, sms, clock, login, record, orgId };
+}
+
+const commitsOnce = (entries: string[]) => {
+  expect(entries.filter((entry) => entry === "begin")).toHaveLength(1);
+  expect(entries.filter((entry) => entry.startsWith("outside:"))).toEqual([]);
+};
+
+describe("each use case commits once", () => {
+  it("Login → phone_required, SubmitPhone, VerifyMFA, Refresh with a fingerprint, Login again on the trusted device", async () => {
+    const s = await setUp();
+    let intentId = "";
+    commitsOnce(
+      await s.record(async () => {
+        const outcome = await s.login();
+        if (outcome.kind !== "phone_required") throw new Error(outcome.kind);
+        intentId = outcome.intent.intentId;
+      }),
+    );
+    let challengeId = "";
+    const submitted = await s.record(async () => {
+      challengeId = (await s.gatehouse.submitPhoneAndRequestMfa({ intentId, phone: "+15551234567" })).challengeId;
+    });
+    commitsOnce(submitted);
+    const sendWindows = DEFAULT_CONFIG.otpSendsPerPhone.length + DEFAULT_CONFIG.otpSendsPerUser.length;
+    expect(submitted).toEqual(["begin", "tx:intents.consume", ...Array<string>(sendWindows).fill("tx:rateLimiter.consume"), "tx:challenges.create", "commit"]);
+
+    let refreshToken = "";
+    const verified = await s.record(async () => {
+      refreshToken = (await s.gatehouse.verifyMfa({ challengeId, otp: s.sms.lastOtpFor(challengeId)! })).refreshToken;
+    });
+    commitsOnce(verified);
+    expect(verified.at(-1)).toBe("commit");
+
+    commitsOnce(await s.record(() => s.gatehouse.refresh({ refreshToken, deviceFingerprint: "laptop" })));
+    commitsOnce(await s.record(() => s.login()));
+  });
+
+  it("Login with a phone on file: the challenge commits before the SMS goes out", async () => {
+    const s = await setUp();
+    const first = await s.login();
+    if (first.kind !== "phone_required") throw new Error(first.kind);
+    const { challengeId } = await s.gatehouse.submitPhoneAndRequestMfa({ intentId: first.intent.intentId, phone: "+15551234567" });
+    await s.gatehouse.verifyMfa({ challengeId, otp: s.sms.lastOtpFor(challengeId)! });
+    const sentBefore = s.sms.sent.length;
+    const entries = await s.record(async () => {
+      const outcome = await s.login("phone");
+      expect(outcome.kind).toBe("mfa_required");
+    });
+    commitsOnce(entries);
+    expect(s.sms.sent).toHaveLength(sentBefore + 1);
+  });
+
+  it("a wrong code is refused and its claimed attempt and spent budget commit with the refusal", async () => {
+    const s = await setUp();
+    const first = await s.login();
+    if (first.kind !== "phone_required") throw new Error(first.kind);
+    const { challengeId } = await s.gatehouse.submitPhoneAndRequestMfa({ intentId: first.intent.intentId, phone: "+15551234567" });
+    const otp = s.sms.lastOtpFor(challengeId)!;
+    const wrong = otp === "000000" ? "111111" : "000000";
+    const entries = await s.record(() =>
+      s.gatehouse.verifyMfa({ challengeId, otp: wrong }).catch((error: unknown) => expect(error).toBeInstanceOf(GatehouseError)),
+    );
+    expect(entries).toEqual(["begin", "tx:challenges.claimAttempt", "tx:rateLimiter.consume", "commit"]);
+    expect((await s.memory.challenges.findById(challengeId))?.attempts).toBe(1);
+  });
+});
+
+describe("a failure that is not a decided answer rolls the whole unit of work back", () => {
+  it("VerifyMFA whose last write fails: the challenge is not consumed, no session, the phone not locked", async () => {
+    const s = await setUp({ port: "devices", method: "markTrusted" });
+    const first = await s.login();
+    if (first.kind !== "phone_required") throw new Error(first.kind);
+    const { challengeId } = await s.gatehouse.submitPhoneAndRequestMfa({ intentId: first.intent.intentId, phone: "+15551234567" });
+    const entries = await s.record(() =>
+      s.gatehouse.verifyMfa({ challengeId, otp: s.sms.lastOtpFor(challengeId)! }).catch((error: unknown) => expect(String(error)).toContain("disk I/O error")),
+    );
+    expect(entries.at(-1)).toBe("rollback");
+    expect(entries).toContain("tx:sessions.create");
+    expect(await s.memory.challenges.findById(challengeId)).toMatchObject({ attempts: 0 });
+    expect(await s.memory.users.findByEmail("ada@example.com")).toMatchObject({ phone: null, phoneVerified: false });
+  });
+});
