@@ -34,6 +34,22 @@ describe("preparedQuery", () => {
     expect(await select("u2", "o2")).toEqual([{ role: "admin" }]);
   });
 
+  it("compiles once per cache and name, and runs on the executor each call site passes (a transaction's)", async () => {
+    const cache = createPreparedQueryCache();
+    let builds = 0;
+    const build = (orgId: string) => {
+      builds++;
+      return db.selectFrom("memberships").select("user_id").where("org_id", "=", orgId).orderBy("user_id");
+    };
+    expect(await preparedQuery(db, cache, "members", 1, build)("o1")).toEqual([{ user_id: "u1" }, { user_id: "u2" }]);
+    const inTransaction = await db.transaction().execute(async (trx) => {
+      await trx.insertInto("memberships").values({ org_id: "o1", user_id: "u3", role: "member" }).execute();
+      return preparedQuery(trx, cache, "members", 1, build)("o1");
+    });
+    expect(inTransaction).toEqual([{ user_id: "u1" }, { user_id: "u2" }, { user_id: "u3" }]);
+    expect(builds).toBe(1);
+  });
+
   it("refuses a build that does not turn every argument into a parameter", () => {
     // This build looks at userId instead of handing it to kysely, so no call could ever bind it.
     expect(() =>
