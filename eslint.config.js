@@ -82,6 +82,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ["packages/contract/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["node:*", ...ioModules], message: "@gatehouse/contract runs in the browser: no Node module." },
+            { group: ["@gatehouse/*"], message: "@gatehouse/contract stands alone, so a web client installs and bundles nothing else of Gatehouse." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["scripts/**", "examples/**", "**/test/**", "apps/server/src/cli*.ts"],
     rules: { "no-console": "off" },
   },

@@ -5,14 +5,20 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { parseOrgRole, GatehouseError, SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings, type PlatformSettings } from "@gatehouse/core";
-import { policyInputFromJson, policyToJson } from "@gatehouse/transport-connect";
+import {
+  browserPolicyDraftFromJson,
+  browserPolicyToJson,
+  orgMfaSettingsPatchFromJson,
+  orgMfaSettingsToJson,
+  platformSettingsPatchFromJson,
+  platformSettingsToJson,
+} from "@gatehouse/contract";
+import { parseOrgRole, GatehouseError, invalidArgument, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { pino } from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
 import { serve } from "./serve.ts";
-import { parseSettingsJson } from "./settings-json.ts";
 import { describeDatabase } from "./storage.ts";
 
 const USAGE = `usage: gatehouse <command> [options]
@@ -71,32 +77,6 @@ const SERVE: CommandShape = { params: [], options: [] };
 
 class UsageError extends Error {}
 
-const ORG_SETTINGS_KEYS = {
-  require_mfa_new_device: ["requireMfaNewDevice", "boolean"],
-  require_mfa_untrusted_device: ["requireMfaUntrustedDevice", "boolean"],
-  trust_device_after_mfa: ["trustDeviceAfterMfa", "boolean"],
-  trust_ttl_days: ["trustTtlDays", "integer"],
-} as const;
-
-const PLATFORM_SETTINGS_KEYS = {
-  mfa_always: ["mfaAlways", "boolean"],
-  device_trust_enabled: ["deviceTrustEnabled", "boolean"],
-  max_trust_ttl_days: ["maxTrustTtlDays", "integer"],
-} as const;
-
-const orgSettingsJson = (s: OrgMfaSettings) => ({
-  require_mfa_new_device: s.requireMfaNewDevice,
-  require_mfa_untrusted_device: s.requireMfaUntrustedDevice,
-  trust_device_after_mfa: s.trustDeviceAfterMfa,
-  trust_ttl_days: s.trustTtlDays,
-});
-
-const platformSettingsJson = (s: PlatformSettings) => ({
-  mfa_always: s.mfaAlways,
-  device_trust_enabled: s.deviceTrustEnabled,
-  max_trust_ttl_days: s.maxTrustTtlDays,
-});
-
 function parseJsonOption(raw: string, what: string): unknown {
   try {
     return JSON.parse(raw);
@@ -134,8 +114,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const settings =
         values.json === undefined
           ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, args[0]!)
-          : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, args[0]!, parseSettingsJson(parseJsonOption(values.json, "org settings"), ORG_SETTINGS_KEYS));
-      return orgSettingsJson(settings);
+          : await admin.updateOrgMfaSettings(
+              SYSTEM_ACTOR,
+              args[0]!,
+              orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument),
+            );
+      return orgMfaSettingsToJson(settings);
     },
   },
   "platform settings": {
@@ -146,8 +130,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const settings =
         values.json === undefined
           ? await admin.getPlatformSettings(SYSTEM_ACTOR)
-          : await admin.updatePlatformSettings(SYSTEM_ACTOR, parseSettingsJson(parseJsonOption(values.json, "platform settings"), PLATFORM_SETTINGS_KEYS));
-      return platformSettingsJson(settings);
+          : await admin.updatePlatformSettings(SYSTEM_ACTOR, platformSettingsPatchFromJson(parseJsonOption(values.json, "platform settings"), invalidArgument));
+      return platformSettingsToJson(settings);
     },
   },
   "user create": {
@@ -192,15 +176,15 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   "policy get": {
     params: ["org_id"],
     options: [],
-    run: async ({ args, gatehouse }) => policyToJson(await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!)),
+    run: async ({ args, gatehouse }) => browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!)),
   },
   "policy set": {
     params: ["org_id"],
     options: ["json"],
     run: async ({ args, values, gatehouse }) => {
       if (values.json === undefined) throw new UsageError('policy set needs --json \'{"access_control": {...}, "action_restrictions": {...}}\'');
-      const policy = policyInputFromJson(parseJsonOption(values.json, "policy"));
-      return policyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!, policy));
+      const policy = browserPolicyDraftFromJson(parseJsonOption(values.json, "policy"), invalidArgument);
+      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!, policy));
     },
   },
 };

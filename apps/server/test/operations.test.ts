@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { Code, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { Health, HealthCheckResponse_ServingStatus } from "@gatehouse/transport-connect/gen/grpc/health/v1/health_pb";
+import { Health, HealthCheckResponse_ServingStatus } from "@gatehouse/contract/gen/grpc/health/v1/health_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor, rpcError } from "./support/clients.ts";
 import {

@@ -7,7 +7,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { Health, HealthCheckResponse_ServingStatus } from "@gatehouse/transport-connect/gen/grpc/health/v1/health_pb";
+import { Health, HealthCheckResponse_ServingStatus } from "@gatehouse/contract/gen/grpc/health/v1/health_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";

@@ -1,4 +1,4 @@
-import type { ActionRestrictions, BrowserAction } from "./api/browser-api.ts";
+import type { ActionRestrictionsView, BrowserAction } from "@gatehouse/contract";
 
 /** The action buttons of the browser page, in display order. */
 export const ACTION_BUTTONS: readonly { readonly action: BrowserAction; readonly label: string }[] = [
@@ -29,7 +29,7 @@ export interface ActionPanelState {
  * `allowed_actions`; upload and copy/paste are also disabled in read-only mode. With no policy (not
  * loaded yet, or failed to load) every button is disabled: fail closed.
  */
-export function actionPanelState(restrictions: ActionRestrictions | null): ActionPanelState {
+export function actionPanelState(restrictions: ActionRestrictionsView | null): ActionPanelState {
   const readOnly = restrictions?.readOnlyMode === true;
   const allowed = new Set(restrictions?.allowedActions ?? []);
   const buttons = ACTION_BUTTONS.map(({ action, label }): ActionButtonState => {

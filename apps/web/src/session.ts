@@ -1,11 +1,19 @@
+import type { TokensView } from "@gatehouse/contract";
+
 /** The signed-in session as kept in sessionStorage. */
 export interface Session {
   readonly accessToken: string;
   readonly refreshToken: string;
-  /** Access-token expiry, ISO 8601; empty when the server sent none. */
+  /** Access-token expiry, ISO 8601. */
   readonly expiresAt: string;
   readonly userId: string;
   readonly orgId: string;
+}
+
+/** The session to store for the tokens a sign-in or a refresh issued. */
+export function sessionFromTokens(tokens: TokensView): Session {
+  const { accessToken, refreshToken, userId, orgId } = tokens;
+  return { accessToken, refreshToken, expiresAt: new Date(tokens.expiresAt).toISOString(), userId, orgId };
 }
 
 /** The part of the Web Storage API the app uses, so tests can pass a Map-backed fake. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { actionPanelState } from "../src/action-buttons.ts";
-import type { ActionRestrictions, BrowserAction } from "../src/api/browser-api.ts";
+import type { ActionRestrictionsView, BrowserAction } from "@gatehouse/contract";
 
-const enabledOf = (restrictions: ActionRestrictions | null): Record<string, boolean> =>
+const enabledOf = (restrictions: ActionRestrictionsView | null): Record<string, boolean> =>
   Object.fromEntries(actionPanelState(restrictions).buttons.map((b) => [b.action, b.enabled]));
 
-const policy = (allowedActions: BrowserAction[], readOnlyMode = false): ActionRestrictions => ({ allowedActions, readOnlyMode });
+const policy = (allowedActions: BrowserAction[], readOnlyMode = false): ActionRestrictionsView => ({ allowedActions, readOnlyMode });
 
 describe("actionPanelState", () => {
   it("lists Download, Upload, Copy/paste in that order", () => {

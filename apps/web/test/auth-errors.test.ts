@@ -1,9 +1,9 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorDetailSchema } from "@gatehouse/transport-connect/gen/gatehouse/v1/errors_pb";
+import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
 import { describe, expect, it } from "vitest";
 import { describeAuthError, type AuthStep } from "../src/api/auth-errors.ts";
-import { formatWait } from "../src/api/error-detail.ts";
+import { formatWait } from "../src/format-wait.ts";
 
 /** A server error as the client receives it: code, a developer message it must never show, and the typed detail. */
 function serverError(code: Code, kind: string, field = "", retryAfterSeconds = 0): ConnectError {
@@ -47,6 +47,8 @@ describe("describeAuthError: keyed on the error's kind and field, never its mess
     ["resend", serverError(Code.ResourceExhausted, "rate_limited", "", 600), "You can ask for a new code in 10 minutes.", null],
     ["phone", serverError(Code.Unavailable, "sms_unavailable"), "We could not send the text message just now. Try again in a moment.", null],
     ["login", wireError(Code.InvalidArgument, "invalid_argument", "email"), "Enter a valid email address, like name@example.com.", "email"],
+    ["login", serverError(Code.PermissionDenied, "permission_denied"), "Something went wrong. Try again.", null],
+    ["login", serverError(Code.InvalidArgument, "a_kind_from_a_newer_server"), "Something went wrong. Try again.", null],
     ["login", new ConnectError("fetch failed", Code.Unavailable), "The service could not be reached. Check your connection and try again.", null],
     ["login", new ConnectError("no detail", Code.InvalidArgument), "Something went wrong. Try again.", null],
     ["login", ConnectError.from(new TypeError("Failed to fetch")), "The service could not be reached. Check your connection and try again.", null],

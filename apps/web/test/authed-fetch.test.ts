@@ -1,12 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import { createAuthedFetch, SessionEndedError } from "../src/api/authed-fetch.ts";
-import type { RefreshOutcome } from "../src/api/authed-fetch.ts";
+import type { AuthOutcomeView, TokensView } from "@gatehouse/contract";
 import { createSessionStore, SESSION_STORAGE_KEY } from "../src/session.ts";
 import type { Session } from "../src/session.ts";
 import { memoryStorage } from "./memory-storage.ts";
 
 const first: Session = { accessToken: "gh_at_1", refreshToken: "gh_rt_1", expiresAt: "2030-01-01T00:00:00.000Z", userId: "u1", orgId: "o1" };
 const second: Session = { ...first, accessToken: "gh_at_2", refreshToken: "gh_rt_2" };
+/** What Refresh answers with for `second`. */
+const secondTokens: TokensView = { ...second, expiresAt: Date.parse(second.expiresAt) };
 
 interface Call {
   readonly url: string;
@@ -28,12 +30,12 @@ function fakeServer(validTokens: string[]) {
   return { fetch, calls };
 }
 
-function setup(options: { valid: string[]; refresh?: (token: string) => Promise<RefreshOutcome>; session?: Session | null }) {
+function setup(options: { valid: string[]; refresh?: (token: string) => Promise<AuthOutcomeView>; session?: Session | null }) {
   const storage = memoryStorage();
   const sessions = createSessionStore(storage);
   if (options.session !== null) sessions.set(options.session ?? first);
   const server = fakeServer(options.valid);
-  const refresh = vi.fn(options.refresh ?? (async (): Promise<RefreshOutcome> => ({ kind: "tokens", session: second })));
+  const refresh = vi.fn(options.refresh ?? (async (): Promise<AuthOutcomeView> => ({ kind: "tokens", tokens: secondTokens })));
   const navigate = vi.fn<(path: string) => void>();
   const authedFetch = createAuthedFetch({ fetch: server.fetch, sessions, refresh, navigate });
   return { storage, sessions, server, refresh, navigate, authedFetch };
@@ -94,16 +96,16 @@ describe("createAuthedFetch", () => {
     expect(navigate).toHaveBeenCalledExactlyOnceWith("/login");
   });
 
-  it.each<RefreshOutcome>([{ kind: "mfa-required" }, { kind: "phone-required" }])(
-    "treats a Refresh that answers $kind as the end of the session",
-    async (outcome) => {
-      const { authedFetch, server, navigate, sessions } = setup({ valid: ["gh_at_2"], refresh: async () => outcome });
-      await expect(authedFetch("/api/browser/policy?org_id=o1")).rejects.toBeInstanceOf(SessionEndedError);
-      expect(server.calls).toHaveLength(1);
-      expect(sessions.get()).toBeNull();
-      expect(navigate).toHaveBeenCalledExactlyOnceWith("/login");
-    },
-  );
+  it.each<AuthOutcomeView>([
+    { kind: "mfa_required", challenge: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 } },
+    { kind: "phone_required", intent: { intentId: "i" } },
+  ])("treats a Refresh that answers $kind as the end of the session", async (outcome) => {
+    const { authedFetch, server, navigate, sessions } = setup({ valid: ["gh_at_2"], refresh: async () => outcome });
+    await expect(authedFetch("/api/browser/policy?org_id=o1")).rejects.toBeInstanceOf(SessionEndedError);
+    expect(server.calls).toHaveLength(1);
+    expect(sessions.get()).toBeNull();
+    expect(navigate).toHaveBeenCalledExactlyOnceWith("/login");
+  });
 
   it("goes to /login without any request when no session is stored", async () => {
     const { authedFetch, server, refresh, navigate } = setup({ valid: ["gh_at_1"], session: null });
@@ -120,7 +122,7 @@ describe("createAuthedFetch", () => {
       valid: ["gh_at_2"],
       refresh: async () => {
         await gate;
-        return { kind: "tokens", session: second };
+        return { kind: "tokens", tokens: secondTokens };
       },
     });
     const both = Promise.all([authedFetch("/api/browser/policy?org_id=o1"), authedFetch("/api/browser/policy?org_id=o1")]);

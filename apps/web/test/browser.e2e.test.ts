@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { ErrorDetailSchema } from "@gatehouse/transport-connect/gen/gatehouse/v1/errors_pb";
+import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { DEVICE_FINGERPRINT_KEY, deviceFingerprint } from "../src/device-fingerprint.ts";
-import { createSessionStore, SESSION_STORAGE_KEY } from "../src/session.ts";
+import { createSessionStore, SESSION_STORAGE_KEY, sessionFromTokens } from "../src/session.ts";
 import type { Session } from "../src/session.ts";
 import { memoryStorage } from "./memory-storage.ts";
 
@@ -13,6 +13,10 @@ describe("session store", () => {
     sessions.set({ ...session, extra: "dropped" } as Session);
     expect(JSON.parse(storage.items.get(SESSION_STORAGE_KEY) ?? "")).toEqual(session);
     expect(sessions.get()).toEqual(session);
+  });
+
+  it("keeps issued tokens with their expiry in ISO 8601", () => {
+    expect(sessionFromTokens({ ...session, expiresAt: Date.parse(session.expiresAt) })).toEqual(session);
   });
 
   it("returns the same object until the stored value changes (for useSyncExternalStore)", () => {

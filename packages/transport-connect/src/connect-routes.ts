@@ -1,9 +1,9 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Gatehouse } from "@gatehouse/core";
-import { AdminService } from "./gen/gatehouse/v1/admin_pb.ts";
-import { AuthService } from "./gen/gatehouse/v1/auth_pb.ts";
-import { BrowserService } from "./gen/gatehouse/v1/browser_pb.ts";
-import { DevService } from "./gen/gatehouse/v1/dev_pb.ts";
+import { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
+import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
+import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
+import { DevService } from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
 import { createAdminService } from "./services/admin-service.ts";
 import { createAuthService } from "./services/auth-service.ts";
 import { createBrowserService } from "./services/browser-service.ts";

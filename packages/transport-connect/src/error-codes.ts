@@ -1,7 +1,7 @@
-import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { errorDetailFor } from "@gatehouse/contract";
+import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
 import { GatehouseError, type ErrorKind } from "@gatehouse/core";
-import { ErrorDetailSchema, type ErrorDetail } from "./gen/gatehouse/v1/errors_pb.ts";
 
 /** The one table from domain error kinds to wire codes (api.md "Error codes"). */
 export const ERROR_CODES: Record<ErrorKind, Code> = {
@@ -25,21 +25,6 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
 export const INTERNAL_MESSAGE = "internal error";
 
 /**
- * Kinds the wire must not tell apart: a wrong code and an unknown challenge already share one code
- * and message (no probing which challenge ids exist), so they share one kind too.
- */
-const WIRE_KIND: Partial<Record<ErrorKind, ErrorKind>> = { invalid_otp: "invalid_mfa_challenge" };
-
-/** The domain side of an error, so clients can word it for their users without parsing messages. */
-export function errorDetailOf(error: GatehouseError): ErrorDetail {
-  return create(ErrorDetailSchema, {
-    kind: WIRE_KIND[error.kind] ?? error.kind,
-    field: error.details.field ?? "",
-    retryAfterSeconds: error.details.retryAfterSeconds ?? 0,
-  });
-}
-
-/**
  * Domain errors keep their (secret-free) message; a ConnectError passes through; anything else
  * becomes `Internal` with no detail, since its message may hold anything.
  */
@@ -47,7 +32,8 @@ export function toConnectError(error: unknown): ConnectError {
   if (error instanceof GatehouseError) {
     const metadata = new Headers();
     if (error.details.retryAfterSeconds !== undefined) metadata.set("retry-after", String(error.details.retryAfterSeconds));
-    const detail = { desc: ErrorDetailSchema, value: errorDetailOf(error) };
+    // The domain side of the error, so clients word it for their users by kind, never by message.
+    const detail = { desc: ErrorDetailSchema, value: errorDetailFor(error) };
     return new ConnectError(error.message, ERROR_CODES[error.kind], metadata, [detail]);
   }
   if (error instanceof ConnectError) return error;

@@ -4,11 +4,11 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
+import { browserPolicyToJson, errorDetailFor, errorDetailToJson, orgInfoToJson, urlDecisionToJson } from "@gatehouse/contract";
 import { GatehouseError, invalidArgument, type Gatehouse } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
-import { errorDetailOf, isUnexpected, toConnectError } from "./error-codes.ts";
+import { isUnexpected, toConnectError } from "./error-codes.ts";
 import { HTTP_ERRORS } from "./http-errors.ts";
-import { policyToJson } from "./policy-json.ts";
 import type { DevOtpLookup } from "./services/dev-service.ts";
 
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -71,15 +71,9 @@ function sendError(res: NodeResponse, error: unknown, route: string, options: Ht
     send(res, status, { error: { code: name, message: connectError.rawMessage } });
     return;
   }
-  const { kind, field, retryAfterSeconds } = errorDetailOf(error);
-  const body = {
-    code: name,
-    message: connectError.rawMessage,
-    kind,
-    ...(field === "" ? {} : { field }),
-    ...(retryAfterSeconds === 0 ? {} : { retry_after_seconds: retryAfterSeconds }),
-  };
-  send(res, status, { error: body }, retryAfterSeconds === 0 ? {} : { "retry-after": String(retryAfterSeconds) });
+  const detail = errorDetailFor(error);
+  const retryAfter: Record<string, string> = detail.retryAfterSeconds === 0 ? {} : { "retry-after": String(detail.retryAfterSeconds) };
+  send(res, status, { error: { code: name, message: connectError.rawMessage, ...errorDetailToJson(detail) } }, retryAfter);
 }
 
 async function readJsonBody(req: NodeRequest): Promise<unknown> {
@@ -127,7 +121,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const routes: Record<string, (req: NodeRequest, url: URL) => Promise<unknown>> = {
     "/api/browser/policy": async (req, url) => {
       requireMethod(req, "GET");
-      return policyToJson(await gatehouse.browser.getBrowserPolicy(tokenOf(req), url.searchParams.get("org_id") ?? ""));
+      return browserPolicyToJson(await gatehouse.browser.getBrowserPolicy(tokenOf(req), url.searchParams.get("org_id") ?? ""));
     },
     "/api/browser/check-url": async (req) => {
       requireMethod(req, "POST");
@@ -141,13 +135,11 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
         if (!(error instanceof ClientGone)) await gatehouse.authenticate(token);
         throw error;
       }
-      const decision = await gatehouse.browser.checkUrlAccess(token, input.orgId, input.url);
-      return { allowed: decision.allowed, reason: decision.reason, reason_code: decision.reasonCode, canonical_url: decision.canonicalUrl };
+      return urlDecisionToJson(await gatehouse.browser.checkUrlAccess(token, input.orgId, input.url));
     },
     "/api/browser/org": async (req, url) => {
       requireMethod(req, "GET");
-      const org = await gatehouse.browser.getOrgInfo(tokenOf(req), url.searchParams.get("org_id") ?? "");
-      return { org_id: org.orgId, name: org.name, slug: org.slug };
+      return orgInfoToJson(await gatehouse.browser.getOrgInfo(tokenOf(req), url.searchParams.get("org_id") ?? ""));
     },
     "/api/dev/mfa/otp": async (req, url) => {
       if (devOtps === null) throw new HttpStatusError(404, "not_found", "not found");

@@ -4,19 +4,18 @@
  */
 export { createConnectRoutes, type ConnectRoutesOptions } from "./connect-routes.ts";
 export { authInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHODS, IP_LIMITED_METHODS, TOKEN_IN_HANDLER_METHODS } from "./interceptors.ts";
-export { ERROR_CODES, errorDetailOf, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
+export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
 export { HTTP_ERRORS } from "./http-errors.ts";
 export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";
 export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
 export { DECODE_FAILURE_MESSAGE } from "./decode-failures.ts";
 export { clientIp } from "./client-ip.ts";
 export { bearerTokenKey, clientIpKey, principalKey } from "./request-context.ts";
-export { policyInputFromJson, policyToJson, type BrowserPolicyJson } from "./policy-json.ts";
 export type { DevOtpLookup } from "./services/dev-service.ts";
 export { registerHealth, type HealthOptions, type HealthSource } from "./services/health-service.ts";
 export { registerReflection, ReflectionIndex } from "./services/reflection-service.ts";
-export * from "./gen/gatehouse/v1/auth_pb.ts";
-export * from "./gen/gatehouse/v1/browser_pb.ts";
-export * from "./gen/gatehouse/v1/dev_pb.ts";
-export * from "./gen/gatehouse/v1/admin_pb.ts";
-export * from "./gen/gatehouse/v1/errors_pb.ts";
+export * from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
+export * from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
+export * from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
+export * from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
+export * from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";

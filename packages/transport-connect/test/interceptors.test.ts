@@ -2,10 +2,10 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, createClient } from "@connectrpc/connect";
 import { GatehouseError, type ErrorKind } from "@gatehouse/core";
 import { describe, expect, it } from "vitest";
-import { AdminService } from "../src/gen/gatehouse/v1/admin_pb.ts";
-import { AuthService } from "../src/gen/gatehouse/v1/auth_pb.ts";
-import { BrowserService } from "../src/gen/gatehouse/v1/browser_pb.ts";
-import { DevService } from "../src/gen/gatehouse/v1/dev_pb.ts";
+import { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
+import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
+import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
+import { DevService } from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
 import { PUBLIC_METHODS } from "../src/interceptors.ts";
 import { bearer, CLIENT_IP_HEADER, createRouterHarness, expectConnectError, PASSWORD, type RouterHarness } from "./support/router-harness.ts";
 

@@ -4,7 +4,7 @@ import { connect, type AddressInfo } from "node:net";
 import { Code, createContextValues, type ConnectRouter } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DECODE_FAILURE_MESSAGE } from "../src/decode-failures.ts";
-import { AuthService } from "../src/gen/gatehouse/v1/auth_pb.ts";
+import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { errorInterceptor } from "../src/interceptors.ts";
 import { createRpcHandler } from "../src/rpc-handler.ts";
 

@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorFactsOf, formatWait } from "./error-detail.ts";
+import { errorFactsOf } from "@gatehouse/contract";
+import { formatWait } from "../format-wait.ts";
 
 /** Which form the error came from; the same kind reads differently on each. */
 export type AuthStep = "login" | "register" | "phone" | "otp" | "resend";
@@ -42,8 +43,9 @@ const formProblem = (message: string, field: string | null = null): AuthProblem 
 
 /**
  * A message for people from a failed AuthService call, chosen by the error's domain kind (and
- * field) from its ErrorDetail, never by its message text. Without a detail (the request never
- * reached the service) the wire code decides.
+ * field) from its ErrorDetail, never by its message text. Every kind is named, so a new one does
+ * not compile until it is worded. Without a detail (the request never reached the service) the
+ * wire code tells an unreachable service from anything else.
  */
 export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
   const { kind, field, retryAfterSeconds } = errorFactsOf(error);
@@ -71,9 +73,12 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return rateLimited(retryAfterSeconds, step);
     case "sms_unavailable":
       return formProblem("We could not send the text message just now. Try again in a moment.");
-    case null:
+    case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
-    default:
+    case "unauthenticated":
+    case "permission_denied":
+    case "not_found":
+    case "phone_required_for_mfa":
       return formProblem("Something went wrong. Try again.");
   }
 }

@@ -1,7 +1,5 @@
-import type { Session, SessionStore } from "../session.ts";
-
-/** What a Refresh call can come back with; anything but tokens ends the session. */
-export type RefreshOutcome = { readonly kind: "tokens"; readonly session: Session } | { readonly kind: "mfa-required" } | { readonly kind: "phone-required" };
+import type { AuthOutcomeView } from "@gatehouse/contract";
+import { sessionFromTokens, type Session, type SessionStore } from "../session.ts";
 
 /** Request options the wrapper supports; the body is a string so it can be sent twice. */
 export interface AuthedRequest {
@@ -14,8 +12,8 @@ export interface AuthedRequest {
 export interface AuthedFetchDeps {
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   readonly sessions: SessionStore;
-  /** Calls AuthService.Refresh with the refresh token (and this browser's fingerprint). May throw. */
-  readonly refresh: (refreshToken: string) => Promise<RefreshOutcome>;
+  /** Calls AuthService.Refresh with the refresh token (and this browser's fingerprint). May throw; anything but tokens ends the session. */
+  readonly refresh: (refreshToken: string) => Promise<AuthOutcomeView>;
   /** Called once the stored session has been cleared, with "/login". */
   readonly navigate: (path: string) => void;
 }
@@ -61,8 +59,9 @@ export function createAuthedFetch(deps: AuthedFetchDeps): AuthedFetch {
     try {
       const outcome = await deps.refresh(refreshToken);
       if (outcome.kind !== "tokens") return null;
-      sessions.set(outcome.session);
-      return outcome.session;
+      const session = sessionFromTokens(outcome.tokens);
+      sessions.set(session);
+      return session;
     } catch {
       return null;
     }

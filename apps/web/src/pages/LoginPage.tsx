@@ -1,6 +1,7 @@
 import { useRef, useState } from "react";
 import type { ReactNode } from "react";
-import type { LoginInput, MfaChallenge, SignInOutcome } from "../api/auth-client.ts";
+import type { AuthOutcomeView, MfaChallengeView } from "@gatehouse/contract";
+import type { LoginInput } from "../api/auth-client.ts";
 import { describeAuthError, type AuthStep } from "../api/auth-errors.ts";
 import { AppShell } from "../components/AppShell.tsx";
 import { LiveMessage } from "../components/Notice.tsx";
@@ -8,6 +9,7 @@ import { safeReturnPath } from "../return-path.ts";
 import { navigate, Redirect, useLocation } from "../router.tsx";
 import type { Notice } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
+import { sessionFromTokens } from "../session.ts";
 import { CredentialsStep } from "./login/CredentialsStep.tsx";
 import { OtpStep, type ResendProblem } from "./login/OtpStep.tsx";
 import { PhoneStep } from "./login/PhoneStep.tsx";
@@ -16,7 +18,7 @@ import type { FormProblem } from "./login/use-form-problem.ts";
 type Step =
   | { readonly kind: "credentials" }
   | { readonly kind: "phone"; readonly intentId: string }
-  | ({ readonly kind: "otp"; readonly resent: boolean } & MfaChallenge);
+  | ({ readonly kind: "otp"; readonly resent: boolean } & MfaChallengeView);
 
 const NOTICE_TEXT: Record<Notice, { readonly text: string; readonly tone: "success" | "info" }> = {
   registered: { text: "Your account is ready. Sign in to continue.", tone: "success" },
@@ -54,18 +56,18 @@ export function LoginPage(): ReactNode {
 
   if (session !== null) return <Redirect to={returnPath} />;
 
-  const follow = (outcome: SignInOutcome, resent = false): void => {
+  const follow = (outcome: AuthOutcomeView, resent = false): void => {
     switch (outcome.kind) {
       case "tokens":
         services.lastOrg.set(typedOrg.current);
-        services.sessions.set(outcome.session);
+        services.sessions.set(sessionFromTokens(outcome.tokens));
         navigate(returnPath, { replace: true });
         return;
-      case "phone-required":
-        setStep({ kind: "phone", intentId: outcome.intentId });
+      case "phone_required":
+        setStep({ kind: "phone", intentId: outcome.intent.intentId });
         return;
-      case "mfa-required":
-        setStep({ kind: "otp", resent, challengeId: outcome.challengeId, phoneMask: outcome.phoneMask, resendAfterSeconds: outcome.resendAfterSeconds });
+      case "mfa_required":
+        setStep({ kind: "otp", resent, ...outcome.challenge });
         return;
     }
   };
@@ -97,7 +99,7 @@ export function LoginPage(): ReactNode {
             onRestart={restart}
             onSubmit={async (phone) => {
               try {
-                follow({ kind: "mfa-required", ...(await services.auth.submitPhone(step.intentId, phone)) });
+                follow({ kind: "mfa_required", challenge: await services.auth.submitPhone(step.intentId, phone) });
                 return null;
               } catch (error) {
                 return problemOf(error, "phone");
@@ -114,7 +116,7 @@ export function LoginPage(): ReactNode {
             onRestart={restart}
             onSubmit={async (otp) => {
               try {
-                follow({ kind: "tokens", session: await services.auth.verifyMfa(step.challengeId, otp) });
+                follow({ kind: "tokens", tokens: await services.auth.verifyMfa(step.challengeId, otp) });
                 return null;
               } catch (error) {
                 return problemOf(error, "otp");
@@ -122,7 +124,7 @@ export function LoginPage(): ReactNode {
             }}
             onResend={async (): Promise<ResendProblem | null> => {
               try {
-                follow({ kind: "mfa-required", ...(await services.auth.resendMfa(step.challengeId)) }, true);
+                follow({ kind: "mfa_required", challenge: await services.auth.resendMfa(step.challengeId) }, true);
                 return null;
               } catch (error) {
                 const { message, field, retryAfterSeconds } = describeAuthError(error, "resend");

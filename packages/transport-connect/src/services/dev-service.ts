@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { GatehouseError } from "@gatehouse/core";
-import type { DevService } from "../gen/gatehouse/v1/dev_pb.ts";
+import type { DevService } from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
 
 /** Where dev OTP mode keeps the plain codes, keyed by challenge id. */
 export interface DevOtpLookup {

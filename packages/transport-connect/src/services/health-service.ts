@@ -6,7 +6,7 @@
  */
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Health, HealthCheckResponse_ServingStatus as Status, type HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.ts";
+import { Health, HealthCheckResponse_ServingStatus as Status, type HealthCheckResponse_ServingStatus } from "@gatehouse/contract/gen/grpc/health/v1/health_pb";
 
 export interface HealthSource {
   /** True while the server can serve (database reachable, not draining). Must not throw. */

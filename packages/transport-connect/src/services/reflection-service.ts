@@ -11,8 +11,8 @@
 import { Code, type ConnectRouter } from "@connectrpc/connect";
 import { toBinary, type DescFile, type DescService } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import { ServerReflection as ServerReflectionV1 } from "../gen/grpc/reflection/v1/reflection_pb.ts";
-import { ServerReflection as ServerReflectionV1alpha } from "../gen/grpc/reflection/v1alpha/reflection_pb.ts";
+import { ServerReflection as ServerReflectionV1 } from "@gatehouse/contract/gen/grpc/reflection/v1/reflection_pb";
+import { ServerReflection as ServerReflectionV1alpha } from "@gatehouse/contract/gen/grpc/reflection/v1alpha/reflection_pb";
 
 /** The request's oneof, as both protocol versions spell it. */
 type Question =

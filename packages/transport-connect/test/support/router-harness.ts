@@ -3,11 +3,11 @@ import { createGatehouse, type GatehouseConfig, type Stores } from "@gatehouse/c
 import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "@gatehouse/core/testing";
 import { expect } from "vitest";
 import { createConnectRoutes } from "../../src/connect-routes.ts";
-import { AdminService } from "../../src/gen/gatehouse/v1/admin_pb.ts";
-import { AuthService } from "../../src/gen/gatehouse/v1/auth_pb.ts";
-import { BrowserService } from "../../src/gen/gatehouse/v1/browser_pb.ts";
-import { DevService } from "../../src/gen/gatehouse/v1/dev_pb.ts";
-import { ErrorDetailSchema, type ErrorDetail } from "../../src/gen/gatehouse/v1/errors_pb.ts";
+import { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
+import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
+import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
+import { DevService } from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
+import { ErrorDetailSchema, type ErrorDetail } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
 import { authInterceptor, errorInterceptor, ipRateLimitInterceptor } from "../../src/interceptors.ts";
 import { clientIpKey } from "../../src/request-context.ts";
 

@@ -1,7 +1,7 @@
 import { useId, useState } from "react";
 import type { ReactNode } from "react";
 import { actionPanelState } from "../../action-buttons.ts";
-import type { ActionRestrictions, BrowserAction } from "../../api/browser-api.ts";
+import type { ActionRestrictionsView, BrowserAction } from "@gatehouse/contract";
 import { Button } from "../../components/Button.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 
@@ -13,7 +13,7 @@ const PLACEHOLDER: Record<BrowserAction, string> = {
 };
 
 /** Download / Upload / Copy-paste, enabled per the org's action restrictions, plus the read-only banner. */
-export function ActionPanel({ restrictions }: { readonly restrictions: ActionRestrictions | null }): ReactNode {
+export function ActionPanel({ restrictions }: { readonly restrictions: ActionRestrictionsView | null }): ReactNode {
   const { buttons, readOnly } = actionPanelState(restrictions);
   const [message, setMessage] = useState<string | null>(null);
   const id = useId();

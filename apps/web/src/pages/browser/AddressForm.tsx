@@ -46,7 +46,8 @@ export function AddressForm({ browser, orgId }: AddressFormProps): ReactNode {
       }
     } catch (error) {
       if (error instanceof SessionEndedError) return;
-      const message = error instanceof ApiError && error.status < 500 ? error.message : "The address could not be checked. Try again.";
+      // A domain error's message is written without secrets for the caller; anything else gets the generic text.
+      const message = error instanceof ApiError && error.kind !== "unknown" ? error.message : "The address could not be checked. Try again.";
       setOutcome({ kind: "error", message });
     }
     setBusy(false);

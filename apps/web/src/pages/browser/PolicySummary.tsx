@@ -1,8 +1,8 @@
 import type { ReactNode } from "react";
-import type { AccessControl } from "../../api/browser-api.ts";
+import type { AccessControlView } from "@gatehouse/contract";
 
 /** A short, read-only view of the org's access rules so users know what to expect. */
-export function PolicySummary({ accessControl }: { readonly accessControl: AccessControl }): ReactNode {
+export function PolicySummary({ accessControl }: { readonly accessControl: AccessControlView }): ReactNode {
   const { allowedDomains, defaultAction } = accessControl;
   return (
     <div className="policy-summary" data-testid="policy-summary">

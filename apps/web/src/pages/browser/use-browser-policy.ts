@@ -1,10 +1,13 @@
+import type { ReceivedBrowserPolicy } from "@gatehouse/contract";
 import { useEffect, useState } from "react";
 import { ApiError } from "../../api/api-error.ts";
 import { SessionEndedError } from "../../api/authed-fetch.ts";
-import type { BrowserApi, BrowserPolicy } from "../../api/browser-api.ts";
+import type { BrowserApi } from "../../api/browser-api.ts";
 
 export type PolicyState =
-  { readonly status: "loading" } | { readonly status: "ready"; readonly policy: BrowserPolicy } | { readonly status: "error"; readonly message: string };
+  | { readonly status: "loading" }
+  | { readonly status: "ready"; readonly policy: ReceivedBrowserPolicy }
+  | { readonly status: "error"; readonly message: string };
 
 /** Loads the org's browser policy once per org (GET /api/browser/policy). */
 export function useBrowserPolicy(browser: BrowserApi, orgId: string): PolicyState {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
 import { fetchDevOtp } from "../../api/dev-otp.ts";
-import { formatWait } from "../../api/error-detail.ts";
+import { formatWait } from "../../format-wait.ts";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";

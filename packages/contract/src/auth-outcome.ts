@@ -1,0 +1,112 @@
+/**
+ * Where a sign-in leads, on the wire: LoginResponse and RefreshResponse (one oneof), VerifyMFA's
+ * AuthResponse, and the challenge SubmitPhoneAndRequestMFA and ResendMFA answer with. The outcome
+ * is spelled as the core spells it (`mfa_required`) on both sides of the wire.
+ */
+import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
+import type { AuthResponse, LoginResponse, MFARequired, PhoneRequired, RefreshResponse } from "./gen/gatehouse/v1/auth_pb.ts";
+import type { MessageFields } from "./message-fields.ts";
+import { requiredMs } from "./timestamps.ts";
+
+/** A session's tokens (the core's `IssuedTokens` has this shape). */
+export interface TokensView {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** Access-token expiry, epoch milliseconds. */
+  readonly expiresAt: number;
+  readonly userId: string;
+  readonly orgId: string;
+}
+
+/** An OTP was sent: the challenge to verify (the core's `MfaRequired` has this shape). */
+export interface MfaChallengeView {
+  readonly challengeId: string;
+  /** Every digit but the last 4 replaced by "*". */
+  readonly phoneMask: string;
+  /** Seconds until ResendMFA accepts this challenge. */
+  readonly resendAfterSeconds: number;
+}
+
+/** MFA is required and the user has no phone: the one-time intent SubmitPhoneAndRequestMFA redeems. */
+export interface PhoneRequiredView {
+  readonly intentId: string;
+}
+
+/** Exactly one of the three, its payload under a key of its own (the core's `AuthOutcome` has this shape). */
+export type AuthOutcomeView =
+  | { readonly kind: "tokens"; readonly tokens: TokensView }
+  | { readonly kind: "mfa_required"; readonly challenge: MfaChallengeView }
+  | { readonly kind: "phone_required"; readonly intent: PhoneRequiredView };
+
+/** AuthResponse's fields as the server answers with them. */
+export interface WireTokens {
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: Timestamp;
+  userId: string;
+  orgId: string;
+}
+
+/** The oneof LoginResponse and RefreshResponse share (same names and numbers). */
+export interface WireAuthOutcome {
+  result:
+    | { case: "tokens"; value: WireTokens }
+    | { case: "mfaRequired"; value: MessageFields<MFARequired> }
+    | { case: "phoneRequired"; value: MessageFields<PhoneRequired> };
+}
+
+export function tokensToWire(tokens: TokensView): WireTokens {
+  return {
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    expiresAt: timestampFromMs(tokens.expiresAt),
+    userId: tokens.userId,
+    orgId: tokens.orgId,
+  };
+}
+
+/** An AuthResponse without `expires_at` is malformed and throws. */
+export function tokensFromWire(tokens: AuthResponse): TokensView {
+  return {
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    expiresAt: requiredMs(tokens.expiresAt, "token expiry"),
+    userId: tokens.userId,
+    orgId: tokens.orgId,
+  };
+}
+
+/** The challenge as MFARequired, SubmitPhoneAndRequestMFAResponse and ResendMFAResponse all carry it. */
+export function mfaChallengeToWire(challenge: MfaChallengeView): MessageFields<MFARequired> {
+  return { challengeId: challenge.challengeId, phoneMask: challenge.phoneMask, resendAfterSeconds: challenge.resendAfterSeconds };
+}
+
+export function mfaChallengeFromWire(challenge: MessageFields<MFARequired>): MfaChallengeView {
+  return { challengeId: challenge.challengeId, phoneMask: challenge.phoneMask, resendAfterSeconds: challenge.resendAfterSeconds };
+}
+
+export function authOutcomeToWire(outcome: AuthOutcomeView): WireAuthOutcome {
+  switch (outcome.kind) {
+    case "tokens":
+      return { result: { case: "tokens", value: tokensToWire(outcome.tokens) } };
+    case "mfa_required":
+      return { result: { case: "mfaRequired", value: mfaChallengeToWire(outcome.challenge) } };
+    case "phone_required":
+      return { result: { case: "phoneRequired", value: { intentId: outcome.intent.intentId } } };
+  }
+}
+
+/** Reads LoginResponse or RefreshResponse; an empty oneof is a malformed answer and throws. */
+export function authOutcomeFromWire(response: LoginResponse | RefreshResponse): AuthOutcomeView {
+  const { result } = response;
+  switch (result.case) {
+    case "tokens":
+      return { kind: "tokens", tokens: tokensFromWire(result.value) };
+    case "mfaRequired":
+      return { kind: "mfa_required", challenge: mfaChallengeFromWire(result.value) };
+    case "phoneRequired":
+      return { kind: "phone_required", intent: { intentId: result.value.intentId } };
+    case undefined:
+      throw new Error("The server answered without tokens or a next step.");
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import {
+  authOutcomeFromWire,
+  authOutcomeToWire,
+  mfaChallengeFromWire,
+  mfaChallengeToWire,
+  tokensFromWire,
+  tokensToWire,
+  type AuthOutcomeView,
+  type MfaChallengeView,
+} from "../src/auth-outcome.ts";
+import {
+  AuthResponseSchema,
+  LoginResponseSchema,
+  RefreshResponseSchema,
+  ResendMFAResponseSchema,
+  SubmitPhoneAndRequestMFAResponseSchema,
+} from "../src/gen/gatehouse/v1/auth_pb.ts";
+import { overTheWire } from "./support/wire.ts";
+
+const TOKENS = { accessToken: "gh_at_x", refreshToken: "gh_rt_x", expiresAt: Date.parse("2030-01-02T03:04:05.678Z"), userId: "u", orgId: "o" };
+const CHALLENGE: MfaChallengeView = { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 };
+
+const OUTCOMES: readonly [string, AuthOutcomeView, string][] = [
+  ["tokens", { kind: "tokens", tokens: TOKENS }, "tokens"],
+  ["MFA required", { kind: "mfa_required", challenge: CHALLENGE }, "mfaRequired"],
+  ["phone required", { kind: "phone_required", intent: { intentId: "i" } }, "phoneRequired"],
+];
+
+describe("auth outcome", () => {
+  it.each(OUTCOMES)("%s: domain → wire → view is the same outcome, from Login and from Refresh", (_, outcome, wireCase) => {
+    const login = overTheWire(LoginResponseSchema, authOutcomeToWire(outcome));
+    expect(login.result.case).toBe(wireCase);
+    expect(authOutcomeFromWire(login)).toEqual(outcome);
+    expect(authOutcomeFromWire(overTheWire(RefreshResponseSchema, authOutcomeToWire(outcome)))).toEqual(outcome);
+  });
+
+  it("carries the expiry to the millisecond", () => {
+    expect(tokensFromWire(overTheWire(AuthResponseSchema, tokensToWire(TOKENS)))).toEqual(TOKENS);
+  });
+
+  it.each([SubmitPhoneAndRequestMFAResponseSchema, ResendMFAResponseSchema])("the challenge reads back from %s", (schema) => {
+    expect(mfaChallengeFromWire(overTheWire(schema, mfaChallengeToWire(CHALLENGE)))).toEqual(CHALLENGE);
+  });
+
+  it("leaves out what the domain holds beyond the wire", () => {
+    expect(mfaChallengeToWire({ ...CHALLENGE, phone: "+15551234567" } as MfaChallengeView)).toEqual(CHALLENGE);
+  });
+
+  it.each([
+    ["an empty oneof", () => authOutcomeFromWire(overTheWire(LoginResponseSchema, {}))],
+    ["tokens without an expiry", () => tokensFromWire(overTheWire(AuthResponseSchema, { accessToken: "gh_at_x" }))],
+  ])("a malformed answer throws: %s", (_, read) => {
+    expect(read).toThrow(/The server/);
+  });
+});

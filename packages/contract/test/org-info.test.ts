@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { GetOrgResponseSchema } from "../src/gen/gatehouse/v1/browser_pb.ts";
+import { orgInfoFromJson, orgInfoFromWire, orgInfoToJson, orgInfoToWire, type OrgInfoView } from "../src/org-info.ts";
+import { overTheWire, protoJson } from "./support/wire.ts";
+
+const ORGS: readonly OrgInfoView[] = [
+  { orgId: "o1", name: "Acme", slug: "acme" },
+  { orgId: "o2", name: "Before slugs", slug: "" },
+];
+
+describe("org info", () => {
+  it.each(ORGS)("domain → wire → view, and JSON → view, is the same: %o", (org) => {
+    expect(orgInfoFromWire(overTheWire(GetOrgResponseSchema, orgInfoToWire(org)))).toEqual(org);
+    expect(orgInfoToJson(org)).toEqual(protoJson(GetOrgResponseSchema, orgInfoToWire(org)));
+    expect(orgInfoFromJson(JSON.parse(JSON.stringify(orgInfoToJson(org))))).toEqual(org);
+  });
+
+  it.each<[unknown, OrgInfoView]>([
+    [null, { orgId: "", name: "", slug: "" }],
+    [
+      { org_id: "o", name: 42 },
+      { orgId: "o", name: "", slug: "" },
+    ],
+  ])("reads JSON leniently: %j", (json, org) => {
+    expect(orgInfoFromJson(json)).toEqual(org);
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import {
+  GetOrgMfaSettingsResponseSchema,
+  GetPlatformSettingsResponseSchema,
+  OrgMfaSettingsSchema,
+  PlatformSettingsSchema,
+  UpdateOrgMfaSettingsRequestSchema,
+  UpdatePlatformSettingsRequestSchema,
+} from "../src/gen/gatehouse/v1/admin_pb.ts";
+import {
+  orgMfaSettingsFromWire,
+  orgMfaSettingsPatchFromJson,
+  orgMfaSettingsPatchFromWire,
+  orgMfaSettingsToJson,
+  orgMfaSettingsToWire,
+  platformSettingsFromWire,
+  platformSettingsPatchFromJson,
+  platformSettingsPatchFromWire,
+  platformSettingsToJson,
+  platformSettingsToWire,
+  type OrgMfaSettingsView,
+  type PlatformSettingsView,
+} from "../src/settings.ts";
+import { overTheWire, protoJson, refuse } from "./support/wire.ts";
+
+const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
+  { requireMfaNewDevice: true, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: true, trustTtlDays: 30 },
+  { requireMfaNewDevice: false, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: false, trustTtlDays: 0 },
+];
+const PLATFORM_SETTINGS: readonly PlatformSettingsView[] = [
+  { mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 90 },
+  { mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 0 },
+];
+
+describe("org MFA settings", () => {
+  it.each(ORG_SETTINGS)("domain → wire → view is the same: %o", (settings) => {
+    const answer = overTheWire(GetOrgMfaSettingsResponseSchema, { settings: orgMfaSettingsToWire(settings) });
+    expect(orgMfaSettingsFromWire(answer.settings!)).toEqual(settings);
+  });
+
+  it.each(ORG_SETTINGS)("the JSON form is the proto's JSON, and as a patch sets every field: %o", (settings) => {
+    const json = orgMfaSettingsToJson(settings);
+    expect(json).toEqual(protoJson(OrgMfaSettingsSchema, settings));
+    expect(orgMfaSettingsPatchFromJson(json, refuse)).toEqual(settings);
+  });
+
+  it("sends only the settings, nothing else the domain value holds", () => {
+    expect(orgMfaSettingsToWire({ ...ORG_SETTINGS[0]!, orgId: "o" } as OrgMfaSettingsView)).toEqual(ORG_SETTINGS[0]);
+  });
+
+  it.each<[string, object]>([
+    ["nothing", {}],
+    ["one flag", { requireMfaNewDevice: false }],
+    ["a zero", { trustTtlDays: 0 }],
+    ["everything", ORG_SETTINGS[0]!],
+  ])("an update patches only the fields that are set: %s", (_, patch) => {
+    expect(orgMfaSettingsPatchFromWire(overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", ...patch }))).toStrictEqual(patch);
+  });
+
+  it.each<[unknown, string, string]>([
+    [[], "settings", "must be a JSON object"],
+    [
+      { trust_ttl: 3 },
+      "trust_ttl",
+      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days)",
+    ],
+    [{ require_mfa_new_device: "yes" }, "require_mfa_new_device", "must be true or false"],
+    [{ trust_ttl_days: 1.5 }, "trust_ttl_days", "must be a whole number"],
+    [{ trust_ttl_days: "30" }, "trust_ttl_days", "must be a whole number"],
+  ])("refuses the JSON patch %j naming the key", (json, field, problem) => {
+    expect(() => orgMfaSettingsPatchFromJson(json, refuse)).toThrow(expect.objectContaining({ field, problem }));
+  });
+});
+
+describe("platform settings", () => {
+  it.each(PLATFORM_SETTINGS)("domain → wire → view is the same: %o", (settings) => {
+    const answer = overTheWire(GetPlatformSettingsResponseSchema, { settings: platformSettingsToWire(settings) });
+    expect(platformSettingsFromWire(answer.settings!)).toEqual(settings);
+  });
+
+  it.each(PLATFORM_SETTINGS)("the JSON form is the proto's JSON, and as a patch sets every field: %o", (settings) => {
+    const json = platformSettingsToJson(settings);
+    expect(json).toEqual(protoJson(PlatformSettingsSchema, settings));
+    expect(platformSettingsPatchFromJson(json, refuse)).toEqual(settings);
+  });
+
+  it.each<[string, object]>([
+    ["nothing", {}],
+    ["one flag", { mfaAlways: true }],
+    ["a zero", { maxTrustTtlDays: 0 }],
+  ])("an update patches only the fields that are set: %s", (_, patch) => {
+    expect(platformSettingsPatchFromWire(overTheWire(UpdatePlatformSettingsRequestSchema, patch))).toStrictEqual(patch);
+  });
+
+  it.each<[unknown, string, string]>([
+    [null, "settings", "must be a JSON object"],
+    [{ mfa: true }, "mfa", "unknown key (expected one of: mfa_always, device_trust_enabled, max_trust_ttl_days)"],
+    [{ device_trust_enabled: 1 }, "device_trust_enabled", "must be true or false"],
+  ])("refuses the JSON patch %j naming the key", (json, field, problem) => {
+    expect(() => platformSettingsPatchFromJson(json, refuse)).toThrow(expect.objectContaining({ field, problem }));
+  });
+});

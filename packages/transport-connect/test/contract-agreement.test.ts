@@ -1,0 +1,34 @@
+/**
+ * @gatehouse/contract restates no import of the core (it runs in the browser): its views are written
+ * against the wire. Here, where both meet, the compiler holds them to the core's types (`npm run
+ * typecheck` checks these assertions; vitest runs the one runtime list).
+ */
+import * as contract from "@gatehouse/contract";
+import * as core from "@gatehouse/core";
+import { describe, expect, expectTypeOf, it } from "vitest";
+
+describe("the contract's views are the core's types", () => {
+  it("has the same closed unions", () => {
+    expectTypeOf<contract.ErrorKind>().toEqualTypeOf<core.ErrorKind>();
+    expectTypeOf<contract.UrlReasonCode>().toEqualTypeOf<core.UrlReasonCode>();
+    expectTypeOf<contract.BrowserAction>().toEqualTypeOf<core.BrowserAction>();
+    expectTypeOf<contract.DefaultAction>().toEqualTypeOf<core.DefaultAction>();
+    expect(contract.BROWSER_ACTIONS).toEqual(core.BROWSER_ACTIONS);
+  });
+
+  it("has the same shapes", () => {
+    expectTypeOf<contract.AuthOutcomeView>().toEqualTypeOf<core.AuthOutcome>();
+    expectTypeOf<contract.MfaChallengeView>().toEqualTypeOf<core.MfaRequired>();
+    expectTypeOf<contract.BrowserPolicyView>().toEqualTypeOf<core.BrowserPolicy>();
+    expectTypeOf<contract.BrowserPolicyDraft>().toEqualTypeOf<core.BrowserPolicyInput>();
+    expectTypeOf<contract.UrlDecisionView>().toEqualTypeOf<core.UrlDecision>();
+    expectTypeOf<contract.OrgMfaSettingsView>().toEqualTypeOf<core.OrgMfaSettings>();
+    expectTypeOf<contract.PlatformSettingsView>().toEqualTypeOf<core.PlatformSettings>();
+    expectTypeOf<contract.OrgInfoView>().toEqualTypeOf<core.OrgInfo>();
+  });
+
+  it("takes the core's records and errors as they are", () => {
+    expectTypeOf<core.Device>().toExtend<contract.StoredDevice>();
+    expectTypeOf<core.GatehouseError>().toExtend<contract.DomainError>();
+  });
+});
