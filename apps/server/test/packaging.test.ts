@@ -29,6 +29,7 @@ interface Manifest {
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
 const rootManifest = readJson<Manifest>(join(REPO_ROOT, "package.json"));
 const PUBLIC_WORKSPACES = [
+  "packages/contract",
   "packages/core",
   "packages/adapters-kysely",
   "packages/adapters-sqlite",
@@ -59,10 +60,11 @@ import { createGatehouse, GatehouseError, type AuthOutcome } from "@gatehouse/co
 import { ManualClock, SequenceRandom, createMemoryStores } from "@gatehouse/core/testing";
 import { loadConfig, startServer, type RunningServer } from "@gatehouse/server";
 import { AuthService, createConnectRoutes } from "@gatehouse/transport-connect";
-import { LoginRequestSchema } from "@gatehouse/transport-connect/gen/gatehouse/v1/auth_pb";
+import { authOutcomeFromWire, errorFactsOf, type AuthOutcomeView, type ReceivedBrowserPolicy } from "@gatehouse/contract";
+import { LoginRequestSchema } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 
-export const surface = { createKyselyStores, createHttpSmsSender, DevOtpStore, createGatehouse, GatehouseError, ManualClock, SequenceRandom, createMemoryStores, loadConfig, startServer, AuthService, createConnectRoutes, LoginRequestSchema };
-export type Surface = [PostgresStoresOptions, RunningServer, Database, AuthOutcome];
+export const surface = { createKyselyStores, createHttpSmsSender, DevOtpStore, createGatehouse, GatehouseError, ManualClock, SequenceRandom, createMemoryStores, loadConfig, startServer, AuthService, createConnectRoutes, LoginRequestSchema, authOutcomeFromWire, errorFactsOf };
+export type Surface = [PostgresStoresOptions, RunningServer, Database, AuthOutcome, AuthOutcomeView, ReceivedBrowserPolicy];
 `;
 
 /**
@@ -157,6 +159,18 @@ describe("packed tarballs installed in a fresh project", () => {
     const script =
       'const { ManualClock } = await import("@gatehouse/core/testing"); const clock = new ManualClock(5); clock.advance(2); console.log(clock.now());';
     expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe("7");
+  }, 30_000);
+
+  it("runs @gatehouse/contract on its own: no dependency on the rest of Gatehouse", () => {
+    const manifest = readJson<Manifest & { dependencies?: Record<string, string> }>(join(app, "node_modules/@gatehouse/contract/package.json"));
+    expect(Object.keys(manifest.dependencies ?? {}).filter((name) => name.startsWith("@gatehouse/"))).toEqual([]);
+    const script = [
+      'import { browserPolicyFromJson, errorFactsOf } from "@gatehouse/contract";',
+      'import { ConnectError, Code } from "@connectrpc/connect";',
+      'const policy = browserPolicyFromJson({ action_restrictions: { allowed_actions: ["navigate", "teleport"], read_only_mode: false } });',
+      'console.log(JSON.stringify([policy.actionRestrictions.allowedActions, errorFactsOf(new ConnectError("down", Code.Unavailable)).kind]));',
+    ].join("\n");
+    expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe('[["navigate"],"unknown"]');
   }, 30_000);
 
   it("runs the gatehouse bin from compiled JavaScript: --help", () => {
