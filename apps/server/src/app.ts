@@ -40,7 +40,7 @@ const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
 const MAX_RPC_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** A connection flood would log a line per refused connection: one warning per interval says enough. */
 const REFUSED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
-/** Expired rows are harmless (every read checks expiry) but would grow forever; any replica may purge. */
+/** Expired rows are harmless (every read checks expiry) but would grow forever, as would the audit trail; any replica may purge. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
 export interface RunningServer {
@@ -121,7 +121,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   }
 
   const purge = setInterval(() => {
-    storage.purgeExpired(clock.now()).then(
+    storage.purgeExpired(clock.now(), { auditRetentionMs: config.auditRetentionMs }).then(
       (counts) => logger.debug({ counts }, "expired rows purged"),
       (error: unknown) => logger.warn({ err: error }, "purge of expired rows failed"),
     );

@@ -35,6 +35,8 @@ export interface ServerConfig {
   readonly resendIntervalMs: number;
   /** PHONE_DEFAULT_REGION: how a phone without `+` is dialled; none reads its digits as the international number. */
   readonly phoneDefaultRegion: PhoneRegion | undefined;
+  /** AUDIT_RETENTION_DAYS: the purge job deletes audit events older than this. */
+  readonly auditRetentionMs: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly webDist: string | undefined;
@@ -181,6 +183,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     refreshReuseIntervalMs: int("REFRESH_REUSE_INTERVAL_SECONDS", 10, 0, 300) * 1000,
     resendIntervalMs: int("MFA_RESEND_INTERVAL_SECONDS", 30, 0, 600) * 1000,
     phoneDefaultRegion,
+    auditRetentionMs: int("AUDIT_RETENTION_DAYS", 90, 1, 36_500) * 24 * 60 * 60 * 1000,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     webDist: text("WEB_DIST"),

@@ -11,8 +11,8 @@ export interface OpenStorage {
   readonly kind: "sqlite" | "postgres";
   /** Migrations applied by this start (empty when the schema was current). */
   readonly applied: readonly string[];
-  /** Deletes rows nothing can use any more (ended rate-limit windows, stale retired tokens, expired intents and challenges). */
-  purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  /** Deletes rows nothing can use any more (ended rate-limit windows, stale retired tokens, expired intents and challenges) and audit events past their retention. */
+  purgeExpired(now: EpochMs, retention: { readonly auditRetentionMs: number }): Promise<PurgedCounts>;
   /** A cheap `select 1`: resolves while the database answers (the readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -216,7 +216,7 @@ describe("CLI", () => {
     const result = runCli(["migrate"], env);
     expect(result.status).toBe(0);
     expect(result.json).toEqual({
-      applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"],
+      applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits", "0006_audit_events"],
     });
     expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
   });

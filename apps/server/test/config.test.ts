@@ -82,3 +82,16 @@ describe("PHONE_DEFAULT_REGION", () => {
     await expect(checkPhoneRegion(loadConfig({ PHONE_DEFAULT_REGION: "US" }, 8))).resolves.toBeUndefined();
   });
 });
+
+describe("AUDIT_RETENTION_DAYS", () => {
+  it("defaults to 90 days and takes a whole number of days from 1 to 36500", () => {
+    const day = 24 * 60 * 60 * 1000;
+    expect(loadConfig({}, 8).auditRetentionMs).toBe(90 * day);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: "1" }, 8).auditRetentionMs).toBe(day);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: "36500" }, 8).auditRetentionMs).toBe(36_500 * day);
+  });
+
+  it.each(["0", "-1", "36501", "1.5", "ninety"])("refuses %j, naming the variable", (value) => {
+    expect(problems({ AUDIT_RETENTION_DAYS: value })).toContain("AUDIT_RETENTION_DAYS");
+  });
+});

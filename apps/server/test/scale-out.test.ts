@@ -78,7 +78,14 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     const migrationLogs = replicas.flatMap((replica) => replica.logs.filter((line) => line.includes('"migrations applied"')));
     expect(migrationLogs).toHaveLength(1);
     expect(JSON.parse(migrationLogs[0]!)).toMatchObject({
-      migrations: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"],
+      migrations: [
+        "0001_initial",
+        "0002_device_session_issued",
+        "0003_refresh_reuse_interval",
+        "0004_org_slug",
+        "0005_sliding_rate_limits",
+        "0006_audit_events",
+      ],
     });
     const { rows } = await onPostgres((client) => client.query<{ name: string }>("select name from kysely_migration order by name"), databaseUrl);
     expect(rows).toEqual([
@@ -87,6 +94,7 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
       { name: "0003_refresh_reuse_interval" },
       { name: "0004_org_slug" },
       { name: "0005_sliding_rate_limits" },
+      { name: "0006_audit_events" },
     ]);
   });
 

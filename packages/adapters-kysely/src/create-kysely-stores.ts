@@ -1,5 +1,6 @@
 import type { Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
+import { createAuditRepository } from "./audit-repository.ts";
 import { createBrowserAccessRepository } from "./browser-access-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
@@ -44,5 +45,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserPolicies: createBrowserPolicyRepository(db, cache),
     browserAccess: createBrowserAccessRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
+    audit: createAuditRepository(db),
   };
 }

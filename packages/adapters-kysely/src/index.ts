@@ -6,7 +6,7 @@
 export { createKyselyStores } from "./create-kysely-stores.ts";
 export { migrateToLatest, type MigrateOptions } from "./migrations.ts";
 export { preparedStatementName } from "./prepared-query.ts";
-export { purgeExpired, type PurgedCounts } from "./purge-expired.ts";
+export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";
 export { pingDatabase, queryTimingLog, type QueryTiming, type QueryTimingHook } from "./query-timing.ts";

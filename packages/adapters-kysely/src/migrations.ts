@@ -192,6 +192,34 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable("rate_limit_counters").execute();
     },
   },
+
+  /*
+   * The audit trail. No foreign keys: an event outlives the user, org or device it names, and
+   * must never be removed by a cascade. Each filter's index ends in (at, id), the listing's order,
+   * so a filtered page is one index range read newest first.
+   */
+  "0006_audit_events": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("audit_events")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("at", "bigint", (col) => col.notNull())
+        .addColumn("kind", "text", (col) => col.notNull())
+        .addColumn("actor_kind", "text", (col) => col.notNull())
+        .addColumn("actor_user_id", "text")
+        .addColumn("org_id", "text")
+        .addColumn("user_id", "text")
+        .addColumn("device_id", "text")
+        .addColumn("client_ip", "text")
+        .addColumn("user_agent", "text")
+        .addColumn("payload", "text", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("audit_events_at_id").on("audit_events").columns(["at", "id"]).execute();
+      await db.schema.createIndex("audit_events_org_at_id").on("audit_events").columns(["org_id", "at", "id"]).execute();
+      await db.schema.createIndex("audit_events_user_at_id").on("audit_events").columns(["user_id", "at", "id"]).execute();
+      await db.schema.createIndex("audit_events_kind_at_id").on("audit_events").columns(["kind", "at", "id"]).execute();
+    },
+  },
 };
 
 interface CarriedCounter {

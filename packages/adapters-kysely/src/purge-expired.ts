@@ -10,16 +10,26 @@ export interface PurgedCounts {
   readonly retiredRefreshTokens: number;
   readonly intents: number;
   readonly challenges: number;
+  readonly auditEvents: number;
+}
+
+/** How long rows kept for the record (not for an answer) stay. */
+export interface PurgeRetention {
+  /** Audit events older than this are deleted (`at <= now - auditRetentionMs`); a whole number of ms ≥ 0. */
+  readonly auditRetentionMs: number;
 }
 
 /**
  * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
  * window, retired refresh hashes past their reuse-detection expiry, expired intents, and
- * challenges a day past expiry.
+ * challenges a day past expiry; and audit events past their retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
  */
-export async function purgeExpired(db: Kysely<Database>, now: EpochMs): Promise<PurgedCounts> {
+export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention: PurgeRetention): Promise<PurgedCounts> {
+  if (!Number.isSafeInteger(retention.auditRetentionMs) || retention.auditRetentionMs < 0) {
+    throw new RangeError("the audit retention must be a whole number of milliseconds ≥ 0");
+  }
   const logs = await db.deleteFrom("rate_limits").where("expires_at", "<=", now).executeTakeFirst();
   const retired = await db.deleteFrom("retired_refresh_tokens").where("expires_at", "<=", now).executeTakeFirst();
   const intents = await db.deleteFrom("mfa_intents").where("expires_at", "<=", now).executeTakeFirst();
@@ -27,10 +37,15 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs): Promise<
     .deleteFrom("mfa_challenges")
     .where("expires_at", "<=", now - EXPIRED_CHALLENGE_GRACE_MS)
     .executeTakeFirst();
+  const auditEvents = await db
+    .deleteFrom("audit_events")
+    .where("at", "<=", now - retention.auditRetentionMs)
+    .executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
     intents: Number(intents.numDeletedRows),
     challenges: Number(challenges.numDeletedRows),
+    auditEvents: Number(auditEvents.numDeletedRows),
   };
 }

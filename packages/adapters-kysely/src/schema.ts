@@ -1,3 +1,4 @@
+import type { AuditEventKind } from "@gatehouse/core";
 import type { ColumnType } from "kysely";
 import type { DbBigint, DbBool } from "./dialect-differences.ts";
 
@@ -132,6 +133,23 @@ export interface RateLimitsTable {
   expires_at: EpochMsColumn;
 }
 
+/** Append-only (0006_audit_events): rows are inserted, and deleted only by the retention sweep in `purgeExpired`. */
+export interface AuditEventsTable {
+  id: string;
+  at: EpochMsColumn;
+  kind: AuditEventKind;
+  actor_kind: "user" | "system" | "anonymous";
+  /** Set exactly when `actor_kind` is "user". */
+  actor_user_id: string | null;
+  org_id: string | null;
+  user_id: string | null;
+  device_id: string | null;
+  client_ip: string | null;
+  user_agent: string | null;
+  /** The kind's payload as JSON text (see `AuditPayloads` in the core). */
+  payload: string;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -145,4 +163,5 @@ export interface Database {
   org_mfa_settings: OrgMfaSettingsTable;
   browser_policies: BrowserPoliciesTable;
   rate_limits: RateLimitsTable;
+  audit_events: AuditEventsTable;
 }

@@ -17,7 +17,13 @@ describe("0002_device_session_issued", () => {
       db,
     );
 
-    expect(await migrateToLatest(db)).toEqual(["0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+    expect(await migrateToLatest(db)).toEqual([
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+      "0006_audit_events",
+    ]);
     const rows = await db.selectFrom("devices").select(["id", "session_issued_at"]).orderBy("id").execute();
     expect(rows).toEqual([
       { id: "known", session_issued_at: 200 },

@@ -5,6 +5,7 @@ import {
   queryTimingLog,
   type Database,
   type PurgedCounts,
+  type PurgeRetention,
   type QueryTimingHook,
 } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
@@ -44,8 +45,8 @@ export interface PostgresStores {
   readonly db: Kysely<Database>;
   /** Migrations this open applied, in order; empty when the schema was already current. */
   readonly applied: readonly string[];
-  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges); see `purgeExpired`. */
-  purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges) and audit events past their retention; see `purgeExpired`. */
+  purgeExpired(now: EpochMs, retention: PurgeRetention): Promise<PurgedCounts>;
   /** A cheap `select 1`: rejects while the database is unreachable (readiness probes). */
   ping(): Promise<void>;
   /** Ends the pool when Gatehouse created it; a pool or PGlite passed in is left to its owner. */
@@ -107,7 +108,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     stores: createKyselyStores(db, "postgres"),
     db,
     applied,
-    purgeExpired: (now) => purgeExpired(db, now),
+    purgeExpired: (now, retention) => purgeExpired(db, now, retention),
     ping: () => pingDatabase(db),
     close,
   };

@@ -1,3 +1,4 @@
+import type { AuditEvent } from "@gatehouse/core";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -5,6 +6,11 @@ import { migrationLockKeys, openPostgresStores } from "../src/index.ts";
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();
+
+/** An audit event for the purge cases: only its id and time matter there. */
+function memberRemoved(id: string, at: number): AuditEvent {
+  return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
+}
 
 describeStoreContract(`postgres (${database.kind})`, async () => {
   const schema = await database.freshSchema();
@@ -30,6 +36,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       "0003_refresh_reuse_interval",
       "0004_org_slug",
       "0005_sliding_rate_limits",
+      "0006_audit_events",
     ]);
     expect((await schema.open()).applied).toEqual([]);
   });
@@ -42,6 +49,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       "0003_refresh_reuse_interval",
       "0004_org_slug",
       "0005_sliding_rate_limits",
+      "0006_audit_events",
     ]);
     const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(replicas[0]!.db);
     expect(recorded.rows).toEqual([
@@ -50,6 +58,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       { name: "0003_refresh_reuse_interval" },
       { name: "0004_org_slug" },
       { name: "0005_sliding_rate_limits" },
+      { name: "0006_audit_events" },
     ]);
     for (const replica of replicas) expect(await replica.stores.users.findById("nobody")).toBeNull();
   });
@@ -61,7 +70,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
     expect(await stores.orgs.findById("o")).toEqual({ id: "o", name: "O", createdAt });
   });
 
-  it("purges ended rate-limit windows and expired intents", async () => {
+  it("purges ended rate-limit windows, expired intents and audit events past their retention", async () => {
     const { stores, purgeExpired } = await schema.open();
     const t0 = Date.UTC(2026, 0, 1);
     const day = 24 * 60 * 60 * 1000;
@@ -91,8 +100,12 @@ describe(`openPostgresStores (${database.kind})`, () => {
     await stores.rateLimiter.consume("old", 5, 60_000, t0);
     await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
     await stores.intents.create({ id: "i-old", userId: "u", orgId: "o", deviceId: device.id, expiresAt: t0 + 1, createdAt: t0 });
-    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 0, intents: 1, challenges: 0 });
-    expect(await purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
+    await stores.audit.append(memberRemoved("e-old", t0));
+    await stores.audit.append(memberRemoved("e-kept", t0 + 1));
+    const retention = { auditRetentionMs: day };
+    expect(await purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 0, intents: 1, challenges: 0, auditEvents: 1 });
+    expect(await purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0, auditEvents: 0 });
+    expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
   });
 
   it("rejects when PostgreSQL cannot be reached", async () => {
@@ -141,6 +154,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
         "0003_refresh_reuse_interval",
         "0004_org_slug",
         "0005_sliding_rate_limits",
+        "0006_audit_events",
       ]);
     } finally {
       holder.release();
@@ -160,6 +174,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
         "0003_refresh_reuse_interval",
         "0004_org_slug",
         "0005_sliding_rate_limits",
+        "0006_audit_events",
       ]);
     } finally {
       await holder.query("select pg_advisory_unlock_all()");
@@ -193,6 +208,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
             "0003_refresh_reuse_interval",
             "0004_org_slug",
             "0005_sliding_rate_limits",
+            "0006_audit_events",
           ]);
       } finally {
         await Promise.all(others.map((other) => other.drop()));
@@ -231,7 +247,14 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     const url = new URL(PG_URL);
     url.searchParams.set("options", `-c search_path=${schema.schema}`);
     const opened = await openPostgresStores({ connectionString: url.toString(), max: 3 });
-    expect(opened.applied).toEqual(["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits"]);
+    expect(opened.applied).toEqual([
+      "0001_initial",
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+      "0006_audit_events",
+    ]);
     const inSchema = await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db);
     expect(inSchema.rows).toEqual([{ schema: schema.schema }]);
     await opened.close();

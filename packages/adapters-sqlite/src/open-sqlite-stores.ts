@@ -8,6 +8,7 @@ import {
   queryTimingLog,
   type Database,
   type PurgedCounts,
+  type PurgeRetention,
   type QueryTimingHook,
 } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
@@ -28,8 +29,8 @@ export interface SqliteStores {
   readonly db: Kysely<Database>;
   /** Migrations this open applied, in order; empty when the file was already current. */
   readonly appliedMigrations: readonly string[];
-  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges); see `purgeExpired`. */
-  purgeExpired(now: EpochMs): Promise<PurgedCounts>;
+  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges) and audit events past their retention; see `purgeExpired`. */
+  purgeExpired(now: EpochMs, retention: PurgeRetention): Promise<PurgedCounts>;
   /** A cheap `select 1`: rejects while the database is unreachable (readiness probes). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -69,7 +70,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     stores: createKyselyStores(db, "sqlite"),
     db,
     appliedMigrations,
-    purgeExpired: (now) => purgeExpired(db, now),
+    purgeExpired: (now, retention) => purgeExpired(db, now, retention),
     ping: () => pingDatabase(db),
     close: () => db.destroy(),
   };

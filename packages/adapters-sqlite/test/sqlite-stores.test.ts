@@ -1,3 +1,4 @@
+import type { AuditEvent } from "@gatehouse/core";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,6 +6,11 @@ import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStores } from "../src/index.ts";
+
+/** An audit event for the purge cases: only its id and time matter there. */
+function memberRemoved(id: string, at: number): AuditEvent {
+  return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
+}
 
 // A real file per test, not only :memory:, so WAL and the on-disk pragmas are what gets tested.
 describeStoreContract("sqlite", async () => {
@@ -40,6 +46,7 @@ describe("openSqliteStores", () => {
       "0003_refresh_reuse_interval",
       "0004_org_slug",
       "0005_sliding_rate_limits",
+      "0006_audit_events",
     ]);
     await first.close();
     const second = await openSqliteStores({ filename });
@@ -62,9 +69,10 @@ describe("openSqliteStores", () => {
     const windowStart = Date.UTC(2026, 0, 1, 12);
     const minute = 60_000;
     const before = await openSqliteStores({ filename });
-    // Back to the 0003 schema, with the counters an old server left behind.
+    // Back to the 0004 schema, with the counters an old server left behind.
+    await sql`DROP TABLE audit_events`.execute(before.db);
     await sql`DROP TABLE rate_limits`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name = '0005_sliding_rate_limits'`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events')`.execute(before.db);
     await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(
       before.db,
     );
@@ -74,7 +82,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits"]);
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events"]);
     const { rateLimiter } = after.stores;
     expect(await rateLimiter.consume("full", 3, minute, windowStart + 30_000)).toEqual({ allowed: false, count: 3, retryAt: windowStart + minute });
     expect(await rateLimiter.consume("partial", 3, minute, windowStart + 30_000)).toMatchObject({ allowed: true, count: 2, receipt: { unit: 2 } });
@@ -90,12 +98,13 @@ describe("openSqliteStores", () => {
       "0003_refresh_reuse_interval",
       "0004_org_slug",
       "0005_sliding_rate_limits",
+      "0006_audit_events",
     ]);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
     await opened.close();
   });
 
-  it("purges ended rate-limit windows, stale retired tokens, expired intents and long-expired challenges", async () => {
+  it("purges ended rate-limit windows, stale retired tokens, expired intents, long-expired challenges and audit events past their retention", async () => {
     const opened = await openSqliteStores({ filename: join(directory, "gatehouse.db") });
     const { stores } = opened;
     const t0 = Date.UTC(2026, 0, 1);
@@ -141,8 +150,13 @@ describe("openSqliteStores", () => {
     await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
     await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
 
-    expect(await opened.purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 1, intents: 1, challenges: 1 });
-    expect(await opened.purgeExpired(t0 + day)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0 });
+    await stores.audit.append(memberRemoved("e-old", t0));
+    await stores.audit.append(memberRemoved("e-kept", t0 + 1));
+
+    const retention = { auditRetentionMs: day };
+    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 1, intents: 1, challenges: 1, auditEvents: 1 });
+    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0, auditEvents: 0 });
+    expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
     expect(await stores.challenges.findById("c-recent")).not.toBeNull();
     expect(await stores.sessions.rotate("r-2", pair("4", t0 + 3 * day), t0 + day)).toEqual({ kind: "reused", sessionId: "s" });

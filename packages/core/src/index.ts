@@ -8,6 +8,21 @@ export { decorateStores } from "./decorate-stores.ts";
 export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config.ts";
 export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
 export type * from "./ports.ts";
+export {
+  AUDIT_EVENT_KINDS,
+  isAuditEventKind,
+  type AuditActor,
+  type AuditEvent,
+  type AuditEventBase,
+  type AuditEventKind,
+  type AuditEventOf,
+  type AuditPayloads,
+  type MfaFailureReason,
+  type RateLimitName,
+  type SessionRevocationReason,
+  type SignInFailureReason,
+} from "./audit/events.ts";
+export { decodeAuditCursor, encodeAuditCursor, type AuditPosition } from "./audit/cursor.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from "./use-cases/admin.ts";

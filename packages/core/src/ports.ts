@@ -6,6 +6,7 @@
  * - methods documented as atomic must stay correct when called concurrently from several
  *   processes: one guarded statement or one transaction, never read-check-write in the caller.
  */
+import type { AuditEvent, AuditEventKind } from "./audit/events.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "./model.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
 
@@ -286,6 +287,45 @@ export interface RateLimiter {
   refund(receipt: RateLimitReceipt): Promise<boolean>;
 }
 
+/** Which audit events `AuditStore.list` returns: every filter given must match; none given lists all. */
+export interface AuditQuery {
+  readonly orgId?: string;
+  readonly userId?: string;
+  /** Any of these kinds; absent or empty: every kind. */
+  readonly kinds?: readonly AuditEventKind[];
+  /** Inclusive lower bound on `at`. */
+  readonly from?: EpochMs;
+  /** Exclusive upper bound on `at`. */
+  readonly to?: EpochMs;
+  /** At most this many events (a whole number ≥ 1). */
+  readonly limit: number;
+  /** The `nextCursor` of the previous page; absent for the first page. */
+  readonly cursor?: string;
+}
+
+export interface AuditPage {
+  /** Newest first (by `at`, ties by id descending). */
+  readonly events: AuditEvent[];
+  /** Where the next page starts; null when this page holds the last matching event. */
+  readonly nextCursor: string | null;
+}
+
+/**
+ * The audit trail: append-only (nothing updates or deletes an event but the adapter's retention
+ * sweep). An SQL adapter appends in the caller's transaction, so an event is stored exactly when
+ * the change it records is.
+ */
+export interface AuditStore {
+  /** Throws `already_exists` on a duplicate id. */
+  append(event: AuditEvent): Promise<void>;
+  /**
+   * One page of the events matching `query`. Paging by cursor neither skips nor repeats an event,
+   * equal timestamps included, while events newer than the first page are appended. Throws
+   * `invalid_argument` (field `cursor`) for a cursor no page returned, and RangeError for a limit below 1.
+   */
+  list(query: AuditQuery): Promise<AuditPage>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly orgs: OrgStore;
@@ -297,6 +337,7 @@ export interface Stores {
   readonly browserPolicies: BrowserPolicyStore;
   readonly browserAccess: BrowserAccessStore;
   readonly rateLimiter: RateLimiter;
+  readonly audit: AuditStore;
   /**
    * A unit of work: runs `work` with stores whose calls all belong to one transaction, committed once
    * when `work` resolves; when it rejects, nothing it wrote persists and the rejection passes on. Calls

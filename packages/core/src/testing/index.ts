@@ -7,3 +7,4 @@ export { ManualClock } from "./manual-clock.ts";
 export { SequenceRandom } from "./sequence-random.ts";
 export { OutboxSmsSender } from "./outbox-sms-sender.ts";
 export { createMemoryStores } from "./memory-stores.ts";
+export { createMemoryAuditStore, type MemoryAuditStore } from "./memory-audit-store.ts";

@@ -1,4 +1,5 @@
 import { GatehouseError } from "../errors.ts";
+import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
@@ -31,6 +32,8 @@ export function createMemoryStores(): Stores {
   const orgs = createOrgStore(tables);
   const sessions = createSessionStore(tables);
   const browserPolicies = createBrowserPolicyStore(tables);
+  const audit = createMemoryAuditStore();
+  tables.track(audit);
   const ports: Omit<Stores, "transaction"> = {
     users: createUserStore(tables),
     orgs,
@@ -42,6 +45,7 @@ export function createMemoryStores(): Stores {
     browserPolicies,
     browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
     rateLimiter: createRateLimiter(tables),
+    audit: audit.store,
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
   return {
@@ -55,6 +59,7 @@ export function createMemoryStores(): Stores {
     browserPolicies: serialised(ports.browserPolicies, lock),
     browserAccess: serialised(ports.browserAccess, lock),
     rateLimiter: serialised(ports.rateLimiter, lock),
+    audit: serialised(ports.audit, lock),
     transaction: (work) =>
       lock.run(async () => {
         const restore = tables.snapshot();

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
+import { describeAuditContract } from "./audit.ts";
 import { describeBrowserAccessContract } from "./browser-access.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
@@ -51,5 +52,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeRateLimiterContract(stores);
     describeTransactionsContract(stores);
     describePurgeContract(current);
+    describeAuditContract(current);
   });
 }

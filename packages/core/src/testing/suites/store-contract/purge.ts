@@ -33,8 +33,8 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       await stores.sessions.create(aSession());
       expect((await stores.sessions.rotate("refresh-1", tokenPair("2", T0), T0)).kind).toBe("rotated");
 
-      await purge(now);
-      await purge(now);
+      await purge(now, { auditRetentionMs: 90 * DAY });
+      await purge(now, { auditRetentionMs: 90 * DAY });
 
       expect(await stores.rateLimiter.consume("live", 1, MINUTE, now)).toEqual({ allowed: false, count: 1, retryAt: T0 + MINUTE });
       expect((await stores.rateLimiter.consume("ended", 1, MINUTE, now)).allowed).toBe(true);

@@ -1,0 +1,100 @@
+/**
+ * The audit trail's record: who did what to whom, when and from where, with a small payload typed
+ * per kind. A payload never holds an OTP, a password, a token or a hash of one, or a full phone
+ * number (only `maskPhone`'s form): the trail is read by org admins, who must not learn secrets from it.
+ */
+import type { EpochMs, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
+
+/** Who caused the event: a signed-in user, the operator or the server itself, or a caller not (yet) authenticated. */
+export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
+
+/** Why a sign-in was refused. An unknown email and a wrong password are told apart here only: the caller never learns which. */
+export type SignInFailureReason = "unknown_email" | "wrong_password" | "unknown_org" | "not_org_member";
+
+/** Why a verification failed without locking the challenge out. */
+export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_expired";
+
+/** Why sessions ended: the user signed out, an admin revoked them, the member left the org, or a refresh asked for MFA again. */
+export type SessionRevocationReason = "logout" | "admin" | "member_removed" | "mfa_required_again";
+
+/** The limit that refused a request (see rate-limits.ts and the transport's per-IP limit). */
+export type RateLimitName =
+  "otp_sends_per_phone" | "otp_sends_per_user" | "otp_failures_per_user" | "otp_resend_interval" | "password_hash_queue" | "client_ip";
+
+/** Each kind's payload. Ids in the payload are the records' ids, never credentials. */
+export interface AuditPayloads {
+  "sign_in.succeeded": { readonly mfaRequired: boolean };
+  "sign_in.failed": { readonly reason: SignInFailureReason };
+  /** `phoneMask` is null when no phone is on file yet and one is asked for first. */
+  "mfa.required": { readonly phoneMask: string | null };
+  "otp.sent": { readonly challengeId: string; readonly phoneMask: string };
+  "otp.send_failed": { readonly phoneMask: string };
+  "mfa.verified": { readonly challengeId: string };
+  "mfa.failed": { readonly challengeId: string; readonly reason: MfaFailureReason };
+  /** The challenge's last attempt failed: it is deleted, and only a new sign-in gets another. */
+  "mfa.locked_out": { readonly challengeId: string; readonly attempts: number };
+  "phone.verified": { readonly phoneMask: string };
+  "device.trusted": { readonly trustedUntil: EpochMs };
+  "device.trust_revoked": Record<string, never>;
+  "session.created": { readonly sessionId: string };
+  "session.refreshed": { readonly sessionId: string };
+  /** `sessionId` names the one session of a logout; `count` is how many sessions ended. */
+  "session.revoked": { readonly reason: SessionRevocationReason; readonly sessionId: string | null; readonly count: number };
+  /** A rotated-away refresh token came back after its reuse interval: the session is revoked. */
+  "session.refresh_reuse_detected": { readonly sessionId: string };
+  "member.added": { readonly role: OrgRole };
+  "member.removed": Record<string, never>;
+  "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
+  "platform_settings.changed": { readonly settings: PlatformSettings };
+  "browser_policy.changed": { readonly version: number };
+  rate_limited: { readonly limit: RateLimitName; readonly retryAfterSeconds: number };
+}
+
+export type AuditEventKind = keyof AuditPayloads;
+
+/** Every kind, in the order of `AuditPayloads`; the object literal fails to compile when a kind is missing or unknown. */
+export const AUDIT_EVENT_KINDS = Object.keys({
+  "sign_in.succeeded": true,
+  "sign_in.failed": true,
+  "mfa.required": true,
+  "otp.sent": true,
+  "otp.send_failed": true,
+  "mfa.verified": true,
+  "mfa.failed": true,
+  "mfa.locked_out": true,
+  "phone.verified": true,
+  "device.trusted": true,
+  "device.trust_revoked": true,
+  "session.created": true,
+  "session.refreshed": true,
+  "session.revoked": true,
+  "session.refresh_reuse_detected": true,
+  "member.added": true,
+  "member.removed": true,
+  "org_mfa_settings.changed": true,
+  "platform_settings.changed": true,
+  "browser_policy.changed": true,
+  rate_limited: true,
+} satisfies Record<AuditEventKind, true>) as readonly AuditEventKind[];
+
+export function isAuditEventKind(value: string): value is AuditEventKind {
+  return (AUDIT_EVENT_KINDS as readonly string[]).includes(value);
+}
+
+/** What every event carries besides its kind and payload; each field is null where it is unknown or does not apply. */
+export interface AuditEventBase {
+  readonly id: string;
+  readonly at: EpochMs;
+  readonly actor: AuditActor;
+  readonly orgId: string | null;
+  /** The user the event is about (the member added, the user signing in), whoever the actor is. */
+  readonly userId: string | null;
+  readonly deviceId: string | null;
+  readonly clientIp: string | null;
+  readonly userAgent: string | null;
+}
+
+export type AuditEventOf<K extends AuditEventKind> = AuditEventBase & { readonly kind: K; readonly payload: AuditPayloads[K] };
+
+/** One event; `kind` tells the payload's type. */
+export type AuditEvent = { [K in AuditEventKind]: AuditEventOf<K> }[AuditEventKind];
