@@ -1,10 +1,12 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./credential-check.ts";
 import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
+import type { AuditPage } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
 import { checkUrlAccess, checkUrlAccessWithToken, createBrowserPolicyReader, getBrowserPolicy, getBrowserPolicyWithToken } from "./use-cases/browser.ts";
+import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
 import { register, type RegisterInput } from "./use-cases/register.ts";
@@ -32,6 +34,8 @@ export interface AdminApi {
   listUserDevices(actor: Actor, orgId: string, userId: string): Promise<Device[]>;
   revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
   revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
+  /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
+  listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -102,6 +106,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
       revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
+      listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
     },
   };
 }

@@ -27,6 +27,7 @@ export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from "./use-cases/admin.ts";
 export type { LoginInput } from "./use-cases/login.ts";
+export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 export type { RefreshInput } from "./use-cases/refresh.ts";
 export type { RegisterInput } from "./use-cases/register.ts";
 export type { SubmitPhoneInput } from "./use-cases/submit-phone.ts";

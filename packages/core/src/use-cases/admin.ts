@@ -36,7 +36,7 @@ export const SYSTEM_ACTOR: Actor = { kind: "system" };
 const MAX_TTL_DAYS = 3650;
 const MAX_ORG_NAME_LENGTH = 100;
 
-async function isPlatformAdmin(ctx: Context, actor: Actor): Promise<boolean> {
+export async function isPlatformAdmin(ctx: Context, actor: Actor): Promise<boolean> {
   if (actor.kind === "system") return true;
   return (await ctx.stores.users.findById(actor.userId))?.platformAdmin ?? false;
 }
@@ -46,7 +46,7 @@ async function requirePlatformAdmin(ctx: Context, actor: Actor): Promise<void> {
 }
 
 /** Org admins manage their org; platform admins manage every org, each through a session issued for it. */
-async function requireOrgAdmin(ctx: Context, actor: Actor, orgId: string): Promise<void> {
+export async function requireOrgAdmin(ctx: Context, actor: Actor, orgId: string): Promise<void> {
   requireId("org_id", orgId);
   if (actor.kind === "user") requireSessionOrg(actor.orgId, orgId);
   if ((await ctx.stores.orgs.findById(orgId)) === null) throw new GatehouseError("not_found", "organization not found");
@@ -105,7 +105,7 @@ export async function createOrg(ctx: Context, actor: Actor, name: string, slug?:
   return { orgId, slug: suffixed };
 }
 
-async function requireUserByEmail(ctx: Context, email: string): Promise<{ id: string }> {
+export async function requireUserByEmail(ctx: Context, email: string): Promise<{ id: string }> {
   const user = await ctx.stores.users.findByEmail(requireEmail(email));
   if (user === null) throw new GatehouseError("not_found", "no user with this email");
   return user;
