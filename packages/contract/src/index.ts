@@ -4,6 +4,7 @@
  * a JSON route or the CLI speaks it. The generated code is under `@gatehouse/contract/gen/*`.
  * Isomorphic: nothing here imports Node or `@gatehouse/core`.
  */
+export * from "./audit-events.ts";
 export * from "./auth-outcome.ts";
 export * from "./browser-policy.ts";
 export * from "./devices.ts";

@@ -1,5 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  auditEventsQueryFromWire,
+  auditPageToWire,
   browserPolicyDraftFromWire,
   browserPolicyToWire,
   deviceToWire,
@@ -39,5 +41,6 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
       return {};
     },
     revokeUserSessions: (req, ctx) => admin.revokeUserSessions(actorOf(ctx), req.orgId, req.userId),
+    listAuditEvents: async (req, ctx) => auditPageToWire(await admin.listAuditEvents(actorOf(ctx), auditEventsQueryFromWire(req))),
   };
 }

@@ -13,14 +13,14 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import type { BrowserPolicy } from "./browser_pb.ts";
 import { file_gatehouse_v1_browser } from "./browser_pb.ts";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Message } from "@bufbuild/protobuf";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file gatehouse/v1/admin.proto.
  */
 export const file_gatehouse_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiQgoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI2ChNSZW1vdmVNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhYKFFJlbW92ZU1lbWJlclJlc3BvbnNlIioKGEdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSwoZR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyKpAgobVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIjChZyZXF1aXJlX21mYV9uZXdfZGV2aWNlGAIgASgISACIAQESKQoccmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZRgDIAEoCEgBiAEBEiMKFnRydXN0X2RldmljZV9hZnRlcl9tZmEYBCABKAhIAogBARIbCg50cnVzdF90dGxfZGF5cxgFIAEoBUgDiAEBQhkKF19yZXF1aXJlX21mYV9uZXdfZGV2aWNlQh8KHV9yZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlQhkKF190cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhQhEKD190cnVzdF90dGxfZGF5cyJOChxVcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEi4KCHNldHRpbmdzGAEgASgLMhwuZ2F0ZWhvdXNlLnYxLk9yZ01mYVNldHRpbmdzIiwKGkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJKChtHZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiXAodVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEisKBnBvbGljeRgCIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5Ik0KHlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRIrCgZwb2xpY3kYASABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSIcChpHZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdCJPChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USMAoIc2V0dGluZ3MYASABKAsyHi5nYXRlaG91c2UudjEuUGxhdGZvcm1TZXR0aW5ncyK7AQodVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSFwoKbWZhX2Fsd2F5cxgBIAEoCEgAiAEBEiEKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgISAGIAQESHwoSbWF4X3RydXN0X3R0bF9kYXlzGAMgASgFSAKIAQFCDQoLX21mYV9hbHdheXNCFwoVX2RldmljZV90cnVzdF9lbmFibGVkQhUKE19tYXhfdHJ1c3RfdHRsX2RheXMiUgoeVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiOQoWTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJAChdMaXN0VXNlckRldmljZXNSZXNwb25zZRIlCgdkZXZpY2VzGAEgAygLMhQuZ2F0ZWhvdXNlLnYxLkRldmljZSI9ChhSZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhEKCWRldmljZV9pZBgCIAEoCSIbChlSZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlIjwKGVJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiMwoaUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USFQoNcmV2b2tlZF9jb3VudBgBIAEoBTLHCQoMQWRtaW5TZXJ2aWNlEkwKCUNyZWF0ZU9yZxIeLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1Jlc3BvbnNlEkwKCUFkZE1lbWJlchIeLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlc3BvbnNlElUKDFJlbW92ZU1lbWJlchIhLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiIuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEmQKEUdldE9yZ01mYVNldHRpbmdzEiYuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBonLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEm0KFFVwZGF0ZU9yZ01mYVNldHRpbmdzEikuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBoqLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEmoKE0dldE9yZ0Jyb3dzZXJQb2xpY3kSKC5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEnMKFlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3kSKy5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEmoKE0dldFBsYXRmb3JtU2V0dGluZ3MSKC5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEnMKFlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3MSKy5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEl4KD0xpc3RVc2VyRGV2aWNlcxIkLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1Jlc3BvbnNlEmQKEVJldm9rZURldmljZVRydXN0EiYuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVxdWVzdBonLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlEmcKElJldm9rZVVzZXJTZXNzaW9ucxInLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlYgZwcm90bzM", [file_gatehouse_v1_browser, file_google_protobuf_timestamp]);
+  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiQgoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI2ChNSZW1vdmVNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhYKFFJlbW92ZU1lbWJlclJlc3BvbnNlIioKGEdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSwoZR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyKpAgobVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIjChZyZXF1aXJlX21mYV9uZXdfZGV2aWNlGAIgASgISACIAQESKQoccmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZRgDIAEoCEgBiAEBEiMKFnRydXN0X2RldmljZV9hZnRlcl9tZmEYBCABKAhIAogBARIbCg50cnVzdF90dGxfZGF5cxgFIAEoBUgDiAEBQhkKF19yZXF1aXJlX21mYV9uZXdfZGV2aWNlQh8KHV9yZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlQhkKF190cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhQhEKD190cnVzdF90dGxfZGF5cyJOChxVcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEi4KCHNldHRpbmdzGAEgASgLMhwuZ2F0ZWhvdXNlLnYxLk9yZ01mYVNldHRpbmdzIiwKGkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJKChtHZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiXAodVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEisKBnBvbGljeRgCIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5Ik0KHlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRIrCgZwb2xpY3kYASABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSIcChpHZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdCJPChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USMAoIc2V0dGluZ3MYASABKAsyHi5nYXRlaG91c2UudjEuUGxhdGZvcm1TZXR0aW5ncyK7AQodVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSFwoKbWZhX2Fsd2F5cxgBIAEoCEgAiAEBEiEKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgISAGIAQESHwoSbWF4X3RydXN0X3R0bF9kYXlzGAMgASgFSAKIAQFCDQoLX21mYV9hbHdheXNCFwoVX2RldmljZV90cnVzdF9lbmFibGVkQhUKE19tYXhfdHJ1c3RfdHRsX2RheXMiUgoeVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiOQoWTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJAChdMaXN0VXNlckRldmljZXNSZXNwb25zZRIlCgdkZXZpY2VzGAEgAygLMhQuZ2F0ZWhvdXNlLnYxLkRldmljZSI9ChhSZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhEKCWRldmljZV9pZBgCIAEoCSIbChlSZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlIjwKGVJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiMwoaUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USFQoNcmV2b2tlZF9jb3VudBgBIAEoBSIrCgpBdWRpdEFjdG9yEgwKBGtpbmQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLXAgoKQXVkaXRFdmVudBIKCgJpZBgBIAEoCRImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEa2luZBgDIAEoCRInCgVhY3RvchgEIAEoCzIYLmdhdGVob3VzZS52MS5BdWRpdEFjdG9yEhMKBm9yZ19pZBgFIAEoCUgAiAEBEhQKB3VzZXJfaWQYBiABKAlIAYgBARIWCglkZXZpY2VfaWQYByABKAlIAogBARIWCgljbGllbnRfaXAYCCABKAlIA4gBARIXCgp1c2VyX2FnZW50GAkgASgJSASIAQESKAoHcGF5bG9hZBgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCQoHX29yZ19pZEIKCghfdXNlcl9pZEIMCgpfZGV2aWNlX2lkQgwKCl9jbGllbnRfaXBCDQoLX3VzZXJfYWdlbnQi3gEKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEg0KBWtpbmRzGAMgAygJEikKBXNpbmNlGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYBiABKA0SDgoGY3Vyc29yGAcgASgJQgkKB19vcmdfaWRCCgoIX3VzZXJfaWQiWAoXTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USKAoGZXZlbnRzGAEgAygLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0RXZlbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkypwoKDEFkbWluU2VydmljZRJMCglDcmVhdGVPcmcSHi5nYXRlaG91c2UudjEuQ3JlYXRlT3JnUmVxdWVzdBofLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXNwb25zZRJMCglBZGRNZW1iZXISHi5nYXRlaG91c2UudjEuQWRkTWVtYmVyUmVxdWVzdBofLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXNwb25zZRJVCgxSZW1vdmVNZW1iZXISIS5nYXRlaG91c2UudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBoiLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJkChFHZXRPcmdNZmFTZXR0aW5ncxImLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1JlcXVlc3QaJy5nYXRlaG91c2UudjEuR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRJtChRVcGRhdGVPcmdNZmFTZXR0aW5ncxIpLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1JlcXVlc3QaKi5nYXRlaG91c2UudjEuVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRJqChNHZXRPcmdCcm93c2VyUG9saWN5EiguZ2F0ZWhvdXNlLnYxLkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRJzChZVcGRhdGVPcmdCcm93c2VyUG9saWN5EisuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0GiwuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRJqChNHZXRQbGF0Zm9ybVNldHRpbmdzEiguZ2F0ZWhvdXNlLnYxLkdldFBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLkdldFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRJzChZVcGRhdGVQbGF0Zm9ybVNldHRpbmdzEisuZ2F0ZWhvdXNlLnYxLlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0GiwuZ2F0ZWhvdXNlLnYxLlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRJeCg9MaXN0VXNlckRldmljZXMSJC5nYXRlaG91c2UudjEuTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBolLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXNwb25zZRJkChFSZXZva2VEZXZpY2VUcnVzdBImLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QaJy5nYXRlaG91c2UudjEuUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZRJnChJSZXZva2VVc2VyU2Vzc2lvbnMSJy5nYXRlaG91c2UudjEuUmV2b2tlVXNlclNlc3Npb25zUmVxdWVzdBooLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXNwb25zZRJeCg9MaXN0QXVkaXRFdmVudHMSJC5nYXRlaG91c2UudjEuTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBolLmdhdGVob3VzZS52MS5MaXN0QXVkaXRFdmVudHNSZXNwb25zZWIGcHJvdG8z", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * OrgMfaSettings are an org's MFA and device-trust settings.
@@ -774,6 +774,217 @@ export const RevokeUserSessionsResponseSchema: GenMessage<RevokeUserSessionsResp
   messageDesc(file_gatehouse_v1_admin, 26);
 
 /**
+ * AuditActor is who caused an audit event.
+ *
+ * @generated from message gatehouse.v1.AuditActor
+ */
+export type AuditActor = Message<"gatehouse.v1.AuditActor"> & {
+  /**
+   * "user" (a signed-in user, or one whose credentials were just checked),
+   * "system" (the operator's command line or the server itself) or
+   * "anonymous" (a caller not authenticated).
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The user's id; set only when kind is "user".
+   *
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.AuditActor.
+ * Use `create(AuditActorSchema)` to create a new message.
+ */
+export const AuditActorSchema: GenMessage<AuditActor> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 27);
+
+/**
+ * AuditEvent is one entry of the audit trail. Optional fields are unset
+ * where unknown or not applicable. Nothing in it is a secret: phones are
+ * masked, and no OTP, password or token is ever recorded.
+ *
+ * @generated from message gatehouse.v1.AuditEvent
+ */
+export type AuditEvent = Message<"gatehouse.v1.AuditEvent"> & {
+  /**
+   * Opaque event id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * When it happened.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 2;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * What happened, such as "sign_in.failed", "otp.sent" or
+   * "browser_policy.changed" (README "Audit trail" lists every kind).
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * Who caused it.
+   *
+   * @generated from field: gatehouse.v1.AuditActor actor = 4;
+   */
+  actor?: AuditActor | undefined;
+
+  /**
+   * The org it happened in.
+   *
+   * @generated from field: optional string org_id = 5;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * The user it is about (the member added, the user signing in).
+   *
+   * @generated from field: optional string user_id = 6;
+   */
+  userId?: string | undefined;
+
+  /**
+   * The device it involved.
+   *
+   * @generated from field: optional string device_id = 7;
+   */
+  deviceId?: string | undefined;
+
+  /**
+   * The client IP of the request that caused it.
+   *
+   * @generated from field: optional string client_ip = 8;
+   */
+  clientIp?: string | undefined;
+
+  /**
+   * The User-Agent of the request that caused it.
+   *
+   * @generated from field: optional string user_agent = 9;
+   */
+  userAgent?: string | undefined;
+
+  /**
+   * The kind's details, such as {"reason": "wrong_password"} or
+   * {"phoneMask": "+*******4567"}.
+   *
+   * @generated from field: google.protobuf.Struct payload = 10;
+   */
+  payload?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.AuditEvent.
+ * Use `create(AuditEventSchema)` to create a new message.
+ */
+export const AuditEventSchema: GenMessage<AuditEvent> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 28);
+
+/**
+ * ListAuditEventsRequest is the input of AdminService.ListAuditEvents. Every
+ * filter set must match.
+ *
+ * @generated from message gatehouse.v1.ListAuditEventsRequest
+ */
+export type ListAuditEventsRequest = Message<"gatehouse.v1.ListAuditEventsRequest"> & {
+  /**
+   * Only events in this org.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * Only events about this user.
+   *
+   * @generated from field: optional string user_id = 2;
+   */
+  userId?: string | undefined;
+
+  /**
+   * Only events of these kinds; none: every kind. InvalidArgument names an
+   * unknown kind.
+   *
+   * @generated from field: repeated string kinds = 3;
+   */
+  kinds: string[];
+
+  /**
+   * Only events at or after this time.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 4;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Only events before this time.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 5;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Events per page, 1 to 500; 0 means 100.
+   *
+   * @generated from field: uint32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * The previous response's next_cursor; empty for the first page.
+   *
+   * @generated from field: string cursor = 7;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ListAuditEventsRequest.
+ * Use `create(ListAuditEventsRequestSchema)` to create a new message.
+ */
+export const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 29);
+
+/**
+ * ListAuditEventsResponse is the output of AdminService.ListAuditEvents.
+ *
+ * @generated from message gatehouse.v1.ListAuditEventsResponse
+ */
+export type ListAuditEventsResponse = Message<"gatehouse.v1.ListAuditEventsResponse"> & {
+  /**
+   * Newest first; ties in time by id, descending.
+   *
+   * @generated from field: repeated gatehouse.v1.AuditEvent events = 1;
+   */
+  events: AuditEvent[];
+
+  /**
+   * Where the next page starts; empty when this is the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ListAuditEventsResponse.
+ * Use `create(ListAuditEventsResponseSchema)` to create a new message.
+ */
+export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 30);
+
+/**
  * AdminService lets org admins manage their org and platform admins manage
  * the platform.
  *
@@ -916,6 +1127,21 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RevokeUserSessionsRequestSchema;
     output: typeof RevokeUserSessionsResponseSchema;
+  },
+  /**
+   * ListAuditEvents returns one page of the audit trail, newest first. Org
+   * admins read the org their session was issued for (org_id may be unset or
+   * must name it: another org is PermissionDenied). Platform admins read
+   * every org, or the one org_id names, whatever org their session was
+   * issued for: the trail is the platform's record. Follow next_cursor with
+   * the same filters for the next page.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.ListAuditEvents
+   */
+  listAuditEvents: {
+    methodKind: "unary";
+    input: typeof ListAuditEventsRequestSchema;
+    output: typeof ListAuditEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_admin, 0);
