@@ -1,11 +1,13 @@
 /**
  * The `gatehouse` command line: bootstraps and administers an install without any client.
- * Prints one JSON object per command on stdout. Errors go to stderr as one line: exit 2 for a
- * usage error (unknown command or option, missing or extra argument), 1 for anything else.
+ * Prints one JSON object per command on stdout (a listing of audit events: one per event and
+ * line). Errors go to stderr as one line: exit 2 for a usage error (unknown command or option,
+ * missing or extra argument), 1 for anything else.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
+  auditEventToJson,
   browserPolicyDraftFromJson,
   browserPolicyToJson,
   orgMfaSettingsPatchFromJson,
@@ -13,7 +15,7 @@ import {
   platformSettingsPatchFromJson,
   platformSettingsToJson,
 } from "@gatehouse/contract";
-import { parseOrgRole, GatehouseError, invalidArgument, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
+import { parseOrgRole, GatehouseError, invalidArgument, MAX_AUDIT_PAGE_SIZE, SYSTEM_ACTOR, type AuditEventsQuery, type Gatehouse } from "@gatehouse/core";
 import { pino } from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createEngine } from "./engine.ts";
@@ -34,6 +36,8 @@ const USAGE = `usage: gatehouse <command> [options]
   platform settings [--json '{...}']            show or change platform settings
   policy get <org_id>                           show the org's browser policy
   policy set <org_id> --json '{...}'            replace the org's browser policy
+  audit list [--org <org_id>] [--user <email|user_id>] [--kind <kind>]... [--since <iso>] [--until <iso>] [--limit <n>]
+                                                audit events, newest first, one JSON object per line
   --help, -h                                    this text
   --version, -V                                 the version
 Reads the same environment as the server (DATABASE_URL, ...) and names the database it uses on stderr.`;
@@ -46,11 +50,23 @@ const OPTIONS = {
   "platform-admin": { type: "boolean" },
   role: { type: "string" },
   slug: { type: "string" },
+  org: { type: "string" },
+  user: { type: "string" },
+  kind: { type: "string", multiple: true },
+  since: { type: "string" },
+  until: { type: "string" },
+  limit: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
 
-type Values = { readonly [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "string" ? string : boolean };
+type Values = {
+  readonly [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof OPTIONS)[K]["type"] extends "string"
+      ? string
+      : boolean;
+};
 type OptionName = Exclude<keyof typeof OPTIONS, "help" | "version">;
 
 interface Invocation {
@@ -67,7 +83,15 @@ interface CommandShape {
   readonly options: readonly OptionName[];
 }
 
-/** A command on the open database; prints what `run` returns as JSON. */
+/** What a listing command returns instead of one object: each item is printed as it comes, one JSON object per line. */
+class JsonLines {
+  readonly lines: AsyncIterable<unknown>;
+  constructor(lines: AsyncIterable<unknown>) {
+    this.lines = lines;
+  }
+}
+
+/** A command on the open database; prints what `run` returns as JSON (or as JSON lines, see `JsonLines`). */
 interface Command extends CommandShape {
   run(invocation: Invocation): Promise<unknown>;
 }
@@ -76,6 +100,34 @@ interface Command extends CommandShape {
 const SERVE: CommandShape = { params: [], options: [] };
 
 class UsageError extends Error {}
+
+/** A date (`2026-11-01`, midnight UTC) or a date and time with its zone (`2026-11-01T12:00:00Z`, `…+01:00`). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+function parseTimeOption(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const at = ISO_TIME.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(at)) throw new UsageError(`--${name} must be an ISO 8601 date or time with a zone, such as 2026-11-01 or 2026-11-01T12:00:00Z`);
+  return at;
+}
+
+function parseLimitOption(raw: string | undefined): number {
+  if (raw === undefined) return Number.POSITIVE_INFINITY;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError("--limit must be a whole number of events ≥ 1");
+  return Number(raw);
+}
+
+/** Follows the cursor page by page until `limit` events (or every matching one) came out. */
+async function* auditLines(gatehouse: Gatehouse, query: AuditEventsQuery, limit: number): AsyncGenerator<unknown> {
+  let printed = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await gatehouse.admin.listAuditEvents(SYSTEM_ACTOR, { ...query, limit: Math.min(MAX_AUDIT_PAGE_SIZE, limit - printed), cursor });
+    for (const event of page.events) yield auditEventToJson(event);
+    printed += page.events.length;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined && printed < limit);
+}
 
 function parseJsonOption(raw: string, what: string): unknown {
   try {
@@ -86,6 +138,21 @@ function parseJsonOption(raw: string, what: string): unknown {
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  "audit list": {
+    params: [],
+    options: ["org", "user", "kind", "since", "until", "limit"],
+    run: async ({ values, gatehouse }) => {
+      const user = values.user;
+      const query: AuditEventsQuery = {
+        orgId: values.org,
+        ...(user?.includes("@") === true ? { userEmail: user } : { userId: user }),
+        kinds: values.kind,
+        since: parseTimeOption("since", values.since),
+        until: parseTimeOption("until", values.until),
+      };
+      return new JsonLines(auditLines(gatehouse, query, parseLimitOption(values.limit)));
+    },
+  },
   migrate: { params: [], options: [], run: async ({ applied }) => ({ applied }) },
   "org create": {
     params: ["name"],
@@ -250,7 +317,11 @@ export async function main(argv: string[]): Promise<number> {
     const engine = await createEngine(config, createLogger("warn", pino.destination(2)));
     try {
       const result = await command.run({ args, values, gatehouse: engine.gatehouse, applied: engine.storage.applied });
-      process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (result instanceof JsonLines) {
+        for await (const line of result.lines) process.stdout.write(`${JSON.stringify(line)}\n`);
+      } else {
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+      }
     } finally {
       await engine.close();
     }

@@ -111,8 +111,10 @@ export interface CliResult {
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
-  /** stdout parsed as JSON when the command succeeded. */
+  /** stdout parsed as JSON when the command succeeded and printed one object. */
   readonly json: Record<string, unknown>;
+  /** stdout parsed as JSON lines (a listing command's output), one object per line. */
+  readonly lines: Record<string, unknown>[];
 }
 
 export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
@@ -122,9 +124,15 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
     input,
     encoding: "utf8",
   });
-  let json: Record<string, unknown> = {};
-  if (result.status === 0 && result.stdout.trim() !== "") json = JSON.parse(result.stdout) as Record<string, unknown>;
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json };
+  const lines =
+    result.status === 0
+      ? result.stdout
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+      : [];
+  const json = lines.length === 1 ? lines[0]! : {};
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json, lines };
 }
 
 /** Creates an org, a user with `password` and a membership through the CLI; returns their ids. */
