@@ -1,6 +1,8 @@
+import { createAuditIdSource } from "./audit/audit-ids.ts";
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
 import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
+import type { EpochMs } from "./model.ts";
 import type { Clock, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
 
@@ -26,6 +28,8 @@ export interface Context {
   readonly passwordHasher: PasswordHasher;
   /** Every password hash and verification runs through it. */
   readonly hashQueue: HashQueue;
+  /** Ids for audit events, ordered as they are made (see audit-ids.ts). */
+  readonly newAuditId: (at: EpochMs) => string;
 }
 
 export function createContext(deps: GatehouseDeps): Context {
@@ -46,5 +50,6 @@ export function createContext(deps: GatehouseDeps): Context {
       clock: deps.clock,
       observer: deps.hashQueueObserver,
     }),
+    newAuditId: createAuditIdSource(deps.random),
   };
 }
