@@ -89,9 +89,18 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
           }
           const retired = await trx
             .selectFrom("retired_refresh_tokens")
-            .select(["session_id", "successor_hash", "replay_until", "sealed_successor"])
-            .where("token_hash", "=", refreshTokenHash)
-            .where("expires_at", ">", now)
+            .innerJoin("sessions", "sessions.id", "retired_refresh_tokens.session_id")
+            .select([
+              "retired_refresh_tokens.session_id",
+              "retired_refresh_tokens.successor_hash",
+              "retired_refresh_tokens.replay_until",
+              "retired_refresh_tokens.sealed_successor",
+              "sessions.user_id",
+              "sessions.org_id",
+              "sessions.device_id",
+            ])
+            .where("retired_refresh_tokens.token_hash", "=", refreshTokenHash)
+            .where("retired_refresh_tokens.expires_at", ">", now)
             .executeTakeFirst();
           if (retired === undefined) return { kind: "invalid" } as const;
           const { successor_hash: successorHash, sealed_successor: sealedSuccessor, replay_until: replayUntil } = retired;
@@ -108,7 +117,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
             if (session !== undefined) return { kind: "replayed", session: toSession(session), sealedSuccessor } as const;
           }
           await trx.updateTable("sessions").set({ revoked_at: now }).where("id", "=", retired.session_id).where("revoked_at", "is", null).execute();
-          return { kind: "reused", sessionId: retired.session_id } as const;
+          return { kind: "reused", sessionId: retired.session_id, userId: retired.user_id, orgId: retired.org_id, deviceId: retired.device_id } as const;
         }),
       );
     },

@@ -1,6 +1,7 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./credential-check.ts";
 import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
+import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
@@ -49,7 +50,8 @@ export interface Gatehouse {
   resendMfa(input: ResendMfaInput): Promise<MfaRequired>;
   /** Resolves a bearer access token; throws `unauthenticated`. */
   authenticate(accessToken: string): Promise<Principal>;
-  logout(principal: Principal): Promise<void>;
+  /** `request`: where the call came from, recorded with the session's revocation. */
+  logout(principal: Principal, request?: RequestMeta): Promise<void>;
   getBrowserPolicy(principal: Principal, orgId: string): Promise<BrowserPolicy>;
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
   /** The org's name and slug, for any member. */
@@ -81,7 +83,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     verifyMfa: (input) => verifyMfa(ctx, input),
     resendMfa: (input) => resendMfa(ctx, input),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
-    logout: (principal) => logout(ctx, principal),
+    logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: (principal, orgId) => getBrowserPolicy(ctx, policies, principal, orgId),
     checkUrlAccess: (principal, orgId, url) => checkUrlAccess(ctx, policies, principal, orgId, url),
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),

@@ -162,8 +162,8 @@ export type RefreshRotation =
    * session's current token: the session is left active and the sealed successor returned.
    */
   | { readonly kind: "replayed"; readonly session: Session; readonly sealedSuccessor: string }
-  /** The token was current once and has been rotated away: the session is now revoked. */
-  | { readonly kind: "reused"; readonly sessionId: string }
+  /** The token was current once and has been rotated away: the session, named with its owner and device, is now revoked. */
+  | { readonly kind: "reused"; readonly sessionId: string; readonly userId: string; readonly orgId: string; readonly deviceId: string }
   /** Unknown, expired, or belonging to a revoked session. */
   | { readonly kind: "invalid" };
 

@@ -1,3 +1,4 @@
+import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type RequestMeta } from "./audit/record.ts";
 import type { Context } from "./context.ts";
 import { GatehouseError } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -22,6 +23,8 @@ export interface PreparedChallenge {
   readonly otp: string;
   /** The send-limit units it took: given back when the send fails. */
   readonly receipts: readonly RateLimitReceipt[];
+  /** Whom the send is recorded for (`otp.sent` or `otp.send_failed`). */
+  readonly subject: AuditSubject;
 }
 
 /** What Login or Refresh decided inside their unit of work; `completeSignIn` answers with it after the commit. */
@@ -34,17 +37,19 @@ export type SignInStep =
  * Inside a unit of work: takes the send limits (every SMS costs money) and stores a challenge for
  * `phone` (E.164). Its code is sent by `sendChallenge` after the commit, so no transaction waits on the provider.
  */
-export async function prepareChallenge(tx: Context, target: LoginTarget, phone: string): Promise<PreparedChallenge> {
+export async function prepareChallenge(tx: Context, target: LoginTarget, phone: string, request: RequestMeta | undefined): Promise<PreparedChallenge> {
   if (phone === "") throw new GatehouseError("phone_required_for_mfa");
   const now = tx.clock.now();
-  const receipts = await consumeAll(
+  const subject: AuditSubject = { actor: { kind: "user", userId: target.userId }, ...target, request };
+  const taken = await consumeAll(
     tx.stores.rateLimiter,
     [
-      { key: rateLimitKeys.otpSendsPerPhone(phone), windows: tx.config.otpSendsPerPhone },
-      { key: rateLimitKeys.otpSendsPerUser(target.userId), windows: tx.config.otpSendsPerUser },
+      { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(phone), windows: tx.config.otpSendsPerPhone },
+      { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(target.userId), windows: tx.config.otpSendsPerUser },
     ],
     now,
   );
+  if (!taken.allowed) throw await recordRefusal(tx, subject, taken.limit, taken.refusal);
   const id = newId(tx.random);
   const otp = generateOtp(tx.random);
   await tx.stores.challenges.create({
@@ -57,16 +62,17 @@ export async function prepareChallenge(tx: Context, target: LoginTarget, phone: 
     createdAt: now,
   });
   const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000) };
-  return { answer, phone, otp, receipts };
+  return { answer, phone, otp, receipts: taken.receipts, subject };
 }
 
 /**
- * Sends a prepared challenge's code. Send limits count only sends the provider accepted: when the send
- * fails, one unit of work deletes the challenge (none is left that no code can complete), refunds the
- * units and runs `undo` (what the caller consumed to get here goes back), then `sms_unavailable`.
+ * Sends a prepared challenge's code and records the send once the provider accepted it. Send limits
+ * count only sends the provider accepted: when the send fails, one unit of work deletes the challenge
+ * (none is left that no code can complete), refunds the units, runs `undo` (what the caller consumed
+ * to get here goes back) and records the failure, then `sms_unavailable`.
  */
 export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, undo?: (tx: Context) => Promise<void>): Promise<MfaRequired> {
-  const { answer } = prepared;
+  const { answer, subject } = prepared;
   try {
     await ctx.sms.sendOtp({ phone: prepared.phone, otp: prepared.otp, challengeId: answer.challengeId });
   } catch {
@@ -74,22 +80,26 @@ export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, u
       await tx.stores.challenges.delete(answer.challengeId);
       await refundAll(tx.stores.rateLimiter, prepared.receipts);
       await undo?.(tx);
+      await recordAudit(tx, "otp.send_failed", subject, { phoneMask: answer.phoneMask });
     });
     throw new GatehouseError("sms_unavailable");
   }
+  await recordAuditAlone(ctx, "otp.sent", subject, { challengeId: answer.challengeId, phoneMask: answer.phoneMask });
   return answer;
 }
 
 /** Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first, or challenge the one on file. */
-export async function startSecondFactor(tx: Context, user: User, orgId: string, deviceId: string): Promise<SignInStep> {
+export async function startSecondFactor(tx: Context, user: User, orgId: string, deviceId: string, request: RequestMeta | undefined): Promise<SignInStep> {
   const target = { userId: user.id, orgId, deviceId };
+  const subject: AuditSubject = { actor: { kind: "user", userId: user.id }, ...target, request };
+  await recordAudit(tx, "mfa.required", subject, { phoneMask: user.phone === null ? null : maskPhone(user.phone) });
   if (user.phone === null) {
     const now = tx.clock.now();
     const intentId = newId(tx.random);
     await tx.stores.intents.create({ id: intentId, ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
     return { kind: "phone_required", intent: { intentId } };
   }
-  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone) };
+  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request) };
 }
 
 /** After the unit of work committed: sends the code of a challenge step; the other steps are the answer as they are. */

@@ -1,3 +1,4 @@
+import { recordAudit, type RequestMeta } from "./audit/record.ts";
 import type { Context } from "./context.ts";
 import { newId } from "./ids.ts";
 import type { TokenPair } from "./ports.ts";
@@ -30,18 +31,20 @@ export function toIssuedTokens(fresh: FreshTokens, userId: string, orgId: string
   return { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.pair.accessExpiresAt, userId, orgId };
 }
 
-/** A new session for a device; only token hashes are stored. The device stops being new. */
-export async function issueSession(ctx: Context, userId: string, orgId: string, deviceId: string): Promise<IssuedTokens> {
-  const fresh = newTokenPair(ctx);
-  await ctx.stores.sessions.create({
-    id: newId(ctx.random),
+/** A new session for a device; only token hashes are stored. The device stops being new. Recorded as `session.created`. */
+export async function issueSession(tx: Context, userId: string, orgId: string, deviceId: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
+  const fresh = newTokenPair(tx);
+  const sessionId = newId(tx.random);
+  await tx.stores.sessions.create({
+    id: sessionId,
     userId,
     orgId,
     deviceId,
     ...fresh.pair,
-    createdAt: ctx.clock.now(),
+    createdAt: tx.clock.now(),
     revokedAt: null,
   });
-  await ctx.stores.devices.markSessionIssued(deviceId, ctx.clock.now());
+  await tx.stores.devices.markSessionIssued(deviceId, tx.clock.now());
+  await recordAudit(tx, "session.created", { actor: { kind: "user", userId }, orgId, userId, deviceId, request }, { sessionId });
   return toIssuedTokens(fresh, userId, orgId);
 }

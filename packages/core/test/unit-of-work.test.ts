@@ -74,6 +74,13 @@ const commitsOnce = (entries: string[]) => {
   expect(entries.filter((entry) => entry.startsWith("outside:"))).toEqual([]);
 };
 
+/** The unit of work that sends a code is recorded as `otp.sent` only once the provider accepted it: after the commit and the send, in one more unit that only appends. */
+const RECORDS_THE_SEND = ["begin", "tx:audit.append", "commit"];
+const commitsOnceThenRecordsTheSend = (entries: string[]) => {
+  expect(entries.slice(-RECORDS_THE_SEND.length)).toEqual(RECORDS_THE_SEND);
+  commitsOnce(entries.slice(0, -RECORDS_THE_SEND.length));
+};
+
 describe("each use case commits once", () => {
   it("Login → phone_required, SubmitPhone, VerifyMFA, Refresh with a fingerprint, Login again on the trusted device", async () => {
     const s = await setUp();
@@ -89,9 +96,16 @@ describe("each use case commits once", () => {
     const submitted = await s.record(async () => {
       challengeId = (await s.gatehouse.submitPhoneAndRequestMfa({ intentId, phone: "+15551234567" })).challengeId;
     });
-    commitsOnce(submitted);
+    commitsOnceThenRecordsTheSend(submitted);
     const sendWindows = DEFAULT_CONFIG.otpSendsPerPhone.length + DEFAULT_CONFIG.otpSendsPerUser.length;
-    expect(submitted).toEqual(["begin", "tx:intents.consume", ...Array<string>(sendWindows).fill("tx:rateLimiter.consume"), "tx:challenges.create", "commit"]);
+    expect(submitted).toEqual([
+      "begin",
+      "tx:intents.consume",
+      ...Array<string>(sendWindows).fill("tx:rateLimiter.consume"),
+      "tx:challenges.create",
+      "commit",
+      ...RECORDS_THE_SEND,
+    ]);
 
     let refreshToken = "";
     const verified = await s.record(async () => {
@@ -104,7 +118,7 @@ describe("each use case commits once", () => {
     commitsOnce(await s.record(() => s.login()));
   });
 
-  it("Login with a phone on file: the challenge commits before the SMS goes out", async () => {
+  it("Login with a phone on file: the challenge commits before the SMS goes out, the send is recorded after it", async () => {
     const s = await setUp();
     const first = await s.login();
     if (first.kind !== "phone_required") throw new Error(first.kind);
@@ -115,11 +129,11 @@ describe("each use case commits once", () => {
       const outcome = await s.login("phone");
       expect(outcome.kind).toBe("mfa_required");
     });
-    commitsOnce(entries);
+    commitsOnceThenRecordsTheSend(entries);
     expect(s.sms.sent).toHaveLength(sentBefore + 1);
   });
 
-  it("a wrong code is refused and its claimed attempt and spent budget commit with the refusal", async () => {
+  it("a wrong code is refused and its claimed attempt, spent budget and recorded failure commit with the refusal", async () => {
     const s = await setUp();
     const first = await s.login();
     if (first.kind !== "phone_required") throw new Error(first.kind);
@@ -129,7 +143,7 @@ describe("each use case commits once", () => {
     const entries = await s.record(() =>
       s.gatehouse.verifyMfa({ challengeId, otp: wrong }).catch((error: unknown) => expect(error).toBeInstanceOf(GatehouseError)),
     );
-    expect(entries).toEqual(["begin", "tx:challenges.claimAttempt", "tx:rateLimiter.consume", "commit"]);
+    expect(entries).toEqual(["begin", "tx:challenges.claimAttempt", "tx:rateLimiter.consume", "tx:audit.append", "commit"]);
     expect((await s.memory.challenges.findById(challengeId))?.attempts).toBe(1);
   });
 });

@@ -17,9 +17,12 @@ export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_ex
 /** Why sessions ended: the user signed out, an admin revoked them, the member left the org, or a refresh asked for MFA again. */
 export type SessionRevocationReason = "logout" | "admin" | "member_removed" | "mfa_required_again";
 
-/** The limit that refused a request (see rate-limits.ts and the transport's per-IP limit). */
-export type RateLimitName =
-  "otp_sends_per_phone" | "otp_sends_per_user" | "otp_failures_per_user" | "otp_resend_interval" | "password_hash_queue" | "client_ip";
+/**
+ * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
+ * password-hash queue are not recorded: they shed floods, and a row per refused request would
+ * hand the flood to the database (the metrics count them).
+ */
+export type RateLimitName = "otp_sends_per_phone" | "otp_sends_per_user" | "otp_failures_per_user" | "otp_resend_interval";
 
 /** Each kind's payload. Ids in the payload are the records' ids, never credentials. */
 export interface AuditPayloads {

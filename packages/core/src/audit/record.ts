@@ -1,5 +1,8 @@
+import type { Context } from "../context.ts";
 import type { EpochMs } from "../model.ts";
-import type { AuditActor, AuditEventKind, AuditEventOf, AuditPayloads } from "./events.ts";
+import { inTransaction } from "../unit-of-work.ts";
+import type { GatehouseError } from "../errors.ts";
+import type { AuditActor, AuditEvent, AuditEventKind, AuditEventOf, AuditPayloads, RateLimitName } from "./events.ts";
 
 /** Where a request came from, as the transport saw it: recorded with the events it causes. */
 export interface RequestMeta {
@@ -49,4 +52,26 @@ export function auditEvent<K extends AuditEventKind>(
     userAgent: recordable(subject.request?.userAgent, MAX_USER_AGENT_LENGTH),
     payload,
   };
+}
+
+/** Appends the event of `kind`, happening now, to the unit of work `tx` belongs to: it commits exactly when the change it records does. */
+export async function recordAudit<K extends AuditEventKind>(tx: Context, kind: K, subject: AuditSubject, payload: AuditPayloads[K]): Promise<void> {
+  // TypeScript cannot see that an event of one kind K is one of the union's members.
+  await tx.stores.audit.append(auditEvent(tx.newAuditId, tx.clock.now(), kind, subject, payload) as AuditEvent);
+}
+
+/** For an event that records no change of state (a refused sign-in): a unit of work of its own. */
+export async function recordAuditAlone<K extends AuditEventKind>(ctx: Context, kind: K, subject: AuditSubject, payload: AuditPayloads[K]): Promise<void> {
+  await inTransaction(ctx, (tx) => recordAudit(tx, kind, subject, payload));
+}
+
+/** Records that `limit` refused (with `refusal`, a `rateLimited` answer) in the unit of work `tx`, and returns the refusal to throw. */
+export async function recordRefusal(tx: Context, subject: AuditSubject, limit: RateLimitName, refusal: GatehouseError): Promise<GatehouseError> {
+  await recordAudit(tx, "rate_limited", subject, { limit, retryAfterSeconds: refusal.details.retryAfterSeconds ?? 0 });
+  return refusal;
+}
+
+/** The audit actor of an admin call: its user, or the operator. */
+export function auditActorOf(actor: { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string }): AuditActor {
+  return actor.kind === "user" ? { kind: "user", userId: actor.userId } : { kind: "system" };
 }

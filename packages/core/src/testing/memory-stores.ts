@@ -314,11 +314,12 @@ function createSessionStore(tables: MemoryTables): SessionStore {
       const reused = retired.get(refreshTokenHash);
       if (reused === undefined || reused.expiresAt <= now) return { kind: "invalid" };
       const session = sessions.get(reused.sessionId);
+      if (session === undefined) return { kind: "invalid" };
       if (reused.replayUntil > now && reused.sealedSuccessor !== null && isLive(session) && session.refreshTokenHash === reused.successorHash) {
         return { kind: "replayed", session: { ...session }, sealedSuccessor: reused.sealedSuccessor };
       }
       revokeIfActive(session, now);
-      return { kind: "reused", sessionId: reused.sessionId };
+      return { kind: "reused", sessionId: session.id, userId: session.userId, orgId: session.orgId, deviceId: session.deviceId };
     },
     async revoke(sessionId, now) {
       return revokeIfActive(sessions.get(sessionId), now);

@@ -1,3 +1,4 @@
+import { auditActorOf, recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -25,11 +26,19 @@ import { inTransaction } from "../unit-of-work.ts";
  * A user acts through a session, and `orgId` is the org that session was issued for: org-scoped
  * operations on any other org are refused, platform admins included.
  */
-export type Actor = { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string; readonly orgId: string };
+export type Actor =
+  | { readonly kind: "system" }
+  /** `request`: where the call came from, recorded with the audit events it causes. */
+  | { readonly kind: "user"; readonly userId: string; readonly orgId: string; readonly request?: RequestMeta };
 
 /** The actor of a signed-in principal: its user, scoped to the org its session was issued for. */
-export function actorFor(principal: Principal): Actor {
-  return { kind: "user", userId: principal.userId, orgId: principal.orgId };
+export function actorFor(principal: Principal, request?: RequestMeta): Actor {
+  return { kind: "user", userId: principal.userId, orgId: principal.orgId, request };
+}
+
+/** Whom an admin change is recorded for: the actor, the org, and where the call came from. */
+function adminSubject(actor: Actor, orgId: string | null, about: { userId?: string; deviceId?: string } = {}): AuditSubject {
+  return { actor: auditActorOf(actor), orgId, ...about, request: actor.kind === "user" ? actor.request : undefined };
 }
 
 export const SYSTEM_ACTOR: Actor = { kind: "system" };
@@ -135,7 +144,10 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   const checkedRole = parseOrgRole(role);
   const user = await requireUserByEmail(ctx, email);
   const membership: Membership = { orgId, userId: user.id, role: checkedRole };
-  await ctx.stores.orgs.putMembership(membership);
+  await inTransaction(ctx, async (tx) => {
+    await tx.stores.orgs.putMembership(membership);
+    await recordAudit(tx, "member.added", adminSubject(actor, orgId, { userId: user.id }), { role: checkedRole });
+  });
   return membership;
 }
 
@@ -145,7 +157,10 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
   const memberId = requireId("user_id", userId);
   await inTransaction(ctx, async (tx) => {
     if (!(await tx.stores.orgs.removeMembership(orgId, memberId))) throw new GatehouseError("not_found", "membership not found");
-    await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
+    const subject = adminSubject(actor, orgId, { userId: memberId });
+    await recordAudit(tx, "member.removed", subject, {});
+    const count = await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
+    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "member_removed", sessionId: null, count });
   });
 }
 
@@ -167,7 +182,10 @@ export async function updateOrgMfaSettings(ctx: Context, actor: Actor, orgId: st
   const current = await getOrgMfaSettings(ctx, actor, orgId);
   const next = { ...current, ...patch };
   requireTtlDays("trust_ttl_days", next.trustTtlDays);
-  await ctx.stores.settings.putOrg(orgId, next);
+  await inTransaction(ctx, async (tx) => {
+    await tx.stores.settings.putOrg(orgId, next);
+    await recordAudit(tx, "org_mfa_settings.changed", adminSubject(actor, orgId), { settings: next });
+  });
   return next;
 }
 
@@ -179,7 +197,10 @@ export async function getPlatformSettings(ctx: Context, actor: Actor): Promise<P
 export async function updatePlatformSettings(ctx: Context, actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings> {
   const next = { ...(await getPlatformSettings(ctx, actor)), ...patch };
   requireTtlDays("max_trust_ttl_days", next.maxTrustTtlDays);
-  await ctx.stores.settings.putPlatform(next);
+  await inTransaction(ctx, async (tx) => {
+    await tx.stores.settings.putPlatform(next);
+    await recordAudit(tx, "platform_settings.changed", adminSubject(actor, null), { settings: next });
+  });
   return next;
 }
 
@@ -191,7 +212,12 @@ export async function getOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: str
 /** The whole update is refused, with a message per bad entry, when any entry is invalid. */
 export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy> {
   await requireOrgAdmin(ctx, actor, orgId);
-  return (await ctx.stores.browserPolicies.put(orgId, validateBrowserPolicy(policy))).policy;
+  const valid = validateBrowserPolicy(policy);
+  return inTransaction(ctx, async (tx) => {
+    const stored = await tx.stores.browserPolicies.put(orgId, valid);
+    await recordAudit(tx, "browser_policy.changed", adminSubject(actor, orgId), { version: stored.version });
+    return stored.policy;
+  });
 }
 
 export async function listUserDevices(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<Device[]> {
@@ -203,10 +229,20 @@ export async function revokeDeviceTrust(ctx: Context, actor: Actor, orgId: strin
   await requireOrgAdmin(ctx, actor, orgId);
   const device = await ctx.stores.devices.findById(requireId("device_id", deviceId));
   if (device === null || device.orgId !== orgId) throw new GatehouseError("not_found", "device not found");
-  await ctx.stores.devices.revokeTrust(device.id, ctx.clock.now());
+  await inTransaction(ctx, async (tx) => {
+    if (await tx.stores.devices.revokeTrust(device.id, tx.clock.now())) {
+      await recordAudit(tx, "device.trust_revoked", adminSubject(actor, orgId, { userId: device.userId, deviceId: device.id }), {});
+    }
+  });
 }
 
 export async function revokeUserSessions(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }> {
   await requireOrgAdmin(ctx, actor, orgId);
-  return { revokedCount: await ctx.stores.sessions.revokeByUser(orgId, requireId("user_id", userId), ctx.clock.now()) };
+  const memberId = requireId("user_id", userId);
+  const revokedCount = await inTransaction(ctx, async (tx) => {
+    const count = await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
+    if (count > 0) await recordAudit(tx, "session.revoked", adminSubject(actor, orgId, { userId: memberId }), { reason: "admin", sessionId: null, count });
+    return count;
+  });
+  return { revokedCount };
 }

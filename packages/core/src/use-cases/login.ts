@@ -1,3 +1,4 @@
+import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
 import { assessDevice } from "../device-assessment.ts";
@@ -17,6 +18,8 @@ export interface LoginInput {
   readonly deviceFingerprint?: string;
   /** Who is asking (the client IP at the server): password hashes are queued per client. Absent: one shared lane. */
   readonly clientKey?: string;
+  /** Recorded with the audit events. */
+  readonly request?: RequestMeta;
 }
 
 /**
@@ -30,14 +33,36 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
 
   const user = await ctx.stores.users.findByEmail(email);
-  if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) throw new GatehouseError("invalid_credentials");
+  if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) {
+    await recordAuditAlone(
+      ctx,
+      "sign_in.failed",
+      { actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request },
+      {
+        reason: user === null ? "unknown_email" : "wrong_password",
+      },
+    );
+    throw new GatehouseError("invalid_credentials");
+  }
 
   const step = await inTransaction(ctx, async (tx) => {
     const orgId = await resolveOrgId(tx, orgReference);
-    if ((await tx.stores.orgs.findMembership(orgId, user.id)) === null) throw new GatehouseError("not_org_member");
+    const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
+    if ((await tx.stores.orgs.findMembership(orgId, user.id)) === null) {
+      const known = (await tx.stores.orgs.findById(orgId)) !== null;
+      await recordAudit(tx, "sign_in.failed", { ...subject, orgId: known ? orgId : null }, { reason: known ? "not_org_member" : "unknown_org" });
+      throw new GatehouseError("not_org_member");
+    }
     const { device, policy } = await assessDevice(tx, user.id, orgId, fingerprint);
-    if (policy.mfaRequired) return startSecondFactor(tx, user, orgId, device.id);
-    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id) } as const;
+    await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired: policy.mfaRequired });
+    if (policy.mfaRequired) return startSecondFactor(tx, user, orgId, device.id, input.request);
+    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request) } as const;
   });
   return completeSignIn(ctx, step);
+}
+
+/** The org a refused sign-in named, when it exists: its admins see the refusals. */
+async function knownOrgId(ctx: Context, orgReference: string): Promise<string | null> {
+  const org = await ctx.stores.orgs.findById(await resolveOrgId(ctx, orgReference));
+  return org?.id ?? null;
 }

@@ -1,3 +1,5 @@
+import type { SessionRevocationReason } from "../audit/events.ts";
+import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { assessDevice } from "../device-assessment.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
@@ -13,6 +15,8 @@ import { inTransaction } from "../unit-of-work.ts";
 export interface RefreshInput {
   readonly refreshToken: string;
   readonly deviceFingerprint?: string;
+  /** Recorded with the audit events. */
+  readonly request?: RequestMeta;
 }
 
 const invalidRefresh = () => new GatehouseError("unauthenticated", "invalid or expired refresh token");
@@ -43,28 +47,51 @@ export async function refresh(ctx: Context, input: RefreshInput): Promise<AuthOu
 
   const fresh = newTokenPair(ctx);
   const replay = { sealedSuccessor: sealSuccessor(input.refreshToken, fresh, ctx.random), reuseIntervalMs: ctx.config.refreshReuseIntervalMs };
-  const step = await inTransaction(ctx, (tx) => rotateAndReassess(tx, input.refreshToken, fresh, replay, fingerprint));
+  const step = await inTransaction(ctx, (tx) => rotateAndReassess(tx, input.refreshToken, fresh, replay, fingerprint, input.request));
   return completeSignIn(ctx, step);
 }
 
-async function rotateAndReassess(tx: Context, refreshToken: string, fresh: FreshTokens, replay: ReplayWindow, fingerprint: string | null): Promise<SignInStep> {
+async function rotateAndReassess(
+  tx: Context,
+  refreshToken: string,
+  fresh: FreshTokens,
+  replay: ReplayWindow,
+  fingerprint: string | null,
+  request: RequestMeta | undefined,
+): Promise<SignInStep> {
   const now = tx.clock.now();
   const rotation = await tx.stores.sessions.rotate(hashToken(refreshToken), fresh.pair, now, replay);
+  if (rotation.kind === "reused") {
+    const { sessionId, userId, orgId, deviceId } = rotation;
+    await recordAudit(tx, "session.refresh_reuse_detected", { actor: { kind: "anonymous" }, orgId, userId, deviceId, request }, { sessionId });
+  }
   if (rotation.kind !== "rotated" && rotation.kind !== "replayed") throw invalidRefresh();
   const { session } = rotation;
   const tokens = tokensOf(rotation, fresh, refreshToken);
+  const subject: AuditSubject = {
+    actor: { kind: "user", userId: session.userId },
+    orgId: session.orgId,
+    userId: session.userId,
+    deviceId: session.deviceId,
+    request,
+  };
+  // A replay hands out the successor of a rotation already recorded.
+  if (rotation.kind === "rotated") await recordAudit(tx, "session.refreshed", subject, { sessionId: session.id });
+  const revoke = async (reason: SessionRevocationReason) => {
+    if (await tx.stores.sessions.revoke(session.id, now)) await recordAudit(tx, "session.revoked", subject, { reason, sessionId: session.id, count: 1 });
+  };
 
   const [user, membership] = await Promise.all([tx.stores.users.findById(session.userId), tx.stores.orgs.findMembership(session.orgId, session.userId)]);
   if (user === null || membership === null) {
-    await tx.stores.sessions.revoke(session.id, now);
+    await revoke("member_removed");
     throw new GatehouseError("not_org_member");
   }
 
   if (fingerprint !== null) {
     const { device, policy } = await assessDevice(tx, session.userId, session.orgId, fingerprint);
     if (policy.mfaRequired) {
-      await tx.stores.sessions.revoke(session.id, now);
-      return startSecondFactor(tx, user, session.orgId, device.id);
+      await revoke("mfa_required_again");
+      return startSecondFactor(tx, user, session.orgId, device.id, request);
     }
     await tx.stores.devices.markSessionIssued(device.id, now);
   }

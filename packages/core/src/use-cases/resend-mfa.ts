@@ -1,12 +1,16 @@
+import { recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, rateLimited } from "../errors.ts";
 import { requireId } from "../input.ts";
+import type { MfaChallenge } from "../model.ts";
 import type { MfaRequired } from "../results.ts";
 import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface ResendMfaInput {
   readonly challengeId: string;
+  /** Recorded with the audit events. */
+  readonly request?: RequestMeta;
 }
 
 /**
@@ -25,17 +29,21 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
     const pending = await tx.stores.challenges.findById(challengeId);
     if (pending === null) throw new GatehouseError("invalid_mfa_challenge");
     if (pending.expiresAt <= now) throw new GatehouseError("challenge_expired");
+    const subject: AuditSubject = { actor: { kind: "user", userId: pending.userId }, ...targetOf(pending), request: input.request };
     const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - now;
-    if (waitMs > 0) throw rateLimited(waitMs / 1000);
+    if (waitMs > 0) throw await recordRefusal(tx, subject, "otp_resend_interval", rateLimited(waitMs / 1000));
 
     const replaced = await tx.stores.challenges.consume(challengeId);
     if (replaced === null) throw new GatehouseError("invalid_mfa_challenge");
-    const target = { userId: replaced.userId, orgId: replaced.orgId, deviceId: replaced.deviceId };
     const prepared = await restoringOnRateLimit(
-      () => prepareChallenge(tx, target, replaced.phone),
+      () => prepareChallenge(tx, targetOf(replaced), replaced.phone, input.request),
       () => tx.stores.challenges.create(replaced),
     );
     return { replaced, prepared };
   });
   return sendChallenge(ctx, prepared, (tx) => tx.stores.challenges.create(replaced));
+}
+
+function targetOf(challenge: MfaChallenge): { userId: string; orgId: string; deviceId: string } {
+  return { userId: challenge.userId, orgId: challenge.orgId, deviceId: challenge.deviceId };
 }

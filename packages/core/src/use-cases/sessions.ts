@@ -1,6 +1,8 @@
+import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { Principal } from "../results.ts";
+import { inTransaction } from "../unit-of-work.ts";
 import { ACCESS_TOKEN_PREFIX, hashToken, MAX_TOKEN_LENGTH } from "../tokens.ts";
 
 /** Resolves a bearer access token to its principal; every call looks the session up, so revocation is immediate. */
@@ -16,8 +18,14 @@ export function requireAccessTokenShape(accessToken: string): void {
   if (!accessToken.startsWith(ACCESS_TOKEN_PREFIX) || accessToken.length > MAX_TOKEN_LENGTH) throw new GatehouseError("unauthenticated");
 }
 
-/** Revokes the session and drops the user's half-done logins, so nobody else can finish them. */
-export async function logout(ctx: Context, principal: Principal): Promise<void> {
-  await ctx.stores.sessions.revoke(principal.sessionId, ctx.clock.now());
-  await Promise.all([ctx.stores.challenges.deleteByUser(principal.userId), ctx.stores.intents.deleteByUser(principal.userId)]);
+/** Revokes the session and drops the user's half-done logins, so nobody else can finish them; one unit of work. */
+export async function logout(ctx: Context, principal: Principal, request?: RequestMeta): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const revoked = await tx.stores.sessions.revoke(principal.sessionId, tx.clock.now());
+    await Promise.all([tx.stores.challenges.deleteByUser(principal.userId), tx.stores.intents.deleteByUser(principal.userId)]);
+    if (revoked) {
+      const subject = { actor: { kind: "user", userId: principal.userId }, orgId: principal.orgId, userId: principal.userId, request } as const;
+      await recordAudit(tx, "session.revoked", subject, { reason: "logout", sessionId: principal.sessionId, count: 1 });
+    }
+  });
 }

@@ -1,3 +1,4 @@
+import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireId, requirePhone } from "../input.ts";
@@ -8,6 +9,8 @@ import { inTransaction } from "../unit-of-work.ts";
 export interface SubmitPhoneInput {
   readonly intentId: string;
   readonly phone: string;
+  /** Recorded with the audit events. */
+  readonly request?: RequestMeta;
 }
 
 /**
@@ -28,7 +31,7 @@ export async function submitPhoneAndRequestMfa(ctx: Context, input: SubmitPhoneI
     if ((await tx.stores.orgs.findMembership(intent.orgId, intent.userId)) === null) throw new GatehouseError("not_org_member");
     const target = { userId: intent.userId, orgId: intent.orgId, deviceId: intent.deviceId };
     const prepared = await restoringOnRateLimit(
-      () => prepareChallenge(tx, target, phone),
+      () => prepareChallenge(tx, target, phone, input.request),
       () => tx.stores.intents.create(intent),
     );
     return { intent, prepared };

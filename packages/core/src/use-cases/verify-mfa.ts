@@ -1,3 +1,4 @@
+import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { DAY_MS } from "../config.ts";
 import { GatehouseError, rateLimited } from "../errors.ts";
@@ -5,7 +6,8 @@ import { requireId, requireOtp } from "../input.ts";
 import { evaluateMfaPolicy } from "../mfa-policy.ts";
 import { otpMatches } from "../otp.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
-import type { User } from "../model.ts";
+import type { MfaChallenge, User } from "../model.ts";
+import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "../session-issuer.ts";
 import { loadSettings } from "../settings.ts";
@@ -14,6 +16,8 @@ import { inTransaction } from "../unit-of-work.ts";
 export interface VerifyMfaInput {
   readonly challengeId: string;
   readonly otp: string;
+  /** Recorded with the audit events. */
+  readonly request?: RequestMeta;
 }
 
 /**
@@ -28,10 +32,15 @@ export interface VerifyMfaInput {
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
   const otp = requireOtp(input.otp);
-  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, otp));
+  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, otp, input.request));
 }
 
-async function verifyAndIssue(tx: Context, challengeId: string, otp: string): Promise<IssuedTokens> {
+/** Whom a challenge's events are about: its user, org and device, with the request. */
+function subjectOf(challenge: MfaChallenge, request: RequestMeta | undefined): AuditSubject {
+  return { actor: { kind: "user", userId: challenge.userId }, orgId: challenge.orgId, userId: challenge.userId, deviceId: challenge.deviceId, request };
+}
+
+async function verifyAndIssue(tx: Context, challengeId: string, otp: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
   const { stores, config } = tx;
 
   const now = tx.clock.now();
@@ -39,16 +48,27 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string): Pr
   if (claimed === null) {
     // Expiry is part of the claim's guard, so an expired challenge is never charged an attempt.
     const unclaimed = await stores.challenges.findById(challengeId);
-    throw new GatehouseError(unclaimed !== null && unclaimed.expiresAt <= now ? "challenge_expired" : "invalid_mfa_challenge");
+    if (unclaimed !== null && unclaimed.expiresAt <= now) {
+      await recordAudit(tx, "mfa.failed", subjectOf(unclaimed, request), { challengeId, reason: "challenge_expired" });
+      throw new GatehouseError("challenge_expired");
+    }
+    await recordAudit(tx, "mfa.failed", { actor: { kind: "anonymous" }, request }, { challengeId, reason: "unknown_challenge" });
+    throw new GatehouseError("invalid_mfa_challenge");
   }
+  const subject = subjectOf(claimed, request);
 
   const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
   const { limit, windowMs } = config.otpFailuresPerUser;
   const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
-  if (!budget.allowed) throw rateLimited((budget.retryAt - now) / 1000);
+  if (!budget.allowed) throw await recordRefusal(tx, subject, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
 
   if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
-    if (claimed.attempts >= config.otpAttemptsPerChallenge) await stores.challenges.delete(claimed.id);
+    if (claimed.attempts >= config.otpAttemptsPerChallenge) {
+      await stores.challenges.delete(claimed.id);
+      await recordAudit(tx, "mfa.locked_out", subject, { challengeId, attempts: claimed.attempts });
+    } else {
+      await recordAudit(tx, "mfa.failed", subject, { challengeId, reason: "wrong_otp" });
+    }
     throw new GatehouseError("invalid_otp");
   }
   await stores.rateLimiter.refund(budget.receipt);
@@ -59,15 +79,21 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string): Pr
   const [user, membership] = await Promise.all([stores.users.findById(challenge.userId), stores.orgs.findMembership(challenge.orgId, challenge.userId)]);
   if (user === null) throw new GatehouseError("invalid_mfa_challenge");
   if (membership === null) throw new GatehouseError("not_org_member");
-  await lockPhone(tx, user, challenge.phone);
+  const phoneLocked = await lockPhone(tx, user, challenge.phone);
 
   const device = await stores.devices.findById(challenge.deviceId);
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
   const settings = await loadSettings(stores, challenge.orgId);
   const policy = evaluateMfaPolicy({ ...settings, device, isNewDevice: false, now });
 
-  const tokens = await issueSession(tx, user.id, challenge.orgId, device.id);
-  if (policy.registerTrustAfterMfa) await stores.devices.markTrusted(device.id, now + policy.trustTtlDays * DAY_MS);
+  await recordAudit(tx, "mfa.verified", subject, { challengeId });
+  if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(challenge.phone) });
+  const tokens = await issueSession(tx, user.id, challenge.orgId, device.id, request);
+  if (policy.registerTrustAfterMfa) {
+    const trustedUntil = now + policy.trustTtlDays * DAY_MS;
+    await stores.devices.markTrusted(device.id, trustedUntil);
+    await recordAudit(tx, "device.trusted", subject, { trustedUntil });
+  }
   return tokens;
 }
 
@@ -75,13 +101,15 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string): Pr
  * The phone a challenge was sent to proves the second factor only if it is the user's phone:
  * the verified one, or, for the first MFA, the one this verification locks. A challenge to any
  * other phone (a second intent raced with the first) is refused with the invalid-challenge answer.
+ * True when this verification locked the phone.
  */
-async function lockPhone(ctx: Context, user: User, phone: string): Promise<void> {
+async function lockPhone(ctx: Context, user: User, phone: string): Promise<boolean> {
   if (user.phoneVerified) {
     if (user.phone !== phone) throw new GatehouseError("invalid_mfa_challenge");
-    return;
+    return false;
   }
-  if (await ctx.stores.users.setVerifiedPhone(user.id, phone)) return;
+  if (await ctx.stores.users.setVerifiedPhone(user.id, phone)) return true;
   const locked = await ctx.stores.users.findById(user.id);
   if (locked?.phone !== phone) throw new GatehouseError("invalid_mfa_challenge");
+  return false;
 }

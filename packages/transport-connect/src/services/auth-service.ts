@@ -3,6 +3,7 @@ import { authOutcomeToWire, mfaChallengeToWire, tokensToWire } from "@gatehouse/
 import type { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import type { Gatehouse } from "@gatehouse/core";
 import { clientIpKey } from "../request-context.ts";
+import { requestMetaOf } from "../request-meta.ts";
 import { requirePrincipal } from "./principal.ts";
 
 export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof AuthService> {
@@ -17,15 +18,18 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
           orgId: req.orgId,
           deviceFingerprint: req.deviceFingerprint,
           clientKey: ctx.values.get(clientIpKey),
+          request: requestMetaOf(ctx),
         }),
       ),
-    refresh: async (req) => authOutcomeToWire(await gatehouse.refresh({ refreshToken: req.refreshToken, deviceFingerprint: req.deviceFingerprint })),
+    refresh: async (req, ctx) =>
+      authOutcomeToWire(await gatehouse.refresh({ refreshToken: req.refreshToken, deviceFingerprint: req.deviceFingerprint, request: requestMetaOf(ctx) })),
     logout: async (_req, ctx) => {
-      await gatehouse.logout(requirePrincipal(ctx));
+      await gatehouse.logout(requirePrincipal(ctx), requestMetaOf(ctx));
       return {};
     },
-    submitPhoneAndRequestMFA: async (req) => mfaChallengeToWire(await gatehouse.submitPhoneAndRequestMfa({ intentId: req.intentId, phone: req.phone })),
-    verifyMFA: async (req) => tokensToWire(await gatehouse.verifyMfa({ challengeId: req.challengeId, otp: req.otp })),
-    resendMFA: async (req) => mfaChallengeToWire(await gatehouse.resendMfa({ challengeId: req.challengeId })),
+    submitPhoneAndRequestMFA: async (req, ctx) =>
+      mfaChallengeToWire(await gatehouse.submitPhoneAndRequestMfa({ intentId: req.intentId, phone: req.phone, request: requestMetaOf(ctx) })),
+    verifyMFA: async (req, ctx) => tokensToWire(await gatehouse.verifyMfa({ challengeId: req.challengeId, otp: req.otp, request: requestMetaOf(ctx) })),
+    resendMFA: async (req, ctx) => mfaChallengeToWire(await gatehouse.resendMfa({ challengeId: req.challengeId, request: requestMetaOf(ctx) })),
   };
 }

@@ -202,6 +202,24 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
       });
     });
 
+    it("appends within a unit of work: an event commits with the work and rolls back with it", async () => {
+      await stores.transaction(async (tx) => {
+        await tx.audit.append(anEvent(1));
+        expect(ids((await tx.audit.list({ limit: 10 })).events)).toEqual(["event-001"]);
+      });
+      await expect(
+        stores.transaction(async (tx) => {
+          await tx.audit.append(anEvent(2));
+          throw new Error("the work failed");
+        }),
+      ).rejects.toThrow("the work failed");
+      await stores.transaction(async (tx) => {
+        await expectRejectionKind(tx.audit.append(anEvent(1)), "already_exists");
+        await tx.audit.append(anEvent(3));
+      });
+      expect(ids((await stores.audit.list({ limit: 10 })).events)).toEqual(["event-003", "event-001"]);
+    });
+
     it.each([0, -1, 1.5, Number.NaN])("refuses a limit of %s", async (limit) => {
       await expect(stores.audit.list({ limit })).rejects.toThrow(RangeError);
     });

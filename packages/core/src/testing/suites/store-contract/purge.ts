@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import { aChallenge, anIntent, DAY, MINUTE, seedGraph, T0, tokenPair, aSession } from "./fixtures.ts";
+import { aChallenge, anIntent, DAY, DEVICE_ID, MINUTE, ORG_ID, seedGraph, T0, tokenPair, aSession, USER_ID } from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
 
 /**
@@ -42,7 +42,13 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       expect(await stores.intents.consume("intent-expired", now)).toBeNull();
       expect((await stores.challenges.claimAttempt("challenge-live", 5, now))?.attempts).toBe(1);
       expect((await stores.challenges.findById("challenge-expired-recently"))?.id).toBe("challenge-expired-recently");
-      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now)).toEqual({ kind: "reused", sessionId: "session-1" });
+      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now)).toEqual({
+        kind: "reused",
+        sessionId: "session-1",
+        userId: USER_ID,
+        orgId: ORG_ID,
+        deviceId: DEVICE_ID,
+      });
     });
   });
 }

@@ -9,6 +9,7 @@ import {
   OTHER_USER_ID,
   ORG_ID,
   OTHER_ORG_ID,
+  DEVICE_ID,
   OTHER_USER_DEVICE_ID,
   OTHER_ORG_DEVICE_ID,
   tokenPair,
@@ -68,10 +69,22 @@ export function describeSessionsContract(current: () => Stores): void {
     it("revokes the session when a rotated-away refresh token is used again", async () => {
       await stores.sessions.create(aSession());
       await stores.sessions.rotate("refresh-1", tokenPair("2", now), now);
-      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now + 1)).toEqual({ kind: "reused", sessionId: "session-1" });
+      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now + 1)).toEqual({
+        kind: "reused",
+        sessionId: "session-1",
+        userId: USER_ID,
+        orgId: ORG_ID,
+        deviceId: DEVICE_ID,
+      });
       expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now + 1)).toBeNull();
       expect((await stores.sessions.rotate("refresh-2", tokenPair("4", now), now + 2)).kind).toBe("invalid");
-      expect(await stores.sessions.rotate("refresh-1", tokenPair("5", now), now + 3)).toEqual({ kind: "reused", sessionId: "session-1" });
+      expect(await stores.sessions.rotate("refresh-1", tokenPair("5", now), now + 3)).toEqual({
+        kind: "reused",
+        sessionId: "session-1",
+        userId: USER_ID,
+        orgId: ORG_ID,
+        deviceId: DEVICE_ID,
+      });
     });
 
     it("forgets a retired refresh token once the token that replaced it has expired", async () => {
@@ -132,12 +145,24 @@ export function describeSessionsContract(current: () => Stores): void {
       await stores.sessions.create(aSession({ id: "session-2", ...tokenPair("b1") }));
       const replay = { sealedSuccessor: "sealed", reuseIntervalMs: 10_000 };
       await stores.sessions.rotate("refresh-1", tokenPair("2", now), now, replay);
-      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now + 10_000, replay)).toEqual({ kind: "reused", sessionId: "session-1" });
+      expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now + 10_000, replay)).toEqual({
+        kind: "reused",
+        sessionId: "session-1",
+        userId: USER_ID,
+        orgId: ORG_ID,
+        deviceId: DEVICE_ID,
+      });
       expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now)).toBeNull();
 
       await stores.sessions.rotate("refresh-b1", tokenPair("b2", now), now, replay);
       await stores.sessions.rotate("refresh-b2", tokenPair("b3", now), now + 1, replay);
-      expect(await stores.sessions.rotate("refresh-b1", tokenPair("b4", now), now + 2, replay)).toEqual({ kind: "reused", sessionId: "session-2" });
+      expect(await stores.sessions.rotate("refresh-b1", tokenPair("b4", now), now + 2, replay)).toEqual({
+        kind: "reused",
+        sessionId: "session-2",
+        userId: USER_ID,
+        orgId: ORG_ID,
+        deviceId: DEVICE_ID,
+      });
     });
 
     it("with a zero reuse interval, a replay revokes at once", async () => {

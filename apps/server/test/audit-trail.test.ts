@@ -1,0 +1,167 @@
+/**
+ * The audit trail of a whole MFA sign-in over the wire, on SQLite and on PostgreSQL: the real
+ * `gatehouse serve` process in dev OTP mode, read back through AdminService.ListAuditEvents.
+ */
+import { randomBytes } from "node:crypto";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR } from "@gatehouse/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStorage, type OpenStorage } from "../src/storage.ts";
+import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
+import { DEV_ENV, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+
+const PASSWORD = "correct horse battery";
+const PHONE = "+15551234567";
+const USER_AGENT = "audit-e2e/1.0 (test)";
+
+const pgAvailable = (await requirePostgresInCi("the PostgreSQL variant of the audit trail test")) === null;
+
+interface Database {
+  readonly url: string;
+  dispose(): Promise<void>;
+}
+
+function sqliteDatabase(): Database {
+  const db = tempSqliteDatabase();
+  return { url: db.databaseUrl, dispose: async () => db.dispose() };
+}
+
+/** A schema of its own on the shared server, selected through search_path. */
+async function postgresDatabase(): Promise<Database> {
+  const schema = `gh_audit_${randomBytes(6).toString("hex")}`;
+  const admin = async (statement: string) => void (await onPostgres((client) => client.query(statement)));
+  await admin(`CREATE SCHEMA ${schema}`);
+  const url = new URL(PG_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return { url: url.toString(), dispose: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
+}
+
+const dialects: [string, () => Promise<Database>, boolean][] = [
+  ["SQLite", async () => sqliteDatabase(), true],
+  ["PostgreSQL", postgresDatabase, pgAvailable],
+];
+
+describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_name, openDatabase, enabled) => {
+  let database: Database;
+  let server: ServerProcess;
+  let storage: OpenStorage;
+  let api: Clients;
+  let orgId: string;
+  let adaId: string;
+  let adminToken: string;
+
+  const asAda = { headers: { "user-agent": USER_AGENT } };
+
+  async function otpFor(challengeId: string): Promise<string> {
+    return (await api.dev.getOTP({ challengeId })).otp;
+  }
+
+  beforeAll(async () => {
+    if (!enabled) return;
+    database = await openDatabase();
+    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
+    storage = await openStorage(database.url);
+    // The operator seeds in process, as the CLI would, on the server's database.
+    const operator = createGatehouse({
+      stores: storage.stores,
+      sms: { sendOtp: async () => {} },
+      clock: systemClock,
+      random: cryptoRandom,
+      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
+    });
+    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
+    ({ userId: adaId } = await operator.register({ email: "ada@example.com", password: PASSWORD }));
+    await operator.register({ email: "admin@example.com", password: PASSWORD });
+    await operator.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
+    await operator.admin.addMember(SYSTEM_ACTOR, orgId, "admin@example.com", "admin");
+    api = clientsFor(server.url);
+
+    const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
+    if (login.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${login.result.case}`);
+    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: login.result.value.intentId, phone: "+15557654321" });
+    adminToken = (await api.auth.verifyMFA({ challengeId, otp: await otpFor(challengeId) })).accessToken;
+  });
+
+  afterAll(async () => {
+    await storage?.close();
+    await server?.stop();
+    await database?.dispose();
+  });
+
+  it.runIf(enabled)(
+    "wrong password → login → phone intent → phone → OTP → verify → refresh → logout: each step's events, in order, with their fields",
+    async () => {
+      const since = timestampFromMs(Date.now());
+      const failed = await rpcError(api.auth.login({ email: "ada@example.com", password: "not the password", orgId }, asAda));
+      expect(failed.rawMessage).toBe("invalid email or password");
+
+      const login = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: "laptop" }, asAda);
+      if (login.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${login.result.case}`);
+      const { challengeId, phoneMask } = await api.auth.submitPhoneAndRequestMFA({ intentId: login.result.value.intentId, phone: PHONE }, asAda);
+      expect(phoneMask).toBe("+*******4567");
+      const otp = await otpFor(challengeId);
+      const tokens = await api.auth.verifyMFA({ challengeId, otp }, asAda);
+      const refreshed = await api.auth.refresh({ refreshToken: tokens.refreshToken }, asAda);
+      if (refreshed.result.case !== "tokens") throw new Error(`expected tokens, got ${refreshed.result.case}`);
+      await api.auth.logout({}, { headers: { ...asAda.headers, ...bearer(refreshed.result.value.accessToken).headers } });
+
+      const { events, nextCursor } = await api.admin.listAuditEvents({ userId: adaId, since }, bearer(adminToken));
+      expect(nextCursor).toBe("");
+      const trail = [...events].reverse();
+      expect(trail.map((event) => event.kind)).toEqual([
+        "sign_in.failed",
+        "sign_in.succeeded",
+        "mfa.required",
+        "otp.sent",
+        "mfa.verified",
+        "phone.verified",
+        "session.created",
+        "device.trusted",
+        "session.refreshed",
+        "session.revoked",
+      ]);
+
+      const [signInFailed, signedIn, ...afterPassword] = trail;
+      const payload = (kind: string): JsonObject => trail.find((event) => event.kind === kind)?.payload ?? {};
+      expect(signInFailed).toMatchObject({ actor: { kind: "anonymous" }, orgId, userId: adaId, userAgent: USER_AGENT, payload: { reason: "wrong_password" } });
+      expect(signInFailed!.deviceId).toBeUndefined();
+      expect(signedIn).toMatchObject({ actor: { kind: "user", userId: adaId }, orgId, payload: { mfa_required: true } });
+      const deviceId = signedIn!.deviceId;
+      expect(deviceId).toMatch(/^[0-9a-f-]{36}$/);
+      for (const event of [signedIn!, ...afterPassword]) {
+        expect(event).toMatchObject({ actor: { kind: "user", userId: adaId }, orgId, userId: adaId, userAgent: USER_AGENT });
+        // A logout knows the session, not its device.
+        expect(event.deviceId).toBe(event.kind === "session.revoked" ? undefined : deviceId);
+        expect(event.clientIp).toMatch(/^(::ffff:)?127\.0\.0\.1$|^::1$/);
+      }
+      expect(payload("mfa.required")).toEqual({ phone_mask: null });
+      expect(payload("otp.sent")).toEqual({ challenge_id: challengeId, phone_mask: "+*******4567" });
+      expect(payload("mfa.verified")).toEqual({ challenge_id: challengeId });
+      expect(payload("phone.verified")).toEqual({ phone_mask: "+*******4567" });
+      const sessionId = payload("session.created").session_id;
+      expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(payload("device.trusted").trusted_until).toBeGreaterThan(Date.now());
+      expect(payload("session.refreshed")).toEqual({ session_id: sessionId });
+      expect(payload("session.revoked")).toEqual({ reason: "logout", session_id: sessionId, count: 1 });
+
+      // Every text recorded but the ids (random hex, which may hold any six digits).
+      const recorded = JSON.stringify(events, (key, value: unknown) =>
+        key === "id" || /(Id|_id)$/.test(key) ? undefined : typeof value === "bigint" ? String(value) : value,
+      );
+      for (const secret of [
+        otp,
+        PASSWORD,
+        "not the password",
+        PHONE,
+        PHONE.slice(1),
+        tokens.accessToken,
+        tokens.refreshToken,
+        refreshed.result.value.refreshToken,
+      ]) {
+        expect(recorded).not.toContain(secret);
+      }
+    },
+  );
+});
