@@ -34,14 +34,8 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
 
   const user = await ctx.stores.users.findByEmail(email);
   if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) {
-    await recordAuditAlone(
-      ctx,
-      "sign_in.failed",
-      { actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request },
-      {
-        reason: user === null ? "unknown_email" : "wrong_password",
-      },
-    );
+    const refused = { actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request } as const;
+    await recordAuditAlone(ctx, "sign_in.failed", refused, { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
 
