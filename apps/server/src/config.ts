@@ -121,7 +121,9 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
 
   const databaseUrl = text("DATABASE_URL") ?? DEFAULT_DATABASE_URL;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(databaseUrl) && !/^(postgres|postgresql|file):/i.test(databaseUrl)) {
+  // Any scheme but these is refused, with or without "//": "sqlite:./g.db" (other tools' spelling) would
+  // otherwise open a relative path and create a directory named "sqlite:". One letter is a drive, not a scheme.
+  if (/^[a-z][a-z0-9+.-]+:/i.test(databaseUrl) && !/^(postgres|postgresql|file):/i.test(databaseUrl)) {
     problems.push("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
   }
 

@@ -83,6 +83,23 @@ describe("PHONE_DEFAULT_REGION", () => {
   });
 });
 
+describe("DATABASE_URL", () => {
+  it.each([
+    "./data/g.sqlite",
+    "/var/lib/gatehouse/g.sqlite",
+    "file:./g.sqlite",
+    "file:///var/lib/g.sqlite",
+    "postgres://db/gatehouse",
+    "postgresql://db/gatehouse",
+  ])("takes %j", (value) => {
+    expect(loadConfig({ DATABASE_URL: value }, 8).databaseUrl).toBe(value);
+  });
+
+  it.each(["sqlite:./g.db", "sqlite:/tmp/g.db", "sqlite:///tmp/g.db", "mysql://db/gatehouse", "redis:6379"])("refuses %j, naming the variable", (value) => {
+    expect(problems({ DATABASE_URL: value })).toContain("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
+  });
+});
+
 describe("AUDIT_RETENTION_DAYS", () => {
   it("defaults to 90 days and takes a whole number of days from 1 to 36500", () => {
     const day = 24 * 60 * 60 * 1000;
