@@ -3,13 +3,13 @@ import type { InsertQueryBuilder, InsertResult } from "kysely";
 import { isUniqueViolation } from "./dialect-differences.ts";
 
 /**
- * Runs an INSERT that skips a duplicate key, and reports the duplicate the way the ports promise:
- * `GatehouseError("already_exists")`. The conflict is skipped rather than caught: inside a PostgreSQL
- * transaction a failed statement aborts the whole transaction, and the caller may go on (a taken slug).
+ * Runs an INSERT of `rows` rows that skips a duplicate key, and reports the duplicate the way the ports
+ * promise: `GatehouseError("already_exists")`. The conflict is skipped rather than caught: inside a
+ * PostgreSQL transaction a failed statement aborts the whole transaction, and the caller may go on (a taken slug).
  */
-export async function insertUnlessTaken<DB, TB extends keyof DB>(insert: InsertQueryBuilder<DB, TB, InsertResult>): Promise<void> {
+export async function insertUnlessTaken<DB, TB extends keyof DB>(insert: InsertQueryBuilder<DB, TB, InsertResult>, rows = 1): Promise<void> {
   const result = await insert.onConflict((conflict) => conflict.doNothing()).executeTakeFirstOrThrow();
-  if (result.numInsertedOrUpdatedRows === 0n) throw new GatehouseError("already_exists");
+  if ((result.numInsertedOrUpdatedRows ?? 0n) < BigInt(rows)) throw new GatehouseError("already_exists");
 }
 
 /** Runs a write whose unique violation cannot be skipped (an UPDATE) and reports it as `already_exists`. */

@@ -31,21 +31,25 @@ function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
  */
 export function createAuditRepository(db: Kysely<Database>): AuditStore {
   return {
-    async append(event) {
+    async append(...events) {
+      if (events.length === 0) return;
       await insertUnlessTaken(
-        db.insertInto("audit_events").values({
-          id: event.id,
-          at: event.at,
-          kind: event.kind,
-          actor_kind: event.actor.kind,
-          actor_user_id: event.actor.kind === "user" ? event.actor.userId : null,
-          org_id: event.orgId,
-          user_id: event.userId,
-          device_id: event.deviceId,
-          client_ip: event.clientIp,
-          user_agent: event.userAgent,
-          payload: JSON.stringify(event.payload),
-        }),
+        db.insertInto("audit_events").values(
+          events.map((event) => ({
+            id: event.id,
+            at: event.at,
+            kind: event.kind,
+            actor_kind: event.actor.kind,
+            actor_user_id: event.actor.kind === "user" ? event.actor.userId : null,
+            org_id: event.orgId,
+            user_id: event.userId,
+            device_id: event.deviceId,
+            client_ip: event.clientIp,
+            user_agent: event.userAgent,
+            payload: JSON.stringify(event.payload),
+          })),
+        ),
+        events.length,
       );
     },
 

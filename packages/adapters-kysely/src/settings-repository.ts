@@ -1,21 +1,45 @@
 import type { OrgMfaSettings, PlatformSettings, SettingsStore } from "@gatehouse/core";
-import type { Kysely } from "kysely";
-import { fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
-import type { Database } from "./schema.ts";
+import { sql, type Kysely, type Selectable } from "kysely";
+import { fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
+import type { Database, OrgMfaSettingsTable, PlatformSettingsTable } from "./schema.ts";
 
 const PLATFORM_ROW_ID = 1;
+
+type PlatformColumns = Pick<Selectable<PlatformSettingsTable>, "mfa_always" | "device_trust_enabled" | "max_trust_ttl_days">;
+type OrgColumns = Pick<
+  Selectable<OrgMfaSettingsTable>,
+  "require_mfa_new_device" | "require_mfa_untrusted_device" | "trust_device_after_mfa" | "trust_ttl_days"
+>;
+
+function toPlatformSettings(row: PlatformColumns): PlatformSettings {
+  return { mfaAlways: fromDbBool(row.mfa_always), deviceTrustEnabled: fromDbBool(row.device_trust_enabled), maxTrustTtlDays: row.max_trust_ttl_days };
+}
+
+function toOrgSettings(row: OrgColumns): OrgMfaSettings {
+  return {
+    requireMfaNewDevice: fromDbBool(row.require_mfa_new_device),
+    requireMfaUntrustedDevice: fromDbBool(row.require_mfa_untrusted_device),
+    trustDeviceAfterMfa: fromDbBool(row.trust_device_after_mfa),
+    trustTtlDays: row.trust_ttl_days,
+  };
+}
+
+/** Both settings rows left-joined to one anchor row: null columns where a row was never stored. */
+interface SettingsForOrgRow {
+  readonly mfa_always: DbBool | null;
+  readonly device_trust_enabled: DbBool | null;
+  readonly max_trust_ttl_days: number | null;
+  readonly require_mfa_new_device: DbBool | null;
+  readonly require_mfa_untrusted_device: DbBool | null;
+  readonly trust_device_after_mfa: DbBool | null;
+  readonly trust_ttl_days: number | null;
+}
 
 export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDialect): SettingsStore {
   return {
     async getPlatform() {
       const row = await db.selectFrom("platform_settings").selectAll().where("id", "=", PLATFORM_ROW_ID).executeTakeFirst();
-      if (row === undefined) return null;
-      const settings: PlatformSettings = {
-        mfaAlways: fromDbBool(row.mfa_always),
-        deviceTrustEnabled: fromDbBool(row.device_trust_enabled),
-        maxTrustTtlDays: row.max_trust_ttl_days,
-      };
-      return settings;
+      return row === undefined ? null : toPlatformSettings(row);
     },
 
     async putPlatform(settings) {
@@ -33,14 +57,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
 
     async getOrg(orgId) {
       const row = await db.selectFrom("org_mfa_settings").selectAll().where("org_id", "=", orgId).executeTakeFirst();
-      if (row === undefined) return null;
-      const settings: OrgMfaSettings = {
-        requireMfaNewDevice: fromDbBool(row.require_mfa_new_device),
-        requireMfaUntrustedDevice: fromDbBool(row.require_mfa_untrusted_device),
-        trustDeviceAfterMfa: fromDbBool(row.trust_device_after_mfa),
-        trustTtlDays: row.trust_ttl_days,
-      };
-      return settings;
+      return row === undefined ? null : toOrgSettings(row);
     },
 
     async putOrg(orgId, settings) {
@@ -55,6 +72,35 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         .values({ org_id: orgId, ...columns })
         .onConflict((conflict) => conflict.column("org_id").doUpdateSet(columns))
         .execute();
+    },
+
+    async getForOrg(orgId) {
+      const { rows } = await sql<SettingsForOrgRow>`
+        SELECT p.mfa_always, p.device_trust_enabled, p.max_trust_ttl_days,
+               o.require_mfa_new_device, o.require_mfa_untrusted_device, o.trust_device_after_mfa, o.trust_ttl_days
+        FROM (SELECT 1 AS one) AS anchor
+        LEFT JOIN platform_settings AS p ON p.id = ${PLATFORM_ROW_ID}
+        LEFT JOIN org_mfa_settings AS o ON o.org_id = ${orgId}`.execute(db);
+      const row = rows[0];
+      if (row === undefined) throw new Error("the settings read returned no row");
+      const {
+        mfa_always,
+        device_trust_enabled,
+        max_trust_ttl_days,
+        require_mfa_new_device,
+        require_mfa_untrusted_device,
+        trust_device_after_mfa,
+        trust_ttl_days,
+      } = row;
+      const platform =
+        mfa_always === null || device_trust_enabled === null || max_trust_ttl_days === null
+          ? null
+          : toPlatformSettings({ mfa_always, device_trust_enabled, max_trust_ttl_days });
+      const org =
+        require_mfa_new_device === null || require_mfa_untrusted_device === null || trust_device_after_mfa === null || trust_ttl_days === null
+          ? null
+          : toOrgSettings({ require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days });
+      return { platform, org };
     },
   };
 }

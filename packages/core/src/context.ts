@@ -1,4 +1,5 @@
 import { createAuditIdSource } from "./audit/audit-ids.ts";
+import type { AuditEvent } from "./audit/events.ts";
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
 import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
@@ -30,6 +31,8 @@ export interface Context {
   readonly hashQueue: HashQueue;
   /** Ids for audit events, ordered as they are made (see audit-ids.ts). */
   readonly newAuditId: (at: EpochMs) => string;
+  /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
+  readonly pendingAudit?: AuditEvent[];
 }
 
 export function createContext(deps: GatehouseDeps): Context {

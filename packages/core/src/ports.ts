@@ -196,6 +196,8 @@ export interface SettingsStore {
   putPlatform(settings: PlatformSettings): Promise<void>;
   getOrg(orgId: string): Promise<OrgMfaSettings | null>;
   putOrg(orgId: string, settings: OrgMfaSettings): Promise<void>;
+  /** `getPlatform` and `getOrg(orgId)` in one read (one statement): every sign-in decision needs both. */
+  getForOrg(orgId: string): Promise<{ readonly platform: PlatformSettings | null; readonly org: OrgMfaSettings | null }>;
 }
 
 export interface VersionedBrowserPolicy {
@@ -316,8 +318,11 @@ export interface AuditPage {
  * the change it records is.
  */
 export interface AuditStore {
-  /** Throws `already_exists` on a duplicate id. */
-  append(event: AuditEvent): Promise<void>;
+  /**
+   * Appends the events in one statement (a unit of work's events go in together, one round trip).
+   * Throws `already_exists` when an id is taken; the events with free ids are appended all the same.
+   */
+  append(...events: AuditEvent[]): Promise<void>;
   /**
    * One page of the events matching `query`. Paging by cursor neither skips nor repeats an event,
    * equal timestamps included, while events newer than the first page are appended. Throws

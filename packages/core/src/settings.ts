@@ -8,6 +8,6 @@ export interface EffectiveSettings {
 
 /** Stored settings, or the defaults of architecture.md where none were stored. */
 export async function loadSettings(stores: Stores, orgId: string): Promise<EffectiveSettings> {
-  const [platform, org] = await Promise.all([stores.settings.getPlatform(), stores.settings.getOrg(orgId)]);
+  const { platform, org } = await stores.settings.getForOrg(orgId);
   return { platform: platform ?? DEFAULT_PLATFORM_SETTINGS, org: org ?? DEFAULT_ORG_MFA_SETTINGS };
 }

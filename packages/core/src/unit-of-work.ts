@@ -1,3 +1,4 @@
+import type { AuditEvent } from "./audit/events.ts";
 import type { Context } from "./context.ts";
 import { isGatehouseError, type GatehouseError } from "./errors.ts";
 
@@ -8,16 +9,22 @@ type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: fals
  * A GatehouseError is a decided answer, and what led to it must persist (a claimed attempt, a spent failure
  * budget, a session revoked for token reuse): the work commits, then the error is thrown. Any other error
  * (the database, a bug) rolls all of it back. `tx` is `ctx` with the transaction's stores: code inside uses
- * only `tx`, and awaits nothing but its stores (SMS and password hashes run before or after).
+ * only `tx`, and awaits nothing but its stores (SMS and password hashes run before or after). The audit
+ * events it records go in together, in one statement, just before the commit: one round trip, not one per event.
  */
 export async function inTransaction<T>(ctx: Context, work: (tx: Context) => Promise<T>): Promise<T> {
+  if (ctx.pendingAudit !== undefined) return work(ctx);
   const settled = await ctx.stores.transaction(async (stores): Promise<Settled<T>> => {
+    const pendingAudit: AuditEvent[] = [];
+    let settled: Settled<T>;
     try {
-      return { ok: true, value: await work({ ...ctx, stores }) };
+      settled = { ok: true, value: await work({ ...ctx, stores, pendingAudit }) };
     } catch (error) {
-      if (isGatehouseError(error)) return { ok: false, error };
-      throw error;
+      if (!isGatehouseError(error)) throw error;
+      settled = { ok: false, error };
     }
+    if (pendingAudit.length > 0) await stores.audit.append(...pendingAudit);
+    return settled;
   });
   if (!settled.ok) throw settled.error;
   return settled.value;

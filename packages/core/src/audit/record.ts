@@ -1,6 +1,5 @@
 import type { Context } from "../context.ts";
 import type { EpochMs } from "../model.ts";
-import { inTransaction } from "../unit-of-work.ts";
 import type { GatehouseError } from "../errors.ts";
 import type { AuditActor, AuditEvent, AuditEventKind, AuditEventOf, AuditPayloads, RateLimitName } from "./events.ts";
 
@@ -54,15 +53,20 @@ export function auditEvent<K extends AuditEventKind>(
   };
 }
 
-/** Appends the event of `kind`, happening now, to the unit of work `tx` belongs to: it commits exactly when the change it records does. */
+/**
+ * Adds the event of `kind`, happening now, to the unit of work `tx` belongs to: it is appended with that
+ * unit's other events just before the commit, so it commits exactly when the change it records does.
+ */
 export async function recordAudit<K extends AuditEventKind>(tx: Context, kind: K, subject: AuditSubject, payload: AuditPayloads[K]): Promise<void> {
   // TypeScript cannot see that an event of one kind K is one of the union's members.
-  await tx.stores.audit.append(auditEvent(tx.newAuditId, tx.clock.now(), kind, subject, payload) as AuditEvent);
+  const event = auditEvent(tx.newAuditId, tx.clock.now(), kind, subject, payload) as AuditEvent;
+  if (tx.pendingAudit === undefined) throw new Error("recordAudit runs inside a unit of work (inTransaction); use recordAuditAlone outside one");
+  tx.pendingAudit.push(event);
 }
 
-/** For an event that records no change of state (a refused sign-in): a unit of work of its own. */
+/** For an event that records no change of state (a refused sign-in, a code the provider accepted): one statement of its own. */
 export async function recordAuditAlone<K extends AuditEventKind>(ctx: Context, kind: K, subject: AuditSubject, payload: AuditPayloads[K]): Promise<void> {
-  await inTransaction(ctx, (tx) => recordAudit(tx, kind, subject, payload));
+  await ctx.stores.audit.append(auditEvent(ctx.newAuditId, ctx.clock.now(), kind, subject, payload) as AuditEvent);
 }
 
 /** Records that `limit` refused (with `refusal`, a `rateLimited` answer) in the unit of work `tx`, and returns the refusal to throw. */

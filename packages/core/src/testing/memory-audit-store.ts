@@ -13,9 +13,11 @@ export interface MemoryAuditStore {
 export function createMemoryAuditStore(): MemoryAuditStore {
   let events: AuditEvent[] = [];
   const store: AuditStore = {
-    async append(event) {
-      if (events.some((stored) => stored.id === event.id)) throw new GatehouseError("already_exists");
-      events = [...events, structuredClone(event)];
+    async append(...appended) {
+      const taken = new Set(events.map((stored) => stored.id));
+      const fresh = appended.filter((event) => !taken.has(event.id) && taken.add(event.id));
+      events = [...events, ...fresh.map((event) => structuredClone(event))];
+      if (fresh.length < appended.length) throw new GatehouseError("already_exists");
     },
     async list(query) {
       if (!Number.isInteger(query.limit) || query.limit < 1) throw new RangeError("an audit page limit must be a whole number ≥ 1");

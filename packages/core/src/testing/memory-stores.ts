@@ -351,6 +351,9 @@ function createSettingsStore(tables: MemoryTables): SettingsStore {
     async putOrg(orgId, settings) {
       orgs.set(orgId, { ...settings });
     },
+    async getForOrg(orgId) {
+      return { platform: copyOrNull(platform.get("platform")), org: copyOrNull(orgs.get(orgId)) };
+    },
   };
 }
 

@@ -117,6 +117,13 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
       expect((await stores.audit.list({ limit: 10 })).events).toEqual([anEvent(1)]);
     });
 
+    it("appends several events in one call; a taken id among them is refused and the others are appended", async () => {
+      await stores.audit.append(anEvent(1), anEvent(2));
+      await expectRejectionKind(stores.audit.append(anEvent(3), anEvent(2, { orgId: OTHER_ORG_ID }), anEvent(4)), "already_exists");
+      await stores.audit.append();
+      expect((await stores.audit.list({ limit: 10 })).events).toEqual([anEvent(4), anEvent(3), anEvent(2), anEvent(1)]);
+    });
+
     it("lists newest first, events of one millisecond by id descending, whatever the order they were appended in", async () => {
       const sameTime = [3, 1, 2].map((n) => anEvent(n, { at: T0 }));
       await appendAll([anEvent(9, { at: T0 - 1 }), ...sameTime, anEvent(0, { at: T0 + 1 })]);

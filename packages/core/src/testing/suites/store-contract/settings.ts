@@ -33,5 +33,16 @@ export function describeSettingsContract(current: () => Stores): void {
       await stores.settings.putOrg(ORG_ID, replaced);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(replaced);
     });
+
+    it("reads the platform and one org's settings together, each null while never stored", async () => {
+      expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org: null });
+      const org = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 0 };
+      await stores.settings.putOrg(ORG_ID, org);
+      expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org });
+      const platform = { mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 0 };
+      await stores.settings.putPlatform(platform);
+      expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform, org });
+      expect(await stores.settings.getForOrg(OTHER_ORG_ID)).toEqual({ platform, org: null });
+    });
   });
 }
