@@ -108,7 +108,7 @@ const plan = smoke
         verifyPerRun: 1500,
         profileDurationS: 10,
         lookupCalls: 5000,
-        loginQueue: { clients: 64, durationS: 10, probeLogins: 40 },
+        loginQueue: { clients: 64, durationS: 20, probeLogins: 200 },
       },
       scaling: { runs: 3, durationS: 8, warmupS: 2, connections: 10, policyEntries: 1000 },
       databases: { runs: 3, durationS: 5, warmupS: 2, connections: 10, policyEntries: 1000, cheapFlows: 50 },
