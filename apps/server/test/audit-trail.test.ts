@@ -2,49 +2,23 @@
  * The audit trail of a whole MFA sign-in over the wire, on SQLite and on PostgreSQL: the real
  * `gatehouse serve` process in dev OTP mode, read back through AdminService.ListAuditEvents.
  */
-import { randomBytes } from "node:crypto";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
-import { DEV_ENV, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
 const PHONE = "+15551234567";
 const USER_AGENT = "audit-e2e/1.0 (test)";
 
-const pgAvailable = (await requirePostgresInCi("the PostgreSQL variant of the audit trail test")) === null;
-
-interface Database {
-  readonly url: string;
-  dispose(): Promise<void>;
-}
-
-function sqliteDatabase(): Database {
-  const db = tempSqliteDatabase();
-  return { url: db.databaseUrl, dispose: async () => db.dispose() };
-}
-
-/** A schema of its own on the shared server, selected through search_path. */
-async function postgresDatabase(): Promise<Database> {
-  const schema = `gh_audit_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => void (await onPostgres((client) => client.query(statement)));
-  await admin(`CREATE SCHEMA ${schema}`);
-  const url = new URL(PG_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return { url: url.toString(), dispose: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
-}
-
-const dialects: [string, () => Promise<Database>, boolean][] = [
-  ["SQLite", async () => sqliteDatabase(), true],
-  ["PostgreSQL", postgresDatabase, pgAvailable],
-];
+const dialects = await wireDialects("the PostgreSQL variant of the audit trail test", "gh_audit");
 
 describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: Database;
+  let database: WireDatabase;
   let server: ServerProcess;
   let storage: OpenStorage;
   let api: Clients;

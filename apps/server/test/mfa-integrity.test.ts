@@ -2,49 +2,20 @@
  * Issue 15 over the wire, on SQLite and on PostgreSQL: the real `gatehouse serve` process in dev
  * OTP mode. Each case failed on the code before the fix; docs/security.md names them.
  */
-import { randomBytes } from "node:crypto";
 import { Code } from "@connectrpc/connect";
 import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
-import { DEV_ENV, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
 
-const pgAvailable = (await requirePostgresInCi("the PostgreSQL variant of the MFA integrity tests")) === null;
-
-interface Database {
-  readonly url: string;
-  dispose(): Promise<void>;
-}
-
-function sqliteDatabase(): Database {
-  const db = tempSqliteDatabase();
-  return { url: db.databaseUrl, dispose: async () => db.dispose() };
-}
-
-/**
- * A schema of its own on the shared server, selected through search_path. (Not a database of its
- * own: DROP DATABASE waits for a checkpoint, which takes minutes while other suites write hard.)
- */
-async function postgresDatabase(): Promise<Database> {
-  const schema = `gh_i15_${randomBytes(6).toString("hex")}`;
-  const admin = async (statement: string) => void (await onPostgres((client) => client.query(statement)));
-  await admin(`CREATE SCHEMA ${schema}`);
-  const url = new URL(PG_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  return { url: url.toString(), dispose: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
-}
-
-const dialects: [string, () => Promise<Database>, boolean][] = [
-  ["SQLite", async () => sqliteDatabase(), true],
-  ["PostgreSQL", postgresDatabase, pgAvailable],
-];
+const dialects = await wireDialects("the PostgreSQL variant of the MFA integrity tests", "gh_i15");
 
 describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: Database;
+  let database: WireDatabase;
   let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
