@@ -5,6 +5,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrationLockKeys, openPostgresStores } from "../src/index.ts";
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
 
+/** Every migration, in order: what opening a fresh schema applies. */
+const EVERY_MIGRATION = [
+  "0001_initial",
+  "0002_device_session_issued",
+  "0003_refresh_reuse_interval",
+  "0004_org_slug",
+  "0005_sliding_rate_limits",
+  "0006_audit_events",
+];
+
 const database = await databaseUnderTest();
 
 /** An audit event for the purge cases: only its id and time matter there. */
@@ -30,27 +40,13 @@ describe(`openPostgresStores (${database.kind})`, () => {
   });
 
   it("migrates a fresh schema once; the next open finds it current", async () => {
-    expect((await schema.open()).applied).toEqual([
-      "0001_initial",
-      "0002_device_session_issued",
-      "0003_refresh_reuse_interval",
-      "0004_org_slug",
-      "0005_sliding_rate_limits",
-      "0006_audit_events",
-    ]);
+    expect((await schema.open()).applied).toEqual(EVERY_MIGRATION);
     expect((await schema.open()).applied).toEqual([]);
   });
 
   it("applies the migrations exactly once when 4 replicas start together on a fresh schema", async () => {
     const replicas = await Promise.all(Array.from({ length: 4 }, () => schema.open()));
-    expect(replicas.flatMap((replica) => replica.applied)).toEqual([
-      "0001_initial",
-      "0002_device_session_issued",
-      "0003_refresh_reuse_interval",
-      "0004_org_slug",
-      "0005_sliding_rate_limits",
-      "0006_audit_events",
-    ]);
+    expect(replicas.flatMap((replica) => replica.applied)).toEqual(EVERY_MIGRATION);
     const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(replicas[0]!.db);
     expect(recorded.rows).toEqual([
       { name: "0001_initial" },
@@ -148,14 +144,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
       await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys(schema.schema)]);
-      expect((await opening).applied).toEqual([
-        "0001_initial",
-        "0002_device_session_issued",
-        "0003_refresh_reuse_interval",
-        "0004_org_slug",
-        "0005_sliding_rate_limits",
-        "0006_audit_events",
-      ]);
+      expect((await opening).applied).toEqual(EVERY_MIGRATION);
     } finally {
       holder.release();
     }
@@ -168,14 +157,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       const opening = schema.open();
       const waited = await Promise.race([opening.then(() => false), new Promise((resolve) => setTimeout(resolve, 5_000, true))]);
       expect(waited).toBe(false);
-      expect((await opening).applied).toEqual([
-        "0001_initial",
-        "0002_device_session_issued",
-        "0003_refresh_reuse_interval",
-        "0004_org_slug",
-        "0005_sliding_rate_limits",
-        "0006_audit_events",
-      ]);
+      expect((await opening).applied).toEqual(EVERY_MIGRATION);
     } finally {
       await holder.query("select pg_advisory_unlock_all()");
       holder.release();
@@ -201,15 +183,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     try {
       const others = await Promise.all(Array.from({ length: 16 }, () => database.freshSchema()));
       try {
-        for (const other of others)
-          expect((await other.open()).applied).toEqual([
-            "0001_initial",
-            "0002_device_session_issued",
-            "0003_refresh_reuse_interval",
-            "0004_org_slug",
-            "0005_sliding_rate_limits",
-            "0006_audit_events",
-          ]);
+        for (const other of others) expect((await other.open()).applied).toEqual(EVERY_MIGRATION);
       } finally {
         await Promise.all(others.map((other) => other.drop()));
       }
@@ -247,14 +221,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     const url = new URL(PG_URL);
     url.searchParams.set("options", `-c search_path=${schema.schema}`);
     const opened = await openPostgresStores({ connectionString: url.toString(), max: 3 });
-    expect(opened.applied).toEqual([
-      "0001_initial",
-      "0002_device_session_issued",
-      "0003_refresh_reuse_interval",
-      "0004_org_slug",
-      "0005_sliding_rate_limits",
-      "0006_audit_events",
-    ]);
+    expect(opened.applied).toEqual(EVERY_MIGRATION);
     const inSchema = await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db);
     expect(inSchema.rows).toEqual([{ schema: schema.schema }]);
     await opened.close();

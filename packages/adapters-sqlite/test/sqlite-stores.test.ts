@@ -7,6 +7,16 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStores } from "../src/index.ts";
 
+/** Every migration, in order: what opening a fresh schema applies. */
+const EVERY_MIGRATION = [
+  "0001_initial",
+  "0002_device_session_issued",
+  "0003_refresh_reuse_interval",
+  "0004_org_slug",
+  "0005_sliding_rate_limits",
+  "0006_audit_events",
+];
+
 /** An audit event for the purge cases: only its id and time matter there. */
 function memberRemoved(id: string, at: number): AuditEvent {
   return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
@@ -40,14 +50,7 @@ describe("openSqliteStores", () => {
   it("creates missing parent directories and migrates once", async () => {
     const filename = join(directory, "nested", "deeper", "gatehouse.db");
     const first = await openSqliteStores({ filename });
-    expect(first.appliedMigrations).toEqual([
-      "0001_initial",
-      "0002_device_session_issued",
-      "0003_refresh_reuse_interval",
-      "0004_org_slug",
-      "0005_sliding_rate_limits",
-      "0006_audit_events",
-    ]);
+    expect(first.appliedMigrations).toEqual(EVERY_MIGRATION);
     await first.close();
     const second = await openSqliteStores({ filename });
     expect(second.appliedMigrations).toEqual([]);
@@ -92,14 +95,7 @@ describe("openSqliteStores", () => {
 
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
-    expect(opened.appliedMigrations).toEqual([
-      "0001_initial",
-      "0002_device_session_issued",
-      "0003_refresh_reuse_interval",
-      "0004_org_slug",
-      "0005_sliding_rate_limits",
-      "0006_audit_events",
-    ]);
+    expect(opened.appliedMigrations).toEqual(EVERY_MIGRATION);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
     await opened.close();
   });
