@@ -238,7 +238,7 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
 
     it("purge deletes the events older than the retention, and only those", async (context) => {
       const purge = current().purgeExpired;
-      // Memory stores keep nothing to sweep, so they offer no purge: the case is skipped with that reason printed.
+      // Memory stores offer no purge (nothing runs a purge job over them): the case is skipped with that reason printed.
       if (purge === undefined) return context.skip("this adapter has no purge");
       const now = T0 + 100 * DAY;
       const retention = { auditRetentionMs: 90 * DAY };
