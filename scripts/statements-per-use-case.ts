@@ -1,0 +1,110 @@
+/**
+ * How many statements Login (MFA required, phone on file) and VerifyMFA send, and how long they spend
+ * in the database, in process through the real stores (no HTTP): the figures behind README's
+ * "fewer round trips" and the PostgreSQL floor under them (`select 1`).
+ *
+ *   node --conditions=@gatehouse/source scripts/statements-per-use-case.ts sqlite
+ *   PG_URL=postgres://postgres@127.0.0.1:5432/postgres node --conditions=@gatehouse/source scripts/statements-per-use-case.ts postgres
+ *
+ * PostgreSQL runs in a schema of its own, dropped at the end.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPostgresStores } from "@gatehouse/adapters-postgres";
+import { openSqliteStores, type QueryTiming } from "@gatehouse/adapters-sqlite";
+import { createGatehouse, cryptoRandom, systemClock } from "@gatehouse/core";
+import { OutboxSmsSender } from "@gatehouse/core/testing";
+import pg from "pg";
+
+const FLOWS = 60;
+const PASSWORD = "correct horse battery";
+const dialect = process.argv[2];
+if (dialect !== "sqlite" && dialect !== "postgres") throw new Error("usage: statements-per-use-case.ts sqlite|postgres");
+
+let statements = 0;
+let databaseMs = 0;
+const onQuery = (timing: QueryTiming) => {
+  statements++;
+  databaseMs += timing.durationMs;
+};
+
+const schema = `gh_statements_${randomBytes(4).toString("hex")}`;
+const pgUrl = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** Runs `text` `times` times on a connection of its own; returns the mean milliseconds per run. */
+const onOwnConnection = async (text: string, times = 1) => {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    const started = performance.now();
+    for (let i = 0; i < times; i++) await client.query(text);
+    return (performance.now() - started) / times;
+  } finally {
+    await client.end();
+  }
+};
+const dir = mkdtempSync(join(tmpdir(), "gatehouse-statements-"));
+let opened;
+if (dialect === "postgres") {
+  await onOwnConnection(`CREATE SCHEMA ${schema}`);
+  const url = new URL(pgUrl);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  opened = await openPostgresStores({ connectionString: url.toString(), onQuery });
+} else {
+  opened = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite"), onQuery });
+}
+
+const sms = new OutboxSmsSender();
+const gatehouse = createGatehouse({
+  stores: opened.stores,
+  sms,
+  clock: systemClock,
+  random: cryptoRandom,
+  config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
+});
+const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Statements");
+const emails: string[] = [];
+for (let i = 0; i < FLOWS; i++) {
+  const email = `user${i}@statements.test`;
+  const { userId } = await gatehouse.register({ email, password: PASSWORD });
+  await opened.stores.users.setVerifiedPhone(userId, `+1555010${String(i).padStart(4, "0")}`);
+  await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
+  emails.push(email);
+}
+
+/** Runs `step` and returns what it cost: wall time, statements and time in the database. */
+async function measure(step: () => Promise<unknown>): Promise<[number, number, number]> {
+  const [before, beforeMs, started] = [statements, databaseMs, performance.now()];
+  await step();
+  return [performance.now() - started, statements - before, databaseMs - beforeMs];
+}
+
+const login: [number, number, number][] = [];
+const verify: [number, number, number][] = [];
+for (const [i, email] of emails.entries()) {
+  let challengeId = "";
+  login.push(
+    await measure(async () => {
+      const outcome = await gatehouse.login({ email, password: PASSWORD, orgId, deviceFingerprint: `device-${i}` });
+      if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
+      challengeId = outcome.challenge.challengeId;
+    }),
+  );
+  const otp = sms.lastOtpFor(challengeId);
+  if (otp === undefined) throw new Error("no OTP was sent");
+  verify.push(await measure(() => gatehouse.verifyMfa({ challengeId, otp })));
+}
+await opened.close();
+rmSync(dir, { recursive: true, force: true });
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const row = (name: string, runs: [number, number, number][]) =>
+  `${name}: ${median(runs.map((r) => r[1]))} statements (begin and commit included), ${median(runs.map((r) => r[2])).toFixed(2)} ms in the database, ${median(runs.map((r) => r[0])).toFixed(2)} ms in all (median of ${runs.length})`;
+console.log(`${dialect}, cheap password hash (1 MiB, t = 1), in process:`);
+console.log(row("Login, MFA required, phone on file", login));
+console.log(row("VerifyMFA", verify));
+if (dialect === "postgres") {
+  console.log(`select 1 round trip: ${((await onOwnConnection("select 1", 2000)) * 1000).toFixed(0)} µs (mean of 2,000)`);
+  await onOwnConnection(`DROP SCHEMA ${schema} CASCADE`);
+}
