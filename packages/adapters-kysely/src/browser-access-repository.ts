@@ -5,29 +5,40 @@ import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 /**
- * One SELECT per browser request: the active session by its access token hash, left-joined to the
- * membership of its user in the requested org and to that org's policy. Being one statement it reads
- * one snapshot on both dialects, and it is one round trip on PostgreSQL.
+ * One SELECT per browser request: the active session by its access token hash, with the membership of
+ * its user in the requested org and that org's policy as scalar subqueries. Being one statement it reads
+ * one snapshot on both dialects, and it is one round trip on PostgreSQL. Subqueries, not LEFT JOINs:
+ * on the bench fixture (1,000-entry policy), better-sqlite3 ran the joined form in 20–27 µs and this one
+ * in 5.5 µs, with the same index lookups in both plans.
  */
 export function createBrowserAccessRepository(db: Kysely<Database>, cache: PreparedQueryCache): BrowserAccessStore {
   const selectAccess = preparedQuery(db, cache, "browserAccess.resolve", 4, (accessTokenHash: string, orgId: string, knownPolicyVersion: number, now: number) =>
     db
       .selectFrom("sessions")
-      .leftJoin("memberships", (join) => join.onRef("memberships.user_id", "=", "sessions.user_id").on("memberships.org_id", "=", orgId))
-      .leftJoin("browser_policies", (join) => join.on("browser_policies.org_id", "=", orgId))
       .select((eb) => [
         "sessions.id as session_id",
         "sessions.user_id",
         "sessions.org_id as session_org_id",
-        "memberships.user_id as member_user_id",
-        "browser_policies.version as policy_version",
+        eb
+          .selectFrom("memberships")
+          .select("memberships.user_id")
+          .whereRef("memberships.user_id", "=", "sessions.user_id")
+          .where("memberships.org_id", "=", orgId)
+          .as("member_user_id"),
+        eb.selectFrom("browser_policies").select("version").where("org_id", "=", orgId).as("policy_version"),
         // As in getIfChanged: the policy text only crosses the wire when the caller's copy is stale.
         eb
-          .case()
-          .when("browser_policies.version", "=", knownPolicyVersion)
-          .then(sql<string | null>`null`)
-          .else(eb.ref("browser_policies.policy"))
-          .end()
+          .selectFrom("browser_policies")
+          .select((policies) =>
+            policies
+              .case()
+              .when("version", "=", knownPolicyVersion)
+              .then(sql<string | null>`null`)
+              .else(policies.ref("policy"))
+              .end()
+              .as("policy"),
+          )
+          .where("org_id", "=", orgId)
           .as("policy"),
       ])
       .where("sessions.access_token_hash", "=", accessTokenHash)
