@@ -23,6 +23,7 @@ import { ONLY_SECTIONS, runOnly } from "./bench/only.ts";
 import { goalRows, loginQueueRows, renderMarkdown, summaryTable, type Baseline, type BenchResults } from "./bench/report.ts";
 import { measureScaling } from "./bench/scaling.ts";
 import { measureLoginQueueAlone, measureServer } from "./bench/server-bench.ts";
+import { buildServerDist } from "./bench/server.ts";
 import { measureUrlCheck } from "./bench/url-check.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -122,6 +123,11 @@ if (values.section !== undefined && values.section !== "login-queue" && onlySect
 }
 
 try {
+  const needsServer = values.section === undefined || values.section === "login-queue" || values.section === "check-url-db";
+  if (needsServer && !smoke) {
+    log("building dist/: the bench runs the server as npm start does");
+    buildServerDist(ROOT);
+  }
   if (values.section === "login-queue") {
     log(
       `gatehouse bench --section login-queue${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`,

@@ -42,8 +42,8 @@ export interface ProfileSummary {
 
 /** Areas by file; the first matching rule wins. */
 const AREA_RULES: readonly [string, (url: string, fn: string) => boolean][] = [
-  ["URL policy (parse + host key + match)", (url) => url.includes("/core/src/url-policy/")],
-  ["core use cases (auth, membership, policy reader)", (url) => url.includes("/core/src/")],
+  ["URL policy (parse + host key + match)", (url) => /\/core\/(src|dist)\/url-policy\//.test(url)],
+  ["core use cases (auth, membership, policy reader)", (url) => /\/core\/(src|dist)\//.test(url)],
   [
     "repositories (adapters-kysely/sqlite)",
     (url) => url.includes("/adapters-kysely/") || url.includes("/adapters-sqlite/") || url.includes("/adapters-postgres/"),

@@ -3,7 +3,7 @@
  * node flags (--cpu-prof) and waits on /healthz instead of the "listening" log line, which
  * LOG_LEVEL=warn hides.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -31,6 +31,18 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+let fromDist = false;
+
+/**
+ * Builds dist/ (`npm run build`, its output on stderr) and makes every later bench server run from it,
+ * as `npm start` does. The smoke run skips this and runs the sources: it measures nothing, and the test
+ * suite that runs it must not rewrite dist/ under the packaging tests.
+ */
+export function buildServerDist(root: string): void {
+  execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", 2, 2] });
+  fromDist = true;
+}
+
 export interface StartOptions {
   readonly root: string;
   readonly env: Record<string, string>;
@@ -41,15 +53,15 @@ export interface StartOptions {
 export async function startBenchServer(options: StartOptions): Promise<BenchServer> {
   const port = await freePort();
   const bin = join(options.root, "apps/server/bin/gatehouse.js");
-  // Run as `npm start` runs it, through the bin's shebang and its node flags; the source condition and
-  // extra flags go through NODE_OPTIONS.
+  // Run as `npm start` runs it, through the bin's shebang and its node flags; extra flags (and, when
+  // dist/ was not built, the source condition) go through NODE_OPTIONS.
   const child = spawn(bin, ["serve"], {
     cwd: options.root,
     env: {
       ...process.env,
       ...options.env,
       PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", "--conditions=@gatehouse/source", ...(options.nodeArgs ?? [])].join(" ").trim(),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", ...(fromDist ? [] : ["--conditions=@gatehouse/source"]), ...(options.nodeArgs ?? [])].join(" ").trim(),
       HOST: "127.0.0.1",
       PORT: String(port),
     },

@@ -250,7 +250,7 @@ describe("CLI", () => {
 
   it("runs as an executable through its shebang (how npm start runs the server)", () => {
     const result = spawnSync(BIN, ["org", "create", "Shebang"], {
-      // The repository runs the bin on its TypeScript sources, as `npm start` does.
+      // On the TypeScript sources: `npm start` runs the same bin on dist/, which this suite does not build.
       env: { ...process.env, ...env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NODE_OPTIONS: "--conditions=@gatehouse/source" },
       encoding: "utf8",
     });
