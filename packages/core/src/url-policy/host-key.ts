@@ -20,7 +20,7 @@ export type HostKeyResult = HostKey | InvalidHost;
 
 const MAX_DOMAIN_OCTETS = 253;
 const MAX_LABEL_OCTETS = 63;
-const DOMAIN = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;
+const DOT = 0x2e;
 const LABEL = /^[a-z0-9_-]*$/;
 const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
 const DOTTED_IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
@@ -55,17 +55,41 @@ export function hostKeyOf(url: string): HostKeyResult {
 function domainKey(name: string): HostKeyResult {
   if (name.length === 0) return invalid("the host name is empty");
   if (name.length > MAX_DOMAIN_OCTETS) return invalid(`a host name has at most ${MAX_DOMAIN_OCTETS} octets`);
-  if (!DOMAIN.test(name)) return labelProblem(name);
+  // One pass over the characters for the label rules ([a-z0-9_-]{1,63} between dots), where the last label
+  // starts and whether any label is Punycode: this runs on every URL checked, so no regex, split or second scan.
+  let labelStart = 0;
+  let punycode = false;
+  for (let i = 0; i <= name.length; i++) {
+    const c = i === name.length ? DOT : name.charCodeAt(i);
+    if (c === DOT) {
+      const length = i - labelStart;
+      if (length === 0 || length > MAX_LABEL_OCTETS) return labelProblem(name);
+      punycode ||= isPunycodePrefix(name, labelStart);
+      if (i < name.length) labelStart = i + 1;
+    } else if (!isLdh(c)) {
+      return labelProblem(name);
+    }
+  }
   // Both of ENDS_IN_NUMBER's forms start the last label with a digit.
-  if (isDigit(name.charCodeAt(name.lastIndexOf(".") + 1)) && ENDS_IN_NUMBER.test(name))
+  if (isDigit(name.charCodeAt(labelStart)) && ENDS_IN_NUMBER.test(name))
     return invalid("the last label is a number but the host is not a dotted-decimal IPv4 address");
-  if (name.includes("xn--")) {
+  if (punycode) {
     for (const label of name.split(".")) {
       // Node 20 returns "" for bad Punycode and Node 24 returns the label unchanged: both mean it does not decode.
       if (label.startsWith("xn--") && isUndecodable(label)) return invalid(`"${label}" is not valid Punycode`);
     }
   }
   return { kind: "domain", key: name };
+}
+
+/** a-z, 0-9, "-" or "_": the characters of a host name label. */
+function isLdh(charCode: number): boolean {
+  return (charCode >= 0x61 && charCode <= 0x7a) || isDigit(charCode) || charCode === 0x2d || charCode === 0x5f;
+}
+
+/** Whether the label at `at` starts with "xn--" (the caller knows it has at least that many characters or ends at a dot). */
+function isPunycodePrefix(name: string, at: number): boolean {
+  return name.charCodeAt(at) === 0x78 && name.charCodeAt(at + 1) === 0x6e && name.charCodeAt(at + 2) === 0x2d && name.charCodeAt(at + 3) === 0x2d;
 }
 
 function isDigit(charCode: number): boolean {

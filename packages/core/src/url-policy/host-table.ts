@@ -16,24 +16,48 @@ export type HostHash = (text: string, from: number) => number;
 export interface HostLookup extends Iterable<[string, number]> {
   /** The bits of the key `text.slice(from)` (0 when absent), without building that string. */
   get(text: string, from?: number): number;
+  /**
+   * The bits of `text.slice(starts[k])` into `bits[k]` for each k < count, as `get` would give them;
+   * `starts` must descend (shortest suffix first). All the keys are looked up together, see `HostTable#getEach`.
+   */
+  getEach(text: string, starts: Int32Array, count: number, bits: Int32Array): void;
   readonly size: number;
 }
 
 /**
- * FNV-1a over the characters, then murmur3's finaliser so that the low bits, which pick the slot, depend
- * on every character: one multiply per character, fast in JS on short ASCII strings, and it hashes a suffix
- * of the text in place, which is how `listingOf` probes the `*.` bases of a host. 32 bits are enough because
- * a hash match is only a hint: the key is compared in full, in the same cache line for most keys.
+ * FNV-1a over the characters from the last to `from`, then murmur3's finaliser so that the low bits, which
+ * pick the slot, depend on every character. Walking backwards, the running state at a label boundary is that
+ * suffix's state, so one pass over a host yields the hash of every `*.` base it could match (`hashSuffixes`).
+ * 32 bits are enough because a hash match is only a hint: the key is compared in full, in the same cache line for most keys.
  */
 export const fnv1aMix: HostHash = (text, from) => {
-  let hash = 0x811c9dc5;
-  for (let i = from; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  hash ^= hash >>> 16;
+  // `| 0` keeps the state an int32: the raw offset basis is above 2^31, and V8 would then carry a double through the loop.
+  let state = FNV_OFFSET | 0;
+  for (let i = text.length - 1; i >= from; i--) state = Math.imul(state ^ text.charCodeAt(i), FNV_PRIME);
+  return finalise(state);
+};
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+function finalise(state: number): number {
+  let hash = state ^ (state >>> 16);
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
   hash = Math.imul(hash, 0xc2b2ae35);
   return hash ^ (hash >>> 16);
-};
+}
+
+/** `fnv1aMix` of `text.slice(starts[k])` into `hashes[k]` for k < count, in one backward pass; `starts` descends. */
+function hashSuffixes(text: string, starts: Int32Array, count: number, hashes: Int32Array): void {
+  let state = FNV_OFFSET | 0;
+  let i = text.length;
+  for (let k = 0; k < count; k++) {
+    const start = starts[k]!;
+    while (i > start) state = Math.imul(state ^ text.charCodeAt(--i), FNV_PRIME);
+    hashes[k] = finalise(state);
+  }
+}
 
 /**
  * A slot is 32 bytes, half a cache line: the hash's low 32 bits, `(key length << BITS_WIDTH) | bits`
@@ -48,6 +72,8 @@ const KEY_AT = 2;
 const INLINE_CHARS = (SLOT_WORDS - KEY_AT) * 4;
 const BITS_WIDTH = 4;
 const BITS_MASK = (1 << BITS_WIDTH) - 1;
+/** A host name has at most 127 labels (253 octets), so at most that many suffixes plus itself. */
+export const MAX_KEYS_AT_ONCE = 128;
 
 export class HostTable implements HostLookup {
   readonly #slots: Int32Array;
@@ -59,8 +85,8 @@ export class HostTable implements HostLookup {
   #chars: Uint8Array;
   #charsUsed = 0;
   #size = 0;
-  /** The hash `#find` computed last: `add` stores it without hashing the key again. */
-  #foundHash = 0;
+  /** Scratch for `getEach`: one hash per key, at most one per label of a 253-octet name and the name itself. */
+  readonly #hashes = new Int32Array(MAX_KEYS_AT_ONCE);
 
   /** A table for up to `capacity` distinct keys, never resized: its slots are at most half used. */
   constructor(capacity: number, hash: HostHash = fnv1aMix) {
@@ -83,7 +109,8 @@ export class HostTable implements HostLookup {
    * capacity; compile only passes host keys, which are never the first two.
    */
   add(key: string, bits: number): boolean {
-    const at = this.#find(key, 0);
+    const hash = this.#hash(key, 0) | 0;
+    const at = this.#find(key, 0, hash);
     const meta = this.#slots[at + KEY_META]!;
     if (meta !== 0) {
       this.#slots[at + KEY_META] = meta | (bits & BITS_MASK);
@@ -104,14 +131,34 @@ export class HostTable implements HostLookup {
       this.#charsUsed += key.length;
     }
     for (let i = 0; i < key.length; i++) target[offset + i] = key.charCodeAt(i);
-    this.#slots[at + HASH_LOW] = this.#foundHash;
+    this.#slots[at + HASH_LOW] = hash;
     this.#slots[at + KEY_META] = (key.length << BITS_WIDTH) | (bits & BITS_MASK);
     this.#size++;
     return true;
   }
 
   get(text: string, from = 0): number {
-    return this.#slots[this.#find(text, from) + KEY_META]! & BITS_MASK;
+    return this.#slots[this.#find(text, from, this.#hash(text, from) | 0) + KEY_META]! & BITS_MASK;
+  }
+
+  /**
+   * Every first slot is read before any is examined: the reads do not depend on each other, so at a
+   * million keys, where each is a likely cache and TLB miss, the CPU overlaps them instead of queueing them.
+   */
+  getEach(text: string, starts: Int32Array, count: number, bits: Int32Array): void {
+    if (count > MAX_KEYS_AT_ONCE) throw new RangeError(`at most ${MAX_KEYS_AT_ONCE} keys at once`);
+    const hashes = this.#hashes;
+    if (this.#hash === fnv1aMix) hashSuffixes(text, starts, count, hashes);
+    else for (let k = 0; k < count; k++) hashes[k] = this.#hash(text, starts[k]!) | 0;
+    const slots = this.#slots;
+    let anyUsed = 0;
+    for (let k = 0; k < count; k++) anyUsed |= slots[(hashes[k]! & this.#mask) * SLOT_WORDS + KEY_META]!;
+    // All first slots empty (each is, half the time or more, in a table at most half full): every key is absent, nothing to compare.
+    if (anyUsed === 0) {
+      bits.fill(0, 0, count);
+      return;
+    }
+    for (let k = 0; k < count; k++) bits[k] = slots[this.#find(text, starts[k]!, hashes[k]!) + KEY_META]! & BITS_MASK;
   }
 
   *[Symbol.iterator](): Iterator<[string, number]> {
@@ -126,11 +173,9 @@ export class HostTable implements HostLookup {
     }
   }
 
-  /** The slot (word index) holding `text.slice(from)`, or the empty slot where it would go. */
-  #find(text: string, from: number): number {
+  /** The slot (word index) holding `text.slice(from)`, whose hash is `low`, or the empty slot where it would go. */
+  #find(text: string, from: number, low: number): number {
     const slots = this.#slots;
-    const low = this.#hash(text, from) | 0;
-    this.#foundHash = low;
     const length = text.length - from;
     for (let slot = low & this.#mask; ; slot = (slot + 1) & this.#mask) {
       const at = slot * SLOT_WORDS;

@@ -68,11 +68,15 @@ describe("compileAccessControl (url-policy.md §5)", () => {
     expect(checkUrl(compiled, "https://example.com").reasonCode).toBe("not_allowed");
   });
 
-  it("probes the host's own key, then only proper suffixes whose label count a wildcard base has", () => {
+  it("probes only proper suffixes whose label count a wildcard base has, shortest first, then the host's own key", () => {
     const compiled = compileAccessControl(accessControl({ allowedDomains: ["*.b.c", "*.x.y.z.w"], blockedDomains: ["*.evil.b.c"] }));
     const probed: string[] = [];
     const hosts: HostLookup = {
-      get: (text: string, from = 0) => (probed.push(text.slice(from)), compiled.hosts.get(text, from)),
+      get: (text: string, from = 0) => compiled.hosts.get(text, from),
+      getEach: (text: string, starts: Int32Array, count: number, bits: Int32Array) => {
+        for (const start of starts.subarray(0, count)) probed.push(text.slice(start));
+        compiled.hosts.getEach(text, starts, count, bits);
+      },
       size: compiled.hosts.size,
       [Symbol.iterator]: () => compiled.hosts[Symbol.iterator](),
     };
@@ -81,10 +85,10 @@ describe("compileAccessControl (url-policy.md §5)", () => {
       probed.length = 0;
       return [listingOf(spy, { kind, key }), ...probed];
     };
-    expect(probes("domain", "q.r.s.t.u.v")).toEqual(["unlisted", "q.r.s.t.u.v", "u.v", "t.u.v", "s.t.u.v"]);
-    expect(probes("domain", "a.b.c")).toEqual(["allowed", "a.b.c", "b.c"]);
+    expect(probes("domain", "q.r.s.t.u.v")).toEqual(["unlisted", "u.v", "t.u.v", "s.t.u.v", "q.r.s.t.u.v"]);
+    expect(probes("domain", "a.b.c")).toEqual(["allowed", "b.c", "a.b.c"]);
     expect(probes("domain", "b.c")).toEqual(["allowed", "b.c"]);
-    expect(probes("domain", "x.evil.b.c")).toEqual(["blocked", "x.evil.b.c", "b.c", "evil.b.c"]);
+    expect(probes("domain", "x.evil.b.c")).toEqual(["blocked", "b.c", "evil.b.c", "x.evil.b.c"]);
     expect(probes("ip", "1.2.3.4")).toEqual(["unlisted", "1.2.3.4"]);
   });
 
@@ -121,13 +125,13 @@ describe("lookups at scale", () => {
     expect(checkUrl(compiled, "https://a.evil99999.example/").reasonCode).toBe("blocked");
     expect(checkUrl(compiled, "https://www.bad99998.example/").reasonCode).toBe("not_allowed");
 
-    // A scan would call the table's iterator; the lookup only calls get().
+    // A scan would call the table's iterator; the lookup only calls getEach().
     const guarded = {
       ...compiled,
       hosts: new Proxy(compiled.hosts, {
         get(target, property) {
-          if (property !== "get") throw new Error(`scanned via ${String(property)}`);
-          return target.get.bind(target);
+          if (property !== "getEach") throw new Error(`scanned via ${String(property)}`);
+          return target.getEach.bind(target);
         },
       }),
     };

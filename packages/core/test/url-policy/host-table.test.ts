@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fnv1aMix, HostTable } from "../../src/url-policy/host-table.ts";
+import { fnv1aMix, HostTable, MAX_KEYS_AT_ONCE } from "../../src/url-policy/host-table.ts";
 import type { HostHash } from "../../src/url-policy/host-table.ts";
 
 /** Hashes that collide on purpose: a hit can then only come from comparing the keys themselves. */
@@ -67,6 +67,35 @@ describe("HostTable", () => {
     expect(table.get("a.com", 5)).toBe(0);
     expect(table.get("www.side-store-twenty-five.cm", 4)).toBe(8);
     expect(table.get("www.side-store-twenty-five.cm", 3)).toBe(0);
+  });
+
+  it.each([["fnv1aMix", fnv1aMix] as const, ...WEAK_HASHES])("looks several suffixes up at once as get would, when %s", (_name, hash) => {
+    const table = tableOf(ENTRIES, hash);
+    const cases: [string, number[]][] = [
+      ["www.a.com", [6, 4, 0]],
+      ["x.live.com", [7, 2, 0]],
+      ["xaa.com", [4, 1]],
+      ["nowhere.example", [8, 0]],
+      ["www.side-store-twenty-five.cm", [4, 0]],
+      ["10.0.0.1", [0]],
+      ["", [0]],
+    ];
+    for (const [text, starts] of cases) {
+      const bits = new Int32Array(MAX_KEYS_AT_ONCE).fill(-1);
+      table.getEach(text, Int32Array.from(starts), starts.length, bits);
+      expect([...bits.subarray(0, starts.length)]).toEqual(starts.map((start) => table.get(text, start)));
+    }
+    expect(() => table.getEach("a", new Int32Array(MAX_KEYS_AT_ONCE + 1), MAX_KEYS_AT_ONCE + 1, new Int32Array(MAX_KEYS_AT_ONCE + 1))).toThrow(RangeError);
+  });
+
+  it("hashes every suffix in one backward pass exactly as it hashes each alone", () => {
+    const table = tableOf(ENTRIES);
+    const text = "a.b.inline-twenty-four.c.com";
+    const starts = [25, 23, 4, 2, 0];
+    const bits = new Int32Array(starts.length);
+    table.getEach(text, Int32Array.from(starts), starts.length, bits);
+    expect([...bits]).toEqual([0, 0, 2, 0, 0]);
+    expect(starts.map((start) => fnv1aMix(text, start))).toEqual(starts.map((start) => fnv1aMix(text.slice(start), 0)));
   });
 
   it("merges the bits of a key added twice into one slot", () => {
