@@ -14,6 +14,7 @@ import {
   DevService,
   errorInterceptor,
   ipRateLimitInterceptor,
+  refusalPacingInterceptor,
   registerHealth,
   registerReflection,
   type NodeRequest,
@@ -85,6 +86,8 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     readMaxBytes: MAX_RPC_MESSAGE_BYTES,
     interceptors: [
       errorInterceptor(onUnexpected),
+      // Outside the observer, so RPC latency metrics show the work, not the deliberate pause.
+      refusalPacingInterceptor(config.refusalPauseMs),
       ...(observers.length === 0 ? [] : [observeRpcs(observer)]),
       ipRateLimitInterceptor(stores.rateLimiter, clock, config.rateLimitIpPerMinute),
       authInterceptor(gatehouse),

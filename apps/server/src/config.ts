@@ -26,6 +26,8 @@ export interface ServerConfig {
   readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
+  /** The longest a refused public auth RPC (ResourceExhausted) waits before its answer; 0 answers at once. */
+  readonly refusalPauseMs: number;
   readonly trustProxyHops: number;
   readonly passwordHash: PasswordHashConfig;
   readonly challengeTtlMs: number;
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
+    refusalPauseMs: int("REFUSAL_PAUSE_MS", 1000, 0, 60_000),
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,

@@ -499,14 +499,21 @@ describe("server start-up and modes", () => {
     });
   });
 
-  it("the per-IP limit on public RPCs answers ResourceExhausted", async () => {
+  it("the per-IP limit on public RPCs answers ResourceExhausted, after the refusal pause", async () => {
     const db = tempSqliteDatabase();
-    const server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: db.databaseUrl, RATE_LIMIT_IP_PER_MINUTE: "3" });
+    const server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: db.databaseUrl, RATE_LIMIT_IP_PER_MINUTE: "3", REFUSAL_PAUSE_MS: "300" });
     try {
       const api = clientsFor(server.url);
       const codes: Code[] = [];
-      for (let i = 0; i < 4; i++) codes.push((await rpcError(api.auth.verifyMFA({ challengeId: "", otp: "" }))).code);
+      const elapsed: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const started = performance.now();
+        codes.push((await rpcError(api.auth.verifyMFA({ challengeId: "", otp: "" }))).code);
+        elapsed.push(performance.now() - started);
+      }
       expect(codes).toEqual([Code.InvalidArgument, Code.InvalidArgument, Code.InvalidArgument, Code.ResourceExhausted]);
+      // Only a lower bound: the refusal is held for the pause, whatever else the machine is doing.
+      expect(elapsed[3]).toBeGreaterThanOrEqual(300);
       // Issue 15 point 6: a sliding window, so the wait is a full minute from the first call, not the rest of a clock minute.
       const limited = await rpcError(api.auth.verifyMFA({ challengeId: "", otp: "" }));
       const retrySeconds = Number(/retry in (\d+) s/.exec(limited.rawMessage)?.[1]);

@@ -4,6 +4,7 @@
  */
 export { createConnectRoutes, type ConnectRoutesOptions } from "./connect-routes.ts";
 export { authInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHODS, IP_LIMITED_METHODS, TOKEN_IN_HANDLER_METHODS } from "./interceptors.ts";
+export { refusalPacingInterceptor, type Pause } from "./refusal-pacing.ts";
 export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
 export { HTTP_ERRORS } from "./http-errors.ts";
 export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";

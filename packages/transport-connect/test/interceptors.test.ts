@@ -115,6 +115,39 @@ describe("the interceptors over the in-memory router transport", () => {
     });
   });
 
+  describe("refusal pacing", () => {
+    const login = (h: RouterHarness, password = "wrong password!") =>
+      h.auth.login({ email: "ada@example.com", password, orgId: h.orgId }, { headers: { [CLIENT_IP_HEADER]: "198.51.100.1" } });
+    const LIMITED = { code: Code.ResourceExhausted, message: "too many requests; retry in 60 s" };
+
+    it.each([
+      ["the pause cap, when retry-after is longer", 1000, 1000],
+      ["retry-after, when it is shorter than the cap", 120_000, 60_000],
+    ])("a refused public RPC waits %s before its unchanged answer", async (_case, refusalPauseMs, pausedMs) => {
+      const h = await createRouterHarness({ ipPerMinute: 1, refusalPauseMs });
+      await h.member("ada@example.com");
+      await expectConnectError(login(h), { code: Code.Unauthenticated, message: "invalid email or password" });
+      expect(h.pauses).toEqual([]);
+      const limited = await expectConnectError(login(h), { ...LIMITED, detail: { kind: "rate_limited", retryAfterSeconds: 60 } });
+      expect(limited.metadata.get("retry-after")).toBe("60");
+      await expectConnectError(h.auth.register({ email: "new@example.com", password: PASSWORD }, { headers: { [CLIENT_IP_HEADER]: "198.51.100.1" } }), LIMITED);
+      expect(h.pauses).toEqual([pausedMs, pausedMs]);
+    });
+
+    it("never pauses another error, a bearer method or, at 0, anything", async () => {
+      const h = await createRouterHarness({ ipPerMinute: 1, refusalPauseMs: 0, devOtps: true });
+      await h.member("ada@example.com");
+      await expectConnectError(login(h), { code: Code.Unauthenticated, message: "invalid email or password" });
+      await expectConnectError(login(h), LIMITED);
+      const paced = await createRouterHarness({ devOtps: true });
+      await paced.member("ada@example.com");
+      await expectConnectError(login(paced), { code: Code.Unauthenticated, message: "invalid email or password" });
+      await expectConnectError(paced.browser.getOrg({ orgId: paced.orgId }), SESSION_REJECTED);
+      await expectConnectError(paced.dev.getOTP({ challengeId: "none" }), { code: Code.NotFound, message: "no OTP for this challenge" });
+      expect([...h.pauses, ...paced.pauses]).toEqual([]);
+    });
+  });
+
   describe("error mapping", () => {
     /** api.md "Error codes", restated here so a change to the table is a deliberate, visible one. */
     const WIRE: Record<ErrorKind, [Code, ErrorKind]> = {

@@ -9,6 +9,7 @@ import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb"
 import { DevService } from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
 import { ErrorDetailSchema, type ErrorDetail } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
 import { authInterceptor, errorInterceptor, ipRateLimitInterceptor } from "../../src/interceptors.ts";
+import { refusalPacingInterceptor } from "../../src/refusal-pacing.ts";
 import { clientIpKey } from "../../src/request-context.ts";
 
 /** Stands in for the socket address the node adapter reads: the in-memory transport has no socket. */
@@ -30,6 +31,8 @@ export interface RouterHarnessOptions {
   readonly stores?: (memory: Stores) => Stores;
   /** Extra services on the same router, behind the same interceptors. */
   readonly extraRoutes?: (router: ConnectRouter) => void;
+  /** REFUSAL_PAUSE_MS (default here 1000, the server's); the pauses are recorded in `pauses`, never slept. */
+  readonly refusalPauseMs?: number;
 }
 
 /**
@@ -45,6 +48,7 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
   const sms = new OutboxSmsSender();
   const gatehouse = createGatehouse({ stores, clock, random, sms, config: { password: TEST_PASSWORD_PARAMS, ...options.config } });
   const unexpected: { error: unknown; method: string }[] = [];
+  const pauses: number[] = [];
   const devOtps = options.devOtps === true ? { get: (challengeId: string) => sms.lastOtpFor(challengeId) ?? null } : null;
   const transport = createRouterTransport(
     (router) => {
@@ -55,6 +59,9 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
       router: {
         interceptors: [
           errorInterceptor((error, method) => unexpected.push({ error, method })),
+          refusalPacingInterceptor(options.refusalPauseMs ?? 1000, async (ms) => {
+            pauses.push(ms);
+          }),
           ipRateLimitInterceptor(stores.rateLimiter, clock, options.ipPerMinute ?? 0),
           authInterceptor(gatehouse),
         ],
@@ -91,7 +98,7 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
     return auth.verifyMFA({ challengeId, otp: sms.lastOtpFor(challengeId) ?? "" });
   }
 
-  return { gatehouse, stores, clock, sms, unexpected, transport, auth, browser, admin, dev, orgId, member, signIn };
+  return { gatehouse, stores, clock, sms, unexpected, pauses, transport, auth, browser, admin, dev, orgId, member, signIn };
 }
 
 export type RouterHarness = Awaited<ReturnType<typeof createRouterHarness>>;
