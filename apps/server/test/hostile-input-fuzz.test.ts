@@ -10,13 +10,20 @@ import { connect as connectHttp2, type ClientHttp2Session } from "node:http2";
 import { create, toBinary, toJsonString, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
+import { AdminService, AuthService, BrowserService, DevService, MAX_JSON_BODY_BYTES } from "@gatehouse/transport-connect";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CONNECTION_LIMITS } from "../src/connection-limits.ts";
 import { clientsFor } from "./support/clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { garbageBytes, hostileJsonObject, hostileString, messageInit, wrongType } from "./support/hostile-inputs.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+
+/** fetch's failure when the peer closed the socket under a write or a read. */
+function closedByServer(error: unknown): boolean {
+  const code = error instanceof TypeError ? (error.cause as { code?: unknown } | undefined)?.code : undefined;
+  return code === "EPIPE" || code === "ECONNRESET" || code === "UND_ERR_SOCKET";
+}
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -291,12 +298,19 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
     );
     await check(requests, async ({ path, method, headers, body }) => {
       const hasBody = body !== undefined && method !== "GET";
+      // Past a limit the server answers (431, 413) and closes while the client may still be writing its
+      // megabyte: the client then sees the socket closed (EPIPE, ECONNRESET) instead of the status, a race
+      // that CI once lost. For such a request a closed connection is the refusal; any other failure is not.
+      const overLimit = Buffer.byteLength(path) > DEFAULT_CONNECTION_LIMITS.maxHeaderBytes || (hasBody && Buffer.byteLength(body) > MAX_JSON_BODY_BYTES);
       const response = await fetch(`${server.url}${path}`, {
         method,
         headers: { ...(hasBody ? { "content-type": "application/json" } : {}), ...headers },
         body: hasBody ? body : undefined,
+      }).catch((error: unknown) => {
+        if (overLimit && closedByServer(error)) return "closed by the server" as const;
+        throw error;
       });
-      await expectNo5xx(response, `${method} ${path.slice(0, 200)} ${String(body).slice(0, 200)}`);
+      if (response !== "closed by the server") await expectNo5xx(response, `${method} ${path.slice(0, 200)} ${String(body).slice(0, 200)}`);
     });
   });
 
