@@ -167,6 +167,10 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   };
   // Node refuses a headers timeout longer than the request timeout, and it would mean nothing.
   if (connections.headersTimeoutMs > connections.requestTimeoutMs) problems.push("HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS");
+  // A refusal held past the request timeout would reach the client as a reset instead of its 429: by
+  // default the pause stays within half of it, and a pause set explicitly must be shorter.
+  const refusalPauseMs = int("REFUSAL_PAUSE_MS", Math.min(1000, Math.floor(connections.requestTimeoutMs / 2)), 0, 60_000);
+  if (refusalPauseMs >= connections.requestTimeoutMs) problems.push("REFUSAL_PAUSE_MS must be shorter than REQUEST_TIMEOUT_MS");
 
   const config: ServerConfig = {
     host: text("HOST") ?? "127.0.0.1",
@@ -181,7 +185,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
-    refusalPauseMs: int("REFUSAL_PAUSE_MS", 1000, 0, 60_000),
+    refusalPauseMs,
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,

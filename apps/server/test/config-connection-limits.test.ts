@@ -29,6 +29,9 @@ describe("config: connection limits", () => {
       http2MaxConcurrentStreams: 10,
       http2MaxSessionMemoryMb: 5,
     });
+    // Not set: the refusal pause stays within half the request timeout.
+    expect(config.refusalPauseMs).toBe(150);
+    expect(loadConfig({}).refusalPauseMs).toBe(1000);
   });
 
   it.each([
@@ -36,6 +39,8 @@ describe("config: connection limits", () => {
     [{ MAX_CONNECTIONS: "many" }, "MAX_CONNECTIONS must be a whole number"],
     [{ HTTP2_MAX_CONCURRENT_STREAMS: "4294967295" }, "HTTP2_MAX_CONCURRENT_STREAMS must be a whole number from 1 to 10000"],
     [{ HEADERS_TIMEOUT_MS: "5000", REQUEST_TIMEOUT_MS: "1000" }, "HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS"],
+    [{ REFUSAL_PAUSE_MS: "1000", REQUEST_TIMEOUT_MS: "1000", HEADERS_TIMEOUT_MS: "500" }, "REFUSAL_PAUSE_MS must be shorter than REQUEST_TIMEOUT_MS"],
+    [{ REFUSAL_PAUSE_MS: "-1" }, "REFUSAL_PAUSE_MS must be a whole number from 0 to 60000"],
   ])("refuses %j", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
