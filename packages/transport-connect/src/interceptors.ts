@@ -44,7 +44,8 @@ export const IP_LIMITED_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/ResendMFA",
 ]);
 
-const methodName = (req: { service: { typeName: string }; method: { name: string } }): MethodName => `${req.service.typeName}/${req.method.name}`;
+/** The `package.Service/Method` a request calls. */
+export const methodName = (req: { service: { typeName: string }; method: { name: string } }): MethodName => `${req.service.typeName}/${req.method.name}`;
 
 /** Outermost: every error leaves as a ConnectError from the one code table; surprises are reported, never leaked. */
 export function errorInterceptor(onUnexpected: (error: unknown, method: MethodName) => void): Interceptor {

@@ -1,7 +1,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { GatehouseError } from "@gatehouse/core";
 import { setTimeout as sleep } from "node:timers/promises";
-import { IP_LIMITED_METHODS } from "./interceptors.ts";
+import { IP_LIMITED_METHODS, methodName } from "./interceptors.ts";
 
 /** Enough to slow any flood one server can parse (tens of thousands of requests a second) to a trickle. */
 export const DEFAULT_MAX_PAUSED = 10_000;
@@ -29,7 +29,7 @@ export function refusalPacingInterceptor(maxPauseMs: number, pause: Pause = paus
       return await next(req);
     } catch (error) {
       const retryAfterSeconds = error instanceof GatehouseError && error.kind === "rate_limited" ? error.details.retryAfterSeconds : undefined;
-      const paces = maxPauseMs > 0 && retryAfterSeconds !== undefined && IP_LIMITED_METHODS.has(`${req.service.typeName}/${req.method.name}`);
+      const paces = maxPauseMs > 0 && retryAfterSeconds !== undefined && IP_LIMITED_METHODS.has(methodName(req));
       if (paces && paused < maxPaused) {
         paused++;
         try {
