@@ -59,6 +59,11 @@ export interface BrowserPolicyJson {
 const isBrowserAction = (value: string): value is BrowserAction => (BROWSER_ACTIONS as readonly string[]).includes(value);
 
 export function browserPolicyToWire(policy: BrowserPolicyView): WireBrowserPolicy {
+  return copyOf(policy);
+}
+
+/** Both sections with fresh lists, values as they are: what an answer sends and what a draft read from the wire holds. */
+function copyOf(policy: BrowserPolicyDraft): WireBrowserPolicy {
   const { accessControl: ac, actionRestrictions: ar } = policy;
   return {
     accessControl: {
@@ -96,16 +101,7 @@ export function browserPolicyFromWire(policy: Partial<WireBrowserPolicy> | undef
 export function browserPolicyDraftFromWire(policy: Partial<WireBrowserPolicy> | undefined, refuse: Refuse): BrowserPolicyDraft {
   if (policy?.accessControl === undefined) throw refuse("policy.access_control", "is required");
   if (policy.actionRestrictions === undefined) throw refuse("policy.action_restrictions", "is required");
-  const { accessControl: ac, actionRestrictions: ar } = policy;
-  return {
-    accessControl: {
-      allowedDomains: [...ac.allowedDomains],
-      blockedDomains: [...ac.blockedDomains],
-      defaultAction: ac.defaultAction,
-      wildcardSupported: ac.wildcardSupported,
-    },
-    actionRestrictions: { allowedActions: [...ar.allowedActions], readOnlyMode: ar.readOnlyMode },
-  };
+  return copyOf({ accessControl: policy.accessControl, actionRestrictions: policy.actionRestrictions });
 }
 
 export function browserPolicyToJson(policy: BrowserPolicyView): BrowserPolicyJson {
