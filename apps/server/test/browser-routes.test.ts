@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
+import { MIGRATION_NAMES } from "@gatehouse/adapters-sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
 import {
@@ -216,7 +217,7 @@ describe("CLI", () => {
     const result = runCli(["migrate"], env);
     expect(result.status).toBe(0);
     expect(result.json).toEqual({
-      applied: ["0001_initial", "0002_device_session_issued", "0003_refresh_reuse_interval", "0004_org_slug", "0005_sliding_rate_limits", "0006_audit_events"],
+      applied: MIGRATION_NAMES,
     });
     expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
   });

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Code } from "@connectrpc/connect";
-import { migrationLockKeys } from "@gatehouse/adapters-postgres";
+import { MIGRATION_NAMES, migrationLockKeys } from "@gatehouse/adapters-postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
@@ -77,25 +77,9 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     expect(waitersSeen).toBe(2);
     const migrationLogs = replicas.flatMap((replica) => replica.logs.filter((line) => line.includes('"migrations applied"')));
     expect(migrationLogs).toHaveLength(1);
-    expect(JSON.parse(migrationLogs[0]!)).toMatchObject({
-      migrations: [
-        "0001_initial",
-        "0002_device_session_issued",
-        "0003_refresh_reuse_interval",
-        "0004_org_slug",
-        "0005_sliding_rate_limits",
-        "0006_audit_events",
-      ],
-    });
+    expect(JSON.parse(migrationLogs[0]!)).toMatchObject({ migrations: MIGRATION_NAMES });
     const { rows } = await onPostgres((client) => client.query<{ name: string }>("select name from kysely_migration order by name"), databaseUrl);
-    expect(rows).toEqual([
-      { name: "0001_initial" },
-      { name: "0002_device_session_issued" },
-      { name: "0003_refresh_reuse_interval" },
-      { name: "0004_org_slug" },
-      { name: "0005_sliding_rate_limits" },
-      { name: "0006_audit_events" },
-    ]);
+    expect(rows).toEqual(MIGRATION_NAMES.map((name) => ({ name })));
   });
 
   it("Login on A, SubmitPhone on B, VerifyMFA on A, Refresh on A, Logout on B: every token then refused on both", async () => {

@@ -4,7 +4,7 @@
  * `createKyselyStores(db, dialect)`.
  */
 export { createKyselyStores } from "./create-kysely-stores.ts";
-export { migrateToLatest, type MigrateOptions } from "./migrations.ts";
+export { MIGRATION_NAMES, migrateToLatest, type MigrateOptions } from "./migrations.ts";
 export { preparedStatementName } from "./prepared-query.ts";
 export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";

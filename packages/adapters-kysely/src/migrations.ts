@@ -222,6 +222,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   },
 };
 
+/** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */
+export const MIGRATION_NAMES: readonly string[] = Object.freeze(Object.keys(migrations).sort());
+
 interface CarriedCounter {
   key: string;
   window_start: number | string;

@@ -2,8 +2,21 @@ import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { describe, expect, it } from "vitest";
-import { migrateToLatest, migrations } from "../src/migrations.ts";
+import { MIGRATION_NAMES, migrateToLatest, migrations } from "../src/migrations.ts";
 import type { Database } from "../src/schema.ts";
+
+describe("MIGRATION_NAMES", () => {
+  it("lists every migration in the order it applies; an applied one is never renamed or removed, only new ones appended", () => {
+    expect(MIGRATION_NAMES).toEqual([
+      "0001_initial",
+      "0002_device_session_issued",
+      "0003_refresh_reuse_interval",
+      "0004_org_slug",
+      "0005_sliding_rate_limits",
+      "0006_audit_events",
+    ]);
+  });
+});
 
 describe("0002_device_session_issued", () => {
   it("backfills devices that already had a session, so their users are not challenged again; others stay new", async () => {
@@ -17,13 +30,7 @@ describe("0002_device_session_issued", () => {
       db,
     );
 
-    expect(await migrateToLatest(db)).toEqual([
-      "0002_device_session_issued",
-      "0003_refresh_reuse_interval",
-      "0004_org_slug",
-      "0005_sliding_rate_limits",
-      "0006_audit_events",
-    ]);
+    expect(await migrateToLatest(db)).toEqual(MIGRATION_NAMES.slice(1));
     const rows = await db.selectFrom("devices").select(["id", "session_issued_at"]).orderBy("id").execute();
     expect(rows).toEqual([
       { id: "known", session_issued_at: 200 },

@@ -2,18 +2,8 @@ import type { AuditEvent } from "@gatehouse/core";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { migrationLockKeys, openPostgresStores } from "../src/index.ts";
+import { MIGRATION_NAMES, migrationLockKeys, openPostgresStores } from "../src/index.ts";
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
-
-/** Every migration, in order: what opening a fresh schema applies. */
-const EVERY_MIGRATION = [
-  "0001_initial",
-  "0002_device_session_issued",
-  "0003_refresh_reuse_interval",
-  "0004_org_slug",
-  "0005_sliding_rate_limits",
-  "0006_audit_events",
-];
 
 const database = await databaseUnderTest();
 
@@ -40,22 +30,15 @@ describe(`openPostgresStores (${database.kind})`, () => {
   });
 
   it("migrates a fresh schema once; the next open finds it current", async () => {
-    expect((await schema.open()).applied).toEqual(EVERY_MIGRATION);
+    expect((await schema.open()).applied).toEqual(MIGRATION_NAMES);
     expect((await schema.open()).applied).toEqual([]);
   });
 
   it("applies the migrations exactly once when 4 replicas start together on a fresh schema", async () => {
     const replicas = await Promise.all(Array.from({ length: 4 }, () => schema.open()));
-    expect(replicas.flatMap((replica) => replica.applied)).toEqual(EVERY_MIGRATION);
+    expect(replicas.flatMap((replica) => replica.applied)).toEqual(MIGRATION_NAMES);
     const recorded = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(replicas[0]!.db);
-    expect(recorded.rows).toEqual([
-      { name: "0001_initial" },
-      { name: "0002_device_session_issued" },
-      { name: "0003_refresh_reuse_interval" },
-      { name: "0004_org_slug" },
-      { name: "0005_sliding_rate_limits" },
-      { name: "0006_audit_events" },
-    ]);
+    expect(recorded.rows).toEqual(MIGRATION_NAMES.map((name) => ({ name })));
     for (const replica of replicas) expect(await replica.stores.users.findById("nobody")).toBeNull();
   });
 
@@ -144,7 +127,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       );
       expect(Number(waiting.rows[0]!.count)).toBeGreaterThanOrEqual(1);
       await holder.query("select pg_advisory_unlock($1, $2)", [...migrationLockKeys(schema.schema)]);
-      expect((await opening).applied).toEqual(EVERY_MIGRATION);
+      expect((await opening).applied).toEqual(MIGRATION_NAMES);
     } finally {
       holder.release();
     }
@@ -157,7 +140,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
       const opening = schema.open();
       const waited = await Promise.race([opening.then(() => false), new Promise((resolve) => setTimeout(resolve, 5_000, true))]);
       expect(waited).toBe(false);
-      expect((await opening).applied).toEqual(EVERY_MIGRATION);
+      expect((await opening).applied).toEqual(MIGRATION_NAMES);
     } finally {
       await holder.query("select pg_advisory_unlock_all()");
       holder.release();
@@ -183,7 +166,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     try {
       const others = await Promise.all(Array.from({ length: 16 }, () => database.freshSchema()));
       try {
-        for (const other of others) expect((await other.open()).applied).toEqual(EVERY_MIGRATION);
+        for (const other of others) expect((await other.open()).applied).toEqual(MIGRATION_NAMES);
       } finally {
         await Promise.all(others.map((other) => other.drop()));
       }
@@ -221,7 +204,7 @@ describe.runIf(database.kind === "postgres")("openPostgresStores on a real serve
     const url = new URL(PG_URL);
     url.searchParams.set("options", `-c search_path=${schema.schema}`);
     const opened = await openPostgresStores({ connectionString: url.toString(), max: 3 });
-    expect(opened.applied).toEqual(EVERY_MIGRATION);
+    expect(opened.applied).toEqual(MIGRATION_NAMES);
     const inSchema = await sql<{ schema: string }>`select current_schema() as schema`.execute(opened.db);
     expect(inSchema.rows).toEqual([{ schema: schema.schema }]);
     await opened.close();

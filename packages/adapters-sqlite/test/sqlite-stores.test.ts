@@ -5,17 +5,7 @@ import { join } from "node:path";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqliteStores } from "../src/index.ts";
-
-/** Every migration, in order: what opening a fresh schema applies. */
-const EVERY_MIGRATION = [
-  "0001_initial",
-  "0002_device_session_issued",
-  "0003_refresh_reuse_interval",
-  "0004_org_slug",
-  "0005_sliding_rate_limits",
-  "0006_audit_events",
-];
+import { MIGRATION_NAMES, openSqliteStores } from "../src/index.ts";
 
 /** An audit event for the purge cases: only its id and time matter there. */
 function memberRemoved(id: string, at: number): AuditEvent {
@@ -50,7 +40,7 @@ describe("openSqliteStores", () => {
   it("creates missing parent directories and migrates once", async () => {
     const filename = join(directory, "nested", "deeper", "gatehouse.db");
     const first = await openSqliteStores({ filename });
-    expect(first.appliedMigrations).toEqual(EVERY_MIGRATION);
+    expect(first.appliedMigrations).toEqual(MIGRATION_NAMES);
     await first.close();
     const second = await openSqliteStores({ filename });
     expect(second.appliedMigrations).toEqual([]);
@@ -95,7 +85,7 @@ describe("openSqliteStores", () => {
 
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
-    expect(opened.appliedMigrations).toEqual(EVERY_MIGRATION);
+    expect(opened.appliedMigrations).toEqual(MIGRATION_NAMES);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
     await opened.close();
   });
