@@ -238,8 +238,9 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
 
     it("purge deletes the events older than the retention, and only those", async (context) => {
       const purge = current().purgeExpired;
-      // Memory stores offer no purge (nothing runs a purge job over them): the case is skipped with that reason printed.
-      if (purge === undefined) return context.skip("this adapter has no purge");
+      // Skipped, with the reason printed, for an adapter without a purge: the memory stores, which live no
+      // longer than their process and which no purge job runs over (see `StoreContractHandle.purgeExpired`).
+      if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
       const now = T0 + 100 * DAY;
       const retention = { auditRetentionMs: 90 * DAY };
       await appendAll([

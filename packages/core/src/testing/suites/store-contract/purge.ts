@@ -20,8 +20,9 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
 
     it("changes no answer: live limits, intents, challenges, retired refresh tokens and recently expired challenges survive it", async (context) => {
       const purge = handle.purgeExpired;
-      // Memory stores keep nothing to sweep, so they offer no purge: the case is skipped with that reason printed.
-      if (purge === undefined) return context.skip("this adapter has no purge");
+      // Skipped, with the reason printed, for an adapter without a purge: the memory stores, which live no
+      // longer than their process and which no purge job runs over (see `StoreContractHandle.purgeExpired`).
+      if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
       const now = T0 + 30_000;
       expect((await stores.rateLimiter.consume("live", 1, MINUTE, T0)).allowed).toBe(true);
       expect((await stores.rateLimiter.consume("ended", 1, MINUTE, T0 - 2 * MINUTE)).allowed).toBe(true);
