@@ -11,7 +11,8 @@ export interface KdfRate {
   readonly medianMs: number;
 }
 
-function hashOnce(params: Argon2idParams): Promise<number> {
+/** One raw hash; resolves with its milliseconds. */
+export function hashOnce(params: Argon2idParams): Promise<number> {
   // The same call as packages/core/src/passwords/argon2id.ts: 16-byte salt, 32-byte hash.
   const start = performance.now();
   return new Promise((resolve, reject) => {

@@ -8,8 +8,8 @@ import type { Database } from "./schema.ts";
  * One SELECT per browser request: the active session by its access token hash, with the membership of
  * its user in the requested org and that org's policy as scalar subqueries. Being one statement it reads
  * one snapshot on both dialects, and it is one round trip on PostgreSQL. Subqueries, not LEFT JOINs:
- * on the bench fixture (1,000-entry policy), better-sqlite3 ran the joined form in 20–27 µs and this one
- * in 5.5 µs, with the same index lookups in both plans.
+ * with the same index lookups, better-sqlite3 ran the joined form in 22–24 µs and this one in 5–6 µs
+ * (scripts/sqlite-statement-forms.ts).
  */
 export function createBrowserAccessRepository(db: Kysely<Database>, cache: PreparedQueryCache): BrowserAccessStore {
   const selectAccess = preparedQuery(db, cache, "browserAccess.resolve", 4, (accessTokenHash: string, orgId: string, knownPolicyVersion: number, now: number) =>

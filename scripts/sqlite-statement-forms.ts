@@ -1,0 +1,72 @@
+/**
+ * Why the per-request reads use scalar subqueries, not LEFT JOINs: on the bench's SQLite fixture
+ * (1,000-entry policy), each form of the browser-access read and of the settings read, prepared once
+ * on better-sqlite3 and run in a tight loop, then the store's own `browserAccess.resolve` through kysely.
+ * Both forms make the same index lookups (EXPLAIN QUERY PLAN); the joins cost the difference.
+ *
+ *   node --conditions=@gatehouse/source scripts/sqlite-statement-forms.ts
+ */
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { benchEngine } from "./bench/engine.ts";
+import { seedFixture } from "./bench/fixture.ts";
+
+const CALLS = 20_000;
+const dir = mkdtempSync(join(tmpdir(), "gatehouse-statement-forms-"));
+const databaseUrl = join(dir, "bench.sqlite");
+
+/** Mean microseconds per call over CALLS, after a warm-up. */
+async function time(name: string, call: () => unknown): Promise<void> {
+  for (let i = 0; i < CALLS / 10; i++) await call();
+  const started = performance.now();
+  for (let i = 0; i < CALLS; i++) await call();
+  console.log(`${name.padEnd(58)} ${(((performance.now() - started) * 1000) / CALLS).toFixed(1)} µs`);
+}
+
+try {
+  const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 1, verifyChallenges: 0 });
+  const org = fixture.orgNoMfa;
+  const tokenHash = createHash("sha256").update(fixture.accessToken).digest("hex");
+  const now = Date.now();
+  const raw = new BetterSqlite3(databaseUrl, { readonly: true });
+  const version = (raw.prepare("SELECT version FROM browser_policies WHERE org_id = ?").get(org) as { version: number }).version;
+
+  const session = `FROM sessions s WHERE s.access_token_hash = ? AND s.revoked_at IS NULL AND s.access_expires_at > ?`;
+  const joined = raw.prepare(
+    `SELECT s.id, s.user_id, s.org_id, m.user_id AS member, p.version, CASE WHEN p.version = ? THEN NULL ELSE p.policy END AS policy
+     FROM sessions s LEFT JOIN memberships m ON m.user_id = s.user_id AND m.org_id = ? LEFT JOIN browser_policies p ON p.org_id = ?
+     WHERE s.access_token_hash = ? AND s.revoked_at IS NULL AND s.access_expires_at > ?`,
+  );
+  const subqueries = raw.prepare(
+    `SELECT s.id, s.user_id, s.org_id, (SELECT user_id FROM memberships WHERE user_id = s.user_id AND org_id = ?) AS member,
+       (SELECT version FROM browser_policies WHERE org_id = ?) AS version,
+       (SELECT CASE WHEN version = ? THEN NULL ELSE policy END FROM browser_policies WHERE org_id = ?) AS policy ${session}`,
+  );
+  await time("browser access, LEFT JOINs", () => joined.all(version, org, org, tokenHash, now));
+  await time("browser access, scalar subqueries", () => subqueries.all(org, org, version, org, tokenHash, now));
+
+  const columns = "mfa_always, device_trust_enabled, max_trust_ttl_days, require_mfa_new_device, trust_ttl_days";
+  const settingsJoined = raw.prepare(
+    `SELECT ${columns} FROM (SELECT 1 AS one) AS anchor LEFT JOIN platform_settings p ON p.id = 1 LEFT JOIN org_mfa_settings o ON o.org_id = ?`,
+  );
+  const settingsSubqueries = raw.prepare(
+    `SELECT ${["mfa_always", "device_trust_enabled", "max_trust_ttl_days"].map((c) => `(SELECT ${c} FROM platform_settings WHERE id = 1)`).join(", ")},
+       ${["require_mfa_new_device", "trust_ttl_days"].map((c) => `(SELECT ${c} FROM org_mfa_settings WHERE org_id = ?)`).join(", ")}`,
+  );
+  await time("settings for an org, LEFT JOINs from an anchor row", () => settingsJoined.all(org));
+  await time("settings for an org, scalar subqueries", () => settingsSubqueries.all(org, org));
+  raw.close();
+
+  const engine = await benchEngine(databaseUrl);
+  try {
+    const { browserAccess } = engine.storage.stores;
+    await time("the store: browserAccess.resolve (kysely, prepared once)", () => browserAccess.resolve(tokenHash, org, version, now));
+  } finally {
+    await engine.close();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
