@@ -4,9 +4,10 @@
  * "fewer round trips" and the PostgreSQL floor under them (`select 1`).
  *
  *   node --conditions=@gatehouse/source scripts/statements-per-use-case.ts sqlite
- *   PG_URL=postgres://postgres@127.0.0.1:5432/postgres node --conditions=@gatehouse/source scripts/statements-per-use-case.ts postgres
+ *   PG_URL=postgres://postgres@127.0.0.1:5432/postgres node --conditions=@gatehouse/source scripts/statements-per-use-case.ts postgres [--unnamed]
  *
- * PostgreSQL runs in a schema of its own, dropped at the end.
+ * PostgreSQL runs in a schema of its own, dropped at the end. `--unnamed` turns off the named statements
+ * (`preparedStatements: false`), for the comparison README quotes.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,7 +22,9 @@ import pg from "pg";
 const FLOWS = 60;
 const PASSWORD = "correct horse battery";
 const dialect = process.argv[2];
-if (dialect !== "sqlite" && dialect !== "postgres") throw new Error("usage: statements-per-use-case.ts sqlite|postgres");
+const unnamed = process.argv[3] === "--unnamed";
+if ((dialect !== "sqlite" && dialect !== "postgres") || (process.argv[3] !== undefined && !(unnamed && dialect === "postgres")))
+  throw new Error("usage: statements-per-use-case.ts sqlite|postgres [--unnamed]");
 
 let statements = 0;
 let databaseMs = 0;
@@ -50,7 +53,7 @@ if (dialect === "postgres") {
   await onOwnConnection(`CREATE SCHEMA ${schema}`);
   const url = new URL(pgUrl);
   url.searchParams.set("options", `-c search_path=${schema}`);
-  opened = await openPostgresStores({ connectionString: url.toString(), onQuery });
+  opened = await openPostgresStores({ connectionString: url.toString(), onQuery, preparedStatements: !unnamed });
 } else {
   opened = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite"), onQuery });
 }
@@ -101,7 +104,7 @@ rmSync(dir, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const row = (name: string, runs: [number, number, number][]) =>
   `${name}: ${median(runs.map((r) => r[1]))} statements (begin and commit included), ${median(runs.map((r) => r[2])).toFixed(2)} ms in the database, ${median(runs.map((r) => r[0])).toFixed(2)} ms in all (median of ${runs.length})`;
-console.log(`${dialect}, cheap password hash (1 MiB, t = 1), in process:`);
+console.log(`${dialect}${unnamed ? " (unnamed statements)" : ""}, cheap password hash (1 MiB, t = 1), in process:`);
 console.log(row("Login, MFA required, phone on file", login));
 console.log(row("VerifyMFA", verify));
 if (dialect === "postgres") {

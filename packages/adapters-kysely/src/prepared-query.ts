@@ -1,18 +1,5 @@
-import { createHash } from "node:crypto";
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-
-/** SQL text of every prepared query → its statement name; bounded by the call sites of `preparedQuery`. */
-const statementNames = new Map<string, string>();
-
-/**
- * The name a driver may give the server-side prepared statement of `sql`, when `sql` is the text of a
- * `preparedQuery` (the reads every request makes); undefined for any other statement. The name is a hash
- * of the text, so the same text always gets the same name, in every instance sharing a connection.
- */
-export function preparedStatementName(sql: string): string | undefined {
-  return statementNames.get(sql);
-}
 
 interface CompiledWithSources {
   readonly compiled: CompiledQuery;
@@ -39,9 +26,6 @@ export function createPreparedQueryCache(): PreparedQueryCache {
  * `build` is called once with placeholder arguments and must pass each one straight to kysely as a value
  * (where, set, values…), never inspect or transform it: the positions where the placeholders land in the
  * compiled parameters are where each call's arguments go.
- *
- * The compiled text is registered with `preparedStatementName`, so the PostgreSQL adapter sends it as a
- * named statement: parsed and planned once per connection, then only bound and executed.
  */
 export function preparedQuery<Args extends readonly unknown[], Row>(
   db: Kysely<Database>,
@@ -68,6 +52,5 @@ function compileWithPlaceholders<Args extends readonly unknown[], Row>(arity: nu
   const sources = compiled.parameters.map((value) => placeholders.indexOf(value as symbol));
   const unused = placeholders.filter((placeholder) => !compiled.parameters.includes(placeholder));
   if (unused.length > 0) throw new Error(`preparedQuery: ${unused.map(String).join(", ")} did not become a query parameter`);
-  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `gatehouse_${createHash("sha256").update(compiled.sql).digest("hex").slice(0, 24)}`);
   return { compiled, sources };
 }

@@ -1,11 +1,18 @@
-import { preparedStatementName } from "@gatehouse/adapters-kysely";
+import { createHash } from "node:crypto";
 import type pg from "pg";
 
 /**
- * The pool as kysely's PostgresDialect sees it, with one change: a query whose text is one of the
- * prepared per-request reads (`preparedStatementName`) goes out as a named statement. pg then parses it
- * once per connection and afterwards sends only Bind and Execute, which saves PostgreSQL the parse and
- * plan of every request's reads. Every other statement, and everything else about the pool, is unchanged.
+ * The pool as kysely's PostgresDialect sees it, with one change: a statement with parameters goes out as a
+ * named statement. pg then parses it once per connection and afterwards sends only Bind and Execute, which
+ * saves PostgreSQL the parse and plan of every statement the use cases send: 1.1–1.3 ms of the database
+ * time of each of Login and VerifyMFA on the bench machine (README "Running several replicas"). Everything
+ * else about the pool is unchanged.
+ *
+ * Only statements with parameters are named: they come from the stores' query builders, one text per call
+ * site and shape. A statement without any (a migration's DDL, which may hold several commands, or a
+ * transaction's begin and commit) keeps the simple protocol. At most `maxNamedTexts` distinct texts get a
+ * name, so a connection holds a bounded number of prepared statements whatever the queries look like;
+ * past the bound, a new text runs unnamed, as every statement did before.
  *
  * Named statements live in a server session, so they need one: a pooler in transaction mode that hands
  * each statement to any backend breaks them (see `preparedStatements` in `PostgresStoresOptions`).
@@ -15,13 +22,14 @@ import type pg from "pg";
  * connection then stops naming statements and the failed one is run again unnamed, so a rolling upgrade
  * costs a re-parse, never an error.
  */
-export function namedStatementPool(pool: pg.Pool): pg.Pool {
+export function namedStatementPool(pool: pg.Pool, maxNamedTexts = DEFAULT_MAX_NAMED_TEXTS): pg.Pool {
+  const names = statementNames(maxNamedTexts);
   // One wrapper per pooled client: kysely keys its connection objects by the client it is handed.
   const wrapped = new WeakMap<pg.PoolClient, pg.PoolClient>();
   const wrap = (client: pg.PoolClient): pg.PoolClient => {
     let proxy = wrapped.get(client);
     if (proxy === undefined) {
-      const query = namedQuery(client);
+      const query = namedQuery(client, names);
       proxy = new Proxy(client, {
         get: (target, property) => (property === "query" ? query : bound(target, property)),
       });
@@ -35,15 +43,34 @@ export function namedStatementPool(pool: pg.Pool): pg.Pool {
   });
 }
 
+/** Far above the texts the stores send (a few dozen); a bound on each connection's prepared statements. */
+const DEFAULT_MAX_NAMED_TEXTS = 256;
+
 /** SQLSTATE feature_not_supported, which PostgreSQL raises for a prepared statement whose result type changed. */
 const CACHED_PLAN_CHANGED = "0A000";
 
-function namedQuery(client: pg.PoolClient): pg.PoolClient["query"] {
+/**
+ * The name of a statement text, or undefined once `max` texts have names. A name is a hash of the text, so
+ * the same text has the same name on every connection and in every pool.
+ */
+function statementNames(max: number): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < max) {
+      name = `gatehouse_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+function namedQuery(client: pg.PoolClient, nameOf: (text: string) => string | undefined): pg.PoolClient["query"] {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   let naming = true;
   return ((...args: unknown[]) => {
     const [text, values] = args;
-    const name = naming && typeof text === "string" && args.length === 2 && Array.isArray(values) ? preparedStatementName(text) : undefined;
+    const name = naming && typeof text === "string" && args.length === 2 && Array.isArray(values) && values.length > 0 ? nameOf(text) : undefined;
     if (name === undefined) return query(...args);
     return query({ name, text, values }).catch((error: unknown) => {
       if ((error as { code?: unknown } | null)?.code !== CACHED_PLAN_CHANGED) throw error;

@@ -33,8 +33,8 @@ export type PostgresConnectionOptions =
 
 export interface StatementOptions {
   /**
-   * Send the reads every request makes as named (server-side prepared) statements, parsed once per
-   * connection (default true). Turn off behind a pooler in transaction mode (PgBouncer before 1.21, or
+   * Send every statement with parameters as a named (server-side prepared) statement, parsed once per
+   * connection (default true; see named-statement-pool.ts). Turn off behind a pooler in transaction mode (PgBouncer before 1.21, or
    * without `max_prepared_statements`), which runs consecutive statements on different server sessions.
    */
   readonly preparedStatements?: boolean;
