@@ -13,6 +13,7 @@ import { createRateLimiter } from "./rate-limiter.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
+import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
 
 /**
@@ -44,6 +45,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),
     browserAccess: createBrowserAccessRepository(db, cache),
+    signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
     audit: createAuditRepository(db),
   };

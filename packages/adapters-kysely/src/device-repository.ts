@@ -4,7 +4,7 @@ import { failOnDuplicate } from "./already-exists.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, DevicesTable } from "./schema.ts";
 
-function toDevice(row: Selectable<DevicesTable>): Device {
+export function toDevice(row: Selectable<DevicesTable>): Device {
   return {
     id: row.id,
     userId: row.user_id,

@@ -4,7 +4,7 @@ import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, UsersTable } from "./schema.ts";
 
-function toUser(row: Selectable<UsersTable>): User {
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,
     email: row.email,

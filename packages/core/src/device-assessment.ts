@@ -2,7 +2,7 @@ import type { Context } from "./context.ts";
 import { newId } from "./ids.ts";
 import { evaluateMfaPolicy, type MfaResult } from "./mfa-policy.ts";
 import type { Device } from "./model.ts";
-import { loadSettings } from "./settings.ts";
+import type { EffectiveSettings } from "./settings.ts";
 
 export interface DeviceAssessment {
   readonly device: Device;
@@ -18,7 +18,7 @@ export function isNewDevice(device: Device): boolean {
 }
 
 /** Gets or creates the (user, org, fingerprint) device and evaluates policy for it, as Login and Refresh do. */
-export async function assessDevice(ctx: Context, userId: string, orgId: string, fingerprint: string): Promise<DeviceAssessment> {
+export async function assessDevice(ctx: Context, userId: string, orgId: string, fingerprint: string, settings: EffectiveSettings): Promise<DeviceAssessment> {
   const now = ctx.clock.now();
   const { device } = await ctx.stores.devices.getOrCreate({
     id: newId(ctx.random),
@@ -32,6 +32,5 @@ export async function assessDevice(ctx: Context, userId: string, orgId: string, 
     lastSeenAt: now,
     sessionIssuedAt: null,
   });
-  const settings = await loadSettings(ctx.stores, orgId);
   return { device, policy: evaluateMfaPolicy({ ...settings, device, isNewDevice: isNewDevice(device), now }) };
 }

@@ -247,6 +247,25 @@ export interface BrowserAccessStore {
 }
 
 /** Identifies the one unit a `consume` took, so `refund` can give back exactly that unit. */
+/** What deciding a sign-in needs to know about one user in one org (Login, Refresh, VerifyMFA). */
+export interface SignInFacts {
+  readonly user: User;
+  readonly membership: Membership | null;
+  /** The device asked for, when it exists and belongs to this user in this org; null otherwise, or when none was asked for. */
+  readonly device: Device | null;
+  /** As `SettingsStore.getForOrg`: each null while never stored. */
+  readonly settings: { readonly platform: PlatformSettings | null; readonly org: OrgMfaSettings | null };
+}
+
+/**
+ * The reads a sign-in decision makes, in one statement: one snapshot on both dialects and one round trip
+ * on PostgreSQL, where they were four (user, membership, device, settings).
+ */
+export interface SignInFactsStore {
+  /** Null when the user does not exist. */
+  read(userId: string, orgId: string, deviceId: string | null): Promise<SignInFacts | null>;
+}
+
 export interface RateLimitReceipt {
   readonly key: string;
   /** The `now` of the consume that took the unit. */
@@ -341,6 +360,7 @@ export interface Stores {
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;
   readonly browserAccess: BrowserAccessStore;
+  readonly signInFacts: SignInFactsStore;
   readonly rateLimiter: RateLimiter;
   readonly audit: AuditStore;
   /**

@@ -1,5 +1,5 @@
 import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type OrgMfaSettings, type PlatformSettings } from "./model.ts";
-import type { Stores } from "./ports.ts";
+import type { SignInFacts } from "./ports.ts";
 
 export interface EffectiveSettings {
   readonly platform: PlatformSettings;
@@ -7,7 +7,6 @@ export interface EffectiveSettings {
 }
 
 /** Stored settings, or the defaults of architecture.md where none were stored. */
-export async function loadSettings(stores: Stores, orgId: string): Promise<EffectiveSettings> {
-  const { platform, org } = await stores.settings.getForOrg(orgId);
+export function effectiveSettings({ platform, org }: SignInFacts["settings"]): EffectiveSettings {
   return { platform: platform ?? DEFAULT_PLATFORM_SETTINGS, org: org ?? DEFAULT_ORG_MFA_SETTINGS };
 }

@@ -13,6 +13,7 @@ import type {
   RateLimiter,
   SessionStore,
   SettingsStore,
+  SignInFactsStore,
   Stores,
   UserStore,
   VersionedBrowserPolicy,
@@ -32,18 +33,22 @@ export function createMemoryStores(): Stores {
   const orgs = createOrgStore(tables);
   const sessions = createSessionStore(tables);
   const browserPolicies = createBrowserPolicyStore(tables);
+  const users = createUserStore(tables);
+  const devices = createDeviceStore(tables);
+  const settings = createSettingsStore(tables);
   const audit = createMemoryAuditStore();
   tables.track(audit);
   const ports: Omit<Stores, "transaction"> = {
-    users: createUserStore(tables),
+    users,
     orgs,
-    devices: createDeviceStore(tables),
+    devices,
     challenges: createChallengeStore(tables),
     intents: createIntentStore(tables),
     sessions,
-    settings: createSettingsStore(tables),
+    settings,
     browserPolicies,
     browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
+    signInFacts: createSignInFactsStore(users, orgs, devices, settings),
     rateLimiter: createRateLimiter(tables),
     audit: audit.store,
   };
@@ -58,6 +63,7 @@ export function createMemoryStores(): Stores {
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),
     browserAccess: serialised(ports.browserAccess, lock),
+    signInFacts: serialised(ports.signInFacts, lock),
     rateLimiter: serialised(ports.rateLimiter, lock),
     audit: serialised(ports.audit, lock),
     transaction: (work) =>
@@ -392,6 +398,22 @@ function createBrowserAccessStore(sessions: SessionStore, orgs: OrgStore, browse
       const membership = await findMembership(orgId, session.userId);
       const policy = await getPolicyIfChanged(orgId, knownPolicyVersion);
       return { sessionId: session.id, userId: session.userId, sessionOrgId: session.orgId, isMember: membership !== null, policy };
+    },
+  };
+}
+
+function createSignInFactsStore(users: UserStore, orgs: OrgStore, devices: DeviceStore, settings: SettingsStore): SignInFactsStore {
+  return {
+    async read(userId, orgId, deviceId) {
+      const user = await users.findById(userId);
+      if (user === null) return null;
+      const found = deviceId === null ? null : await devices.findById(deviceId);
+      return {
+        user,
+        membership: await orgs.findMembership(orgId, userId),
+        device: found !== null && found.userId === userId && found.orgId === orgId ? found : null,
+        settings: await settings.getForOrg(orgId),
+      };
     },
   };
 }

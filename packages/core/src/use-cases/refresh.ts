@@ -2,6 +2,7 @@ import type { SessionRevocationReason } from "../audit/events.ts";
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { assessDevice } from "../device-assessment.ts";
+import { effectiveSettings } from "../settings.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { deviceFingerprintOrDefault, requirePlainText } from "../input.ts";
 import type { RefreshRotation, ReplayWindow } from "../ports.ts";
@@ -81,14 +82,15 @@ async function rotateAndReassess(
     if (await tx.stores.sessions.revoke(session.id, now)) await recordAudit(tx, "session.revoked", subject, { reason, sessionId: session.id, count: 1 });
   };
 
-  const [user, membership] = await Promise.all([tx.stores.users.findById(session.userId), tx.stores.orgs.findMembership(session.orgId, session.userId)]);
-  if (user === null || membership === null) {
+  const facts = await tx.stores.signInFacts.read(session.userId, session.orgId, null);
+  if (facts === null || facts.membership === null) {
     await revoke("member_removed");
     throw new GatehouseError("not_org_member");
   }
+  const { user } = facts;
 
   if (fingerprint !== null) {
-    const { device, policy } = await assessDevice(tx, session.userId, session.orgId, fingerprint);
+    const { device, policy } = await assessDevice(tx, session.userId, session.orgId, fingerprint, effectiveSettings(facts.settings));
     if (policy.mfaRequired) {
       await revoke("mfa_required_again");
       return startSecondFactor(tx, user, session.orgId, device.id, request);

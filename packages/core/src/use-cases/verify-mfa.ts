@@ -10,7 +10,7 @@ import type { MfaChallenge, User } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "../session-issuer.ts";
-import { loadSettings } from "../settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface VerifyMfaInput {
@@ -76,15 +76,13 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   const challenge = await stores.challenges.consume(claimed.id);
   if (challenge === null) throw new GatehouseError("invalid_mfa_challenge");
 
-  const [user, membership] = await Promise.all([stores.users.findById(challenge.userId), stores.orgs.findMembership(challenge.orgId, challenge.userId)]);
-  if (user === null) throw new GatehouseError("invalid_mfa_challenge");
+  const facts = await stores.signInFacts.read(challenge.userId, challenge.orgId, challenge.deviceId);
+  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
+  const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");
-  const phoneLocked = await lockPhone(tx, user, challenge.phone);
-
-  const device = await stores.devices.findById(challenge.deviceId);
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
-  const settings = await loadSettings(stores, challenge.orgId);
-  const policy = evaluateMfaPolicy({ ...settings, device, isNewDevice: false, now });
+  const phoneLocked = await lockPhone(tx, user, challenge.phone);
+  const policy = evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: false, now });
 
   await recordAudit(tx, "mfa.verified", subject, { challengeId });
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(challenge.phone) });

@@ -11,6 +11,7 @@ import { describePurgeContract } from "./purge.ts";
 import { describeRateLimiterContract } from "./rate-limiter.ts";
 import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
+import { describeSignInFactsContract } from "./sign-in-facts.ts";
 import { describeTransactionsContract } from "./transactions.ts";
 import { describeUsersContract } from "./users.ts";
 
@@ -49,6 +50,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSettingsContract(stores);
     describeBrowserPoliciesContract(stores);
     describeBrowserAccessContract(stores);
+    describeSignInFactsContract(stores);
     describeRateLimiterContract(stores);
     describeTransactionsContract(stores);
     describePurgeContract(current);

@@ -1,0 +1,94 @@
+import type { Device, SignInFactsStore } from "@gatehouse/core";
+import { sql, type Kysely, type Selectable } from "kysely";
+import { toDevice } from "./device-repository.ts";
+import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
+import type { Database, DevicesTable, MembershipsTable, UsersTable } from "./schema.ts";
+import { settingsForOrgColumns, settingsFromColumns, type SettingsForOrgRow } from "./settings-repository.ts";
+import { toUser } from "./user-repository.ts";
+
+/** Every column of a table, checked complete by the compiler: the read below must not drop one silently. */
+const columnsOf = <Table>(columns: Record<keyof Table & string, true>) => Object.keys(columns) as (keyof Table & string)[];
+
+const USER_COLUMNS = columnsOf<UsersTable>({
+  id: true,
+  email: true,
+  display_name: true,
+  password_hash: true,
+  phone: true,
+  phone_verified: true,
+  platform_admin: true,
+  created_at: true,
+});
+
+const DEVICE_COLUMNS = columnsOf<DevicesTable>({
+  id: true,
+  user_id: true,
+  org_id: true,
+  fingerprint: true,
+  trusted: true,
+  trusted_until: true,
+  trust_revoked_at: true,
+  created_at: true,
+  last_seen_at: true,
+  session_issued_at: true,
+});
+
+type DeviceColumns = { readonly [Column in keyof DevicesTable & string as `device_${Column}`]: Selectable<DevicesTable>[Column] | null };
+
+type SignInRow = Selectable<UsersTable> & { readonly membership_role: MembershipsTable["role"] | null } & DeviceColumns & SettingsForOrgRow;
+
+/**
+ * `SignInFactsStore` in one SELECT: the user's row, with its membership of the org, the device and both
+ * settings rows as scalar subqueries (the form `settingsForOrgColumns` explains). The device must belong to
+ * the user in the org, so a challenge naming another user's device finds none.
+ */
+export function createSignInFactsRepository(db: Kysely<Database>, cache: PreparedQueryCache): SignInFactsStore {
+  const selectFacts = preparedQuery(db, cache, "signInFacts.read", 3, (userId: string, orgId: string, deviceId: string | null) => {
+    const device = (column: keyof DevicesTable & string) =>
+      sql`(SELECT ${sql.ref(column)} FROM devices WHERE id = ${deviceId} AND user_id = users.id AND org_id = ${orgId}) AS ${sql.id(`device_${column}`)}`;
+    const query = sql<SignInRow>`
+      SELECT ${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))},
+             (SELECT role FROM memberships WHERE org_id = ${orgId} AND user_id = users.id) AS membership_role,
+             ${sql.join(DEVICE_COLUMNS.map(device))},
+             ${settingsForOrgColumns(orgId)}
+      FROM users WHERE users.id = ${userId}`;
+    return { compile: () => query.compile(db) };
+  });
+  return {
+    async read(userId, orgId, deviceId) {
+      const [row] = await selectFacts(userId, orgId, deviceId);
+      if (row === undefined) return null;
+      return {
+        user: toUser(row),
+        membership: row.membership_role === null ? null : { orgId, userId, role: row.membership_role },
+        device: deviceOf(row),
+        settings: settingsFromColumns(row),
+      };
+    },
+  };
+}
+
+function deviceOf(row: DeviceColumns): Device | null {
+  const {
+    device_id: id,
+    device_user_id: userId,
+    device_org_id: orgId,
+    device_fingerprint: fingerprint,
+    device_trusted: trusted,
+    device_created_at: createdAt,
+  } = row;
+  const { device_last_seen_at: lastSeenAt } = row;
+  if (id === null || userId === null || orgId === null || fingerprint === null || trusted === null || createdAt === null || lastSeenAt === null) return null;
+  return toDevice({
+    id,
+    user_id: userId,
+    org_id: orgId,
+    fingerprint,
+    trusted,
+    trusted_until: row.device_trusted_until,
+    trust_revoked_at: row.device_trust_revoked_at,
+    created_at: createdAt,
+    last_seen_at: lastSeenAt,
+    session_issued_at: row.device_session_issued_at,
+  });
+}
