@@ -13,6 +13,8 @@ export interface ServerConfig {
   readonly host: string;
   readonly port: number;
   readonly databaseUrl: string;
+  /** SQLITE_BACKGROUND_CHECKPOINT: a worker thread checkpoints the SQLite WAL (adapters-sqlite `backgroundCheckpoint`). */
+  readonly sqliteBackgroundCheckpoint: boolean;
   readonly appEnv: string | undefined;
   /** OTP_RETURN_TO_CLIENT and not production: no SMS, OTPs kept in memory for the dev route. */
   readonly devOtpMode: boolean;
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     host: text("HOST") ?? "127.0.0.1",
     port: int("PORT", 8080, 0, 65535),
     databaseUrl,
+    sqliteBackgroundCheckpoint: bool("SQLITE_BACKGROUND_CHECKPOINT", false),
     appEnv,
     devOtpMode,
     devOtpRouteEnabled: devOtpMode && devOtpRouteFlag,

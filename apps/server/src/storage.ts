@@ -41,14 +41,14 @@ export function describeDatabase(databaseUrl: string): string {
 }
 
 /** A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here. */
-export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook): Promise<OpenStorage> {
+export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook, sqliteBackgroundCheckpoint = false): Promise<OpenStorage> {
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
     const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery });
     return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: pg.purgeExpired, ping: pg.ping, close: pg.close };
   }
-  const sqlite = await openSqliteStores({ filename: sqliteFilename(databaseUrl), onQuery });
+  const sqlite = await openSqliteStores({ filename: sqliteFilename(databaseUrl), onQuery, backgroundCheckpoint: sqliteBackgroundCheckpoint });
   return {
     stores: sqlite.stores,
     kind: "sqlite",

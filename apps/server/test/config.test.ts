@@ -112,3 +112,11 @@ describe("AUDIT_RETENTION_DAYS", () => {
     expect(problems({ AUDIT_RETENTION_DAYS: value })).toContain("AUDIT_RETENTION_DAYS");
   });
 });
+
+describe("SQLite checkpoints", () => {
+  it("checkpoints in the commit by default and from a worker thread with SQLITE_BACKGROUND_CHECKPOINT=true", () => {
+    expect(loadConfig({}, 8).sqliteBackgroundCheckpoint).toBe(false);
+    expect(loadConfig({ SQLITE_BACKGROUND_CHECKPOINT: "true" }, 8).sqliteBackgroundCheckpoint).toBe(true);
+    expect(problems({ SQLITE_BACKGROUND_CHECKPOINT: "sometimes" })).toContain("SQLITE_BACKGROUND_CHECKPOINT must be true or false");
+  });
+});
