@@ -3,11 +3,12 @@
  * in the database, in process through the real stores (no HTTP): the figures behind README's
  * "fewer round trips" and the PostgreSQL floor under them (`select 1`).
  *
- *   node --conditions=@gatehouse/source scripts/statements-per-use-case.ts sqlite
+ *   node --conditions=@gatehouse/source scripts/statements-per-use-case.ts sqlite [--background-checkpoint]
  *   PG_URL=postgres://postgres@127.0.0.1:5432/postgres node --conditions=@gatehouse/source scripts/statements-per-use-case.ts postgres [--unnamed]
  *
  * PostgreSQL runs in a schema of its own, dropped at the end. `--unnamed` turns off the named statements
- * (`preparedStatements: false`), for the comparison README quotes.
+ * (`preparedStatements: false`), `--background-checkpoint` turns on SQLite's worker-thread checkpoint, for the
+ * comparisons README quotes. `FLOWS` (default 60) sets how many flows are measured.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,8 +24,10 @@ const FLOWS = Number(process.env.FLOWS ?? 60);
 const PASSWORD = "correct horse battery";
 const dialect = process.argv[2];
 const unnamed = process.argv[3] === "--unnamed";
-if ((dialect !== "sqlite" && dialect !== "postgres") || (process.argv[3] !== undefined && !(unnamed && dialect === "postgres")))
-  throw new Error("usage: statements-per-use-case.ts sqlite|postgres [--unnamed]");
+const backgroundCheckpoint = process.argv[3] === "--background-checkpoint";
+const flagFits = process.argv[3] === undefined || (unnamed && dialect === "postgres") || (backgroundCheckpoint && dialect === "sqlite");
+if ((dialect !== "sqlite" && dialect !== "postgres") || !flagFits)
+  throw new Error("usage: statements-per-use-case.ts sqlite [--background-checkpoint] | postgres [--unnamed]");
 
 let statements = 0;
 let databaseMs = 0;
@@ -55,7 +58,7 @@ if (dialect === "postgres") {
   url.searchParams.set("options", `-c search_path=${schema}`);
   opened = await openPostgresStores({ connectionString: url.toString(), onQuery, preparedStatements: !unnamed });
 } else {
-  opened = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite"), onQuery });
+  opened = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite"), onQuery, backgroundCheckpoint });
 }
 
 const sms = new OutboxSmsSender();
@@ -108,7 +111,7 @@ const row = (name: string, runs: [number, number, number][]) =>
     runs.map((r) => r[0]),
     0.99,
   ).toFixed(2)} ms)`;
-console.log(`${dialect}${unnamed ? " (unnamed statements)" : ""}, cheap password hash (1 MiB, t = 1), in process:`);
+console.log(`${dialect}${unnamed ? " (unnamed statements)" : ""}${backgroundCheckpoint ? " (background checkpoint)" : ""}, cheap password hash (1 MiB, t = 1), in process:`);
 console.log(row("Login, MFA required, phone on file", login));
 console.log(row("VerifyMFA", verify));
 if (dialect === "postgres") {
