@@ -111,7 +111,9 @@ const row = (name: string, runs: [number, number, number][]) =>
     runs.map((r) => r[0]),
     0.99,
   ).toFixed(2)} ms)`;
-console.log(`${dialect}${unnamed ? " (unnamed statements)" : ""}${backgroundCheckpoint ? " (background checkpoint)" : ""}, cheap password hash (1 MiB, t = 1), in process:`);
+console.log(
+  `${dialect}${unnamed ? " (unnamed statements)" : ""}${backgroundCheckpoint ? " (background checkpoint)" : ""}, cheap password hash (1 MiB, t = 1), in process:`,
+);
 console.log(row("Login, MFA required, phone on file", login));
 console.log(row("VerifyMFA", verify));
 if (dialect === "postgres") {
