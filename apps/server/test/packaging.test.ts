@@ -173,6 +173,18 @@ describe("packed tarballs installed in a fresh project", () => {
     expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe('[["navigate"],"unknown"]');
   }, 30_000);
 
+  it("runs the SQLite background checkpoint's worker from the installed package", () => {
+    const script = [
+      'import { openSqliteStores } from "@gatehouse/adapters-sqlite";',
+      'import { sql } from "kysely";',
+      `const opened = await openSqliteStores({ filename: ${JSON.stringify(join(work, "checkpoint.sqlite"))}, backgroundCheckpoint: true });`,
+      "const { rows } = await sql`pragma wal_autocheckpoint`.execute(opened.db);",
+      "await opened.close();",
+      "console.log(JSON.stringify(rows));",
+    ].join("\n");
+    expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe('[{"wal_autocheckpoint":0}]');
+  }, 30_000);
+
   it("runs the gatehouse bin from compiled JavaScript: --help", () => {
     const help = spawnSync(join(app, "node_modules/.bin/gatehouse"), ["--help"], { cwd: app, env: childEnv, encoding: "utf8" });
     expect(help.stderr).toBe("");

@@ -15,12 +15,13 @@ export interface BackgroundCheckpoint {
 
 /*
  * Runs in the worker: its own connection to the file, a PASSIVE checkpoint on every tick (it never waits
- * for and never blocks a reader or the writer), and a last one before it closes. CommonJS, evaluated from
- * this string, so the same code runs from src/ and from dist/.
+ * for and never blocks a reader or the writer), and a last one before it closes. Evaluated from this
+ * string, so the same code runs from src/ and from dist/; it names no `require` or `import`, because a
+ * worker evaluates its string as CommonJS or as a module depending on the parent's flags (--input-type).
  */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.betterSqlite3);
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const Database = process.getBuiltinModule("node:module").createRequire(workerData.betterSqlite3)(workerData.betterSqlite3);
 const db = new Database(workerData.filename, { fileMustExist: true });
 const checkpoint = () => db.pragma("wal_checkpoint(PASSIVE)");
 const timer = setInterval(checkpoint, workerData.intervalMs);
@@ -36,7 +37,8 @@ parentPort.postMessage("ready");
  * WAL past 1,000 pages: that commit copies the pages into the database file and syncs it, which holds the
  * event loop for milliseconds once every ~75 Login or VerifyMFA commits. Here the connection's
  * autocheckpoint is off and a worker thread checkpoints every `intervalMs` on a connection of its own.
- * If the worker fails, the autocheckpoint comes back on, so the WAL never grows without bound. The
+ * Rejects when the worker cannot start; once running, if it fails, the autocheckpoint comes back on, so the
+ * WAL never grows without bound. The
  * worker's own V8 isolate costs about 19 MB of RSS, which is why this is opt-in (README "Decisions").
  */
 export async function startBackgroundCheckpoint(

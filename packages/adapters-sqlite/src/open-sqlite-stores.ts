@@ -72,7 +72,16 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     await db.destroy();
     throw error;
   }
-  const checkpoint = options.backgroundCheckpoint === true && options.filename !== ":memory:" ? await checkpointInBackground(sqlite, options.filename) : null;
+  let checkpoint: BackgroundCheckpoint | null = null;
+  if (options.backgroundCheckpoint === true && options.filename !== ":memory:") {
+    try {
+      checkpoint = await startBackgroundCheckpoint(sqlite, options.filename);
+    } catch (error) {
+      // Asked for and not running is a configuration problem: said at start-up, not discovered in the latencies.
+      await db.destroy();
+      throw new Error(`the SQLite background checkpoint could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
   return {
     stores: createKyselyStores(db, "sqlite"),
     db,
@@ -84,17 +93,4 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
       await db.destroy();
     },
   };
-}
-
-/**
- * A worker thread checkpoints the WAL (see background-checkpoint.ts). Where no worker can start (a bundle
- * that cannot resolve better-sqlite3 for it), SQLite's own checkpoint in the committing call remains:
- * slower at the tail, equally correct.
- */
-async function checkpointInBackground(sqlite: BetterSqlite3.Database, filename: string): Promise<BackgroundCheckpoint | null> {
-  try {
-    return await startBackgroundCheckpoint(sqlite, filename);
-  } catch {
-    return null;
-  }
 }
