@@ -22,8 +22,9 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
 export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect): DeviceStore {
   return {
     async getOrCreate(candidate) {
-      // The unique (user_id, org_id, fingerprint) index decides the race: only one insert returns a row.
-      const inserted = await failOnDuplicate(() =>
+      // One upsert: the unique (user_id, org_id, fingerprint) index decides the race, and a device seen before
+      // comes back with its last sighting updated. Ids are random, so the row is new exactly when it has ours.
+      const row = await failOnDuplicate(() =>
         db
           .insertInto("devices")
           .values({
@@ -38,20 +39,11 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
             last_seen_at: candidate.lastSeenAt,
             session_issued_at: candidate.sessionIssuedAt,
           })
-          .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doNothing())
+          .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: candidate.lastSeenAt }))
           .returningAll()
-          .executeTakeFirst(),
+          .executeTakeFirstOrThrow(),
       );
-      if (inserted !== undefined) return { device: toDevice(inserted), created: true };
-      const seen = await db
-        .updateTable("devices")
-        .set({ last_seen_at: candidate.lastSeenAt })
-        .where("user_id", "=", candidate.userId)
-        .where("org_id", "=", candidate.orgId)
-        .where("fingerprint", "=", candidate.fingerprint)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { device: toDevice(seen), created: false };
+      return { device: toDevice(row), created: row.id === candidate.id };
     },
 
     async findById(id) {

@@ -89,7 +89,8 @@ export interface DeviceStore {
   /**
    * Atomic get-or-create keyed by (userId, orgId, fingerprint): concurrent calls for one key
    * return the same device and exactly one of them reports `created: true`. An existing
-   * device gets `lastSeenAt = now`.
+   * device gets `lastSeenAt = now`. `candidate.id` is a fresh id (the core draws a random one
+   * per call): an adapter may tell a created device by it.
    */
   getOrCreate(candidate: Device): Promise<{ device: Device; created: boolean }>;
   findById(id: string): Promise<Device | null>;
