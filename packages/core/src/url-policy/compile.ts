@@ -10,7 +10,6 @@ import type { AccessControl, DefaultAction } from "./types.ts";
 export const HostBits = Object.freeze({ blockedExact: 1, blockedWild: 2, allowedExact: 4, allowedWild: 8 });
 const BLOCKED = HostBits.blockedExact | HostBits.blockedWild;
 const ALLOWED = HostBits.allowedExact | HostBits.allowedWild;
-const DOT = 0x2e;
 
 /** The wire names of the two host lists, as logs and errors show them. */
 export type HostListName = "allowed_domains" | "blocked_domains";
@@ -92,23 +91,14 @@ export function compileAccessControl(accessControl: AccessControl, options: Comp
 /**
  * One probe for the host's own key (an exact entry, or the apex of a `*.` base), then for a domain one probe
  * per proper label suffix (`a.b.c` → `c`, `b.c`) whose label count some `*.` base has: at most k probes for
- * k labels and usually one or two, made together (`HostLookup#getEach`) so that at a million entries their
+ * k labels and usually one or two, made together (`HostLookup#getSuffixes`) so that at a million entries their
  * cache misses overlap. Nothing scans the entries. IP keys only meet exact entries: a `*.` base is never
  * an IP, and a domain key never ends in a number, so no suffix of one can be a base.
  */
 export function listingOf(compiled: CompiledAccessControl, host: HostKey): HostListing {
-  const key = host.key;
-  // Shortest suffix first, the key itself last: the order `getEach` hashes them in, one backward pass.
-  let count = 0;
-  if (host.kind === "domain") {
-    // One backward scan for the dots rather than a lastIndexOf call per label.
-    let labels = 0;
-    for (let i = key.length - 1; i >= 0 && labels < compiled.maxWildLabels; i--) {
-      if (key.charCodeAt(i) === DOT && ++labels >= compiled.minWildLabels) PROBE_STARTS[count++] = i + 1;
-    }
-  }
-  PROBE_STARTS[count++] = 0;
-  compiled.hosts.getEach(key, PROBE_STARTS, count, PROBE_BITS);
+  const domain = host.kind === "domain";
+  // Shortest suffix first, the key itself last.
+  const count = compiled.hosts.getSuffixes(host.key, domain ? compiled.minWildLabels : 0, domain ? compiled.maxWildLabels : 0, PROBE_BITS);
   const own = PROBE_BITS[count - 1]!;
   let inherited = 0;
   for (let k = 0; k < count - 1; k++) inherited |= PROBE_BITS[k]!;
@@ -116,8 +106,7 @@ export function listingOf(compiled: CompiledAccessControl, host: HostKey): HostL
   return ((own & ALLOWED) | (inherited & HostBits.allowedWild)) !== 0 ? "allowed" : "unlisted";
 }
 
-/** Scratch of `listingOf`, reused: the check is synchronous, so no two calls share them at once. */
-const PROBE_STARTS = new Int32Array(MAX_KEYS_AT_ONCE);
+/** Scratch of `listingOf`, reused: the check is synchronous, so no two calls share it at once. */
 const PROBE_BITS = new Int32Array(MAX_KEYS_AT_ONCE);
 
 function labelCount(domain: string): number {

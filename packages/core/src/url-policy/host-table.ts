@@ -6,7 +6,9 @@
  * its bits and, for a key of at most 24 characters, the key itself. Open addressing with linear probing in
  * a power-of-two table at most half full, so a probe usually ends within one cache line. A slot whose hash
  * matches is then compared with the probed key character by character, so a hash collision can cost time
- * but can never allow or block the wrong host.
+ * but can never allow or block the wrong host. A lookup reads the probed string once, in the pass that finds
+ * its label boundaries and hashes every suffix, and copies its characters as bytes for those comparisons:
+ * in V8 a `charCodeAt` costs several times a typed-array read.
  */
 
 /** A 32-bit hash (an int32) of `text` from index `from` to its end. */
@@ -17,17 +19,18 @@ export interface HostLookup extends Iterable<[string, number]> {
   /** The bits of the key `text.slice(from)` (0 when absent), without building that string. */
   get(text: string, from?: number): number;
   /**
-   * The bits of `text.slice(starts[k])` into `bits[k]` for each k < count, as `get` would give them;
-   * `starts` must descend (shortest suffix first). All the keys are looked up together, see `HostTable#getEach`.
+   * The bits of each proper label suffix of `text` with `minLabels` to `maxLabels` labels (`a.b.c` with 1 to 2:
+   * `c`, `b.c`), shortest first, into `bits[0]`, `bits[1]`…, then those of `text` itself; returns how many,
+   * each as `get` would give it. `text` has at most MAX_KEY_LENGTH characters. See `HostTable#getSuffixes`.
    */
-  getEach(text: string, starts: Int32Array, count: number, bits: Int32Array): void;
+  getSuffixes(text: string, minLabels: number, maxLabels: number, bits: Int32Array): number;
   readonly size: number;
 }
 
 /**
  * FNV-1a over the characters from the last to `from`, then murmur3's finaliser so that the low bits, which
  * pick the slot, depend on every character. Walking backwards, the running state at a label boundary is that
- * suffix's state, so one pass over a host yields the hash of every `*.` base it could match (`hashSuffixes`).
+ * suffix's state, so one pass over a host yields the hash of every `*.` base it could match (`getSuffixes`).
  * 32 bits are enough because a hash match is only a hint: the key is compared in full, in the same cache line for most keys.
  */
 export const fnv1aMix: HostHash = (text, from) => {
@@ -48,17 +51,6 @@ function finalise(state: number): number {
   return hash ^ (hash >>> 16);
 }
 
-/** `fnv1aMix` of `text.slice(starts[k])` into `hashes[k]` for k < count, in one backward pass; `starts` descends. */
-function hashSuffixes(text: string, starts: Int32Array, count: number, hashes: Int32Array): void {
-  let state = FNV_OFFSET | 0;
-  let i = text.length;
-  for (let k = 0; k < count; k++) {
-    const start = starts[k]!;
-    while (i > start) state = Math.imul(state ^ text.charCodeAt(--i), FNV_PRIME);
-    hashes[k] = finalise(state);
-  }
-}
-
 /**
  * A slot is 32 bytes, half a cache line: the hash's low 32 bits, `(key length << BITS_WIDTH) | bits`
  * (0 marks an empty slot: a key has at least one character and one bit), then the key's characters
@@ -72,8 +64,22 @@ const KEY_AT = 2;
 const INLINE_CHARS = (SLOT_WORDS - KEY_AT) * 4;
 const BITS_WIDTH = 4;
 const BITS_MASK = (1 << BITS_WIDTH) - 1;
-/** A host name has at most 127 labels (253 octets), so at most that many suffixes plus itself. */
+/** The longest key: host keys have at most 253 characters. Longer keys are refused, so a longer text is never one. */
+export const MAX_KEY_LENGTH = 255;
+/** A key of MAX_KEY_LENGTH characters has at most 127 dots, so at most 127 suffixes plus itself. */
 export const MAX_KEYS_AT_ONCE = 128;
+const DOT = 0x2e;
+/** What a probed character above U+007F is copied as: no key byte, since keys are ASCII, so it never matches. */
+const NOT_ASCII = 0xff;
+
+/**
+ * Scratch shared by every table (a lookup is synchronous, so no two use it at once): where each key that
+ * `getSuffixes` probes starts in the text, its hash, and the probed characters as bytes, which `#find`
+ * compares keys with.
+ */
+const STARTS = new Int32Array(MAX_KEYS_AT_ONCE);
+const HASHES = new Int32Array(MAX_KEYS_AT_ONCE);
+const PROBED = new Uint8Array(MAX_KEY_LENGTH);
 
 export class HostTable implements HostLookup {
   readonly #slots: Int32Array;
@@ -85,8 +91,6 @@ export class HostTable implements HostLookup {
   #chars: Uint8Array;
   #charsUsed = 0;
   #size = 0;
-  /** Scratch for `getEach`: one hash per key, at most one per label of a 253-octet name and the name itself. */
-  readonly #hashes = new Int32Array(MAX_KEYS_AT_ONCE);
 
   /** A table for up to `capacity` distinct keys, never resized: its slots are at most half used. */
   constructor(capacity: number, hash: HostHash = fnv1aMix) {
@@ -105,12 +109,14 @@ export class HostTable implements HostLookup {
   }
 
   /**
-   * Adds `bits` (1..15) to `key`'s. False, and nothing stored, when the key is empty, not ASCII, or past the
-   * capacity; compile only passes host keys, which are never the first two.
+   * Adds `bits` (1..15) to `key`'s. False, and nothing stored, when the key is empty, not ASCII, longer than
+   * MAX_KEY_LENGTH, or past the capacity; compile only passes host keys, which are none of the first three.
    */
   add(key: string, bits: number): boolean {
+    if (key.length > MAX_KEY_LENGTH) return false;
+    copyProbed(key, 0);
     const hash = this.#hash(key, 0) | 0;
-    const at = this.#find(key, 0, hash);
+    const at = this.#find(0, key.length, hash);
     const meta = this.#slots[at + KEY_META]!;
     if (meta !== 0) {
       this.#slots[at + KEY_META] = meta | (bits & BITS_MASK);
@@ -138,27 +144,51 @@ export class HostTable implements HostLookup {
   }
 
   get(text: string, from = 0): number {
-    return this.#slots[this.#find(text, from, this.#hash(text, from) | 0) + KEY_META]! & BITS_MASK;
+    const length = text.length - from;
+    if (length > MAX_KEY_LENGTH) return 0;
+    copyProbed(text, from);
+    return this.#slots[this.#find(0, length, this.#hash(text, from) | 0) + KEY_META]! & BITS_MASK;
   }
 
   /**
-   * Every first slot is read before any is examined: the reads do not depend on each other, so at a
-   * million keys, where each is a likely cache and TLB miss, the CPU overlaps them instead of queueing them.
+   * One backward pass over `text` finds the label boundaries, hashes every suffix (see `fnv1aMix`) and copies
+   * the characters for `#find`. Then every first slot is read before any is examined: the reads do not depend
+   * on each other, so at a million keys, where each is a likely cache and TLB miss, the CPU overlaps them
+   * instead of queueing them.
    */
-  getEach(text: string, starts: Int32Array, count: number, bits: Int32Array): void {
-    if (count > MAX_KEYS_AT_ONCE) throw new RangeError(`at most ${MAX_KEYS_AT_ONCE} keys at once`);
-    const hashes = this.#hashes;
-    if (this.#hash === fnv1aMix) hashSuffixes(text, starts, count, hashes);
-    else for (let k = 0; k < count; k++) hashes[k] = this.#hash(text, starts[k]!) | 0;
+  getSuffixes(text: string, minLabels: number, maxLabels: number, bits: Int32Array): number {
+    const length = text.length;
+    if (length > MAX_KEY_LENGTH) throw new RangeError(`a host key has at most ${MAX_KEY_LENGTH} characters`);
+    const starts = STARTS;
+    const hashes = HASHES;
+    const probed = PROBED;
+    let state = FNV_OFFSET | 0;
+    let labels = 0;
+    let count = 0;
+    for (let i = length - 1; i >= 0; i--) {
+      const c = text.charCodeAt(i);
+      // The state so far is that of the suffix after this dot, which has `labels` labels.
+      if (c === DOT && ++labels >= minLabels && labels <= maxLabels) {
+        starts[count] = i + 1;
+        hashes[count++] = finalise(state);
+      }
+      probed[i] = c > 0x7f ? NOT_ASCII : c;
+      state = Math.imul(state ^ c, FNV_PRIME);
+    }
+    starts[count] = 0;
+    hashes[count++] = finalise(state);
+    // A test's own hash, so that colliding hashes can be tried: the pass above still found the suffixes.
+    if (this.#hash !== fnv1aMix) for (let k = 0; k < count; k++) hashes[k] = this.#hash(text, starts[k]!) | 0;
     const slots = this.#slots;
     let anyUsed = 0;
     for (let k = 0; k < count; k++) anyUsed |= slots[(hashes[k]! & this.#mask) * SLOT_WORDS + KEY_META]!;
     // All first slots empty (each is, half the time or more, in a table at most half full): every key is absent, nothing to compare.
     if (anyUsed === 0) {
       bits.fill(0, 0, count);
-      return;
+      return count;
     }
-    for (let k = 0; k < count; k++) bits[k] = slots[this.#find(text, starts[k]!, hashes[k]!) + KEY_META]! & BITS_MASK;
+    for (let k = 0; k < count; k++) bits[k] = slots[this.#find(starts[k]!, length - starts[k]!, hashes[k]!) + KEY_META]! & BITS_MASK;
+    return count;
   }
 
   *[Symbol.iterator](): Iterator<[string, number]> {
@@ -173,26 +203,34 @@ export class HostTable implements HostLookup {
     }
   }
 
-  /** The slot (word index) holding `text.slice(from)`, whose hash is `low`, or the empty slot where it would go. */
-  #find(text: string, from: number, low: number): number {
+  /** The slot (word index) holding the `length` bytes of PROBED from `from`, whose hash is `low`, or the empty slot where they would go. */
+  #find(from: number, length: number, low: number): number {
     const slots = this.#slots;
-    const length = text.length - from;
     for (let slot = low & this.#mask; ; slot = (slot + 1) & this.#mask) {
       const at = slot * SLOT_WORDS;
       const meta = slots[at + KEY_META]!;
       if (meta === 0) return at;
-      if (slots[at + HASH_LOW] === low && meta >>> BITS_WIDTH === length && this.#sameKey(text, from, at, length)) return at;
+      if (slots[at + HASH_LOW] === low && meta >>> BITS_WIDTH === length && this.#sameKey(from, at, length)) return at;
     }
   }
 
-  #sameKey(text: string, from: number, at: number, length: number): boolean {
-    if (length > INLINE_CHARS) return sameChars(text, from, this.#chars, this.#slots[at + KEY_AT]!, length);
-    return sameChars(text, from, this.#slotBytes, (at + KEY_AT) * 4, length);
+  #sameKey(from: number, at: number, length: number): boolean {
+    if (length > INLINE_CHARS) return sameBytes(from, this.#chars, this.#slots[at + KEY_AT]!, length);
+    return sameBytes(from, this.#slotBytes, (at + KEY_AT) * 4, length);
   }
 }
 
-function sameChars(text: string, from: number, chars: Uint8Array, offset: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (chars[offset + i] !== text.charCodeAt(from + i)) return false;
+/** PROBED is `text.slice(from)`, as bytes (its length is at most MAX_KEY_LENGTH). */
+function copyProbed(text: string, from: number): void {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    PROBED[i - from] = c > 0x7f ? NOT_ASCII : c;
+  }
+}
+
+/** Whether the `length` bytes of PROBED from `from` are those of `chars` from `offset`. */
+function sameBytes(from: number, chars: Uint8Array, offset: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (chars[offset + i] !== PROBED[from + i]) return false;
   return true;
 }
 

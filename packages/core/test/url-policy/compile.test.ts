@@ -68,14 +68,15 @@ describe("compileAccessControl (url-policy.md §5)", () => {
     expect(checkUrl(compiled, "https://example.com").reasonCode).toBe("not_allowed");
   });
 
-  it("probes only proper suffixes whose label count a wildcard base has, shortest first, then the host's own key", () => {
+  it("probes only proper suffixes whose label count a wildcard base has, and an IP's own key alone", () => {
     const compiled = compileAccessControl(accessControl({ allowedDomains: ["*.b.c", "*.x.y.z.w"], blockedDomains: ["*.evil.b.c"] }));
-    const probed: string[] = [];
+    expect([compiled.minWildLabels, compiled.maxWildLabels]).toEqual([2, 4]);
+    const probed: [string, number, number][] = [];
     const hosts: HostLookup = {
       get: (text: string, from = 0) => compiled.hosts.get(text, from),
-      getEach: (text: string, starts: Int32Array, count: number, bits: Int32Array) => {
-        for (const start of starts.subarray(0, count)) probed.push(text.slice(start));
-        compiled.hosts.getEach(text, starts, count, bits);
+      getSuffixes: (text: string, minLabels: number, maxLabels: number, bits: Int32Array) => {
+        probed.push([text, minLabels, maxLabels]);
+        return compiled.hosts.getSuffixes(text, minLabels, maxLabels, bits);
       },
       size: compiled.hosts.size,
       [Symbol.iterator]: () => compiled.hosts[Symbol.iterator](),
@@ -85,11 +86,14 @@ describe("compileAccessControl (url-policy.md §5)", () => {
       probed.length = 0;
       return [listingOf(spy, { kind, key }), ...probed];
     };
-    expect(probes("domain", "q.r.s.t.u.v")).toEqual(["unlisted", "u.v", "t.u.v", "s.t.u.v", "q.r.s.t.u.v"]);
-    expect(probes("domain", "a.b.c")).toEqual(["allowed", "b.c", "a.b.c"]);
-    expect(probes("domain", "b.c")).toEqual(["allowed", "b.c"]);
-    expect(probes("domain", "x.evil.b.c")).toEqual(["blocked", "b.c", "evil.b.c", "x.evil.b.c"]);
-    expect(probes("ip", "1.2.3.4")).toEqual(["unlisted", "1.2.3.4"]);
+    expect(probes("domain", "q.r.s.t.u.v")).toEqual(["unlisted", ["q.r.s.t.u.v", 2, 4]]);
+    expect(probes("domain", "a.b.c")).toEqual(["allowed", ["a.b.c", 2, 4]]);
+    expect(probes("domain", "b.c")).toEqual(["allowed", ["b.c", 2, 4]]);
+    expect(probes("domain", "x.evil.b.c")).toEqual(["blocked", ["x.evil.b.c", 2, 4]]);
+    expect(probes("ip", "1.2.3.4")).toEqual(["unlisted", ["1.2.3.4", 0, 0]]);
+    const noWildcards = compileAccessControl(accessControl({ allowedDomains: ["a.b.c"], blockedDomains: ["b.c"] }));
+    expect([noWildcards.minWildLabels, noWildcards.maxWildLabels]).toEqual([0, 0]);
+    expect(listingOf(noWildcards, { kind: "domain", key: "x.b.c" })).toBe("unlisted");
   });
 
   it("answers blocked over allowed whichever of the two entries is more specific", () => {
@@ -125,13 +129,13 @@ describe("lookups at scale", () => {
     expect(checkUrl(compiled, "https://a.evil99999.example/").reasonCode).toBe("blocked");
     expect(checkUrl(compiled, "https://www.bad99998.example/").reasonCode).toBe("not_allowed");
 
-    // A scan would call the table's iterator; the lookup only calls getEach().
+    // A scan would call the table's iterator; the lookup only calls getSuffixes().
     const guarded = {
       ...compiled,
       hosts: new Proxy(compiled.hosts, {
         get(target, property) {
-          if (property !== "getEach") throw new Error(`scanned via ${String(property)}`);
-          return target.getEach.bind(target);
+          if (property !== "getSuffixes") throw new Error(`scanned via ${String(property)}`);
+          return target.getSuffixes.bind(target);
         },
       }),
     };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fnv1aMix, HostTable, MAX_KEYS_AT_ONCE } from "../../src/url-policy/host-table.ts";
+import { fnv1aMix, HostTable, MAX_KEY_LENGTH, MAX_KEYS_AT_ONCE } from "../../src/url-policy/host-table.ts";
 import type { HostHash } from "../../src/url-policy/host-table.ts";
 
 /** Hashes that collide on purpose: a hit can then only come from comparing the keys themselves. */
@@ -69,33 +69,69 @@ describe("HostTable", () => {
     expect(table.get("www.side-store-twenty-five.cm", 3)).toBe(0);
   });
 
-  it.each([["fnv1aMix", fnv1aMix] as const, ...WEAK_HASHES])("looks several suffixes up at once as get would, when %s", (_name, hash) => {
+  it.each([["fnv1aMix", fnv1aMix] as const, ...WEAK_HASHES])("looks the label suffixes up at once as get would, when %s", (_name, hash) => {
     const table = tableOf(ENTRIES, hash);
-    const cases: [string, number[]][] = [
-      ["www.a.com", [6, 4, 0]],
-      ["x.live.com", [7, 2, 0]],
-      ["xaa.com", [4, 1]],
-      ["nowhere.example", [8, 0]],
-      ["www.side-store-twenty-five.cm", [4, 0]],
-      ["10.0.0.1", [0]],
-      ["", [0]],
+    const cases: [string, number, number, number[]][] = [
+      ["www.a.com", 1, 2, [6, 4, 0]],
+      ["www.a.com", 2, 2, [4, 0]],
+      ["x.live.com", 1, 3, [7, 2, 0]],
+      ["xaa.com", 1, 1, [4, 0]],
+      ["nowhere.example", 1, 1, [8, 0]],
+      ["www.side-store-twenty-five.cm", 2, 2, [4, 0]],
+      ["a.b.inline-twenty-four.c.com", 1, 5, [25, 23, 4, 2, 0]],
+      ["10.0.0.1", 0, 0, [0]],
+      ["a.com", 0, 0, [0]],
+      ["", 1, 3, [0]],
     ];
-    for (const [text, starts] of cases) {
+    for (const [text, minLabels, maxLabels, starts] of cases) {
       const bits = new Int32Array(MAX_KEYS_AT_ONCE).fill(-1);
-      table.getEach(text, Int32Array.from(starts), starts.length, bits);
+      expect(table.getSuffixes(text, minLabels, maxLabels, bits)).toBe(starts.length);
       expect([...bits.subarray(0, starts.length)]).toEqual(starts.map((start) => table.get(text, start)));
     }
-    expect(() => table.getEach("a", new Int32Array(MAX_KEYS_AT_ONCE + 1), MAX_KEYS_AT_ONCE + 1, new Int32Array(MAX_KEYS_AT_ONCE + 1))).toThrow(RangeError);
   });
 
-  it("hashes every suffix in one backward pass exactly as it hashes each alone", () => {
+  it("probes exactly the suffixes with minLabels to maxLabels labels, shortest first, then the text itself", () => {
+    const suffixes = ["v", "u.v", "t.u.v", "s.t.u.v", "r.s.t.u.v", "q.r.s.t.u.v"];
+    // Each suffix's own bit (cycling through 1, 2, 4, 8), so the bits show which suffixes were looked up.
+    const table = tableOf(suffixes.map((key, i) => [key, 1 << (i % 4)]));
+    const bits = new Int32Array(MAX_KEYS_AT_ONCE);
+    expect(table.getSuffixes("q.r.s.t.u.v", 2, 4, bits)).toBe(4);
+    expect([...bits.subarray(0, 4)]).toEqual([2, 4, 8, 2]);
+    expect(table.getSuffixes("q.r.s.t.u.v", 1, 127, bits)).toBe(6);
+    expect([...bits.subarray(0, 6)]).toEqual([1, 2, 4, 8, 1, 2]);
+  });
+
+  it("hashes every suffix in its one backward pass exactly as it hashes each alone", () => {
     const table = tableOf(ENTRIES);
     const text = "a.b.inline-twenty-four.c.com";
+    const bits = new Int32Array(MAX_KEYS_AT_ONCE);
+    expect(table.getSuffixes(text, 1, 5, bits)).toBe(5);
+    expect([...bits.subarray(0, 5)]).toEqual([0, 0, 2, 0, 0]);
     const starts = [25, 23, 4, 2, 0];
-    const bits = new Int32Array(starts.length);
-    table.getEach(text, Int32Array.from(starts), starts.length, bits);
-    expect([...bits]).toEqual([0, 0, 2, 0, 0]);
     expect(starts.map((start) => fnv1aMix(text, start))).toEqual(starts.map((start) => fnv1aMix(text.slice(start), 0)));
+  });
+
+  it.each([["fnv1aMix", fnv1aMix] as const, ...WEAK_HASHES])("never matches a key through the low byte of a non-ASCII character, when %s", (_name, hash) => {
+    const table = tableOf(ENTRIES, hash);
+    const bits = new Int32Array(MAX_KEYS_AT_ONCE);
+    // U+0161 and U+0261 end in the byte of "a"; the ASCII suffix after the dot still matches.
+    expect(table.getSuffixes("\u0161.com", 1, 1, bits)).toBe(2);
+    expect([...bits.subarray(0, 2)]).toEqual([0, 0]);
+    expect(table.getSuffixes("x.\u0261.com", 1, 2, bits)).toBe(3);
+    expect([...bits.subarray(0, 3)]).toEqual([0, 0, 0]);
+    expect(table.getSuffixes("\u0161\u0161.a.com", 2, 2, bits)).toBe(2);
+    expect([...bits.subarray(0, 2)]).toEqual([1, 0]);
+    expect(table.get("\u0161.com")).toBe(0);
+  });
+
+  it("refuses a text longer than any key it can hold", () => {
+    const table = tableOf(ENTRIES);
+    const long = `${"a".repeat(MAX_KEY_LENGTH - 5)}a.com`;
+    expect(long.length).toBe(MAX_KEY_LENGTH);
+    expect(table.getSuffixes(long, 1, 1, new Int32Array(MAX_KEYS_AT_ONCE))).toBe(2);
+    expect(() => table.getSuffixes(`x${long}`, 2, 2, new Int32Array(MAX_KEYS_AT_ONCE))).toThrow(RangeError);
+    expect(table.get(`x${long}`)).toBe(0);
+    expect(table.get(`x${long}`, MAX_KEY_LENGTH - 4)).toBe(1);
   });
 
   it("merges the bits of a key added twice into one slot", () => {
@@ -114,11 +150,12 @@ describe("HostTable", () => {
     expect(table.get("h1000000.example")).toBe(0);
   });
 
-  it("refuses what it cannot store exactly: a non-ASCII key, an empty key, a key past half its slots", () => {
+  it("refuses what it cannot store exactly: a non-ASCII key, an empty key, an overlong key, a key past half its slots", () => {
     // 4 keys: 8 slots, the smallest table, of which at most half are used
     const table = new HostTable(4);
     expect(table.add("bücher.de", 1)).toBe(false);
     expect(table.add("", 1)).toBe(false);
+    expect(table.add("a".repeat(MAX_KEY_LENGTH + 1), 1)).toBe(false);
     expect(table.get("bücher.de")).toBe(0);
     // "b\u00FCcher.de" must not be found through the low byte of ü either
     expect(table.get("b\u01FCcher.de")).toBe(0);
