@@ -72,11 +72,12 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       return result.numUpdatedRows > 0n;
     },
 
-    async markSessionIssued(deviceId, now) {
-      // One statement: the first issuance is kept, whatever the concurrency.
+    async markSessionIssued(deviceId, now, trustedUntil) {
+      // One statement: the first issuance is kept, whatever the concurrency; trust, when asked, goes in the same write.
+      const trust = trustedUntil === undefined ? {} : { trusted: toDbBool(dialect, true), trusted_until: trustedUntil, trust_revoked_at: null };
       const result = await db
         .updateTable("devices")
-        .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})` })
+        .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`, ...trust })
         .where("id", "=", deviceId)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;

@@ -101,10 +101,11 @@ export interface DeviceStore {
   revokeTrust(deviceId: string, now: EpochMs): Promise<boolean>;
   /**
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
-   * when it is still null, so the first issuance is kept whatever the concurrency. Returns false
-   * when the device is missing.
+   * when it is still null, so the first issuance is kept whatever the concurrency. With
+   * `trustedUntil`, the same write also does what `markTrusted` does (VerifyMFA issues a session and
+   * trusts the device together). Returns false when the device is missing.
    */
-  markSessionIssued(deviceId: string, now: EpochMs): Promise<boolean>;
+  markSessionIssued(deviceId: string, now: EpochMs, trustedUntil?: EpochMs): Promise<boolean>;
 }
 
 export interface ChallengeStore {

@@ -1,6 +1,7 @@
 import { recordAudit, type RequestMeta } from "./audit/record.ts";
 import type { Context } from "./context.ts";
 import { newId } from "./ids.ts";
+import type { EpochMs } from "./model.ts";
 import type { TokenPair } from "./ports.ts";
 import type { IssuedTokens } from "./results.ts";
 import { ACCESS_TOKEN_PREFIX, hashToken, newToken, REFRESH_TOKEN_PREFIX } from "./tokens.ts";
@@ -31,8 +32,18 @@ export function toIssuedTokens(fresh: FreshTokens, userId: string, orgId: string
   return { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.pair.accessExpiresAt, userId, orgId };
 }
 
-/** A new session for a device; only token hashes are stored. The device stops being new. Recorded as `session.created`. */
-export async function issueSession(tx: Context, userId: string, orgId: string, deviceId: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
+/**
+ * A new session for a device; only token hashes are stored. The device stops being new and, with `trustedUntil`,
+ * is trusted until then in the same write (the caller records `device.trusted`). Recorded as `session.created`.
+ */
+export async function issueSession(
+  tx: Context,
+  userId: string,
+  orgId: string,
+  deviceId: string,
+  request: RequestMeta | undefined,
+  trustedUntil?: EpochMs,
+): Promise<IssuedTokens> {
   const fresh = newTokenPair(tx);
   const sessionId = newId(tx.random);
   await tx.stores.sessions.create({
@@ -44,7 +55,7 @@ export async function issueSession(tx: Context, userId: string, orgId: string, d
     createdAt: tx.clock.now(),
     revokedAt: null,
   });
-  await tx.stores.devices.markSessionIssued(deviceId, tx.clock.now());
+  await tx.stores.devices.markSessionIssued(deviceId, tx.clock.now(), trustedUntil);
   await recordAudit(tx, "session.created", { actor: { kind: "user", userId }, orgId, userId, deviceId, request }, { sessionId });
   return toIssuedTokens(fresh, userId, orgId);
 }

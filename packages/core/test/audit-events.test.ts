@@ -290,7 +290,7 @@ describe("no change without its event, no event without its change", () => {
   it("VerifyMFA whose last write fails records nothing: its events roll back with its changes", async () => {
     const h = await createHarness();
     const failing = decorateStores(h.stores, (ports) => ({
-      devices: { ...ports.devices, markTrusted: () => Promise.reject(new Error("disk I/O error")) },
+      devices: { ...ports.devices, markSessionIssued: () => Promise.reject(new Error("disk I/O error")) },
     }));
     const login = await h.login();
     if (login.kind !== "phone_required") throw new Error(login.kind);

@@ -150,7 +150,7 @@ describe("each use case commits once", () => {
 
 describe("a failure that is not a decided answer rolls the whole unit of work back", () => {
   it("VerifyMFA whose last write fails: the challenge is not consumed, no session, the phone not locked", async () => {
-    const s = await setUp({ port: "devices", method: "markTrusted" });
+    const s = await setUp({ port: "devices", method: "markSessionIssued" });
     const first = await s.login();
     if (first.kind !== "phone_required") throw new Error(first.kind);
     const { challengeId } = await s.gatehouse.submitPhoneAndRequestMfa({ intentId: first.intent.intentId, phone: "+15551234567" });

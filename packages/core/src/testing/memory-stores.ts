@@ -199,10 +199,11 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
     async revokeTrust(deviceId, now) {
       return update(deviceId, { trusted: false, trustedUntil: null, trustRevokedAt: now });
     },
-    async markSessionIssued(deviceId, now) {
+    async markSessionIssued(deviceId, now, trustedUntil) {
       const device = devices.get(deviceId);
       if (device === undefined) return false;
-      if (device.sessionIssuedAt === null) devices.set(deviceId, { ...device, sessionIssuedAt: now });
+      const trust = trustedUntil === undefined ? {} : { trusted: true, trustedUntil, trustRevokedAt: null };
+      devices.set(deviceId, { ...device, sessionIssuedAt: device.sessionIssuedAt ?? now, ...trust });
       return true;
     },
   };

@@ -86,12 +86,9 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
 
   await recordAudit(tx, "mfa.verified", subject, { challengeId });
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(challenge.phone) });
-  const tokens = await issueSession(tx, user.id, challenge.orgId, device.id, request);
-  if (policy.registerTrustAfterMfa) {
-    const trustedUntil = now + policy.trustTtlDays * DAY_MS;
-    await stores.devices.markTrusted(device.id, trustedUntil);
-    await recordAudit(tx, "device.trusted", subject, { trustedUntil });
-  }
+  const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
+  const tokens = await issueSession(tx, user.id, challenge.orgId, device.id, request, trustedUntil);
+  if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
   return tokens;
 }
 

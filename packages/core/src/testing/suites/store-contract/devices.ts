@@ -82,6 +82,16 @@ export function describeDevicesContract(current: () => Stores): void {
       expect(await stores.devices.markSessionIssued("no-device", T0)).toBe(false);
     });
 
+    it("trusts the device in the same write when markSessionIssued is given trustedUntil, keeping the first issuance", async () => {
+      await stores.devices.getOrCreate(aDevice());
+      await stores.devices.revokeTrust(DEVICE_ID, T0);
+      expect(await stores.devices.markSessionIssued(DEVICE_ID, T0 + MINUTE, T0 + 30 * DAY)).toBe(true);
+      expect(await stores.devices.findById(DEVICE_ID)).toEqual(aDevice({ sessionIssuedAt: T0 + MINUTE, trusted: true, trustedUntil: T0 + 30 * DAY }));
+      expect(await stores.devices.markSessionIssued(DEVICE_ID, T0 + DAY, T0 + 40 * DAY)).toBe(true);
+      expect(await stores.devices.findById(DEVICE_ID)).toEqual(aDevice({ sessionIssuedAt: T0 + MINUTE, trusted: true, trustedUntil: T0 + 40 * DAY }));
+      expect(await stores.devices.markSessionIssued("no-device", T0, T0 + DAY)).toBe(false);
+    });
+
     it("keeps exactly one issuance time among 20 concurrent markSessionIssued calls", async () => {
       await stores.devices.getOrCreate(aDevice());
       const results = await times(20, (i) => stores.devices.markSessionIssued(DEVICE_ID, T0 + (i + 1) * MINUTE));
