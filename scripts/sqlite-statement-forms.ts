@@ -1,7 +1,8 @@
 /**
  * Why the per-request reads use scalar subqueries, not LEFT JOINs: on the bench's SQLite fixture
- * (1,000-entry policy), each form of the browser-access read and of the settings read, prepared once
- * on better-sqlite3 and run in a tight loop, then the store's own `browserAccess.resolve` through kysely.
+ * (1,000-entry policy), each form of the browser-access read, of the settings read and of the sign-in
+ * facts read (user, membership, device, settings), prepared once on better-sqlite3 and run in a tight
+ * loop, then the stores' own `browserAccess.resolve` and `signInFacts.read` through kysely.
  * Both forms make the same index lookups (EXPLAIN QUERY PLAN); the joins cost the difference.
  *
  *   node --conditions=@gatehouse/source scripts/sqlite-statement-forms.ts
@@ -23,7 +24,7 @@ async function time(name: string, call: () => unknown): Promise<void> {
   for (let i = 0; i < CALLS / 10; i++) await call();
   const started = performance.now();
   for (let i = 0; i < CALLS; i++) await call();
-  console.log(`${name.padEnd(58)} ${(((performance.now() - started) * 1000) / CALLS).toFixed(1)} µs`);
+  console.log(`${name.padEnd(64)} ${(((performance.now() - started) * 1000) / CALLS).toFixed(1)} µs`);
 }
 
 try {
@@ -58,12 +59,43 @@ try {
   );
   await time("settings for an org, LEFT JOINs from an anchor row", () => settingsJoined.all(org));
   await time("settings for an org, scalar subqueries", () => settingsSubqueries.all(org, org));
+
+  // The bench token's session names a user, their org and the device it was issued on.
+  const signIn = raw.prepare("SELECT user_id AS u, org_id AS o, device_id AS d FROM sessions WHERE access_token_hash = ?").get(tokenHash) as {
+    u: string;
+    o: string;
+    d: string;
+  };
+  const deviceColumns = [
+    "id",
+    "user_id",
+    "org_id",
+    "fingerprint",
+    "trusted",
+    "trusted_until",
+    "trust_revoked_at",
+    "created_at",
+    "last_seen_at",
+    "session_issued_at",
+  ];
+  const userAndMembership = `SELECT users.*, (SELECT role FROM memberships WHERE org_id = @o AND user_id = users.id) AS membership_role`;
+  const factsJoined = raw.prepare(
+    `${userAndMembership}, ${deviceColumns.map((c) => `d.${c} AS device_${c}`).join(", ")}
+     FROM users LEFT JOIN devices d ON d.id = @d AND d.user_id = users.id AND d.org_id = @o WHERE users.id = @u`,
+  );
+  const factsSubqueries = raw.prepare(
+    `${userAndMembership}, ${deviceColumns.map((c) => `(SELECT ${c} FROM devices WHERE id = @d AND user_id = users.id AND org_id = @o) AS device_${c}`).join(", ")}
+     FROM users WHERE users.id = @u`,
+  );
+  await time("sign-in facts (settings aside), device LEFT JOINed", () => factsJoined.all(signIn));
+  await time("sign-in facts (settings aside), device columns as subqueries", () => factsSubqueries.all(signIn));
   raw.close();
 
   const engine = await benchEngine(databaseUrl);
   try {
-    const { browserAccess } = engine.storage.stores;
+    const { browserAccess, signInFacts } = engine.storage.stores;
     await time("the store: browserAccess.resolve (kysely, prepared once)", () => browserAccess.resolve(tokenHash, org, version, now));
+    await time("the store: signInFacts.read (kysely, prepared once)", () => signInFacts.read(signIn.u, signIn.o, signIn.d));
   } finally {
     await engine.close();
   }
