@@ -248,7 +248,6 @@ export interface BrowserAccessStore {
   resolve(accessTokenHash: string, orgId: string, knownPolicyVersion: number, now: EpochMs): Promise<BrowserAccess | null>;
 }
 
-/** Identifies the one unit a `consume` took, so `refund` can give back exactly that unit. */
 /** What deciding a sign-in needs to know about one user in one org (Login, Refresh, VerifyMFA). */
 export interface SignInFacts {
   readonly user: User;
@@ -268,6 +267,7 @@ export interface SignInFactsStore {
   read(userId: string, orgId: string, deviceId: string | null): Promise<SignInFacts | null>;
 }
 
+/** Identifies the one unit a `consume` took, so `refund` can give back exactly that unit. */
 export interface RateLimitReceipt {
   readonly key: string;
   /** The `now` of the consume that took the unit. */

@@ -2,7 +2,6 @@ import type { SessionRevocationReason } from "../audit/events.ts";
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { assessDevice } from "../device-assessment.ts";
-import { effectiveSettings } from "../settings.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { deviceFingerprintOrDefault, requirePlainText } from "../input.ts";
 import type { RefreshRotation, ReplayWindow } from "../ports.ts";
@@ -10,6 +9,7 @@ import { openSuccessor, sealSuccessor } from "../refresh-successor.ts";
 import type { AuthOutcome, IssuedTokens } from "../results.ts";
 import { completeSignIn, startSecondFactor, type SignInStep } from "../second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "../session-issuer.ts";
+import { effectiveSettings } from "../settings.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
