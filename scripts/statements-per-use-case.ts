@@ -1,6 +1,6 @@
 /**
- * How many statements Login (MFA required, phone on file) and VerifyMFA send, and how long they spend
- * in the database, in process through the real stores (no HTTP): the figures behind README's
+ * How many statements Login (MFA required, phone on file) and VerifyMFA send (on PostgreSQL, in how many
+ * round trips: a transaction's BEGIN rides with its first statement), and how long they spend in the database, in process through the real stores (no HTTP): the figures behind README's
  * "fewer round trips" and the PostgreSQL floor under them (`select 1`).
  *
  *   node --conditions=@gatehouse/source scripts/statements-per-use-case.ts sqlite [--background-checkpoint]
@@ -30,6 +30,8 @@ if ((dialect !== "sqlite" && dialect !== "postgres") || !flagFits)
   throw new Error("usage: statements-per-use-case.ts sqlite [--background-checkpoint] | postgres [--unnamed]");
 
 let statements = 0;
+let roundTrips = 0;
+let closePool = async () => {};
 let databaseMs = 0;
 const onQuery = (timing: QueryTiming) => {
   statements++;
@@ -56,7 +58,13 @@ if (dialect === "postgres") {
   await onOwnConnection(`CREATE SCHEMA ${schema}`);
   const url = new URL(pgUrl);
   url.searchParams.set("options", `-c search_path=${schema}`);
-  opened = await openPostgresStores({ connectionString: url.toString(), onQuery, preparedStatements: !unnamed });
+  const pool = new pg.Pool({ connectionString: url.toString() });
+  // Every round trip ends with the server's ReadyForQuery: a BEGIN that rides with the first statement is a statement but no round trip of its own.
+  pool.on("connect", (client) =>
+    (client as unknown as { connection: { on(event: "readyForQuery", listener: () => void): void } }).connection.on("readyForQuery", () => roundTrips++),
+  );
+  opened = await openPostgresStores({ pool, onQuery, preparedStatements: !unnamed });
+  closePool = () => pool.end();
 } else {
   opened = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite"), onQuery, backgroundCheckpoint });
 }
@@ -80,14 +88,15 @@ for (let i = 0; i < FLOWS; i++) {
 }
 
 /** Runs `step` and returns what it cost: wall time, statements and time in the database. */
-async function measure(step: () => Promise<unknown>): Promise<[number, number, number]> {
-  const [before, beforeMs, started] = [statements, databaseMs, performance.now()];
+async function measure(step: () => Promise<unknown>): Promise<Run> {
+  const [before, beforeTrips, beforeMs, started] = [statements, roundTrips, databaseMs, performance.now()];
   await step();
-  return [performance.now() - started, statements - before, databaseMs - beforeMs];
+  return [performance.now() - started, statements - before, databaseMs - beforeMs, roundTrips - beforeTrips];
 }
 
-const login: [number, number, number][] = [];
-const verify: [number, number, number][] = [];
+type Run = [wallMs: number, statements: number, databaseMs: number, roundTrips: number];
+const login: Run[] = [];
+const verify: Run[] = [];
 for (const [i, email] of emails.entries()) {
   let challengeId = "";
   login.push(
@@ -102,12 +111,13 @@ for (const [i, email] of emails.entries()) {
   verify.push(await measure(() => gatehouse.verifyMfa({ challengeId, otp })));
 }
 await opened.close();
+await closePool();
 rmSync(dir, { recursive: true, force: true });
 
 const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * q)] ?? Number.NaN;
 const median = (values: number[]) => quantile(values, 0.5);
-const row = (name: string, runs: [number, number, number][]) =>
-  `${name}: ${median(runs.map((r) => r[1]))} statements (begin and commit included), ${median(runs.map((r) => r[2])).toFixed(2)} ms in the database, ${median(runs.map((r) => r[0])).toFixed(2)} ms in all (median of ${runs.length}; p99 ${quantile(
+const row = (name: string, runs: Run[]) =>
+  `${name}: ${median(runs.map((r) => r[1]))} statements (begin and commit included)${dialect === "postgres" ? ` in ${median(runs.map((r) => r[3]))} round trips` : ""}, ${median(runs.map((r) => r[2])).toFixed(2)} ms in the database, ${median(runs.map((r) => r[0])).toFixed(2)} ms in all (median of ${runs.length}; p99 ${quantile(
     runs.map((r) => r[0]),
     0.99,
   ).toFixed(2)} ms)`;

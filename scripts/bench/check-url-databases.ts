@@ -130,7 +130,7 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
         assertClean(`${target.database} run ${run + 1}`, [healthz, checkUrl]);
         perRun.get(target.database)!.push({ healthz, checkUrl, flow, hashMs });
         log(
-          `  run ${run + 1} ${target.database}: healthz ${healthz.rps.toFixed(0)} req/s, check-url ${checkUrl.rps.toFixed(0)} req/s, flow p50 ${flow.flowP50Ms.toFixed(2)} ms − hash ${hashMs.toFixed(2)} ms`,
+          `  run ${run + 1} ${target.database}: healthz ${healthz.rps.toFixed(0)} req/s, check-url ${checkUrl.rps.toFixed(0)} req/s, flow p50 ${flow.flowP50Ms.toFixed(2)} ms (Login ${flow.loginP50Ms.toFixed(2)}, GetOTP ${flow.otpP50Ms.toFixed(2)}, VerifyMFA ${flow.verifyP50Ms.toFixed(2)}, /healthz ${flow.floorP50Ms.toFixed(2)}) − hash ${hashMs.toFixed(2)} ms`,
         );
       }
     }
