@@ -1,12 +1,34 @@
-import { decodeAuditCursor, encodeAuditCursor, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
-import type { Kysely, Selectable } from "kysely";
+import { decodeAuditCursor, encodeAuditCursor, GatehouseError, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
+import type { Insertable, Kysely, Selectable } from "kysely";
 import { insertUnlessTaken } from "./already-exists.ts";
-import { fromDbBigint } from "./dialect-differences.ts";
+import { fromDbBigint, isUniqueViolation, type SqlDialect } from "./dialect-differences.ts";
+import { rideWithNextStatement } from "./rides-with-next-statement.ts";
 import type { AuditEventsTable, Database } from "./schema.ts";
 
 function toActor(row: Selectable<AuditEventsTable>): AuditActor {
   if (row.actor_kind === "user" && row.actor_user_id !== null) return { kind: "user", userId: row.actor_user_id };
   return row.actor_kind === "system" ? { kind: "system" } : { kind: "anonymous" };
+}
+
+function toRow(event: AuditEvent): Insertable<AuditEventsTable> {
+  return {
+    id: event.id,
+    at: event.at,
+    kind: event.kind,
+    actor_kind: event.actor.kind,
+    actor_user_id: event.actor.kind === "user" ? event.actor.userId : null,
+    org_id: event.orgId,
+    user_id: event.userId,
+    device_id: event.deviceId,
+    client_ip: event.clientIp,
+    user_agent: event.userAgent,
+    payload: JSON.stringify(event.payload),
+  };
+}
+
+/** A taken audit event id: the unique violation of the events' table, however late it surfaced in the transaction. */
+export function auditIdTaken(error: unknown): boolean {
+  return isUniqueViolation(error) && (error as { table?: unknown }).table === "audit_events";
 }
 
 function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
@@ -27,30 +49,22 @@ function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
 
 /**
  * Plain statements on `db`, never a transaction of its own: handed a kysely Transaction, `append`
- * is part of the caller's unit of work, so the event commits or rolls back with its change.
+ * is part of the caller's unit of work, so the event commits or rolls back with its change. On
+ * PostgreSQL, inside a transaction, the events ride with the transaction's next statement (the core
+ * appends them just before the commit, so they go out with the COMMIT): a plain INSERT, whose taken id
+ * fails the transaction (`auditIdTaken`) instead of being skipped.
  */
-export function createAuditRepository(db: Kysely<Database>): AuditStore {
+export function createAuditRepository(db: Kysely<Database>, dialect: SqlDialect): AuditStore {
   return {
     async append(...events) {
       if (events.length === 0) return;
-      await insertUnlessTaken(
-        db.insertInto("audit_events").values(
-          events.map((event) => ({
-            id: event.id,
-            at: event.at,
-            kind: event.kind,
-            actor_kind: event.actor.kind,
-            actor_user_id: event.actor.kind === "user" ? event.actor.userId : null,
-            org_id: event.orgId,
-            user_id: event.userId,
-            device_id: event.deviceId,
-            client_ip: event.clientIp,
-            user_agent: event.userAgent,
-            payload: JSON.stringify(event.payload),
-          })),
-        ),
-        events.length,
-      );
+      const insert = db.insertInto("audit_events").values(events.map(toRow));
+      if (!(db.isTransaction && dialect === "postgres")) return insertUnlessTaken(insert, events.length);
+      try {
+        await rideWithNextStatement(db, insert);
+      } catch (error) {
+        throw auditIdTaken(error) ? new GatehouseError("already_exists") : error;
+      }
     },
 
     async list(query) {

@@ -1,6 +1,6 @@
-import type { Stores } from "@gatehouse/core";
+import { GatehouseError, takenAuditIdFailsTransaction, type Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
-import { createAuditRepository } from "./audit-repository.ts";
+import { auditIdTaken, createAuditRepository } from "./audit-repository.ts";
 import { createBrowserAccessRepository } from "./browser-access-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
@@ -27,10 +27,16 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): S
   return {
     ...repositoriesOver(db, dialect, cache),
     transaction: (work) =>
-      db.transaction().execute((trx) => {
-        const tx: Stores = { ...repositoriesOver(trx, dialect, cache), transaction: (inner) => inner(tx) };
-        return work(tx);
-      }),
+      db
+        .transaction()
+        .execute((trx) => {
+          const tx: Stores = { ...repositoriesOver(trx, dialect, cache), transaction: (inner) => inner(tx) };
+          return takenAuditIdFailsTransaction(tx, work);
+        })
+        .catch((error: unknown) => {
+          // Audit events may ride with a later statement or the commit, which then reports their taken id.
+          throw auditIdTaken(error) ? new GatehouseError("already_exists") : error;
+        }),
   };
 }
 
@@ -47,6 +53,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserAccess: createBrowserAccessRepository(db, cache),
     signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
-    audit: createAuditRepository(db),
+    audit: createAuditRepository(db, dialect),
   };
 }

@@ -8,4 +8,5 @@ export { MIGRATION_NAMES, migrateToLatest, type MigrateOptions } from "./migrati
 export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";
+export { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
 export { pingDatabase, queryTimingLog, type QueryTiming, type QueryTimingHook } from "./query-timing.ts";

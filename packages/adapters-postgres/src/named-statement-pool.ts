@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { BegunStatement } from "./begun-statement.ts";
+import { RIDES_WITH_NEXT_STATEMENT } from "@gatehouse/adapters-kysely";
+import { StatementGroup, type GroupedStatement } from "./statement-group.ts";
 
 /**
  * The pool as kysely's PostgresDialect sees it, with one change: a statement with parameters goes out as a
@@ -15,10 +16,13 @@ import { BegunStatement } from "./begun-statement.ts";
  * name, so a connection holds a bounded number of prepared statements whatever the queries look like;
  * past the bound, a new text runs unnamed, as every statement did before.
  *
- * A transaction's BEGIN waits for the transaction's first statement and, once that statement is parsed on the
- * connection, goes out with it in one message group (`BegunStatement`): each unit of work costs one round trip
- * fewer, and the statement still runs only if BEGIN did. kysely is told BEGIN succeeded; were it to fail, the
- * first statement reports its error and kysely rolls back as for any failed statement.
+ * Statements whose results nobody reads are held back and go out with the statement after them, in one
+ * protocol message group (`StatementGroup`): a transaction's BEGIN, and a write marked
+ * `RIDES_WITH_NEXT_STATEMENT` inside a transaction (the unit of work's audit events, appended just before
+ * its COMMIT). kysely is told a held statement succeeded; the group runs its statements in order and stops at
+ * the first failure, so the next statement runs only if every held one did, and reports the failure. A
+ * statement is held only once it is parsed on the connection (its first run goes alone, and parses it). Each
+ * unit of work saves a round trip for its BEGIN and one for its events.
  *
  * Named statements live in a server session, so they need one: a pooler in transaction mode that hands
  * each statement to any backend breaks them (see `preparedStatements` in `PostgresStoresOptions`).
@@ -75,47 +79,80 @@ function namedQuery(client: pg.PoolClient, nameOf: (text: string) => string | un
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   const { parsedStatements } = (client as unknown as { readonly connection: { readonly parsedStatements: Readonly<Record<string, string>> } }).connection;
   let naming = true;
-  /** A transaction's BEGIN, held back to ride with the transaction's first statement (begun-statement.ts). */
-  let heldBegin: string | undefined;
-  const run = (name: string | undefined, args: unknown[], begin: string | undefined): Promise<unknown> => {
-    const [text, values] = args as [string, unknown[]];
-    if (name === undefined) return begin === undefined ? query(...args) : query(begin).then(() => query(...args));
-    const named = { name, text, values };
-    const sent =
-      begin === undefined
-        ? query(named)
-        : parsedStatements[name] === text
-          ? new Promise((resolve, reject) => {
-              const begun = new BegunStatement(begin, named);
-              begun.callback = (error, result) => (error === null ? resolve(result) : reject(error));
-              query(begun);
-            })
-          : query(begin).then(() => query(named));
-    return sent.catch((error: unknown) => {
-      if ((error as { code?: unknown } | null)?.code !== CACHED_PLAN_CHANGED) throw error;
+  let inTransaction = false;
+  /** Statements whose results nobody reads, held to go out with the next statement (statement-group.ts). */
+  let held: GroupedStatement[] = [];
+  /** Whether a group may carry `statement`: it is unnamed (its Parse is unnamed too) or already parsed here. */
+  const groupable = (statement: GroupedStatement) => statement.name === undefined || parsedStatements[statement.name] === statement.text;
+
+  const sendOne = ({ text, name, values }: GroupedStatement): Promise<unknown> => {
+    if (name === undefined) return query(text, values);
+    return query({ name, text, values }).catch((error: unknown) => {
+      if (!isCachedPlanChanged(error)) throw error;
       naming = false;
       return query(text, values);
     });
   };
+  const sendGroup = (leading: GroupedStatement[], last: GroupedStatement): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const group = new StatementGroup(leading, last);
+      group.callback = (error, result) => (error === null ? resolve(result) : reject(error));
+      query(group);
+    }).catch((error: unknown) => {
+      // Inside the group's transaction a retry would only meet the aborted transaction: the next one goes unnamed.
+      if (isCachedPlanChanged(error)) naming = false;
+      throw error;
+    });
+  /** Sends the held statements one by one, each on its own round trip. */
+  const flushHeld = (): Promise<unknown> => {
+    const leading = held;
+    held = [];
+    return leading.reduce<Promise<unknown>>((previous, next) => previous.then(() => sendOne(next)), Promise.resolve());
+  };
+  const send = (statement: GroupedStatement): Promise<unknown> => {
+    if (held.length === 0) return sendOne(statement);
+    if (![...held, statement].every(groupable)) return flushHeld().then(() => sendOne(statement)); // a first run parses on its own
+    const leading = held;
+    held = [];
+    return sendGroup(leading, statement);
+  };
+
   return ((...args: unknown[]) => {
     const [text, values] = args;
-    const withoutValues = args.length === 2 && Array.isArray(values) && values.length === 0;
-    if (typeof text === "string" && withoutValues && heldBegin === undefined && TRANSACTION_START.test(text)) {
-      heldBegin = text;
-      return Promise.resolve(HELD_BEGIN_RESULT);
+    if (typeof text !== "string" || args.length !== 2 || !Array.isArray(values)) return flushHeld().then(() => query(...args));
+    if (values.length === 0 && !inTransaction && TRANSACTION_START.test(text)) {
+      inTransaction = true;
+      held.push({ text, values });
+      return Promise.resolve(HELD_RESULT.begin);
     }
-    const begin = heldBegin;
-    heldBegin = undefined;
-    const name = naming && typeof text === "string" && args.length === 2 && Array.isArray(values) && values.length > 0 ? nameOf(text) : undefined;
-    return run(name, args, begin);
+    const rides = text.startsWith(RIDES_WITH_NEXT_STATEMENT);
+    const statementText = rides ? text.slice(RIDES_WITH_NEXT_STATEMENT.length) : text;
+    const statement = { text: statementText, name: naming && values.length > 0 ? nameOf(statementText) : undefined, values };
+    if (rides && inTransaction && groupable(statement)) {
+      held.push(statement);
+      return Promise.resolve(HELD_RESULT.write);
+    }
+    if (values.length === 0 && TRANSACTION_END.test(text)) {
+      inTransaction = false;
+      // What a rollback undoes need not be sent; a held BEGIN still goes, so the ROLLBACK has its transaction.
+      if (text.toLowerCase() === "rollback") held = held.filter((h) => TRANSACTION_START.test(h.text));
+    }
+    return send(statement);
   }) as pg.PoolClient["query"];
 }
 
+const isCachedPlanChanged = (error: unknown) => (error as { code?: unknown } | null)?.code === CACHED_PLAN_CHANGED;
+
 /** How kysely's PostgresDriver begins a transaction: `begin`, or `start transaction` with an isolation level or access mode. */
 const TRANSACTION_START = /^(begin|start transaction\b)/i;
+/** How it ends one. */
+const TRANSACTION_END = /^(commit|rollback)$/i;
 
-/** What kysely is told when it sends BEGIN: it reads only `command`, `rowCount` and `rows`. */
-const HELD_BEGIN_RESULT = { command: "BEGIN", rowCount: null, rows: [], fields: [], oid: 0 };
+/** What kysely is told of a held statement: it reads only `command`, `rowCount` and `rows`, and a held write's caller reads none. */
+const HELD_RESULT = {
+  begin: { command: "BEGIN", rowCount: null, rows: [], fields: [], oid: 0 },
+  write: { command: null, rowCount: null, rows: [], fields: [], oid: 0 },
+};
 
 function bound(target: object, property: string | symbol): unknown {
   const value: unknown = Reflect.get(target, property, target);

@@ -23,6 +23,7 @@ export {
   type SignInFailureReason,
 } from "./audit/events.ts";
 export { decodeAuditCursor, encodeAuditCursor, type AuditPosition } from "./audit/cursor.ts";
+export { takenAuditIdFailsTransaction } from "./audit/taken-id-fails-transaction.ts";
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";

@@ -342,6 +342,11 @@ export interface AuditStore {
   /**
    * Appends the events in one statement (a unit of work's events go in together, one round trip).
    * Throws `already_exists` when an id is taken; the events with free ids are appended all the same.
+   * Inside a transaction, a taken id fails the whole transaction with `already_exists` instead, and
+   * nothing of it persists: the rejection may come from the append, from a later call in the
+   * transaction or from its commit (the PostgreSQL adapter sends the events with the next statement,
+   * which for the core's units of work is the COMMIT). An adapter whose append rejects at once runs its
+   * transactions through `takenAuditIdFailsTransaction`, so a caller that catches it cannot commit.
    */
   append(...events: AuditEvent[]): Promise<void>;
   /**

@@ -1,3 +1,4 @@
+import { takenAuditIdFailsTransaction } from "../audit/taken-id-fails-transaction.ts";
 import { GatehouseError } from "../errors.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
@@ -70,7 +71,7 @@ export function createMemoryStores(): Stores {
       lock.run(async () => {
         const restore = tables.snapshot();
         try {
-          return await work(tx);
+          return await takenAuditIdFailsTransaction(tx, work);
         } catch (error) {
           restore();
           throw error;

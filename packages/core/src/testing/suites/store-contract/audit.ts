@@ -220,11 +220,35 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
           throw new Error("the work failed");
         }),
       ).rejects.toThrow("the work failed");
-      await stores.transaction(async (tx) => {
-        await expectRejectionKind(tx.audit.append(anEvent(1)), "already_exists");
-        await tx.audit.append(anEvent(3));
-      });
-      expect(ids((await stores.audit.list({ limit: 10 })).events)).toEqual(["event-003", "event-001"]);
+      expect(ids((await stores.audit.list({ limit: 10 })).events)).toEqual(["event-001"]);
+    });
+
+    it("fails a unit of work that appends a taken id with already_exists, and keeps none of it", async () => {
+      await stores.audit.append(anEvent(1));
+      await expectRejectionKind(
+        stores.transaction(async (tx) => {
+          await tx.audit.append(anEvent(2));
+          await tx.audit.append(anEvent(3), anEvent(1, { orgId: OTHER_ORG_ID }));
+        }),
+        "already_exists",
+      );
+      expect(ids((await stores.audit.list({ limit: 10 })).events)).toEqual(["event-001"]);
+    });
+
+    it.each([
+      ["in the work", (tx: Stores) => tx.audit.append(anEvent(1)).catch(() => {})],
+      ["in a nested transaction", (tx: Stores) => tx.transaction((inner) => inner.audit.append(anEvent(1)).catch(() => {}))],
+    ])("fails it even when the work catches the append's rejection (%s) and goes on", async (_where, appendTakenAndCatch) => {
+      await stores.audit.append(anEvent(1));
+      await expectRejectionKind(
+        stores.transaction(async (tx) => {
+          await tx.audit.append(anEvent(2));
+          await appendTakenAndCatch(tx);
+          await tx.audit.append(anEvent(3));
+        }),
+        "already_exists",
+      );
+      expect(ids((await stores.audit.list({ limit: 10 })).events)).toEqual(["event-001"]);
     });
 
     it.each([0, -1, 1.5, Number.NaN])("refuses a limit of %s", async (limit) => {
