@@ -21,7 +21,13 @@ export async function takenAuditIdFailsTransaction<T>(tx: Stores, work: (tx: Sto
     },
     transaction: (inner) => inner(watched),
   };
-  const value = await work(watched);
+  let value: T;
+  try {
+    value = await work(watched);
+  } catch (error) {
+    // On PostgreSQL the failed append aborted the transaction, so what the work did next failed for that reason.
+    throw taken ?? error;
+  }
   if (taken !== undefined) throw taken;
   return value;
 }
