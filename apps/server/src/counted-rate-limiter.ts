@@ -13,6 +13,12 @@ export function countedRateLimiter(limiter: RateLimiter, onRejected: (limit: str
       if (!decision.allowed) onRejected(limitLabel(key, windowMs));
       return decision;
     },
+    // Every window that refused is reported, not only the one the caller names: each was exhausted.
+    consumeMany: async (requests, now) => {
+      const decisions = await limiter.consumeMany(requests, now);
+      for (const [i, { key, windowMs }] of requests.entries()) if (decisions[i]?.allowed === false) onRejected(limitLabel(key, windowMs));
+      return decisions;
+    },
   };
 }
 

@@ -1,5 +1,6 @@
+import { createMemoryStores } from "@gatehouse/core/testing";
 import { describe, expect, it } from "vitest";
-import { limitLabel } from "../src/counted-rate-limiter.ts";
+import { countedRateLimiter, limitLabel } from "../src/counted-rate-limiter.ts";
 import { resolveLogFormat } from "../src/logger.ts";
 import { createReadiness } from "../src/readiness.ts";
 
@@ -40,6 +41,20 @@ describe("rate-limit labels", () => {
     ["something:else", 1000, "other"],
   ])("%s → %s, never the address, phone or user", (key, windowMs, label) => {
     expect(limitLabel(key, windowMs)).toBe(label);
+  });
+
+  it("counts every window a consumeMany call found exhausted, and none that had room", async () => {
+    const rejected: string[] = [];
+    const limiter = countedRateLimiter(createMemoryStores().rateLimiter, (limit) => rejected.push(limit));
+    const windows = [
+      { key: "otp-send:phone:+15551234567:900000", limit: 1, windowMs: 900_000 },
+      { key: "otp-send:phone:+15551234567:86400000", limit: 2, windowMs: 86_400_000 },
+      { key: "otp-send:user:u_123:86400000", limit: 1, windowMs: 86_400_000 },
+    ];
+    await limiter.consumeMany(windows, 0);
+    expect(rejected).toEqual([]);
+    await limiter.consumeMany(windows, 1);
+    expect(rejected).toEqual(["otp-send:phone:15m", "otp-send:user:24h"]);
   });
 });
 

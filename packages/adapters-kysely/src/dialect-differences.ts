@@ -53,7 +53,7 @@ export interface UnitLogSql {
   /** Aggregate: the selected pairs as JSON text, plus `[appendAt, appendUnit]` when given. */
   kept(append?: { readonly at: number; readonly unit: RawBuilder<unknown> }): RawBuilder<string>;
   /** The larger of two integers. */
-  greatest(a: RawBuilder<unknown>, b: number): RawBuilder<number>;
+  greatest(a: RawBuilder<unknown>, b: RawBuilder<unknown>): RawBuilder<number>;
 }
 
 export function unitLogSql(dialect: SqlDialect): UnitLogSql {
@@ -67,7 +67,7 @@ export function unitLogSql(dialect: SqlDialect): UnitLogSql {
         append === undefined
           ? sql<string>`${kept}::text`
           : sql<string>`(${kept} || jsonb_build_array(jsonb_build_array(CAST(${append.at} AS bigint), ${append.unit})))::text`,
-      greatest: (a, b) => sql<number>`greatest(${a}, CAST(${b} AS bigint))`,
+      greatest: (a, b) => sql<number>`greatest(${a}, ${b})`,
     };
   }
   const kept = sql`json_group_array(json(value))`;

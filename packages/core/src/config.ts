@@ -33,6 +33,7 @@ export interface GatehouseConfig {
   readonly otpAttemptsPerChallenge: number;
   /** Wrong OTPs per user across all challenges. */
   readonly otpFailuresPerUser: WindowLimit;
+  /** Send limits: every window of one list has a length of its own (a window's log is keyed by its length). */
   readonly otpSendsPerPhone: readonly WindowLimit[];
   readonly otpSendsPerUser: readonly WindowLimit[];
   /** How long after a code was sent ResendMFA is refused, so a resend button cannot be hammered. */

@@ -40,6 +40,11 @@ export function createContext(deps: GatehouseDeps): Context {
   if (config.phoneDefaultRegion !== undefined && !looksLikePhoneRegion(config.phoneDefaultRegion)) {
     throw new RangeError(`phoneDefaultRegion ${JSON.stringify(config.phoneDefaultRegion)} is not an upper-case ISO 3166-1 alpha-2 region`);
   }
+  // A window's log is keyed by its length, so two windows of one length would be one log (consumeMany refuses the pair).
+  for (const name of ["otpSendsPerPhone", "otpSendsPerUser"] as const) {
+    const lengths = config[name].map((window) => window.windowMs);
+    if (new Set(lengths).size < lengths.length) throw new RangeError(`${name} has two windows of the same windowMs`);
+  }
   return {
     stores: deps.stores,
     sms: deps.sms,

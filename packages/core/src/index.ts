@@ -40,7 +40,7 @@ export { isValidSlug, MAX_SLUG_LENGTH } from "./org-slug.ts";
 export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./mfa-policy.ts";
 export { generateOtp, hashOtp, otpMatches } from "./otp.ts";
 export { isPhoneRegion, isValidPhone, looksLikePhoneRegion, maskPhone, toE164Phone, type PhoneRegion } from "./phone.ts";
-export { slidingLogRetryAt, type LoggedUnit } from "./sliding-log.ts";
+export { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "./sliding-log.ts";
 export { OWASP_ARGON2ID_PARAMS, ARGON2ID_LIMITS, argon2idParamsProblem, type Argon2idParams } from "./passwords/argon2id.ts";
 export { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 export type { HashQueueObserver } from "./passwords/hash-queue.ts";

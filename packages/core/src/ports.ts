@@ -291,6 +291,14 @@ export type RateLimitDecision =
       readonly retryAt: EpochMs;
     };
 
+/** One key of a `consumeMany` call: the arguments `consume` takes for it. */
+export interface RateLimitRequest {
+  readonly key: string;
+  /** A whole number ≥ 1. */
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
 /**
  * Sliding-log limits shared by every replica (they live in the same store as the rest). A unit
  * taken at `t` counts against every consume whose `now` lies in `[t, t + windowMs)`; so no
@@ -303,6 +311,18 @@ export interface RateLimiter {
    * A refused call takes nothing.
    */
   consume(key: string, limit: number, windowMs: number, now: EpochMs): Promise<RateLimitDecision>;
+  /**
+   * `consume` for every request at once, in one round trip (one statement in an SQL store); the
+   * decisions come in the order of `requests`. Each key is decided atomically exactly as `consume`
+   * decides it, and on its own: this is not all-or-nothing, so when one key refuses, the others
+   * still take their units, and a caller that wants all or none refunds them (`consumeAll` does).
+   * Why: a PostgreSQL upsert locks and re-reads only its own row (anything else comes from the
+   * statement's snapshot, older under concurrency), so deciding the keys together would need a
+   * locking read of them first, on every call; refunds cost statements only when a key refuses.
+   * Throws RangeError, taking nothing, when a key appears twice (one statement cannot update a row
+   * twice) or a limit is below 1.
+   */
+  consumeMany(requests: readonly RateLimitRequest[], now: EpochMs): Promise<RateLimitDecision[]>;
   /**
    * Atomic: gives back exactly the unit of `receipt`. False when it is no longer held (refunded
    * already, or it has left the window): a unit is never refunded twice and a count never goes below zero.

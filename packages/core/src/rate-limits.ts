@@ -11,26 +11,32 @@ export type ConsumedUnits =
 
 /**
  * Takes one unit from every window of every key, or none: when a window refuses, the units this
- * call already took are given back and the outcome names the limit and the time it lifts. Returns
- * the receipts, so a caller whose action then fails can refund them (`refundAll`).
+ * call took are given back and the outcome names the limit and the time it lifts. Returns the
+ * receipts, so a caller whose action then fails can refund them (`refundAll`). Every window is
+ * asked in one `consumeMany` call (one round trip); when several refuse, the outcome names the one
+ * that lifts last, as retrying any earlier would be refused again.
  */
 export async function consumeAll(
   limiter: RateLimiter,
   limits: readonly { readonly name: RateLimitName; readonly key: string; readonly windows: readonly WindowLimit[] }[],
   now: EpochMs,
 ): Promise<ConsumedUnits> {
-  const receipts: RateLimitReceipt[] = [];
-  for (const { name, key, windows } of limits) {
-    for (const window of windows) {
-      const decision = await limiter.consume(`${key}:${window.windowMs}`, window.limit, window.windowMs, now);
-      if (!decision.allowed) {
-        await refundAll(limiter, receipts);
-        return { allowed: false, limit: name, refusal: rateLimited((decision.retryAt - now) / 1000) };
-      }
-      receipts.push(decision.receipt);
-    }
+  const windows = limits.flatMap(({ name, key, windows }) =>
+    windows.map(({ limit, windowMs }) => ({ name, request: { key: `${key}:${windowMs}`, limit, windowMs } })),
+  );
+  const decisions = await limiter.consumeMany(
+    windows.map(({ request }) => request),
+    now,
+  );
+  const receipts = decisions.flatMap((decision) => (decision.allowed ? [decision.receipt] : []));
+  let refused: { readonly name: RateLimitName; readonly retryAt: EpochMs } | undefined;
+  for (const [i, decision] of decisions.entries()) {
+    if (decision.allowed || (refused !== undefined && decision.retryAt <= refused.retryAt)) continue;
+    refused = { name: windows[i]!.name, retryAt: decision.retryAt };
   }
-  return { allowed: true, receipts };
+  if (refused === undefined) return { allowed: true, receipts };
+  await refundAll(limiter, receipts);
+  return { allowed: false, limit: refused.name, refusal: rateLimited((refused.retryAt - now) / 1000) };
 }
 
 export async function refundAll(limiter: RateLimiter, receipts: readonly RateLimitReceipt[]): Promise<void> {

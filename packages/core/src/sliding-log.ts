@@ -1,4 +1,5 @@
 import type { EpochMs } from "./model.ts";
+import type { RateLimitRequest } from "./ports.ts";
 
 /** One unit of a sliding-log rate limit: when it was taken and its number among the key's units. */
 export interface LoggedUnit {
@@ -14,4 +15,17 @@ export interface LoggedUnit {
 export function slidingLogRetryAt(units: readonly LoggedUnit[], limit: number, windowMs: number): EpochMs {
   const oldestFirst = units.map((logged) => logged.at).sort((a, b) => a - b);
   return oldestFirst[Math.max(0, oldestFirst.length - limit)]! + windowMs;
+}
+
+/**
+ * The RangeError every RateLimiter throws, before taking anything, for requests its `consumeMany` refuses
+ * to run: a limit that is not a whole number ≥ 1, or a key given twice.
+ */
+export function checkRateLimitRequests(requests: readonly RateLimitRequest[]): void {
+  const keys = new Set<string>();
+  for (const { key, limit } of requests) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError("a rate limit must be a whole number ≥ 1");
+    if (keys.has(key)) throw new RangeError(`rate limit key ${JSON.stringify(key)} appears twice in one consumeMany call`);
+    keys.add(key);
+  }
 }

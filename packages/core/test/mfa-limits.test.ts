@@ -73,6 +73,15 @@ describe("issue 15 point 5: the per-phone send limit counts numbers, not spellin
   it("refuses to start with a default region that is no ISO 3166-1 alpha-2 code", async () => {
     await expect(createHarness({ phoneDefaultRegion: "usa" as "US" })).rejects.toThrow(RangeError);
   });
+
+  it("refuses to start with two send windows of one length, which would share one log", async () => {
+    const windows = [
+      { limit: 5, windowMs: 15 * MINUTE },
+      { limit: 3, windowMs: 15 * MINUTE },
+    ];
+    await expect(createHarness({ otpSendsPerPhone: windows })).rejects.toThrow(RangeError);
+    await expect(createHarness({ otpSendsPerUser: windows })).rejects.toThrow(RangeError);
+  });
 });
 
 describe("issue 15 point 6: every limit holds for any window of its length", () => {

@@ -2,7 +2,7 @@ import { takenAuditIdFailsTransaction } from "../audit/taken-id-fails-transactio
 import { GatehouseError } from "../errors.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
-import { slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
+import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
 import type {
   BrowserAccessStore,
@@ -11,7 +11,9 @@ import type {
   DeviceStore,
   IntentStore,
   OrgStore,
+  RateLimitDecision,
   RateLimiter,
+  RateLimitRequest,
   SessionStore,
   SettingsStore,
   SignInFactsStore,
@@ -423,18 +425,25 @@ function createSignInFactsStore(users: UserStore, orgs: OrgStore, devices: Devic
 /** A sliding log per key, as in the SQL table: the units still in the window and the next unit number. */
 function createRateLimiter(tables: MemoryTables): RateLimiter {
   const logs = tables.map<string, { units: LoggedUnit[]; nextUnit: number }>();
+  const consumeOne = ({ key, limit, windowMs }: RateLimitRequest, now: EpochMs): RateLimitDecision => {
+    const log = logs.get(key) ?? { units: [], nextUnit: 1 };
+    const units = log.units.filter((logged) => logged.at > now - windowMs);
+    if (units.length >= limit) {
+      logs.set(key, { ...log, units });
+      return { allowed: false, count: units.length, retryAt: slidingLogRetryAt(units, limit, windowMs) };
+    }
+    const taken = { at: now, unit: log.nextUnit };
+    logs.set(key, { units: [...units, taken], nextUnit: log.nextUnit + 1 });
+    return { allowed: true, count: units.length + 1, receipt: { key, ...taken } };
+  };
   return {
     async consume(key, limit, windowMs, now) {
-      if (!Number.isInteger(limit) || limit < 1) throw new RangeError("a rate limit must be a whole number ≥ 1");
-      const log = logs.get(key) ?? { units: [], nextUnit: 1 };
-      const units = log.units.filter((logged) => logged.at > now - windowMs);
-      if (units.length >= limit) {
-        logs.set(key, { ...log, units });
-        return { allowed: false, count: units.length, retryAt: slidingLogRetryAt(units, limit, windowMs) };
-      }
-      const taken = { at: now, unit: log.nextUnit };
-      logs.set(key, { units: [...units, taken], nextUnit: log.nextUnit + 1 });
-      return { allowed: true, count: units.length + 1, receipt: { key, ...taken } };
+      checkRateLimitRequests([{ key, limit, windowMs }]);
+      return consumeOne({ key, limit, windowMs }, now);
+    },
+    async consumeMany(requests, now) {
+      checkRateLimitRequests(requests);
+      return requests.map((request) => consumeOne(request, now));
     },
     async refund(receipt) {
       const log = logs.get(receipt.key);

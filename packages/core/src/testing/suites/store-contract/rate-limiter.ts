@@ -119,5 +119,74 @@ export function describeRateLimiterContract(current: () => Stores): void {
     it("refuses a limit below 1", async () => {
       await expect(stores.rateLimiter.consume("k", 0, windowMs, T0)).rejects.toThrow(RangeError);
     });
+
+    describe("consumeMany", () => {
+      const consumeMany = (at: number, ...requests: [key: string, limit: number, windowMs?: number][]) =>
+        stores.rateLimiter.consumeMany(
+          requests.map(([key, limit, length = windowMs]) => ({ key, limit, windowMs: length })),
+          at,
+        );
+
+      it("takes one unit from each key that has room, the decisions in the order of the requests", async () => {
+        await consume("m", T0);
+        const decisions = await consumeMany(T0 + 1, ["z", 5], ["m", 5], ["a", 1]);
+        expect(decisions).toEqual([
+          { allowed: true, count: 1, receipt: { key: "z", at: T0 + 1, unit: 1 } },
+          { allowed: true, count: 2, receipt: { key: "m", at: T0 + 1, unit: 2 } },
+          { allowed: true, count: 1, receipt: { key: "a", at: T0 + 1, unit: 1 } },
+        ]);
+        expect(await consume("m", T0 + 2)).toMatchObject({ allowed: true, count: 3 });
+        expect(await consume("a", T0 + 2, 1)).toEqual({ allowed: false, count: 1, retryAt: T0 + 1 + windowMs });
+        expect(await consumeMany(T0 + 3)).toEqual([]);
+      });
+
+      it("a refused key answers with its retry time and takes nothing; the others take theirs, refundable one by one", async () => {
+        await consume("full", T0, 1);
+        const [free, full] = await consumeMany(T0 + 1000, ["free", 5], ["full", 1]);
+        expect(full).toEqual({ allowed: false, count: 1, retryAt: T0 + windowMs });
+        if (!free?.allowed) throw new Error("expected a unit of the free key");
+        expect(await consume("full", T0 + windowMs, 1)).toMatchObject({ allowed: true, count: 1 });
+        expect(await stores.rateLimiter.refund(free.receipt)).toBe(true);
+        expect(await consume("free", T0 + 1001)).toMatchObject({ allowed: true, count: 1 });
+      });
+
+      it("keeps windows of different limits and lengths apart within one call", async () => {
+        const short = ["k:short", 2, MINUTE] as const;
+        const long = ["k:long", 3, 10 * MINUTE] as const;
+        const allowedAt = async (at: number) => (await consumeMany(at, [...short], [...long])).map((decision) => decision.allowed);
+        expect(await allowedAt(T0)).toEqual([true, true]);
+        expect(await allowedAt(T0 + 1000)).toEqual([true, true]);
+        expect(await allowedAt(T0 + 2000)).toEqual([false, true]);
+        expect(await consumeMany(T0 + 3000, [...short], [...long])).toEqual([
+          { allowed: false, count: 2, retryAt: T0 + MINUTE },
+          { allowed: false, count: 3, retryAt: T0 + 10 * MINUTE },
+        ]);
+        expect(await allowedAt(T0 + MINUTE)).toEqual([true, false]);
+        expect(await allowedAt(T0 + 10 * MINUTE)).toEqual([true, true]);
+      });
+
+      it("never exceeds any key's limit among 20 concurrent calls over the same keys, given in different orders", async () => {
+        const keys: [key: string, limit: number][] = [
+          ["a", 5],
+          ["b", 10],
+          ["c", 15],
+        ];
+        const orders = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? keys : keys.toReversed()));
+        const calls = await Promise.all(orders.map((order) => consumeMany(T0, ...order)));
+        const decided = orders.flatMap((order, i) => order.map(([key], j) => ({ key, decision: calls[i]![j]! })));
+        for (const [key, max] of keys) {
+          const decisions = decided.filter((entry) => entry.key === key).map((entry) => entry.decision);
+          expect(decisions.filter((decision) => decision.allowed)).toHaveLength(max);
+          expect(Math.max(...decisions.map((decision) => decision.count))).toBe(max);
+          expect(await consume(key, T0, max)).toEqual({ allowed: false, count: max, retryAt: T0 + windowMs });
+        }
+      });
+
+      it("refuses a key given twice or a limit below 1 (RangeError), taking nothing", async () => {
+        await expect(consumeMany(T0, ["k", 5], ["other", 5], ["k", 5])).rejects.toThrow(RangeError);
+        await expect(consumeMany(T0, ["k", 5], ["other", 0])).rejects.toThrow(RangeError);
+        expect(await consumeMany(T0, ["k", 5], ["other", 5])).toMatchObject([{ count: 1 }, { count: 1 }]);
+      });
+    });
   });
 }
