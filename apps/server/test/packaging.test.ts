@@ -5,10 +5,12 @@
  * example on plain Node, and runs the installed `gatehouse` bin from its compiled JavaScript.
  */
 import { spawn, spawnSync, type SpawnSyncOptions } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { REPO_ROOT } from "./support/server-process.ts";
 
 interface PackedFile {
@@ -183,6 +185,42 @@ describe("packed tarballs installed in a fresh project", () => {
       "console.log(JSON.stringify(rows));",
     ].join("\n");
     expect(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }).trim()).toBe('[{"wal_autocheckpoint":0}]');
+  }, 30_000);
+
+  it("runs units of work on PostgreSQL from the installed package: held BEGINs and audit events, and a taken id failing the commit", async (context) => {
+    if ((await requirePostgresInCi("the installed PostgreSQL adapter")) !== null) return context.skip();
+    const schema = `gh_packaging_${randomBytes(6).toString("hex")}`;
+    await onPostgres((client) => client.query(`create schema ${schema}`));
+    try {
+      const url = new URL(PG_URL);
+      url.searchParams.set("options", `-c search_path=${schema}`);
+      const script = [
+        'import { openPostgresStores } from "@gatehouse/adapters-postgres";',
+        'import pg from "pg";',
+        `const pool = new pg.Pool({ connectionString: ${JSON.stringify(url.toString())}, max: 1 });`,
+        // Every round trip ends with the server's ReadyForQuery.
+        'let roundTrips = 0; pool.on("connect", (client) => client.connection.on("readyForQuery", () => roundTrips++));',
+        "const opened = await openPostgresStores({ pool });",
+        'const event = (id) => ({ id, at: 1, kind: "member.removed", actor: { kind: "system" }, orgId: null, userId: null, deviceId: null, clientIp: null, userAgent: null, payload: {} });',
+        "const unitOfWork = (id, eventId) => opened.stores.transaction(async (tx) => { await tx.orgs.create({ id, name: id, createdAt: 1 }); await tx.audit.append(event(eventId)); });",
+        // The first run parses each statement; from the second, BEGIN and the events ride with the others.
+        'await unitOfWork("o1", "e1");',
+        'const before = roundTrips; await unitOfWork("o2", "e2"); const o2RoundTrips = roundTrips - before;',
+        'const taken = await unitOfWork("o3", "e1").then(() => "committed", (error) => error.kind);',
+        "const events = (await opened.stores.audit.list({ limit: 10 })).events.map((e) => e.id);",
+        'const o3 = await opened.stores.orgs.findById("o3");',
+        "await opened.close(); await pool.end();",
+        "console.log(JSON.stringify({ o2RoundTrips, taken, events, o3 }));",
+      ].join("\n");
+      expect(JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], { cwd: app }))).toEqual({
+        o2RoundTrips: 2,
+        taken: "already_exists",
+        events: ["e2", "e1"],
+        o3: null,
+      });
+    } finally {
+      await onPostgres((client) => client.query(`drop schema ${schema} cascade`));
+    }
   }, 30_000);
 
   it("runs the gatehouse bin from compiled JavaScript: --help", () => {

@@ -2,6 +2,7 @@ import type { Device, DeviceStore } from "@gatehouse/core";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
+import { rideWithNextStatement } from "./rides-with-next-statement.ts";
 import type { Database, DevicesTable } from "./schema.ts";
 
 export function toDevice(row: Selectable<DevicesTable>): Device {
@@ -75,12 +76,13 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
     async markSessionIssued(deviceId, now, trustedUntil) {
       // One statement: the first issuance is kept, whatever the concurrency; trust, when asked, goes in the same write.
       const trust = trustedUntil === undefined ? {} : { trusted: toDbBool(dialect, true), trusted_until: trustedUntil, trust_revoked_at: null };
-      const result = await db
+      const update = db
         .updateTable("devices")
         .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`, ...trust })
-        .where("id", "=", deviceId)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+        .where("id", "=", deviceId);
+      // It answers nothing, so inside a PostgreSQL transaction it goes out with the next statement (the COMMIT, in the core).
+      if (db.isTransaction && dialect === "postgres") await rideWithNextStatement(db, update);
+      else await update.execute();
     },
 
     async revokeTrust(deviceId, now) {

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import type { AuditEvent } from "@gatehouse/core";
+import { createGatehouse, cryptoRandom, systemClock, type AuditEvent } from "@gatehouse/core";
+import { OutboxSmsSender } from "@gatehouse/core/testing";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StatementGroup, type GroupedStatement } from "../src/statement-group.ts";
@@ -184,5 +185,34 @@ describe.skipIf(database.kind !== "postgres")("statements held to ride with the 
     const boom = new Error("the work failed");
     await expect(unitOfWork("o2", boom)).rejects.toBe(boom);
     expect(await stores.orgs.findById("o2")).toBeNull();
+  });
+
+  it("pins the MFA flow's round trips: Login with MFA 7, VerifyMFA 7", async () => {
+    const pool = schema.pool(1);
+    const { stores } = await openPostgresStores({ pool });
+    const sms = new OutboxSmsSender();
+    const gatehouse = createGatehouse({
+      stores,
+      sms,
+      clock: systemClock,
+      random: cryptoRandom,
+      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
+    });
+    const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Round trips");
+    const flow = async (n: number) => {
+      const email = `user${n}@example.com`;
+      const { userId } = await gatehouse.register({ email, password: "correct horse battery" });
+      await stores.users.setVerifiedPhone(userId, `+1555010000${n}`);
+      await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
+      const roundTrips = await countRoundTrips(pool);
+      const login = await gatehouse.login({ email, password: "correct horse battery", orgId, deviceFingerprint: `device-${n}` });
+      if (login.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${login.kind}`);
+      const afterLogin = roundTrips();
+      await gatehouse.verifyMfa({ challengeId: login.challenge.challengeId, otp: sms.lastOtpFor(login.challenge.challengeId)! });
+      return [afterLogin, roundTrips() - afterLogin];
+    };
+    // The first flow parses every statement on the connection.
+    await flow(1);
+    expect(await flow(2)).toEqual([7, 7]);
   });
 });

@@ -103,9 +103,11 @@ export interface DeviceStore {
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
    * when it is still null, so the first issuance is kept whatever the concurrency. With
    * `trustedUntil`, the same write also does what `markTrusted` does (VerifyMFA issues a session and
-   * trusts the device together). Returns false when the device is missing.
+   * trusts the device together). A missing device stays missing. It answers nothing, so inside a
+   * transaction an adapter may send it with the transaction's next statement (the PostgreSQL adapter
+   * does: with the audit events and the COMMIT); a failure then fails that statement or the commit.
    */
-  markSessionIssued(deviceId: string, now: EpochMs, trustedUntil?: EpochMs): Promise<boolean>;
+  markSessionIssued(deviceId: string, now: EpochMs, trustedUntil?: EpochMs): Promise<void>;
 }
 
 export interface ChallengeStore {

@@ -204,10 +204,9 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
     },
     async markSessionIssued(deviceId, now, trustedUntil) {
       const device = devices.get(deviceId);
-      if (device === undefined) return false;
+      if (device === undefined) return;
       const trust = trustedUntil === undefined ? {} : { trusted: true, trustedUntil, trustRevokedAt: null };
       devices.set(deviceId, { ...device, sessionIssuedAt: device.sessionIssuedAt ?? now, ...trust });
-      return true;
     },
   };
 }
