@@ -19,10 +19,11 @@ import { StatementGroup, type GroupedStatement } from "./statement-group.ts";
  * Statements whose results nobody reads are held back and go out with the statement after them, in one
  * protocol message group (`StatementGroup`): a transaction's BEGIN, and a write marked
  * `RIDES_WITH_NEXT_STATEMENT` inside a transaction (the unit of work's audit events, appended just before
- * its COMMIT). kysely is told a held statement succeeded; the group runs its statements in order and stops at
- * the first failure, so the next statement runs only if every held one did, and reports the failure. A
- * statement is held only once it is parsed on the connection (its first run goes alone, and parses it). Each
- * unit of work saves a round trip for its BEGIN and one for its events.
+ * its COMMIT, and the device's session mark). kysely is told a held statement succeeded; the group runs its
+ * statements in order and stops at the first failure, so the next statement runs only if every held one did,
+ * and reports the failure. A statement is held only once it is parsed on the connection (its first run goes
+ * alone, and parses it). A ROLLBACK drops the held writes: sending them could only replace the work's own
+ * error. Each unit of work saves a round trip for its BEGIN and one for its events.
  *
  * Named statements live in a server session, so they need one: a pooler in transaction mode that hands
  * each statement to any backend breaks them (see `preparedStatements` in `PostgresStoresOptions`).
@@ -30,7 +31,8 @@ import { StatementGroup, type GroupedStatement } from "./statement-group.ts";
  * A named statement whose result columns change under it (another replica's migration adds a column to a
  * `select *` table) fails with "cached plan must not change result type" on every later run. That
  * connection then stops naming statements and the failed one is run again unnamed, so a rolling upgrade
- * costs a re-parse, never an error.
+ * costs a re-parse; inside a transaction the rerun meets the aborted transaction, so that one unit of work
+ * fails and the connection's next one goes unnamed.
  */
 export function namedStatementPool(pool: pg.Pool, maxNamedTexts = DEFAULT_MAX_NAMED_TEXTS): pg.Pool {
   const names = statementNames(maxNamedTexts);
