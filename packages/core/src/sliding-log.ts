@@ -25,7 +25,8 @@ export function checkRateLimitRequests(requests: readonly RateLimitRequest[]): v
   const keys = new Set<string>();
   for (const { key, limit } of requests) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError("a rate limit must be a whole number ≥ 1");
-    if (keys.has(key)) throw new RangeError(`rate limit key ${JSON.stringify(key)} appears twice in one consumeMany call`);
+    // The key is not quoted: it holds a phone number or a user id, which no error message carries.
+    if (keys.has(key)) throw new RangeError("a rate limit key appears twice in one consumeMany call");
     keys.add(key);
   }
 }
