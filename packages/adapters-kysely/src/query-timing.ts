@@ -19,7 +19,8 @@ const KNOWN_OPERATIONS = new Set(["select", "insert", "update", "delete", "with"
  */
 export function queryTimingLog(hook: QueryTimingHook): (event: LogEvent) => void {
   return (event) => {
-    const keyword = /^\s*([a-z]+)/i.exec(event.query.sql)?.[1]?.toLowerCase() ?? "other";
+    // Past any leading comments: a write marked RIDES_WITH_NEXT_STATEMENT is still an insert or an update.
+    const keyword = /^\s*(?:\/\*[\s\S]*?\*\/\s*)*([a-z]+)/i.exec(event.query.sql)?.[1]?.toLowerCase() ?? "other";
     try {
       hook({ durationMs: event.queryDurationMillis, operation: KNOWN_OPERATIONS.has(keyword) ? keyword : "other", failed: event.level === "error" });
     } catch {
