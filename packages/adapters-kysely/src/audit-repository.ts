@@ -1,7 +1,7 @@
 import { decodeAuditCursor, encodeAuditCursor, GatehouseError, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
 import type { Insertable, Kysely, Selectable } from "kysely";
 import { insertUnlessTaken } from "./already-exists.ts";
-import { fromDbBigint, isUniqueViolation, type SqlDialect } from "./dialect-differences.ts";
+import { fromDbBigint, isUniqueViolation } from "./dialect-differences.ts";
 import { rideWithNextStatement } from "./rides-with-next-statement.ts";
 import type { AuditEventsTable, Database } from "./schema.ts";
 
@@ -49,21 +49,21 @@ function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
 
 /**
  * Plain statements on `db`, never a transaction of its own: handed a kysely Transaction, `append`
- * is part of the caller's unit of work, so the event commits or rolls back with its change. On
- * PostgreSQL, inside a transaction, the events ride with the transaction's next statement (the core
- * appends them just before the commit, so they go out with the COMMIT): a plain INSERT, whose taken id
- * fails the transaction (`auditIdTaken`) instead of being skipped.
+ * is part of the caller's unit of work, so the event commits or rolls back with its change. Inside a
+ * transaction the events may ride with the transaction's next statement (the core appends them just
+ * before the commit, so on PostgreSQL they go out with the COMMIT): a plain INSERT, whose taken id fails
+ * the transaction (here, or `auditIdTaken` at the commit) instead of being skipped.
  */
-export function createAuditRepository(db: Kysely<Database>, dialect: SqlDialect): AuditStore {
+export function createAuditRepository(db: Kysely<Database>): AuditStore {
   return {
     async append(...events) {
       if (events.length === 0) return;
       const insert = db.insertInto("audit_events").values(events.map(toRow));
-      if (!(db.isTransaction && dialect === "postgres")) return insertUnlessTaken(insert, events.length);
+      if (!db.isTransaction) return insertUnlessTaken(insert, events.length);
       try {
         await rideWithNextStatement(db, insert);
       } catch (error) {
-        throw auditIdTaken(error) ? new GatehouseError("already_exists") : error;
+        throw isUniqueViolation(error) ? new GatehouseError("already_exists") : error;
       }
     },
 

@@ -53,6 +53,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserAccess: createBrowserAccessRepository(db, cache),
     signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
-    audit: createAuditRepository(db, dialect),
+    audit: createAuditRepository(db),
   };
 }

@@ -80,9 +80,8 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
         .updateTable("devices")
         .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`, ...trust })
         .where("id", "=", deviceId);
-      // It answers nothing, so inside a PostgreSQL transaction it goes out with the next statement (the COMMIT, in the core).
-      if (db.isTransaction && dialect === "postgres") await rideWithNextStatement(db, update);
-      else await update.execute();
+      // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
+      await rideWithNextStatement(db, update);
     },
 
     async revokeTrust(deviceId, now) {
