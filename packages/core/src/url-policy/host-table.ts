@@ -2,11 +2,12 @@
  * The compiled policy's one table of host keys (url-policy.md §5), built for a million entries.
  *
  * A `Map<string, number>` of a million keys misses cache several times per probe (bucket, chain entry,
- * key string). Here a probe reads one 32-byte slot of a flat Int32Array holding 32 bits of the key's hash,
- * its bits and, for a key of at most 24 characters, the key itself. Open addressing with linear probing in
- * a power-of-two table at most half full, so a probe usually ends within one cache line. A slot whose hash
- * matches is then compared with the probed key character by character, so a hash collision can cost time
- * but can never allow or block the wrong host. A lookup reads the probed string once, in the pass that finds
+ * key string). Here a probe first reads a byte array of tags, one per slot (2 MB at a million keys, small
+ * enough to stay in cache), and only a slot whose tag matches is read: 32 bytes of a flat Int32Array holding
+ * 32 bits of the key's hash, its bits and, for a key of at most 24 characters, the key itself. Open
+ * addressing with linear probing in a power-of-two table at most half full, so an absent key usually costs
+ * one cached byte and a present one one slot. A slot whose hash matches is then compared with the probed key
+ * character by character, so a hash collision can cost time but can never allow or block the wrong host. A lookup reads the probed string once, in the pass that finds
  * its label boundaries and hashes every suffix, and copies its characters as bytes for those comparisons:
  * in V8 a `charCodeAt` costs several times a typed-array read.
  */
@@ -83,6 +84,13 @@ const PROBED = new Uint8Array(MAX_KEY_LENGTH);
 
 export class HostTable implements HostLookup {
   readonly #slots: Int32Array;
+  /**
+   * One byte per slot, 0 when it is empty, else the top byte of its key's hash (1 for 0). A probe walks these
+   * first: at a million keys they take 2 MB, which stays in cache while the 64 MB of slots do not, so an absent
+   * key (every suffix but one, for most hosts) is settled without reading its slot, and a present one reads
+   * only its own.
+   */
+  readonly #tags: Uint8Array;
   /** The same memory as `#slots`, byte by byte: the inline key characters. */
   readonly #slotBytes: Uint8Array;
   readonly #mask: number;
@@ -97,6 +105,7 @@ export class HostTable implements HostLookup {
     let slots = 8;
     while (slots < capacity * 2) slots *= 2;
     this.#slots = new Int32Array(slots * SLOT_WORDS);
+    this.#tags = new Uint8Array(slots);
     this.#slotBytes = new Uint8Array(this.#slots.buffer);
     this.#mask = slots - 1;
     this.#hash = hash;
@@ -116,13 +125,14 @@ export class HostTable implements HostLookup {
     if (key.length > MAX_KEY_LENGTH) return false;
     copyProbed(key, 0);
     const hash = this.#hash(key, 0) | 0;
-    const at = this.#find(0, key.length, hash);
-    const meta = this.#slots[at + KEY_META]!;
-    if (meta !== 0) {
-      this.#slots[at + KEY_META] = meta | (bits & BITS_MASK);
+    const found = this.#find(0, key.length, hash);
+    if (found >= 0) {
+      this.#slots[found * SLOT_WORDS + KEY_META] = this.#slots[found * SLOT_WORDS + KEY_META]! | (bits & BITS_MASK);
       return true;
     }
-    if (key.length === 0 || this.#size * 2 >= this.#slots.length / SLOT_WORDS || !storeable(key)) return false;
+    if (key.length === 0 || this.#size * 2 >= this.#tags.length || !storeable(key)) return false;
+    const slot = ~found;
+    const at = slot * SLOT_WORDS;
     let target = this.#slotBytes;
     let offset = (at + KEY_AT) * 4;
     if (key.length > INLINE_CHARS) {
@@ -139,6 +149,7 @@ export class HostTable implements HostLookup {
     for (let i = 0; i < key.length; i++) target[offset + i] = key.charCodeAt(i);
     this.#slots[at + HASH_LOW] = hash;
     this.#slots[at + KEY_META] = (key.length << BITS_WIDTH) | (bits & BITS_MASK);
+    this.#tags[slot] = tagOf(hash);
     this.#size++;
     return true;
   }
@@ -147,14 +158,13 @@ export class HostTable implements HostLookup {
     const length = text.length - from;
     if (length > MAX_KEY_LENGTH) return 0;
     copyProbed(text, from);
-    return this.#slots[this.#find(0, length, this.#hash(text, from) | 0) + KEY_META]! & BITS_MASK;
+    return this.#bitsAt(this.#find(0, length, this.#hash(text, from) | 0));
   }
 
   /**
    * One backward pass over `text` finds the label boundaries, hashes every suffix (see `fnv1aMix`) and copies
-   * the characters for `#find`. Then every first slot is read before any is examined: the reads do not depend
-   * on each other, so at a million keys, where each is a likely cache and TLB miss, the CPU overlaps them
-   * instead of queueing them.
+   * the characters for `#find`. Then every first tag is read before any slot: the reads do not depend on each
+   * other, so the CPU overlaps them instead of queueing them, and when all are empty no slot is read at all.
    */
   getSuffixes(text: string, minLabels: number, maxLabels: number, bits: Int32Array): number {
     const length = text.length;
@@ -179,15 +189,15 @@ export class HostTable implements HostLookup {
     hashes[count++] = finalise(state);
     // A test's own hash, so that colliding hashes can be tried: the pass above still found the suffixes.
     if (this.#hash !== fnv1aMix) for (let k = 0; k < count; k++) hashes[k] = this.#hash(text, starts[k]!) | 0;
-    const slots = this.#slots;
+    const tags = this.#tags;
     let anyUsed = 0;
-    for (let k = 0; k < count; k++) anyUsed |= slots[(hashes[k]! & this.#mask) * SLOT_WORDS + KEY_META]!;
-    // All first slots empty (each is, half the time or more, in a table at most half full): every key is absent, nothing to compare.
+    for (let k = 0; k < count; k++) anyUsed |= tags[hashes[k]! & this.#mask]!;
+    // All first tags empty (each is, half the time or more, in a table at most half full): every key is absent, nothing to compare.
     if (anyUsed === 0) {
       bits.fill(0, 0, count);
       return count;
     }
-    for (let k = 0; k < count; k++) bits[k] = slots[this.#find(starts[k]!, length - starts[k]!, hashes[k]!) + KEY_META]! & BITS_MASK;
+    for (let k = 0; k < count; k++) bits[k] = this.#bitsAt(this.#find(starts[k]!, length - starts[k]!, hashes[k]!));
     return count;
   }
 
@@ -203,21 +213,37 @@ export class HostTable implements HostLookup {
     }
   }
 
-  /** The slot (word index) holding the `length` bytes of PROBED from `from`, whose hash is `low`, or the empty slot where they would go. */
+  /**
+   * The slot holding the `length` bytes of PROBED from `from`, whose hash is `low`, or, when they are absent,
+   * `~slot` of the empty slot where they would go. Only a slot whose tag matches is read.
+   */
   #find(from: number, length: number, low: number): number {
     const slots = this.#slots;
+    const tags = this.#tags;
+    const tag = tagOf(low);
     for (let slot = low & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const slotTag = tags[slot]!;
+      if (slotTag === 0) return ~slot;
+      if (slotTag !== tag) continue;
       const at = slot * SLOT_WORDS;
-      const meta = slots[at + KEY_META]!;
-      if (meta === 0) return at;
-      if (slots[at + HASH_LOW] === low && meta >>> BITS_WIDTH === length && this.#sameKey(from, at, length)) return at;
+      if (slots[at + HASH_LOW] === low && slots[at + KEY_META]! >>> BITS_WIDTH === length && this.#sameKey(from, at, length)) return slot;
     }
+  }
+
+  /** The bits of what `#find` found: 0 when it found an empty slot. */
+  #bitsAt(found: number): number {
+    return found < 0 ? 0 : this.#slots[found * SLOT_WORDS + KEY_META]! & BITS_MASK;
   }
 
   #sameKey(from: number, at: number, length: number): boolean {
     if (length > INLINE_CHARS) return sameBytes(from, this.#chars, this.#slots[at + KEY_AT]!, length);
     return sameBytes(from, this.#slotBytes, (at + KEY_AT) * 4, length);
   }
+}
+
+/** A slot's tag: the hash's top byte, whose bits are not those that pick the slot in a table below 2^24 slots, and never 0. */
+function tagOf(hash: number): number {
+  return hash >>> 24 || 1;
 }
 
 /** PROBED is `text.slice(from)`, as bytes (its length is at most MAX_KEY_LENGTH). */

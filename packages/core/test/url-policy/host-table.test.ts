@@ -7,6 +7,8 @@ const WEAK_HASHES: readonly [string, HostHash][] = [
   ["every key hashes to 0", () => 0],
   ["keys of one length collide", (text, from) => text.length - from],
   ["keys differing past their first character collide", (text, from) => text.charCodeAt(from)],
+  // The top byte is the tag: every key starts its probe at slot 0, and the walk must pass slots whose tag differs.
+  ["keys share a first slot, their tags differ", (text, from) => text.charCodeAt(from) << 24],
 ];
 
 function tableOf(entries: readonly [string, number][], hash?: HostHash): HostTable {
