@@ -9,7 +9,12 @@ import { isUniqueViolation } from "./dialect-differences.ts";
  */
 export async function insertUnlessTaken<DB, TB extends keyof DB>(insert: InsertQueryBuilder<DB, TB, InsertResult>, rows = 1): Promise<void> {
   const result = await insert.onConflict((conflict) => conflict.doNothing()).executeTakeFirstOrThrow();
-  if ((result.numInsertedOrUpdatedRows ?? 0n) < BigInt(rows)) throw new GatehouseError("already_exists");
+  failUnlessInserted(result.numInsertedOrUpdatedRows, rows);
+}
+
+/** The check of `insertUnlessTaken`, for a prepared INSERT … ON CONFLICT DO NOTHING: `inserted` is its affected rows. */
+export function failUnlessInserted(inserted: bigint | undefined, rows = 1): void {
+  if ((inserted ?? 0n) < BigInt(rows)) throw new GatehouseError("already_exists");
 }
 
 /** Runs a write whose unique violation cannot be skipped (an UPDATE) and reports it as `already_exists`. */

@@ -1,14 +1,16 @@
 import { decodeAuditCursor, encodeAuditCursor, GatehouseError, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
 import type { Insertable, Kysely, Selectable } from "kysely";
-import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint, isUniqueViolation } from "./dialect-differences.ts";
-import { rideWithNextStatement } from "./rides-with-next-statement.ts";
+import { preparedInsert } from "./prepared-insert.ts";
+import type { PreparedQueryCache } from "./prepared-query.ts";
 import type { AuditEventsTable, Database } from "./schema.ts";
 
 function toActor(row: Selectable<AuditEventsTable>): AuditActor {
   if (row.actor_kind === "user" && row.actor_user_id !== null) return { kind: "user", userId: row.actor_user_id };
   return row.actor_kind === "system" ? { kind: "system" } : { kind: "anonymous" };
 }
+
+const AUDIT_COLUMNS = ["id", "at", "kind", "actor_kind", "actor_user_id", "org_id", "user_id", "device_id", "client_ip", "user_agent", "payload"] as const;
 
 function toRow(event: AuditEvent): Insertable<AuditEventsTable> {
   return {
@@ -54,14 +56,17 @@ function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
  * before the commit, so on PostgreSQL they go out with the COMMIT): a plain INSERT, whose taken id fails
  * the transaction (here, or `auditIdTaken` at the commit) instead of being skipped.
  */
-export function createAuditRepository(db: Kysely<Database>): AuditStore {
+export function createAuditRepository(db: Kysely<Database>, cache: PreparedQueryCache): AuditStore {
+  // Every use case appends, so the INSERT is prepared (per event count, see preparedInsert).
+  const insert = db.isTransaction
+    ? preparedInsert(db, cache, "audit_events", AUDIT_COLUMNS, "fail", { rides: true })
+    : preparedInsert(db, cache, "audit_events", AUDIT_COLUMNS, "already_exists");
   return {
     async append(...events) {
       if (events.length === 0) return;
-      const insert = db.insertInto("audit_events").values(events.map(toRow));
-      if (!db.isTransaction) return insertUnlessTaken(insert, events.length);
+      if (!db.isTransaction) return insert(events.map(toRow));
       try {
-        await rideWithNextStatement(db, insert);
+        await insert(events.map(toRow));
       } catch (error) {
         throw isUniqueViolation(error) ? new GatehouseError("already_exists") : error;
       }

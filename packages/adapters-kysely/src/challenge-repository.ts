@@ -1,8 +1,11 @@
 import type { ChallengeStore, MfaChallenge } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
+import { preparedInsert } from "./prepared-insert.ts";
+import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
+
+const CHALLENGE_COLUMNS = ["id", "user_id", "org_id", "device_id", "phone", "code_hash", "attempts", "expires_at", "created_at"] as const;
 
 function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
   return {
@@ -18,11 +21,28 @@ function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
   };
 }
 
-export function createChallengeRepository(db: Kysely<Database>): ChallengeStore {
+export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQueryCache): ChallengeStore {
+  // Every MFA sign-in runs these (see preparedQuery).
+  const insert = preparedInsert(db, cache, "mfa_challenges", CHALLENGE_COLUMNS, "already_exists");
+  const selectById = preparedQuery(db, cache, "mfaChallenges.byId", 1, (id: string) => db.selectFrom("mfa_challenges").selectAll().where("id", "=", id));
+  const claim = preparedQuery(db, cache, "mfaChallenges.claimAttempt", 3, (id: string, maxAttempts: number, now: number) =>
+    db
+      .updateTable("mfa_challenges")
+      .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+      .where("id", "=", id)
+      .where("attempts", "<", maxAttempts)
+      .where("expires_at", ">", now)
+      .returningAll(),
+  );
+  const deleteReturning = preparedQuery(db, cache, "mfaChallenges.consume", 1, (id: string) =>
+    db.deleteFrom("mfa_challenges").where("id", "=", id).returningAll(),
+  );
+  const deleteById = preparedStatement(db, cache, "mfaChallenges.delete", 1, (id: string) => db.deleteFrom("mfa_challenges").where("id", "=", id));
+  const challengeOf = (rows: Selectable<MfaChallengesTable>[]) => (rows[0] === undefined ? null : toChallenge(rows[0]));
   return {
     async create(challenge) {
-      await insertUnlessTaken(
-        db.insertInto("mfa_challenges").values({
+      await insert([
+        {
           id: challenge.id,
           user_id: challenge.userId,
           org_id: challenge.orgId,
@@ -32,35 +52,25 @@ export function createChallengeRepository(db: Kysely<Database>): ChallengeStore 
           attempts: challenge.attempts,
           expires_at: challenge.expiresAt,
           created_at: challenge.createdAt,
-        }),
-      );
+        },
+      ]);
     },
 
     async findById(id) {
-      const row = await db.selectFrom("mfa_challenges").selectAll().where("id", "=", id).executeTakeFirst();
-      return row === undefined ? null : toChallenge(row);
+      return challengeOf(await selectById(id));
     },
 
     async claimAttempt(id, maxAttempts, now) {
-      const row = await db
-        .updateTable("mfa_challenges")
-        .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
-        .where("id", "=", id)
-        .where("attempts", "<", maxAttempts)
-        .where("expires_at", ">", now)
-        .returningAll()
-        .executeTakeFirst();
-      return row === undefined ? null : toChallenge(row);
+      return challengeOf(await claim(id, maxAttempts, now));
     },
 
     async consume(id) {
-      const row = await db.deleteFrom("mfa_challenges").where("id", "=", id).returningAll().executeTakeFirst();
-      return row === undefined ? null : toChallenge(row);
+      return challengeOf(await deleteReturning(id));
     },
 
     async delete(id) {
-      const result = await db.deleteFrom("mfa_challenges").where("id", "=", id).executeTakeFirst();
-      return result.numDeletedRows > 0n;
+      const result = await deleteById(id);
+      return (result.numAffectedRows ?? 0n) > 0n;
     },
 
     async deleteByUser(userId) {

@@ -42,10 +42,10 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): S
 
 function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): Omit<Stores, "transaction"> {
   return {
-    users: createUserRepository(db, dialect),
+    users: createUserRepository(db, dialect, cache),
     orgs: createOrgRepository(db, cache),
-    devices: createDeviceRepository(db, dialect),
-    challenges: createChallengeRepository(db),
+    devices: createDeviceRepository(db, dialect, cache),
+    challenges: createChallengeRepository(db, cache),
     intents: createIntentRepository(db),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
@@ -53,6 +53,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserAccess: createBrowserAccessRepository(db, cache),
     signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
-    audit: createAuditRepository(db),
+    audit: createAuditRepository(db, cache),
   };
 }

@@ -1,8 +1,8 @@
 import type { Device, DeviceStore } from "@gatehouse/core";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
-import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
-import { rideWithNextStatement } from "./rides-with-next-statement.ts";
+import { fromDbBigint, fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
+import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable } from "./schema.ts";
 
 export function toDevice(row: Selectable<DevicesTable>): Device {
@@ -20,30 +20,92 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
   };
 }
 
-export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect): DeviceStore {
+export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): DeviceStore {
+  // Every sign-in runs these (see preparedQuery).
+  const upsert = preparedQuery(
+    db,
+    cache,
+    "devices.getOrCreate",
+    10,
+    (
+      id: string,
+      userId: string,
+      orgId: string,
+      fingerprint: string,
+      trusted: DbBool,
+      trustedUntil: number | null,
+      trustRevokedAt: number | null,
+      createdAt: number,
+      lastSeenAt: number,
+      sessionIssuedAt: number | null,
+    ) =>
+      db
+        .insertInto("devices")
+        .values({
+          id,
+          user_id: userId,
+          org_id: orgId,
+          fingerprint,
+          trusted,
+          trusted_until: trustedUntil,
+          trust_revoked_at: trustRevokedAt,
+          created_at: createdAt,
+          last_seen_at: lastSeenAt,
+          session_issued_at: sessionIssuedAt,
+        })
+        .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: lastSeenAt }))
+        .returningAll(),
+  );
+  // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
+  const rides = { rides: true };
+  const markIssued = preparedStatement(
+    db,
+    cache,
+    "devices.markSessionIssued",
+    2,
+    (deviceId: string, now: number) =>
+      db
+        .updateTable("devices")
+        .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})` })
+        .where("id", "=", deviceId),
+    rides,
+  );
+  const markIssuedAndTrusted = preparedStatement(
+    db,
+    cache,
+    "devices.markSessionIssuedAndTrusted",
+    3,
+    (deviceId: string, now: number, trustedUntil: number) =>
+      db
+        .updateTable("devices")
+        .set({
+          session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`,
+          trusted: toDbBool(dialect, true),
+          trusted_until: trustedUntil,
+          trust_revoked_at: null,
+        })
+        .where("id", "=", deviceId),
+    rides,
+  );
   return {
     async getOrCreate(candidate) {
       // One upsert: the unique (user_id, org_id, fingerprint) index decides the race, and a device seen before
       // comes back with its last sighting updated. Ids are random, so the row is new exactly when it has ours.
-      const row = await failOnDuplicate(() =>
-        db
-          .insertInto("devices")
-          .values({
-            id: candidate.id,
-            user_id: candidate.userId,
-            org_id: candidate.orgId,
-            fingerprint: candidate.fingerprint,
-            trusted: toDbBool(dialect, candidate.trusted),
-            trusted_until: candidate.trustedUntil,
-            trust_revoked_at: candidate.trustRevokedAt,
-            created_at: candidate.createdAt,
-            last_seen_at: candidate.lastSeenAt,
-            session_issued_at: candidate.sessionIssuedAt,
-          })
-          .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: candidate.lastSeenAt }))
-          .returningAll()
-          .executeTakeFirstOrThrow(),
+      const [row] = await failOnDuplicate(() =>
+        upsert(
+          candidate.id,
+          candidate.userId,
+          candidate.orgId,
+          candidate.fingerprint,
+          toDbBool(dialect, candidate.trusted),
+          candidate.trustedUntil,
+          candidate.trustRevokedAt,
+          candidate.createdAt,
+          candidate.lastSeenAt,
+          candidate.sessionIssuedAt,
+        ),
       );
+      if (row === undefined) throw new Error("the device upsert returned no row");
       return { device: toDevice(row), created: row.id === candidate.id };
     },
 
@@ -75,13 +137,7 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
 
     async markSessionIssued(deviceId, now, trustedUntil) {
       // One statement: the first issuance is kept, whatever the concurrency; trust, when asked, goes in the same write.
-      const trust = trustedUntil === undefined ? {} : { trusted: toDbBool(dialect, true), trusted_until: trustedUntil, trust_revoked_at: null };
-      const update = db
-        .updateTable("devices")
-        .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`, ...trust })
-        .where("id", "=", deviceId);
-      // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
-      await rideWithNextStatement(db, update);
+      await (trustedUntil === undefined ? markIssued(deviceId, now) : markIssuedAndTrusted(deviceId, now, trustedUntil));
     },
 
     async revokeTrust(deviceId, now) {

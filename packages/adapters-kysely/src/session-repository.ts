@@ -1,10 +1,24 @@
 import type { Session, SessionStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { failOnDuplicate, insertUnlessTaken } from "./already-exists.ts";
+import { failOnDuplicate } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
+import { preparedInsert } from "./prepared-insert.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, SessionsTable } from "./schema.ts";
+
+const SESSION_COLUMNS = [
+  "id",
+  "user_id",
+  "org_id",
+  "device_id",
+  "access_token_hash",
+  "access_expires_at",
+  "refresh_token_hash",
+  "refresh_expires_at",
+  "created_at",
+  "revoked_at",
+] as const;
 
 function toSession(row: Selectable<SessionsTable>): Session {
   return {
@@ -26,10 +40,12 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
   const selectActiveByAccessTokenHash = preparedQuery(db, cache, "sessions.activeByAccessTokenHash", 2, (accessTokenHash: string, now: number) =>
     db.selectFrom("sessions").selectAll().where("access_token_hash", "=", accessTokenHash).where("revoked_at", "is", null).where("access_expires_at", ">", now),
   );
+  // Every sign-in runs this one.
+  const insert = preparedInsert(db, cache, "sessions", SESSION_COLUMNS, "already_exists");
   return {
     async create(session) {
-      await insertUnlessTaken(
-        db.insertInto("sessions").values({
+      await insert([
+        {
           id: session.id,
           user_id: session.userId,
           org_id: session.orgId,
@@ -40,8 +56,8 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
           refresh_expires_at: session.refreshExpiresAt,
           created_at: session.createdAt,
           revoked_at: session.revokedAt,
-        }),
-      );
+        },
+      ]);
     },
 
     async findActiveByAccessTokenHash(accessTokenHash, now) {

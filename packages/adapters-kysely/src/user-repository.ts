@@ -2,6 +2,7 @@ import type { User, UserStore } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
 import { insertUnlessTaken } from "./already-exists.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
+import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, UsersTable } from "./schema.ts";
 
 export function toUser(row: Selectable<UsersTable>): User {
@@ -17,7 +18,17 @@ export function toUser(row: Selectable<UsersTable>): User {
   };
 }
 
-export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect): UserStore {
+export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): UserStore {
+  // The sign-in flow's statements, prepared (see preparedQuery).
+  const selectById = preparedQuery(db, cache, "users.byId", 1, (id: string) => db.selectFrom("users").selectAll().where("id", "=", id));
+  const selectByEmail = preparedQuery(db, cache, "users.byEmail", 1, (email: string) => db.selectFrom("users").selectAll().where("email", "=", email));
+  const updateVerifiedPhone = preparedStatement(db, cache, "users.setVerifiedPhone", 2, (userId: string, phone: string) =>
+    db
+      .updateTable("users")
+      .set({ phone, phone_verified: toDbBool(dialect, true) })
+      .where("id", "=", userId)
+      .where("phone_verified", "=", toDbBool(dialect, false)),
+  );
   return {
     async create(user) {
       await insertUnlessTaken(
@@ -35,23 +46,18 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect):
     },
 
     async findById(id) {
-      const row = await db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+      const [row] = await selectById(id);
       return row === undefined ? null : toUser(row);
     },
 
     async findByEmail(email) {
-      const row = await db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+      const [row] = await selectByEmail(email);
       return row === undefined ? null : toUser(row);
     },
 
     async setVerifiedPhone(userId, phone) {
-      const result = await db
-        .updateTable("users")
-        .set({ phone, phone_verified: toDbBool(dialect, true) })
-        .where("id", "=", userId)
-        .where("phone_verified", "=", toDbBool(dialect, false))
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      const result = await updateVerifiedPhone(userId, phone);
+      return (result.numAffectedRows ?? 0n) > 0n;
     },
 
     async replacePasswordHash(userId, expectedHash, newHash) {

@@ -1,7 +1,9 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPreparedQueryCache, preparedQuery } from "../src/prepared-query.ts";
+import { preparedInsert } from "../src/prepared-insert.ts";
+import { createPreparedQueryCache, preparedQuery, preparedStatement } from "../src/prepared-query.ts";
+import { RIDES_WITH_NEXT_STATEMENT } from "../src/rides-with-next-statement.ts";
 import type { Database } from "../src/schema.ts";
 
 describe("preparedQuery", () => {
@@ -60,5 +62,68 @@ describe("preparedQuery", () => {
           .where("org_id", "=", userId === orgId ? orgId : orgId),
       ),
     ).toThrow(/argument 1\) did not become a query parameter/);
+  });
+});
+
+describe("preparedStatement and preparedInsert", () => {
+  let db: Kysely<Database>;
+  const sent: string[] = [];
+
+  beforeEach(async () => {
+    sent.length = 0;
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(":memory:") }), log: (event) => void sent.push(event.query.sql) });
+    await sql`CREATE TABLE memberships (org_id TEXT, user_id TEXT, role TEXT, PRIMARY KEY (org_id, user_id))`.execute(db);
+  });
+
+  afterEach(() => db.destroy());
+
+  it("answers a write's affected rows, and marks a write that rides", async () => {
+    const cache = createPreparedQueryCache();
+    const insert = preparedInsert(db, cache, "memberships", ["org_id", "user_id", "role"], "already_exists");
+    await insert([{ org_id: "o1", user_id: "u1", role: "member" }]);
+    const promote = preparedStatement(db, cache, "promote", 1, (userId: string) =>
+      db.updateTable("memberships").set({ role: "admin" }).where("user_id", "=", userId),
+    );
+    expect((await promote("u1")).numAffectedRows).toBe(1n);
+    expect((await promote("nobody")).numAffectedRows).toBe(0n);
+    const demote = preparedStatement(
+      db,
+      cache,
+      "demote",
+      1,
+      (userId: string) => db.updateTable("memberships").set({ role: "member" }).where("user_id", "=", userId),
+      { rides: true },
+    );
+    await demote("u1");
+    expect(sent.at(-1)?.startsWith(`${RIDES_WITH_NEXT_STATEMENT}update`)).toBe(true);
+    expect(await db.selectFrom("memberships").select("role").execute()).toEqual([{ role: "member" }]);
+  });
+
+  it("inserts any number of rows, one statement per count, and reports a taken key as already_exists", async () => {
+    const insert = preparedInsert(db, createPreparedQueryCache(), "memberships", ["org_id", "user_id", "role"], "already_exists");
+    await insert([
+      { org_id: "o1", user_id: "u1", role: "member" },
+      { org_id: "o1", user_id: "u2", role: "admin" },
+    ]);
+    await insert([{ org_id: "o2", user_id: "u1", role: "admin" }]);
+    await insert([
+      { org_id: "o1", user_id: "u3", role: "member" },
+      { org_id: "o1", user_id: "u4", role: "member" },
+    ]);
+    await expect(insert([{ org_id: "o1", user_id: "u2", role: "member" }])).rejects.toMatchObject({ kind: "already_exists" });
+    const rows = await db.selectFrom("memberships").selectAll().orderBy("org_id").orderBy("user_id").execute();
+    expect(rows).toEqual([
+      { org_id: "o1", user_id: "u1", role: "member" },
+      { org_id: "o1", user_id: "u2", role: "admin" },
+      { org_id: "o1", user_id: "u3", role: "member" },
+      { org_id: "o1", user_id: "u4", role: "member" },
+      { org_id: "o2", user_id: "u1", role: "admin" },
+    ]);
+  });
+
+  it("fails the statement on a taken key when told to (inside a transaction, the transaction fails)", async () => {
+    const insert = preparedInsert(db, createPreparedQueryCache(), "memberships", ["org_id", "user_id", "role"], "fail");
+    await insert([{ org_id: "o1", user_id: "u1", role: "member" }]);
+    await expect(insert([{ org_id: "o1", user_id: "u1", role: "admin" }])).rejects.toThrow(/UNIQUE/);
   });
 });
