@@ -17,6 +17,7 @@ import {
   refusalPacingInterceptor,
   registerHealth,
   registerReflection,
+  writeAtEndOfTurn,
   type NodeRequest,
   type NodeResponse,
 } from "@gatehouse/transport-connect";
@@ -106,21 +107,19 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   });
 
   async function serveFallback(req: NodeRequest, res: NodeResponse): Promise<void> {
-    if (new URL(req.url ?? "/", "http://localhost").pathname === "/healthz") {
-      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
-      res.end(JSON.stringify({ status: "ok" }));
-      return;
-    }
-    if (new URL(req.url ?? "/", "http://localhost").pathname === "/readyz") {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const answer = (status: number, body: unknown) =>
+      writeAtEndOfTurn(res, status, { "content-type": "application/json", "cache-control": "no-store" }, JSON.stringify(body), (error) =>
+        onUnexpected(error, url.pathname),
+      );
+    if (url.pathname === "/healthz") return answer(200, { status: "ok" });
+    if (url.pathname === "/readyz") {
       const ready = await readiness.ready();
-      res.writeHead(ready ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
-      res.end(JSON.stringify({ status: ready ? "ready" : "unavailable" }));
-      return;
+      return answer(ready ? 200 : 503, { status: ready ? "ready" : "unavailable" });
     }
-    if (await httpRoutes(req, res)) return;
+    if (await httpRoutes(req, res, url)) return;
     if (await staticFiles(req, res)) return;
-    res.writeHead(404, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { code: "not_found", message: "not found" } }));
+    answer(404, { error: { code: "not_found", message: "not found" } });
   }
 
   const purge = setInterval(() => {

@@ -133,6 +133,19 @@ describe("browser policy over HTTP and Connect", () => {
         "invalid_argument",
       ],
       ["huge body", () => checkUrl({ url: `https://a.com/${"x".repeat(100_000)}`, org_id: orgId }), 413, "resource_exhausted"],
+      [
+        // Refused while it is read, not unread from its declared length: the 413 must still be written.
+        "huge body, chunked with no content-length",
+        () =>
+          fetch(`${server.url}/api/browser/check-url`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${accessToken}` },
+            body: new Blob([JSON.stringify({ url: `https://a.com/${"x".repeat(100_000)}`, org_id: orgId })]).stream(),
+            duplex: "half",
+          } as RequestInit),
+        413,
+        "resource_exhausted",
+      ],
       ["another org", () => checkUrl({ url: "https://a.com", org_id: "00000000-0000-4000-8000-000000000000" }), 403, "permission_denied"],
       ["GET on check-url", () => fetch(`${server.url}/api/browser/check-url`, { headers: { authorization: `Bearer ${accessToken}` } }), 405, "unimplemented"],
       [

@@ -7,6 +7,7 @@ import type { Http2ServerRequest } from "node:http2";
 import { browserPolicyToJson, errorDetailFor, errorDetailToJson, orgInfoToJson, urlDecisionToJson } from "@gatehouse/contract";
 import { GatehouseError, invalidArgument, type Gatehouse } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
+import { writeAtEndOfTurn } from "./end-of-turn-writes.ts";
 import { isUnexpected, toConnectError } from "./error-codes.ts";
 import { HTTP_ERRORS } from "./http-errors.ts";
 import type { DevOtpLookup } from "./services/dev-service.ts";
@@ -32,8 +33,11 @@ export interface HttpRoutesOptions {
   readonly onClientGone: (route: string) => void;
 }
 
-/** Handles the request and returns true when the path is one of ours; false lets the caller serve it. */
-export type HttpRoutes = (req: NodeRequest, res: NodeResponse) => Promise<boolean>;
+/**
+ * Handles the request and returns true when the path is one of ours; false lets the caller serve it. `url` is
+ * the request's URL when the caller has parsed it already (against any base: only its path and query are read).
+ */
+export type HttpRoutes = (req: NodeRequest, res: NodeResponse, url?: URL) => Promise<boolean>;
 
 class HttpStatusError extends Error {
   readonly status: number;
@@ -50,9 +54,9 @@ class HttpStatusError extends Error {
 /** Reading the body failed because the client's stream did: nobody is left to answer. */
 class ClientGone extends Error {}
 
-function send(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers });
-  res.end(JSON.stringify(body));
+function send(res: NodeResponse, route: string, options: HttpRoutesOptions, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const allHeaders = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers };
+  writeAtEndOfTurn(res, status, allHeaders, JSON.stringify(body), (error) => options.onUnexpected(error, route));
 }
 
 function sendError(res: NodeResponse, error: unknown, route: string, options: HttpRoutesOptions): void {
@@ -61,19 +65,19 @@ function sendError(res: NodeResponse, error: unknown, route: string, options: Ht
     return;
   }
   if (error instanceof HttpStatusError) {
-    send(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+    send(res, route, options, error.status, { error: { code: error.code, message: error.message } }, error.headers);
     return;
   }
   if (isUnexpected(error)) options.onUnexpected(error, route);
   const connectError = toConnectError(error);
   const { status, name } = HTTP_ERRORS[connectError.code];
   if (!(error instanceof GatehouseError)) {
-    send(res, status, { error: { code: name, message: connectError.rawMessage } });
+    send(res, route, options, status, { error: { code: name, message: connectError.rawMessage } });
     return;
   }
   const detail = errorDetailFor(error);
   const retryAfter: Record<string, string> = detail.retryAfterSeconds === 0 ? {} : { "retry-after": String(detail.retryAfterSeconds) };
-  send(res, status, { error: { code: name, message: connectError.rawMessage, ...errorDetailToJson(detail) } }, retryAfter);
+  send(res, route, options, status, { error: { code: name, message: connectError.rawMessage, ...errorDetailToJson(detail) } }, retryAfter);
 }
 
 async function readJsonBody(req: NodeRequest): Promise<unknown> {
@@ -84,23 +88,56 @@ async function readJsonBody(req: NodeRequest): Promise<unknown> {
   if (contentType !== "application/json") throw new HttpStatusError(400, "invalid_argument", "content-type must be application/json");
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
+  const body = await readBody(req, MAX_JSON_BODY_BYTES);
   try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof HttpStatusError) throw error;
-    throw new ClientGone("the client closed the request", { cause: error });
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(body.toString("utf8"));
   } catch {
     throw new HttpStatusError(400, "invalid_argument", "body is not valid JSON");
   }
+}
+
+/**
+ * The request's body, read with plain stream events: a for-await loop builds an async iterator, its promises
+ * and end-of-stream listeners for a body that is one chunk. Past `limit` it stops reading and leaves the rest
+ * paused, so the 413 can still be written (the server drains or cuts what follows, see dual-protocol-server.ts).
+ */
+function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onGone);
+      req.off("close", onGone);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.pause();
+      reject(new HttpStatusError(413, "resource_exhausted", `body must be at most ${limit} bytes`));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    // An error, or a close before the end: the client's stream failed, and nobody is left to answer.
+    const onGone = (error?: unknown) => {
+      stop();
+      reject(new ClientGone("the client closed the request", { cause: error }));
+    };
+    // Only a caller that read or dropped the body before the route ran gets here without its events to come.
+    if (req.destroyed) return onGone();
+    if (req.readableEnded) return onEnd();
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onGone);
+    req.on("close", onGone);
+  });
 }
 
 function stringField(body: unknown, key: string): string {
@@ -150,12 +187,11 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     },
   };
 
-  return async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+  return async (req, res, url = new URL(req.url ?? "/", "http://localhost")) => {
     const route = routes[url.pathname];
     if (route === undefined) return false;
     try {
-      send(res, 200, await route(req, url));
+      send(res, url.pathname, options, 200, await route(req, url));
     } catch (error) {
       sendError(res, error, url.pathname, options);
     }

@@ -8,6 +8,7 @@ export { refusalPacingInterceptor, type Pause } from "./refusal-pacing.ts";
 export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
 export { HTTP_ERRORS } from "./http-errors.ts";
 export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";
+export { writeAtEndOfTurn } from "./end-of-turn-writes.ts";
 export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
 export { DECODE_FAILURE_MESSAGE } from "./decode-failures.ts";
 export { clientIp } from "./client-ip.ts";
