@@ -16,16 +16,25 @@ import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
 
+export interface KyselyStoresOptions {
+  /**
+   * Where the browser requests' one read goes outside a transaction, when not `db`: the PostgreSQL adapter's
+   * pipelined connection (adapters-postgres, pipelined-reads.ts). Same schema, autocommit, no session state.
+   */
+  readonly browserAccessDb?: Kysely<Database>;
+}
+
 /**
  * Every core port over one kysely instance the caller owns (and destroys). The schema must be
  * migrated first (`migrateToLatest`). `dialect` selects the value encodings of `dialect-differences.ts`.
  * `transaction` runs a unit of work in one kysely transaction over repositories bound to it; the
  * dialect decides how it begins (the SQLite adapter begins IMMEDIATE).
  */
-export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): Stores {
+export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, options: KyselyStoresOptions = {}): Stores {
   const cache = createPreparedQueryCache();
   return {
     ...repositoriesOver(db, dialect, cache),
+    ...(options.browserAccessDb === undefined ? {} : { browserAccess: createBrowserAccessRepository(options.browserAccessDb, createPreparedQueryCache()) }),
     transaction: (work) =>
       db
         .transaction()

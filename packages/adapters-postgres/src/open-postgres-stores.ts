@@ -14,6 +14,7 @@ import pg from "pg";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
 import { namedStatementPool } from "./named-statement-pool.ts";
+import { pipelinedReadPool } from "./pipelined-reads.ts";
 
 export type PostgresStoresOptions = PostgresConnectionOptions & {
   /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
@@ -77,10 +78,17 @@ function ownedPool(connectionString: string, max: number): pg.Pool {
 export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
   let dialect: Dialect;
   let owned: boolean;
+  let browserAccessDb: Kysely<Database> | undefined;
   const named = (pool: pg.Pool) => ("preparedStatements" in options && options.preparedStatements === false ? pool : namedStatementPool(pool));
+  const log = options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) };
   if ("connectionString" in options) {
     dialect = new PostgresDialect({ pool: named(ownedPool(options.connectionString, options.max ?? DEFAULT_MAX_CONNECTIONS)) });
     owned = true;
+    // Named statements and a pipelined session go together: a pooler that breaks one breaks the other.
+    if (options.preparedStatements !== false) {
+      const reads = pipelinedReadPool({ connectionString: options.connectionString, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+      browserAccessDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: named(reads as unknown as pg.Pool) }), ...log });
+    }
   } else if ("pool" in options) {
     dialect = new PostgresDialect({ pool: named(options.pool) });
     owned = false;
@@ -89,14 +97,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     owned = false;
   }
   // Gatehouse lives in one schema; introspecting the others would only let their DDL fail ours.
-  const db = new Kysely<Database>({
-    dialect: withCurrentSchemaIntrospection(dialect),
-    ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }),
-  });
+  const db = new Kysely<Database>({ dialect: withCurrentSchemaIntrospection(dialect), ...log });
   // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
   // created; once, because pg refuses a second end().
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => (closing ??= owned ? db.destroy() : Promise.resolve());
+  const close = (): Promise<void> => (closing ??= owned ? Promise.all([db.destroy(), browserAccessDb?.destroy()]).then(() => undefined) : Promise.resolve());
   let applied: string[];
   try {
     applied = await migrateUnderLock(db);
@@ -105,7 +110,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     throw error;
   }
   return {
-    stores: createKyselyStores(db, "postgres"),
+    stores: createKyselyStores(db, "postgres", { browserAccessDb }),
     db,
     applied,
     purgeExpired: (now, retention) => purgeExpired(db, now, retention),

@@ -18,7 +18,7 @@ const PROBE_TIMEOUT_MS = 2_000;
 export interface FreshSchema {
   /** The schema's name. */
   readonly schema: string;
-  /** Opens Gatehouse on the schema as one replica would: its own pool of `POOL_SIZE` connections. */
+  /** Opens Gatehouse on the schema as one replica would: its own pool of `POOL_SIZE` connections (and its pipelined reads). */
   open(): Promise<PostgresStores>;
   /** A raw pool on the schema, for assertions; ended by `drop()`. Real PostgreSQL only. */
   pool(max?: number): pg.Pool;
@@ -73,7 +73,10 @@ function realPostgres(): DatabaseUnderTest {
         schema,
         pool,
         async open() {
-          const opened = await openPostgresStores({ pool: pool() });
+          // As the server opens it: from a connection string, so the pool and the pipelined read connection are Gatehouse's own.
+          const url = new URL(PG_URL);
+          url.searchParams.set("options", `-c search_path=${schema}`);
+          const opened = await openPostgresStores({ connectionString: url.toString(), max: POOL_SIZE });
           instances.push(opened);
           return opened;
         },
