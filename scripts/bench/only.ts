@@ -5,7 +5,7 @@
  *
  *   url-check      the URL decision vs `new URL()` alone at each policy size (measurement 1)
  *   check-url-db   check-url on SQLite and on PostgreSQL, one server process each, next to the HTTP floor
- *   pg-reads       the per-request reads on PostgreSQL in process: named statements or not, pool sizes
+ *   pg-reads       the per-request read on PostgreSQL in process: named statements or not, pooled or pipelined
  */
 import { measureCheckUrlOnDatabases, renderCheckUrlOnDatabases, type CheckUrlOnDatabasesOptions } from "./check-url-databases.ts";
 import { measurePgReads, type PgReadsOptions } from "./pg-reads.ts";
