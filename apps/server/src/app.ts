@@ -106,20 +106,21 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     },
   });
 
+  const answerJson = (res: NodeResponse, path: string, status: number, body: unknown) =>
+    writeAtEndOfTurn(res, status, { "content-type": "application/json", "cache-control": "no-store" }, JSON.stringify(body), (error) =>
+      onUnexpected(error, path),
+    );
+
   async function serveFallback(req: NodeRequest, res: NodeResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
-    const answer = (status: number, body: unknown) =>
-      writeAtEndOfTurn(res, status, { "content-type": "application/json", "cache-control": "no-store" }, JSON.stringify(body), (error) =>
-        onUnexpected(error, url.pathname),
-      );
-    if (url.pathname === "/healthz") return answer(200, { status: "ok" });
+    if (url.pathname === "/healthz") return answerJson(res, url.pathname, 200, { status: "ok" });
     if (url.pathname === "/readyz") {
       const ready = await readiness.ready();
-      return answer(ready ? 200 : 503, { status: ready ? "ready" : "unavailable" });
+      return answerJson(res, url.pathname, ready ? 200 : 503, { status: ready ? "ready" : "unavailable" });
     }
     if (await httpRoutes(req, res, url)) return;
     if (await staticFiles(req, res)) return;
-    answer(404, { error: { code: "not_found", message: "not found" } });
+    answerJson(res, url.pathname, 404, { error: { code: "not_found", message: "not found" } });
   }
 
   const purge = setInterval(() => {
