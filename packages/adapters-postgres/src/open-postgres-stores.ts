@@ -87,6 +87,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     // Named statements and a pipelined session go together: a pooler that breaks one breaks the other.
     if (options.preparedStatements !== false) {
       const reads = pipelinedReadPool({ connectionString: options.connectionString, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+      // Not a pg.Pool, but all that kysely's dialect and the named-statement wrapper call of one: connect(), a client's query() and release(), end().
       browserAccessDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: named(reads as unknown as pg.Pool) }), ...log });
     }
   } else if ("pool" in options) {
