@@ -1,8 +1,8 @@
-import { decodeAuditCursor, encodeAuditCursor, GatehouseError, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
+import { decodeAuditCursor, encodeAuditCursor, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
 import type { Insertable, Kysely, Selectable } from "kysely";
-import { fromDbBigint, isUniqueViolation } from "./dialect-differences.ts";
-import { preparedInsert } from "./prepared-insert.ts";
+import { fromDbBigint } from "./dialect-differences.ts";
 import type { PreparedQueryCache } from "./prepared-query.ts";
+import { ridingInsert } from "./riding-insert.ts";
 import type { AuditEventsTable, Database } from "./schema.ts";
 
 function toActor(row: Selectable<AuditEventsTable>): AuditActor {
@@ -28,11 +28,6 @@ function toRow(event: AuditEvent): Insertable<AuditEventsTable> {
   };
 }
 
-/** A taken audit event id: the unique violation of the events' table, however late it surfaced in the transaction. */
-export function auditIdTaken(error: unknown): boolean {
-  return isUniqueViolation(error) && (error as { table?: unknown }).table === "audit_events";
-}
-
 function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
   // `kind` and `payload` were written together by `append` from one typed event.
   return {
@@ -54,22 +49,15 @@ function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
  * is part of the caller's unit of work, so the event commits or rolls back with its change. Inside a
  * transaction the events may ride with the transaction's next statement (the core appends them just
  * before the commit, so on PostgreSQL they go out with the COMMIT): a plain INSERT, whose taken id fails
- * the transaction (here, or `auditIdTaken` at the commit) instead of being skipped.
+ * the transaction (here, or `ridingKeyTaken` at the commit) instead of being skipped (see `ridingInsert`).
  */
 export function createAuditRepository(db: Kysely<Database>, cache: PreparedQueryCache): AuditStore {
   // Every use case appends, so the INSERT is prepared (per event count, see preparedInsert).
-  const insert = db.isTransaction
-    ? preparedInsert(db, cache, "audit_events", AUDIT_COLUMNS, "fail", { rides: true })
-    : preparedInsert(db, cache, "audit_events", AUDIT_COLUMNS, "already_exists");
+  const insert = ridingInsert(db, cache, "audit_events", AUDIT_COLUMNS);
   return {
     async append(...events) {
       if (events.length === 0) return;
-      if (!db.isTransaction) return insert(events.map(toRow));
-      try {
-        await insert(events.map(toRow));
-      } catch (error) {
-        throw isUniqueViolation(error) ? new GatehouseError("already_exists") : error;
-      }
+      await insert(events.map(toRow));
     },
 
     async list(query) {

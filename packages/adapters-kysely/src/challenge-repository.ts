@@ -1,7 +1,7 @@
 import type { ChallengeStore, MfaChallenge } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
 import { fromDbBigint } from "./dialect-differences.ts";
-import { preparedInsert } from "./prepared-insert.ts";
+import { ridingInsert } from "./riding-insert.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
 
@@ -23,7 +23,7 @@ function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
 
 export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQueryCache): ChallengeStore {
   // Every MFA sign-in runs these (see preparedQuery).
-  const insert = preparedInsert(db, cache, "mfa_challenges", CHALLENGE_COLUMNS, "already_exists");
+  const insert = ridingInsert(db, cache, "mfa_challenges", CHALLENGE_COLUMNS);
   const selectById = preparedQuery(db, cache, "mfaChallenges.byId", 1, (id: string) => db.selectFrom("mfa_challenges").selectAll().where("id", "=", id));
   const claim = preparedQuery(db, cache, "mfaChallenges.claimAttempt", 3, (id: string, maxAttempts: number, now: number) =>
     db

@@ -1,6 +1,6 @@
 import { GatehouseError, takenAuditIdFailsTransaction, type Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
-import { auditIdTaken, createAuditRepository } from "./audit-repository.ts";
+import { createAuditRepository } from "./audit-repository.ts";
 import { createBrowserAccessRepository } from "./browser-access-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
@@ -9,6 +9,7 @@ import type { SqlDialect } from "./dialect-differences.ts";
 import { createIntentRepository } from "./intent-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
 import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
+import { ridingKeyTaken } from "./riding-insert.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
@@ -43,8 +44,8 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, op
           return takenAuditIdFailsTransaction(tx, work);
         })
         .catch((error: unknown) => {
-          // Audit events may ride with a later statement or the commit, which then reports their taken id.
-          throw auditIdTaken(error) ? new GatehouseError("already_exists") : error;
+          // Audit events, challenges and sessions may ride with a later statement or the commit, which then reports their taken key.
+          throw ridingKeyTaken(error) ? new GatehouseError("already_exists") : error;
         }),
   };
 }

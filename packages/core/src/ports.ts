@@ -111,7 +111,11 @@ export interface DeviceStore {
 }
 
 export interface ChallengeStore {
-  /** Throws `already_exists` on a duplicate id. */
+  /**
+   * Throws `already_exists` on a duplicate id. Inside a transaction the rejection may come later instead,
+   * from a later call of the transaction or its commit, which then fails (the PostgreSQL adapter sends the
+   * row with the transaction's next statement: ids are random, so nothing waits on the answer).
+   */
   create(challenge: MfaChallenge): Promise<void>;
   findById(id: string): Promise<MfaChallenge | null>;
   /**
@@ -172,7 +176,10 @@ export type RefreshRotation =
   | { readonly kind: "invalid" };
 
 export interface SessionStore {
-  /** Throws `already_exists` on a duplicate id or token hash. */
+  /**
+   * Throws `already_exists` on a duplicate id or token hash. Inside a transaction the rejection may come
+   * later instead, from a later call of the transaction or its commit, which then fails (as `ChallengeStore.create`).
+   */
   create(session: Session): Promise<void>;
   /** The session whose current access token has this hash, if not revoked and not expired. */
   findActiveByAccessTokenHash(accessTokenHash: string, now: EpochMs): Promise<Session | null>;

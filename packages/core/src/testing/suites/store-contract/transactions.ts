@@ -67,6 +67,20 @@ export function describeTransactionsContract(current: () => Stores): void {
       expect(await stores.orgs.findBySlug("acme-2")).toMatchObject({ id: "org-4" });
     });
 
+    it("fails a work that creates a challenge or a session whose key is taken with already_exists, however late the adapter reports it, keeping none of its writes", async () => {
+      await stores.challenges.create(aChallenge());
+      await stores.sessions.create(aSession());
+      const takenKeys = [(tx: Stores) => tx.challenges.create(aChallenge()), (tx: Stores) => tx.sessions.create(aSession({ id: "session-2" }))];
+      for (const createTaken of takenKeys) {
+        const outcome = stores.transaction(async (tx) => {
+          await tx.intents.create(anIntent());
+          await createTaken(tx);
+        });
+        await expectRejectionKind(outcome, "already_exists");
+        expect(await stores.intents.consume("intent-1", T0)).toBeNull();
+      }
+    });
+
     it("joins a nested transaction to the open one: its writes roll back with the outer work", async () => {
       const outcome = stores.transaction(async (tx) => {
         await tx.transaction((inner) => inner.intents.create(anIntent()));
