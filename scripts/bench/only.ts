@@ -47,7 +47,7 @@ export function renderUrlDecision(result: UrlCheckResult): string {
   const worst = Math.max(...spread.map((s) => s.ratio.median));
   const flat = Math.max(...spread.map((s) => Math.abs(s.checkMedianNs.median / base - 1)));
   return [
-    `URL decision, ${spread[0]!.ratios.length} child process(es) per size, each the median of ${result.options.rounds} rounds over ${fmt(result.options.corpus)} URLs: median (min–max) of the runs`,
+    `URL decision, ${spread[0]!.ratios.length} child process(es) per size (the sizes in turn within each round), each the median of ${result.options.rounds} rounds over ${fmt(result.options.corpus)} URLs: median (min–max) of the runs`,
     "",
     "| Entries | checkUrl p50 ns | new URL p50 ns (median run) | ratio | vs smallest | heap B/entry (median run) |",
     "|---|---|---|---|---|---|",
