@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { createGatehouse, cryptoRandom, systemClock, type AuditEvent } from "@gatehouse/core";
+import { createGatehouse, cryptoRandom, systemClock, type AuditEvent, type Stores } from "@gatehouse/core";
 import { OutboxSmsSender } from "@gatehouse/core/testing";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -34,6 +34,34 @@ function anEvent(id: string): AuditEvent {
     userAgent: null,
     payload: {},
   };
+}
+
+const PASSWORD = "correct horse battery";
+
+/** Gatehouse over `stores` (cheap password hashes), an org, and `mfaLogin(n)`: a new member with a verified phone signs in on a new device. */
+async function mfaSignIns(stores: Stores, orgName: string) {
+  const sms = new OutboxSmsSender();
+  const gatehouse = createGatehouse({
+    stores,
+    sms,
+    clock: systemClock,
+    random: cryptoRandom,
+    config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
+  });
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, orgName);
+  const enrol = async (n: number) => {
+    const email = `user${n}@example.com`;
+    const { userId } = await gatehouse.register({ email, password: PASSWORD });
+    await stores.users.setVerifiedPhone(userId, `+1555010000${n}`);
+    await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
+    return email;
+  };
+  const mfaLogin = async (email: string, n: number) => {
+    const login = await gatehouse.login({ email, password: PASSWORD, orgId, deviceFingerprint: `device-${n}` });
+    if (login.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${login.kind}`);
+    return login.challenge.challengeId;
+  };
+  return { gatehouse, sms, enrol, mfaLogin };
 }
 
 describe.skipIf(database.kind !== "postgres")("statements held to ride with the next one (PostgreSQL)", () => {
@@ -174,21 +202,9 @@ describe.skipIf(database.kind !== "postgres")("statements held to ride with the 
   it("holds a challenge's INSERT for the commit, which a taken id then fails with already_exists: nothing of the unit of work persists", async () => {
     const pool = schema.pool(1);
     const { stores } = await openPostgresStores({ pool });
-    const sms = new OutboxSmsSender();
-    const gatehouse = createGatehouse({
-      stores,
-      sms,
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
-    const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Held challenge");
-    const { userId } = await gatehouse.register({ email: "held@example.com", password: "correct horse battery" });
-    await stores.users.setVerifiedPhone(userId, "+15550100001");
-    await gatehouse.admin.addMember({ kind: "system" }, orgId, "held@example.com", "member");
-    const login = await gatehouse.login({ email: "held@example.com", password: "correct horse battery", orgId, deviceFingerprint: "held" });
-    if (login.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${login.kind}`);
-    const pending = (await stores.challenges.findById(login.challenge.challengeId))!;
+    const { enrol, mfaLogin } = await mfaSignIns(stores, "Held challenge");
+    const challengeId = await mfaLogin(await enrol(1), 1);
+    const pending = (await stores.challenges.findById(challengeId))!;
     let created = false;
     const unitOfWork = (id: string, challengeId: string) =>
       stores.transaction(async (tx) => {
@@ -223,25 +239,13 @@ describe.skipIf(database.kind !== "postgres")("statements held to ride with the 
   it("pins the MFA flow's round trips: Login with MFA 6, VerifyMFA 6 (the challenge and the session ride with the COMMIT)", async () => {
     const pool = schema.pool(1);
     const { stores } = await openPostgresStores({ pool });
-    const sms = new OutboxSmsSender();
-    const gatehouse = createGatehouse({
-      stores,
-      sms,
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
-    const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Round trips");
+    const { gatehouse, sms, enrol, mfaLogin } = await mfaSignIns(stores, "Round trips");
     const flow = async (n: number) => {
-      const email = `user${n}@example.com`;
-      const { userId } = await gatehouse.register({ email, password: "correct horse battery" });
-      await stores.users.setVerifiedPhone(userId, `+1555010000${n}`);
-      await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
+      const email = await enrol(n);
       const roundTrips = await countRoundTrips(pool);
-      const login = await gatehouse.login({ email, password: "correct horse battery", orgId, deviceFingerprint: `device-${n}` });
-      if (login.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${login.kind}`);
+      const challengeId = await mfaLogin(email, n);
       const afterLogin = roundTrips();
-      await gatehouse.verifyMfa({ challengeId: login.challenge.challengeId, otp: sms.lastOtpFor(login.challenge.challengeId)! });
+      await gatehouse.verifyMfa({ challengeId, otp: sms.lastOtpFor(challengeId)! });
       return [afterLogin, roundTrips() - afterLogin];
     };
     // The first flow parses every statement on the connection.
