@@ -9,6 +9,7 @@ import {
 } from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
 import { fromDbBigint, unitLogSql, type DbBigint, type SqlDialect } from "./dialect-differences.ts";
+import { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
 import type { Database } from "./schema.ts";
 
 interface ConsumedRow {
@@ -30,6 +31,7 @@ export function createRateLimiter(db: Kysely<Database>, dialect: SqlDialect): Ra
   const log = unitLogSql(dialect);
   const current = sql`rate_limits.units`;
   const nextUnit = sql`rate_limits.next_unit`;
+  const rides = sql.raw(db.isTransaction ? RIDES_WITH_NEXT_STATEMENT : "");
 
   const consumeMany = async (requests: readonly RateLimitRequest[], now: EpochMs): Promise<RateLimitDecision[]> => {
     checkRateLimitRequests(requests);
@@ -82,12 +84,10 @@ export function createRateLimiter(db: Kysely<Database>, dialect: SqlDialect): Ra
 
     async refund({ key, at, unit }) {
       const isTheUnit = sql`${log.at} = ${at} AND ${log.unit} = ${unit}`;
-      const { rows } = await sql`
-        UPDATE rate_limits
+      // It answers nothing, so inside a transaction it may ride with the next statement.
+      await sql`${rides}UPDATE rate_limits
         SET units = (SELECT ${log.kept()} FROM ${log.elements(current)} WHERE NOT (${isTheUnit}))
-        WHERE key = ${key} AND EXISTS (SELECT 1 FROM ${log.elements(current)} WHERE ${isTheUnit})
-        RETURNING key`.execute(db);
-      return rows.length > 0;
+        WHERE key = ${key} AND EXISTS (SELECT 1 FROM ${log.elements(current)} WHERE ${isTheUnit})`.execute(db);
     },
   };
 }

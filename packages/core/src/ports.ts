@@ -333,10 +333,13 @@ export interface RateLimiter {
    */
   consumeMany(requests: readonly RateLimitRequest[], now: EpochMs): Promise<RateLimitDecision[]>;
   /**
-   * Atomic: gives back exactly the unit of `receipt`. False when it is no longer held (refunded
-   * already, or it has left the window): a unit is never refunded twice and a count never goes below zero.
+   * Atomic: gives back exactly the unit of `receipt`, once. A receipt no longer held (refunded already,
+   * or its unit has left the window) changes nothing: a unit is never refunded twice and a count never
+   * goes below zero. It answers nothing, so inside a transaction an adapter may send it with the
+   * transaction's next statement (the PostgreSQL adapter does: VerifyMFA's refund of a right code's unit
+   * goes out with the challenge's consumption).
    */
-  refund(receipt: RateLimitReceipt): Promise<boolean>;
+  refund(receipt: RateLimitReceipt): Promise<void>;
 }
 
 /** Which audit events `AuditStore.list` returns: every filter given must match; none given lists all. */

@@ -35,7 +35,6 @@ function scriptedLimiter(refusals: Readonly<Record<string, number>>) {
     },
     async refund(taken) {
       calls.push(`refund ${taken.key}`);
-      return true;
     },
   };
   return { limiter, calls, receipt };

@@ -446,10 +446,8 @@ function createRateLimiter(tables: MemoryTables): RateLimiter {
     },
     async refund(receipt) {
       const log = logs.get(receipt.key);
-      const units = log?.units.filter((logged) => logged.at !== receipt.at || logged.unit !== receipt.unit);
-      if (log === undefined || units === undefined || units.length === log.units.length) return false;
-      logs.set(receipt.key, { ...log, units });
-      return true;
+      if (log === undefined) return;
+      logs.set(receipt.key, { ...log, units: log.units.filter((logged) => logged.at !== receipt.at || logged.unit !== receipt.unit) });
     },
   };
 }
