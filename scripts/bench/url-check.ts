@@ -52,7 +52,7 @@ export async function runNodeJson<T>(args: readonly string[], cwd: string): Prom
 
 /**
  * Runs go size after size within each round (10, 1,000, … 1M, then 10 again): a slow phase of the machine,
- * which lasts tens of seconds here, then lands on every size alike instead of on all the runs of one size,
+ * which lasts from tens of seconds to minutes here, then lands on every size alike instead of on all the runs of one size,
  * which used to skew the spread from the smallest size either way.
  */
 export async function measureUrlCheck(root: string, options: UrlCheckOptions, log: (line: string) => void): Promise<UrlCheckResult> {

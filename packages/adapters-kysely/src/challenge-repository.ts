@@ -1,8 +1,8 @@
 import type { ChallengeStore, MfaChallenge } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
 import { fromDbBigint } from "./dialect-differences.ts";
-import { ridingInsert } from "./riding-insert.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
+import { ridingInsert } from "./riding-insert.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
 
 const CHALLENGE_COLUMNS = ["id", "user_id", "org_id", "device_id", "phone", "code_hash", "attempts", "expires_at", "created_at"] as const;

@@ -1,5 +1,5 @@
-import { GatehouseError } from "@gatehouse/core";
 import type { Insertable, Kysely } from "kysely";
+import { failOnDuplicate } from "./already-exists.ts";
 import { isUniqueViolation } from "./dialect-differences.ts";
 import { preparedInsert } from "./prepared-insert.ts";
 import type { PreparedQueryCache } from "./prepared-query.ts";
@@ -28,13 +28,7 @@ export function ridingInsert<T extends RidingTable>(
 ): (rows: readonly Insertable<Database[T]>[]) => Promise<void> {
   if (!db.isTransaction) return preparedInsert(db, cache, table, columns, "already_exists");
   const insert = preparedInsert(db, cache, table, columns, "fail", { rides: true });
-  return async (rows) => {
-    try {
-      await insert(rows);
-    } catch (error) {
-      throw isUniqueViolation(error) ? new GatehouseError("already_exists") : error;
-    }
-  };
+  return (rows) => failOnDuplicate(() => insert(rows));
 }
 
 /** A taken key of a riding insert, however late in its transaction it surfaced (a later statement, the commit). */

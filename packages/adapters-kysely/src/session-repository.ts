@@ -3,8 +3,8 @@ import type { Kysely, Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
-import { ridingInsert } from "./riding-insert.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
+import { ridingInsert } from "./riding-insert.ts";
 import type { Database, SessionsTable } from "./schema.ts";
 
 const SESSION_COLUMNS = [

@@ -206,10 +206,10 @@ describe.skipIf(database.kind !== "postgres")("statements held to ride with the 
     const challengeId = await mfaLogin(await enrol(1), 1);
     const pending = (await stores.challenges.findById(challengeId))!;
     let created = false;
-    const unitOfWork = (id: string, challengeId: string) =>
+    const unitOfWork = (orgId: string, newChallengeId: string) =>
       stores.transaction(async (tx) => {
-        await tx.orgs.create({ id, name: id, createdAt: 1 });
-        await tx.challenges.create({ ...pending, id: challengeId });
+        await tx.orgs.create({ id: orgId, name: orgId, createdAt: 1 });
+        await tx.challenges.create({ ...pending, id: newChallengeId });
         created = true;
       });
     await unitOfWork("o1", "challenge-fresh");
