@@ -38,6 +38,10 @@ export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQ
     db.deleteFrom("mfa_challenges").where("id", "=", id).returningAll(),
   );
   const deleteById = preparedStatement(db, cache, "mfaChallenges.delete", 1, (id: string) => db.deleteFrom("mfa_challenges").where("id", "=", id));
+  // The claim holds the row until the transaction ends, so nothing waits on this delete's answer.
+  const deleteClaimed = preparedStatement(db, cache, "mfaChallenges.deleteClaimed", 1, (id: string) => db.deleteFrom("mfa_challenges").where("id", "=", id), {
+    rides: true,
+  });
   const challengeOf = (rows: Selectable<MfaChallengesTable>[]) => (rows[0] === undefined ? null : toChallenge(rows[0]));
   return {
     async create(challenge) {
@@ -71,6 +75,10 @@ export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQ
     async delete(id) {
       const result = await deleteById(id);
       return (result.numAffectedRows ?? 0n) > 0n;
+    },
+
+    async deleteClaimed(id) {
+      await deleteClaimed(id);
     },
 
     async deleteByUser(userId) {

@@ -122,11 +122,20 @@ export interface ChallengeStore {
    * Atomic: increments `attempts` only while it is below `maxAttempts` and the challenge has not
    * expired (`expiresAt > now`), and returns the challenge as it is after the increment; null
    * when the challenge is missing, expired or its attempts are used up. An expired challenge is
-   * left unchanged. Bounds the guesses evaluated per challenge under any concurrency.
+   * left unchanged. Bounds the guesses evaluated per challenge under any concurrency. Inside a
+   * transaction a claimed challenge stays held until the transaction ends: another transaction's
+   * `claimAttempt`, `consume`, `delete` or `deleteClaimed` of it waits for that end (a row lock on
+   * PostgreSQL, the write lock on SQLite), and then finds it as the claiming transaction left it.
    */
   claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<MfaChallenge | null>;
   /** Atomic single use: deletes and returns the challenge; null when already gone. */
   consume(id: string): Promise<MfaChallenge | null>;
+  /**
+   * Deletes a challenge the calling transaction claimed (`claimAttempt`): that claim holds it, so the
+   * delete cannot miss and answers nothing. The PostgreSQL adapter sends it with the transaction's next
+   * statement. Outside the transaction that claimed the challenge, use `consume` or `delete`.
+   */
+  deleteClaimed(id: string): Promise<void>;
   /** Returns false when missing. */
   delete(id: string): Promise<boolean>;
   /** Deletes every challenge of the user; returns how many. */

@@ -247,6 +247,9 @@ function createChallengeStore(tables: MemoryTables): ChallengeStore {
     async delete(id) {
       return challenges.delete(id);
     },
+    async deleteClaimed(id) {
+      challenges.delete(id);
+    },
     async deleteByUser(userId) {
       return deleteWhere(challenges, (challenge) => challenge.userId === userId);
     },

@@ -23,9 +23,9 @@ export interface VerifyMfaInput {
 /**
  * The spec's VerifyMFA rules with the attempt limits of architecture.md. Each verification
  * first claims one of the challenge's attempts atomically, so no concurrency evaluates more
- * guesses than the cap; a wrong code also spends the user's failure budget. The challenge is
- * consumed (atomically, single use) before the session is issued, so two correct concurrent
- * calls cannot both get tokens. An expired challenge answers `challenge_expired` and is left
+ * guesses than the cap; a wrong code also spends the user's failure budget. The claim holds the
+ * challenge until the unit of work ends, and a right code deletes it before the session is
+ * issued, so of two correct concurrent calls the second finds it gone and gets no tokens. An expired challenge answers `challenge_expired` and is left
  * exactly as it was, however often it is tried. It is one unit of work: a wrong code's claimed
  * attempt and spent budget commit with the refusal (see `inTransaction`), a right one commits once.
  */
@@ -64,7 +64,7 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
 
   if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {
-      await stores.challenges.delete(claimed.id);
+      await stores.challenges.deleteClaimed(claimed.id);
       await recordAudit(tx, "mfa.locked_out", subject, { challengeId, attempts: claimed.attempts });
     } else {
       await recordAudit(tx, "mfa.failed", subject, { challengeId, reason: "wrong_otp" });
@@ -72,22 +72,20 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
     throw new GatehouseError("invalid_otp");
   }
   await stores.rateLimiter.refund(budget.receipt);
+  await stores.challenges.deleteClaimed(claimed.id);
 
-  const challenge = await stores.challenges.consume(claimed.id);
-  if (challenge === null) throw new GatehouseError("invalid_mfa_challenge");
-
-  const facts = await stores.signInFacts.read(challenge.userId, challenge.orgId, challenge.deviceId);
+  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
-  const phoneLocked = await lockPhone(tx, user, challenge.phone);
+  const phoneLocked = await lockPhone(tx, user, claimed.phone);
   const policy = evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: false, now });
 
   await recordAudit(tx, "mfa.verified", subject, { challengeId });
-  if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(challenge.phone) });
+  if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(claimed.phone) });
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
-  const tokens = await issueSession(tx, user.id, challenge.orgId, device.id, request, trustedUntil);
+  const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
   return tokens;
 }

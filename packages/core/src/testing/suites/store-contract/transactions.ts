@@ -103,6 +103,21 @@ export function describeTransactionsContract(current: () => Stores): void {
       expect(await stores.challenges.deleteByUser(USER_ID)).toBe(1);
     });
 
+    it("holds a claimed challenge until its transaction ends: of 20 concurrent transactions that claim it and delete it, exactly one claims it", async () => {
+      await stores.challenges.create(aChallenge());
+      const won = await times(20, (i) =>
+        stores.transaction(async (tx) => {
+          if ((await tx.challenges.claimAttempt("challenge-1", 5, T0)) === null) return false;
+          await tx.challenges.deleteClaimed("challenge-1");
+          await tx.intents.create(anIntent({ id: `intent-of-${i}` }));
+          return true;
+        }),
+      );
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await stores.challenges.findById("challenge-1")).toBeNull();
+      expect(await stores.intents.deleteByUser(USER_ID)).toBe(1);
+    });
+
     it("bounds guarded counters across 20 concurrent transactions that each claim an attempt", async () => {
       await stores.challenges.create(aChallenge());
       const claims = await times(20, () => stores.transaction((tx) => tx.challenges.claimAttempt("challenge-1", 5, T0)));
