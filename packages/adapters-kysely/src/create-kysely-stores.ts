@@ -51,17 +51,18 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, op
 }
 
 function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): Omit<Stores, "transaction"> {
+  const signInFacts = createSignInFactsRepository(db, cache);
   return {
     users: createUserRepository(db, dialect, cache),
     orgs: createOrgRepository(db, cache),
     devices: createDeviceRepository(db, dialect, cache),
-    challenges: createChallengeRepository(db, cache),
+    challenges: createChallengeRepository(db, dialect, cache, signInFacts),
     intents: createIntentRepository(db),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),
     browserAccess: createBrowserAccessRepository(db, cache),
-    signInFacts: createSignInFactsRepository(db, cache),
+    signInFacts,
     rateLimiter: createRateLimiter(db, dialect),
     audit: createAuditRepository(db, cache),
   };

@@ -1,5 +1,5 @@
-import type { Device, SignInFactsStore } from "@gatehouse/core";
-import { sql, type Kysely, type Selectable } from "kysely";
+import type { Device, SignInFacts, SignInFactsStore } from "@gatehouse/core";
+import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { toDevice } from "./device-repository.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable, MembershipsTable, UsersTable } from "./schema.ts";
@@ -35,37 +35,46 @@ const DEVICE_COLUMNS = columnsOf<DevicesTable>({
 
 type DeviceColumns = { readonly [Column in keyof DevicesTable & string as `device_${Column}`]: Selectable<DevicesTable>[Column] | null };
 
-type SignInRow = Selectable<UsersTable> & { readonly membership_role: MembershipsTable["role"] | null } & DeviceColumns & SettingsForOrgRow;
+/** The row `signInFactsColumns` selects. */
+export type SignInRow = Selectable<UsersTable> & { readonly membership_role: MembershipsTable["role"] | null } & DeviceColumns & SettingsForOrgRow;
 
 /**
- * `SignInFactsStore` in one SELECT: the user's row, with its membership of the org, the device and both
- * settings rows as scalar subqueries (the form `settingsForOrgColumns` explains). The device must belong to
- * the user in the org, so a challenge naming another user's device finds none. One subquery per device
- * column repeats the same primary-key lookup, and is still the cheaper form: better-sqlite3 ran it in
+ * The select-list of `SignInRow` for the user row `users` in the FROM clause: its columns, then its membership
+ * of `orgId`, the device `deviceId` and both settings rows as scalar subqueries. `orgId` and `deviceId` are
+ * values or column references (a claimed challenge's, in `ChallengeStore.claimAttempt`). The device must
+ * belong to the user in the org, so a challenge naming another user's device finds none. One subquery per
+ * device column repeats the same primary-key lookup, and is still the cheaper form: better-sqlite3 ran it in
  * 11–13 µs and the device LEFT JOINed in 46–52 µs (scripts/sqlite-statement-forms.ts, two runs).
  */
-export function createSignInFactsRepository(db: Kysely<Database>, cache: PreparedQueryCache): SignInFactsStore {
-  const selectFacts = preparedQuery(db, cache, "signInFacts.read", 3, (userId: string, orgId: string, deviceId: string | null) => {
-    const device = (column: keyof DevicesTable & string) =>
-      sql`(SELECT ${sql.ref(column)} FROM devices WHERE id = ${deviceId} AND user_id = users.id AND org_id = ${orgId}) AS ${sql.id(`device_${column}`)}`;
-    const query = sql<SignInRow>`
-      SELECT ${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))},
+export function signInFactsColumns(orgId: unknown, deviceId: unknown): RawBuilder<unknown> {
+  const device = (column: keyof DevicesTable & string) =>
+    sql`(SELECT ${sql.ref(column)} FROM devices WHERE id = ${deviceId} AND user_id = users.id AND org_id = ${orgId}) AS ${sql.id(`device_${column}`)}`;
+  return sql`${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))},
              (SELECT role FROM memberships WHERE org_id = ${orgId} AND user_id = users.id) AS membership_role,
              ${sql.join(DEVICE_COLUMNS.map(device))},
-             ${settingsForOrgColumns(orgId)}
-      FROM users WHERE users.id = ${userId}`;
+             ${settingsForOrgColumns(orgId)}`;
+}
+
+/** The facts in a row `signInFactsColumns` selected for `orgId`. */
+export function signInFactsOf(row: SignInRow, orgId: string): SignInFacts {
+  return {
+    user: toUser(row),
+    membership: row.membership_role === null ? null : { orgId, userId: row.id, role: row.membership_role },
+    device: deviceOf(row),
+    settings: settingsFromColumns(row),
+  };
+}
+
+/** `SignInFactsStore` in one SELECT of the user's row with `signInFactsColumns`. */
+export function createSignInFactsRepository(db: Kysely<Database>, cache: PreparedQueryCache): SignInFactsStore {
+  const selectFacts = preparedQuery(db, cache, "signInFacts.read", 3, (userId: string, orgId: string, deviceId: string | null) => {
+    const query = sql<SignInRow>`SELECT ${signInFactsColumns(orgId, deviceId)} FROM users WHERE users.id = ${userId}`;
     return { compile: () => query.compile(db) };
   });
   return {
     async read(userId, orgId, deviceId) {
       const [row] = await selectFacts(userId, orgId, deviceId);
-      if (row === undefined) return null;
-      return {
-        user: toUser(row),
-        membership: row.membership_role === null ? null : { orgId, userId, role: row.membership_role },
-        device: deviceOf(row),
-        settings: settingsFromColumns(row),
-      };
+      return row === undefined ? null : signInFactsOf(row, orgId);
     },
   };
 }

@@ -110,6 +110,13 @@ export interface DeviceStore {
   markSessionIssued(deviceId: string, now: EpochMs, trustedUntil?: EpochMs): Promise<void>;
 }
 
+/** What `ChallengeStore.claimAttempt` answers: the claimed challenge and the facts of its sign-in. */
+export interface ClaimedChallenge {
+  readonly challenge: MfaChallenge;
+  /** `SignInFactsStore.read(challenge.userId, challenge.orgId, challenge.deviceId)`, read after the claim. */
+  readonly facts: SignInFacts | null;
+}
+
 export interface ChallengeStore {
   /**
    * Throws `already_exists` on a duplicate id. Inside a transaction the rejection may come later instead,
@@ -120,14 +127,15 @@ export interface ChallengeStore {
   findById(id: string): Promise<MfaChallenge | null>;
   /**
    * Atomic: increments `attempts` only while it is below `maxAttempts` and the challenge has not
-   * expired (`expiresAt > now`), and returns the challenge as it is after the increment; null
+   * expired (`expiresAt > now`), and returns the challenge as it is after the increment, with the
+   * sign-in facts VerifyMFA decides on (one statement on PostgreSQL, where they were two round trips); null
    * when the challenge is missing, expired or its attempts are used up. An expired challenge is
    * left unchanged. Bounds the guesses evaluated per challenge under any concurrency. Inside a
    * transaction a claimed challenge stays held until the transaction ends: another transaction's
    * `claimAttempt`, `consume`, `delete` or `deleteClaimed` of it waits for that end (a row lock on
    * PostgreSQL, the write lock on SQLite), and then finds it as the claiming transaction left it.
    */
-  claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<MfaChallenge | null>;
+  claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<ClaimedChallenge | null>;
   /** Atomic single use: deletes and returns the challenge; null when already gone. */
   consume(id: string): Promise<MfaChallenge | null>;
   /**

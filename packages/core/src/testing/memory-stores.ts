@@ -39,19 +39,20 @@ export function createMemoryStores(): Stores {
   const users = createUserStore(tables);
   const devices = createDeviceStore(tables);
   const settings = createSettingsStore(tables);
+  const signInFacts = createSignInFactsStore(users, orgs, devices, settings);
   const audit = createMemoryAuditStore();
   tables.track(audit);
   const ports: Omit<Stores, "transaction"> = {
     users,
     orgs,
     devices,
-    challenges: createChallengeStore(tables),
+    challenges: createChallengeStore(tables, signInFacts),
     intents: createIntentStore(tables),
     sessions,
     settings,
     browserPolicies,
     browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
-    signInFacts: createSignInFactsStore(users, orgs, devices, settings),
+    signInFacts,
     rateLimiter: createRateLimiter(tables),
     audit: audit.store,
   };
@@ -222,7 +223,7 @@ function deleteWhere<T>(records: Map<string, T>, matches: (record: T) => boolean
   return deleted;
 }
 
-function createChallengeStore(tables: MemoryTables): ChallengeStore {
+function createChallengeStore(tables: MemoryTables, signInFacts: SignInFactsStore): ChallengeStore {
   const challenges = tables.map<string, MfaChallenge>();
   return {
     async create(challenge) {
@@ -237,7 +238,7 @@ function createChallengeStore(tables: MemoryTables): ChallengeStore {
       if (challenge === undefined || challenge.attempts >= maxAttempts || challenge.expiresAt <= now) return null;
       const claimed = { ...challenge, attempts: challenge.attempts + 1 };
       challenges.set(id, claimed);
-      return { ...claimed };
+      return { challenge: { ...claimed }, facts: await signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId) };
     },
     async consume(id) {
       const challenge = challenges.get(id);

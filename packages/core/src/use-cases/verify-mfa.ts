@@ -44,8 +44,8 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   const { stores, config } = tx;
 
   const now = tx.clock.now();
-  const claimed = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge, now);
-  if (claimed === null) {
+  const claim = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge, now);
+  if (claim === null) {
     // Expiry is part of the claim's guard, so an expired challenge is never charged an attempt.
     const unclaimed = await stores.challenges.findById(challengeId);
     if (unclaimed !== null && unclaimed.expiresAt <= now) {
@@ -55,6 +55,7 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
     await recordAudit(tx, "mfa.failed", { actor: { kind: "anonymous" }, request }, { challengeId, reason: "unknown_challenge" });
     throw new GatehouseError("invalid_mfa_challenge");
   }
+  const { challenge: claimed, facts } = claim;
   const subject = subjectOf(claimed, request);
 
   const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
@@ -74,7 +75,6 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   await stores.rateLimiter.refund(budget.receipt);
   await stores.challenges.deleteClaimed(claimed.id);
 
-  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");

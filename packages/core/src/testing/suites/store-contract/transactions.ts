@@ -32,7 +32,7 @@ export function describeTransactionsContract(current: () => Stores): void {
       await stores.intents.create(anIntent());
       const before = await stores.rateLimiter.consume("otp-send:user:user-1", 5, 15 * MINUTE, T0);
       const outcome = stores.transaction(async (tx) => {
-        expect(await tx.challenges.claimAttempt("challenge-1", 5, T0)).toMatchObject({ attempts: 1 });
+        expect((await tx.challenges.claimAttempt("challenge-1", 5, T0))?.challenge).toMatchObject({ attempts: 1 });
         expect(await tx.intents.consume("intent-1", T0)).not.toBeNull();
         expect((await tx.rateLimiter.consume("otp-send:user:user-1", 5, 15 * MINUTE, T0)).allowed).toBe(true);
         await tx.sessions.create(aSession());
@@ -120,7 +120,7 @@ export function describeTransactionsContract(current: () => Stores): void {
 
     it("bounds guarded counters across 20 concurrent transactions that each claim an attempt", async () => {
       await stores.challenges.create(aChallenge());
-      const claims = await times(20, () => stores.transaction((tx) => tx.challenges.claimAttempt("challenge-1", 5, T0)));
+      const claims = await times(20, async () => (await stores.transaction((tx) => tx.challenges.claimAttempt("challenge-1", 5, T0)))?.challenge ?? null);
       expect(
         claims
           .filter((claim) => claim !== null)
