@@ -4,7 +4,7 @@ import { fromDbBigint, type SqlDialect } from "./dialect-differences.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import { ridingInsert } from "./riding-insert.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
-import { signInFactsColumns, signInFactsOf, type SignInRow } from "./sign-in-facts-repository.ts";
+import { deviceOfUser, signInFactsColumns, signInFactsOf, type SignInRow } from "./sign-in-facts-repository.ts";
 
 const CHALLENGE_COLUMNS = ["id", "user_id", "org_id", "device_id", "phone", "code_hash", "attempts", "expires_at", "created_at"] as const;
 
@@ -47,7 +47,7 @@ export function createChallengeRepository(db: Kysely<Database>, dialect: SqlDial
         UPDATE mfa_challenges SET attempts = attempts + 1
         WHERE id = ${id} AND attempts < ${maxAttempts} AND expires_at > ${now}
         RETURNING *)
-      SELECT ${challengeColumns}, ${signInFactsColumns(sql.ref("claimed.org_id"), sql.ref("claimed.device_id"))}
+      SELECT ${challengeColumns}, ${signInFactsColumns(sql.ref("claimed.org_id"), deviceOfUser(sql.ref("claimed.device_id"), sql.ref("claimed.org_id")))}
       FROM claimed JOIN users ON users.id = claimed.user_id`;
     return { compile: () => query.compile(db) };
   });

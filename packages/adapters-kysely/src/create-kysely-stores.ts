@@ -51,11 +51,12 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, op
 }
 
 function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): Omit<Stores, "transaction"> {
-  const signInFacts = createSignInFactsRepository(db, cache);
+  const devices = createDeviceRepository(db, dialect, cache);
+  const signInFacts = createSignInFactsRepository(db, dialect, cache, devices);
   return {
     users: createUserRepository(db, dialect, cache),
     orgs: createOrgRepository(db, cache),
-    devices: createDeviceRepository(db, dialect, cache),
+    devices,
     challenges: createChallengeRepository(db, dialect, cache, signInFacts),
     intents: createIntentRepository(db),
     sessions: createSessionRepository(db, cache),

@@ -1,6 +1,7 @@
-import type { Device, SignInFacts, SignInFactsStore } from "@gatehouse/core";
+import type { Device, DeviceStore, SignInFacts, SignInFactsStore } from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { toDevice } from "./device-repository.ts";
+import { toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable, MembershipsTable, UsersTable } from "./schema.ts";
 import { settingsForOrgColumns, settingsFromColumns, type SettingsForOrgRow } from "./settings-repository.ts";
@@ -40,19 +41,22 @@ export type SignInRow = Selectable<UsersTable> & { readonly membership_role: Mem
 
 /**
  * The select-list of `SignInRow` for the user row `users` in the FROM clause: its columns, then its membership
- * of `orgId`, the device `deviceId` and both settings rows as scalar subqueries. `orgId` and `deviceId` are
- * values or column references (a claimed challenge's, in `ChallengeStore.claimAttempt`). The device must
- * belong to the user in the org, so a challenge naming another user's device finds none. One subquery per
- * device column repeats the same primary-key lookup, and is still the cheaper form: better-sqlite3 ran it in
- * 11–13 µs and the device LEFT JOINed in 46–52 µs (scripts/sqlite-statement-forms.ts, two runs).
+ * of `orgId` and the device found in `deviceSource` (`deviceOfUser`, or a CTE's row) and both settings rows as
+ * scalar subqueries. `orgId` is a value or a column reference (a claimed challenge's, in `ChallengeStore.claimAttempt`).
+ * One subquery per device column repeats the same primary-key lookup, and is still the cheaper form:
+ * better-sqlite3 ran it in 11–13 µs and the device LEFT JOINed in 46–52 µs (scripts/sqlite-statement-forms.ts, two runs).
  */
-export function signInFactsColumns(orgId: unknown, deviceId: unknown): RawBuilder<unknown> {
-  const device = (column: keyof DevicesTable & string) =>
-    sql`(SELECT ${sql.ref(column)} FROM devices WHERE id = ${deviceId} AND user_id = users.id AND org_id = ${orgId}) AS ${sql.id(`device_${column}`)}`;
+export function signInFactsColumns(orgId: unknown, deviceSource: RawBuilder<unknown>): RawBuilder<unknown> {
+  const device = (column: keyof DevicesTable & string) => sql`(SELECT ${sql.ref(column)} FROM ${deviceSource}) AS ${sql.id(`device_${column}`)}`;
   return sql`${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))},
              (SELECT role FROM memberships WHERE org_id = ${orgId} AND user_id = users.id) AS membership_role,
              ${sql.join(DEVICE_COLUMNS.map(device))},
              ${settingsForOrgColumns(orgId)}`;
+}
+
+/** A `deviceSource`: the device `deviceId` when it is the user's in `orgId`, so a challenge naming another user's device finds none. */
+export function deviceOfUser(deviceId: unknown, orgId: unknown): RawBuilder<unknown> {
+  return sql`devices WHERE id = ${deviceId} AND user_id = users.id AND org_id = ${orgId}`;
 }
 
 /** The facts in a row `signInFactsColumns` selected for `orgId`. */
@@ -65,16 +69,72 @@ export function signInFactsOf(row: SignInRow, orgId: string): SignInFacts {
   };
 }
 
-/** `SignInFactsStore` in one SELECT of the user's row with `signInFactsColumns`. */
-export function createSignInFactsRepository(db: Kysely<Database>, cache: PreparedQueryCache): SignInFactsStore {
+/**
+ * `SignInFactsStore` in one SELECT of the user's row with `signInFactsColumns`. On PostgreSQL `readSeeingDevice`
+ * is one statement too: the device's upsert, guarded by the membership, in a WITH clause whose row the facts
+ * read (the statement's other reads cannot see it). SQLite allows no INSERT in a WITH clause; there the
+ * device's upsert follows the read, and costs no round trip.
+ */
+export function createSignInFactsRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache, devices: DeviceStore): SignInFactsStore {
   const selectFacts = preparedQuery(db, cache, "signInFacts.read", 3, (userId: string, orgId: string, deviceId: string | null) => {
-    const query = sql<SignInRow>`SELECT ${signInFactsColumns(orgId, deviceId)} FROM users WHERE users.id = ${userId}`;
+    const query = sql<SignInRow>`SELECT ${signInFactsColumns(orgId, deviceOfUser(deviceId, orgId))} FROM users WHERE users.id = ${userId}`;
     return { compile: () => query.compile(db) };
   });
+  const read: SignInFactsStore["read"] = async (userId, orgId, deviceId) => {
+    const [row] = await selectFacts(userId, orgId, deviceId);
+    return row === undefined ? null : signInFactsOf(row, orgId);
+  };
+  const selectSeeingDevice = preparedQuery(
+    db,
+    cache,
+    "signInFacts.readSeeingDevice",
+    10,
+    (
+      id: string,
+      userId: string,
+      orgId: string,
+      fingerprint: string,
+      trusted: DbBool,
+      trustedUntil: number | null,
+      trustRevokedAt: number | null,
+      createdAt: number,
+      lastSeenAt: number,
+      sessionIssuedAt: number | null,
+    ) => {
+      const query = sql<SignInRow>`
+        WITH seen AS (
+          INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, trusted_until, trust_revoked_at, created_at, last_seen_at, session_issued_at)
+          SELECT ${id}, ${userId}, ${orgId}, ${fingerprint}, ${trusted}, ${trustedUntil}, ${trustRevokedAt}, ${createdAt}, ${lastSeenAt}, ${sessionIssuedAt}
+          WHERE EXISTS (SELECT 1 FROM memberships WHERE org_id = ${orgId} AND user_id = ${userId})
+          ON CONFLICT (user_id, org_id, fingerprint) DO UPDATE SET last_seen_at = excluded.last_seen_at
+          RETURNING *)
+        SELECT ${signInFactsColumns(orgId, sql`seen`)} FROM users WHERE users.id = ${userId}`;
+      return { compile: () => query.compile(db) };
+    },
+  );
   return {
-    async read(userId, orgId, deviceId) {
-      const [row] = await selectFacts(userId, orgId, deviceId);
-      return row === undefined ? null : signInFactsOf(row, orgId);
+    read,
+    async readSeeingDevice(candidate) {
+      const { userId, orgId } = candidate;
+      if (dialect === "postgres") {
+        const { id, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt } = candidate;
+        const [row] = await selectSeeingDevice(
+          id,
+          userId,
+          orgId,
+          fingerprint,
+          toDbBool(dialect, trusted),
+          trustedUntil,
+          trustRevokedAt,
+          createdAt,
+          lastSeenAt,
+          sessionIssuedAt,
+        );
+        return row === undefined ? null : signInFactsOf(row, orgId);
+      }
+      const facts = await read(userId, orgId, null);
+      if (facts === null || facts.membership === null) return facts;
+      return { ...facts, device: (await devices.getOrCreate(candidate)).device };
     },
   };
 }

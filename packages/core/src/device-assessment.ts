@@ -2,7 +2,8 @@ import type { Context } from "./context.ts";
 import { newId } from "./ids.ts";
 import { evaluateMfaPolicy, type MfaResult } from "./mfa-policy.ts";
 import type { Device } from "./model.ts";
-import type { EffectiveSettings } from "./settings.ts";
+import type { SignInFacts } from "./ports.ts";
+import { effectiveSettings } from "./settings.ts";
 
 export interface DeviceAssessment {
   readonly device: Device;
@@ -17,10 +18,13 @@ export function isNewDevice(device: Device): boolean {
   return device.sessionIssuedAt === null;
 }
 
-/** Gets or creates the (user, org, fingerprint) device and evaluates policy for it, as Login and Refresh do. */
-export async function assessDevice(ctx: Context, userId: string, orgId: string, fingerprint: string, settings: EffectiveSettings): Promise<DeviceAssessment> {
+/**
+ * The device a sign-in from `fingerprint` stores when the user has none there yet (new, untrusted, a fresh
+ * id), for `SignInFactsStore.readSeeingDevice`; an existing one is only marked seen.
+ */
+export function deviceCandidate(ctx: Context, userId: string, orgId: string, fingerprint: string): Device {
   const now = ctx.clock.now();
-  const { device } = await ctx.stores.devices.getOrCreate({
+  return {
     id: newId(ctx.random),
     userId,
     orgId,
@@ -31,6 +35,14 @@ export async function assessDevice(ctx: Context, userId: string, orgId: string, 
     createdAt: now,
     lastSeenAt: now,
     sessionIssuedAt: null,
-  });
-  return { device, policy: evaluateMfaPolicy({ ...settings, device, isNewDevice: isNewDevice(device), now }) };
+  };
+}
+
+/** The MFA policy for a member's sign-in, from what `readSeeingDevice` answered, as Login and Refresh decide it. */
+export function assessDevice(ctx: Context, facts: SignInFacts): DeviceAssessment {
+  const { device } = facts;
+  // readSeeingDevice answers a member's device: its absence is a broken store, not a refusal.
+  if (device === null) throw new Error("the sign-in facts of a member came without the device");
+  const now = ctx.clock.now();
+  return { device, policy: evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: isNewDevice(device), now }) };
 }

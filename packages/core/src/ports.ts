@@ -291,6 +291,13 @@ export interface SignInFacts {
 export interface SignInFactsStore {
   /** Null when the user does not exist. */
   read(userId: string, orgId: string, deviceId: string | null): Promise<SignInFacts | null>;
+  /**
+   * The facts of a sign-in from the device `candidate` describes (`candidate.userId` in `candidate.orgId`):
+   * `read`, and, only when the user is a member of the org, `DeviceStore.getOrCreate(candidate)`, whose device
+   * is the answer's `device`. A non-member's sign-in stores no device and gets a null one. One statement on
+   * PostgreSQL (one round trip where two were); null when the user does not exist.
+   */
+  readSeeingDevice(candidate: Device): Promise<SignInFacts | null>;
 }
 
 /** Identifies the one unit a `consume` took, so `refund` can give back exactly that unit. */

@@ -410,17 +410,23 @@ function createBrowserAccessStore(sessions: SessionStore, orgs: OrgStore, browse
 }
 
 function createSignInFactsStore(users: UserStore, orgs: OrgStore, devices: DeviceStore, settings: SettingsStore): SignInFactsStore {
+  const read: SignInFactsStore["read"] = async (userId, orgId, deviceId) => {
+    const user = await users.findById(userId);
+    if (user === null) return null;
+    const found = deviceId === null ? null : await devices.findById(deviceId);
+    return {
+      user,
+      membership: await orgs.findMembership(orgId, userId),
+      device: found !== null && found.userId === userId && found.orgId === orgId ? found : null,
+      settings: await settings.getForOrg(orgId),
+    };
+  };
   return {
-    async read(userId, orgId, deviceId) {
-      const user = await users.findById(userId);
-      if (user === null) return null;
-      const found = deviceId === null ? null : await devices.findById(deviceId);
-      return {
-        user,
-        membership: await orgs.findMembership(orgId, userId),
-        device: found !== null && found.userId === userId && found.orgId === orgId ? found : null,
-        settings: await settings.getForOrg(orgId),
-      };
+    read,
+    async readSeeingDevice(candidate) {
+      const facts = await read(candidate.userId, candidate.orgId, null);
+      if (facts === null || facts.membership === null) return facts;
+      return { ...facts, device: (await devices.getOrCreate(candidate)).device };
     },
   };
 }

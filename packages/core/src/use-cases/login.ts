@@ -1,14 +1,13 @@
 import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
-import { assessDevice } from "../device-assessment.ts";
+import { assessDevice, deviceCandidate } from "../device-assessment.ts";
 import { GatehouseError } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
 import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "../second-factor.ts";
 import { issueSession } from "../session-issuer.ts";
-import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface LoginInput {
@@ -43,13 +42,13 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const step = await inTransaction(ctx, async (tx) => {
     const orgId = await resolveOrgId(tx, orgReference);
     const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
-    const facts = await tx.stores.signInFacts.read(user.id, orgId, null);
+    const facts = await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, user.id, orgId, fingerprint));
     if (facts === null || facts.membership === null) {
       const known = (await tx.stores.orgs.findById(orgId)) !== null;
       await recordAudit(tx, "sign_in.failed", { ...subject, orgId: known ? orgId : null }, { reason: known ? "not_org_member" : "unknown_org" });
       throw new GatehouseError("not_org_member");
     }
-    const { device, policy } = await assessDevice(tx, user.id, orgId, fingerprint, effectiveSettings(facts.settings));
+    const { device, policy } = assessDevice(tx, facts);
     await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired: policy.mfaRequired });
     if (policy.mfaRequired) return startSecondFactor(tx, user, orgId, device.id, input.request);
     return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request) } as const;

@@ -1,7 +1,7 @@
 import type { SessionRevocationReason } from "../audit/events.ts";
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { assessDevice } from "../device-assessment.ts";
+import { assessDevice, deviceCandidate } from "../device-assessment.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { deviceFingerprintOrDefault, requirePlainText } from "../input.ts";
 import type { RefreshRotation, ReplayWindow } from "../ports.ts";
@@ -9,7 +9,6 @@ import { openSuccessor, sealSuccessor } from "../refresh-successor.ts";
 import type { AuthOutcome, IssuedTokens } from "../results.ts";
 import { completeSignIn, startSecondFactor, type SignInStep } from "../second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "../session-issuer.ts";
-import { effectiveSettings } from "../settings.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
@@ -82,7 +81,10 @@ async function rotateAndReassess(
     if (await tx.stores.sessions.revoke(session.id, now)) await recordAudit(tx, "session.revoked", subject, { reason, sessionId: session.id, count: 1 });
   };
 
-  const facts = await tx.stores.signInFacts.read(session.userId, session.orgId, null);
+  const facts =
+    fingerprint === null
+      ? await tx.stores.signInFacts.read(session.userId, session.orgId, null)
+      : await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, session.userId, session.orgId, fingerprint));
   if (facts === null || facts.membership === null) {
     await revoke("member_removed");
     throw new GatehouseError("not_org_member");
@@ -90,7 +92,7 @@ async function rotateAndReassess(
   const { user } = facts;
 
   if (fingerprint !== null) {
-    const { device, policy } = await assessDevice(tx, session.userId, session.orgId, fingerprint, effectiveSettings(facts.settings));
+    const { device, policy } = assessDevice(tx, facts);
     if (policy.mfaRequired) {
       await revoke("mfa_required_again");
       return startSecondFactor(tx, user, session.orgId, device.id, request);
