@@ -41,7 +41,10 @@ export async function superviseWorkers(config: ServerConfig, logger: Logger): Pr
     return true;
   };
 
-  cluster.on("listening", (worker) => listening.add(worker));
+  cluster.on("listening", (worker) => {
+    listening.add(worker);
+    logger.info({ worker: worker.process.pid }, "worker listening");
+  });
   const allExited = new Promise<void>((resolve) => {
     cluster.on("exit", (worker, code, signal) => {
       live.delete(worker);

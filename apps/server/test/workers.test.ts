@@ -59,12 +59,24 @@ describe("WORKERS: several server processes on one port", () => {
     db?.dispose();
   });
 
+  /** The workers the supervisor logged as listening, in order. */
+  function listeningWorkers(): number[] {
+    const pids = server.logs.flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; worker?: number };
+        return entry.msg === "worker listening" && entry.worker !== undefined ? [entry.worker] : [];
+      } catch {
+        return [];
+      }
+    });
+    return [...new Set(pids)];
+  }
+
   it("serves from two workers, replaces one that crashes, and drains all of them on SIGTERM", async () => {
     const supervisor = server.process.pid!;
-    const first = await waitFor(
-      () => workerPids(supervisor),
-      (pids) => pids.length === 2,
-    );
+    // Killed before it listens, a worker counts as one that failed to start, and the supervisor stops them all.
+    const first = await waitFor(listeningWorkers, (pids) => pids.length === 2);
+    expect(workerPids(supervisor)).toEqual([...first].sort());
     for (let i = 0; i < 6; i++) expect(await loginAndCheck()).toBe("blocked");
 
     process.kill(first[0]!, "SIGKILL");
@@ -73,6 +85,7 @@ describe("WORKERS: several server processes on one port", () => {
       (pids) => pids.length === 2 && !pids.includes(first[0]!),
     );
     expect(replaced).toContain(first[1]);
+    await waitFor(listeningWorkers, (pids) => pids.length === 3);
     for (let i = 0; i < 6; i++) expect(await loginAndCheck()).toBe("blocked");
 
     expect(await server.stop()).toBe(0);
