@@ -20,42 +20,48 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
   };
 }
 
+/** A device's columns as the arguments of a prepared statement, in table order (`deviceArguments`). */
+export type DeviceArguments = [
+  id: string,
+  userId: string,
+  orgId: string,
+  fingerprint: string,
+  trusted: DbBool,
+  trustedUntil: number | null,
+  trustRevokedAt: number | null,
+  createdAt: number,
+  lastSeenAt: number,
+  sessionIssuedAt: number | null,
+];
+
+export const DEVICE_ARITY = 10;
+
+export function deviceArguments(dialect: SqlDialect, device: Device): DeviceArguments {
+  const { id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt } = device;
+  return [id, userId, orgId, fingerprint, toDbBool(dialect, trusted), trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt];
+}
+
 export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): DeviceStore {
   // Every sign-in runs these (see preparedQuery).
-  const upsert = preparedQuery(
-    db,
-    cache,
-    "devices.getOrCreate",
-    10,
-    (
-      id: string,
-      userId: string,
-      orgId: string,
-      fingerprint: string,
-      trusted: DbBool,
-      trustedUntil: number | null,
-      trustRevokedAt: number | null,
-      createdAt: number,
-      lastSeenAt: number,
-      sessionIssuedAt: number | null,
-    ) =>
-      db
-        .insertInto("devices")
-        .values({
-          id,
-          user_id: userId,
-          org_id: orgId,
-          fingerprint,
-          trusted,
-          trusted_until: trustedUntil,
-          trust_revoked_at: trustRevokedAt,
-          created_at: createdAt,
-          last_seen_at: lastSeenAt,
-          session_issued_at: sessionIssuedAt,
-        })
-        .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: lastSeenAt }))
-        .returningAll(),
-  );
+  const upsert = preparedQuery(db, cache, "devices.getOrCreate", DEVICE_ARITY, (...device: DeviceArguments) => {
+    const [id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt] = device;
+    return db
+      .insertInto("devices")
+      .values({
+        id,
+        user_id: userId,
+        org_id: orgId,
+        fingerprint,
+        trusted,
+        trusted_until: trustedUntil,
+        trust_revoked_at: trustRevokedAt,
+        created_at: createdAt,
+        last_seen_at: lastSeenAt,
+        session_issued_at: sessionIssuedAt,
+      })
+      .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: lastSeenAt }))
+      .returningAll();
+  });
   // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
   const rides = { rides: true };
   const markIssued = preparedStatement(
@@ -91,20 +97,7 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
     async getOrCreate(candidate) {
       // One upsert: the unique (user_id, org_id, fingerprint) index decides the race, and a device seen before
       // comes back with its last sighting updated. Ids are random, so the row is new exactly when it has ours.
-      const [row] = await failOnDuplicate(() =>
-        upsert(
-          candidate.id,
-          candidate.userId,
-          candidate.orgId,
-          candidate.fingerprint,
-          toDbBool(dialect, candidate.trusted),
-          candidate.trustedUntil,
-          candidate.trustRevokedAt,
-          candidate.createdAt,
-          candidate.lastSeenAt,
-          candidate.sessionIssuedAt,
-        ),
-      );
+      const [row] = await failOnDuplicate(() => upsert(...deviceArguments(dialect, candidate)));
       if (row === undefined) throw new Error("the device upsert returned no row");
       return { device: toDevice(row), created: row.id === candidate.id };
     },

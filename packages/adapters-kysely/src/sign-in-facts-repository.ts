@@ -1,7 +1,8 @@
 import type { Device, DeviceStore, SignInFacts, SignInFactsStore } from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
-import { toDevice } from "./device-repository.ts";
-import { toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
+import { failOnDuplicate } from "./already-exists.ts";
+import { DEVICE_ARITY, deviceArguments, toDevice, type DeviceArguments } from "./device-repository.ts";
+import type { SqlDialect } from "./dialect-differences.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable, MembershipsTable, UsersTable } from "./schema.ts";
 import { settingsForOrgColumns, settingsFromColumns, type SettingsForOrgRow } from "./settings-repository.ts";
@@ -84,52 +85,25 @@ export function createSignInFactsRepository(db: Kysely<Database>, dialect: SqlDi
     const [row] = await selectFacts(userId, orgId, deviceId);
     return row === undefined ? null : signInFactsOf(row, orgId);
   };
-  const selectSeeingDevice = preparedQuery(
-    db,
-    cache,
-    "signInFacts.readSeeingDevice",
-    10,
-    (
-      id: string,
-      userId: string,
-      orgId: string,
-      fingerprint: string,
-      trusted: DbBool,
-      trustedUntil: number | null,
-      trustRevokedAt: number | null,
-      createdAt: number,
-      lastSeenAt: number,
-      sessionIssuedAt: number | null,
-    ) => {
-      const query = sql<SignInRow>`
-        WITH seen AS (
-          INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, trusted_until, trust_revoked_at, created_at, last_seen_at, session_issued_at)
-          SELECT ${id}, ${userId}, ${orgId}, ${fingerprint}, ${trusted}, ${trustedUntil}, ${trustRevokedAt}, ${createdAt}, ${lastSeenAt}, ${sessionIssuedAt}
-          WHERE EXISTS (SELECT 1 FROM memberships WHERE org_id = ${orgId} AND user_id = ${userId})
-          ON CONFLICT (user_id, org_id, fingerprint) DO UPDATE SET last_seen_at = excluded.last_seen_at
-          RETURNING *)
-        SELECT ${signInFactsColumns(orgId, sql`seen`)} FROM users WHERE users.id = ${userId}`;
-      return { compile: () => query.compile(db) };
-    },
-  );
+  const selectSeeingDevice = preparedQuery(db, cache, "signInFacts.readSeeingDevice", DEVICE_ARITY, (...device: DeviceArguments) => {
+    const [id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt] = device;
+    const query = sql<SignInRow>`
+      WITH seen AS (
+        INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, trusted_until, trust_revoked_at, created_at, last_seen_at, session_issued_at)
+        SELECT ${id}, ${userId}, ${orgId}, ${fingerprint}, ${trusted}, ${trustedUntil}, ${trustRevokedAt}, ${createdAt}, ${lastSeenAt}, ${sessionIssuedAt}
+        WHERE EXISTS (SELECT 1 FROM memberships WHERE org_id = ${orgId} AND user_id = ${userId})
+        ON CONFLICT (user_id, org_id, fingerprint) DO UPDATE SET last_seen_at = excluded.last_seen_at
+        RETURNING *)
+      SELECT ${signInFactsColumns(orgId, sql`seen`)} FROM users WHERE users.id = ${userId}`;
+    return { compile: () => query.compile(db) };
+  });
   return {
     read,
     async readSeeingDevice(candidate) {
       const { userId, orgId } = candidate;
       if (dialect === "postgres") {
-        const { id, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt } = candidate;
-        const [row] = await selectSeeingDevice(
-          id,
-          userId,
-          orgId,
-          fingerprint,
-          toDbBool(dialect, trusted),
-          trustedUntil,
-          trustRevokedAt,
-          createdAt,
-          lastSeenAt,
-          sessionIssuedAt,
-        );
+        // A taken id (ids are random) answers already_exists, as getOrCreate does.
+        const [row] = await failOnDuplicate(() => selectSeeingDevice(...deviceArguments(dialect, candidate)));
         return row === undefined ? null : signInFactsOf(row, orgId);
       }
       const facts = await read(userId, orgId, null);
