@@ -8,6 +8,7 @@
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { mfaFlowOnce } from "./mfa-flow-once.ts";
 import { quantileSorted, Samples } from "./stats.ts";
 
 export interface HttpRequestSpec {
@@ -155,35 +156,6 @@ async function runAutocannon(job: AutocannonJob): Promise<LoadResult> {
   };
 }
 
-/** Connect unary call with a JSON body over one keep-alive connection. */
-function connectCall(agent: Agent, base: URL, method: string, body: unknown): Promise<Record<string, unknown>> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: base.hostname,
-        port: base.port,
-        method: "POST",
-        path: `/${method}`,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode !== 200) reject(new Error(`${method}: HTTP ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text) as Record<string, unknown>);
-        });
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
-
 function get(agent: Agent, base: URL, path: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = request({ agent, host: base.hostname, port: base.port, method: "GET", path }, (res) => {
@@ -265,26 +237,12 @@ async function runFlow(job: FlowJob): Promise<FlowResult> {
       exhausted = true;
       break;
     }
-    const t0 = performance.now();
-    const login = await connectCall(agent, base, "gatehouse.v1.AuthService/Login", {
-      email: user.email,
-      password: user.password,
-      orgId: job.orgId,
-      deviceFingerprint: `${job.fingerprintPrefix}-${flows}`,
-    });
-    const t1 = performance.now();
-    const challengeId = (login.mfaRequired as { challengeId?: string } | undefined)?.challengeId;
-    if (challengeId === undefined) throw new Error(`expected mfaRequired, got ${JSON.stringify(login)}`);
-    const { otp } = (await connectCall(agent, base, "gatehouse.v1.DevService/GetOTP", { challengeId })) as { otp: string };
-    const t2 = performance.now();
-    const tokens = await connectCall(agent, base, "gatehouse.v1.AuthService/VerifyMFA", { challengeId, otp });
-    const t3 = performance.now();
-    if (typeof tokens.accessToken !== "string") throw new Error("VerifyMFA returned no access token");
+    const step = await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${flows}`);
     flows++;
-    flowTimes.push(t3 - t0);
-    loginTimes.push(t1 - t0);
-    otpTimes.push(t2 - t1);
-    verifyTimes.push(t3 - t2);
+    flowTimes.push(step.loginMs + step.otpMs + step.verifyMs);
+    loginTimes.push(step.loginMs);
+    otpTimes.push(step.otpMs);
+    verifyTimes.push(step.verifyMs);
   }
   const elapsedS = (performance.now() - start) / 1000;
   agent.destroy();
