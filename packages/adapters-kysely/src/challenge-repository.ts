@@ -1,4 +1,4 @@
-import type { ChallengeStore, ClaimedChallenge, MfaChallenge, SignInFactsStore } from "@gatehouse/core";
+import { claimedWithFacts, type ChallengeStore, type ClaimedChallenge, type MfaChallenge, type SignInFactsStore } from "@gatehouse/core";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { fromDbBigint, type SqlDialect } from "./dialect-differences.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
@@ -86,8 +86,7 @@ export function createChallengeRepository(db: Kysely<Database>, dialect: SqlDial
         const [row] = await claimWithFacts(id, maxAttempts, now);
         return row === undefined ? null : { challenge: claimedChallengeOf(row), facts: signInFactsOf(row, row.challenge_org_id) };
       }
-      const challenge = challengeOf(await claim(id, maxAttempts, now));
-      return challenge === null ? null : { challenge, facts: await signInFacts.read(challenge.userId, challenge.orgId, challenge.deviceId) };
+      return claimedWithFacts(challengeOf(await claim(id, maxAttempts, now)), signInFacts.read);
     },
 
     async consume(id) {

@@ -31,7 +31,6 @@ export function createRateLimiter(db: Kysely<Database>, dialect: SqlDialect): Ra
   const log = unitLogSql(dialect);
   const current = sql`rate_limits.units`;
   const nextUnit = sql`rate_limits.next_unit`;
-  const rides = sql.raw(db.isTransaction ? RIDES_WITH_NEXT_STATEMENT : "");
 
   const consumeMany = async (requests: readonly RateLimitRequest[], now: EpochMs): Promise<RateLimitDecision[]> => {
     checkRateLimitRequests(requests);
@@ -85,7 +84,7 @@ export function createRateLimiter(db: Kysely<Database>, dialect: SqlDialect): Ra
     async refund({ key, at, unit }) {
       const isTheUnit = sql`${log.at} = ${at} AND ${log.unit} = ${unit}`;
       // It answers nothing, so inside a transaction it may ride with the next statement.
-      await sql`${rides}UPDATE rate_limits
+      await sql`${sql.raw(RIDES_WITH_NEXT_STATEMENT)}UPDATE rate_limits
         SET units = (SELECT ${log.kept()} FROM ${log.elements(current)} WHERE NOT (${isTheUnit}))
         WHERE key = ${key} AND EXISTS (SELECT 1 FROM ${log.elements(current)} WHERE ${isTheUnit})`.execute(db);
     },

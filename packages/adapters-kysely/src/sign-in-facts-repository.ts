@@ -1,4 +1,4 @@
-import type { Device, DeviceStore, SignInFacts, SignInFactsStore } from "@gatehouse/core";
+import { readSeeingDeviceInTurn, type Device, type DeviceStore, type SignInFacts, type SignInFactsStore } from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { DEVICE_ARITY, deviceArguments, toDevice, type DeviceArguments } from "./device-repository.ts";
@@ -100,15 +100,12 @@ export function createSignInFactsRepository(db: Kysely<Database>, dialect: SqlDi
   return {
     read,
     async readSeeingDevice(candidate) {
-      const { userId, orgId } = candidate;
       if (dialect === "postgres") {
         // A taken id (ids are random) answers already_exists, as getOrCreate does.
         const [row] = await failOnDuplicate(() => selectSeeingDevice(...deviceArguments(dialect, candidate)));
-        return row === undefined ? null : signInFactsOf(row, orgId);
+        return row === undefined ? null : signInFactsOf(row, candidate.orgId);
       }
-      const facts = await read(userId, orgId, null);
-      if (facts === null || facts.membership === null) return facts;
-      return { ...facts, device: (await devices.getOrCreate(candidate)).device };
+      return readSeeingDeviceInTurn(read, devices, candidate);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { takenAuditIdFailsTransaction } from "../audit/taken-id-fails-transaction.ts";
 import { GatehouseError } from "../errors.ts";
+import { claimedWithFacts, readSeeingDeviceInTurn } from "../sign-in-facts-in-turn.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
@@ -238,7 +239,7 @@ function createChallengeStore(tables: MemoryTables, signInFacts: SignInFactsStor
       if (challenge === undefined || challenge.attempts >= maxAttempts || challenge.expiresAt <= now) return null;
       const claimed = { ...challenge, attempts: challenge.attempts + 1 };
       challenges.set(id, claimed);
-      return { challenge: { ...claimed }, facts: await signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId) };
+      return claimedWithFacts({ ...claimed }, signInFacts.read);
     },
     async consume(id) {
       const challenge = challenges.get(id);
@@ -423,11 +424,7 @@ function createSignInFactsStore(users: UserStore, orgs: OrgStore, devices: Devic
   };
   return {
     read,
-    async readSeeingDevice(candidate) {
-      const facts = await read(candidate.userId, candidate.orgId, null);
-      if (facts === null || facts.membership === null) return facts;
-      return { ...facts, device: (await devices.getOrCreate(candidate)).device };
-    },
+    readSeeingDevice: (candidate) => readSeeingDeviceInTurn(read, devices, candidate),
   };
 }
 

@@ -25,8 +25,9 @@ export interface VerifyMfaInput {
  * first claims one of the challenge's attempts atomically, so no concurrency evaluates more
  * guesses than the cap; a wrong code also spends the user's failure budget. The claim holds the
  * challenge until the unit of work ends, and a right code deletes it before the session is
- * issued, so of two correct concurrent calls the second finds it gone and gets no tokens. An expired challenge answers `challenge_expired` and is left
- * exactly as it was, however often it is tried. It is one unit of work: a wrong code's claimed
+ * issued, so of two correct concurrent calls the second finds it gone and gets no tokens. An
+ * expired challenge answers `challenge_expired` and is left exactly as it was, however often it
+ * is tried. It is one unit of work: a wrong code's claimed
  * attempt and spent budget commit with the refusal (see `inTransaction`), a right one commits once.
  */
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
