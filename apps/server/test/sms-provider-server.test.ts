@@ -79,7 +79,7 @@ describe("SMS_PROVIDER=twilio, end to end", () => {
     const intentId = outcome.result.value.intentId;
 
     expect((await rpcError(api.auth.submitPhoneAndRequestMFA({ intentId, phone: PHONE }))).code).toBe(Code.Unavailable);
-    const failure = server.logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === "SMS delivery failed");
+    const failure = await server.logEntry((entry) => entry.msg === "SMS delivery failed");
     expect(failure).toMatchObject({ provider: "twilio", reason: "rejected", status: 400, providerCode: "21610", attempts: 1, phone: "+*******4567" });
     const logText = server.logs.join("\n");
     expect(logText).not.toContain(AUTH_TOKEN);

@@ -49,6 +49,11 @@ export interface ServerProcess {
   readonly process: ChildProcess;
   /** Every stdout/stderr line so far (JSON log lines). */
   readonly logs: string[];
+  /**
+   * The first JSON log entry `matches` accepts, as soon as it is read: a log line travels through the
+   * process's stdout, so it can arrive after the response the request got. Rejects after `timeoutMs`.
+   */
+  logEntry(matches: (entry: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -60,11 +65,14 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
-  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+  const lineListeners = new Set<(line: string) => void>();
+  // "close", not "exit": it comes once stdout and stderr have ended too, so `logs` holds every line by then.
+  const exited = new Promise<number | null>((resolveExit) => child.once("close", (code) => resolveExit(code)));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${logs.join("\n")}`)), timeoutMs);
     const onLine = (line: string) => {
       logs.push(line);
+      for (const listener of lineListeners) listener(line);
       try {
         const entry = JSON.parse(line) as { msg?: string; url?: string };
         if (entry.msg === "gatehouse listening" && entry.url) {
@@ -87,11 +95,37 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     port: Number(new URL(url).port),
     process: child,
     logs,
+    logEntry: (matches, timeoutMs = 10_000) =>
+      new Promise((resolveEntry, reject) => {
+        const tryLine = (line: string): boolean => {
+          const entry = parseLogEntry(line);
+          if (entry === null || !matches(entry)) return false;
+          lineListeners.delete(tryLine);
+          clearTimeout(timer);
+          resolveEntry(entry);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          lineListeners.delete(tryLine);
+          reject(new Error(`no matching log line in ${timeoutMs} ms:\n${logs.join("\n")}`));
+        }, timeoutMs);
+        if (logs.some(tryLine)) return;
+        lineListeners.add(tryLine);
+      }),
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       return exited;
     },
   };
+}
+
+function parseLogEntry(line: string): Record<string, unknown> | null {
+  try {
+    const entry: unknown = JSON.parse(line);
+    return typeof entry === "object" && entry !== null ? (entry as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 function splitLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
