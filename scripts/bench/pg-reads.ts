@@ -5,7 +5,9 @@
  * (the pool's connections, one per read in flight), and named statements as the server runs them (Gatehouse's
  * own pool, so the read goes over the pipelined connection), plus the same from a pool of 2 × cores. Each
  * round runs `concurrency` request loops for `roundMs`; the figure is reads per second, median (min–max) of
- * the rounds.
+ * the rounds. Every variant sends the reads of one event-loop turn as one statement (adapters-kysely,
+ * browser-access-batch.ts), and these loops ask together and resume together: each turn's statement waits
+ * for the one before, so this measures a batch's round trip, not a server's mix of reads and HTTP work.
  */
 import { availableParallelism } from "node:os";
 import { DEFAULT_BROWSER_POLICY } from "@gatehouse/core";

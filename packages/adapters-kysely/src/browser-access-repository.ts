@@ -1,4 +1,4 @@
-import type { BrowserAccessStore } from "@gatehouse/core";
+import type { BrowserAccess, BrowserAccessStore } from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
 import { toVersionedPolicy } from "./browser-policy-repository.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
@@ -48,15 +48,29 @@ export function createBrowserAccessRepository(db: Kysely<Database>, cache: Prepa
   return {
     async resolve(accessTokenHash, orgId, knownPolicyVersion, now) {
       const [row] = await selectAccess(accessTokenHash, orgId, knownPolicyVersion, now);
-      if (row === undefined) return null;
-      const { policy_version: version, policy } = row;
-      return {
-        sessionId: row.session_id,
-        userId: row.user_id,
-        sessionOrgId: row.session_org_id,
-        isMember: row.member_user_id !== null,
-        policy: version === null ? null : policy === null ? "unchanged" : toVersionedPolicy({ policy, version }),
-      };
+      return row === undefined ? null : toBrowserAccess(row);
     },
+  };
+}
+
+/** A row of the browser access statement, in either form (this one, browser-access-batch.ts). */
+export interface BrowserAccessRow {
+  readonly session_id: string;
+  readonly user_id: string;
+  readonly session_org_id: string;
+  readonly member_user_id: string | null;
+  readonly policy_version: number | null;
+  /** null when the caller's version is current (or there is no policy). */
+  readonly policy: string | null;
+}
+
+export function toBrowserAccess(row: BrowserAccessRow): BrowserAccess {
+  const { policy_version: version, policy } = row;
+  return {
+    sessionId: row.session_id,
+    userId: row.user_id,
+    sessionOrgId: row.session_org_id,
+    isMember: row.member_user_id !== null,
+    policy: version === null ? null : policy === null ? "unchanged" : toVersionedPolicy({ policy, version }),
   };
 }

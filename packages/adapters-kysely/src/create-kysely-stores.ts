@@ -1,6 +1,7 @@
 import { GatehouseError, takenAuditIdFailsTransaction, type Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
 import { createAuditRepository } from "./audit-repository.ts";
+import { createBatchedBrowserAccess } from "./browser-access-batch.ts";
 import { createBrowserAccessRepository } from "./browser-access-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
@@ -35,7 +36,8 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, op
   const cache = createPreparedQueryCache();
   return {
     ...repositoriesOver(db, dialect, cache),
-    ...(options.browserAccessDb === undefined ? {} : { browserAccess: createBrowserAccessRepository(options.browserAccessDb, createPreparedQueryCache()) }),
+    // A turn's browser reads share one statement on PostgreSQL; a transaction's stores keep the one-request form on its connection.
+    ...(dialect === "postgres" ? { browserAccess: createBatchedBrowserAccess(options.browserAccessDb ?? db) } : {}),
     transaction: (work) =>
       db
         .transaction()

@@ -2,14 +2,15 @@ import pg from "pg";
 
 /**
  * One PostgreSQL connection in pipeline mode, shaped as the pool kysely's PostgresDialect expects, for the
- * autocommit point read that every browser request makes (`BrowserAccessStore.resolve`).
+ * autocommit read of the browser requests (`BrowserAccessStore.resolve`, one statement per event-loop turn:
+ * browser-access-batch.ts in adapters-kysely).
  *
- * Why: from the pool, each request's read goes to its own connection, and its write wakes that connection's
- * sleeping backend process. On the 2-core bench VM that wakeup, paid inside the server's writev, was about
- * 20 µs of the server's 120 µs of CPU per check-url request. Here the reads of one event-loop turn leave in
- * one write (the socket is corked until the turn ends) and queue behind each other in one backend, which
- * answers them in order. Each read still ends with its own Sync, so each is its own implicit transaction
- * with its own snapshot: a failed read fails alone, and a read never sees another's work.
+ * Why: from the pool, each read goes to its own connection, and its write wakes that connection's sleeping
+ * backend process. On the 2-core bench VM that wakeup, paid inside the server's writev, was about 20 µs of
+ * the server's 120 µs of CPU per check-url request. Here the reads queue behind each other in one backend,
+ * which answers them in order and, under load, is still awake from the read before. Each read still ends
+ * with its own Sync, so each is its own implicit transaction with its own snapshot: a failed read fails
+ * alone, and a read never sees another's work.
  *
  * Only single statements that need no session state belong here: no transactions (a BEGIN would hold every
  * read behind it), no `SET`, no advisory locks, no cursors. A broken connection fails the reads in flight and
@@ -63,7 +64,6 @@ export function pipelinedReadPool(config: pg.ClientConfig): PipelinedReadPool {
       handle = {
         connection: (client as unknown as { readonly connection: unknown }).connection,
         query: (queryConfig, values) => {
-          corkUntilTurnEnds(client);
           return client.query(queryConfig as pg.QueryConfig, values).catch((error: unknown) => {
             // A FATAL error ends the session: the connection's end follows, but a read issued before it arrives would still come here.
             if ((error as { severity?: unknown } | null)?.severity === "FATAL") forget(client);
@@ -86,18 +86,3 @@ export function pipelinedReadPool(config: pg.ClientConfig): PipelinedReadPool {
     },
   };
 }
-
-/** The reads of one turn leave together: the first corks the socket, and the turn's end uncorks it once. */
-function corkUntilTurnEnds(client: pg.Client): void {
-  const stream = (client as unknown as { readonly connection: { readonly stream: { cork(): void; uncork(): void; writableCorked: number } } }).connection
-    .stream;
-  if (corked.has(stream)) return;
-  corked.add(stream);
-  stream.cork();
-  setImmediate(() => {
-    corked.delete(stream);
-    stream.uncork();
-  });
-}
-
-const corked = new WeakSet<object>();

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { openPostgresStores, type PostgresStores } from "../../src/index.ts";
+import { openPostgresStores, type PostgresStores, type PostgresStoresOptions } from "../../src/index.ts";
 
 export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Enough that the contract's concurrent calls really run on separate connections. */
@@ -19,12 +19,14 @@ export interface FreshSchema {
   /** The schema's name. */
   readonly schema: string;
   /** Opens Gatehouse on the schema as one replica would: its own pool of `POOL_SIZE` connections (and its pipelined reads). */
-  open(): Promise<PostgresStores>;
+  open(options?: OpenOptions): Promise<PostgresStores>;
   /** A raw pool on the schema, for assertions; ended by `drop()`. Real PostgreSQL only. */
   pool(max?: number): pg.Pool;
   /** Closes every instance and pool opened here and drops the schema. */
   drop(): Promise<void>;
 }
+
+export type OpenOptions = Pick<PostgresStoresOptions, "onQuery">;
 
 export interface DatabaseUnderTest {
   readonly kind: "postgres" | "pglite";
@@ -72,11 +74,11 @@ function realPostgres(): DatabaseUnderTest {
       return {
         schema,
         pool,
-        async open() {
+        async open(options = {}) {
           // As the server opens it: from a connection string, so the pool and the pipelined read connection are Gatehouse's own.
           const url = new URL(PG_URL);
           url.searchParams.set("options", `-c search_path=${schema}`);
-          const opened = await openPostgresStores({ connectionString: url.toString(), max: POOL_SIZE });
+          const opened = await openPostgresStores({ connectionString: url.toString(), max: POOL_SIZE, ...options });
           instances.push(opened);
           return opened;
         },
@@ -107,7 +109,7 @@ function pglite(): DatabaseUnderTest {
         pool: () => {
           throw new Error("PGlite has no connection pool");
         },
-        open: () => openPostgresStores({ pglite: instance }),
+        open: (options = {}) => openPostgresStores({ pglite: instance, ...options }),
         async drop() {
           // The instances opened here own nothing (the PGlite is shared), so there is nothing to close.
           await instance.exec(`set search_path to public; drop schema ${schema} cascade`);

@@ -120,6 +120,38 @@ export function describeBrowserAccessContract(storesOf: () => Stores): void {
       });
     });
 
+    it("answers requests made together each with its own session, org, version and time", async () => {
+      await stores.browserPolicies.put(ORG_ID, aPolicy(["example.com"]));
+      await stores.browserPolicies.put(OTHER_ORG_ID, aPolicy(["other.example"]));
+      await stores.sessions.create(
+        aSession({
+          id: "access-session-2",
+          userId: OTHER_USER_ID,
+          orgId: OTHER_ORG_ID,
+          deviceId: OTHER_USER_DEVICE_ID,
+          accessTokenHash: "access-hash-2",
+          refreshTokenHash: "refresh-hash-2",
+        }),
+      );
+      await stores.sessions.create(aSession({ id: "access-session-3", accessTokenHash: "access-hash-3", refreshTokenHash: "refresh-hash-3", revokedAt: NOW }));
+      const first = { sessionId: "access-session-1", userId: USER_ID, sessionOrgId: ORG_ID };
+      const second = { sessionId: "access-session-2", userId: OTHER_USER_ID, sessionOrgId: OTHER_ORG_ID };
+      const asked: [string, string, number, number, unknown][] = [
+        ["access-hash-1", ORG_ID, UNCACHED, NOW, { ...first, isMember: true, policy: { policy: aPolicy(["example.com"]), version: 1 } }],
+        ["access-hash-2", OTHER_ORG_ID, 1, NOW, { ...second, isMember: true, policy: "unchanged" }],
+        ["access-hash-1", ORG_ID, 1, NOW, { ...first, isMember: true, policy: "unchanged" }],
+        ["access-hash-unknown", ORG_ID, UNCACHED, NOW, null],
+        ["access-hash-2", ORG_ID, UNCACHED, NOW, { ...second, isMember: false, policy: { policy: aPolicy(["example.com"]), version: 1 } }],
+        ["access-hash-3", ORG_ID, UNCACHED, NOW, null],
+        ["access-hash-1", OTHER_ORG_ID, 1, NOW, { ...first, isMember: false, policy: "unchanged" }],
+        ["access-hash-1", ORG_ID, UNCACHED, aSession().accessExpiresAt, null],
+      ];
+      // More requests than a SQL store may put in one statement, in one turn.
+      const many = Array.from({ length: 300 }, (_, i) => asked[i % asked.length]!);
+      const answers = await Promise.all(many.map(([hash, orgId, version, now]) => stores.browserAccess.resolve(hash, orgId, version, now)));
+      expect(answers).toEqual(many.map(([, , , , expected]) => expected));
+    });
+
     it("reports another user's membership of the org as not this session's", async () => {
       await stores.orgs.removeMembership(ORG_ID, USER_ID);
       await stores.orgs.putMembership({ orgId: ORG_ID, userId: OTHER_USER_ID, role: "admin" });
