@@ -5,3 +5,5 @@
  */
 export { describeStoreContract, type StoreContractHandle } from "./store-contract/index.ts";
 export { describeUseCaseConcurrency } from "./use-case-concurrency.ts";
+/** The contract's records, for an adapter's own tests: the users, orgs and devices they hang off, and a session of USER_ID in ORG_ID. */
+export { aSession, ORG_ID, seedGraph, T0, USER_ID } from "./store-contract/fixtures.ts";
