@@ -1,0 +1,112 @@
+/**
+ * Where an MFA flow's time goes on this machine: blocks of flows (Login → GetOTP → VerifyMFA, cheap-hash
+ * users, c=1) through one live server, each block reporting its median flow next to the CPU time that the
+ * server process, the database's processes (PostgreSQL's, from /proc; SQLite runs inside the server) and
+ * this client spent per flow (the scheduler's count of each thread's run time, /proc/<pid>/task/<tid>/schedstat). When their sum is close to the flow's time, the flow is CPU-bound: every step
+ * waits for the one before, so what makes it faster is less work, not more overlap. Linux only (/proc).
+ *
+ *   node --conditions=@gatehouse/source scripts/mfa-flow-cpu.ts [sqlite|postgres]
+ *
+ * `BLOCKS` (default 8) blocks of `FLOWS` (default 100) flows after 40 to warm up. PostgreSQL creates and
+ * drops one database through `BENCH_POSTGRES_URL` (default postgres://postgres@127.0.0.1:5432/postgres),
+ * and charges the flows every `postgres` process on the machine: run it on a quiet database server.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { Agent } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { CHEAP_ENV, seedFixture } from "./bench/fixture.ts";
+import { mfaFlowOnce } from "./bench/mfa-flow-once.ts";
+import { buildServerDist, startBenchServer } from "./bench/server.ts";
+import { serverEnv } from "./bench/server-bench.ts";
+import { median } from "./bench/stats.ts";
+
+const dialect = process.argv[2] ?? "postgres";
+if (dialect !== "sqlite" && dialect !== "postgres") throw new Error("usage: mfa-flow-cpu.ts [sqlite|postgres]");
+const BLOCKS = Number(process.env.BLOCKS ?? 8);
+const FLOWS = Number(process.env.FLOWS ?? 100);
+const WARM_UP = 40;
+const FLOWS_PER_USER = 5; // the per-phone send limit: 5 OTPs per 15 minutes
+/** CPU time a process's threads have run so far, in ms, from the scheduler's own count (not sampled ticks); 0 once it is gone. */
+function cpuMs(pid: string): number {
+  try {
+    let ns = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every running `postgres` process and its CPU so far (ms), so that a backend that starts or ends mid-block still counts. */
+function postgresCpuMs(): Map<string, number> {
+  const ms = new Map<string, number>();
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") ms.set(pid, cpuMs(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ms;
+}
+
+const root = new URL("..", import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), "gatehouse-flow-cpu-"));
+const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const admin = dialect === "postgres" ? new pg.Client({ connectionString: adminUrl }) : null;
+await admin?.connect();
+const database = `gatehouse_flow_cpu_${process.pid}`;
+let databaseUrl = join(scratch, "gatehouse.sqlite");
+if (admin !== null) {
+  await admin.query(`CREATE DATABASE ${database}`);
+  databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${database}` }).toString();
+}
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+try {
+  buildServerDist(root);
+  const fixture = await seedFixture({
+    databaseUrl,
+    policyEntries: 10,
+    mfaUsers: 0,
+    cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1,
+    verifyChallenges: 0,
+  });
+  const server = await startBenchServer({ root, env: { ...serverEnv(databaseUrl), ...CHEAP_ENV } });
+  try {
+    let done = 0;
+    const flow = async () => {
+      const user = fixture.cheapMfaUsers[Math.floor(done / FLOWS_PER_USER)]!;
+      const step = await mfaFlowOnce(agent, new URL(server.url), user, fixture.orgMfa, `flow-cpu-${done++}`);
+      return step.loginMs + step.otpMs + step.verifyMs;
+    };
+    for (let i = 0; i < WARM_UP; i++) await flow();
+    console.log(`${dialect}: ${BLOCKS} blocks of ${FLOWS} flows; CPU per flow in ms (server + database + this client = sum)`);
+    for (let block = 0; block < BLOCKS; block++) {
+      const serverBefore = cpuMs(String(server.pid));
+      const postgresBefore = postgresCpuMs();
+      const clientBefore = process.cpuUsage();
+      const flowMs: number[] = [];
+      for (let i = 0; i < FLOWS; i++) flowMs.push(await flow());
+      const clientMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(clientBefore)) / FLOWS;
+      const serverMs = (cpuMs(String(server.pid)) - serverBefore) / FLOWS;
+      let databaseTotalMs = 0;
+      for (const [pid, ms] of postgresCpuMs()) databaseTotalMs += ms - (postgresBefore.get(pid) ?? 0);
+      const databaseMs = databaseTotalMs / FLOWS;
+      console.log(
+        `  block ${block + 1}: flow p50 ${median(flowMs).toFixed(2)} ms; CPU server ${serverMs.toFixed(2)} + database ${databaseMs.toFixed(2)} + client ${clientMs.toFixed(2)} = ${(serverMs + databaseMs + clientMs).toFixed(2)}`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+} finally {
+  agent.destroy();
+  if (admin !== null) {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  }
+  rmSync(scratch, { recursive: true, force: true });
+}
