@@ -1,7 +1,9 @@
 /**
  * Statements per browser request, counted by the server's own query metrics: with the policy cached,
  * a check-url (JSON or Connect) and GetBrowserPolicy are one statement each, on SQLite and PostgreSQL
- * (issue 14: the bearer session, the membership and the policy version are read together).
+ * (issue 14: the bearer session, the membership and the policy version are read together). Requests
+ * that arrive together may share a statement on PostgreSQL (browser-access-batch.ts): each must still be
+ * answered for its own token and org.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +17,7 @@ const POLICY = {
   access_control: { allowed_domains: ["docs.example.com"], blocked_domains: [], default_action: "deny", wildcard_supported: true },
   action_restrictions: { allowed_actions: ["navigate"], read_only_mode: false },
 };
+const OTHER_POLICY = { ...POLICY, access_control: { ...POLICY.access_control, allowed_domains: ["other.example"] } };
 
 const postgresReachable = (await requirePostgresInCi("the browser statement count on PostgreSQL")) === null;
 
@@ -60,6 +63,8 @@ describe.each(BACKENDS.filter((backend) => backend.available))("statements per b
   let api: Clients;
   let orgId: string;
   let accessToken: string;
+  let otherOrgId: string;
+  let otherAccessToken: string;
 
   /** Every statement the server ran so far: the sum of the query histogram's counts. */
   async function statementsSoFar(): Promise<number> {
@@ -83,11 +88,21 @@ describe.each(BACKENDS.filter((backend) => backend.available))("statements per b
     ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
     expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).status).toBe(0);
     expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
+    const other = runCli(["org", "create", "Babbage"], env);
+    otherOrgId = String(other.json.org_id);
+    expect(runCli(["user", "create", "grace@example.com", "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["member", "add", otherOrgId, "grace@example.com", "--role", "member"], env).status).toBe(0);
+    expect(runCli(["policy", "set", otherOrgId, "--json", JSON.stringify(OTHER_POLICY)], env).status).toBe(0);
+    expect(runCli(["org", "settings", otherOrgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
     server = await startServerProcess(env);
     api = clientsFor(server.url);
-    const outcome = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
-    if (outcome.result.case !== "tokens") throw new Error("expected tokens");
-    accessToken = outcome.result.value.accessToken;
+    const tokensOf = async (email: string, org: string) => {
+      const outcome = await api.auth.login({ email, password: PASSWORD, orgId: org });
+      if (outcome.result.case !== "tokens") throw new Error("expected tokens");
+      return outcome.result.value.accessToken;
+    };
+    accessToken = await tokensOf("ada@example.com", orgId);
+    otherAccessToken = await tokensOf("grace@example.com", otherOrgId);
   });
 
   afterAll(async () => {
@@ -113,5 +128,26 @@ describe.each(BACKENDS.filter((backend) => backend.available))("statements per b
     const getPolicy = async () =>
       expect((await api.browser.getBrowserPolicy({ orgId }, bearer(accessToken))).accessControl?.allowedDomains).toEqual(["docs.example.com"]);
     expect(await statementsPerCall(getPolicy)).toBe(1);
+  });
+
+  it("answers check-urls sent together, two users of two orgs and their tokens crossed, each for its own token and org", async () => {
+    const checkUrl = async (token: string, org: string) => {
+      const response = await fetch(`${server.url}/api/browser/check-url`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ org_id: org, url: "https://docs.example.com/a" }),
+      });
+      const body = (await response.json()) as { allowed?: boolean };
+      return response.status === 200 ? { status: 200, allowed: body.allowed } : { status: response.status };
+    };
+    const asked: [string, string, object][] = [
+      [accessToken, orgId, { status: 200, allowed: true }],
+      [otherAccessToken, otherOrgId, { status: 200, allowed: false }],
+      [accessToken, otherOrgId, { status: 403 }],
+      [otherAccessToken, orgId, { status: 403 }],
+      [`gh_at_${"x".repeat(43)}`, orgId, { status: 401 }],
+    ];
+    const many = Array.from({ length: 60 }, (_, i) => asked[i % asked.length]!);
+    expect(await Promise.all(many.map(([token, org]) => checkUrl(token, org)))).toEqual(many.map(([, , expected]) => expected));
   });
 });
