@@ -7,7 +7,8 @@
  *
  *   node --conditions=@gatehouse/source scripts/mfa-flow-cpu.ts [sqlite|postgres]
  *
- * `BLOCKS` (default 8) blocks of `FLOWS` (default 100) flows after 40 to warm up. PostgreSQL creates and
+ * `BLOCKS` (default 8) blocks of `FLOWS` (default 100) flows after 40 to warm up. `CPU_PROF=1` runs the server
+ * with `--cpu-prof` and prints its main thread's busy and idle time over the blocks (start-up and warm-up excluded). PostgreSQL creates and
  * drops one database through `BENCH_POSTGRES_URL` (default postgres://postgres@127.0.0.1:5432/postgres),
  * and charges the flows every `postgres` process on the machine: run it on a quiet database server.
  */
@@ -17,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { CHEAP_ENV, seedFixture } from "./bench/fixture.ts";
+import { summariseProfile } from "./bench/profile.ts";
 import { mfaFlowOnce } from "./bench/mfa-flow-once.ts";
 import { buildServerDist, startBenchServer } from "./bench/server.ts";
 import { serverEnv } from "./bench/server-bench.ts";
@@ -74,7 +76,11 @@ try {
     cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1,
     verifyChallenges: 0,
   });
-  const server = await startBenchServer({ root, env: { ...serverEnv(databaseUrl), ...CHEAP_ENV } });
+  const profileDir = join(scratch, "profile");
+  const profiling = process.env.CPU_PROF === "1";
+  const nodeArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const server = await startBenchServer({ root, env: { ...serverEnv(databaseUrl), ...CHEAP_ENV }, nodeArgs });
+  let fromUs = 0;
   try {
     let done = 0;
     const flow = async () => {
@@ -83,6 +89,7 @@ try {
       return step.loginMs + step.otpMs + step.verifyMs;
     };
     for (let i = 0; i < WARM_UP; i++) await flow();
+    fromUs = Number(process.hrtime.bigint() / 1000n);
     console.log(`${dialect}: ${BLOCKS} blocks of ${FLOWS} flows; CPU per flow in ms (server + database + this client = sum)`);
     for (let block = 0; block < BLOCKS; block++) {
       const serverBefore = cpuMs(String(server.pid));
@@ -100,7 +107,16 @@ try {
       );
     }
   } finally {
+    const toUs = Number(process.hrtime.bigint() / 1000n);
     await server.stop();
+    if (profiling) {
+      const [file] = readdirSync(profileDir);
+      const { busyMs, idleMs } = summariseProfile(join(profileDir, file!), [], 0, { fromUs, toUs });
+      const flows = BLOCKS * FLOWS;
+      console.log(
+        `  server main thread over the blocks: ${busyMs.toFixed(0)} ms busy, ${idleMs.toFixed(0)} ms idle (${(busyMs / flows).toFixed(2)} and ${(idleMs / flows).toFixed(2)} ms per flow)`,
+      );
+    }
   }
 } finally {
   agent.destroy();
