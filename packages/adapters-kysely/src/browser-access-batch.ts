@@ -12,8 +12,10 @@ import type { Database } from "./schema.ts";
  *
  * Nothing is cached: a request's read is sent at the end of the turn in which it asked, after its
  * arrival, so a session revoked or a membership removed before the request is refused, as the port
- * requires. The statement reads one snapshot for the whole batch. A failure fails every request of the
- * batch, as it would have failed each of their statements.
+ * requires. The statement reads one snapshot for the whole batch. A statement that fails fails every
+ * request in it; the core passes only values that no statement refuses (hashed tokens, org ids it has
+ * validated, integer versions, its clock), so what fails a batch (a broken connection, the database away)
+ * would have failed each request's own statement too.
  */
 export function createBatchedBrowserAccess(db: Kysely<Database>): BrowserAccessStore {
   let waiting: Waiting[] = [];
@@ -62,20 +64,29 @@ from unnest($1::text[], $2::text[], $3::int[], $4::bigint[]) with ordinality as 
 join sessions s on s.access_token_hash = r.access_token_hash and s.revoked_at is null and s.access_expires_at > r.now`;
 
 async function answer(db: Kysely<Database>, batch: readonly Waiting[]): Promise<void> {
-  const found = new Array<BrowserAccess | null>(batch.length).fill(null);
+  let rows: AccessRow[];
   try {
-    const { rows } = await db.executeQuery<AccessRow>(
+    ({ rows } = await db.executeQuery<AccessRow>(
       CompiledQuery.raw(SELECT_ACCESS, [
         batch.map((w) => w.accessTokenHash),
         batch.map((w) => w.orgId),
         batch.map((w) => w.knownPolicyVersion),
         batch.map((w) => w.now),
       ]),
-    );
-    for (const row of rows) found[row.request - 1] = toBrowserAccess(row);
+    ));
   } catch (error) {
     for (const w of batch) w.reject(error);
     return;
   }
-  batch.forEach((w, i) => w.resolve(found[i]!));
+  const rowOf = new Array<AccessRow | undefined>(batch.length);
+  for (const row of rows) rowOf[row.request - 1] = row;
+  batch.forEach((w, i) => {
+    const row = rowOf[i];
+    // Each request's own row is decoded on its own: a policy that fails to decode fails only the requests for its org.
+    try {
+      w.resolve(row === undefined ? null : toBrowserAccess(row));
+    } catch (error) {
+      w.reject(error);
+    }
+  });
 }

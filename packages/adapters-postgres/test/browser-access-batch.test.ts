@@ -4,7 +4,8 @@
  * contract's (browser-access.ts, which also asks 300 at once); here, how many statements that takes.
  */
 import type { QueryTiming } from "@gatehouse/adapters-kysely";
-import { aSession, ORG_ID, seedGraph, T0, USER_ID } from "@gatehouse/core/testing/suites";
+import { aPolicy, aSession, ORG_ID, OTHER_ORG_ID, seedGraph, T0, USER_ID } from "@gatehouse/core/testing/suites";
+import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PostgresStores } from "../src/index.ts";
 import { databaseUnderTest, type FreshSchema } from "./support/database-under-test.ts";
@@ -55,5 +56,15 @@ describe(`browser access reads on PostgreSQL (${database.kind})`, () => {
     const settled = await Promise.allSettled(turn);
     expect(settled.map((s) => s.status)).toEqual(["rejected", "rejected"]);
     expect((await opened.stores.browserAccess.resolve(TOKEN, ORG_ID, -1, T0))?.sessionId).toBe(aSession().id);
+  });
+
+  it("fails only the requests whose org's stored policy cannot be decoded", async () => {
+    await opened.stores.browserPolicies.put(ORG_ID, aPolicy());
+    await opened.stores.browserPolicies.put(OTHER_ORG_ID, aPolicy());
+    await sql`update browser_policies set policy = '{' where org_id = ${OTHER_ORG_ID}`.execute(opened.db);
+    const turn = [ORG_ID, OTHER_ORG_ID, ORG_ID].map((orgId) => opened.stores.browserAccess.resolve(TOKEN, orgId, -1, T0));
+    const settled = await Promise.allSettled(turn);
+    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(queries.filter((q) => q.operation === "select")).toHaveLength(1);
   });
 });

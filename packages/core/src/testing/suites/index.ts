@@ -5,5 +5,5 @@
  */
 export { describeStoreContract, type StoreContractHandle } from "./store-contract/index.ts";
 export { describeUseCaseConcurrency } from "./use-case-concurrency.ts";
-/** The contract's records, for an adapter's own tests: the users, orgs and devices they hang off, and a session of USER_ID in ORG_ID. */
-export { aSession, ORG_ID, seedGraph, T0, USER_ID } from "./store-contract/fixtures.ts";
+/** The contract's records, for an adapter's own tests: the users, orgs and devices they hang off, a session of USER_ID in ORG_ID, a policy. */
+export { aPolicy, aSession, ORG_ID, OTHER_ORG_ID, seedGraph, T0, USER_ID } from "./store-contract/fixtures.ts";
