@@ -1,4 +1,5 @@
 import type { BrowserAccess, BrowserAccessStore, EpochMs } from "@gatehouse/core";
+import { setImmediate } from "node:timers";
 import { CompiledQuery, type Kysely } from "kysely";
 import { toBrowserAccess, type BrowserAccessRow } from "./browser-access-repository.ts";
 import type { Database } from "./schema.ts";
@@ -28,6 +29,7 @@ export function createBatchedBrowserAccess(db: Kysely<Database>): BrowserAccessS
     resolve(accessTokenHash, orgId, knownPolicyVersion, now) {
       return new Promise((resolve, reject) => {
         // setImmediate runs once the turn's I/O callbacks have run: every request read in this turn has asked by then.
+        // node:timers' own, which a test's fake timers (they replace the global) leave running, as they leave the socket's I/O.
         if (waiting.length === 0) setImmediate(sendWaiting);
         waiting.push({ accessTokenHash, orgId, knownPolicyVersion, now, resolve, reject });
       });

@@ -6,7 +6,7 @@
 import type { QueryTiming } from "@gatehouse/adapters-kysely";
 import { aPolicy, aSession, ORG_ID, OTHER_ORG_ID, seedGraph, T0, USER_ID } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { PostgresStores } from "../src/index.ts";
 import { databaseUnderTest, type FreshSchema } from "./support/database-under-test.ts";
 
@@ -66,5 +66,15 @@ describe(`browser access reads on PostgreSQL (${database.kind})`, () => {
     const settled = await Promise.allSettled(turn);
     expect(settled.map((s) => s.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(queries.filter((q) => q.operation === "select")).toHaveLength(1);
+  });
+
+  it("answers while a test's fake timers hold the global setImmediate", async () => {
+    expect((await opened.stores.browserAccess.resolve(TOKEN, ORG_ID, -1, T0))?.sessionId).toBe(aSession().id);
+    vi.useFakeTimers();
+    try {
+      expect((await opened.stores.browserAccess.resolve(TOKEN, ORG_ID, -1, T0))?.sessionId).toBe(aSession().id);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers";
 import type { NodeResponse } from "./http-routes.ts";
 
 /**
@@ -40,7 +41,10 @@ function writeQueued(): void {
   }
 }
 
-/** Queues `res`'s whole response for the end of this turn; `onError` hears of a write that throws. */
+/**
+ * Queues `res`'s whole response for the end of this turn; `onError` hears of a write that throws. The
+ * `setImmediate` is node:timers' own: a test's fake timers replace the global one and would hold every response.
+ */
 export function writeAtEndOfTurn(res: NodeResponse, status: number, headers: Record<string, string>, body: string, onError: (error: unknown) => void): void {
   if (queued.push({ res, status, headers, body, onError }) === 1) setImmediate(writeQueued);
 }

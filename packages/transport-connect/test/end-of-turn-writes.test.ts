@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { writeAtEndOfTurn } from "../src/end-of-turn-writes.ts";
 import type { NodeResponse } from "../src/http-routes.ts";
 
@@ -64,5 +64,17 @@ describe("writeAtEndOfTurn", () => {
     expect(log).toEqual(["first head 200 undefined", "first body now"]);
     await nextTurn();
     expect(log.slice(2)).toEqual(["late head 200 undefined", "late body later"]);
+  });
+
+  it("writes while a test's fake timers hold the global setImmediate", async () => {
+    const log: string[] = [];
+    vi.useFakeTimers();
+    try {
+      writeAtEndOfTurn(recordingResponse("a", log), 200, {}, "1", () => {});
+      await nextTurn();
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(log).toEqual(["a head 200 undefined", "a body 1"]);
   });
 });
