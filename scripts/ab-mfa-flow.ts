@@ -12,13 +12,12 @@
 import { Agent } from "node:http";
 import { CHEAP_ENV } from "./bench/fixture.ts";
 import { abArguments, withAbSides, type AbSide } from "./bench/ab-sides.ts";
-import { mfaFlowOnce } from "./bench/mfa-flow-once.ts";
+import { FLOWS_PER_USER, mfaFlowOnce } from "./bench/mfa-flow-once.ts";
 import { median } from "./bench/stats.ts";
 
 const { other, dialect } = abArguments("ab-mfa-flow.ts");
 const FLOWS = Number(process.env.FLOWS ?? 400);
 const WARM_UP = 40;
-const FLOWS_PER_USER = 5; // the per-phone send limit: 5 OTPs per 15 minutes
 
 interface Flows {
   readonly side: AbSide;

@@ -16,20 +16,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { CHEAP_ENV, seedFixture } from "./bench/fixture.ts";
+import { CHEAP_ENV } from "./bench/fixture.ts";
+import { dialectArgument, withFixtureServer } from "./bench/fixture-server.ts";
 import { summariseProfile } from "./bench/profile.ts";
-import { mfaFlowOnce } from "./bench/mfa-flow-once.ts";
-import { buildServerDist, startBenchServer } from "./bench/server.ts";
-import { serverEnv } from "./bench/server-bench.ts";
+import { FLOWS_PER_USER, mfaFlowOnce } from "./bench/mfa-flow-once.ts";
 import { median } from "./bench/stats.ts";
 
-const dialect = process.argv[2] ?? "postgres";
-if (dialect !== "sqlite" && dialect !== "postgres") throw new Error("usage: mfa-flow-cpu.ts [sqlite|postgres]");
+const dialect = dialectArgument("mfa-flow-cpu.ts", "[sqlite|postgres]", 0);
 const BLOCKS = Number(process.env.BLOCKS ?? 8);
 const FLOWS = Number(process.env.FLOWS ?? 100);
 const WARM_UP = 40;
-const FLOWS_PER_USER = 5; // the per-phone send limit: 5 OTPs per 15 minutes
 /** CPU time a process's threads have run so far, in ms, from the scheduler's own count (not sampled ticks); 0 once it is gone. */
 function cpuMs(pid: string): number {
   try {
@@ -56,40 +52,22 @@ function postgresCpuMs(): Map<string, number> {
 }
 
 const root = new URL("..", import.meta.url).pathname;
-const scratch = mkdtempSync(join(tmpdir(), "gatehouse-flow-cpu-"));
-const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const admin = dialect === "postgres" ? new pg.Client({ connectionString: adminUrl }) : null;
-await admin?.connect();
-const database = `gatehouse_flow_cpu_${process.pid}`;
-let databaseUrl = join(scratch, "gatehouse.sqlite");
-if (admin !== null) {
-  await admin.query(`CREATE DATABASE ${database}`);
-  databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${database}` }).toString();
-}
+const profiling = process.env.CPU_PROF === "1";
+const profileDir = mkdtempSync(join(tmpdir(), "gatehouse-flow-cpu-"));
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1, verifyChallenges: 0 };
+const nodeArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
 try {
-  buildServerDist(root);
-  const fixture = await seedFixture({
-    databaseUrl,
-    policyEntries: 10,
-    mfaUsers: 0,
-    cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1,
-    verifyChallenges: 0,
-  });
-  const profileDir = join(scratch, "profile");
-  const profiling = process.env.CPU_PROF === "1";
-  const nodeArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const server = await startBenchServer({ root, env: { ...serverEnv(databaseUrl), ...CHEAP_ENV }, nodeArgs });
-  let fromUs = 0;
-  try {
+  // The span of the blocks on the monotonic clock, so that the profile's start-up and warm-up do not count.
+  const blocksUs = await withFixtureServer({ root, dialect, fixture, env: CHEAP_ENV, nodeArgs }, async ({ server, fixture: seeded }) => {
     let done = 0;
     const flow = async () => {
-      const user = fixture.cheapMfaUsers[Math.floor(done / FLOWS_PER_USER)]!;
-      const step = await mfaFlowOnce(agent, new URL(server.url), user, fixture.orgMfa, `flow-cpu-${done++}`);
+      const user = seeded.cheapMfaUsers[Math.floor(done / FLOWS_PER_USER)]!;
+      const step = await mfaFlowOnce(agent, new URL(server.url), user, seeded.orgMfa, `flow-cpu-${done++}`);
       return step.loginMs + step.otpMs + step.verifyMs;
     };
     for (let i = 0; i < WARM_UP; i++) await flow();
-    fromUs = Number(process.hrtime.bigint() / 1000n);
+    const fromUs = Number(process.hrtime.bigint() / 1000n);
     console.log(`${dialect}: ${BLOCKS} blocks of ${FLOWS} flows; CPU per flow in ms (server + database + this client = sum)`);
     for (let block = 0; block < BLOCKS; block++) {
       const serverBefore = cpuMs(String(server.pid));
@@ -106,23 +84,18 @@ try {
         `  block ${block + 1}: flow p50 ${median(flowMs).toFixed(2)} ms; CPU server ${serverMs.toFixed(2)} + database ${databaseMs.toFixed(2)} + client ${clientMs.toFixed(2)} = ${(serverMs + databaseMs + clientMs).toFixed(2)}`,
       );
     }
-  } finally {
-    const toUs = Number(process.hrtime.bigint() / 1000n);
-    await server.stop();
-    if (profiling) {
-      const [file] = readdirSync(profileDir);
-      const { busyMs, idleMs } = summariseProfile(join(profileDir, file!), [], 0, { fromUs, toUs });
-      const flows = BLOCKS * FLOWS;
-      console.log(
-        `  server main thread over the blocks: ${busyMs.toFixed(0)} ms busy, ${idleMs.toFixed(0)} ms idle (${(busyMs / flows).toFixed(2)} and ${(idleMs / flows).toFixed(2)} ms per flow)`,
-      );
-    }
+    return { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
+  });
+  // The server writes its profile as it stops, which withFixtureServer has done.
+  if (profiling) {
+    const [file] = readdirSync(profileDir);
+    const { busyMs, idleMs } = summariseProfile(join(profileDir, file!), [], 0, blocksUs);
+    const flows = BLOCKS * FLOWS;
+    console.log(
+      `  server main thread over the blocks: ${busyMs.toFixed(0)} ms busy, ${idleMs.toFixed(0)} ms idle (${(busyMs / flows).toFixed(2)} and ${(idleMs / flows).toFixed(2)} ms per flow)`,
+    );
   }
 } finally {
   agent.destroy();
-  if (admin !== null) {
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
-  }
-  rmSync(scratch, { recursive: true, force: true });
+  rmSync(profileDir, { recursive: true, force: true });
 }

@@ -5,10 +5,11 @@
  * cheap-hash users (Argon2id, 1 MiB, 1 pass; the servers use those parameters) minus one such hash. Each figure is the median (min–max) of the runs.
  */
 import { join } from "node:path";
-import type * as Pg from "pg";
 import { CHEAP_ARGON2ID, CHEAP_ENV, seedFixture, type Fixture } from "./fixture.ts";
 import { runLoad, type FlowResult, type LoadResult } from "./load.ts";
+import { FLOWS_PER_USER } from "./mfa-flow-once.ts";
 import { rawKdfRate } from "./password-floor.ts";
+import { createScratchDatabase, PostgresUnavailable } from "./scratch-database.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { checkUrlRequests, serverEnv } from "./server-bench.ts";
 import { fmt, median } from "./stats.ts";
@@ -54,8 +55,6 @@ export interface CheckUrlOnDatabasesResult {
 
 export const GOALS = { floorShare: 0.6, postgresShare: 0.6, flowMinusHashMs: { SQLite: 3, PostgreSQL: 6 } } as const;
 
-const DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
-
 function spread(runs: number[]): Spread {
   return { median: median(runs), min: Math.min(...runs), max: Math.max(...runs), runs };
 }
@@ -85,7 +84,7 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
         policyEntries: options.policyEntries,
         mfaUsers: 0,
         // One more run's worth: the warm-up flows.
-        cheapMfaUsers: Math.ceil(((options.runs + 1) * options.cheapFlows) / 5) + 1,
+        cheapMfaUsers: Math.ceil(((options.runs + 1) * options.cheapFlows) / FLOWS_PER_USER) + 1,
         verifyChallenges: 0,
       });
       // Configured with the cheap parameters, so the cheap-hash users' logins are not rehashed to the production cost.
@@ -97,7 +96,6 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
     if (postgres.url !== null) await start("PostgreSQL", postgres.url);
     else log(`  PostgreSQL not measured: ${postgres.reason}`);
 
-    const perUser = 5;
     const slice = Math.floor(targets[0]!.fixture.cheapMfaUsers.length / (options.runs + 1));
     const flowJob = (target: Target, slot: number, label: string) => ({
       kind: "mfa-flow" as const,
@@ -105,7 +103,7 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
       orgId: target.fixture.orgMfa,
       users: target.fixture.cheapMfaUsers.slice(slot * slice, (slot + 1) * slice),
       flows: options.cheapFlows,
-      flowsPerUser: perUser,
+      flowsPerUser: FLOWS_PER_USER,
       fingerprintPrefix: `issue14-${target.database}-${label}`,
     });
     // Both paths warm up before anything counts, the flow as check-url does: its first run otherwise
@@ -174,31 +172,12 @@ function assertClean(name: string, results: readonly LoadResult[]): void {
 }
 
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | { url: null; reason: string; drop: () => Promise<void> }> {
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES;
-  const nothing = async () => {};
-  let Client: typeof Pg.Client;
   try {
-    Client = (await import("pg")).default.Client;
+    return await createScratchDatabase("gatehouse_issue14");
   } catch (error) {
-    return { url: null, reason: `the pg driver is not installed (${String(error).split("\n")[0]})`, drop: nothing };
+    if (error instanceof PostgresUnavailable) return { url: null, reason: error.message, drop: async () => {} };
+    throw error;
   }
-  const admin = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    return { url: null, reason: `PostgreSQL unreachable (${String(error).split("\n")[0]})`, drop: nothing };
-  }
-  const name = `gatehouse_issue14_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-      await admin.end();
-    },
-  };
 }
 
 const text = (s: Spread, digits: number, scale = 1, unit = "") =>

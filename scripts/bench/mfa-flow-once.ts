@@ -1,6 +1,9 @@
 /** One MFA flow over Connect's JSON protocol, as a dev-OTP server answers it: Login → GetOTP → VerifyMFA, each step timed. */
 import { request, type Agent } from "node:http";
 
+/** Flows per bench user: a flow sends one OTP, and the per-phone send limit allows 5 per 15 minutes. */
+export const FLOWS_PER_USER = 5;
+
 export interface FlowStepTimes {
   readonly loginMs: number;
   readonly otpMs: number;

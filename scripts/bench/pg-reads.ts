@@ -13,6 +13,7 @@ import { availableParallelism } from "node:os";
 import { DEFAULT_BROWSER_POLICY } from "@gatehouse/core";
 import type * as Pg from "pg";
 import type { PostgresStores } from "@gatehouse/adapters-postgres";
+import { createScratchDatabase } from "./scratch-database.ts";
 import { fmt, median } from "./stats.ts";
 
 export interface PgReadsOptions {
@@ -26,19 +27,12 @@ interface Variant {
   readonly open: () => Promise<PostgresStores>;
 }
 
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
 export async function measurePgReads(options: PgReadsOptions, log: (line: string) => void): Promise<string> {
   const pg = (await import("pg")).default;
   const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
-  const admin: Pg.Client = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  const database = `gatehouse_pg_reads_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
+  const scratch = await createScratchDatabase("gatehouse_pg_reads");
   const cores = availableParallelism();
-  const connectionString = url.toString();
+  const connectionString = scratch.url;
   const embedderPools: Pg.Pool[] = [];
   const variants: Variant[] = [
     { name: "unnamed statements, pool 10", open: () => openPostgresStores({ connectionString, max: 10, preparedStatements: false }) },
@@ -122,8 +116,7 @@ export async function measurePgReads(options: PgReadsOptions, log: (line: string
   } finally {
     // Everything is closed before the database is dropped, whatever failed, and a failure is said.
     const closed = await Promise.allSettled([...opened.map((o) => o.close()), ...embedderPools.map((pool) => pool.end())]);
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
     for (const result of closed) if (result.status === "rejected") log(`  closing a variant failed: ${String(result.reason)}`);
   }
 }

@@ -6,9 +6,9 @@
  * generator is the same in both configurations and only the server count changes.
  */
 import { join } from "node:path";
-import type * as Pg from "pg";
 import { seedFixture } from "./fixture.ts";
 import { runLoad, type LoadResult } from "./load.ts";
+import { createScratchDatabase, PostgresUnavailable, type ScratchDatabase } from "./scratch-database.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { checkUrlRequests, serverEnv } from "./server-bench.ts";
 import { median } from "./stats.ts";
@@ -34,8 +34,6 @@ export type ScalingResult =
   | { readonly database: string; readonly measured: false; readonly reason: string }
   | { readonly database: string; readonly measured: true; readonly one: ScalingConfig; readonly two: ScalingConfig; readonly speedup: number };
 
-const DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
-
 export async function measureScaling(options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult[]> {
   const postgres = await measurePostgres(options, log);
   if (!postgres.measured) log(`  PostgreSQL not measured: ${postgres.reason}`);
@@ -47,33 +45,19 @@ export async function measureScaling(options: ScalingOptions, log: (line: string
 
 async function measurePostgres(options: ScalingOptions, log: (line: string) => void): Promise<ScalingResult> {
   const database = "PostgreSQL";
-  const adminUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES;
-  let Client: typeof Pg.Client;
+  let scratch: ScratchDatabase;
   try {
-    // Loaded only here, as the server loads its PostgreSQL adapter only when selected.
-    Client = (await import("pg")).default.Client;
+    scratch = await createScratchDatabase("gatehouse_bench");
   } catch (error) {
-    return { database, measured: false, reason: `the pg driver is not installed (${firstLine(error)})` };
+    if (error instanceof PostgresUnavailable) return { database, measured: false, reason: error.message };
+    throw error;
   }
-  const admin = new Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
   try {
-    await admin.connect();
+    return await measureOn(database, scratch.url, options, log);
   } catch (error) {
-    return { database, measured: false, reason: `${redact(adminUrl)} unreachable (${firstLine(error)})` };
-  }
-  const name = `gatehouse_bench_${process.pid}_${Date.now()}`;
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    try {
-      return await measureOn(database, url.toString(), options, log);
-    } catch (error) {
-      return { database, measured: false, reason: firstLine(error) };
-    }
+    return { database, measured: false, reason: firstLine(error) };
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
   }
 }
 
@@ -145,8 +129,4 @@ async function measureOn(
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]+@/, "//$1:***@");
 }

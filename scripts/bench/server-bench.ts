@@ -11,6 +11,7 @@ import { assertHealthy, runLoad, summarisePoint, type AutocannonJob, type FlowRe
 import type { HttpRequestSpec } from "./load-runner.ts";
 import { measureLookups, type LookupCosts } from "./lookups.ts";
 import { measureLoginQueue, type LoginQueueOptions, type LoginQueueResult } from "./login-queue.ts";
+import { FLOWS_PER_USER } from "./mfa-flow-once.ts";
 import { rawKdfRate, type KdfRate } from "./password-floor.ts";
 import { summariseProfile, type ProfileSummary } from "./profile.ts";
 import { readStatusBytes, RssSampler, startBenchServer, type BenchServer } from "./server.ts";
@@ -121,12 +122,12 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
   const databaseUrl = join(options.tmpDir, "bench.sqlite");
   // Flows per run at up to 1 per 25 ms (a flow is one 19 MiB hash, 35–45 ms here; 150 ms had been assumed,
   // and the runs ran out of users), 5 per user (the per-phone send limit), plus slack.
-  const mfaUsers = Math.ceil((runs * options.flowDurationS) / 0.025 / 5) + 2;
+  const mfaUsers = Math.ceil((runs * options.flowDurationS) / 0.025 / FLOWS_PER_USER) + 2;
   const fixture = await seedFixture({
     databaseUrl,
     policyEntries: options.policyEntries,
     mfaUsers,
-    cheapMfaUsers: Math.ceil((runs * options.cheapFlows) / 5),
+    cheapMfaUsers: Math.ceil((runs * options.cheapFlows) / FLOWS_PER_USER),
     verifyChallenges: runs * options.verifyPerRun,
   });
   log(`  seeded: ${options.policyEntries}-entry policy, ${mfaUsers} MFA users, ${runs * options.verifyPerRun} challenges`);
@@ -257,7 +258,7 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
             orgId: fixture.orgMfa,
             users: fixture.mfaUsers.slice(run * usersPerRun, (run + 1) * usersPerRun),
             duration: options.flowDurationS,
-            flowsPerUser: 5,
+            flowsPerUser: FLOWS_PER_USER,
             fingerprintPrefix: `flow-${run}`,
           }),
         );
@@ -268,7 +269,7 @@ export async function measureServer(options: ServerBenchOptions, log: (line: str
             orgId: fixture.orgMfa,
             users: fixture.cheapMfaUsers.slice(run * cheapPerRun, (run + 1) * cheapPerRun),
             flows: options.cheapFlows,
-            flowsPerUser: 5,
+            flowsPerUser: FLOWS_PER_USER,
             fingerprintPrefix: `cheap-flow-${run}`,
           }),
         );

@@ -1,0 +1,60 @@
+/**
+ * One server for a script that drives it from outside (scripts/ab-*.ts, scripts/mfa-flow-cpu.ts): a checkout
+ * built and run from `dist/` as `npm start` runs it, on a database of its own seeded by this checkout (so the
+ * checkout must share this one's schema): a scratch PostgreSQL database (scratch-database.ts) or a SQLite file.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { seedFixture, type Fixture, type FixtureOptions } from "./fixture.ts";
+import { createScratchDatabase } from "./scratch-database.ts";
+import { buildServerDist, startBenchServer, type BenchServer } from "./server.ts";
+import { serverEnv } from "./server-bench.ts";
+
+export type ScriptDialect = "sqlite" | "postgres";
+
+export interface FixtureServer {
+  readonly server: BenchServer;
+  readonly fixture: Fixture;
+}
+
+export interface FixtureServerOptions {
+  /** The checkout to build and run. */
+  readonly root: string;
+  readonly dialect: ScriptDialect;
+  readonly fixture: Omit<FixtureOptions, "databaseUrl">;
+  /** Added to the server's environment (`serverEnv`). */
+  readonly env?: Record<string, string>;
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Starts the server, runs `use`, then stops the server and drops its database whatever happened. */
+export async function withFixtureServer<T>(options: FixtureServerOptions, use: (served: FixtureServer) => Promise<T>): Promise<T> {
+  const scratch = mkdtempSync(join(tmpdir(), "gatehouse-fixture-server-"));
+  const database = options.dialect === "postgres" ? await createScratchDatabase("gatehouse_script") : null;
+  try {
+    buildServerDist(options.root);
+    const databaseUrl = database?.url ?? join(scratch, "gatehouse.sqlite");
+    const fixture = await seedFixture({ ...options.fixture, databaseUrl });
+    const server = await startBenchServer({
+      root: options.root,
+      env: { ...serverEnv(databaseUrl), ...options.env },
+      ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
+    });
+    try {
+      return await use({ server, fixture });
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await database?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** `<other checkout> [sqlite|postgres]`… from the command line: the dialect argument at `index`, postgres by default. */
+export function dialectArgument(script: string, usage: string, index: number): ScriptDialect {
+  const dialect = process.argv[2 + index] ?? "postgres";
+  if (dialect !== "sqlite" && dialect !== "postgres") throw new Error(`usage: ${script} ${usage}`);
+  return dialect;
+}
