@@ -55,15 +55,17 @@ interface AccessRow extends BrowserAccessRow {
 }
 
 /**
- * One row per request whose session is active, `request` being its index in the arrays. The membership and
- * the policy are scalar subqueries, as in the one-request statement (browser-access-repository.ts).
+ * One row per request whose session is active, `request` being its index in the arrays. The membership is a
+ * scalar subquery as in the one-request statement (browser-access-repository.ts); the policy is joined once
+ * per request for both its version and its text, where two subqueries would look it up twice.
  */
 const SELECT_ACCESS = `select r.request::int as request, s.id as session_id, s.user_id, s.org_id as session_org_id,
   (select m.user_id from memberships m where m.user_id = s.user_id and m.org_id = r.org_id) as member_user_id,
-  (select p.version from browser_policies p where p.org_id = r.org_id) as policy_version,
-  (select case when p.version = r.known_version then null else p.policy end from browser_policies p where p.org_id = r.org_id) as policy
+  p.version as policy_version,
+  case when p.version = r.known_version then null else p.policy end as policy
 from unnest($1::text[], $2::text[], $3::int[], $4::bigint[]) with ordinality as r(access_token_hash, org_id, known_version, now, request)
-join sessions s on s.access_token_hash = r.access_token_hash and s.revoked_at is null and s.access_expires_at > r.now`;
+join sessions s on s.access_token_hash = r.access_token_hash and s.revoked_at is null and s.access_expires_at > r.now
+left join browser_policies p on p.org_id = r.org_id`;
 
 async function answer(db: Kysely<Database>, batch: readonly Waiting[]): Promise<void> {
   let rows: AccessRow[];
