@@ -1,0 +1,43 @@
+/**
+ * The check-url share of `/healthz` (issue 14's first figure) through one live server of a checkout, built and
+ * seeded as the A/B scripts do (bench/fixture-server.ts): `PAIRS` (default 4) pairs of 5 s autocannon loads,
+ * `/healthz` then check-url (10 connections, 1,000-entry policy), each pair's ratio printed, then their median.
+ * Pointed at a clone with an experiment applied, it bounds what that experiment can give (README "What is left").
+ *
+ *   node --conditions=@gatehouse/source scripts/check-url-share.ts <checkout> sqlite|postgres
+ */
+import { dialectArgument, withFixtureServer } from "./bench/fixture-server.ts";
+import { runLoad } from "./bench/load.ts";
+import type { HttpRequestSpec } from "./bench/load-runner.ts";
+import { checkUrlRequests } from "./bench/server-bench.ts";
+import { median } from "./bench/stats.ts";
+
+const USAGE = "<checkout> sqlite|postgres";
+const root = process.argv[2];
+if (root === undefined || process.argv[3] === undefined) throw new Error(`usage: check-url-share.ts ${USAGE}`);
+const dialect = dialectArgument("check-url-share.ts", USAGE, 1);
+const PAIRS = Number(process.env.PAIRS ?? 4);
+const ROOT = new URL("..", import.meta.url).pathname;
+
+await withFixtureServer(
+  { root, dialect, fixture: { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0 } },
+  async ({ server, fixture }) => {
+    const load = async (requests: HttpRequestSpec[], duration: number) => {
+      const result = await runLoad(ROOT, { kind: "autocannon", url: server.url, connections: 10, duration, requests });
+      if (result.count === 0 || result.non2xx + result.errors > 0) throw new Error(`failed requests ${JSON.stringify(result.statusCodes)}`);
+      return result.rps;
+    };
+    const checkUrl = checkUrlRequests(fixture, fixture.orgNoMfa);
+    await load(checkUrl, 3);
+    const shares: number[] = [];
+    for (let pair = 0; pair < PAIRS; pair++) {
+      const healthz = await load([{ method: "GET", path: "/healthz" }], 5);
+      const checked = await load(checkUrl, 5);
+      shares.push((100 * checked) / healthz);
+      console.log(`  pair ${pair + 1}: /healthz ${healthz.toFixed(0)} req/s, check-url ${checked.toFixed(0)} req/s, ${shares.at(-1)!.toFixed(1)}%`);
+    }
+    console.log(
+      `${dialect}, check-url share of /healthz, ${PAIRS} pairs: median ${median(shares).toFixed(1)}% (${Math.min(...shares).toFixed(1)}–${Math.max(...shares).toFixed(1)})`,
+    );
+  },
+);
