@@ -10,7 +10,7 @@
  * bench/ab-sides.ts). `PAIRS` (default 6) pairs of loads after a 3 s warm-up of each side.
  */
 import { abArguments, withAbSides, type AbSide } from "./bench/ab-sides.ts";
-import { runLoad } from "./bench/load.ts";
+import { assertCleanLoad, runLoad } from "./bench/load.ts";
 import { checkUrlRequests } from "./bench/server-bench.ts";
 import { median } from "./bench/stats.ts";
 
@@ -26,7 +26,7 @@ const load = async (side: AbSide, seconds: number) => {
     duration: seconds,
     requests: checkUrlRequests(side.fixture, side.fixture.orgNoMfa),
   });
-  if (result.count === 0 || result.non2xx + result.errors > 0) throw new Error(`${side.name}: failed requests ${JSON.stringify(result.statusCodes)}`);
+  assertCleanLoad(side.name, result);
   return result.rps;
 };
 

@@ -7,7 +7,7 @@
  *   node --conditions=@gatehouse/source scripts/check-url-share.ts <checkout> sqlite|postgres
  */
 import { dialectArgument, withFixtureServer } from "./bench/fixture-server.ts";
-import { runLoad } from "./bench/load.ts";
+import { assertCleanLoad, runLoad } from "./bench/load.ts";
 import type { HttpRequestSpec } from "./bench/load-runner.ts";
 import { checkUrlRequests } from "./bench/server-bench.ts";
 import { median } from "./bench/stats.ts";
@@ -24,7 +24,7 @@ await withFixtureServer(
   async ({ server, fixture }) => {
     const load = async (requests: HttpRequestSpec[], duration: number) => {
       const result = await runLoad(ROOT, { kind: "autocannon", url: server.url, connections: 10, duration, requests });
-      if (result.count === 0 || result.non2xx + result.errors > 0) throw new Error(`failed requests ${JSON.stringify(result.statusCodes)}`);
+      assertCleanLoad(server.url, result);
       return result.rps;
     };
     const checkUrl = checkUrlRequests(fixture, fixture.orgNoMfa);

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { CHEAP_ARGON2ID, CHEAP_ENV, seedFixture, type Fixture } from "./fixture.ts";
-import { runLoad, type FlowResult, type LoadResult } from "./load.ts";
+import { assertCleanLoad, BENCH_TOLERANCE, runLoad, type FlowResult, type LoadResult } from "./load.ts";
 import { FLOWS_PER_USER } from "./mfa-flow-once.ts";
 import { rawKdfRate } from "./password-floor.ts";
 import { createScratchDatabase, PostgresUnavailable } from "./scratch-database.ts";
@@ -167,8 +167,7 @@ function checkUrlLoad(root: string, target: Target, connections: number, duratio
 }
 
 function assertClean(name: string, results: readonly LoadResult[]): void {
-  for (const r of results)
-    if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001)) throw new Error(`${name}: failed requests ${JSON.stringify(r.statusCodes)}`);
+  for (const r of results) assertCleanLoad(name, r, BENCH_TOLERANCE);
 }
 
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | { url: null; reason: string; drop: () => Promise<void> }> {

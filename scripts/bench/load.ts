@@ -22,6 +22,18 @@ export async function runLoad(root: string, job: AutocannonJob | FlowJob | Login
   }
 }
 
+/**
+ * Throws, naming `label` and the status codes, when a load got no answer or more failed requests (non-2xx or
+ * errors) than `tolerated` allows for its request count: none unless given.
+ */
+export function assertCleanLoad(label: string, result: LoadResult, tolerated: (count: number) => number = () => 0): void {
+  if (result.count === 0 || result.non2xx + result.errors > tolerated(result.count))
+    throw new Error(`${label}: failed requests ${JSON.stringify(result.statusCodes)}`);
+}
+
+/** What the bench's throughput points tolerate: 0.1% of a run's requests, and at least 2. */
+export const BENCH_TOLERANCE = (count: number): number => Math.max(2, count * 0.001);
+
 /** Medians over runs of one throughput point, and every run kept for the JSON. */
 export interface LoadPoint {
   readonly runs: LoadResult[];

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { seedFixture } from "./fixture.ts";
-import { runLoad, type LoadResult } from "./load.ts";
+import { assertCleanLoad, BENCH_TOLERANCE, runLoad, type LoadResult } from "./load.ts";
 import { createScratchDatabase, PostgresUnavailable, type ScratchDatabase } from "./scratch-database.ts";
 import { startBenchServer, type BenchServer } from "./server.ts";
 import { checkUrlRequests, serverEnv } from "./server-bench.ts";
@@ -89,10 +89,7 @@ async function measureOn(
   const measure = async (targets: [BenchServer, BenchServer]): Promise<ScalingConfig> => {
     const runs: LoadResult[][] = [];
     for (let run = 0; run < options.runs; run++) runs.push(await drive(targets, options.durationS));
-    for (const pair of runs)
-      for (const r of pair)
-        if (r.count === 0 || r.non2xx + r.errors > Math.max(2, r.count * 0.001))
-          throw new Error(`scaling on ${database}: failed requests ${JSON.stringify(r.statusCodes)}`);
+    for (const pair of runs) for (const r of pair) assertCleanLoad(`scaling on ${database}`, r, BENCH_TOLERANCE);
     return {
       runs,
       rps: median(runs.map((pair) => pair.reduce((sum, r) => sum + r.rps, 0))),
