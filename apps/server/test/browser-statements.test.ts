@@ -49,14 +49,6 @@ const BACKENDS: readonly Backend[] = [
   },
 ];
 
-function metricsUrlOf(server: ServerProcess): string {
-  for (const line of server.logs) {
-    const entry = JSON.parse(line) as { msg?: string; metrics?: string };
-    if (entry.msg === "gatehouse listening" && entry.metrics !== undefined) return entry.metrics;
-  }
-  throw new Error("no metrics URL in the start-up line");
-}
-
 describe.each(BACKENDS.filter((backend) => backend.available))("statements per browser request on $name", (backend) => {
   let database: { databaseUrl: string; dispose(): Promise<void> };
   let server: ServerProcess;
@@ -68,7 +60,7 @@ describe.each(BACKENDS.filter((backend) => backend.available))("statements per b
 
   /** Every statement the server ran so far: the sum of the query histogram's counts. */
   async function statementsSoFar(): Promise<number> {
-    const text = await (await fetch(metricsUrlOf(server))).text();
+    const text = await (await fetch(server.metricsUrl())).text();
     return text
       .split("\n")
       .filter((line) => line.startsWith("gatehouse_db_query_duration_seconds_count"))

@@ -29,14 +29,6 @@ function bufCurl(args: string[]): { status: number | null; stdout: string; stder
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function metricsUrlOf(server: ServerProcess): string {
-  for (const line of server.logs) {
-    const entry = JSON.parse(line) as { msg?: string; metrics?: string };
-    if (entry.msg === "gatehouse listening" && entry.metrics !== undefined) return entry.metrics;
-  }
-  throw new Error("no metrics URL in the start-up line");
-}
-
 /** The value of one sample line, e.g. `gatehouse_logins_total{outcome="phone_required"}`. */
 function sample(text: string, series: string): number | undefined {
   const line = text.split("\n").find((each) => each.startsWith(`${series} `));
@@ -112,7 +104,7 @@ describe("operating a server (dev OTP mode, SQLite, metrics on)", () => {
     await rpcError(api.auth.verifyMFA({ challengeId: "ch_missing", otp: "123456" }));
     await fetch(`${server.url}/api/browser/check-url`, { method: "POST", body: "{}" });
 
-    const metricsUrl = metricsUrlOf(server);
+    const metricsUrl = server.metricsUrl();
     expect(new URL(metricsUrl).hostname).toBe("127.0.0.1");
     // The public port has no metrics: /metrics there is whatever any unknown path is (the web client's page or a 404).
     const publicMetrics = await fetch(`${server.url}/metrics`);

@@ -93,10 +93,7 @@ describe("SMS_PROVIDER=twilio, end to end", () => {
     expect(sent.phoneMask).toBe("+*******4567");
     expect(Object.fromEntries(bodies.at(-1)!)).toMatchObject({ To: PHONE, From: "+15557654321" });
 
-    const metricsUrl = server.logs
-      .map((line) => JSON.parse(line) as { msg?: string; metrics?: string })
-      .find((entry) => entry.msg === "gatehouse listening")!.metrics!;
-    const metrics = await (await fetch(metricsUrl)).text();
+    const metrics = await (await fetch(server.metricsUrl())).text();
     expect(metrics).toContain('gatehouse_otp_sends_total{provider="twilio",outcome="failed"} 1');
     expect(metrics).toContain('gatehouse_otp_sends_total{provider="twilio",outcome="sent"} 1');
     expect(metrics).toContain('gatehouse_rpc_requests_total{method="gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",code="unavailable"} 1');

@@ -61,14 +61,7 @@ describe("WORKERS: several server processes on one port", () => {
 
   /** The workers the supervisor logged as listening, in order. */
   function listeningWorkers(): number[] {
-    const pids = server.logs.flatMap((line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; worker?: number };
-        return entry.msg === "worker listening" && entry.worker !== undefined ? [entry.worker] : [];
-      } catch {
-        return [];
-      }
-    });
+    const pids = server.logEntries().flatMap((entry) => (entry.msg === "worker listening" && typeof entry.worker === "number" ? [entry.worker] : []));
     return [...new Set(pids)];
   }
 

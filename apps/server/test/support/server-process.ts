@@ -54,6 +54,10 @@ export interface ServerProcess {
    * process's stdout, so it can arrive after the response the request got. Rejects after `timeoutMs`.
    */
   logEntry(matches: (entry: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Every JSON log entry so far, in order (a line that is not a JSON object is left out). */
+  logEntries(): Record<string, unknown>[];
+  /** The metrics listener's URL from the start-up line; throws when the server serves no metrics. */
+  metricsUrl(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -112,6 +116,16 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
         if (logs.some(tryLine)) return;
         lineListeners.add(tryLine);
       }),
+    logEntries: () =>
+      logs.flatMap((line) => {
+        const entry = parseLogEntry(line);
+        return entry === null ? [] : [entry];
+      }),
+    metricsUrl: () => {
+      const listening = logs.map(parseLogEntry).find((entry) => entry?.msg === "gatehouse listening");
+      if (typeof listening?.metrics !== "string") throw new Error("no metrics URL in the start-up line");
+      return listening.metrics;
+    },
     stop: async () => {
       if (child.exitCode === null) child.kill("SIGTERM");
       return exited;
