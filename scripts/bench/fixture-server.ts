@@ -3,7 +3,7 @@
  * built and run from `dist/` as `npm start` runs it, on a database of its own seeded by this checkout (so the
  * checkout must share this one's schema): a scratch PostgreSQL database (scratch-database.ts) or a SQLite file.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedFixture, type Fixture, type FixtureOptions } from "./fixture.ts";
@@ -30,6 +30,8 @@ export interface FixtureServerOptions {
 
 /** Starts the server, runs `use`, then stops the server and drops its database whatever happened. */
 export async function withFixtureServer<T>(options: FixtureServerOptions, use: (served: FixtureServer) => Promise<T>): Promise<T> {
+  // A mistyped path would otherwise surface as "spawnSync npm ENOENT" from the build.
+  if (!existsSync(join(options.root, "package.json"))) throw new Error(`${options.root} is not a checkout: it has no package.json`);
   const scratch = mkdtempSync(join(tmpdir(), "gatehouse-fixture-server-"));
   const database = options.dialect === "postgres" ? await createScratchDatabase("gatehouse_script") : null;
   try {
