@@ -7,8 +7,8 @@
  *   node --conditions=@gatehouse/source scripts/bench.ts --render  rewrites docs/benchmarks.md from docs/benchmarks.json (no measuring)
  *   node --conditions=@gatehouse/source scripts/bench.ts --section login-queue [--smoke]
  *                                                                   section 5 alone (Login under a flood), its own server; prints its rows, writes nothing
- *   node --conditions=@gatehouse/source scripts/bench.ts --section url-check|check-url-db|pg-reads [--smoke]
- *                                                                   one issue-14 measurement alone, median (min–max) of its runs
+ *   node --conditions=@gatehouse/source scripts/bench.ts --section url-check|check-url-db [--smoke]
+ *                                                                   one measurement alone, median (min–max) of its runs
  *                                                                   next to the goals (see bench/only.ts); writes nothing
  *
  * Plain Node 24 type stripping. Progress goes to stderr; the summary table to stdout.
@@ -18,7 +18,7 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { measureCheckUrlOnDatabases, type CheckUrlOnDatabasesResult } from "./bench/check-url-databases.ts";
-import { renderIssue14 } from "./bench/issue14-report.ts";
+import { renderDatabaseGoals } from "./bench/database-goals-report.ts";
 import { ONLY_SECTIONS, runOnly } from "./bench/only.ts";
 import { goalRows, loginQueueRows, renderMarkdown, summaryTable, type Baseline, type BenchResults } from "./bench/report.ts";
 import { measureScaling } from "./bench/scaling.ts";
@@ -38,7 +38,7 @@ const { values } = parseArgs({
 const smoke = values.smoke === true;
 const DOCS = join(ROOT, "docs");
 
-/** The results with the issue-14 section (absent from runs stored before it). */
+/** The results with section 6 (stored as `issue14`, its name when it was added; absent from runs stored before it). */
 type FullResults = BenchResults & { readonly issue14?: CheckUrlOnDatabasesResult };
 
 /** Writes benchmarks.md (compared with docs/benchmarks-baseline.json when present) and benchmarks.json. */
@@ -46,7 +46,7 @@ function writeReport(outDir: string, results: FullResults): void {
   const baselineFile = join(DOCS, "benchmarks-baseline.json");
   const baseline = existsSync(baselineFile) ? (JSON.parse(readFileSync(baselineFile, "utf8")) as Baseline) : undefined;
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, "benchmarks.md"), `${renderMarkdown(results, baseline)}\n${renderIssue14(results.urlCheck, results.issue14)}`);
+  writeFileSync(join(outDir, "benchmarks.md"), `${renderMarkdown(results, baseline)}\n${renderDatabaseGoals(results.urlCheck, results.issue14)}`);
   writeFileSync(join(outDir, "benchmarks.json"), `${JSON.stringify(results, null, 2)}\n`);
 }
 
@@ -92,7 +92,6 @@ const plan = smoke
       },
       scaling: { runs: 1, durationS: 1, warmupS: 0.5, connections: 4, policyEntries: 100 },
       databases: { runs: 1, durationS: 0.5, warmupS: 0.2, connections: 4, policyEntries: 100, cheapFlows: 2 },
-      pgReads: { rounds: 1, roundMs: 300, concurrency: 4 },
     }
   : {
       url: { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, compileRuns: (size: number) => (size >= 1_000_000 ? 3 : 5), runs: 3 },
@@ -114,7 +113,6 @@ const plan = smoke
       scaling: { runs: 3, durationS: 8, warmupS: 2, connections: 10, policyEntries: 1000 },
       // 200 flows per run and database: at 50 the p50 of one run moved by a millisecond between runs on PostgreSQL.
       databases: { runs: 3, durationS: 5, warmupS: 2, connections: 10, policyEntries: 1000, cheapFlows: 200 },
-      pgReads: { rounds: 7, roundMs: 2000, concurrency: 10 },
     };
 
 const onlySection = ONLY_SECTIONS.find((name) => name === values.section);
@@ -157,10 +155,10 @@ async function runEverything(): Promise<void> {
   log(`4. scaling [${elapsed()}]`);
   mkdirSync(join(tmp, "scaling"), { recursive: true });
   const scaling = await measureScaling({ root: ROOT, tmpDir: join(tmp, "scaling"), ...plan.scaling }, log);
-  log(`6. issue-14 figures: check-url and the MFA flow on SQLite and PostgreSQL [${elapsed()}]`);
+  log(`6. check-url and the MFA flow on SQLite and PostgreSQL [${elapsed()}]`);
   mkdirSync(join(tmp, "databases"), { recursive: true });
   // The smoke run keeps to SQLite here: its time is bounded by bench-smoke.test.ts, and its scaling section already runs PostgreSQL.
-  const issue14 = await measureCheckUrlOnDatabases({ root: ROOT, tmpDir: join(tmp, "databases"), ...plan.databases, postgres: !smoke }, log);
+  const databases = await measureCheckUrlOnDatabases({ root: ROOT, tmpDir: join(tmp, "databases"), ...plan.databases, postgres: !smoke }, log);
 
   const goals = goalRows(urlCheck, server, scaling);
   const results: FullResults = {
@@ -173,11 +171,11 @@ async function runEverything(): Promise<void> {
     server,
     scaling,
     goals,
-    issue14,
+    issue14: databases,
   };
   const outDir = smoke ? join(tmp, "docs") : DOCS;
   writeReport(outDir, results);
   log(`done in ${elapsed()}; wrote ${join(outDir, "benchmarks.md")} and benchmarks.json${smoke ? " (smoke: a temp dir, not docs/)" : ""}`);
   console.log(summaryTable(goals));
-  console.log(`\n${renderIssue14(urlCheck, issue14)}`);
+  console.log(`\n${renderDatabaseGoals(urlCheck, databases)}`);
 }

@@ -1,5 +1,5 @@
 /**
- * The issue-14 server figures on both databases, side by side in one run: one `gatehouse serve`
+ * The server figures of section 6 on both databases, side by side in one run: one `gatehouse serve`
  * per database (SQLite file, and a PostgreSQL database created and dropped for the run), and for
  * each run, database after database: GET /healthz (the HTTP floor), check-url, and the MFA flow of
  * cheap-hash users (Argon2id, 1 MiB, 1 pass; the servers use those parameters) minus one such hash. Each figure is the median (min–max) of the runs.
@@ -104,7 +104,7 @@ export async function measureCheckUrlOnDatabases(options: CheckUrlOnDatabasesOpt
       users: target.fixture.cheapMfaUsers.slice(slot * slice, (slot + 1) * slice),
       flows: options.cheapFlows,
       flowsPerUser: FLOWS_PER_USER,
-      fingerprintPrefix: `issue14-${target.database}-${label}`,
+      fingerprintPrefix: `goals-${target.database}-${label}`,
     });
     // Both paths warm up before anything counts, the flow as check-url does: its first run otherwise
     // measured the JIT compiling Login and VerifyMFA (about 8.8 ms against 5.3 ms for the next runs).
@@ -172,7 +172,7 @@ function assertClean(name: string, results: readonly LoadResult[]): void {
 
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> } | { url: null; reason: string; drop: () => Promise<void> }> {
   try {
-    return await createScratchDatabase("gatehouse_issue14");
+    return await createScratchDatabase("gatehouse_bench_goals");
   } catch (error) {
     if (error instanceof PostgresUnavailable) return { url: null, reason: error.message, drop: async () => {} };
     throw error;
@@ -183,7 +183,7 @@ const text = (s: Spread, digits: number, scale = 1, unit = "") =>
   `${fmt(s.median * scale, digits)}${unit} (${fmt(s.min * scale, digits)}–${fmt(s.max * scale, digits)})`;
 const verdict = (ok: boolean) => (ok ? "PASS" : "MISS");
 
-/** The issue-14 rows: median (min–max) of the runs next to each goal. */
+/** The rows of section 6: median (min–max) of the runs next to each goal. */
 export function renderCheckUrlOnDatabases(result: CheckUrlOnDatabasesResult): string {
   const sqlite = result.databases.find((d) => d.database === "SQLite")!;
   const rows: string[] = [

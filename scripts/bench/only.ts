@@ -1,24 +1,21 @@
 /**
- * `npm run bench -- --section <section>`: one issue-14 measurement alone, its figures printed as
+ * `npm run bench -- --section <section>`: one measurement alone, its figures printed as
  * median (min–max) of the runs next to their goals. Nothing is written to docs/: a figure only goes
  * there from a full run. `--smoke` shrinks the sizes as it does for the full bench.
  *
  *   url-check      the URL decision vs `new URL()` alone at each policy size (measurement 1)
  *   check-url-db   check-url on SQLite and on PostgreSQL, one server process each, next to the HTTP floor
- *   pg-reads       the per-request read on PostgreSQL in process: named statements or not, pooled or pipelined
  */
 import { measureCheckUrlOnDatabases, renderCheckUrlOnDatabases, type CheckUrlOnDatabasesOptions } from "./check-url-databases.ts";
-import { measurePgReads, type PgReadsOptions } from "./pg-reads.ts";
 import { fmt } from "./stats.ts";
 import { measureUrlCheck, type UrlCheckOptions, type UrlCheckResult } from "./url-check.ts";
 
 export interface OnlyPlan {
   readonly url: UrlCheckOptions;
   readonly databases: Omit<CheckUrlOnDatabasesOptions, "root" | "tmpDir">;
-  readonly pgReads: PgReadsOptions;
 }
 
-export const ONLY_SECTIONS = ["url-check", "check-url-db", "pg-reads"] as const;
+export const ONLY_SECTIONS = ["url-check", "check-url-db"] as const;
 export type OnlySection = (typeof ONLY_SECTIONS)[number];
 
 export const URL_RATIO_GOAL = 2.5;
@@ -27,14 +24,13 @@ export const URL_FLATNESS_GOAL = 0.3;
 export async function runOnly(section: OnlySection, context: { root: string; tmpDir: string; plan: OnlyPlan }, log: (line: string) => void): Promise<string> {
   const { root, tmpDir, plan } = context;
   if (section === "url-check") return renderUrlDecision(await measureUrlCheck(root, plan.url, log));
-  if (section === "check-url-db") return renderCheckUrlOnDatabases(await measureCheckUrlOnDatabases({ root, tmpDir, ...plan.databases }, log));
-  return measurePgReads(plan.pgReads, log);
+  return renderCheckUrlOnDatabases(await measureCheckUrlOnDatabases({ root, tmpDir, ...plan.databases }, log));
 }
 
 const spreadText = (s: { median: number; min: number; max: number }, digits: number, unit = "") =>
   `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 
-/** The issue-14 rows of measurement 1: ratio per size and the spread from the smallest size. */
+/** The rows of measurement 1: ratio per size and the spread from the smallest size. */
 export function renderUrlDecision(result: UrlCheckResult): string {
   const spread = result.spread ?? [];
   if (spread.length === 0) return "";

@@ -34,7 +34,7 @@ export interface UrlCheckResult {
   readonly spread?: UrlCheckSpread[];
   /** checkUrl median / new URL median, worst size. */
   readonly worstRatio: number;
-  /** Largest |median(N) / median(smallest N) − 1| over the sizes, each checkUrl median the median of its runs (as the issue-14 table shows it). */
+  /** Largest |median(N) / median(smallest N) − 1| over the sizes, each checkUrl median the median of its runs (as section 6 shows it). */
   readonly flatness: number;
 }
 

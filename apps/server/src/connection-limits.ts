@@ -1,4 +1,4 @@
-/** What the one port allows each connection; README "Connection limits" says why each default. */
+/** What the one port allows each connection; docs/configuration.md says why each default. */
 export interface ConnectionLimits {
   /** A new connection must have sent enough bytes to pick its protocol within this. */
   readonly firstBytesTimeoutMs: number;

@@ -38,8 +38,8 @@ parentPort.postMessage("ready");
  * event loop for milliseconds once every ~75 Login or VerifyMFA commits. Here the connection's
  * autocheckpoint is off and a worker thread checkpoints every `intervalMs` on a connection of its own.
  * Rejects when the worker cannot start; once running, if it fails, the autocheckpoint comes back on, so the
- * WAL never grows without bound. The worker's own V8 isolate costs 13–19 MB of RSS, which is why this is
- * opt-in (README "Decisions").
+ * WAL never grows without bound. The worker's own V8 isolate costs memory, which is why this is opt-in
+ * (docs/decisions/sqlite-background-checkpoint.md has the figures).
  */
 export async function startBackgroundCheckpoint(
   sqlite: BetterSqliteDatabase,

@@ -25,7 +25,8 @@ export interface SqliteStoresOptions {
   readonly onQuery?: QueryTimingHook | undefined;
   /**
    * Checkpoint the WAL from a worker thread instead of inside the commit that fills it (default false; see
-   * background-checkpoint.ts): the slowest writes get faster, and the worker adds about 19 MB of memory.
+   * background-checkpoint.ts): the slowest writes get faster, and the worker's V8 isolate adds memory
+   * (docs/decisions/sqlite-background-checkpoint.md).
    */
   readonly backgroundCheckpoint?: boolean | undefined;
 }

@@ -10,7 +10,7 @@ export interface WindowLimit {
   readonly windowMs: number;
 }
 
-/** Numbers the spec leaves open; each default is documented in the README with its reason. */
+/** Numbers the spec leaves open; each default is documented with its reason in docs/configuration.md. */
 export interface GatehouseConfig {
   readonly challengeTtlMs: number;
   readonly intentTtlMs: number;

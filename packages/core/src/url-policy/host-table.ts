@@ -1,9 +1,10 @@
 /**
- * The compiled policy's one table of host keys (url-policy.md §5), built for a million entries.
+ * The compiled policy's one table of host keys (url-policy.md §5), built for a million entries; why, and
+ * what it measured, is in docs/decisions/url-host-table.md.
  *
  * A `Map<string, number>` of a million keys misses cache several times per probe (bucket, chain entry,
- * key string). Here a probe first reads a byte array of tags, one per slot (2 MB at a million keys, small
- * enough to stay in cache), and only a slot whose tag matches is read: 32 bytes of a flat Int32Array holding
+ * key string). Here a probe first reads a byte array of tags, one byte per slot (small enough to stay in
+ * cache), and only a slot whose tag matches is read: 32 bytes of a flat Int32Array holding
  * 32 bits of the key's hash, its bits and, for a key of at most 24 characters, the key itself. Open
  * addressing with linear probing in a power-of-two table at most half full, so an absent key usually costs
  * one cached byte and a present one one slot. A slot whose hash matches is then compared with the probed key
@@ -86,7 +87,7 @@ export class HostTable implements HostLookup {
   readonly #slots: Int32Array;
   /**
    * One byte per slot, 0 when it is empty, else the top byte of its key's hash (1 for 0). A probe walks these
-   * first: at a million keys they take 2 MB, which stays in cache while the 64 MB of slots do not, so an absent
+   * first: they are a 32nd of the slots' size and stay in cache where the slots do not, so an absent
    * key (every suffix but one, for most hosts) is settled without reading its slot, and a present one reads
    * only its own.
    */

@@ -827,7 +827,7 @@ export type AuditEvent = Message<"gatehouse.v1.AuditEvent"> & {
 
   /**
    * What happened, such as "sign_in.failed", "otp.sent" or
-   * "browser_policy.changed" (README "Audit trail" lists every kind).
+   * "browser_policy.changed" (docs/operations.md, "Audit trail", lists every kind).
    *
    * @generated from field: string kind = 3;
    */

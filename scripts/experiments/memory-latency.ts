@@ -5,7 +5,7 @@
  * table stops fitting the caches this process really gets, which on a shared VM is far below the L3 size
  * that lscpu reports.
  *
- *   node scripts/memory-latency.ts
+ *   node scripts/experiments/memory-latency.ts
  */
 const SIZES_MIB = [1, 2, 3, 4, 6, 8, 16, 64];
 const READS = 2_000_000;

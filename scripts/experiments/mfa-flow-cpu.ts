@@ -5,7 +5,7 @@
  * this client spent per flow (the scheduler's count of each thread's run time, /proc/<pid>/task/<tid>/schedstat). When their sum is close to the flow's time, the flow is CPU-bound: every step
  * waits for the one before, so what makes it faster is less work, not more overlap. Linux only (/proc).
  *
- *   node --conditions=@gatehouse/source scripts/mfa-flow-cpu.ts [sqlite|postgres]
+ *   node --conditions=@gatehouse/source scripts/experiments/mfa-flow-cpu.ts [sqlite|postgres]
  *
  * `BLOCKS` (default 8) blocks of `FLOWS` (default 100) flows after 40 to warm up. `CPU_PROF=1` runs the server
  * with `--cpu-prof` and prints its main thread's busy and idle time over the blocks (start-up and warm-up excluded). PostgreSQL creates and
@@ -16,11 +16,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CHEAP_ENV } from "./bench/fixture.ts";
-import { dialectArgument, withFixtureServer } from "./bench/fixture-server.ts";
-import { summariseProfile } from "./bench/profile.ts";
-import { FLOWS_PER_USER, mfaFlowOnce } from "./bench/mfa-flow-once.ts";
-import { median } from "./bench/stats.ts";
+import { CHEAP_ENV } from "../bench/fixture.ts";
+import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
+import { summariseProfile } from "../bench/profile.ts";
+import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/mfa-flow-once.ts";
+import { median } from "../bench/stats.ts";
 
 const dialect = dialectArgument("mfa-flow-cpu.ts", "[sqlite|postgres]", 0);
 const BLOCKS = Number(process.env.BLOCKS ?? 8);

@@ -1,9 +1,9 @@
 /**
- * The two servers of an A/B comparison (scripts/ab-*.ts): this checkout's and another checkout's, each a
+ * The two servers of an A/B comparison (scripts/experiments/ab-*.ts): this checkout's and another checkout's, each a
  * `withFixtureServer` (fixture-server.ts) of its own, seeded alike by this checkout.
  */
 import { resolve } from "node:path";
-import type { FixtureOptions } from "./fixture.ts";
+import type { FixtureOptions } from "../../bench/fixture.ts";
 import { dialectArgument, withFixtureServer, type FixtureServer, type ScriptDialect } from "./fixture-server.ts";
 
 export interface AbSide extends FixtureServer {

@@ -4,16 +4,16 @@
  * paired comparison for differences of a few hundred microseconds, which the full bench's runs of one
  * side after the other cannot resolve (README "Performance").
  *
- *   node --conditions=@gatehouse/source scripts/ab-mfa-flow.ts <other checkout> [sqlite|postgres]
+ *   node --conditions=@gatehouse/source scripts/experiments/ab-mfa-flow.ts <other checkout> [sqlite|postgres]
  *
  * The other checkout is a second clone at the commit to compare, after its own `npm ci` (see
- * bench/ab-sides.ts). `FLOWS` (default 400) flows are measured per side after 40 each to warm up.
+ * support/ab-sides.ts). `FLOWS` (default 400) flows are measured per side after 40 each to warm up.
  */
 import { Agent } from "node:http";
-import { CHEAP_ENV } from "./bench/fixture.ts";
-import { abArguments, withAbSides, type AbSide } from "./bench/ab-sides.ts";
-import { FLOWS_PER_USER, mfaFlowOnce } from "./bench/mfa-flow-once.ts";
-import { median } from "./bench/stats.ts";
+import { CHEAP_ENV } from "../bench/fixture.ts";
+import { abArguments, withAbSides, type AbSide } from "./support/ab-sides.ts";
+import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/mfa-flow-once.ts";
+import { median } from "../bench/stats.ts";
 
 const { other, dialect } = abArguments("ab-mfa-flow.ts");
 const FLOWS = Number(process.env.FLOWS ?? 400);

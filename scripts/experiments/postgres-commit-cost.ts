@@ -8,7 +8,7 @@
  * - the same upsert inside BEGIN and `SET LOCAL synchronous_commit TO off`, sent with it in pg's pipeline
  *   mode, then COMMIT: two round trips and no flush to wait for.
  *
- *   PG_URL=postgres://postgres@127.0.0.1:5432/test node scripts/postgres-commit-cost.ts
+ *   PG_URL=postgres://postgres@127.0.0.1:5432/test node scripts/experiments/postgres-commit-cost.ts
  */
 import pg from "pg";
 

@@ -1,15 +1,15 @@
 /**
- * One server for a script that drives it from outside (scripts/ab-*.ts, scripts/mfa-flow-cpu.ts): a checkout
+ * One server for a script that drives it from outside (scripts/experiments/ab-*.ts, mfa-flow-cpu.ts): a checkout
  * built and run from `dist/` as `npm start` runs it, on a database of its own seeded by this checkout (so the
  * checkout must share this one's schema): a scratch PostgreSQL database (scratch-database.ts) or a SQLite file.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seedFixture, type Fixture, type FixtureOptions } from "./fixture.ts";
-import { createScratchDatabase } from "./scratch-database.ts";
-import { buildServerDist, startBenchServer, type BenchServer } from "./server.ts";
-import { serverEnv } from "./server-bench.ts";
+import { seedFixture, type Fixture, type FixtureOptions } from "../../bench/fixture.ts";
+import { createScratchDatabase } from "../../bench/scratch-database.ts";
+import { buildServerDist, startBenchServer, type BenchServer } from "../../bench/server.ts";
+import { serverEnv } from "../../bench/server-bench.ts";
 
 export type ScriptDialect = "sqlite" | "postgres";
 

@@ -5,15 +5,15 @@
  * loop, then the stores' own `browserAccess.resolve` and `signInFacts.read` through kysely.
  * Both forms make the same index lookups (EXPLAIN QUERY PLAN); the joins cost the difference.
  *
- *   node --conditions=@gatehouse/source scripts/sqlite-statement-forms.ts
+ *   node --conditions=@gatehouse/source scripts/experiments/sqlite-statement-forms.ts
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { benchEngine } from "./bench/engine.ts";
-import { seedFixture } from "./bench/fixture.ts";
+import { benchEngine } from "../bench/engine.ts";
+import { seedFixture } from "../bench/fixture.ts";
 
 const CALLS = 20_000;
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-statement-forms-"));

@@ -1,16 +1,16 @@
 /**
  * The check-url share of `/healthz` (issue 14's first figure) through one live server of a checkout, built and
- * seeded as the A/B scripts do (bench/fixture-server.ts): `PAIRS` (default 4) pairs of 5 s autocannon loads,
+ * seeded as the A/B scripts do (support/fixture-server.ts): `PAIRS` (default 4) pairs of 5 s autocannon loads,
  * `/healthz` then check-url (10 connections, 1,000-entry policy), each pair's ratio printed, then their median.
  * Pointed at a clone with an experiment applied, it bounds what that experiment can give (README "What is left").
  *
- *   node --conditions=@gatehouse/source scripts/check-url-share.ts <checkout> sqlite|postgres
+ *   node --conditions=@gatehouse/source scripts/experiments/check-url-share.ts <checkout> sqlite|postgres
  */
-import { dialectArgument, withFixtureServer } from "./bench/fixture-server.ts";
-import { assertCleanLoad, runLoad } from "./bench/load.ts";
-import type { HttpRequestSpec } from "./bench/load-runner.ts";
-import { checkUrlRequests } from "./bench/server-bench.ts";
-import { median } from "./bench/stats.ts";
+import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
+import { assertCleanLoad, runLoad } from "../bench/load.ts";
+import type { HttpRequestSpec } from "../bench/load-runner.ts";
+import { checkUrlRequests } from "../bench/server-bench.ts";
+import { median } from "../bench/stats.ts";
 
 const USAGE = "<checkout> sqlite|postgres";
 const root = process.argv[2];

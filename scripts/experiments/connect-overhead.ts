@@ -6,7 +6,7 @@
  * body and writes the answer. The quoted figure behind README's "What is left" (the MFA flow makes three
  * such calls).
  *
- *   node --conditions=@gatehouse/source scripts/connect-overhead.ts
+ *   node --conditions=@gatehouse/source scripts/experiments/connect-overhead.ts
  */
 import { fork } from "node:child_process";
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from "node:http";

@@ -3,10 +3,10 @@
  * next to the whole hash, at the production parameters and at the cheap ones the bench's cross-check uses.
  * The bench's raw hash (the same call as packages/core/src/passwords/argon2id.ts), one at a time.
  *
- *   node --conditions=@gatehouse/source scripts/argon2-event-loop.ts
+ *   node --conditions=@gatehouse/source scripts/experiments/argon2-event-loop.ts
  */
 import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
-import { hashOnce } from "./bench/password-floor.ts";
+import { hashOnce } from "../bench/password-floor.ts";
 
 const RUNS: readonly [string, Argon2idParams, number][] = [
   ["m = 19 MiB, t = 2 (production)", OWASP_ARGON2ID_PARAMS, 60],

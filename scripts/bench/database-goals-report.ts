@@ -1,14 +1,14 @@
 /**
- * The figures issue 14 ("Performance, round 2") sets goals for, each as the median (min–max) of its runs
- * next to its goal: a section of its own in docs/benchmarks.md, kept apart from report.ts.
+ * Section 6 of docs/benchmarks.md: check-url and the MFA flow on both databases and the URL decision's
+ * spread, each as the median (min–max) of its runs next to its goal (the goals of the second performance round).
  */
 import { renderCheckUrlOnDatabases, type CheckUrlOnDatabasesResult } from "./check-url-databases.ts";
 import { renderUrlDecision } from "./only.ts";
 import type { UrlCheckResult } from "./url-check.ts";
 
-export function renderIssue14(urlCheck: UrlCheckResult, databases: CheckUrlOnDatabasesResult | undefined): string {
+export function renderDatabaseGoals(urlCheck: UrlCheckResult, databases: CheckUrlOnDatabasesResult | undefined): string {
   return [
-    "## 6. Issue 14 figures: median (min–max) of the runs, against the goals",
+    "## 6. check-url and the MFA flow per database: median (min–max) of the runs, against the goals",
     "",
     ...(databases === undefined ? ["(not measured in this run)"] : [renderCheckUrlOnDatabases(databases)]),
     "",

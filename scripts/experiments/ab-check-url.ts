@@ -4,15 +4,15 @@
  * The servers are not interchangeable slots: on the bench VM two copies of the same code differed by up to
  * 10% by slot, so run it both ways (from each checkout, naming the other) and take the two ratios together.
  *
- *   node --conditions=@gatehouse/source scripts/ab-check-url.ts <other checkout> [sqlite|postgres]
+ *   node --conditions=@gatehouse/source scripts/experiments/ab-check-url.ts <other checkout> [sqlite|postgres]
  *
  * The other checkout is a second clone at the commit to compare, after its own `npm ci` (see
- * bench/ab-sides.ts). `PAIRS` (default 6) pairs of loads after a 3 s warm-up of each side.
+ * support/ab-sides.ts). `PAIRS` (default 6) pairs of loads after a 3 s warm-up of each side.
  */
-import { abArguments, withAbSides, type AbSide } from "./bench/ab-sides.ts";
-import { assertCleanLoad, runLoad } from "./bench/load.ts";
-import { checkUrlRequests } from "./bench/server-bench.ts";
-import { median } from "./bench/stats.ts";
+import { abArguments, withAbSides, type AbSide } from "./support/ab-sides.ts";
+import { assertCleanLoad, runLoad } from "../bench/load.ts";
+import { checkUrlRequests } from "../bench/server-bench.ts";
+import { median } from "../bench/stats.ts";
 
 const { other, dialect } = abArguments("ab-check-url.ts");
 const PAIRS = Number(process.env.PAIRS ?? 6);
