@@ -5,6 +5,9 @@
 // default of one arena per thread every pool thread kept its own freed buffer; one arena reuses them.
 // The heap flags keep the server near its live data: V8 sizes the young generation by the machine's RAM
 // and lets the old one grow far past what survives. docs/decisions/server-memory-flags.md has the figures.
-import { main } from "@gatehouse/server/cli";
+import { requireNodeVersion } from "./node-version.js";
 
+// Before the CLI is loaded: on an older Node its first import would fail with a less helpful error.
+requireNodeVersion();
+const { main } = await import("@gatehouse/server/cli");
 process.exitCode = await main(process.argv.slice(2));
