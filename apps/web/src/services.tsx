@@ -2,9 +2,9 @@ import { createContext, useContext, useSyncExternalStore } from "react";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { createAuthClient } from "./api/auth-client.ts";
 import type { AuthClient } from "./api/auth-client.ts";
-import { createAuthedFetch } from "./api/authed-fetch.ts";
 import { createBrowserApi } from "./api/browser-api.ts";
 import type { BrowserApi } from "./api/browser-api.ts";
+import { sessionInterceptor } from "./api/session-interceptor.ts";
 import { deviceFingerprint } from "./device-fingerprint.ts";
 import { navigate } from "./router.tsx";
 import { createSessionStore } from "./session.ts";
@@ -15,7 +15,7 @@ export interface AppServices {
   readonly sessions: SessionStore;
   readonly auth: AuthClient;
   readonly browser: BrowserApi;
-  /** Plain fetch for public routes (the dev OTP helper). */
+  /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
   readonly lastOrg: { get(): string; set(org: string): void };
@@ -50,13 +50,14 @@ export function createAppServices(win: Window): AppServices {
       win.crypto,
     ));
   const fetchImpl = (url: string, init: RequestInit): Promise<Response> => win.fetch(url, init);
-  const auth = createAuthClient(createConnectTransport({ baseUrl: win.location.origin }), getFingerprint);
-  const authedFetch = createAuthedFetch({
-    fetch: fetchImpl,
+  // One transport for every service: its interceptor adds the bearer token and refreshes it once.
+  const interceptor = sessionInterceptor({
     sessions,
     refresh: (refreshToken) => auth.refresh(refreshToken),
-    navigate: (path) => navigate(path, { replace: true, notice: "session-ended" }),
+    sessionEnded: () => navigate("/login", { replace: true, notice: "session-ended" }),
   });
+  const transport = createConnectTransport({ baseUrl: win.location.origin, interceptors: [interceptor] });
+  const auth = createAuthClient(transport, getFingerprint);
   const local = storageOrNull(() => win.localStorage);
   const lastOrg = {
     get: (): string => {
@@ -74,7 +75,7 @@ export function createAppServices(win: Window): AppServices {
       }
     },
   };
-  return { sessions, auth, browser: createBrowserApi(authedFetch), fetch: fetchImpl, lastOrg };
+  return { sessions, auth, browser: createBrowserApi(transport), fetch: fetchImpl, lastOrg };
 }
 
 const ServicesContext = createContext<AppServices | null>(null);

@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { create, toBinary } from "@bufbuild/protobuf";
+import { create, fromJson, toBinary, type JsonValue } from "@bufbuild/protobuf";
+import { CheckUrlAccessResponseSchema, type CheckUrlAccessResponse } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
 import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -223,16 +224,17 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     return mfa;
   }
 
-  async function checkAddress(page: Page, typed: string): Promise<{ sent: string; body: Record<string, unknown> }> {
+  /** Types an address and presses Enter; returns the URL the page sent and the CheckUrlAccess answer it got. */
+  async function checkAddress(page: Page, typed: string): Promise<{ sent: string; body: CheckUrlAccessResponse }> {
     const input = page.getByLabel("Web address");
     await input.fill(typed);
     const [request, response] = await Promise.all([
-      page.waitForRequest((r) => r.url().endsWith("/api/browser/check-url")),
-      page.waitForResponse((r) => r.url().endsWith("/api/browser/check-url")),
+      page.waitForRequest((r) => r.url().endsWith("/gatehouse.v1.BrowserService/CheckUrlAccess")),
+      page.waitForResponse((r) => r.url().endsWith("/gatehouse.v1.BrowserService/CheckUrlAccess")),
       input.press("Enter"),
     ]);
     const sent = (request.postDataJSON() as { url: string }).url;
-    return { sent, body: (await response.json()) as Record<string, unknown> };
+    return { sent, body: fromJson(CheckUrlAccessResponseSchema, (await response.json()) as JsonValue) };
   }
 
   it("first sign-in, keyboard only: credentials → phone → OTP filled by the dev helper → /browser", async () => {
@@ -329,11 +331,11 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
 
     const typed = await checkAddress(page, "example.com/docs?q=1");
     expect(typed.sent).toBe("https://example.com/docs?q=1");
-    expect(typed.body).toMatchObject({ allowed: true, canonical_url: "https://example.com/docs?q=1" });
+    expect(typed.body).toMatchObject({ allowed: true, canonicalUrl: "https://example.com/docs?q=1" });
     const link = page.getByTestId("open-link");
     await link.waitFor();
     expect(await page.getByTestId("access-allowed").getByRole("heading").textContent()).toBe("Access allowed");
-    expect(await link.getAttribute("href")).toBe(typed.body.canonical_url);
+    expect(await link.getAttribute("href")).toBe(typed.body.canonicalUrl);
     expect(await link.getAttribute("target")).toBe("_blank");
     expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
     await screenshot(page, "browser.png", { fullPage: true });
@@ -341,7 +343,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     // The link carries the server's canonical form, never the typed string.
     const shouting = await checkAddress(page, "HTTPS://WWW.Example.ORG:443/A/../B");
     expect(shouting.sent).toBe("HTTPS://WWW.Example.ORG:443/A/../B");
-    expect(shouting.body.canonical_url).toBe("https://www.example.org/B");
+    expect(shouting.body.canonicalUrl).toBe("https://www.example.org/B");
     await expect.poll(() => page.getByTestId("open-link").getAttribute("href")).toBe("https://www.example.org/B");
 
     // Clicking opens a new tab (popup) and leaves this page alone; nothing is embedded.
@@ -369,7 +371,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     expect(await page.getByTestId("open-link").count()).toBe(0);
 
     const blocked = await checkAddress(page, "evil.example.org");
-    expect(blocked.body).toMatchObject({ allowed: false, reason_code: "blocked" });
+    expect(blocked.body).toMatchObject({ allowed: false, reasonCode: "blocked" });
     await expect.poll(() => page.getByTestId("result-reason").textContent()).toBe(blocked.body.reason);
     expect(await page.getByTestId("open-link").count()).toBe(0);
 
@@ -652,13 +654,13 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await signIn(page, ACME);
     const script = await checkAddress(page, "javascript:alert(1)");
     expect(script.sent).toBe("javascript:alert(1)");
-    expect(script.body).toMatchObject({ allowed: false, reason_code: "unsupported_scheme" });
+    expect(script.body).toMatchObject({ allowed: false, reasonCode: "unsupported_scheme" });
     await expect.poll(() => page.getByRole("alert").filter({ hasText: "Access denied" }).innerText()).toContain("Only http and https links can be opened.");
     expect(await page.getByText("This isn't a valid web address.").count()).toBe(0);
     expect(await page.getByRole("link", { name: /opens in a new tab/ }).count()).toBe(0);
     const port = await checkAddress(page, "example.com:443/x");
     expect(port.sent).toBe("https://example.com:443/x");
-    expect(port.body).toMatchObject({ allowed: true, canonical_url: "https://example.com/x" });
+    expect(port.body).toMatchObject({ allowed: true, canonicalUrl: "https://example.com/x" });
   });
 
   it("7. the page says that Download, Upload and Copy/paste are placeholders in this version", async () => {

@@ -24,7 +24,8 @@ export interface AuthClient {
   /** A new code (and a new challenge id) for a pending challenge. */
   resendMfa(challengeId: string): Promise<MfaChallengeView>;
   refresh(refreshToken: string): Promise<AuthOutcomeView>;
-  logout(accessToken: string): Promise<void>;
+  /** Ends the stored session on the server (the transport's interceptor sends its token). */
+  logout(): Promise<void>;
 }
 
 /**
@@ -52,8 +53,8 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
     async refresh(refreshToken) {
       return authOutcomeFromWire(await client.refresh({ refreshToken, deviceFingerprint: fingerprint() }));
     },
-    async logout(accessToken) {
-      await client.logout({}, { headers: { authorization: `Bearer ${accessToken}` } });
+    async logout() {
+      await client.logout({});
     },
   };
 }

@@ -1,13 +1,14 @@
+import { ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import {
-  browserPolicyFromJson,
-  orgInfoFromJson,
-  urlDecisionFromJson,
+  errorFactsOf,
+  browserPolicyFromWire,
+  orgInfoFromWire,
+  urlDecisionFromWire,
   type OrgInfoView,
   type ReceivedBrowserPolicy,
   type UrlDecisionView,
 } from "@gatehouse/contract";
-import { apiErrorFrom } from "./api-error.ts";
-import type { AuthedFetch } from "./authed-fetch.ts";
+import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
 
 /**
  * A link the page may render: only http(s) URLs, re-serialised by the browser's own URL parser.
@@ -24,36 +25,33 @@ export function safeLinkHref(canonicalUrl: string | undefined): string | null {
   }
 }
 
+/**
+ * The server's own message for a domain error (one that carries a `gatehouse.v1.ErrorDetail`), worded for
+ * people by the spec's error table; null for anything else (the network, a fault), which the page words itself.
+ */
+export function serverMessageOf(error: unknown): string | null {
+  return errorFactsOf(error).kind === "unknown" ? null : ConnectError.from(error).rawMessage;
+}
+
 export interface BrowserApi {
   getOrg(orgId: string, signal?: AbortSignal): Promise<OrgInfoView>;
   getPolicy(orgId: string, signal?: AbortSignal): Promise<ReceivedBrowserPolicy>;
   checkUrl(orgId: string, url: string, signal?: AbortSignal): Promise<UrlDecisionView>;
 }
 
-/** The browser routes of api.md over the authenticated fetch; non-2xx answers throw ApiError. */
-export function createBrowserApi(authedFetch: AuthedFetch): BrowserApi {
-  const json = async (response: Response): Promise<unknown> => {
-    if (!response.ok) throw await apiErrorFrom(response);
-    return response.json();
-  };
+/** BrowserService over the app's transport (whose interceptor adds the bearer token); failures throw ConnectError. */
+export function createBrowserApi(transport: Transport): BrowserApi {
+  const client = createClient(BrowserService, transport);
+  const options = (signal: AbortSignal | undefined) => (signal === undefined ? {} : { signal });
   return {
     async getOrg(orgId, signal) {
-      const query = new URLSearchParams({ org_id: orgId });
-      return orgInfoFromJson(await json(await authedFetch(`/api/browser/org?${query.toString()}`, signal === undefined ? {} : { signal })));
+      return orgInfoFromWire(await client.getOrg({ orgId }, options(signal)));
     },
     async getPolicy(orgId, signal) {
-      const query = new URLSearchParams({ org_id: orgId });
-      const request = signal === undefined ? {} : { signal };
-      return browserPolicyFromJson(await json(await authedFetch(`/api/browser/policy?${query.toString()}`, request)));
+      return browserPolicyFromWire(await client.getBrowserPolicy({ orgId }, options(signal)));
     },
     async checkUrl(orgId, url, signal) {
-      const response = await authedFetch("/api/browser/check-url", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ url, org_id: orgId }),
-        ...(signal === undefined ? {} : { signal }),
-      });
-      return urlDecisionFromJson(await json(response));
+      return urlDecisionFromWire(await client.checkUrlAccess({ orgId, url }, options(signal)));
     },
   };
 }

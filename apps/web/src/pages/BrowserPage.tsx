@@ -20,13 +20,13 @@ export function BrowserPage(): ReactNode {
   return <SignedInBrowser session={session} />;
 }
 
-function SignOutButton({ session }: { readonly session: Session }): ReactNode {
+function SignOutButton(): ReactNode {
   const { auth, sessions } = useServices();
   const [busy, setBusy] = useState(false);
   const signOut = async (): Promise<void> => {
     setBusy(true);
     try {
-      await auth.logout(session.accessToken);
+      await auth.logout();
     } catch {
       // The session is dropped locally either way; an already-invalid token needs no logout.
     }
@@ -46,7 +46,7 @@ function SignedInBrowser({ session }: { readonly session: Session }): ReactNode 
   const orgName = useOrgName(browser, session.orgId);
 
   return (
-    <AppShell title="Browser" wide actions={<SignOutButton session={session} />}>
+    <AppShell title="Browser" wide actions={<SignOutButton />}>
       <div className="page-heading">
         <h1>Browser</h1>
         <p className="subtle" data-testid="org-name">

@@ -1,9 +1,8 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
-import { ApiError } from "../../api/api-error.ts";
-import { SessionEndedError } from "../../api/authed-fetch.ts";
+import { isSessionEnded } from "../../api/session-interceptor.ts";
 import type { BrowserApi } from "../../api/browser-api.ts";
-import { safeLinkHref } from "../../api/browser-api.ts";
+import { safeLinkHref, serverMessageOf } from "../../api/browser-api.ts";
 import { Button } from "../../components/Button.tsx";
 import { normalizeAddress } from "../../normalize-address.ts";
 import { CheckResult } from "./CheckResult.tsx";
@@ -45,9 +44,9 @@ export function AddressForm({ browser, orgId }: AddressFormProps): ReactNode {
         setOutcome(href === null ? { kind: "error", message: "The server did not return an address that can be opened." } : { kind: "allowed", href });
       }
     } catch (error) {
-      if (error instanceof SessionEndedError) return;
+      if (isSessionEnded(error)) return;
       // A domain error's message is written without secrets for the caller; anything else gets the generic text.
-      const message = error instanceof ApiError && error.kind !== "unknown" ? error.message : "The address could not be checked. Try again.";
+      const message = serverMessageOf(error) ?? "The address could not be checked. Try again.";
       setOutcome({ kind: "error", message });
     }
     setBusy(false);

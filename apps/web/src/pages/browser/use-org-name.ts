@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import type { BrowserApi } from "../../api/browser-api.ts";
 
 /**
- * The signed-in org's display name (GET /api/browser/org); null while loading or when it cannot be
+ * The signed-in org's display name (BrowserService.GetOrg); null while loading or when it cannot be
  * read, so the page says "Your organization" and never shows a raw id.
  */
 export function useOrgName(browser: BrowserApi, orgId: string): string | null {
