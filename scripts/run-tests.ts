@@ -17,7 +17,15 @@ interface VitestJson {
 const outDir = join(process.cwd(), ".test-results");
 mkdirSync(outDir, { recursive: true });
 const outFile = join(outDir, "vitest.json");
-const args = ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...process.argv.slice(2)];
+const args = [
+  "vitest",
+  "run",
+  "--reporter=default",
+  "--reporter=./scripts/skipped-tests-reporter.ts",
+  "--reporter=json",
+  `--outputFile.json=${outFile}`,
+  ...process.argv.slice(2),
+];
 const run = spawnSync("npx", args, { stdio: "inherit" });
 
 let report: VitestJson;
