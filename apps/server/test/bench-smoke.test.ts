@@ -24,5 +24,6 @@ describe("bench --smoke", () => {
     const { code, stdout, stderr } = await runSmoke();
     expect(code, stderr).toBe(0);
     expect(stdout).toContain("| Measurement | Figure | Goal | Result |");
-  }, 120_000);
+    // The smoke run starts several servers and loads; on a busy 2-core machine it came close to the old two-minute bound.
+  }, 300_000);
 });
