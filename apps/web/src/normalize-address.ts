@@ -14,7 +14,7 @@ export function hasScheme(address: string): boolean {
 }
 
 /**
- * Turns what the user typed into the string sent to `POST /api/browser/check-url`: trimmed, with
+ * Turns what the user typed into the URL sent to `BrowserService.CheckUrlAccess`: trimmed, with
  * `https://` prepended only when it has no scheme at all. A typed scheme is kept, so the server
  * answers `unsupported_scheme` for `javascript:` or `data:` instead of a parse error for a made-up
  * https URL. The server parses and decides; the client never opens this string, only the
