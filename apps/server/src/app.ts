@@ -32,6 +32,7 @@ import { createReadiness } from "./readiness.ts";
 import { requestLog } from "./request-log.ts";
 import { combineObservers, observeRoute, observeRpcs, type RequestObserver } from "./request-observer.ts";
 import { createStaticFiles } from "./static-files.ts";
+import { describeDatabase } from "./storage.ts";
 
 /** `npm run build` puts the web client in this package's dist/web, which ships with it; src/ and dist/ are siblings. */
 const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
@@ -157,6 +158,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     {
       url,
       storage: storage.kind,
+      database: describeDatabase(config.databaseUrl),
       sms: sms.mode,
       devOtpRoute: config.devOtpRouteEnabled,
       metrics: metricsServer?.url,

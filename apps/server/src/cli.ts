@@ -25,7 +25,7 @@ import { describeDatabase } from "./storage.ts";
 
 const USAGE = `usage: gatehouse <command> [options]
   serve                                         start the server (what npm start runs)
-  migrate                                       apply pending migrations
+  migrate                                       apply pending migrations (creates a new SQLite file's directory)
   org create <name> [--slug <slug>]             create an organization (slug derived from the name when omitted)
   org list                                      list the organizations
   org settings <org_id> [--json '{...}']        show or change org MFA settings
@@ -311,7 +311,9 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
 
-    const config = loadConfig();
+    // `migrate` is how an operator creates a new SQLite database's directory; other commands refuse a missing one.
+    const loaded = loadConfig();
+    const config = name === "migrate" ? { ...loaded, databaseCreate: true } : loaded;
     process.stderr.write(`gatehouse: database ${describeDatabase(config.databaseUrl)}\n`);
     // Logs go to stderr: stdout carries only the command's JSON.
     const engine = await createEngine(config, createLogger("warn", pino.destination(2)));

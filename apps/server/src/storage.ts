@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openSqliteStores, type QueryTimingHook, type SqliteStores } from "@gatehouse/adapters-sqlite";
 import type { EpochMs, Stores } from "@gatehouse/core";
@@ -40,8 +41,36 @@ export function describeDatabase(databaseUrl: string): string {
   return `postgres ${url.toString()}`;
 }
 
-/** A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here. */
-export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook, sqliteBackgroundCheckpoint = false): Promise<OpenStorage> {
+/**
+ * A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here.
+ * An SQLite file whose directory does not exist is refused unless `createDirectory` (a mistyped path
+ * would otherwise start on a new, empty database), and every error names the database it concerns.
+ */
+export async function openStorage(
+  databaseUrl: string,
+  onQuery?: QueryTimingHook,
+  sqliteBackgroundCheckpoint = false,
+  createDirectory = false,
+): Promise<OpenStorage> {
+  const database = describeDatabase(databaseUrl);
+  if (!isPostgresUrl(databaseUrl) && !createDirectory) {
+    const directory = dirname(sqliteFilename(databaseUrl));
+    if (!existsSync(directory)) {
+      throw new Error(
+        `the SQLite database's directory ${directory} does not exist (DATABASE_URL ${JSON.stringify(databaseUrl)}): ` +
+          "check the path, or let `gatehouse migrate` (or DATABASE_CREATE=true) create it",
+      );
+    }
+  }
+  try {
+    return await openDatabase(databaseUrl, onQuery, sqliteBackgroundCheckpoint);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the database (${database}): ${message}`, { cause: error });
+  }
+}
+
+async function openDatabase(databaseUrl: string, onQuery: QueryTimingHook | undefined, sqliteBackgroundCheckpoint: boolean): Promise<OpenStorage> {
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");

@@ -1,0 +1,106 @@
+/**
+ * Nothing an operator mistypes or leaves out starts silently: production without an SMS provider,
+ * an SQLite path in a directory that does not exist, dev flags set wrong. Each is refused or said
+ * at start-up, naming what is off and the database in use.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { startupNotices } from "../src/startup-notices.ts";
+import { openStorage } from "../src/storage.ts";
+import { runCli, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("production without an SMS provider", () => {
+  it("is refused unless SMS_PROVIDER=none says so", () => {
+    expect(problemsOf({ APP_ENV: "production" })).toContain("APP_ENV=production needs an SMS provider");
+    expect(loadConfig({ APP_ENV: "production", SMS_PROVIDER: "none" }).smsProvider.kind).toBe("none");
+    expect(loadConfig({ APP_ENV: "staging" }).smsProvider.kind).toBe("none");
+  });
+});
+
+describe("start-up notices", () => {
+  it("name no SMS provider, dev OTP mode, and the dev route flag set without the mode", () => {
+    expect(startupNotices(loadConfig({}))).toEqual([expect.stringContaining("no SMS provider")]);
+    expect(startupNotices(loadConfig({ OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" }))).toEqual([
+      expect.stringContaining("dev OTP mode is on"),
+    ]);
+    expect(startupNotices(loadConfig({ NEXT_PUBLIC_DEV_OTP_ENABLED: "true", SMS_PROVIDER: "none" }))).toEqual([
+      expect.stringContaining("no SMS provider"),
+      expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
+    ]);
+    const twilio = {
+      SMS_PROVIDER: "twilio",
+      TWILIO_ACCOUNT_SID: "AC0123456789abcdef0123456789abcdef",
+      TWILIO_AUTH_TOKEN: "twilio_secret_token_value",
+      TWILIO_FROM: "+15557654321",
+    };
+    expect(startupNotices(loadConfig(twilio))).toEqual([]);
+  });
+
+  it("are a warning at start-up outside development, with the database named on the listening line", async () => {
+    const db = tempSqliteDatabase();
+    try {
+      const server = await startServerProcess({ DATABASE_URL: db.databaseUrl, NEXT_PUBLIC_DEV_OTP_ENABLED: "true" });
+      const entries = server.logEntries();
+      expect(entries.filter((entry) => entry.level === "warn").map((entry) => entry.msg)).toEqual([
+        expect.stringContaining("no SMS provider"),
+        expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
+      ]);
+      expect(entries.find((entry) => entry.msg === "gatehouse listening")).toMatchObject({ database: `sqlite ${db.databaseUrl}` });
+      expect(await server.stop()).toBe(0);
+    } finally {
+      db.dispose();
+    }
+  });
+});
+
+describe("an SQLite path whose directory does not exist", () => {
+  it("is refused by name, unless `gatehouse migrate` or DATABASE_CREATE=true creates it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gatehouse-path-"));
+    const databaseUrl = join(dir, "typo", "gatehouse.sqlite");
+    try {
+      const refused = runCli(["org", "list"], { DATABASE_URL: databaseUrl });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(`the SQLite database's directory ${join(dir, "typo")} does not exist`);
+      expect(existsSync(join(dir, "typo"))).toBe(false);
+      const failure = await startServerProcess({ DATABASE_URL: databaseUrl }).then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(failure?.message).toContain(`${join(dir, "typo")} does not exist`);
+      expect(existsSync(join(dir, "typo"))).toBe(false);
+
+      const migrated = runCli(["migrate"], { DATABASE_URL: databaseUrl });
+      expect(migrated.status).toBe(0);
+      expect(existsSync(databaseUrl)).toBe(true);
+
+      const other = join(dir, "other", "gatehouse.sqlite");
+      const storage = await openStorage(other, undefined, false, loadConfig({ DATABASE_URL: other, DATABASE_CREATE: "true" }).databaseCreate);
+      await storage.close();
+      expect(existsSync(other)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("any other storage error at start names the database", async () => {
+    const failure = await openStorage("postgres://gate:s3cret-pw@127.0.0.1:1/none").then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(failure?.message).toContain("cannot open the database (postgres postgres://gate:***@127.0.0.1:1/none)");
+    expect(failure?.message).not.toContain("s3cret-pw");
+  });
+});
