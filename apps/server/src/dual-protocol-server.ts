@@ -15,6 +15,12 @@ const MAX_TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export interface DualProtocolServer {
   listen(port: number, host: string): Promise<AddressInfo>;
+  /**
+   * Shutdown's first step: keeps accepting and serving, but every response from now on closes its
+   * connection (HTTP/1.1 `Connection: close`, HTTP/2 GOAWAY once the stream is in), so no client is
+   * left holding a connection that will close under its next request.
+   */
+  drain(): void;
   /** Stops accepting, lets in-flight requests finish, then closes every connection; forces after `timeoutMs`. */
   close(timeoutMs: number): Promise<void>;
 }
@@ -51,6 +57,8 @@ export function createDualProtocolServer(
   const sessions = new Set<ServerHttp2Session>();
   const http2Sockets = new WeakSet<Socket>();
   let closing = false;
+  /** The listener is closing: a session that still arrives gets its GOAWAY at once. */
+  let listenerClosing = false;
 
   http1.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
@@ -72,7 +80,11 @@ export function createDualProtocolServer(
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
     applyHttp2StreamLimits(session, limits);
-    if (closing) session.close();
+    if (listenerClosing) session.close();
+  });
+  // Draining: GOAWAY right after each stream arrives, so the stream is still served (its id is the last one).
+  http2.on("stream", (stream) => {
+    if (closing) stream.session?.close();
   });
 
   const server = createNetServer((socket) => {
@@ -119,8 +131,13 @@ export function createDualProtocolServer(
           resolve(server.address() as AddressInfo);
         });
       }),
+    drain: () => {
+      closing = true;
+      for (const session of sessions) session.close();
+    },
     close: async (timeoutMs) => {
       closing = true;
+      listenerClosing = true;
       // Stops the HTTP/1.1 timeout checks and closes its idle connections; it never listened, so the error it reports is moot.
       http1.close(() => {});
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
