@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openSqliteStores, type QueryTimingHook, type SqliteStores } from "@gatehouse/adapters-sqlite";
@@ -16,6 +17,14 @@ export interface OpenStorage {
   purgeExpired(now: EpochMs, retention: { readonly auditRetentionMs: number }): Promise<PurgedCounts>;
   /** A cheap `select 1`: resolves while the database answers (the readiness probe). */
   ping(): Promise<void>;
+  /**
+   * A cheap committed write (the readiness probe's second half): rejects while writes fail (disk full,
+   * read-only file or replica, lost write lock) even though reads still answer. One single-row upsert
+   * of this process's own rate-limit row, `readiness:<host>:<pid>`: no replica waits on another's row,
+   * nothing accumulates (the row holds one unit of a 1 ms window), and the purge job deletes the rows
+   * of processes that are gone. No table of its own, so no migration.
+   */
+  probeWrite(now: EpochMs): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,14 +72,28 @@ export async function openStorage(
     }
   }
   try {
-    return await openDatabase(databaseUrl, onQuery, sqliteBackgroundCheckpoint);
+    return withWriteProbe(await openDatabase(databaseUrl, onQuery, sqliteBackgroundCheckpoint));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot open the database (${database}): ${message}`, { cause: error });
   }
 }
 
-async function openDatabase(databaseUrl: string, onQuery: QueryTimingHook | undefined, sqliteBackgroundCheckpoint: boolean): Promise<OpenStorage> {
+function withWriteProbe(storage: Omit<OpenStorage, "probeWrite">): OpenStorage {
+  const key = `readiness:${hostname()}:${process.pid}`;
+  return {
+    ...storage,
+    probeWrite: async (now) => {
+      await storage.stores.rateLimiter.consume(key, 1, 1, now);
+    },
+  };
+}
+
+async function openDatabase(
+  databaseUrl: string,
+  onQuery: QueryTimingHook | undefined,
+  sqliteBackgroundCheckpoint: boolean,
+): Promise<Omit<OpenStorage, "probeWrite">> {
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
