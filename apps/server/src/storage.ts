@@ -32,7 +32,7 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
-function sqliteFilename(databaseUrl: string): string {
+export function sqliteFilename(databaseUrl: string): string {
   return databaseUrl.startsWith("file:") ? fileURLToPath(new URL(databaseUrl, `file://${process.cwd()}/`)) : resolve(databaseUrl);
 }
 
