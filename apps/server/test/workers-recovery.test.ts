@@ -31,7 +31,7 @@ describe.runIf(available)("WORKERS supervisor: a worker that cannot start is ret
     await relay.open();
     const url = relay.url();
     url.searchParams.set("options", `-c search_path=${schema}`);
-    server = await startServerProcess({ DATABASE_URL: url.toString(), WORKERS: "2", WORKER_START_TIMEOUT_MS: "10000", LOG_LEVEL: "info" });
+    server = await startServerProcess({ DATABASE_URL: url.toString(), WORKERS: "2", WORKER_START_TIMEOUT_MS: "8000", LOG_LEVEL: "info" });
   });
 
   afterAll(async () => {
@@ -63,6 +63,23 @@ describe.runIf(available)("WORKERS supervisor: a worker that cannot start is ret
       const ready = await fetch(`${server.url}/readyz`, { headers: { connection: "close" } });
       expect(ready.status).toBe(200);
     }
+  }, 120_000);
+
+  it("stops a worker that hangs at start (a partition) once WORKER_START_TIMEOUT_MS passes, and retries it", async () => {
+    const before = listeningWorkers(server.logEntries());
+    expect(before.size).toBe(2);
+    const [victim] = [...before] as number[];
+    const seen = server.logEntries().length;
+    relay.partition();
+    process.kill(victim!, "SIGKILL");
+    const stuck = await server.logEntry((entry) => entry.msg === "worker did not listen in time: stopping it", 30_000);
+    expect(stuck).toMatchObject({ level: "error", timeoutMs: 8000 });
+    await server.logEntry((entry) => entry.msg === "worker exited" && entry.worker === stuck.worker && entry.signal === "SIGKILL" && entry.listened === false);
+    relay.heal();
+    await server.logEntry(() => {
+      const live = listeningWorkers(server.logEntries());
+      return live.size === 2 && !live.has(victim) && server.logEntries().length > seen;
+    }, 60_000);
     expect(await server.stop()).toBe(0);
   }, 120_000);
 });
