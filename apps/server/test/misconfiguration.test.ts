@@ -12,6 +12,9 @@ import { startupNotices } from "../src/startup-notices.ts";
 import { openStorage } from "../src/storage.ts";
 import { runCli, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
+/** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
+const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789" };
+
 function problemsOf(env: Record<string, string>): string {
   try {
     loadConfig(env);
@@ -24,9 +27,25 @@ function problemsOf(env: Record<string, string>): string {
 
 describe("production without an SMS provider", () => {
   it("is refused unless SMS_PROVIDER=none says so", () => {
-    expect(problemsOf({ APP_ENV: "production" })).toContain("APP_ENV=production needs an SMS provider");
-    expect(loadConfig({ APP_ENV: "production", SMS_PROVIDER: "none" }).smsProvider.kind).toBe("none");
+    expect(problemsOf(PRODUCTION)).toContain("APP_ENV=production needs an SMS provider");
+    expect(loadConfig({ ...PRODUCTION, SMS_PROVIDER: "none" }).smsProvider.kind).toBe("none");
     expect(loadConfig({ APP_ENV: "staging" }).smsProvider.kind).toBe("none");
+  });
+});
+
+describe("lifecycle and database creation settings", () => {
+  it("drain 5 s in production and none elsewhere; a worker has 30 s to listen; only the default database path is created", () => {
+    expect(loadConfig({ ...PRODUCTION, SMS_PROVIDER: "none" }).lifecycle).toEqual({ shutdownDrainMs: 5000, workerStartTimeoutMs: 30_000 });
+    expect(loadConfig({}).lifecycle).toEqual({ shutdownDrainMs: 0, workerStartTimeoutMs: 30_000 });
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: "15000", WORKER_START_TIMEOUT_MS: "5000" }).lifecycle).toEqual({
+      shutdownDrainMs: 15_000,
+      workerStartTimeoutMs: 5000,
+    });
+    expect(problemsOf({ SHUTDOWN_DRAIN_MS: "-1" })).toContain("SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000");
+    expect(problemsOf({ WORKER_START_TIMEOUT_MS: "10" })).toContain("WORKER_START_TIMEOUT_MS must be a whole number from 100 to 600000");
+    expect(loadConfig({}).databaseCreate).toBe(true);
+    expect(loadConfig({ DATABASE_URL: "/srv/gatehouse/g.sqlite" }).databaseCreate).toBe(false);
+    expect(loadConfig({ DATABASE_URL: "/srv/gatehouse/g.sqlite", DATABASE_CREATE: "true" }).databaseCreate).toBe(true);
   });
 });
 
