@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { startupNotices } from "../src/startup-notices.ts";
 import { openStorage } from "../src/storage.ts";
-import { runCli, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
+import { clientsFor } from "./support/clients.ts";
+import { runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
 /** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
 const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789" };
@@ -68,21 +69,34 @@ describe("start-up notices", () => {
     expect(startupNotices(loadConfig(twilio))).toEqual([]);
   });
 
-  it("are a warning at start-up outside development, with the database named on the listening line", async () => {
+  it("are a warning at start-up outside development, with the database named on the listening line; no otp.sent for a code never sent", async () => {
     const db = tempSqliteDatabase();
+    const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1" };
     try {
-      const server = await startServerProcess({ DATABASE_URL: db.databaseUrl, NEXT_PUBLIC_DEV_OTP_ENABLED: "true" });
+      const { orgId } = seedOrgAndMember(env, "ada@example.com", "correct horse battery");
+      const server = await startServerProcess({ ...env, NEXT_PUBLIC_DEV_OTP_ENABLED: "true" });
       const entries = server.logEntries();
       expect(entries.filter((entry) => entry.level === "warn").map((entry) => entry.msg)).toEqual([
         expect.stringContaining("no SMS provider"),
         expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
       ]);
       expect(entries.find((entry) => entry.msg === "gatehouse listening")).toMatchObject({ database: `sqlite ${db.databaseUrl}` });
+
+      // The challenge is created (the spec says so) but its code goes nowhere: nothing may say it was sent.
+      const api = clientsFor(server.url);
+      const login = await api.auth.login({ email: "ada@example.com", password: "correct horse battery", orgId });
+      if (login.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${login.result.case}`);
+      const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: login.result.value.intentId, phone: "+15551234567" });
+      expect(challenge.challengeId).not.toBe("");
+      await server.logEntry((entry) => entry.msg === "no SMS provider configured (SMS_PROVIDER): OTP not sent");
       expect(await server.stop()).toBe(0);
+      const kinds = runCli(["audit", "list", "--org", orgId], env).lines.map((event) => event.kind);
+      expect(kinds).toContain("mfa.required");
+      expect(kinds).not.toContain("otp.sent");
     } finally {
       db.dispose();
     }
-  });
+  }, 60_000);
 });
 
 describe("an SQLite path whose directory does not exist", () => {
