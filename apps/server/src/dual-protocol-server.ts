@@ -56,12 +56,15 @@ export function createDualProtocolServer(
   const inFlight = new Map<Socket, number>();
   const sessions = new Set<ServerHttp2Session>();
   const http2Sockets = new WeakSet<Socket>();
+  /** HTTP/1.1 connections that carried a request: only these can be idle keep-alives, closed at once on shutdown. */
+  const served = new WeakSet<Socket>();
   let closing = false;
   /** The listener is closing: a session that still arrives gets its GOAWAY at once. */
   let listenerClosing = false;
 
   http1.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
+    served.add(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     // A declared body too large to drain, should the handler refuse it, goes on a connection that closes with the response.
     if (closing || Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
@@ -138,16 +141,20 @@ export function createDualProtocolServer(
     close: async (timeoutMs) => {
       closing = true;
       listenerClosing = true;
-      // Stops the HTTP/1.1 timeout checks and closes its idle connections; it never listened, so the error it reports is moot.
-      http1.close(() => {});
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
-      for (const socket of sockets) if (!http2Sockets.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroySoon();
+      // An idle keep-alive connection closes now. One accepted just before the listener closed, whose request
+      // is still on its way, is not idle: it is answered (with `Connection: close`) or meets its first-bytes
+      // or headers timeout. Closing it would drop a request the client already sent.
+      for (const socket of sockets) if (served.has(socket) && !http2Sockets.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroySoon();
       const forced = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, timeoutMs);
       await stopped;
       clearTimeout(forced);
+      // Stops the HTTP/1.1 timeout checks (last: http1's close would also close the connections spared above);
+      // it never listened, so the error it reports is moot.
+      http1.close(() => {});
     },
   };
 }
