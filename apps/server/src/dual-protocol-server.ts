@@ -67,14 +67,23 @@ export function createDualProtocolServer(
     served.add(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     // A declared body too large to drain, should the handler refuse it, goes on a connection that closes with the response.
-    if (closing || Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
+    if (Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
+    // Decided as the response starts, not as the request came: one that arrived before shutdown and is answered
+    // after it must say that the connection closes, or the client sends its next request into the close.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      if (closing && !this.headersSent) this.setHeader("connection", "close");
+      return Reflect.apply(writeHead, this, args) as ServerResponse;
+    } as typeof res.writeHead;
     res.on("finish", () => {
       if (!req.complete) drainRefusedBody(req, socket);
     });
     res.on("close", () => {
       const left = (inFlight.get(socket) ?? 1) - 1;
       inFlight.set(socket, left);
-      if (closing && left === 0) socket.destroySoon();
+      // Draining, the response said `Connection: close` and Node closes the connection itself; once the listener
+      // closes, a connection left without a request is closed.
+      if (listenerClosing && left === 0) socket.destroySoon();
     });
   });
   // After the bookkeeping above, so its headers are set before the handler can answer.

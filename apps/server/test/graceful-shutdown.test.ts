@@ -6,7 +6,6 @@
 import { request as http1Request, Agent, type IncomingHttpHeaders } from "node:http";
 import { connect as connectHttp2, type ClientHttp2Session } from "node:http2";
 import { describe, expect, it } from "vitest";
-import { clientsFor } from "./support/clients.ts";
 import { seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
 interface Answer {
@@ -26,6 +25,18 @@ function get(url: string, agent: Agent): Promise<Answer> {
   });
 }
 
+function post(url: string, body: unknown, agent: Agent): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http1Request(url, { agent, method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 function getHttp2(session: ClientHttp2Session, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const stream = session.request({ ":path": path });
@@ -37,24 +48,28 @@ function getHttp2(session: ClientHttp2Session, path: string): Promise<number> {
 }
 
 describe("graceful shutdown", () => {
-  it("SIGTERM lets an in-flight request finish, then exits 0 and refuses new connections", async () => {
+  it("SIGTERM lets an in-flight request finish, its response saying the connection closes, then exits 0 and refuses new connections", async () => {
     const db = tempSqliteDatabase();
     // A costly Argon2id (64 MiB, 4 passes) keeps the Login running while SIGTERM arrives.
     const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "65536", PASSWORD_HASH_PASSES: "4", RATE_LIMIT_IP_PER_MINUTE: "0" };
+    const agent = new Agent({ keepAlive: true });
     try {
       const { orgId } = seedOrgAndMember(env, "ada@example.com", "correct horse battery");
       const server = await startServerProcess({ ...env, LOG_LEVEL: "debug" });
-      const api = clientsFor(server.url);
-      const inFlight = api.auth.login({ email: "ada@example.com", password: "correct horse battery", orgId });
+      const inFlight = post(`${server.url}/gatehouse.v1.AuthService/Login`, { email: "ada@example.com", password: "correct horse battery", orgId }, agent);
       // SIGTERM only once the server has the request: before that, a refused connection would be a test race, not a finding.
       await server.logEntry((entry) => entry.msg === "request received" && entry.path === "/gatehouse.v1.AuthService/Login");
       const exit = server.stop();
       const outcome = await inFlight;
-      expect(outcome.result.case).toBe("phoneRequired");
+      expect(outcome.status).toBe(200);
+      expect(JSON.parse(outcome.body)).toHaveProperty("phoneRequired");
+      // The request came before SIGTERM, its answer after: a keep-alive here would send the client's next request into the close.
+      expect(outcome.headers.connection).toBe("close");
       expect(await exit).toBe(0);
       await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
       expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
     } finally {
+      agent.destroy();
       db.dispose();
     }
   }, 30_000);
