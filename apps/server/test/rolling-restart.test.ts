@@ -58,7 +58,6 @@ describe("rolling restart of two replicas behind a load balancer", () => {
     const answeredBy = ports.map(() => 0);
     const inRotation = ports.map(() => true);
     const leftRotation = ports.map(() => false);
-    let refused = 0;
     let turn = 0;
     let running = true;
 
@@ -133,7 +132,6 @@ describe("rolling restart of two replicas behind a load balancer", () => {
             lost.push(String(code ?? error));
             return;
           }
-          refused += 1;
           target = (target + 1) % ports.length;
         }
       }
@@ -157,6 +155,5 @@ describe("rolling restart of two replicas behind a load balancer", () => {
     expect(answered()).toBeGreaterThanOrEqual(40);
     // Each replica left the rotation during its restart and served again after it.
     expect(leftRotation).toEqual([true, true]);
-    expect(refused).toBeGreaterThanOrEqual(0);
   }, 120_000);
 });
