@@ -58,6 +58,7 @@ export async function superviseWorkers(config: ServerConfig, logger: Logger): Pr
     logger.info({ reason }, "stopping workers");
     for (const retry of retries) clearTimeout(retry);
     retries.clear();
+    for (const deadline of startDeadlines.values()) clearTimeout(deadline);
     for (const worker of live) worker.process.kill("SIGTERM");
     if (live.size === 0) allExited();
   };
@@ -73,7 +74,8 @@ export async function superviseWorkers(config: ServerConfig, logger: Logger): Pr
     startDeadlines.delete(worker);
     live.delete(worker);
     if (stopping) {
-      if (code !== 0) failed = true;
+      // SIGTERM's default action ends a worker still starting (it listens for the signal only once serving): not a failure.
+      if (code !== 0 && signal !== "SIGTERM") failed = true;
       if (live.size === 0) allExited();
       return;
     }
