@@ -23,7 +23,7 @@ import {
 } from "@gatehouse/transport-connect";
 import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
-import { createDualProtocolServer } from "./dual-protocol-server.ts";
+import { createDualProtocolServer, type RequestHandler } from "./dual-protocol-server.ts";
 import { createEngine } from "./engine.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
@@ -32,6 +32,7 @@ import { createReadiness } from "./readiness.ts";
 import { requestLog } from "./request-log.ts";
 import { combineObservers, observeRoute, observeRpcs, type RequestObserver } from "./request-observer.ts";
 import { createStaticFiles } from "./static-files.ts";
+import { describeDatabase } from "./storage.ts";
 
 /** `npm run build` puts the web client in this package's dist/web, which ships with it; src/ and dist/ are siblings. */
 const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
@@ -49,7 +50,7 @@ export interface RunningServer {
   readonly url: string;
   readonly port: number;
   readonly gatehouse: Gatehouse;
-  /** Graceful: in-flight requests finish, then the database closes. */
+  /** Graceful: not ready and draining for SHUTDOWN_DRAIN_MS, then the listener closes, in-flight requests finish, and the database closes. */
   close(): Promise<void>;
 }
 
@@ -68,7 +69,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : []),
   ];
   const observer = combineObservers(observers);
-  const readiness = createReadiness({ ping: storage.ping });
+  const readiness = createReadiness({ ping: storage.ping, write: () => storage.probeWrite(clock.now()) });
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
@@ -133,7 +134,15 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
 
   let refusedSinceWarning = 0;
   let lastWarningAt = -Infinity;
-  const server = createDualProtocolServer(connect, config.connections, () => {
+  // At debug level a request is also logged as it arrives (method and path, never the query), so an operator or a
+  // test can tell that it reached the server, without a line per request at info.
+  const handler: RequestHandler = logger.isLevelEnabled("debug")
+    ? (req, res) => {
+        logger.debug({ method: req.method, path: (req.url ?? "/").split("?")[0] }, "request received");
+        connect(req, res);
+      }
+    : connect;
+  const server = createDualProtocolServer(handler, config.connections, () => {
     refusedSinceWarning += 1;
     const now = Date.now();
     if (now - lastWarningAt < REFUSED_CONNECTIONS_LOG_INTERVAL_MS) return;
@@ -157,6 +166,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     {
       url,
       storage: storage.kind,
+      database: describeDatabase(config.databaseUrl),
       sms: sms.mode,
       devOtpRoute: config.devOtpRouteEnabled,
       metrics: metricsServer?.url,
@@ -170,7 +180,16 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     port: address.port,
     gatehouse,
     close: async () => {
+      // Two steps: readiness fails and every response closes its connection while the listener stays
+      // open for SHUTDOWN_DRAIN_MS (a load balancer notices and moves its traffic), then the listener closes.
       readiness.drain();
+      server.drain();
+      const { shutdownDrainMs } = config.lifecycle;
+      if (shutdownDrainMs > 0) {
+        logger.info({ drainMs: shutdownDrainMs }, "draining: not ready, still serving");
+        await new Promise((resolve) => setTimeout(resolve, shutdownDrainMs));
+      }
+      logger.info({ timeoutMs: config.shutdownTimeoutMs }, "closing the listener");
       clearInterval(purge);
       await metricsServer?.close();
       await server.close(config.shutdownTimeoutMs);

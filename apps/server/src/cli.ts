@@ -17,6 +17,7 @@ import {
 } from "@gatehouse/contract";
 import { parseOrgRole, GatehouseError, invalidArgument, MAX_AUDIT_PAGE_SIZE, SYSTEM_ACTOR, type AuditEventsQuery, type Gatehouse } from "@gatehouse/core";
 import { pino } from "pino";
+import { backupDatabase } from "./backup.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
@@ -25,7 +26,9 @@ import { describeDatabase } from "./storage.ts";
 
 const USAGE = `usage: gatehouse <command> [options]
   serve                                         start the server (what npm start runs)
-  migrate                                       apply pending migrations
+  migrate                                       apply pending migrations (creates a new SQLite file's directory)
+  backup <file>                                 a consistent copy of the SQLite database while servers run (never overwrites;
+                                                PostgreSQL: use pg_dump, see docs/operations.md)
   org create <name> [--slug <slug>]             create an organization (slug derived from the name when omitted)
   org list                                      list the organizations
   org settings <org_id> [--json '{...}']        show or change org MFA settings
@@ -98,6 +101,8 @@ interface Command extends CommandShape {
 
 /** `serve` configures itself and runs until it is stopped. */
 const SERVE: CommandShape = { params: [], options: [] };
+/** `backup` copies the database file as it is: no engine, no migration. */
+const BACKUP: CommandShape = { params: ["file"], options: [] };
 
 class UsageError extends Error {}
 
@@ -272,8 +277,9 @@ function parse(argv: string[]): { values: Values; positionals: string[] } {
 }
 
 /** Which command the words name (one word or two), and the arguments after them. */
-function resolveCommand(positionals: readonly string[]): { name: string; command: Command | typeof SERVE; args: readonly string[] } {
+function resolveCommand(positionals: readonly string[]): { name: string; command: Command | CommandShape; args: readonly string[] } {
   if (positionals[0] === "serve") return { name: "serve", command: SERVE, args: positionals.slice(1) };
+  if (positionals[0] === "backup") return { name: "backup", command: BACKUP, args: positionals.slice(1) };
   for (const words of [2, 1]) {
     const name = positionals.slice(0, words).join(" ");
     const command = COMMANDS[name];
@@ -306,12 +312,18 @@ export async function main(argv: string[]): Promise<number> {
     if (positionals.length === 0) throw new UsageError(`no command given\n${USAGE}`);
     const { name, command, args } = resolveCommand(positionals);
     checkInvocation(name, command, args, values);
+    if (command === BACKUP) {
+      process.stdout.write(`${JSON.stringify(backupDatabase(loadConfig().databaseUrl, args[0]!))}\n`);
+      return 0;
+    }
     if (!("run" in command)) {
       await serve();
       return 0;
     }
 
-    const config = loadConfig();
+    // `migrate` is how an operator creates a new SQLite database's directory; other commands refuse a missing one.
+    const loaded = loadConfig();
+    const config = name === "migrate" ? { ...loaded, databaseCreate: true } : loaded;
     process.stderr.write(`gatehouse: database ${describeDatabase(config.databaseUrl)}\n`);
     // Logs go to stderr: stdout carries only the command's JSON.
     const engine = await createEngine(config, createLogger("warn", pino.destination(2)));

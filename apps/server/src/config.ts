@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
+import { readLifecycle, type LifecycleConfig } from "./lifecycle-config.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
 
@@ -13,6 +14,8 @@ export interface ServerConfig {
   readonly host: string;
   readonly port: number;
   readonly databaseUrl: string;
+  /** DATABASE_CREATE: an SQLite file's missing directory is created; default only for the default DATABASE_URL (`gatehouse migrate` always creates it). */
+  readonly databaseCreate: boolean;
   /** SQLITE_BACKGROUND_CHECKPOINT: a worker thread checkpoints the SQLite WAL (adapters-sqlite `backgroundCheckpoint`). */
   readonly sqliteBackgroundCheckpoint: boolean;
   readonly appEnv: string | undefined;
@@ -20,6 +23,8 @@ export interface ServerConfig {
   readonly devOtpMode: boolean;
   /** NEXT_PUBLIC_DEV_OTP_ENABLED: the dev HTTP route exists only with this and dev OTP mode. */
   readonly devOtpRouteEnabled: boolean;
+  /** NEXT_PUBLIC_DEV_OTP_ENABLED as set, dev mode or not: a flag set without the mode is worth a start-up warning. */
+  readonly devOtpRouteFlag: boolean;
   readonly sms: { readonly apiKey: string; readonly sender: string | undefined; readonly baseUrl: string | undefined; readonly timeoutMs: number };
   /** SMS_PROVIDER and that provider's settings (sms-config.ts); `none` in dev OTP mode. */
   readonly smsProvider: SmsProviderConfig;
@@ -43,6 +48,8 @@ export interface ServerConfig {
   readonly auditRetentionMs: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
+  /** SHUTDOWN_DRAIN_MS and WORKER_START_TIMEOUT_MS (lifecycle-config.ts). */
+  readonly lifecycle: LifecycleConfig;
   readonly webDist: string | undefined;
   /** Server processes on the one port (node:cluster); 1 runs the server in this process. */
   readonly workers: number;
@@ -178,12 +185,14 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     host: text("HOST") ?? "127.0.0.1",
     port: int("PORT", 8080, 0, 65535),
     databaseUrl,
+    databaseCreate: bool("DATABASE_CREATE", text("DATABASE_URL") === undefined),
     sqliteBackgroundCheckpoint: bool("SQLITE_BACKGROUND_CHECKPOINT", false),
     appEnv,
     devOtpMode,
     devOtpRouteEnabled: devOtpMode && devOtpRouteFlag,
+    devOtpRouteFlag,
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
-    smsProvider: readSmsProvider(text, problems, devOtpMode),
+    smsProvider: readSmsProvider(text, problems, devOtpMode, production),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
@@ -198,6 +207,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     auditRetentionMs: int("AUDIT_RETENTION_DAYS", 90, 1, 36_500) * 24 * 60 * 60 * 1000,
     logLevel,
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    lifecycle: readLifecycle({ int }, production),
     webDist: text("WEB_DIST"),
     workers,
     warnings,

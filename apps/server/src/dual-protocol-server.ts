@@ -15,6 +15,12 @@ const MAX_TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 export interface DualProtocolServer {
   listen(port: number, host: string): Promise<AddressInfo>;
+  /**
+   * Shutdown's first step: keeps accepting and serving, but every response from now on closes its
+   * connection (HTTP/1.1 `Connection: close`, HTTP/2 GOAWAY once the stream is in), so no client is
+   * left holding a connection that will close under its next request.
+   */
+  drain(): void;
   /** Stops accepting, lets in-flight requests finish, then closes every connection; forces after `timeoutMs`. */
   close(timeoutMs: number): Promise<void>;
 }
@@ -50,20 +56,34 @@ export function createDualProtocolServer(
   const inFlight = new Map<Socket, number>();
   const sessions = new Set<ServerHttp2Session>();
   const http2Sockets = new WeakSet<Socket>();
+  /** HTTP/1.1 connections that carried a request: only these can be idle keep-alives, closed at once on shutdown. */
+  const served = new WeakSet<Socket>();
   let closing = false;
+  /** The listener is closing: a session that still arrives gets its GOAWAY at once. */
+  let listenerClosing = false;
 
   http1.on("request", (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
+    served.add(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     // A declared body too large to drain, should the handler refuse it, goes on a connection that closes with the response.
-    if (closing || Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
+    if (Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
+    // Decided as the response starts, not as the request came: one that arrived before shutdown and is answered
+    // after it must say that the connection closes, or the client sends its next request into the close.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      if (closing && !this.headersSent) this.setHeader("connection", "close");
+      return Reflect.apply(writeHead, this, args) as ServerResponse;
+    } as typeof res.writeHead;
     res.on("finish", () => {
       if (!req.complete) drainRefusedBody(req, socket);
     });
     res.on("close", () => {
       const left = (inFlight.get(socket) ?? 1) - 1;
       inFlight.set(socket, left);
-      if (closing && left === 0) socket.destroySoon();
+      // Draining, the response said `Connection: close` and Node closes the connection itself; once the listener
+      // closes, a connection left without a request is closed.
+      if (listenerClosing && left === 0) socket.destroySoon();
     });
   });
   // After the bookkeeping above, so its headers are set before the handler can answer.
@@ -72,7 +92,11 @@ export function createDualProtocolServer(
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
     applyHttp2StreamLimits(session, limits);
-    if (closing) session.close();
+    if (listenerClosing) session.close();
+  });
+  // Draining: GOAWAY right after each stream arrives, so the stream is still served (its id is the last one).
+  http2.on("stream", (stream) => {
+    if (closing) stream.session?.close();
   });
 
   const server = createNetServer((socket) => {
@@ -119,18 +143,27 @@ export function createDualProtocolServer(
           resolve(server.address() as AddressInfo);
         });
       }),
+    drain: () => {
+      closing = true;
+      for (const session of sessions) session.close();
+    },
     close: async (timeoutMs) => {
       closing = true;
-      // Stops the HTTP/1.1 timeout checks and closes its idle connections; it never listened, so the error it reports is moot.
-      http1.close(() => {});
+      listenerClosing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
-      for (const socket of sockets) if (!http2Sockets.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroySoon();
+      // An idle keep-alive connection closes now. One accepted just before the listener closed, whose request
+      // is still on its way, is not idle: it is answered (with `Connection: close`) or meets its first-bytes
+      // or headers timeout. Closing it would drop a request the client already sent.
+      for (const socket of sockets) if (served.has(socket) && !http2Sockets.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroySoon();
       const forced = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, timeoutMs);
       await stopped;
       clearTimeout(forced);
+      // Stops the HTTP/1.1 timeout checks (last: http1's close would also close the connections spared above);
+      // it never listened, so the error it reports is moot.
+      http1.close(() => {});
     },
   };
 }

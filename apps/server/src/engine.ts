@@ -37,7 +37,7 @@ export interface Engine {
 /** The composition root: the one place that picks implementations for the core's ports. Migrates the database. */
 export async function createEngine(config: ServerConfig, logger: Logger, clock: Clock = systemClock, instruments: EngineInstruments = {}): Promise<Engine> {
   for (const warning of config.warnings) logger.warn(warning);
-  const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint);
+  const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, config.databaseCreate);
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);
   const { wrapRateLimiter } = instruments;

@@ -1,11 +1,13 @@
 /**
  * Readiness: can this process serve right now? It can while the database answers a `select 1`
- * in time and the server is not draining for shutdown. Used by `/readyz` and the gRPC health
+ * and takes a small write (`write`, see OpenStorage.probeWrite) in time, and the server is not
+ * draining for shutdown: a database that reads but cannot write (disk full, read-only) fails
+ * every sign-in, so it must take the replica out of rotation too. Used by `/readyz` and the gRPC health
  * service. Liveness (`/healthz`) never asks the database: a database outage must take replicas
  * out of rotation, not get them restarted.
  *
- * Concurrent probes share one ping, and an answer is reused for `cacheMs`, so a flood of probes
- * is not a flood of queries.
+ * Concurrent probes share one ping and write, and an answer is reused for `cacheMs`, so a flood
+ * of probes is not a flood of queries.
  */
 export interface Readiness {
   ready(): Promise<boolean>;
@@ -16,6 +18,8 @@ export interface Readiness {
 
 export interface ReadinessOptions {
   readonly ping: () => Promise<void>;
+  /** Runs after a successful ping, within the same timeout. */
+  readonly write?: (() => Promise<void>) | undefined;
   readonly timeoutMs?: number | undefined;
   readonly cacheMs?: number | undefined;
   readonly now?: (() => number) | undefined;
@@ -37,10 +41,13 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     });
     try {
       return await Promise.race([
-        options.ping().then(
-          () => true,
-          () => false,
-        ),
+        options
+          .ping()
+          .then(() => options.write?.())
+          .then(
+            () => true,
+            () => false,
+          ),
         timedOut,
       ]);
     } finally {

@@ -2,6 +2,7 @@ import cluster from "node:cluster";
 import { startServer } from "./app.ts";
 import { checkPhoneRegion, loadConfig } from "./config.ts";
 import { createLogger, resolveLogFormat } from "./logger.ts";
+import { logStartupNotices } from "./startup-notices.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 import { superviseWorkers } from "./workers.ts";
 
@@ -17,11 +18,20 @@ export async function serve(): Promise<void> {
   process.env.UV_THREADPOOL_SIZE ??= String(config.passwordHash.concurrency + 4);
   const production = config.appEnv?.toLowerCase() === "production";
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.observability.logFormat, production, process.stdout.isTTY));
+  // Once per start: the supervisor says it for its workers.
+  if (cluster.isPrimary) logStartupNotices(config, logger);
   if (config.workers > 1 && cluster.isPrimary) {
     await superviseWorkers(config, logger);
     return;
   }
-  const server = await startServer(config, logger);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, logger);
+  } catch (error) {
+    // A worker's channel to its supervisor would keep it alive, not listening: it must exit so the supervisor retries.
+    cluster.worker?.disconnect();
+    throw error;
+  }
   await untilStopSignal(logger);
   try {
     await server.close();

@@ -7,8 +7,11 @@
  *                        + TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID; TWILIO_BASE_URL optional
  *   SMS_PROVIDER=vonage  VONAGE_API_KEY + VONAGE_API_SECRET + VONAGE_FROM; VONAGE_BASE_URL optional
  *
+ *   SMS_PROVIDER=none    no SMS at all, on purpose: challenges are created, no code is sent (nor recorded as sent)
+ *
  * Unset SMS_PROVIDER keeps the behaviour from before providers existed: `http` when
- * SMS_PROVIDER_API_KEY is set, otherwise no SMS at all.
+ * SMS_PROVIDER_API_KEY is set, otherwise no SMS at all, which production (APP_ENV=production)
+ * refuses: users would be asked for codes that never come. It must say SMS_PROVIDER=none.
  */
 import type { TwilioCredentials, TwilioSender } from "@gatehouse/adapters-sms";
 
@@ -24,11 +27,11 @@ export type SmsProviderConfig =
     }
   | { readonly kind: "vonage"; readonly apiKey: string; readonly apiSecret: string; readonly from: string; readonly baseUrl: string | undefined };
 
-export const SMS_PROVIDERS = ["http", "twilio", "vonage"] as const;
+export const SMS_PROVIDERS = ["http", "twilio", "vonage", "none"] as const;
 
 type Text = (name: string) => string | undefined;
 
-export function readSmsProvider(text: Text, problems: string[], devOtpMode: boolean): SmsProviderConfig {
+export function readSmsProvider(text: Text, problems: string[], devOtpMode: boolean, production = false): SmsProviderConfig {
   const chosen = text("SMS_PROVIDER")?.toLowerCase();
   if (chosen !== undefined && !(SMS_PROVIDERS as readonly string[]).includes(chosen)) {
     problems.push(`SMS_PROVIDER must be one of ${SMS_PROVIDERS.join(", ")}`);
@@ -37,6 +40,12 @@ export function readSmsProvider(text: Text, problems: string[], devOtpMode: bool
   // Dev OTP mode never sends, so a half-configured provider must not stop a developer's start.
   if (devOtpMode) return { kind: "none" };
   const kind = chosen ?? (text("SMS_PROVIDER_API_KEY") === undefined ? "none" : "http");
+  if (kind === "none" && chosen === undefined && production) {
+    problems.push(
+      "APP_ENV=production needs an SMS provider (SMS_PROVIDER=http, twilio or vonage, with its settings): " +
+        "without one no code is ever sent; set SMS_PROVIDER=none to run without SMS on purpose",
+    );
+  }
   const before = problems.length;
   const required = (name: string, why = `SMS_PROVIDER=${kind}`): string => {
     const value = text(name);

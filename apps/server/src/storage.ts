@@ -1,4 +1,6 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openSqliteStores, type QueryTimingHook, type SqliteStores } from "@gatehouse/adapters-sqlite";
 import type { EpochMs, Stores } from "@gatehouse/core";
@@ -15,6 +17,14 @@ export interface OpenStorage {
   purgeExpired(now: EpochMs, retention: { readonly auditRetentionMs: number }): Promise<PurgedCounts>;
   /** A cheap `select 1`: resolves while the database answers (the readiness probe). */
   ping(): Promise<void>;
+  /**
+   * A cheap committed write (the readiness probe's second half): rejects while writes fail (disk full,
+   * read-only file or replica, lost write lock) even though reads still answer. One single-row upsert
+   * of this process's own rate-limit row, `readiness:<host>:<pid>`: no replica waits on another's row,
+   * nothing accumulates (the row holds one unit of a 1 ms window), and the purge job deletes the rows
+   * of processes that are gone. No table of its own, so no migration.
+   */
+  probeWrite(now: EpochMs): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,7 +32,7 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
-function sqliteFilename(databaseUrl: string): string {
+export function sqliteFilename(databaseUrl: string): string {
   return databaseUrl.startsWith("file:") ? fileURLToPath(new URL(databaseUrl, `file://${process.cwd()}/`)) : resolve(databaseUrl);
 }
 
@@ -40,8 +50,50 @@ export function describeDatabase(databaseUrl: string): string {
   return `postgres ${url.toString()}`;
 }
 
-/** A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here. */
-export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook, sqliteBackgroundCheckpoint = false): Promise<OpenStorage> {
+/**
+ * A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here.
+ * An SQLite file whose directory does not exist is refused unless `createDirectory` (a mistyped path
+ * would otherwise start on a new, empty database), and every error names the database it concerns.
+ */
+export async function openStorage(
+  databaseUrl: string,
+  onQuery?: QueryTimingHook,
+  sqliteBackgroundCheckpoint = false,
+  createDirectory = false,
+): Promise<OpenStorage> {
+  const database = describeDatabase(databaseUrl);
+  if (!isPostgresUrl(databaseUrl) && !createDirectory) {
+    const directory = dirname(sqliteFilename(databaseUrl));
+    if (!existsSync(directory)) {
+      throw new Error(
+        `the SQLite database's directory ${directory} does not exist (DATABASE_URL ${JSON.stringify(databaseUrl)}): ` +
+          "check the path, or let `gatehouse migrate` (or DATABASE_CREATE=true) create it",
+      );
+    }
+  }
+  try {
+    return withWriteProbe(await openDatabase(databaseUrl, onQuery, sqliteBackgroundCheckpoint));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the database (${database}): ${message}`, { cause: error });
+  }
+}
+
+function withWriteProbe(storage: Omit<OpenStorage, "probeWrite">): OpenStorage {
+  const key = `readiness:${hostname()}:${process.pid}`;
+  return {
+    ...storage,
+    probeWrite: async (now) => {
+      await storage.stores.rateLimiter.consume(key, 1, 1, now);
+    },
+  };
+}
+
+async function openDatabase(
+  databaseUrl: string,
+  onQuery: QueryTimingHook | undefined,
+  sqliteBackgroundCheckpoint: boolean,
+): Promise<Omit<OpenStorage, "probeWrite">> {
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");

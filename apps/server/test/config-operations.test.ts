@@ -81,7 +81,7 @@ describe("SMS_PROVIDER", () => {
     const vonage = problemsOf({ SMS_PROVIDER: "vonage", VONAGE_BASE_URL: "rest.nexmo.com" });
     for (const name of ["VONAGE_API_KEY", "VONAGE_API_SECRET", "VONAGE_FROM"]) expect(vonage).toContain(`${name} is required with SMS_PROVIDER=vonage`);
     expect(vonage).toContain("VONAGE_BASE_URL must be an http(s) URL");
-    expect(problemsOf({ SMS_PROVIDER: "carrier-pigeon" })).toContain("SMS_PROVIDER must be one of http, twilio, vonage");
+    expect(problemsOf({ SMS_PROVIDER: "carrier-pigeon" })).toContain("SMS_PROVIDER must be one of http, twilio, vonage, none");
     expect(problemsOf({ SMS_PROVIDER: "http" })).toContain("SMS_PROVIDER_API_KEY is required with SMS_PROVIDER=http");
   });
 
@@ -104,7 +104,9 @@ describe("metrics, reflection and log settings", () => {
       logFormat: "auto",
       logRequests: true,
     });
-    expect(loadConfig({ APP_ENV: "production" }).observability.logRequests).toBe(false);
+    expect(loadConfig({ APP_ENV: "production", SMS_PROVIDER: "none", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789" }).observability.logRequests).toBe(
+      false,
+    );
     expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({
       metricsPort: 9464,
       grpcReflection: false,

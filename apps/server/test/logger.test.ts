@@ -31,3 +31,27 @@ describe("createLogger", () => {
     expect(JSON.parse(out.text())).toMatchObject({ msg: "http", path: "/healthz", status: 200, service: "gatehouse" });
   });
 });
+
+describe("createLogger: what every JSON line carries", () => {
+  it("names the level and carries the pid and host, so replicas' lines can be told apart", () => {
+    const out = capture();
+    createLogger("info", out.stream).warn("no SMS provider");
+    expect(JSON.parse(out.text())).toMatchObject({ level: "warn", pid: process.pid, hostname: expect.any(String) as unknown });
+  });
+
+  it("keeps a process exit code, an error code and a null code, and still redacts a code of digits", () => {
+    const out = capture();
+    const logger = createLogger("info", out.stream);
+    logger.error({ worker: 42, code: 1, signal: null }, "worker exited");
+    logger.error({ code: null, signal: "SIGKILL" }, "worker exited");
+    logger.warn({ code: "ECONNREFUSED" }, "database unreachable");
+    logger.info({ code: "123456", otp: "654321", password: "hunter22hunter" }, "oops");
+    const lines = out
+      .text()
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line.code)).toEqual([1, null, "ECONNREFUSED", "[redacted]"]);
+    expect(out.text()).not.toMatch(/123456|654321|hunter22hunter/);
+  });
+});

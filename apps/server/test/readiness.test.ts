@@ -24,6 +24,20 @@ describe("readiness", () => {
     expect(pings).toBe(2);
   });
 
+  it("is not ready when the database answers reads but refuses the write probe; the write runs only after a good ping", async () => {
+    let writes = 0;
+    const write = async () => {
+      writes += 1;
+      throw new Error("SQLITE_FULL: database or disk is full");
+    };
+    expect(await createReadiness({ ping: async () => undefined, write }).ready()).toBe(false);
+    expect(writes).toBe(1);
+    expect(await createReadiness({ ping: async () => Promise.reject(new Error("ECONNREFUSED")), write }).ready()).toBe(false);
+    expect(writes).toBe(1);
+    expect(await createReadiness({ ping: async () => undefined, write: async () => undefined }).ready()).toBe(true);
+    expect(await createReadiness({ ping: async () => undefined, write: () => new Promise(() => undefined), timeoutMs: 20 }).ready()).toBe(false);
+  });
+
   it("answers not ready once draining, and aborts the shutdown signal", async () => {
     const readiness = createReadiness({ ping: async () => undefined });
     readiness.drain();

@@ -67,7 +67,6 @@ describe("WORKERS: several server processes on one port", () => {
 
   it("serves from two workers, replaces one that crashes, and drains all of them on SIGTERM", async () => {
     const supervisor = server.process.pid!;
-    // Killed before it listens, a worker counts as one that failed to start, and the supervisor stops them all.
     const first = await waitFor(listeningWorkers, (pids) => pids.length === 2);
     expect(workerPids(supervisor)).toEqual([...first].sort());
     for (let i = 0; i < 6; i++) expect(await loginAndCheck()).toBe("blocked");

@@ -6,11 +6,13 @@ export interface SmsSkipInfo {
 }
 
 /**
- * For servers without SMS_PROVIDER_API_KEY: sends nothing and succeeds, so the challenge is still
- * created (as the spec requires). `onSkip` lets the server log that a code went nowhere.
+ * For servers without an SMS provider: sends nothing and succeeds, so the challenge is still
+ * created (as the spec requires); `sendsNothing` tells the core not to record `otp.sent`. `onSkip`
+ * lets the server log that a code went nowhere.
  */
 export function createDisabledSmsSender(onSkip?: (info: SmsSkipInfo) => void): SmsSender {
   return {
+    sendsNothing: true,
     async sendOtp(message: OtpMessage): Promise<void> {
       try {
         onSkip?.({ challengeId: message.challengeId });

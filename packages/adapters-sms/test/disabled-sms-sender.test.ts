@@ -4,8 +4,10 @@ import { createDisabledSmsSender, type SmsSkipInfo } from "../src/index.ts";
 const message = { phone: "+15551234567", otp: "482913", challengeId: "ch_1" };
 
 describe("createDisabledSmsSender", () => {
-  it("succeeds without a callback", async () => {
-    await expect(createDisabledSmsSender().sendOtp(message)).resolves.toBeUndefined();
+  it("succeeds without a callback, and says it sends nothing (so the core records no otp.sent)", async () => {
+    const sender = createDisabledSmsSender();
+    await expect(sender.sendOtp(message)).resolves.toBeUndefined();
+    expect(sender.sendsNothing).toBe(true);
   });
 
   it("tells the callback the challenge id only: no OTP, no phone", async () => {

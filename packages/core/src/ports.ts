@@ -30,6 +30,11 @@ export interface OtpMessage {
 export interface SmsSender {
   /** Delivers the OTP. Rejects when delivery failed; the rejection must not contain the OTP. */
   sendOtp(message: OtpMessage): Promise<void>;
+  /**
+   * True for a sender that sends nothing by design (no SMS provider configured): challenges are
+   * still created, but no `otp.sent` is recorded for a code nobody received.
+   */
+  readonly sendsNothing?: boolean;
 }
 
 export interface UserStore {

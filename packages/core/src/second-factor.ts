@@ -66,7 +66,8 @@ export async function prepareChallenge(tx: Context, target: LoginTarget, phone: 
 }
 
 /**
- * Sends a prepared challenge's code and records the send once the provider accepted it. Send limits
+ * Sends a prepared challenge's code and records the send once the provider accepted it (a sender
+ * that `sendsNothing` by design records nothing: the challenge stands, no code went out). Send limits
  * count only sends the provider accepted: when the send fails, one unit of work deletes the challenge
  * (none is left that no code can complete), refunds the units, runs `undo` (what the caller consumed
  * to get here goes back) and records the failure, then `sms_unavailable`.
@@ -84,7 +85,7 @@ export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, u
     });
     throw new GatehouseError("sms_unavailable");
   }
-  await recordAuditAlone(ctx, "otp.sent", subject, { challengeId: answer.challengeId, phoneMask: answer.phoneMask });
+  if (ctx.sms.sendsNothing !== true) await recordAuditAlone(ctx, "otp.sent", subject, { challengeId: answer.challengeId, phoneMask: answer.phoneMask });
   return answer;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createGatehouse, decorateStores, GatehouseError, SYSTEM_ACTOR, type Actor, type AuditEvent, type Gatehouse } from "../src/index.ts";
-import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
+import { createHarness, PASSWORD, signInWithPhone, TEST_PASSWORD_PARAMS, type Harness } from "./harness.ts";
 
 const PHONE = "+15551234567";
 const MASK = "+*******4567";
@@ -86,6 +86,23 @@ describe("the events of a sign-in with MFA", () => {
     const events = await recorded(h, () => h.login("laptop"));
     expect(kinds(events)).toEqual(["sign_in.succeeded", "session.created"]);
     expect(events[0]!.payload).toEqual({ mfaRequired: false });
+  });
+
+  it("a sender that sends nothing by design (no SMS provider): the challenge stands, and no otp.sent is recorded", async () => {
+    const h = await createHarness();
+    await signInWithPhone(h, "laptop", PHONE);
+    const unsent = createGatehouse({
+      stores: h.stores,
+      clock: h.clock,
+      random: h.random,
+      sms: { sendOtp: async () => undefined, sendsNothing: true },
+      config: { password: TEST_PASSWORD_PARAMS },
+    });
+    const events = await recorded(h, async () => {
+      const outcome = await unsent.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId, deviceFingerprint: "tablet" });
+      expect(outcome.kind).toBe("mfa_required");
+    });
+    expect(kinds(events)).toEqual(["sign_in.succeeded", "mfa.required"]);
   });
 
   it("a provider that refuses: otp.send_failed with the mask, and no otp.sent", async () => {
