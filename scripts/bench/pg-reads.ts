@@ -90,8 +90,10 @@ export async function measurePgReads(options: PgReadsOptions, log: (line: string
         const until = performance.now() + options.roundMs;
         const loop = async () => {
           while (performance.now() < until) {
-            const access = await s.browserAccess.resolve(accessTokenHash, "o", version, now);
-            if (access?.isMember !== true) throw new Error("the bench's session did not resolve");
+            const session = await s.sessions.findActiveByAccessTokenHash(accessTokenHash, now);
+            if (session === null) throw new Error("the bench's session did not resolve");
+            const [membership, current] = await Promise.all([s.orgs.findMembership("o", session.userId), s.browserPolicies.version("o")]);
+            if (membership === null || current !== version) throw new Error("the bench's membership or policy did not resolve");
             requests++;
           }
         };
@@ -104,7 +106,7 @@ export async function measurePgReads(options: PgReadsOptions, log: (line: string
     }
     const base = median(perVariant[0]!);
     return [
-      `The per-request read on PostgreSQL (BrowserAccessStore.resolve), in process, ${options.concurrency} concurrent request loops, ${options.rounds} rounds of ${options.roundMs} ms per variant (round-robin); reads per second, median (min–max) of the rounds`,
+      `The per-request reads on PostgreSQL (the session, then the membership and the policy version together), in process, ${options.concurrency} concurrent request loops, ${options.rounds} rounds of ${options.roundMs} ms per variant (round-robin); reads per second, median (min–max) of the rounds`,
       "",
       "| Variant | reads/s | vs unnamed, pool 10 |",
       "|---|---|---|",
