@@ -92,3 +92,20 @@ describe("browser policy reads", () => {
     expect(() => (policy.accessControl.blockedDomains as string[]).pop()).toThrow(TypeError);
   });
 });
+
+describe("browser policy writes", () => {
+  it("limits an org's admins to browserPolicyWritesPerOrg saves a window, per org, and never the CLI", async () => {
+    const h = await createHarness({ browserPolicyWritesPerOrg: [{ limit: 2, windowMs: 60_000 }] });
+    const admin = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
+    const { userId } = admin;
+    await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "ada@example.com", "admin");
+    const actor = { kind: "user", userId, orgId: h.orgId } as const;
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("a.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("b.example"));
+    await expect(h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("c.example"))).rejects.toMatchObject({ kind: "rate_limited" });
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("d.example"));
+    h.clock.advance(60_000);
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("e.example"));
+    expect((await h.gatehouse.getBrowserPolicy(admin, h.orgId)).policy.accessControl.blockedDomains).toEqual(["e.example"]);
+  });
+});
