@@ -59,7 +59,7 @@ export function compileAccessControl(accessControl: AccessControl, options: Comp
 }
 
 /** Entries compiled between two yields of `compileSteps`: a slice of a few milliseconds. */
-export const COMPILE_SLICE_ENTRIES = 4096;
+export const COMPILE_SLICE_ENTRIES = 1024;
 
 /**
  * `compileAccessControl` in slices: between two slices of `COMPILE_SLICE_ENTRIES` entries it awaits `pause`,
