@@ -61,6 +61,12 @@ export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest,
     const contextValues = options.contextValues(req);
     admit(req, method, contextValues).then(
       (release) => {
+        // The client left while its token was being resolved: nobody is left to answer.
+        if ("stream" in req ? req.stream.destroyed : req.socket.destroyed) {
+          release?.();
+          options.onClientGone(method);
+          return;
+        }
         const request = universalRequestFromNodeRequest(req as never, res as never, undefined, contextValues);
         if (release === null) {
           replaceWithEmptyMessage(request);

@@ -2,7 +2,7 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createContextValues, type ConnectRouter } from "@connectrpc/connect";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
-import { GatehouseError } from "@gatehouse/core";
+import { GatehouseError, type Principal } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBodyBudget } from "../src/body-budget.ts";
 import { SMALL_BODY_BYTES } from "../src/body-limits.ts";
@@ -27,7 +27,19 @@ const routes = (router: ConnectRouter) =>
     },
   });
 
-const gatehouse = { authenticate: () => Promise.reject(new GatehouseError("unauthenticated")) };
+/** Each token check waits here until the test settles it (a principal, or Unauthenticated). */
+const tokenChecks: { settle(valid: boolean): void }[] = [];
+let holdTokenChecks = false;
+const PRINCIPAL: Principal = { userId: "user-1", orgId: "org-1", sessionId: "session-1" };
+const gatehouse = {
+  authenticate: () =>
+    holdTokenChecks
+      ? new Promise<Principal>((resolve, reject) =>
+          tokenChecks.push({ settle: (valid) => (valid ? resolve(PRINCIPAL) : reject(new GatehouseError("unauthenticated"))) }),
+        )
+      : Promise.reject(new GatehouseError("unauthenticated")),
+};
+const reported: { unexpected: unknown[]; clientGone: string[] } = { unexpected: [], clientGone: [] };
 const handler = createRpcHandler({
   routes,
   interceptors: [errorInterceptor(() => {}), edgeRefusalInterceptor(), authInterceptor(gatehouse)],
@@ -38,8 +50,8 @@ const handler = createRpcHandler({
     res.writeHead(404, {});
     res.end("");
   },
-  onUnexpected: () => {},
-  onClientGone: () => {},
+  onUnexpected: (error) => reported.unexpected.push(error),
+  onClientGone: (method) => reported.clientGone.push(method),
 });
 
 let server: Server;
@@ -115,4 +127,38 @@ describe("request bodies at the RPC handler", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ code: "unauthenticated" });
     expect(handled.slice(before)).toEqual([]);
   });
+
+  it("gives back the budget of a client that leaves while its token is being resolved, and reports it as gone, not as an error", async () => {
+    holdTokenChecks = true;
+    try {
+      // A bearer method's body may be as large as the cap: its reservation would be most of the budget.
+      const req = request(`${url}${LOGOUT_PATH}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(SMALL_BODY_BYTES) },
+        agent: false,
+      });
+      req.on("error", () => {});
+      req.flushHeaders();
+      await expect.poll(() => tokenChecks.length).toBe(1);
+      const closed = new Promise((resolve) => req.once("close", resolve));
+      req.destroy();
+      await closed;
+      await expect.poll(connectionsOpen).toBe(0);
+      tokenChecks.shift()!.settle(true);
+      await expect.poll(() => reported.clientGone).toEqual(["gatehouse.v1.AuthService/Logout"]);
+      expect(reported.unexpected).toEqual([]);
+    } finally {
+      holdTokenChecks = false;
+    }
+    // Two bodies that fill the budget between them are both taken (a third is not): nothing of the one that left is still held.
+    const size = SMALL_BODY_BYTES - 16;
+    const both = [call(LOGIN_PATH, { "content-length": String(size) }), call(LOGIN_PATH, { "content-length": String(size) })];
+    expect((await call(LOGIN_PATH, { "content-length": String(size) }).answer).status).toBe(429);
+    both.forEach((each, i) => each.finish(loginBody(`both${i}@example.com`, size)));
+    expect((await Promise.all(both.map((each) => each.answer))).map(({ status }) => status)).toEqual([200, 200]);
+  });
 });
+
+function connectionsOpen(): Promise<number> {
+  return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+}
