@@ -17,7 +17,9 @@ import {
   refusalPacingInterceptor,
   registerHealth,
   registerReflection,
-  writeAtEndOfTurn,
+  API_HEADERS,
+  createBodyBudget,
+  edgeRefusalInterceptor,
   type NodeRequest,
   type NodeResponse,
 } from "@gatehouse/transport-connect";
@@ -36,11 +38,6 @@ import { describeDatabase } from "./storage.ts";
 
 /** `npm run build` puts the web client in this package's dist/web, which ships with it; src/ and dist/ are siblings. */
 const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
-/**
- * Connect's default read cap is 4 GiB. Every public request is a few hundred bytes; 4 MiB still
- * fits an admin policy update of ~100k entries (larger lists go through the CLI).
- */
-const MAX_RPC_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** A connection flood would log a line per refused connection: one warning per interval says enough. */
 const REFUSED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
 /** Expired rows are harmless (every read checks expiry) but would grow forever, as would the audit trail; any replica may purge. */
@@ -74,7 +71,8 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
   const devRoutesOtps = config.devOtpRouteEnabled ? sms.devOtps : null;
-  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, onUnexpected, onClientGone });
+  const bodyBudget = createBodyBudget(config.connections.maxBodyBytesInFlight);
+  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, onUnexpected, onClientGone, bodyBudget });
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
   const connect = createRpcHandler({
@@ -85,12 +83,14 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       // Last, so the reflection index lists every service registered before it.
       if (config.observability.grpcReflection) registerReflection(router);
     },
-    readMaxBytes: MAX_RPC_MESSAGE_BYTES,
+    authenticate: (accessToken) => gatehouse.authenticate(accessToken),
+    bodyBudget,
     interceptors: [
       errorInterceptor(onUnexpected),
       // Outside the observer, so RPC latency metrics show the work, not the deliberate pause.
       refusalPacingInterceptor(config.refusalPauseMs),
       ...(observers.length === 0 ? [] : [observeRpcs(observer)]),
+      edgeRefusalInterceptor(),
       ipRateLimitInterceptor(stores.rateLimiter, clock, config.rateLimitIpPerMinute),
       authInterceptor(gatehouse),
     ],
@@ -101,16 +101,20 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       if (observers.length > 0) observeRoute(observer, req.method ?? "", req.url ?? "/", res);
       void serveFallback(req, res).catch((error: unknown) => {
         onUnexpected(error, req.url ?? "");
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json", ...API_HEADERS });
         res.end(JSON.stringify({ error: { code: "internal", message: "internal error" } }));
       });
     },
   });
 
-  const answerJson = (res: NodeResponse, path: string, status: number, body: unknown) =>
-    writeAtEndOfTurn(res, status, { "content-type": "application/json", "cache-control": "no-store" }, JSON.stringify(body), (error) =>
-      onUnexpected(error, path),
-    );
+  const answerJson = (res: NodeResponse, path: string, status: number, body: unknown) => {
+    try {
+      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...API_HEADERS });
+      res.end(JSON.stringify(body));
+    } catch (error) {
+      onUnexpected(error, path);
+    }
+  };
 
   async function serveFallback(req: NodeRequest, res: NodeResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -120,7 +124,8 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       return answerJson(res, url.pathname, ready ? 200 : 503, { status: ready ? "ready" : "unavailable" });
     }
     if (await httpRoutes(req, res, url)) return;
-    if (await staticFiles(req, res)) return;
+    // The API's and the metrics' namespaces are never the web client's: an unknown path there is a JSON 404, not its HTML.
+    if (!isApiPath(url.pathname) && (await staticFiles(req, res))) return;
     answerJson(res, url.pathname, 404, { error: { code: "not_found", message: "not found" } });
   }
 
@@ -196,4 +201,8 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       await storage.close();
     },
   };
+}
+
+function isApiPath(pathname: string): boolean {
+  return pathname === "/api" || pathname.startsWith("/api/") || pathname === "/metrics" || pathname.startsWith("/metrics/");
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
+import { DEFAULT_CONNECTION_LIMITS, defaultPerIp, type ConnectionLimits } from "./connection-limits.ts";
 import { readLifecycle, type LifecycleConfig } from "./lifecycle-config.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
@@ -164,16 +164,20 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
 
   const limits = DEFAULT_CONNECTION_LIMITS;
+  const maxConnections = int("MAX_CONNECTIONS", limits.maxConnections, 1, 1_000_000);
   const connections: ConnectionLimits = {
     firstBytesTimeoutMs: int("FIRST_BYTES_TIMEOUT_MS", limits.firstBytesTimeoutMs, 10, 600_000),
     headersTimeoutMs: int("HEADERS_TIMEOUT_MS", limits.headersTimeoutMs, 10, 600_000),
     requestTimeoutMs: int("REQUEST_TIMEOUT_MS", limits.requestTimeoutMs, 10, 3_600_000),
     keepAliveTimeoutMs: int("KEEP_ALIVE_TIMEOUT_MS", limits.keepAliveTimeoutMs, 10, 600_000),
-    maxConnections: int("MAX_CONNECTIONS", limits.maxConnections, 1, 1_000_000),
+    maxConnections,
+    maxConnectionsPerIp: int("MAX_CONNECTIONS_PER_IP", defaultPerIp(maxConnections), 1, 1_000_000),
+    maxBodyBytesInFlight: int("MAX_BODY_BYTES_IN_FLIGHT", limits.maxBodyBytesInFlight, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     maxHeaderBytes: int("MAX_HEADER_BYTES", limits.maxHeaderBytes, 1024, 1024 * 1024),
     http2MaxConcurrentStreams: int("HTTP2_MAX_CONCURRENT_STREAMS", limits.http2MaxConcurrentStreams, 1, 10_000),
     http2MaxSessionMemoryMb: int("HTTP2_MAX_SESSION_MEMORY_MB", limits.http2MaxSessionMemoryMb, 1, 1024),
   };
+  if (connections.maxConnectionsPerIp > connections.maxConnections) problems.push("MAX_CONNECTIONS_PER_IP must not exceed MAX_CONNECTIONS");
   // Node refuses a headers timeout longer than the request timeout, and it would mean nothing.
   if (connections.headersTimeoutMs > connections.requestTimeoutMs) problems.push("HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS");
   // A refusal held past the request timeout would reach the client as a reset instead of its 429: by

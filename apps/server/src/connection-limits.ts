@@ -10,6 +10,13 @@ export interface ConnectionLimits {
   readonly keepAliveTimeoutMs: number;
   /** Open connections per server process; past it new connections are refused. */
   readonly maxConnections: number;
+  /**
+   * Open connections per client address (IPv6: per /64), counted on the socket's peer address; past it that
+   * address's new connections are refused as past `maxConnections`, so one address cannot fill the server.
+   */
+  readonly maxConnectionsPerIp: number;
+  /** Request-body bytes the process reads at once, across all connections; past it new bodies are refused at once. */
+  readonly maxBodyBytesInFlight: number;
   /** HTTP/1.1 header bytes, and HTTP/2's SETTINGS_MAX_HEADER_LIST_SIZE. */
   readonly maxHeaderBytes: number;
   readonly http2MaxConcurrentStreams: number;
@@ -23,7 +30,14 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 10_000,
+  maxConnectionsPerIp: 100,
+  maxBodyBytesInFlight: 64 * 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   http2MaxConcurrentStreams: 100,
   http2MaxSessionMemoryMb: 10,
 };
+
+/** One address may hold at most 1% of the connections (100 of the default 10,000), and never less than one. */
+export function defaultPerIp(maxConnections: number): number {
+  return Math.max(1, Math.floor(maxConnections / 100));
+}

@@ -1,6 +1,7 @@
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { addressGroup, SMALL_BODY_BYTES } from "@gatehouse/transport-connect";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
 import { applyHttp2StreamLimits } from "./http2-stream-limits.ts";
 
@@ -48,7 +49,9 @@ export function createDualProtocolServer(
   const http2 = createHttp2Server(
     {
       maxSessionMemory: limits.http2MaxSessionMemoryMb,
-      settings: { maxConcurrentStreams: limits.http2MaxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes },
+      // A stream's window is one small body: what a client may send before the server reads, for every method
+      // (a larger body, past its bearer token check, is read as it comes and the window reopens as it is).
+      settings: { maxConcurrentStreams: limits.http2MaxConcurrentStreams, maxHeaderListSize: limits.maxHeaderBytes, initialWindowSize: SMALL_BODY_BYTES },
     },
     handler,
   );
@@ -99,9 +102,22 @@ export function createDualProtocolServer(
     if (closing) stream.session?.close();
   });
 
+  const perAddress = new Map<string, number>();
   const server = createNetServer((socket) => {
+    // Counted on the peer the kernel saw, never a header: the same refusal as past maxConnections.
+    const address = addressGroup(socket.remoteAddress ?? "unknown");
+    const open = perAddress.get(address) ?? 0;
+    if (open >= limits.maxConnectionsPerIp) {
+      socket.destroy();
+      onConnectionRefused();
+      return;
+    }
+    perAddress.set(address, open + 1);
     sockets.add(socket);
     socket.on("close", () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
       sockets.delete(socket);
       inFlight.delete(socket);
     });

@@ -7,7 +7,7 @@ export interface ObservabilityConfig {
   readonly metricsPort: number | undefined;
   /** METRICS_HOST: loopback by default, so metrics are never public by accident. */
   readonly metricsHost: string;
-  /** GRPC_REFLECTION: gRPC server reflection (v1 and v1alpha) on the main port; on by default. */
+  /** GRPC_REFLECTION: gRPC server reflection (v1 and v1alpha) on the main port; on by default outside production only (it lists every admin method). */
   readonly grpcReflection: boolean;
   /** LOG_FORMAT: `auto` is pretty on a terminal outside production, JSON everywhere else. */
   readonly logFormat: "auto" | "json" | "pretty";
@@ -29,7 +29,7 @@ export function readObservability(read: Readers, problems: string[], production:
   return {
     metricsPort: read.text("METRICS_PORT") === undefined ? undefined : read.int("METRICS_PORT", 0, 0, 65535),
     metricsHost: read.text("METRICS_HOST") ?? "127.0.0.1",
-    grpcReflection: read.bool("GRPC_REFLECTION", true),
+    grpcReflection: read.bool("GRPC_REFLECTION", !production),
     logFormat: (LOG_FORMATS as readonly string[]).includes(logFormat) ? (logFormat as ObservabilityConfig["logFormat"]) : "auto",
     logRequests: read.bool("LOG_REQUESTS", !production),
   };

@@ -8,6 +8,13 @@ describe("config: connection limits", () => {
     expect(DEFAULT_CONNECTION_LIMITS.http2MaxConcurrentStreams).toBe(100);
   });
 
+  it("keeps one address to 1% of the connections unless told otherwise, and never above the total", () => {
+    expect(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerIp).toBe(DEFAULT_CONNECTION_LIMITS.maxConnections / 100);
+    expect(loadConfig({ MAX_CONNECTIONS: "500" }).connections.maxConnectionsPerIp).toBe(5);
+    expect(loadConfig({ MAX_CONNECTIONS: "20" }).connections.maxConnectionsPerIp).toBe(1);
+    expect(() => loadConfig({ MAX_CONNECTIONS: "20", MAX_CONNECTIONS_PER_IP: "21" })).toThrow("MAX_CONNECTIONS_PER_IP must not exceed MAX_CONNECTIONS");
+  });
+
   it("reads every variable", () => {
     const config = loadConfig({
       FIRST_BYTES_TIMEOUT_MS: "100",
@@ -18,6 +25,8 @@ describe("config: connection limits", () => {
       MAX_HEADER_BYTES: "8192",
       HTTP2_MAX_CONCURRENT_STREAMS: "10",
       HTTP2_MAX_SESSION_MEMORY_MB: "5",
+      MAX_CONNECTIONS_PER_IP: "7",
+      MAX_BODY_BYTES_IN_FLIGHT: "2097152",
     });
     expect(config.connections).toEqual({
       firstBytesTimeoutMs: 100,
@@ -25,6 +34,8 @@ describe("config: connection limits", () => {
       requestTimeoutMs: 300,
       keepAliveTimeoutMs: 400,
       maxConnections: 50,
+      maxConnectionsPerIp: 7,
+      maxBodyBytesInFlight: 2097152,
       maxHeaderBytes: 8192,
       http2MaxConcurrentStreams: 10,
       http2MaxSessionMemoryMb: 5,

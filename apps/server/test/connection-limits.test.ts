@@ -300,3 +300,30 @@ describe("connection limits: MAX_CONNECTIONS", () => {
       .toMatch(/ok$/);
   });
 });
+
+describe("connection limits: MAX_CONNECTIONS_PER_IP", () => {
+  it("a legitimate client connects and is answered while one address holds slow bodies in every slot it can", async () => {
+    await start({ ...LIMITS, maxConnections: 40, maxConnectionsPerIp: 4, firstBytesTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+    // One address opens as many connections as the whole server allows, each a check-url whose body comes a byte at a time.
+    const flood = await Promise.all(Array.from({ length: 40 }, () => rawConnection()));
+    for (const { socket } of flood) {
+      socket.write("POST /api/browser/check-url HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n{");
+    }
+    // Past its share the server closes the address's connections at once: the kernel accepted them all, the server did not keep them.
+    const closedAtOnce = await Promise.all(flood.slice(4).map(({ closed }) => closed));
+    expect(closedAtOnce.every((ms) => ms < SLACK_MS)).toBe(true);
+    expect(refused).toBe(36);
+
+    // Another address (127.0.0.2 is loopback too) still gets a slot and its answer.
+    const legitimate = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.2" });
+    opened.push(legitimate);
+    let answer = "";
+    legitimate.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+    await new Promise((resolve) => legitimate.once("connect", resolve));
+    legitimate.write("GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    await new Promise((resolve) => legitimate.once("close", resolve));
+    expect(answer).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
+    // The flood's first four connections are still open, their bodies still coming.
+    expect(flood.slice(0, 4).every(({ socket }) => !socket.destroyed)).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import type { BrowserPolicy, BrowserPolicyStore, VersionedBrowserPolicy } from "@gatehouse/core";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
@@ -10,22 +10,9 @@ export function toVersionedPolicy(row: { policy: string; version: number }): Ver
 }
 
 export function createBrowserPolicyRepository(db: Kysely<Database>, cache: PreparedQueryCache): BrowserPolicyStore {
-  // Every browser request runs this one.
-  const selectIfChanged = preparedQuery(db, cache, "browserPolicies.ifChanged", 2, (orgId: string, knownVersion: number) =>
-    db
-      .selectFrom("browser_policies")
-      .select((eb) => [
-        "version",
-        // The policy column only crosses the wire (and meets JSON.parse) when the caller's copy is stale.
-        eb
-          .case()
-          .when("version", "=", knownVersion)
-          .then(sql<string | null>`null`)
-          .else(eb.ref("policy"))
-          .end()
-          .as("policy"),
-      ])
-      .where("org_id", "=", orgId),
+  // Every browser request runs this one: the policy itself is read only when its version is new to the reader.
+  const selectVersion = preparedQuery(db, cache, "browserPolicies.version", 1, (orgId: string) =>
+    db.selectFrom("browser_policies").select("version").where("org_id", "=", orgId),
   );
   return {
     async get(orgId) {
@@ -33,10 +20,9 @@ export function createBrowserPolicyRepository(db: Kysely<Database>, cache: Prepa
       return row === undefined ? null : toVersionedPolicy(row);
     },
 
-    async getIfChanged(orgId, knownVersion) {
-      const [row] = await selectIfChanged(orgId, knownVersion);
-      if (row === undefined) return null;
-      return row.policy === null ? "unchanged" : toVersionedPolicy({ policy: row.policy, version: row.version });
+    async version(orgId) {
+      const [row] = await selectVersion(orgId);
+      return row === undefined ? null : row.version;
     },
 
     async put(orgId, policy) {

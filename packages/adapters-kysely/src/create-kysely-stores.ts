@@ -1,8 +1,6 @@
 import { GatehouseError, takenAuditIdFailsTransaction, type Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
 import { createAuditRepository } from "./audit-repository.ts";
-import { createBatchedBrowserAccess } from "./browser-access-batch.ts";
-import { createBrowserAccessRepository } from "./browser-access-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
 import { createDeviceRepository } from "./device-repository.ts";
@@ -18,26 +16,16 @@ import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
 
-export interface KyselyStoresOptions {
-  /**
-   * Where the browser requests' one read goes outside a transaction, when not `db`: the PostgreSQL adapter's
-   * pipelined connection (adapters-postgres, pipelined-reads.ts). Same schema, autocommit, no session state.
-   */
-  readonly browserAccessDb?: Kysely<Database>;
-}
-
 /**
  * Every core port over one kysely instance the caller owns (and destroys). The schema must be
  * migrated first (`migrateToLatest`). `dialect` selects the value encodings of `dialect-differences.ts`.
  * `transaction` runs a unit of work in one kysely transaction over repositories bound to it; the
  * dialect decides how it begins (the SQLite adapter begins IMMEDIATE).
  */
-export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, options: KyselyStoresOptions = {}): Stores {
+export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): Stores {
   const cache = createPreparedQueryCache();
   return {
     ...repositoriesOver(db, dialect, cache),
-    // A turn's browser reads share one statement on PostgreSQL; a transaction's stores keep the one-request form on its connection.
-    ...(dialect === "postgres" ? { browserAccess: createBatchedBrowserAccess(options.browserAccessDb ?? db) } : {}),
     transaction: (work) =>
       db
         .transaction()
@@ -64,7 +52,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),
-    browserAccess: createBrowserAccessRepository(db, cache),
     signInFacts,
     rateLimiter: createRateLimiter(db, dialect),
     audit: createAuditRepository(db, cache),

@@ -14,7 +14,6 @@ import pg from "pg";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
 import { namedStatementPool } from "./named-statement-pool.ts";
-import { pipelinedReadPool } from "./pipelined-reads.ts";
 
 export type PostgresStoresOptions = PostgresConnectionOptions & {
   /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
@@ -78,18 +77,11 @@ function ownedPool(connectionString: string, max: number): pg.Pool {
 export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
   let dialect: Dialect;
   let owned: boolean;
-  let browserAccessDb: Kysely<Database> | undefined;
   const named = (pool: pg.Pool) => ("preparedStatements" in options && options.preparedStatements === false ? pool : namedStatementPool(pool));
   const log = options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) };
   if ("connectionString" in options) {
     dialect = new PostgresDialect({ pool: named(ownedPool(options.connectionString, options.max ?? DEFAULT_MAX_CONNECTIONS)) });
     owned = true;
-    // Named statements and a pipelined session go together: a pooler that breaks one breaks the other.
-    if (options.preparedStatements !== false) {
-      const reads = pipelinedReadPool({ connectionString: options.connectionString, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
-      // Not a pg.Pool, but all that kysely's dialect and the named-statement wrapper call of one: connect(), a client's query() and release(), end().
-      browserAccessDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: named(reads as unknown as pg.Pool) }), ...log });
-    }
   } else if ("pool" in options) {
     dialect = new PostgresDialect({ pool: named(options.pool) });
     owned = false;
@@ -102,7 +94,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
   // created; once, because pg refuses a second end().
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => (closing ??= owned ? Promise.all([db.destroy(), browserAccessDb?.destroy()]).then(() => undefined) : Promise.resolve());
+  const close = (): Promise<void> => (closing ??= owned ? db.destroy() : Promise.resolve());
   let applied: string[];
   try {
     applied = await migrateUnderLock(db);
@@ -111,7 +103,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     throw error;
   }
   return {
-    stores: createKyselyStores(db, "postgres", { browserAccessDb }),
+    stores: createKyselyStores(db, "postgres"),
     db,
     applied,
     purgeExpired: (now, retention) => purgeExpired(db, now, retention),

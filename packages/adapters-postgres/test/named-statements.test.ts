@@ -48,7 +48,7 @@ describe.skipIf(database.kind !== "postgres")("named statements on PostgreSQL", 
     const before = (await namedStatements(pool)).length;
     for (let i = 0; i < 3; i++) {
       expect(await stores.orgs.findMembership("o", "u")).toEqual({ orgId: "o", userId: "u", role: "member" });
-      expect(await stores.browserPolicies.getIfChanged("o", 0)).toBeNull();
+      expect(await stores.browserPolicies.version("o")).toBeNull();
       expect(await stores.sessions.findActiveByAccessTokenHash("nope", 1)).toBeNull();
       expect(await stores.users.findByEmail("u@example.com")).toMatchObject({ id: "u" });
     }

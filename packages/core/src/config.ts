@@ -40,6 +40,11 @@ export interface GatehouseConfig {
   readonly otpResendIntervalMs: number;
   /** Region whose dialling rules read a phone given without `+`; none: such digits are the international number. */
   readonly phoneDefaultRegion: PhoneRegion | undefined;
+  /**
+   * Browser policy saves per org by its admins (the CLI is not limited): a save of a large policy is the
+   * costliest write there is, and one org's admin saving in a loop must not take the server from the others.
+   */
+  readonly browserPolicyWritesPerOrg: readonly WindowLimit[];
 }
 
 export const DEFAULT_CONFIG: GatehouseConfig = {
@@ -62,6 +67,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   otpSendsPerUser: [{ limit: 20, windowMs: DAY }],
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,
+  browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],
 };
 
 export const DAY_MS = DAY;

@@ -18,6 +18,11 @@ export interface GatehouseDeps {
   readonly passwordHasher?: PasswordHasher;
   /** Told of the password-hash queue's depth and of each hash's wait and run time (metrics). */
   readonly hashQueueObserver?: HashQueueObserver;
+  /**
+   * Awaited between the slices of a long computation (compiling a large browser policy), so that other
+   * requests run meanwhile. Defaults to a zero-delay timer.
+   */
+  readonly pause?: () => Promise<void>;
 }
 
 export interface Context {

@@ -2,11 +2,11 @@ import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./credential-check.ts";
 import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
-import type { AuditPage } from "./ports.ts";
+import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
-import { checkUrlAccess, checkUrlAccessWithToken, createBrowserPolicyReader, getBrowserPolicy, getBrowserPolicyWithToken } from "./use-cases/browser.ts";
+import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
@@ -14,9 +14,12 @@ import { register, type RegisterInput } from "./use-cases/register.ts";
 import { authenticate, logout } from "./use-cases/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
-import { getOrgInfo, getOrgInfoWithToken, type OrgInfo } from "./use-cases/org-info.ts";
+import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
+
+/** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 export interface AdminApi {
   /** `slug` omitted or empty: derived from the name (see admin.ts). */
@@ -52,29 +55,18 @@ export interface Gatehouse {
   authenticate(accessToken: string): Promise<Principal>;
   /** `request`: where the call came from, recorded with the session's revocation. */
   logout(principal: Principal, request?: RequestMeta): Promise<void>;
-  getBrowserPolicy(principal: Principal, orgId: string): Promise<BrowserPolicy>;
+  /** The org's policy for a member, with its version (the transport's ETag). */
+  getBrowserPolicy(principal: Principal, orgId: string): Promise<VersionedBrowserPolicy>;
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
-  /**
-   * The browser requests straight from a bearer token: the session, the membership and the policy
-   * version are one store read (`BrowserAccessStore`), with the same errors as `authenticate`
-   * followed by the principal methods above. Transports use these for the browser routes.
-   */
-  readonly browser: BrowserApi;
   readonly admin: AdminApi;
-}
-
-export interface BrowserApi {
-  getBrowserPolicy(accessToken: string, orgId: string): Promise<BrowserPolicy>;
-  checkUrlAccess(accessToken: string, orgId: string, url: string): Promise<UrlDecision>;
-  getOrgInfo(accessToken: string, orgId: string): Promise<OrgInfo>;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
   const ctx = createContext(deps);
   const checkCredentials = createCredentialCheck(ctx);
-  const policies = createBrowserPolicyReader(ctx);
+  const policies = createBrowserPolicyReader(ctx, deps.pause ?? yieldToEventLoop);
   return {
     register: (input) => register(ctx, input),
     login: (input) => login(ctx, checkCredentials, input),
@@ -84,14 +76,12 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     resendMfa: (input) => resendMfa(ctx, input),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
-    getBrowserPolicy: (principal, orgId) => getBrowserPolicy(ctx, policies, principal, orgId),
+    getBrowserPolicy: async (principal, orgId) => {
+      const { policy, version } = await getBrowserPolicy(ctx, policies, principal, orgId);
+      return { policy, version };
+    },
     checkUrlAccess: (principal, orgId, url) => checkUrlAccess(ctx, policies, principal, orgId, url),
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
-    browser: {
-      getBrowserPolicy: (accessToken, orgId) => getBrowserPolicyWithToken(ctx, policies, accessToken, orgId),
-      checkUrlAccess: (accessToken, orgId, url) => checkUrlAccessWithToken(ctx, policies, accessToken, orgId, url),
-      getOrgInfo: (accessToken, orgId) => getOrgInfoWithToken(ctx, policies, accessToken, orgId),
-    },
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, orgId, email, role) => admin.addMember(ctx, actor, orgId, email, role),

@@ -2,7 +2,7 @@
  * @gatehouse/core: every Gatehouse decision, pure. Build it with `createGatehouse(deps)` from a
  * deps object of ports (stores, SMS sender, clock, random source); adapters supply the ports.
  */
-export { createGatehouse, type AdminApi, type BrowserApi, type Gatehouse } from "./gatehouse.ts";
+export { createGatehouse, type AdminApi, type Gatehouse } from "./gatehouse.ts";
 export type { GatehouseDeps } from "./context.ts";
 export { decorateStores } from "./decorate-stores.ts";
 export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config.ts";

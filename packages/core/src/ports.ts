@@ -242,41 +242,10 @@ export interface VersionedBrowserPolicy {
 export interface BrowserPolicyStore {
   /** null when the org never stored one: the caller applies the default policy. */
   get(orgId: string): Promise<VersionedBrowserPolicy | null>;
-  /**
-   * `"unchanged"` when the stored version is `knownVersion`, without reading or decoding the policy;
-   * otherwise what `get` returns. Lets a reader that caches policies by version pay for a version check only.
-   */
-  getIfChanged(orgId: string, knownVersion: number): Promise<VersionedBrowserPolicy | "unchanged" | null>;
+  /** The version `get` would return now, without the policy; null when the org never stored one. */
+  version(orgId: string): Promise<number | null>;
   /** Stores the policy and returns it with its new version (atomic increment). */
   put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
-}
-
-/** What one authenticated browser request needs to decide, read together (see `BrowserAccessStore`). */
-export interface BrowserAccess {
-  readonly sessionId: string;
-  readonly userId: string;
-  /** The org the session was issued for; the core refuses any other (`requireSessionOrg`). */
-  readonly sessionOrgId: string;
-  /** Whether the session's user is a member of the requested org at the time of the read. */
-  readonly isMember: boolean;
-  /** The requested org's policy, as `BrowserPolicyStore.getIfChanged` would return it for the same `knownPolicyVersion`. */
-  readonly policy: VersionedBrowserPolicy | "unchanged" | null;
-}
-
-/**
- * The browser path's reads in one: every browser request resolves its bearer token, checks the
- * membership and checks the policy version, so a SQL store answers them in one statement (one round trip).
- */
-export interface BrowserAccessStore {
-  /**
-   * null when no active session (not revoked, `accessExpiresAt > now`) has this access token hash;
-   * otherwise the session, the membership of its user in `orgId` and the policy of `orgId`, as
-   * `SessionStore.findActiveByAccessTokenHash`, `OrgStore.findMembership` and
-   * `BrowserPolicyStore.getIfChanged(orgId, knownPolicyVersion)` would answer. A SQL store reads all
-   * three in one statement, so they come from one snapshot; nothing is cached, so a revoked session
-   * or a removed membership is refused by the next call.
-   */
-  resolve(accessTokenHash: string, orgId: string, knownPolicyVersion: number, now: EpochMs): Promise<BrowserAccess | null>;
 }
 
 /** What deciding a sign-in needs to know about one user in one org (Login, Refresh, VerifyMFA). */
@@ -427,7 +396,6 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;
-  readonly browserAccess: BrowserAccessStore;
   readonly signInFacts: SignInFactsStore;
   readonly rateLimiter: RateLimiter;
   readonly audit: AuditStore;

@@ -48,4 +48,5 @@ export const rateLimitKeys = {
   otpSendsPerPhone: (phone: string) => `otp-send:phone:${phone}`,
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
+  browserPolicyWritesPerOrg: (orgId: string) => `policy-write:org:${orgId}`,
 };

@@ -17,7 +17,7 @@ async function memberHarness() {
 describe("browser policy reads", () => {
   it("applies the default policy until the org saves one, then the saved one at the next check", async () => {
     const h = await memberHarness();
-    expect(await h.gatehouse.getBrowserPolicy(h.principal, h.orgId)).toEqual(DEFAULT_BROWSER_POLICY);
+    expect(await h.gatehouse.getBrowserPolicy(h.principal, h.orgId)).toEqual({ policy: DEFAULT_BROWSER_POLICY, version: 0 });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(
       DEFAULT_BROWSER_POLICY.accessControl.defaultAction === "allow",
     );
@@ -36,24 +36,76 @@ describe("browser policy reads", () => {
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(true);
   });
 
-  it("asks the store for a version check only while the version it holds is current", async () => {
+  it("reads a version's policy once and otherwise asks the store for the version only", async () => {
     const h = await memberHarness();
     await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
-    const getIfChanged = vi.spyOn(h.stores.browserPolicies, "getIfChanged");
+    const version = vi.spyOn(h.stores.browserPolicies, "version");
+    const get = vi.spyOn(h.stores.browserPolicies, "get");
     for (let i = 0; i < 3; i++) await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
-    expect(getIfChanged.mock.calls.map(([, version]) => version)).toEqual([-1, 1, 1]);
-    expect(await Promise.all(getIfChanged.mock.results.map((result) => result.value))).toEqual([
-      expect.objectContaining({ version: 1 }),
-      "unchanged",
-      "unchanged",
-    ]);
+    expect(version).toHaveBeenCalledTimes(3);
+    expect(get).toHaveBeenCalledTimes(1);
+  });
+
+  it("reads and compiles a new version once however many requests ask for it together", async () => {
+    const h = await memberHarness();
+    await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    const get = vi.spyOn(h.stores.browserPolicies, "get");
+    const decisions = await Promise.all(Array.from({ length: 30 }, () => h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")));
+    // The first request loads the new version; those that arrive while it loads are answered from the previous one.
+    expect(decisions[0]!.reasonCode).toBe("blocked");
+    expect(get).toHaveBeenCalledTimes(1);
+    expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
+    expect(get).toHaveBeenCalledTimes(1);
+  });
+
+  it("compiles a large policy in slices, serving the previous version to the requests that arrive meanwhile", async () => {
+    const h = await memberHarness();
+    const pauses: (() => void)[] = [];
+    let paused = () => {};
+    const pause = () =>
+      new Promise<void>((resolve) => {
+        pauses.push(resolve);
+        paused();
+      });
+    const replica = createGatehouse({ stores: h.stores, clock: h.clock, random: h.random, sms: h.sms, config: { password: TEST_PASSWORD_PARAMS }, pause });
+    await replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("old.example"));
+    expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
+    const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);
+    await replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
+    const firstPause = new Promise<void>((resolve) => (paused = resolve));
+    const first = replica.checkUrlAccess(h.principal, h.orgId, "https://new.example");
+    await firstPause;
+    // The compile is between two slices: a request now gets the previous version at once.
+    expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
+    paused = () => pauses.shift()!();
+    pauses.shift()!();
+    expect((await first).reasonCode).toBe("blocked");
+    expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).allowed).toBe(true);
   });
 
   it("shares one frozen policy between requests, so no caller can change what the next one sees", async () => {
     const h = await memberHarness();
     await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
-    const policy = await h.gatehouse.getBrowserPolicy(h.principal, h.orgId);
-    expect(await h.gatehouse.getBrowserPolicy(h.principal, h.orgId)).toBe(policy);
+    const { policy } = await h.gatehouse.getBrowserPolicy(h.principal, h.orgId);
+    expect((await h.gatehouse.getBrowserPolicy(h.principal, h.orgId)).policy).toBe(policy);
     expect(() => (policy.accessControl.blockedDomains as string[]).pop()).toThrow(TypeError);
+  });
+});
+
+describe("browser policy writes", () => {
+  it("limits an org's admins to browserPolicyWritesPerOrg saves a window, per org, and never the CLI", async () => {
+    const h = await createHarness({ browserPolicyWritesPerOrg: [{ limit: 2, windowMs: 60_000 }] });
+    const admin = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
+    const { userId } = admin;
+    await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "ada@example.com", "admin");
+    const actor = { kind: "user", userId, orgId: h.orgId } as const;
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("a.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("b.example"));
+    await expect(h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("c.example"))).rejects.toMatchObject({ kind: "rate_limited" });
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("d.example"));
+    h.clock.advance(60_000);
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("e.example"));
+    expect((await h.gatehouse.getBrowserPolicy(admin, h.orgId)).policy.accessControl.blockedDomains).toEqual(["e.example"]);
   });
 });

@@ -5,9 +5,10 @@
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { browserPolicyToJson, errorDetailFor, errorDetailToJson, orgInfoToJson, urlDecisionToJson } from "@gatehouse/contract";
-import { GatehouseError, invalidArgument, type Gatehouse } from "@gatehouse/core";
+import { GatehouseError, invalidArgument, type Gatehouse, type Principal } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
-import { writeAtEndOfTurn } from "./end-of-turn-writes.ts";
+import type { BodyBudget } from "./body-budget.ts";
+import { SMALL_BODY_BYTES } from "./body-limits.ts";
 import { isUnexpected, toConnectError } from "./error-codes.ts";
 import { HTTP_ERRORS } from "./http-errors.ts";
 import type { DevOtpLookup } from "./services/dev-service.ts";
@@ -21,8 +22,11 @@ export interface NodeResponse {
   end(body: string | Uint8Array): unknown;
 }
 
-/** A check-url body is a URL (≤ 8 KiB) and an org id; anything far larger is refused unread. */
-export const MAX_JSON_BODY_BYTES = 16 * 1024;
+/** A check-url body is a URL (≤ 8 KiB) and an org id; anything larger is refused unread. */
+export const MAX_JSON_BODY_BYTES = SMALL_BODY_BYTES;
+
+/** Every API answer: a JSON body must never be sniffed into something a browser renders. */
+export const API_HEADERS: Readonly<Record<string, string>> = { "x-content-type-options": "nosniff" };
 
 export interface HttpRoutesOptions {
   readonly gatehouse: Gatehouse;
@@ -31,6 +35,8 @@ export interface HttpRoutesOptions {
   readonly onUnexpected: (error: unknown, route: string) => void;
   /** The client hung up while its body was being read: routine, worth a debug line at most. */
   readonly onClientGone: (route: string) => void;
+  /** Bytes of request bodies the process reads at once (shared with the RPC handler). */
+  readonly bodyBudget: BodyBudget;
 }
 
 /**
@@ -54,9 +60,21 @@ class HttpStatusError extends Error {
 /** Reading the body failed because the client's stream did: nobody is left to answer. */
 class ClientGone extends Error {}
 
+/** A route's answer: its body, and headers beside the JSON ones; a null body is a 304. */
+interface Answer {
+  readonly body: unknown;
+  readonly status?: number;
+  readonly headers?: Record<string, string>;
+}
+
 function send(res: NodeResponse, route: string, options: HttpRoutesOptions, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const allHeaders = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers };
-  writeAtEndOfTurn(res, status, allHeaders, JSON.stringify(body), (error) => options.onUnexpected(error, route));
+  const allHeaders = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...API_HEADERS, ...headers };
+  try {
+    res.writeHead(status, allHeaders);
+    res.end(status === 304 ? "" : JSON.stringify(body));
+  } catch (error) {
+    options.onUnexpected(error, route);
+  }
 }
 
 function sendError(res: NodeResponse, error: unknown, route: string, options: HttpRoutesOptions): void {
@@ -80,7 +98,7 @@ function sendError(res: NodeResponse, error: unknown, route: string, options: Ht
   send(res, route, options, status, { error: { code: name, message: connectError.rawMessage, ...errorDetailToJson(detail) } }, retryAfter);
 }
 
-async function readJsonBody(req: NodeRequest): Promise<unknown> {
+async function readJsonBody(req: NodeRequest, budget: BodyBudget): Promise<unknown> {
   const contentType = String(req.headers["content-type"] ?? "")
     .split(";")[0]!
     .trim()
@@ -88,7 +106,15 @@ async function readJsonBody(req: NodeRequest): Promise<unknown> {
   if (contentType !== "application/json") throw new HttpStatusError(400, "invalid_argument", "content-type must be application/json");
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_JSON_BODY_BYTES) throw new HttpStatusError(413, "resource_exhausted", `body must be at most ${MAX_JSON_BODY_BYTES} bytes`);
-  const body = await readBody(req, MAX_JSON_BODY_BYTES);
+  // The declared length, or the cap when none is declared (chunked, HTTP/2): what the read may hold at most.
+  const release = budget.reserve(declared > 0 ? declared : MAX_JSON_BODY_BYTES);
+  if (release === null) throw new HttpStatusError(503, "unavailable", "the server is reading too many requests; retry shortly", { "retry-after": "1" });
+  let body: Buffer;
+  try {
+    body = await readBody(req, MAX_JSON_BODY_BYTES);
+  } finally {
+    release();
+  }
   try {
     return JSON.parse(body.toString("utf8"));
   } catch {
@@ -151,39 +177,46 @@ function requireMethod(req: NodeRequest, method: "GET" | "POST"): void {
   if (req.method !== method) throw new HttpStatusError(405, "unimplemented", `use ${method}`, { allow: method });
 }
 
+/** `If-None-Match` names `etag` (or is `*`); weak and strong forms compare alike, as RFC 9110 §13.1.2 says for GET. */
+function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  const value = Array.isArray(header) ? header.join(",") : (header ?? "");
+  return value.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === "*" || (trimmed.startsWith("W/") ? trimmed.slice(2) : trimmed) === etag;
+  });
+}
+
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { gatehouse, devOtps } = options;
-  const tokenOf = (req: NodeRequest) => bearerToken(req.headers.authorization);
+  // Every browser route authenticates before it reads a body or a query (nothing is decoded for an unknown caller).
+  const principalOf = (req: NodeRequest): Promise<Principal> => gatehouse.authenticate(bearerToken(req.headers.authorization));
 
-  const routes: Record<string, (req: NodeRequest, url: URL) => Promise<unknown>> = {
+  const routes: Record<string, (req: NodeRequest, url: URL) => Promise<Answer>> = {
     "/api/browser/policy": async (req, url) => {
       requireMethod(req, "GET");
-      return browserPolicyToJson(await gatehouse.browser.getBrowserPolicy(tokenOf(req), url.searchParams.get("org_id") ?? ""));
+      const { policy, version } = await gatehouse.getBrowserPolicy(await principalOf(req), url.searchParams.get("org_id") ?? "");
+      // The version names the policy: a client that holds it is told so instead of sent the whole list again.
+      const etag = `"${version}"`;
+      const headers = { etag, "cache-control": "private, no-cache" };
+      if (matchesEtag(req.headers["if-none-match"], etag)) return { body: null, status: 304, headers };
+      return { body: browserPolicyToJson(policy), headers };
     },
     "/api/browser/check-url": async (req) => {
       requireMethod(req, "POST");
-      const token = tokenOf(req);
-      let input: { orgId: string; url: string };
-      try {
-        const body = await readJsonBody(req);
-        input = { orgId: stringField(body, "org_id"), url: stringField(body, "url") };
-      } catch (error) {
-        // A bad token outranks a bad body, as when the token was resolved before the body was read.
-        if (!(error instanceof ClientGone)) await gatehouse.authenticate(token);
-        throw error;
-      }
-      return urlDecisionToJson(await gatehouse.browser.checkUrlAccess(token, input.orgId, input.url));
+      const principal = await principalOf(req);
+      const body = await readJsonBody(req, options.bodyBudget);
+      return { body: urlDecisionToJson(await gatehouse.checkUrlAccess(principal, stringField(body, "org_id"), stringField(body, "url"))) };
     },
     "/api/browser/org": async (req, url) => {
       requireMethod(req, "GET");
-      return orgInfoToJson(await gatehouse.browser.getOrgInfo(tokenOf(req), url.searchParams.get("org_id") ?? ""));
+      return { body: orgInfoToJson(await gatehouse.getOrgInfo(await principalOf(req), url.searchParams.get("org_id") ?? "")) };
     },
     "/api/dev/mfa/otp": async (req, url) => {
       if (devOtps === null) throw new HttpStatusError(404, "not_found", "not found");
       requireMethod(req, "GET");
       const otp = devOtps.get(url.searchParams.get("challenge_id") ?? "");
       if (otp === null) throw new HttpStatusError(404, "not_found", "no OTP for this challenge");
-      return { otp, note: "dev OTP mode: this route does not exist in production" };
+      return { body: { otp, note: "dev OTP mode: this route does not exist in production" } };
     },
   };
 
@@ -191,7 +224,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     const route = routes[url.pathname];
     if (route === undefined) return false;
     try {
-      send(res, url.pathname, options, 200, await route(req, url));
+      const answer = await route(req, url);
+      send(res, url.pathname, options, answer.status ?? 200, answer.body, answer.headers);
     } catch (error) {
       sendError(res, error, url.pathname, options);
     }

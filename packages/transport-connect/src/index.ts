@@ -3,16 +3,25 @@
  * `@gatehouse/core`. Handlers only translate; every error goes through one code table.
  */
 export { createConnectRoutes, type ConnectRoutesOptions } from "./connect-routes.ts";
-export { authInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHODS, IP_LIMITED_METHODS, TOKEN_IN_HANDLER_METHODS } from "./interceptors.ts";
+export { authInterceptor, edgeRefusalInterceptor, errorInterceptor, ipRateLimitInterceptor, PUBLIC_METHODS, IP_LIMITED_METHODS } from "./interceptors.ts";
 export { refusalPacingInterceptor, type Pause } from "./refusal-pacing.ts";
 export { ERROR_CODES, INTERNAL_MESSAGE, toConnectError } from "./error-codes.ts";
 export { HTTP_ERRORS } from "./http-errors.ts";
-export { createHttpRoutes, MAX_JSON_BODY_BYTES, type HttpRoutes, type HttpRoutesOptions, type NodeRequest, type NodeResponse } from "./http-routes.ts";
-export { writeAtEndOfTurn } from "./end-of-turn-writes.ts";
+export {
+  createHttpRoutes,
+  MAX_JSON_BODY_BYTES,
+  type HttpRoutes,
+  type HttpRoutesOptions,
+  type NodeRequest,
+  type NodeResponse,
+  API_HEADERS,
+} from "./http-routes.ts";
 export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
 export { DECODE_FAILURE_MESSAGE } from "./decode-failures.ts";
-export { clientIp } from "./client-ip.ts";
-export { bearerTokenKey, clientIpKey, principalKey } from "./request-context.ts";
+export { addressGroup, clientIp } from "./client-ip.ts";
+export { createBodyBudget, type BodyBudget } from "./body-budget.ts";
+export { bodyLimitOf, MAX_BODY_BYTES, MAX_POLICY_BODY_BYTES, SMALL_BODY_BYTES } from "./body-limits.ts";
+export { clientIpKey, principalKey } from "./request-context.ts";
 export type { DevOtpLookup } from "./services/dev-service.ts";
 export { registerHealth, type HealthOptions, type HealthSource } from "./services/health-service.ts";
 export { registerReflection, ReflectionIndex } from "./services/reflection-service.ts";

@@ -1,8 +1,9 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { GatehouseError, type Clock, type Gatehouse, type RateLimiter } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
+import { addressGroup } from "./client-ip.ts";
 import { isUnexpected, toConnectError } from "./error-codes.ts";
-import { bearerTokenKey, clientIpKey, principalKey } from "./request-context.ts";
+import { clientIpKey, edgeAuthKey, edgeRefusalKey, principalKey } from "./request-context.ts";
 
 /** Fully qualified `package.Service/Method`, as in the gRPC path. */
 export type MethodName = string;
@@ -22,16 +23,6 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
   "grpc.health.v1.Health/Watch",
   "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
   "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
-]);
-
-/**
- * The RPCs whose handler hands the bearer token to the core itself (`gatehouse.browser`), which resolves it
- * in the same store read as the membership and the policy version: one statement per request instead of two.
- */
-export const TOKEN_IN_HANDLER_METHODS: ReadonlySet<MethodName> = new Set([
-  "gatehouse.v1.BrowserService/GetBrowserPolicy",
-  "gatehouse.v1.BrowserService/CheckUrlAccess",
-  "gatehouse.v1.BrowserService/GetOrg",
 ]);
 
 /** The public RPCs a single client IP may call at most `RATE_LIMIT_IP_PER_MINUTE` times a minute. */
@@ -63,7 +54,7 @@ export function ipRateLimitInterceptor(limiter: RateLimiter, clock: Clock, perMi
   return (next) => async (req) => {
     if (perMinute > 0 && IP_LIMITED_METHODS.has(methodName(req))) {
       const now = clock.now();
-      const decision = await limiter.consume(`ip:${req.contextValues.get(clientIpKey)}`, perMinute, 60_000, now);
+      const decision = await limiter.consume(`ip:${addressGroup(req.contextValues.get(clientIpKey))}`, perMinute, 60_000, now);
       if (!decision.allowed) {
         const seconds = Math.max(1, Math.ceil((decision.retryAt - now) / 1000));
         throw new GatehouseError("rate_limited", `too many requests; retry in ${seconds} s`, { retryAfterSeconds: seconds });
@@ -74,18 +65,27 @@ export function ipRateLimitInterceptor(limiter: RateLimiter, clock: Clock, perMi
 }
 
 /**
- * Resolves the bearer token of every non-public method into `principalKey`, except for the methods that
- * resolve it in their handler: those get the raw token in `bearerTokenKey` (and no principal).
+ * Puts the principal of every non-public method in `principalKey`. The RPC handler resolves the bearer token
+ * before the request's body is read (see rpc-handler.ts) and leaves its outcome in `edgeAuthKey`; a request
+ * that did not come through it (a test's router) is resolved here.
  */
 export function authInterceptor(gatehouse: Pick<Gatehouse, "authenticate">): Interceptor {
   return (next) => async (req) => {
-    const method = methodName(req);
-    if (TOKEN_IN_HANDLER_METHODS.has(method)) {
-      req.contextValues.set(bearerTokenKey, bearerToken(req.header.get("authorization")));
-    } else if (!PUBLIC_METHODS.has(method)) {
-      const principal = await gatehouse.authenticate(bearerToken(req.header.get("authorization")));
+    if (!PUBLIC_METHODS.has(methodName(req))) {
+      const atEdge = req.contextValues.get(edgeAuthKey);
+      if (atEdge !== null && !atEdge.ok) throw atEdge.error;
+      const principal = atEdge?.ok === true ? atEdge.principal : await gatehouse.authenticate(bearerToken(req.header.get("authorization")));
       req.contextValues.set(principalKey, principal);
     }
+    return next(req);
+  };
+}
+
+/** Throws the refusal the RPC handler decided before reading the body (size, budget), in place of the substituted empty message. */
+export function edgeRefusalInterceptor(): Interceptor {
+  return (next) => async (req) => {
+    const refusal = req.contextValues.get(edgeRefusalKey);
+    if (refusal !== null) throw refusal;
     return next(req);
   };
 }

@@ -1,12 +1,21 @@
 import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type ContextValues } from "@connectrpc/connect";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { Principal } from "@gatehouse/core";
+import { bearerToken } from "./bearer.ts";
+import type { BodyBudget } from "./body-budget.ts";
+import { bodyLimitOf, MAX_BODY_BYTES } from "./body-limits.ts";
 import { decodeFailuresAsInvalidArgument } from "./decode-failures.ts";
-import type { NodeRequest, NodeResponse } from "./http-routes.ts";
-import type { MethodName } from "./interceptors.ts";
+import { API_HEADERS, type NodeRequest, type NodeResponse } from "./http-routes.ts";
+import { PUBLIC_METHODS, type MethodName } from "./interceptors.ts";
+import { edgeAuthKey, edgeRefusalKey, type EdgeAuth } from "./request-context.ts";
 
 export interface RpcHandlerOptions extends ConnectRouterOptions {
   readonly routes: (router: ConnectRouter) => void;
   readonly contextValues: (req: NodeRequest) => ContextValues;
+  /** Resolves the bearer token of a non-public method before its body is read; throws as `Gatehouse.authenticate` does. */
+  readonly authenticate: (accessToken: string) => Promise<Principal>;
+  /** Bytes of request bodies read at once, shared with the JSON routes. */
+  readonly bodyBudget: BodyBudget;
   /** Serves every path that is not an RPC. */
   readonly fallback: (req: NodeRequest, res: NodeResponse) => void;
   /** A failure the server did not expect: logged as an error. */
@@ -15,14 +24,23 @@ export interface RpcHandlerOptions extends ConnectRouterOptions {
   readonly onClientGone: (method: MethodName) => void;
 }
 
+/** The one empty message each protocol can carry, in place of a body that is not read. */
+const EMPTY_ENVELOPE = new Uint8Array(5);
+const EMPTY_JSON = new TextEncoder().encode("{}");
+
 /**
- * connect-node's `connectNodeAdapter`, with what a public server needs on top: a request decode
- * failure is InvalidArgument (see decode-failures.ts), a request with no authority (HTTP/1.0 with
- * no Host) is a 400 where connect-node throws out of the request listener and ends the process,
- * and a client that hangs up is not reported as an error.
+ * connect-node's `connectNodeAdapter`, with what a public server needs on top. Before any byte of a body
+ * is read: a body declared larger than its method's cap (body-limits.ts) is refused, the bearer token of a
+ * method that needs one is resolved, and the body reserves its bytes in the process's budget. A request
+ * refused there reaches connect with an empty message in place of its body, which the interceptors refuse
+ * before any handler runs (`edgeRefusalInterceptor`, `authInterceptor`): the refusal comes in each
+ * protocol's own shape, and the attacker's bytes are never decoded. A body that declares no length is
+ * counted as it is read and cut at its cap. Also: a request decode failure is InvalidArgument (see
+ * decode-failures.ts), a request with no authority (HTTP/1.0 with no Host) is a 400 where connect-node
+ * throws out of the request listener and ends the process, and a client that hangs up is not reported as an error.
  */
 export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest, res: NodeResponse) => void {
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], ...options });
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_BODY_BYTES, ...options });
   options.routes(router);
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   return (req, res) => {
@@ -32,20 +50,97 @@ export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest,
       return;
     }
     const method = `${handler.service.typeName}/${handler.method.name}`;
+    // Every API answer, errors included: a response body must never be sniffed into something a browser renders.
+    for (const [name, value] of Object.entries(API_HEADERS)) (res as unknown as { setHeader(name: string, value: string): void }).setHeader(name, value);
     const authority = "authority" in req ? req.authority : req.headers.host;
     if (!authority) {
       res.writeHead(400, { "content-type": "application/json" });
       res.end(JSON.stringify({ code: "invalid_argument", message: "the request has no Host header" }));
       return;
     }
-    const request = universalRequestFromNodeRequest(req as never, res as never, undefined, options.contextValues(req));
-    handler(request)
-      .then(decodeFailuresAsInvalidArgument)
-      .then((response) => universalResponseToNodeResponse(response, res as never))
-      .catch((reason: unknown) => {
-        const code = ConnectError.from(reason).code;
-        if (code === Code.Aborted || code === Code.Canceled || request.signal.aborted) options.onClientGone(method);
-        else options.onUnexpected(reason, method);
-      });
+    const contextValues = options.contextValues(req);
+    admit(req, method, contextValues).then(
+      (release) => {
+        // The client left while its token was being resolved: nobody is left to answer.
+        if ("stream" in req ? req.stream.destroyed : req.socket.destroyed) {
+          release?.();
+          options.onClientGone(method);
+          return;
+        }
+        const request = universalRequestFromNodeRequest(req as never, res as never, undefined, contextValues);
+        if (release === null) {
+          replaceWithEmptyMessage(request);
+        } else {
+          (res as unknown as { once(event: "close", listener: () => void): void }).once("close", release);
+          request.body = limited(request.body as AsyncIterable<Uint8Array>, bodyLimitOf(method));
+        }
+        handler(request)
+          .then(decodeFailuresAsInvalidArgument)
+          .then((response) => universalResponseToNodeResponse(response, res as never))
+          .catch((reason: unknown) => {
+            const code = ConnectError.from(reason).code;
+            if (code === Code.Aborted || code === Code.Canceled || request.signal.aborted) options.onClientGone(method);
+            else options.onUnexpected(reason, method);
+          });
+      },
+      (error: unknown) => {
+        options.onUnexpected(error, method);
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "internal", message: "internal error" }));
+      },
+    );
   };
+
+  /** The release of the body's reservation when it may be read; null when it is refused (the reason is in `contextValues`). */
+  async function admit(req: NodeRequest, method: MethodName, contextValues: ContextValues): Promise<(() => void) | null> {
+    const limit = bodyLimitOf(method);
+    const declared = declaredLength(req);
+    if (declared !== undefined && declared > limit) {
+      contextValues.set(edgeRefusalKey, new ConnectError(`the request body must be at most ${limit} bytes`, Code.ResourceExhausted));
+      return null;
+    }
+    if (!PUBLIC_METHODS.has(method)) {
+      const auth: EdgeAuth = await options.authenticate(bearerToken(req.headers.authorization)).then(
+        (principal) => ({ ok: true, principal }),
+        (error: unknown) => ({ ok: false, error }),
+      );
+      contextValues.set(edgeAuthKey, auth);
+      if (!auth.ok) return null;
+    }
+    const release = options.bodyBudget.reserve(declared ?? limit);
+    if (release === null) contextValues.set(edgeRefusalKey, new ConnectError("the server is reading too many requests; retry shortly", Code.ResourceExhausted));
+    return release;
+  }
+}
+
+function declaredLength(req: NodeRequest): number | undefined {
+  const header = req.headers["content-length"];
+  if (header === undefined) return undefined;
+  const length = Number(header);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/** The body, cut with ResourceExhausted once it passes `limit` bytes (a body that declared no length). */
+async function* limited(body: AsyncIterable<Uint8Array>, limit: number): AsyncIterable<Uint8Array> {
+  let read = 0;
+  for await (const chunk of body) {
+    read += chunk.byteLength;
+    if (read > limit) throw new ConnectError(`the request body must be at most ${limit} bytes`, Code.ResourceExhausted);
+    yield chunk;
+  }
+}
+
+/** Puts an empty message, framed as the request's protocol frames one, where its unread body was. */
+function replaceWithEmptyMessage(request: { header: Headers; body: unknown }): void {
+  const contentType = request.header.get("content-type") ?? "";
+  const bytes = /^application\/(grpc|connect\+)/.test(contentType)
+    ? EMPTY_ENVELOPE
+    : contentType.startsWith("application/json")
+      ? EMPTY_JSON
+      : new Uint8Array(0);
+  request.header.delete("content-encoding");
+  request.header.set("content-length", String(bytes.byteLength));
+  request.body = (async function* () {
+    yield bytes;
+  })();
 }

@@ -95,6 +95,15 @@ describe("the interceptors over the in-memory router transport", () => {
       await expectConnectError(login(h, "198.51.100.1"), { code: Code.Unauthenticated, message: "invalid email or password" });
     });
 
+    it("counts an IPv6 client per /64, so a client cannot take a fresh address of its prefix for every call", async () => {
+      const h = await createRouterHarness({ ipPerMinute: 2 });
+      await h.member("ada@example.com");
+      await expectConnectError(login(h, "2001:db8:1:2::1"), { code: Code.Unauthenticated, message: "invalid email or password" });
+      await expectConnectError(login(h, "2001:db8:1:2:ffff:ffff:ffff:fffe"), { code: Code.Unauthenticated, message: "invalid email or password" });
+      await expectConnectError(login(h, "2001:0db8:0001:0002:0:0:0:99"), { code: Code.ResourceExhausted, message: "too many requests; retry in 60 s" });
+      await expectConnectError(login(h, "2001:db8:1:3::1"), { code: Code.Unauthenticated, message: "invalid email or password" });
+    });
+
     it("does not limit bearer methods or GetOTP, and 0 turns it off", async () => {
       const h = await createRouterHarness({ ipPerMinute: 3, devOtps: true });
       await h.member("ada@example.com");

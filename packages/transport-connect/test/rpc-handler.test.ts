@@ -7,6 +7,8 @@ import { DECODE_FAILURE_MESSAGE } from "../src/decode-failures.ts";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { errorInterceptor } from "../src/interceptors.ts";
 import { createRpcHandler } from "../src/rpc-handler.ts";
+import { createBodyBudget } from "../src/body-budget.ts";
+import { GatehouseError } from "@gatehouse/core";
 
 const LOGIN_PATH = "/gatehouse.v1.AuthService/Login";
 /** Field 1 (email) promises 5 bytes and brings 1: protobuf-es fails with "premature EOF". */
@@ -28,6 +30,8 @@ const handler = createRpcHandler({
   routes,
   interceptors: [errorInterceptor((error, method) => unexpected.push({ error, method }))],
   contextValues: () => createContextValues(),
+  authenticate: () => Promise.reject(new GatehouseError("unauthenticated")),
+  bodyBudget: createBodyBudget(1024 * 1024),
   fallback: (_req, res) => {
     res.writeHead(404, {});
     res.end("");

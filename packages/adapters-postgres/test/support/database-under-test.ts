@@ -18,7 +18,7 @@ const PROBE_TIMEOUT_MS = 2_000;
 export interface FreshSchema {
   /** The schema's name. */
   readonly schema: string;
-  /** Opens Gatehouse on the schema as one replica would: its own pool of `POOL_SIZE` connections (and its pipelined reads). */
+  /** Opens Gatehouse on the schema as one replica would: its own pool of `POOL_SIZE` connections. */
   open(options?: OpenOptions): Promise<PostgresStores>;
   /** A raw pool on the schema, for assertions; ended by `drop()`. Real PostgreSQL only. */
   pool(max?: number): pg.Pool;
@@ -75,7 +75,7 @@ function realPostgres(): DatabaseUnderTest {
         schema,
         pool,
         async open(options = {}) {
-          // As the server opens it: from a connection string, so the pool and the pipelined read connection are Gatehouse's own.
+          // As the server opens it: from a connection string, so the pool is Gatehouse's own.
           const url = new URL(PG_URL);
           url.searchParams.set("options", `-c search_path=${schema}`);
           const opened = await openPostgresStores({ connectionString: url.toString(), max: POOL_SIZE, ...options });

@@ -22,7 +22,7 @@ export type SessionRevocationReason = "logout" | "admin" | "member_removed" | "m
  * password-hash queue are not recorded: they shed floods, and a row per refused request would
  * hand the flood to the database (the metrics count them).
  */
-export type RateLimitName = "otp_sends_per_phone" | "otp_sends_per_user" | "otp_failures_per_user" | "otp_resend_interval";
+export type RateLimitName = "otp_sends_per_phone" | "otp_sends_per_user" | "otp_failures_per_user" | "otp_resend_interval" | "browser_policy_writes_per_org";
 
 /** Each kind's payload. Ids in the payload are the records' ids, never credentials. */
 export interface AuditPayloads {

@@ -6,7 +6,6 @@ import { createMemoryTables, createSerialLock, serialised, type MemoryTables } f
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
 import type {
-  BrowserAccessStore,
   BrowserPolicyStore,
   ChallengeStore,
   DeviceStore,
@@ -52,7 +51,6 @@ export function createMemoryStores(): Stores {
     sessions,
     settings,
     browserPolicies,
-    browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
     signInFacts,
     rateLimiter: createRateLimiter(tables),
     audit: audit.store,
@@ -67,7 +65,6 @@ export function createMemoryStores(): Stores {
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),
-    browserAccess: serialised(ports.browserAccess, lock),
     signInFacts: serialised(ports.signInFacts, lock),
     rateLimiter: serialised(ports.rateLimiter, lock),
     audit: serialised(ports.audit, lock),
@@ -378,34 +375,13 @@ function createBrowserPolicyStore(tables: MemoryTables): BrowserPolicyStore {
       const stored = policies.get(orgId);
       return stored === undefined ? null : structuredClone(stored);
     },
-    async getIfChanged(orgId, knownVersion) {
-      const stored = policies.get(orgId);
-      if (stored?.version === knownVersion) return "unchanged";
-      return stored === undefined ? null : structuredClone(stored);
+    async version(orgId) {
+      return policies.get(orgId)?.version ?? null;
     },
     async put(orgId, policy) {
       const stored = { policy: structuredClone(policy), version: (policies.get(orgId)?.version ?? 0) + 1 };
       policies.set(orgId, stored);
       return structuredClone(stored);
-    },
-  };
-}
-
-/**
- * The three reads in turn: their bodies never await, so nothing of this store changes between them but another
- * caller's own turn. Bound once, as a SQL store reads its tables directly rather than through the other ports.
- */
-function createBrowserAccessStore(sessions: SessionStore, orgs: OrgStore, browserPolicies: BrowserPolicyStore): BrowserAccessStore {
-  const findSession = sessions.findActiveByAccessTokenHash.bind(sessions);
-  const findMembership = orgs.findMembership.bind(orgs);
-  const getPolicyIfChanged = browserPolicies.getIfChanged.bind(browserPolicies);
-  return {
-    async resolve(accessTokenHash, orgId, knownPolicyVersion, now) {
-      const session = await findSession(accessTokenHash, now);
-      if (session === null) return null;
-      const membership = await findMembership(orgId, session.userId);
-      const policy = await getPolicyIfChanged(orgId, knownPolicyVersion);
-      return { sessionId: session.id, userId: session.userId, sessionOrgId: session.orgId, isMember: membership !== null, policy };
     },
   };
 }

@@ -51,6 +51,34 @@ export type HostListing = "blocked" | "allowed" | "unlisted";
  * so a bad row cannot take an org's browsing down.
  */
 export function compileAccessControl(accessControl: AccessControl, options: CompileOptions = {}): CompiledAccessControl {
+  const steps = compileSteps(accessControl, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** Entries compiled between two yields of `compileSteps`: a slice of a few milliseconds. */
+export const COMPILE_SLICE_ENTRIES = 1024;
+
+/**
+ * `compileAccessControl` in slices: between two slices of `COMPILE_SLICE_ENTRIES` entries it awaits `pause`,
+ * so a large policy does not hold the event loop for the whole compile. A policy of one slice compiles at once.
+ */
+export async function compileAccessControlInSlices(
+  accessControl: AccessControl,
+  pause: () => Promise<void>,
+  options: CompileOptions = {},
+): Promise<CompiledAccessControl> {
+  const steps = compileSteps(accessControl, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await pause();
+  }
+}
+
+function* compileSteps(accessControl: AccessControl, options: CompileOptions): Generator<void, CompiledAccessControl> {
   const skipped: SkippedEntry[] = [];
   const { allowedDomains, blockedDomains } = accessControl;
   const hosts = new HostTable(allowedDomains.length + blockedDomains.length, options.hostHash);
@@ -62,8 +90,13 @@ export function compileAccessControl(accessControl: AccessControl, options: Comp
     if (!added) skipped.push({ list, entry: text, reason: "the host key cannot be stored" });
     return added;
   };
-  const addList = (list: HostListName, entries: readonly string[], exactBit: number, wildBit: number): void => {
+  let sinceYield = 0;
+  function* addList(list: HostListName, entries: readonly string[], exactBit: number, wildBit: number): Generator<void, void> {
     for (const text of entries) {
+      if (++sinceYield === COMPILE_SLICE_ENTRIES) {
+        sinceYield = 0;
+        yield;
+      }
       const entry = storedEntry(text);
       if (typeof entry === "string") skipped.push({ list, entry: text, reason: entry });
       else if (entry.kind === "exact") addKey(list, text, entry.key, exactBit);
@@ -75,9 +108,9 @@ export function compileAccessControl(accessControl: AccessControl, options: Comp
         maxWildLabels = Math.max(maxWildLabels, labels);
       }
     }
-  };
-  addList("allowed_domains", allowedDomains, HostBits.allowedExact, HostBits.allowedWild);
-  addList("blocked_domains", blockedDomains, HostBits.blockedExact, HostBits.blockedWild);
+  }
+  yield* addList("allowed_domains", allowedDomains, HostBits.allowedExact, HostBits.allowedWild);
+  yield* addList("blocked_domains", blockedDomains, HostBits.blockedExact, HostBits.blockedWild);
   return {
     hosts,
     minWildLabels: maxWildLabels === 0 ? 0 : minWildLabels,

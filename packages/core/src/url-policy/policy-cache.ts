@@ -1,5 +1,5 @@
 import { invalidArgument } from "../errors.ts";
-import { compileAccessControl } from "./compile.ts";
+import { compileAccessControlInSlices } from "./compile.ts";
 import type { CompiledAccessControl } from "./compile.ts";
 import type { BrowserPolicy } from "./types.ts";
 
@@ -17,11 +17,14 @@ export interface CachedPolicy {
  */
 export class PolicyCache {
   readonly #capacity: number;
+  readonly #pause: () => Promise<void>;
   readonly #byOrg = new Map<string, CachedPolicy>();
 
-  constructor(capacity: number) {
+  /** `pause` lets the event loop run between the slices of a large policy's compile (see `compileAccessControlInSlices`). */
+  constructor(capacity: number, pause: () => Promise<void>) {
     if (!Number.isInteger(capacity) || capacity < 1) throw invalidArgument("capacity", "must be a positive integer");
     this.#capacity = capacity;
+    this.#pause = pause;
   }
 
   /** The org's cached policy, now marked most recently used; undefined when none is cached. */
@@ -35,9 +38,14 @@ export class PolicyCache {
     return cached;
   }
 
-  /** Compiles `policy`, which the caller read as `version` of `orgId`'s policy, and caches it in place of any other version. */
-  put(orgId: string, version: number, policy: BrowserPolicy): CachedPolicy {
-    const entry: CachedPolicy = Object.freeze({ version, policy: deepFreeze(policy), compiled: compileAccessControl(policy.accessControl) });
+  /** Compiles `policy`, read as `version` of some org's policy, into an entry for `put`. */
+  async compile(version: number, policy: BrowserPolicy): Promise<CachedPolicy> {
+    const compiled = await compileAccessControlInSlices(policy.accessControl, this.#pause);
+    return Object.freeze({ version, policy: deepFreeze(policy), compiled });
+  }
+
+  /** Caches `entry` as `orgId`'s policy in place of any other version. */
+  put(orgId: string, entry: CachedPolicy): CachedPolicy {
     this.#byOrg.delete(orgId);
     this.#byOrg.set(orgId, entry);
     if (this.#byOrg.size > this.#capacity) {

@@ -1,4 +1,5 @@
-import { auditActorOf, recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { auditActorOf, recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { consumeAll, rateLimitKeys } from "../rate-limits.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -212,6 +213,15 @@ export async function getOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: str
 /** The whole update is refused, with a message per bad entry, when any entry is invalid. */
 export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy> {
   await requireOrgAdmin(ctx, actor, orgId);
+  if (actor.kind === "user") {
+    const limit = {
+      name: "browser_policy_writes_per_org",
+      key: rateLimitKeys.browserPolicyWritesPerOrg(orgId),
+      windows: ctx.config.browserPolicyWritesPerOrg,
+    } as const;
+    const consumed = await consumeAll(ctx.stores.rateLimiter, [limit], ctx.clock.now());
+    if (!consumed.allowed) throw await inTransaction(ctx, (tx) => recordRefusal(tx, adminSubject(actor, orgId), consumed.limit, consumed.refusal));
+  }
   const valid = validateBrowserPolicy(policy);
   return inTransaction(ctx, async (tx) => {
     const stored = await tx.stores.browserPolicies.put(orgId, valid);

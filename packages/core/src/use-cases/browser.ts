@@ -2,102 +2,56 @@ import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
 import { requireSessionOrg } from "../session-scope.ts";
-import { authenticate, requireAccessTokenShape } from "./sessions.ts";
-import type { VersionedBrowserPolicy } from "../ports.ts";
 import type { Principal } from "../results.ts";
-import { hashToken } from "../tokens.ts";
 import { checkUrl } from "../url-policy/check-url.ts";
 import { PolicyCache, type CachedPolicy } from "../url-policy/policy-cache.ts";
-import { DEFAULT_BROWSER_POLICY, type BrowserPolicy, type UrlDecision } from "../url-policy/types.ts";
+import { DEFAULT_BROWSER_POLICY, type UrlDecision } from "../url-policy/types.ts";
 
 /** Enough for every org a replica serves in practice; an evicted org just compiles again. */
 const POLICY_CACHE_CAPACITY = 10_000;
 /** The version of an org that never stored a policy (stored versions start at 1). */
 const DEFAULT_VERSION = 0;
-/** Asked for when nothing is cached, so the store always answers with the policy. */
-const NO_VERSION = -1;
 
 export interface BrowserPolicyReader {
-  /** The org's stored policy (or the default) and its compiled access control, decoded and compiled once per version. */
+  /**
+   * The org's current policy with its access control compiled. Every call asks the store for the
+   * version, so a policy saved on any replica applies to the next request. A version is read and
+   * compiled once however many requests ask for it at once; while a newer version loads, the requests
+   * that join the load and find an older version cached are answered from that one.
+   */
   read(orgId: string): Promise<CachedPolicy>;
-  /** The version to pass as `knownVersion` to the store when reading the policy some other way (see `BrowserAccessStore`). */
-  knownVersion(orgId: string): number;
-  /** What `read` returns, from the store's `getIfChanged(orgId, knownVersion)` answer obtained elsewhere. */
-  settle(orgId: string, knownVersion: number, stored: VersionedBrowserPolicy | "unchanged" | null): Promise<CachedPolicy>;
 }
 
-/**
- * Every read still asks the store, so a policy saved on any replica applies to the next check; it only
- * skips decoding and compiling a version it already holds.
- */
-export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
-  const cache = new PolicyCache(POLICY_CACHE_CAPACITY);
-  const knownVersion = (orgId: string) => cache.get(orgId)?.version ?? NO_VERSION;
-  const settle: BrowserPolicyReader["settle"] = async (orgId, known, stored) => {
-    // Another request may have replaced the entry since `known` was read: only the version asked about is "unchanged".
-    const cached = cache.get(orgId);
-    const current = cached !== undefined && cached.version === known;
-    if (current && (stored === "unchanged" || (stored === null && cached.version === DEFAULT_VERSION))) return cached;
-    // "unchanged" for a version no longer cached (or from a store that broke its contract on NO_VERSION): read the policy in full.
-    if (stored === "unchanged") stored = await ctx.stores.browserPolicies.get(orgId);
-    return cache.put(orgId, stored?.version ?? DEFAULT_VERSION, stored?.policy ?? DEFAULT_BROWSER_POLICY);
+/** `pause` lets the event loop run between the slices of a large policy's compile. */
+export function createBrowserPolicyReader(ctx: Context, pause: () => Promise<void>): BrowserPolicyReader {
+  const cache = new PolicyCache(POLICY_CACHE_CAPACITY, pause);
+  const loading = new Map<string, Promise<CachedPolicy>>();
+  const load = (orgId: string, version: number): Promise<CachedPolicy> => {
+    const key = `${version}:${orgId}`;
+    let pending = loading.get(key);
+    if (pending === undefined) {
+      pending = (async () => {
+        const stored = version === DEFAULT_VERSION ? null : await ctx.stores.browserPolicies.get(orgId);
+        // The store may hold a newer version by now: that one is compiled and cached, never an older one over it.
+        const entry = await cache.compile(stored?.version ?? DEFAULT_VERSION, stored?.policy ?? DEFAULT_BROWSER_POLICY);
+        const cached = cache.get(orgId);
+        if (cached === undefined || cached.version <= entry.version) cache.put(orgId, entry);
+        return entry;
+      })().finally(() => loading.delete(key));
+      loading.set(key, pending);
+    }
+    return pending;
   };
   return {
     async read(orgId) {
-      const known = knownVersion(orgId);
-      return settle(orgId, known, await ctx.stores.browserPolicies.getIfChanged(orgId, known));
+      const version = (await ctx.stores.browserPolicies.version(orgId)) ?? DEFAULT_VERSION;
+      const cached = cache.get(orgId);
+      if (cached !== undefined && cached.version >= version) return cached;
+      // Another request is already loading this version: the previous one stays in service until it is ready.
+      if (cached !== undefined && loading.has(`${version}:${orgId}`)) return cached;
+      return load(orgId, version);
     },
-    knownVersion,
-    settle,
   };
-}
-
-/**
- * The browser requests' path: the bearer token, the membership and the policy version in one store
- * call (`BrowserAccessStore.resolve`), then the same checks and errors, in the same order, as
- * `authenticate` followed by `requireMember`. `validate` checks the request's other inputs.
- */
-export async function resolveBrowserAccess(
-  ctx: Context,
-  reader: BrowserPolicyReader,
-  accessToken: string,
-  orgId: string,
-  validate: () => void,
-): Promise<CachedPolicy> {
-  requireAccessTokenShape(accessToken);
-  try {
-    requireId("org_id", orgId);
-    validate();
-  } catch (error) {
-    // A bad token outranks bad input, as when the token was resolved first: only this error path pays the extra read.
-    await authenticate(ctx, accessToken);
-    throw error;
-  }
-  const known = reader.knownVersion(orgId);
-  const access = await ctx.stores.browserAccess.resolve(hashToken(accessToken), orgId, known, ctx.clock.now());
-  if (access === null) throw new GatehouseError("unauthenticated");
-  requireSessionOrg(access.sessionOrgId, orgId);
-  if (!access.isMember) throw new GatehouseError("not_org_member");
-  return reader.settle(orgId, known, access.policy);
-}
-
-export async function getBrowserPolicyWithToken(ctx: Context, reader: BrowserPolicyReader, accessToken: string, orgId: string): Promise<BrowserPolicy> {
-  return (await resolveBrowserAccess(ctx, reader, accessToken, orgId, () => {})).policy;
-}
-
-export async function checkUrlAccessWithToken(
-  ctx: Context,
-  reader: BrowserPolicyReader,
-  accessToken: string,
-  orgId: string,
-  url: string,
-): Promise<UrlDecision> {
-  const policy = await resolveBrowserAccess(ctx, reader, accessToken, orgId, () => requireUrl(url));
-  return checkUrl(policy.compiled, url);
-}
-
-function requireUrl(url: string): void {
-  if (url.trim() === "") throw invalidArgument("url", "is required");
 }
 
 /** Any member may read and use the org's policy and see its name, with a session issued for that org; no admin role is needed. */
@@ -107,14 +61,21 @@ export async function requireMember(ctx: Context, principal: Principal, orgId: s
   if ((await ctx.stores.orgs.findMembership(orgId, principal.userId)) === null) throw new GatehouseError("not_org_member");
 }
 
-export async function getBrowserPolicy(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<BrowserPolicy> {
-  await requireMember(ctx, principal, orgId);
-  return (await reader.read(orgId)).policy;
+/** The membership check and the policy read do not depend on each other: they run together, and a non-member gets no policy. */
+async function memberPolicy(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<CachedPolicy> {
+  requireId("org_id", orgId);
+  requireSessionOrg(principal.orgId, orgId);
+  const [membership, policy] = await Promise.all([ctx.stores.orgs.findMembership(orgId, principal.userId), reader.read(orgId)]);
+  if (membership === null) throw new GatehouseError("not_org_member");
+  return policy;
+}
+
+export async function getBrowserPolicy(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<CachedPolicy> {
+  return memberPolicy(ctx, reader, principal, orgId);
 }
 
 /** A denied URL (malformed or too long included) is an answer, not an error; only a missing URL is an invalid argument. */
 export async function checkUrlAccess(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string, url: string): Promise<UrlDecision> {
-  requireUrl(url);
-  await requireMember(ctx, principal, orgId);
-  return checkUrl((await reader.read(orgId)).compiled, url);
+  if (url.trim() === "") throw invalidArgument("url", "is required");
+  return checkUrl((await memberPolicy(ctx, reader, principal, orgId)).compiled, url);
 }

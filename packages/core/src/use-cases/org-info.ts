@@ -1,7 +1,7 @@
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { Principal } from "../results.ts";
-import { requireMember, resolveBrowserAccess, type BrowserPolicyReader } from "./browser.ts";
+import { requireMember } from "./browser.ts";
 
 /** What a member sees of their org: enough to show its name instead of its id. */
 export interface OrgInfo {
@@ -13,12 +13,6 @@ export interface OrgInfo {
 
 export async function getOrgInfo(ctx: Context, principal: Principal, orgId: string): Promise<OrgInfo> {
   await requireMember(ctx, principal, orgId);
-  return readOrgInfo(ctx, orgId);
-}
-
-/** Resolves the token and membership as the other browser requests do; the org's row is a second read. */
-export async function getOrgInfoWithToken(ctx: Context, reader: BrowserPolicyReader, accessToken: string, orgId: string): Promise<OrgInfo> {
-  await resolveBrowserAccess(ctx, reader, accessToken, orgId, () => {});
   return readOrgInfo(ctx, orgId);
 }
 

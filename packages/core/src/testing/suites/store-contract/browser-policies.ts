@@ -28,15 +28,13 @@ export function describeBrowserPoliciesContract(current: () => Stores): void {
       expect((await stores.browserPolicies.put(OTHER_ORG_ID, aPolicy())).version).toBe(1);
     });
 
-    it("answers getIfChanged with unchanged only for the stored version", async () => {
-      expect(await stores.browserPolicies.getIfChanged(ORG_ID, 0)).toBeNull();
+    it("answers version with the version get would return, null before the first put", async () => {
+      expect(await stores.browserPolicies.version(ORG_ID)).toBeNull();
       await stores.browserPolicies.put(ORG_ID, aPolicy());
-      expect(await stores.browserPolicies.getIfChanged(ORG_ID, 0)).toEqual({ policy: aPolicy(), version: 1 });
-      expect(await stores.browserPolicies.getIfChanged(ORG_ID, 1)).toBe("unchanged");
+      expect(await stores.browserPolicies.version(ORG_ID)).toBe(1);
       await stores.browserPolicies.put(ORG_ID, aPolicy(["a.example"]));
-      expect(await stores.browserPolicies.getIfChanged(ORG_ID, 1)).toEqual({ policy: aPolicy(["a.example"]), version: 2 });
-      expect(await stores.browserPolicies.getIfChanged(ORG_ID, 3)).toEqual({ policy: aPolicy(["a.example"]), version: 2 });
-      expect(await stores.browserPolicies.getIfChanged(OTHER_ORG_ID, 2)).toBeNull();
+      expect(await stores.browserPolicies.version(ORG_ID)).toBe(2);
+      expect(await stores.browserPolicies.version(OTHER_ORG_ID)).toBeNull();
     });
 
     it("keeps what was stored when the caller later edits its object", async () => {

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { describeAuditContract } from "./audit.ts";
-import { describeBrowserAccessContract } from "./browser-access.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
@@ -49,7 +48,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSessionsContract(stores);
     describeSettingsContract(stores);
     describeBrowserPoliciesContract(stores);
-    describeBrowserAccessContract(stores);
     describeSignInFactsContract(stores);
     describeRateLimiterContract(stores);
     describeTransactionsContract(stores);

@@ -1,0 +1,309 @@
+/**
+ * One client cannot take the server from the others (issue 31): bodies refused before they are read, the
+ * server's memory bounded under a flood of unauthenticated large bodies, a new large policy read and compiled
+ * once without holding the event loop, a policy a member already holds not sent again, and the API's answers
+ * never mistaken for the web client.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { request as http1Request } from "node:http";
+import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientsFor, type Clients } from "./support/clients.ts";
+import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
+import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+
+const PASSWORD = "correct horse battery";
+const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
+const FOUR_MIB = 4 * 1024 * 1024;
+const NO_MFA = '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}';
+/** What 50 unauthenticated 4 MiB bodies may add to the server's peak RSS: read whole, they would add 200 MiB. */
+const RSS_GROWTH_BOUND_MIB = 64;
+
+/** The server's peak resident set so far, in MiB (Linux). */
+function peakRssMib(server: ServerProcess): number {
+  const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8");
+  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]) / 1024;
+}
+
+/** An HTTP/1.1 Connect call whose headers go out at once; `body` (when given) follows. Resolves with the status and body of the answer (status 0: the connection was cut). */
+function http1Call(url: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http1Request(`${url}${UPDATE_POLICY_PATH}`, { method: "POST", headers, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, text });
+        req.destroy();
+      });
+    });
+    // Past the bytes and time it drains after its answer, the server cuts a connection still sending: status 0.
+    req.on("error", (error) => (body === undefined ? reject(error) : resolve({ status: 0, text: "" })));
+    req.flushHeaders();
+    if (body !== undefined) req.end(body);
+  });
+}
+
+/** A gRPC call on `session` whose headers go out at once; resolves with its gRPC status, from the trailers or a trailers-only answer's headers. */
+function grpcCall(session: ClientHttp2Session, headers: Record<string, string>, body?: Buffer, path = UPDATE_POLICY_PATH): Promise<string | undefined> {
+  const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...headers });
+  stream.on("error", () => {});
+  stream.resume();
+  if (body !== undefined) stream.end(body);
+  return new Promise((resolve) => {
+    stream.once("response", (responseHeaders: IncomingHttpHeaders) => {
+      if (responseHeaders["grpc-status"] !== undefined) resolve(String(responseHeaders["grpc-status"]));
+    });
+    stream.once("trailers", (trailers: IncomingHttpHeaders) => resolve(String(trailers["grpc-status"])));
+    stream.once("close", () => resolve(undefined));
+  });
+}
+
+/** A gRPC envelope around `size` bytes of message. */
+function envelope(size: number): Buffer {
+  const framed = Buffer.alloc(5 + size);
+  framed.writeUInt32BE(size, 1);
+  return framed;
+}
+
+describe("the edge of one server (SQLite)", () => {
+  let db: ReturnType<typeof tempSqliteDatabase>;
+  let server: ServerProcess;
+  let orgId: string;
+  let api: Clients;
+  let memberToken: string;
+
+  beforeAll(async () => {
+    db = tempSqliteDatabase();
+    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MAX_CONNECTIONS_PER_IP: "1000" };
+    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    expect(runCli(["org", "settings", orgId, "--json", NO_MFA], env).status).toBe(0);
+    server = await startServerProcess(env);
+    api = clientsFor(server.url);
+    const login = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
+    if (login.result.case !== "tokens") throw new Error("expected tokens");
+    memberToken = login.result.value.accessToken;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    db?.dispose();
+  });
+
+  it("refuses an unauthenticated admin call, and an oversized one, from its headers alone: the body is never waited for", async () => {
+    const proto = { "content-type": "application/proto" };
+    const unauthenticated = await http1Call(server.url, { ...proto, "content-length": String(FOUR_MIB) });
+    expect(unauthenticated.status).toBe(401);
+    expect(JSON.parse(unauthenticated.text)).toMatchObject({ code: "unauthenticated" });
+    const oversized = await http1Call(server.url, { ...proto, "content-length": String(FOUR_MIB + 1), authorization: `Bearer ${memberToken}` });
+    expect(oversized.status).toBe(429);
+    expect(JSON.parse(oversized.text)).toMatchObject({ code: "resource_exhausted", message: `the request body must be at most ${FOUR_MIB} bytes` });
+
+    const session = connectHttp2(server.url);
+    session.on("error", () => {});
+    try {
+      expect(await grpcCall(session, {})).toBe("16");
+      // A public call's cap is a few KiB: a larger declared body is refused as soon as its headers are in.
+      expect(await grpcCall(session, { "content-length": String(FOUR_MIB) }, undefined, "/gatehouse.v1.AuthService/Login")).toBe("8");
+    } finally {
+      session.close();
+    }
+  });
+
+  it(`keeps its peak RSS within ${RSS_GROWTH_BOUND_MIB} MiB of its start while 50 unauthenticated 4 MiB bodies arrive over HTTP/1.1, then over HTTP/2`, async () => {
+    const before = peakRssMib(server);
+    const body = Buffer.alloc(FOUR_MIB - 1);
+    const http1 = await Promise.all(
+      Array.from({ length: 50 }, () => http1Call(server.url, { "content-type": "application/proto", "content-length": String(body.length) }, body)),
+    );
+    expect(http1.filter(({ status }) => status !== 401 && status !== 0)).toEqual([]);
+    const grpcBody = envelope(FOUR_MIB - 6);
+    const sessions = Array.from({ length: 5 }, () => connectHttp2(server.url).on("error", () => {}));
+    try {
+      const answers = await Promise.all(sessions.flatMap((session) => Array.from({ length: 10 }, () => grpcCall(session, {}, grpcBody))));
+      // Unauthenticated (16), or reset by HTTP/2's per-session memory cap while the unread bodies kept coming (no status).
+      expect(answers.filter((status) => status !== "16" && status !== undefined)).toEqual([]);
+    } finally {
+      for (const session of sessions) session.close();
+    }
+    expect(peakRssMib(server) - before).toBeLessThan(RSS_GROWTH_BOUND_MIB);
+  });
+
+  it("answers a member's policy request 304 when its If-None-Match names the current version", async () => {
+    const url = `${server.url}/api/browser/policy?org_id=${orgId}`;
+    const first = await fetch(url, { headers: { authorization: `Bearer ${memberToken}` } });
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"\d+"$/);
+    await first.json();
+    const again = await fetch(url, { headers: { authorization: `Bearer ${memberToken}`, "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    // The ETag is no credential: without a token the answer is still 401.
+    expect((await fetch(url, { headers: { "if-none-match": etag } })).status).toBe(401);
+    expect((await fetch(url, { headers: { authorization: `Bearer ${memberToken}`, "if-none-match": '"999999"' } })).status).toBe(200);
+  });
+
+  it("sends nosniff on every API answer, and a JSON 404 for unknown API and metrics paths instead of the web client", async () => {
+    for (const path of ["/api/nothing-here", "/api", "/metrics", "/metrics/extra"]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("content-type"), path).toMatch(/^application\/json/);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(await response.json()).toEqual({ error: { code: "not_found", message: "not found" } });
+    }
+    const answers = [
+      await fetch(`${server.url}/healthz`),
+      await fetch(`${server.url}/api/browser/org?org_id=${orgId}`),
+      await fetch(`${server.url}/api/browser/check-url`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+      await fetch(`${server.url}/gatehouse.v1.BrowserService/GetOrg`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+    ];
+    for (const response of answers) expect(response.headers.get("x-content-type-options"), response.url).toBe("nosniff");
+  });
+});
+
+describe("gRPC reflection", () => {
+  it("is off by default in production and on in development; GRPC_REFLECTION forces it", async () => {
+    const db = tempSqliteDatabase();
+    const servers: ServerProcess[] = [];
+    try {
+      const reflectionOf = async (env: Record<string, string>) => {
+        const server = await startServerProcess({ DATABASE_URL: db.databaseUrl, ...env });
+        servers.push(server);
+        return server.logEntry((entry) => entry.msg === "gatehouse listening").then((entry) => entry.reflection);
+      };
+      expect(await reflectionOf({ APP_ENV: "production" })).toBe(false);
+      expect(await reflectionOf({ APP_ENV: "development" })).toBe(true);
+      expect(await reflectionOf({ APP_ENV: "production", GRPC_REFLECTION: "true" })).toBe(true);
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+      db.dispose();
+    }
+  });
+});
+
+/**
+ * Times `GET /healthz` in a process of its own, one request after another, until `stop` is called: the test's
+ * own process is busy with the load it sends, and its pauses must not count against the server.
+ */
+async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
+  const script = `
+    let stopped = false;
+    const latencies = [];
+    process.stdin.on("data", () => (stopped = true));
+    (async () => {
+      // One request first, so the connection and the fetch machinery are up before any latency counts.
+      await (await fetch(${JSON.stringify(`${url}/healthz`)})).text();
+      process.stdout.write("ready\\n");
+      while (!stopped) {
+        const started = performance.now();
+        const response = await fetch(${JSON.stringify(`${url}/healthz`)});
+        await response.text();
+        latencies.push(response.status === 200 ? performance.now() - started : Infinity);
+      }
+      process.stdout.write(JSON.stringify(latencies));
+      process.exit(0);
+    })();`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  await new Promise<void>((resolve) => {
+    const onData = () => {
+      if (!output.includes("ready\n")) return;
+      child.stdout.off("data", onData);
+      output = output.slice(output.indexOf("ready\n") + "ready\n".length);
+      resolve();
+    };
+    child.stdout.on("data", onData);
+  });
+  return {
+    stop: async () => {
+      child.stdin.end("stop");
+      await exited;
+      return JSON.parse(output) as number[];
+    },
+  };
+}
+
+const postgresReachable = (await requirePostgresInCi("the policy stampede on PostgreSQL")) === null;
+
+const BACKENDS = [
+  {
+    name: "SQLite",
+    available: true,
+    async create() {
+      const db = tempSqliteDatabase();
+      return { databaseUrl: db.databaseUrl, dispose: async () => db.dispose() };
+    },
+  },
+  {
+    name: "PostgreSQL",
+    available: postgresReachable,
+    async create() {
+      const database = `gh_stampede_${randomBytes(6).toString("hex")}`;
+      await onPostgres((client) => client.query(`create database ${database}`));
+      const databaseUrl = Object.assign(new URL(PG_URL), { pathname: `/${database}` }).toString();
+      return { databaseUrl, dispose: () => onPostgres((client) => client.query(`drop database if exists ${database} with (force)`)).then(() => {}) };
+    },
+  },
+];
+
+describe.each(BACKENDS.filter((backend) => backend.available))("a 200,000-entry policy on $name", (backend) => {
+  let database: { databaseUrl: string; dispose(): Promise<void> };
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    database = await backend.create();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.dispose();
+  });
+
+  it("is answered for 90 check-urls that arrive right after it is saved, /healthz answering within 250 ms meanwhile", async () => {
+    const env = { ...DEV_ENV, DATABASE_URL: database.databaseUrl, MAX_CONNECTIONS_PER_IP: "1000" };
+    const { orgId } = seedOrgAndMember(env, "admin@example.com", PASSWORD, "admin");
+    expect(runCli(["org", "settings", orgId, "--json", NO_MFA], env).status).toBe(0);
+    server = await startServerProcess(env);
+    const { url } = server;
+    const login = await clientsFor(url).auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
+    if (login.result.case !== "tokens") throw new Error("expected tokens");
+    const token = login.result.value.accessToken;
+    const checkUrl = () =>
+      fetch(`${url}/api/browser/check-url`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ org_id: orgId, url: "https://blocked.example/" }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as { allowed?: boolean } }));
+    // The previous version is cached, as on a server in service.
+    expect((await checkUrl()).body.allowed).toBe(true);
+
+    // Sent as JSON text and its answer left undecoded: this process stays light for the burst below.
+    const blockedDomains = ["blocked.example", ...Array.from({ length: 199_999 }, (_, i) => `h${i.toString(36)}.io`)];
+    const saved = await fetch(`${url}${UPDATE_POLICY_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        orgId,
+        policy: {
+          accessControl: { allowedDomains: [], blockedDomains, defaultAction: "allow", wildcardSupported: true },
+          actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+        },
+      }),
+    });
+    expect(saved.status).toBe(200);
+    await saved.arrayBuffer();
+
+    const probe = await healthzProbe(url);
+    const answers = await Promise.all(Array.from({ length: 90 }, checkUrl));
+    const healthz = await probe.stop();
+    expect(answers.map(({ status }) => status)).toEqual(answers.map(() => 200));
+    expect(healthz.length).toBeGreaterThan(0);
+    expect(Math.max(...healthz), healthz.map(Math.round).join(",")).toBeLessThan(250);
+    // Once it is compiled, the new version answers.
+    expect((await checkUrl()).body.allowed).toBe(false);
+  }, 60_000);
+});
