@@ -80,6 +80,7 @@ export async function measurePgReads(options: PgReadsOptions, log: (line: string
       refreshTokenHash: "r".repeat(64),
       refreshExpiresAt: now + hour,
       createdAt: now,
+      expiresAt: now + hour,
       revokedAt: null,
     });
     const { version } = await stores.browserPolicies.put("o", DEFAULT_BROWSER_POLICY);

@@ -62,6 +62,10 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: lastSeenAt }))
       .returningAll();
   });
+  // Every Login runs it, before the password hash (the guessing budget's key depends on it).
+  const selectWithSession = preparedQuery(db, cache, "devices.findWithSession", 2, (userId: string, fingerprint: string) =>
+    db.selectFrom("devices").selectAll().where("user_id", "=", userId).where("fingerprint", "=", fingerprint).where("session_issued_at", "is not", null).limit(1),
+  );
   // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
   const rides = { rides: true };
   const markIssued = preparedStatement(
@@ -140,6 +144,23 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
         .where("id", "=", deviceId)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+
+    async revokeTrustByUser(orgId, userId, now) {
+      let revoke = db
+        .updateTable("devices")
+        .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
+        .where("user_id", "=", userId)
+        .where("trusted", "=", toDbBool(dialect, true))
+        .where("trusted_until", ">", now);
+      if (orgId !== null) revoke = revoke.where("org_id", "=", orgId);
+      const result = await revoke.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async findWithSession(userId, fingerprint) {
+      const [row] = await selectWithSession(userId, fingerprint);
+      return row === undefined ? null : toDevice(row);
     },
   };
 }

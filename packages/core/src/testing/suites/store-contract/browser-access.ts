@@ -23,6 +23,7 @@ function aSession(overrides: Partial<Session> = {}): Session {
     accessTokenHash: "access-hash-1",
     accessExpiresAt: T0 + 15 * MINUTE,
     refreshTokenHash: "refresh-hash-1",
+    expiresAt: T0 + 90 * 24 * 60 * MINUTE,
     refreshExpiresAt: T0 + 30 * 24 * 60 * MINUTE,
     createdAt: T0,
     revokedAt: null,
