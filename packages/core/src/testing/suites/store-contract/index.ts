@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
+import { describeAccountSecurityContract } from "./account-security.ts";
 import { describeAuditContract } from "./audit.ts";
 import { describeBrowserAccessContract } from "./browser-access.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
@@ -55,5 +56,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeTransactionsContract(stores);
     describePurgeContract(current);
     describeAuditContract(current);
+    describeAccountSecurityContract(stores);
   });
 }
