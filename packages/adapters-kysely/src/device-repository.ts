@@ -64,7 +64,13 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
   });
   // Every Login runs it, before the password hash (the guessing budget's key depends on it).
   const selectWithSession = preparedQuery(db, cache, "devices.findWithSession", 2, (userId: string, fingerprint: string) =>
-    db.selectFrom("devices").selectAll().where("user_id", "=", userId).where("fingerprint", "=", fingerprint).where("session_issued_at", "is not", null).limit(1),
+    db
+      .selectFrom("devices")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("fingerprint", "=", fingerprint)
+      .where("session_issued_at", "is not", null)
+      .limit(1),
   );
   // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
   const rides = { rides: true };

@@ -63,10 +63,16 @@ describe("openSqliteStores", () => {
     const day = 24 * 60 * 60 * 1000;
     const before = await openSqliteStores({ filename });
     await revert0007(before.db);
-    await sql`INSERT INTO users (id, email, display_name, password_hash, phone, phone_verified, platform_admin, created_at) VALUES ('u', 'a@b.test', '', 'x', NULL, 0, 0, ${t0})`.execute(before.db);
+    await sql`INSERT INTO users (id, email, display_name, password_hash, phone, phone_verified, platform_admin, created_at) VALUES ('u', 'a@b.test', '', 'x', NULL, 0, 0, ${t0})`.execute(
+      before.db,
+    );
     await sql`INSERT INTO orgs (id, name, created_at) VALUES ('o', 'O', ${t0})`.execute(before.db);
-    await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, created_at, last_seen_at) VALUES ('d', 'u', 'o', 'fp', 0, ${t0}, ${t0})`.execute(before.db);
-    await sql`INSERT INTO mfa_intents (id, user_id, org_id, device_id, expires_at, created_at) VALUES ('clear-id', 'u', 'o', 'd', ${t0 + day}, ${t0})`.execute(before.db);
+    await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, created_at, last_seen_at) VALUES ('d', 'u', 'o', 'fp', 0, ${t0}, ${t0})`.execute(
+      before.db,
+    );
+    await sql`INSERT INTO mfa_intents (id, user_id, org_id, device_id, expires_at, created_at) VALUES ('clear-id', 'u', 'o', 'd', ${t0 + day}, ${t0})`.execute(
+      before.db,
+    );
     await sql`INSERT INTO sessions (id, user_id, org_id, device_id, access_token_hash, access_expires_at, refresh_token_hash, refresh_expires_at, created_at, revoked_at)
               VALUES ('s', 'u', 'o', 'd', 'a-1', ${t0 + 60_000}, 'r-1', ${t0 + 90 * day}, ${t0}, NULL)`.execute(before.db);
     await before.close();
@@ -74,7 +80,11 @@ describe("openSqliteStores", () => {
     const after = await openSqliteStores({ filename });
     expect(after.appliedMigrations).toEqual(["0007_account_security"]);
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
-    const rotation = await after.stores.sessions.rotate("r-1", { accessTokenHash: "a-2", accessExpiresAt: t0 + 40 * day, refreshTokenHash: "r-2", refreshExpiresAt: t0 + 40 * day }, t0);
+    const rotation = await after.stores.sessions.rotate(
+      "r-1",
+      { accessTokenHash: "a-2", accessExpiresAt: t0 + 40 * day, refreshTokenHash: "r-2", refreshExpiresAt: t0 + 40 * day },
+      t0,
+    );
     expect(rotation).toMatchObject({ kind: "rotated", session: { expiresAt: t0 + 30 * day, accessExpiresAt: t0 + 30 * day, refreshExpiresAt: t0 + 30 * day } });
     expect(await after.stores.users.findById("u")).toMatchObject({ disabledAt: null });
     await after.close();

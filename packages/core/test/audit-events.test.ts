@@ -278,7 +278,12 @@ describe("administration", () => {
     const trust = await recorded(h, () => h.gatehouse.admin.revokeDeviceTrust(admin, h.orgId, device!.id));
     expect(trust).toEqual([
       expect.objectContaining({ kind: "device.trust_revoked", userId: h.userId, deviceId: device!.id, payload: {} }),
-      expect.objectContaining({ kind: "session.revoked", userId: h.userId, deviceId: device!.id, payload: { reason: "device_trust_revoked", sessionId: null, count: 2 } }),
+      expect.objectContaining({
+        kind: "session.revoked",
+        userId: h.userId,
+        deviceId: device!.id,
+        payload: { reason: "device_trust_revoked", sessionId: null, count: 2 },
+      }),
     ]);
     await signInWithPhone(h, "laptop", PHONE);
     const sessions = await recorded(h, () => h.gatehouse.admin.revokeUserSessions(admin, h.orgId, h.userId));

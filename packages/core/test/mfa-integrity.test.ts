@@ -66,7 +66,9 @@ describe("1. a device is new until a session has been issued for it", () => {
     await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
     const first = await h.login("laptop");
     if (first.kind !== "tokens") throw new Error("expected tokens");
-    await expect(h.gatehouse.refresh({ refreshToken: first.tokens.refreshToken, deviceFingerprint: "tablet" })).rejects.toMatchObject({ kind: "unauthenticated" });
+    await expect(h.gatehouse.refresh({ refreshToken: first.tokens.refreshToken, deviceFingerprint: "tablet" })).rejects.toMatchObject({
+      kind: "unauthenticated",
+    });
     expect((await h.stores.devices.listByUser(h.orgId, h.userId)).map((d) => d.fingerprint)).toEqual(["laptop"]);
   });
 });

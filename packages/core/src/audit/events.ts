@@ -20,13 +20,7 @@ export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_ex
  * device's trust was revoked.
  */
 export type SessionRevocationReason =
-  | "logout"
-  | "admin"
-  | "member_removed"
-  | "mfa_required_again"
-  | "device_mismatch"
-  | "user_disabled"
-  | "device_trust_revoked";
+  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the

@@ -84,7 +84,9 @@ export function describeAccountSecurityContract(current: () => Stores): void {
       it("finds the user's device with this fingerprint only once a session was issued for it, in any org", async () => {
         expect(await stores.devices.findWithSession(USER_ID, "fp-laptop")).toBeNull();
         await stores.devices.markSessionIssued(OTHER_ORG_DEVICE_ID, T0 + MINUTE);
-        expect(await stores.devices.findWithSession(USER_ID, "fp-laptop")).toEqual(aDevice({ id: OTHER_ORG_DEVICE_ID, orgId: OTHER_ORG_ID, sessionIssuedAt: T0 + MINUTE }));
+        expect(await stores.devices.findWithSession(USER_ID, "fp-laptop")).toEqual(
+          aDevice({ id: OTHER_ORG_DEVICE_ID, orgId: OTHER_ORG_ID, sessionIssuedAt: T0 + MINUTE }),
+        );
         expect(await stores.devices.findWithSession(USER_ID, "fp-phone")).toBeNull();
         expect(await stores.devices.findWithSession(OTHER_USER_ID, "fp-laptop")).toBeNull();
         expect(await stores.devices.findWithSession("", "fp-laptop")).toBeNull();
