@@ -52,7 +52,7 @@ describe("SMS_PROVIDER", () => {
       { SMS_PROVIDER: "Vonage", VONAGE_API_KEY: "abcd1234", VONAGE_API_SECRET: "s3cret", VONAGE_FROM: "Gatehouse", VONAGE_BASE_URL: "http://127.0.0.1:1" },
       { kind: "vonage", from: "Gatehouse", baseUrl: "http://127.0.0.1:1" },
     ],
-    ["dev OTP mode ignores a half-configured provider", { OTP_RETURN_TO_CLIENT: "true", SMS_PROVIDER: "twilio" }, { kind: "none" }],
+    ["dev OTP mode ignores a half-configured provider", { APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", SMS_PROVIDER: "twilio" }, { kind: "none" }],
   ])("%s", (_, env, expected) => {
     expect(loadConfig(env).smsProvider).toMatchObject(expected);
   });
@@ -104,7 +104,7 @@ describe("metrics, reflection and log settings", () => {
       logFormat: "auto",
       logRequests: true,
     });
-    expect(loadConfig({ APP_ENV: "production" }).observability.logRequests).toBe(false);
+    expect(loadConfig({ APP_ENV: "production", OTP_HASH_KEY: "a-production-secret-key" }).observability.logRequests).toBe(false);
     expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({
       metricsPort: 9464,
       grpcReflection: false,

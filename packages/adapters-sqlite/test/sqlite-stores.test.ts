@@ -1,5 +1,5 @@
 import type { AuditEvent } from "@gatehouse/core";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
@@ -35,6 +35,23 @@ describe("openSqliteStores", () => {
 
   afterEach(() => {
     rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("creates a new file 0600 (its WAL too) in a directory it creates 0700; an existing file keeps its mode", async () => {
+    const filename = join(directory, "private", "gatehouse.db");
+    const opened = await openSqliteStores({ filename });
+    await opened.stores.orgs.create({ id: "o", name: "O", createdAt: 0 });
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(join(directory, "private"))).toBe(0o700);
+    expect(mode(filename)).toBe(0o600);
+    expect(mode(`${filename}-wal`)).toBe(0o600);
+    await opened.close();
+
+    const shared = join(directory, "shared.db");
+    writeFileSync(shared, "");
+    chmodSync(shared, 0o640);
+    await (await openSqliteStores({ filename: shared })).close();
+    expect(mode(shared)).toBe(0o640);
   });
 
   it("creates missing parent directories and migrates once", async () => {
