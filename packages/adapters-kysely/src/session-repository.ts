@@ -94,6 +94,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
             .where("refresh_token_hash", "=", refreshTokenHash)
             .where("revoked_at", "is", null)
             .where("refresh_expires_at", ">", now)
+            .where("expires_at", ">", now)
             .returningAll()
             .executeTakeFirst();
           if (rotated !== undefined) {

@@ -219,7 +219,7 @@ export interface SessionStore {
   findActiveByAccessTokenHash(accessTokenHash: string, now: EpochMs): Promise<Session | null>;
   /**
    * Atomic rotation with reuse detection. When `refreshTokenHash` is the current refresh token
-   * of an active, unexpired session, replaces both tokens with `next`, each expiry capped at the
+   * of an active, unexpired session (its refresh token and its absolute end both later than `now`), replaces both tokens with `next`, each expiry capped at the
    * session's `expiresAt` (which never moves: rotation never extends a session), and remembers the old hash
    * as retired, with the rotation time and `replay.sealedSuccessor` (in the same transaction).
    * When it is a retired hash: if it was retired less than `replay.reuseIntervalMs` ago (as

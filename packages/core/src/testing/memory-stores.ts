@@ -332,7 +332,7 @@ function createSessionStore(tables: MemoryTables): SessionStore {
     },
     async rotate(refreshTokenHash, next, now, replay) {
       const isLive = (session: Session | undefined): session is Session =>
-        session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now;
+        session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now && session.expiresAt > now;
       const current = [...sessions.values()].find((session) => session.refreshTokenHash === refreshTokenHash);
       if (isLive(current)) {
         if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, current.id)) throw alreadyExists();

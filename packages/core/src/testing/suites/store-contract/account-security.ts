@@ -140,6 +140,11 @@ export function describeAccountSecurityContract(current: () => Stores): void {
         expect(await stores.sessions.rotate("refresh-1", next, now)).toEqual({ kind: "rotated", session: aSession({ ...next, expiresAt: T0 + 30 * DAY }) });
       });
 
+      it("a session past its absolute end cannot be refreshed, even with a refresh token that outlived it (a session older than the end's backfill)", async () => {
+        await stores.sessions.create(aSession({ expiresAt: now, refreshExpiresAt: T0 + 7 * DAY }));
+        expect((await stores.sessions.rotate("refresh-1", tokenPair("2", now), now)).kind).toBe("invalid");
+      });
+
       it("a session not rotated before its refresh expiry (the idle lifetime) cannot be refreshed", async () => {
         await stores.sessions.create(aSession({ refreshExpiresAt: T0 + 7 * DAY }));
         expect((await stores.sessions.rotate("refresh-1", tokenPair("2", T0 + 7 * DAY), T0 + 7 * DAY)).kind).toBe("invalid");
