@@ -72,6 +72,13 @@ describe("the per-account guessing budget", () => {
     expect(await kindsOf(h, 11, "owner-laptop")).toEqual([...Array(10).fill("invalid_credentials"), "rate_limited"]);
   });
 
+  it("a sign-in without a fingerprint is never a known device: it shares the account's budget, even after such a sign-in had a session", async () => {
+    const h = await createHarness();
+    await signInWithPhone(h, "");
+    expect(await kindsOf(h, 11, "")).toEqual([...Array(10).fill("invalid_credentials"), "rate_limited"]);
+    expect(await kindsOf(h, 1, "attacker")).toEqual(["rate_limited"]);
+  });
+
   it("a device is known for the user who had a session on it, not for another user", async () => {
     const h = await createHarness();
     await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });

@@ -6,7 +6,7 @@ import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
 import type { User } from "../model.ts";
 import type { RateLimitDecision } from "../ports.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
-import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
+import { DEFAULT_DEVICE_FINGERPRINT, deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
 import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "../second-factor.ts";
@@ -81,9 +81,15 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
  * (an unknown email too, so the refusal tells nothing about which emails have accounts) shares one.
  */
 async function takeGuess(ctx: Context, email: string, user: User | null, fingerprint: string): Promise<RateLimitDecision> {
+  // Every caller that sends no fingerprint is the one default device: it identifies nobody, so it is never known.
+  if (fingerprint === DEFAULT_DEVICE_FINGERPRINT) return consumeGuess(ctx, rateLimitKeys.passwordFailuresPerAccount(email));
   // Asked for an unknown email too (no user has the empty id), so both cost the same reads.
   const known = (await ctx.stores.devices.findWithSession(user?.id ?? "", fingerprint)) !== null;
   const key = user !== null && known ? rateLimitKeys.passwordFailuresPerKnownDevice(user.id, fingerprint) : rateLimitKeys.passwordFailuresPerAccount(email);
+  return consumeGuess(ctx, key);
+}
+
+function consumeGuess(ctx: Context, key: string): Promise<RateLimitDecision> {
   const { limit, windowMs } = ctx.config.passwordFailuresPerAccount;
   return ctx.stores.rateLimiter.consume(key, limit, windowMs, ctx.clock.now());
 }
