@@ -1,6 +1,7 @@
 import type { Device, DeviceStore } from "@gatehouse/core";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
+import { atomically } from "./atomically.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable } from "./schema.ts";
@@ -152,16 +153,23 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       return result.numUpdatedRows > 0n;
     },
 
-    async revokeTrustByUser(orgId, userId, now) {
-      let revoke = db
-        .updateTable("devices")
-        .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
-        .where("user_id", "=", userId)
-        .where("trusted", "=", toDbBool(dialect, true))
-        .where("trusted_until", ">", now);
-      if (orgId !== null) revoke = revoke.where("org_id", "=", orgId);
-      const result = await revoke.executeTakeFirst();
-      return Number(result.numUpdatedRows);
+    async evictByUser(orgId, userId, now) {
+      return atomically(db, async (trx) => {
+        let revoke = trx
+          .updateTable("devices")
+          .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
+          .where("user_id", "=", userId)
+          .where("trusted", "=", toDbBool(dialect, true))
+          .where("trusted_until", ">", now);
+        let renew = trx.updateTable("devices").set({ session_issued_at: null }).where("user_id", "=", userId);
+        if (orgId !== null) {
+          revoke = revoke.where("org_id", "=", orgId);
+          renew = renew.where("org_id", "=", orgId);
+        }
+        const result = await revoke.executeTakeFirst();
+        await renew.execute();
+        return Number(result.numUpdatedRows);
+      });
     },
 
     async findWithSession(userId, fingerprint) {

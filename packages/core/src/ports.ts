@@ -106,10 +106,12 @@ export interface DeviceStore {
   /** Clears trust and records the revocation time. Returns false when missing. */
   revokeTrust(deviceId: string, now: EpochMs): Promise<boolean>;
   /**
-   * `revokeTrust` for every device of the user in the org (`orgId` null: in every org) that is trusted now
-   * (trusted flag set and `trustedUntil > now`); returns how many lost their trust.
+   * Eviction of the user's devices in the org (`orgId` null: in every org), atomically: every one that is
+   * trusted now (trusted flag set and `trustedUntil > now`) loses its trust as `revokeTrust` does, and every
+   * one becomes new again (`sessionIssuedAt` null), so the next sign-in from any of them is judged as from a
+   * new device. Returns how many lost their trust.
    */
-  revokeTrustByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
+  evictByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
   /**
    * A device of the user with this fingerprint, in any org, that has had a session issued
    * (`sessionIssuedAt` set): the sign-in comes from a device its owner used before. Null when none has.

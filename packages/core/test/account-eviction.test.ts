@@ -34,6 +34,15 @@ describe("RevokeUserSessions ends the member's device trust in the org", () => {
     expect((await h.login("laptop")).kind).toBe("mfa_required");
   });
 
+  it("also where the org asks MFA of new devices only: the evicted devices are new again", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await signInWithPhone(h, "laptop");
+    expect((await h.login("laptop")).kind).toBe("tokens");
+    await h.gatehouse.admin.revokeUserSessions(SYSTEM, h.orgId, h.userId);
+    expect((await h.login("laptop")).kind).toBe("mfa_required");
+  });
+
   it("leaves the user's trust in other orgs alone", async () => {
     const h = await createHarness();
     const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");

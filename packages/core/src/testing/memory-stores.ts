@@ -210,14 +210,13 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
     async revokeTrust(deviceId, now) {
       return update(deviceId, { trusted: false, trustedUntil: null, trustRevokedAt: now });
     },
-    async revokeTrustByUser(orgId, userId, now) {
+    async evictByUser(orgId, userId, now) {
       let revoked = 0;
       for (const device of devices.values()) {
+        if (device.userId !== userId || (orgId !== null && device.orgId !== orgId)) continue;
         const trustedNow = device.trusted && device.trustedUntil !== null && device.trustedUntil > now;
-        if (device.userId === userId && (orgId === null || device.orgId === orgId) && trustedNow) {
-          update(device.id, { trusted: false, trustedUntil: null, trustRevokedAt: now });
-          revoked++;
-        }
+        update(device.id, { sessionIssuedAt: null, ...(trustedNow ? { trusted: false, trustedUntil: null, trustRevokedAt: now } : {}) });
+        if (trustedNow) revoked++;
       }
       return revoked;
     },

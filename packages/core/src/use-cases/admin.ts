@@ -168,9 +168,12 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
   });
 }
 
-/** Ends the trust of the user's trusted devices in the org (null: every org), recorded as one event without a device. */
+/**
+ * Ends the trust of the user's devices in the org (null: every org) and makes them new again, so the next
+ * sign-in needs MFA whatever the org's rules for untrusted devices; recorded as one event without a device.
+ */
 async function endDeviceTrust(tx: Context, orgId: string | null, userId: string, subject: AuditSubject): Promise<void> {
-  if ((await tx.stores.devices.revokeTrustByUser(orgId, userId, tx.clock.now())) > 0) await recordAudit(tx, "device.trust_revoked", subject, {});
+  if ((await tx.stores.devices.evictByUser(orgId, userId, tx.clock.now())) > 0) await recordAudit(tx, "device.trust_revoked", subject, {});
 }
 
 /** `removeMember` for who knows the email (the command line), as `addMember` takes it. */

@@ -56,27 +56,29 @@ export function describeAccountSecurityContract(current: () => Stores): void {
       });
     });
 
-    describe("devices.revokeTrustByUser", () => {
+    describe("devices.evictByUser", () => {
       const now = T0 + DAY;
       beforeEach(async () => {
-        for (const id of [DEVICE_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID]) await stores.devices.markTrusted(id, T0 + 30 * DAY);
-        // Trusted once, but its trust has run out: nothing to revoke.
-        await stores.devices.getOrCreate(aDevice({ id: "device-expired", fingerprint: "fp-old", trusted: true, trustedUntil: T0 + MINUTE }));
+        for (const id of [DEVICE_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID]) await stores.devices.markSessionIssued(id, T0, T0 + 30 * DAY);
+        // Trusted once, but its trust has run out: nothing to revoke, and still made new.
+        await stores.devices.getOrCreate(
+          aDevice({ id: "device-expired", fingerprint: "fp-old", trusted: true, trustedUntil: T0 + MINUTE, sessionIssuedAt: T0 }),
+        );
       });
 
-      it("ends the trust of the user's trusted devices in one org, and only there", async () => {
-        expect(await stores.devices.revokeTrustByUser(ORG_ID, USER_ID, now)).toBe(1);
-        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: false, trustedUntil: null, trustRevokedAt: now });
-        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: true, trustRevokedAt: null });
-        expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true, trustRevokedAt: null });
-        expect(await stores.devices.findById("device-expired")).toMatchObject({ trustRevokedAt: null });
-        expect(await stores.devices.revokeTrustByUser(ORG_ID, USER_ID, now + 1)).toBe(0);
+      it("ends the trust of the user's trusted devices in one org and makes each device there new again, and only there", async () => {
+        expect(await stores.devices.evictByUser(ORG_ID, USER_ID, now)).toBe(1);
+        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: false, trustedUntil: null, trustRevokedAt: now, sessionIssuedAt: null });
+        expect(await stores.devices.findById("device-expired")).toMatchObject({ trustRevokedAt: null, sessionIssuedAt: null });
+        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: true, trustRevokedAt: null, sessionIssuedAt: T0 });
+        expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true, trustRevokedAt: null, sessionIssuedAt: T0 });
+        expect(await stores.devices.evictByUser(ORG_ID, USER_ID, now + 1)).toBe(0);
       });
 
       it("with no org, in every org of the user", async () => {
-        expect(await stores.devices.revokeTrustByUser(null, USER_ID, now)).toBe(2);
-        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, trustRevokedAt: now });
-        expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true });
+        expect(await stores.devices.evictByUser(null, USER_ID, now)).toBe(2);
+        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, trustRevokedAt: now, sessionIssuedAt: null });
+        expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: T0 });
       });
     });
 
