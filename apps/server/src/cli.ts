@@ -33,6 +33,8 @@ const USAGE = `usage: gatehouse <command> [options]
   org list                                      list the organizations
   org settings <org_id> [--json '{...}']        show or change org MFA settings
   user create <email> (--password <pw> | --password-stdin) [--display-name <n>] [--platform-admin]
+  user disable <email|user_id>                  disable an account: it cannot sign in, its sessions and device trust end
+  user enable <email|user_id>                   enable a disabled account again (its next sign-in needs MFA)
   member add <org_id> <email> [--role member|admin]
   member remove <org_id> <email>
   member list <org_id>                          list the org's members
@@ -220,6 +222,22 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         platformAdmin: values["platform-admin"] === true,
       });
       return { user_id: userId };
+    },
+  },
+  "user disable": {
+    params: ["user"],
+    options: [],
+    run: async ({ args, gatehouse }) => {
+      await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, true);
+      return { disabled: true };
+    },
+  },
+  "user enable": {
+    params: ["user"],
+    options: [],
+    run: async ({ args, gatehouse }) => {
+      await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, false);
+      return { disabled: false };
     },
   },
   "member add": {

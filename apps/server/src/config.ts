@@ -19,7 +19,7 @@ export interface ServerConfig {
   /** SQLITE_BACKGROUND_CHECKPOINT: a worker thread checkpoints the SQLite WAL (adapters-sqlite `backgroundCheckpoint`). */
   readonly sqliteBackgroundCheckpoint: boolean;
   readonly appEnv: string | undefined;
-  /** OTP_RETURN_TO_CLIENT and not production: no SMS, OTPs kept in memory for the dev route. */
+  /** OTP_RETURN_TO_CLIENT with APP_ENV development, test or local: no SMS, OTPs kept in memory for the dev route. */
   readonly devOtpMode: boolean;
   /** NEXT_PUBLIC_DEV_OTP_ENABLED: the dev HTTP route exists only with this and dev OTP mode. */
   readonly devOtpRouteEnabled: boolean;
@@ -38,6 +38,10 @@ export interface ServerConfig {
   readonly trustProxyHops: number;
   readonly passwordHash: PasswordHashConfig;
   readonly challengeTtlMs: number;
+  /** SESSION_MAX_AGE_DAYS: a session's absolute lifetime from its creation; no refresh extends it. */
+  readonly sessionMaxAgeMs: number;
+  /** SESSION_IDLE_DAYS: a session not refreshed within it ends. */
+  readonly sessionIdleMs: number;
   /** REFRESH_REUSE_INTERVAL_SECONDS: a replayed just-rotated refresh token gets the same successor within it; 0 = off. */
   readonly refreshReuseIntervalMs: number;
   /** MFA_RESEND_INTERVAL_SECONDS: the least time between two codes sent for one sign-in. */
@@ -77,6 +81,9 @@ export class ConfigError extends Error {
 export const DEFAULT_DATABASE_URL = "./data/gatehouse.sqlite";
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const MIN_OTP_HASH_KEY_LENGTH = 16;
+/** The only APP_ENV values under which OTPs may reach the client: an explicit development environment, spelled exactly. */
+const DEV_OTP_APP_ENVS: readonly string[] = ["development", "test", "local"];
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -110,10 +117,16 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const appEnv = text("APP_ENV");
   const production = appEnv?.toLowerCase() === "production";
   const otpReturnToClient = bool("OTP_RETURN_TO_CLIENT", false);
+  const developmentEnv = appEnv !== undefined && DEV_OTP_APP_ENVS.includes(appEnv);
   if (otpReturnToClient && production) {
     problems.push("OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production: one-time passwords must never reach the client in production");
+  } else if (otpReturnToClient && !developmentEnv) {
+    // "prod", "staging" or a forgotten APP_ENV must not hand codes to whoever asks.
+    problems.push(
+      `OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of ${DEV_OTP_APP_ENVS.join(", ")} (got ${appEnv === undefined ? "none" : JSON.stringify(appEnv)}): one-time passwords reach the client only in an explicit development environment`,
+    );
   }
-  const devOtpMode = otpReturnToClient && !production;
+  const devOtpMode = otpReturnToClient && developmentEnv;
   const devOtpRouteFlag = bool("NEXT_PUBLIC_DEV_OTP_ENABLED", false);
 
   const apiKey = text("SMS_PROVIDER_API_KEY") ?? "";
@@ -126,7 +139,15 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const otpHashKey = text("OTP_HASH_KEY");
   if (otpHashKey !== undefined && otpHashKey.length < MIN_OTP_HASH_KEY_LENGTH) {
     problems.push(`OTP_HASH_KEY must be at least ${MIN_OTP_HASH_KEY_LENGTH} characters`);
+  } else if (otpHashKey === undefined && production) {
+    problems.push(
+      `OTP_HASH_KEY is required when APP_ENV=production (a random secret of at least ${MIN_OTP_HASH_KEY_LENGTH} characters): without it a pending code's stored SHA-256 reverses in a second for anyone who can read the database`,
+    );
   }
+
+  const sessionMaxAgeDays = int("SESSION_MAX_AGE_DAYS", 30, 1, 3650);
+  const sessionIdleDays = int("SESSION_IDLE_DAYS", 7, 1, 3650);
+  if (sessionIdleDays > sessionMaxAgeDays) problems.push("SESSION_IDLE_DAYS must not exceed SESSION_MAX_AGE_DAYS");
 
   const logLevel = text("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`);
@@ -205,6 +226,8 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
+    sessionMaxAgeMs: sessionMaxAgeDays * DAY_MS,
+    sessionIdleMs: sessionIdleDays * DAY_MS,
     refreshReuseIntervalMs: int("REFRESH_REUSE_INTERVAL_SECONDS", 10, 0, 300) * 1000,
     resendIntervalMs: int("MFA_RESEND_INTERVAL_SECONDS", 30, 0, 600) * 1000,
     phoneDefaultRegion,

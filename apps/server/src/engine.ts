@@ -55,6 +55,8 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       passwordHashConcurrency: config.passwordHash.concurrency,
       passwordHashQueueLimit: config.passwordHash.queueLimit,
       challengeTtlMs: config.challengeTtlMs,
+      sessionMaxAgeMs: config.sessionMaxAgeMs,
+      sessionIdleMs: config.sessionIdleMs,
       refreshReuseIntervalMs: config.refreshReuseIntervalMs,
       otpResendIntervalMs: config.resendIntervalMs,
       phoneDefaultRegion: config.phoneDefaultRegion,

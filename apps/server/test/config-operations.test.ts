@@ -52,7 +52,7 @@ describe("SMS_PROVIDER", () => {
       { SMS_PROVIDER: "Vonage", VONAGE_API_KEY: "abcd1234", VONAGE_API_SECRET: "s3cret", VONAGE_FROM: "Gatehouse", VONAGE_BASE_URL: "http://127.0.0.1:1" },
       { kind: "vonage", from: "Gatehouse", baseUrl: "http://127.0.0.1:1" },
     ],
-    ["dev OTP mode ignores a half-configured provider", { OTP_RETURN_TO_CLIENT: "true", SMS_PROVIDER: "twilio" }, { kind: "none" }],
+    ["dev OTP mode ignores a half-configured provider", { APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", SMS_PROVIDER: "twilio" }, { kind: "none" }],
   ])("%s", (_, env, expected) => {
     expect(loadConfig(env).smsProvider).toMatchObject(expected);
   });

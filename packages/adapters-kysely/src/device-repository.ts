@@ -1,6 +1,7 @@
 import type { Device, DeviceStore } from "@gatehouse/core";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
+import { atomically } from "./atomically.ts";
 import { fromDbBigint, fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable } from "./schema.ts";
@@ -62,6 +63,16 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: lastSeenAt }))
       .returningAll();
   });
+  // Every Login runs it, before the password hash (the guessing budget's key depends on it).
+  const selectWithSession = preparedQuery(db, cache, "devices.findWithSession", 2, (userId: string, fingerprint: string) =>
+    db
+      .selectFrom("devices")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("fingerprint", "=", fingerprint)
+      .where("session_issued_at", "is not", null)
+      .limit(1),
+  );
   // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
   const rides = { rides: true };
   const markIssued = preparedStatement(
@@ -140,6 +151,30 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
         .where("id", "=", deviceId)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
+    },
+
+    async evictByUser(orgId, userId, now) {
+      return atomically(db, async (trx) => {
+        let revoke = trx
+          .updateTable("devices")
+          .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
+          .where("user_id", "=", userId)
+          .where("trusted", "=", toDbBool(dialect, true))
+          .where("trusted_until", ">", now);
+        let renew = trx.updateTable("devices").set({ session_issued_at: null }).where("user_id", "=", userId);
+        if (orgId !== null) {
+          revoke = revoke.where("org_id", "=", orgId);
+          renew = renew.where("org_id", "=", orgId);
+        }
+        const result = await revoke.executeTakeFirst();
+        await renew.execute();
+        return Number(result.numUpdatedRows);
+      });
+    },
+
+    async findWithSession(userId, fingerprint) {
+      const [row] = await selectWithSession(userId, fingerprint);
+      return row === undefined ? null : toDevice(row);
     },
   };
 }

@@ -220,6 +220,24 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("audit_events_kind_at_id").on("audit_events").columns(["kind", "at", "id"]).execute();
     },
   },
+
+  /*
+   * Accounts (issue 30). Users can be disabled. Sessions get an absolute end that rotation never moves:
+   * existing ones end 30 days (the default maximum age) after their creation. Intents are now stored by
+   * the SHA-256 of their id, so the ones stored in clear could never be redeemed again: they are dropped
+   * (they live minutes, and the sign-in they belong to can start again).
+   */
+  "0007_account_security": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("users").addColumn("disabled_at", "bigint").execute();
+      await db.schema
+        .alterTable("sessions")
+        .addColumn("expires_at", "bigint", (col) => col.notNull().defaultTo(0))
+        .execute();
+      await sql`UPDATE sessions SET expires_at = created_at + ${30 * 24 * 60 * 60 * 1000}`.execute(db);
+      await sql`DELETE FROM mfa_intents`.execute(db);
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

@@ -20,6 +20,8 @@ export interface UsersTable {
   phone_verified: BoolColumn;
   platform_admin: BoolColumn;
   created_at: EpochMsColumn;
+  /** 0007_account_security: when a platform admin disabled the user; NULL while enabled. */
+  disabled_at: NullableEpochMsColumn;
 }
 
 export interface OrgsTable {
@@ -81,6 +83,8 @@ export interface SessionsTable {
   refresh_token_hash: string;
   refresh_expires_at: EpochMsColumn;
   created_at: EpochMsColumn;
+  /** 0007_account_security: the absolute end; no rotation moves it or lets a token expire after it. */
+  expires_at: EpochMsColumn;
   revoked_at: NullableEpochMsColumn;
 }
 

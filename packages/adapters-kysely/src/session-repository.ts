@@ -1,5 +1,5 @@
 import type { Session, SessionStore } from "@gatehouse/core";
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
@@ -17,6 +17,7 @@ const SESSION_COLUMNS = [
   "refresh_token_hash",
   "refresh_expires_at",
   "created_at",
+  "expires_at",
   "revoked_at",
 ] as const;
 
@@ -31,8 +32,14 @@ function toSession(row: Selectable<SessionsTable>): Session {
     refreshTokenHash: row.refresh_token_hash,
     refreshExpiresAt: fromDbBigint(row.refresh_expires_at),
     createdAt: fromDbBigint(row.created_at),
+    expiresAt: fromDbBigint(row.expires_at),
     revokedAt: row.revoked_at === null ? null : fromDbBigint(row.revoked_at),
   };
+}
+
+/** `expiry`, or the session's absolute end when that comes first: rotation never extends a session. */
+function capped(expiry: number) {
+  return sql<number>`CASE WHEN expires_at < ${expiry} THEN expires_at ELSE ${expiry} END`;
 }
 
 export function createSessionRepository(db: Kysely<Database>, cache: PreparedQueryCache): SessionStore {
@@ -55,6 +62,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
           refresh_token_hash: session.refreshTokenHash,
           refresh_expires_at: session.refreshExpiresAt,
           created_at: session.createdAt,
+          expires_at: session.expiresAt,
           revoked_at: session.revokedAt,
         },
       ]);
@@ -79,13 +87,14 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
             .updateTable("sessions")
             .set({
               access_token_hash: next.accessTokenHash,
-              access_expires_at: next.accessExpiresAt,
+              access_expires_at: capped(next.accessExpiresAt),
               refresh_token_hash: next.refreshTokenHash,
-              refresh_expires_at: next.refreshExpiresAt,
+              refresh_expires_at: capped(next.refreshExpiresAt),
             })
             .where("refresh_token_hash", "=", refreshTokenHash)
             .where("revoked_at", "is", null)
             .where("refresh_expires_at", ">", now)
+            .where("expires_at", ">", now)
             .returningAll()
             .executeTakeFirst();
           if (rotated !== undefined) {
@@ -95,7 +104,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
               .values({
                 token_hash: refreshTokenHash,
                 session_id: rotated.id,
-                expires_at: next.refreshExpiresAt,
+                expires_at: fromDbBigint(rotated.refresh_expires_at),
                 successor_hash: next.refreshTokenHash,
                 replay_until: now + (replay?.reuseIntervalMs ?? 0),
                 sealed_successor: replay?.sealedSuccessor ?? null,
@@ -144,11 +153,22 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
     },
 
     async revokeByUser(orgId, userId, now) {
-      const result = await db
+      let revoke = db
         .updateTable("sessions")
         .set({ revoked_at: now })
         .where("user_id", "=", userId)
-        .where("org_id", "=", orgId)
+        .where("revoked_at", "is", null)
+        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]));
+      if (orgId !== null) revoke = revoke.where("org_id", "=", orgId);
+      const result = await revoke.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async revokeByDevice(deviceId, now) {
+      const result = await db
+        .updateTable("sessions")
+        .set({ revoked_at: now })
+        .where("device_id", "=", deviceId)
         .where("revoked_at", "is", null)
         .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]))
         .executeTakeFirst();

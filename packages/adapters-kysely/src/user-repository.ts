@@ -15,6 +15,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     phoneVerified: fromDbBool(row.phone_verified),
     platformAdmin: fromDbBool(row.platform_admin),
     createdAt: fromDbBigint(row.created_at),
+    disabledAt: row.disabled_at === null ? null : fromDbBigint(row.disabled_at),
   };
 }
 
@@ -41,6 +42,7 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
           phone_verified: toDbBool(dialect, user.phoneVerified),
           platform_admin: toDbBool(dialect, user.platformAdmin),
           created_at: user.createdAt,
+          disabled_at: user.disabledAt ?? null,
         }),
       );
     },
@@ -66,6 +68,16 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
         .set({ password_hash: newHash })
         .where("id", "=", userId)
         .where("password_hash", "=", expectedHash)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async setDisabled(userId, disabledAt) {
+      const result = await db
+        .updateTable("users")
+        .set({ disabled_at: disabledAt })
+        .where("id", "=", userId)
+        .where("disabled_at", disabledAt === null ? "is not" : "is", null)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },

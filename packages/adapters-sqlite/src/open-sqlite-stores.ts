@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   createKyselyStores,
@@ -49,7 +49,7 @@ export interface SqliteStores {
  * transactions whole; other processes sharing the file coordinate through WAL and the busy timeout.
  */
 export async function openSqliteStores(options: SqliteStoresOptions): Promise<SqliteStores> {
-  if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true });
+  if (options.filename !== ":memory:") createPrivately(options.filename);
   const sqlite = new BetterSqlite3(options.filename);
   try {
     // WAL lets readers run beside the one writer; the busy timeout makes a writer wait instead of failing;
@@ -94,4 +94,26 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
       await db.destroy();
     },
   };
+}
+
+/**
+ * The database holds password hashes, phone numbers and the audit trail: a file this call creates is
+ * readable by its owner only (0600; SQLite gives its -wal and -shm files the same mode), and so is a
+ * directory it creates for it (0700). An existing file or directory keeps the mode its operator chose.
+ */
+function createPrivately(filename: string): void {
+  const directory = dirname(filename);
+  if (mkdirSync(directory, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(directory, 0o700);
+  let fd: number;
+  try {
+    fd = openSync(filename, "wx", 0o600);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "EEXIST") return;
+    throw error;
+  }
+  try {
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
 }

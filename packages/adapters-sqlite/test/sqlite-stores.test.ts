@@ -1,11 +1,11 @@
 import type { AuditEvent } from "@gatehouse/core";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MIGRATION_NAMES, openSqliteStores } from "../src/index.ts";
+import { MIGRATION_NAMES, openSqliteStores, type SqliteStores } from "../src/index.ts";
 
 /** An audit event for the purge cases: only its id and time matter there. */
 function memberRemoved(id: string, at: number): AuditEvent {
@@ -37,6 +37,23 @@ describe("openSqliteStores", () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
+  it("creates a new file 0600 (its WAL too) in a directory it creates 0700; an existing file keeps its mode", async () => {
+    const filename = join(directory, "private", "gatehouse.db");
+    const opened = await openSqliteStores({ filename });
+    await opened.stores.orgs.create({ id: "o", name: "O", createdAt: 0 });
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(join(directory, "private"))).toBe(0o700);
+    expect(mode(filename)).toBe(0o600);
+    expect(mode(`${filename}-wal`)).toBe(0o600);
+    await opened.close();
+
+    const shared = join(directory, "shared.db");
+    writeFileSync(shared, "");
+    chmodSync(shared, 0o640);
+    await (await openSqliteStores({ filename: shared })).close();
+    expect(mode(shared)).toBe(0o640);
+  });
+
   it("creates missing parent directories and migrates once", async () => {
     const filename = join(directory, "nested", "deeper", "gatehouse.db");
     const first = await openSqliteStores({ filename });
@@ -57,12 +74,46 @@ describe("openSqliteStores", () => {
     await opened.close();
   });
 
+  it("0007_account_security ends existing sessions 30 days after their creation and drops the intents stored by clear id", async () => {
+    const filename = join(directory, "gatehouse.db");
+    const t0 = Date.UTC(2026, 0, 1, 12);
+    const day = 24 * 60 * 60 * 1000;
+    const before = await openSqliteStores({ filename });
+    await revert0007(before.db);
+    await sql`INSERT INTO users (id, email, display_name, password_hash, phone, phone_verified, platform_admin, created_at) VALUES ('u', 'a@b.test', '', 'x', NULL, 0, 0, ${t0})`.execute(
+      before.db,
+    );
+    await sql`INSERT INTO orgs (id, name, created_at) VALUES ('o', 'O', ${t0})`.execute(before.db);
+    await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, created_at, last_seen_at) VALUES ('d', 'u', 'o', 'fp', 0, ${t0}, ${t0})`.execute(
+      before.db,
+    );
+    await sql`INSERT INTO mfa_intents (id, user_id, org_id, device_id, expires_at, created_at) VALUES ('clear-id', 'u', 'o', 'd', ${t0 + day}, ${t0})`.execute(
+      before.db,
+    );
+    await sql`INSERT INTO sessions (id, user_id, org_id, device_id, access_token_hash, access_expires_at, refresh_token_hash, refresh_expires_at, created_at, revoked_at)
+              VALUES ('s', 'u', 'o', 'd', 'a-1', ${t0 + 60_000}, 'r-1', ${t0 + 90 * day}, ${t0}, NULL)`.execute(before.db);
+    await before.close();
+
+    const after = await openSqliteStores({ filename });
+    expect(after.appliedMigrations).toEqual(["0007_account_security"]);
+    expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
+    const rotation = await after.stores.sessions.rotate(
+      "r-1",
+      { accessTokenHash: "a-2", accessExpiresAt: t0 + 40 * day, refreshTokenHash: "r-2", refreshExpiresAt: t0 + 40 * day },
+      t0,
+    );
+    expect(rotation).toMatchObject({ kind: "rotated", session: { expiresAt: t0 + 30 * day, accessExpiresAt: t0 + 30 * day, refreshExpiresAt: t0 + 30 * day } });
+    expect(await after.stores.users.findById("u")).toMatchObject({ disabledAt: null });
+    await after.close();
+  });
+
   it("0005_sliding_rate_limits carries each key's latest fixed-window count over: the allowance is not reset by an upgrade", async () => {
     const filename = join(directory, "gatehouse.db");
     const windowStart = Date.UTC(2026, 0, 1, 12);
     const minute = 60_000;
     const before = await openSqliteStores({ filename });
     // Back to the 0004 schema, with the counters an old server left behind.
+    await revert0007(before.db);
     await sql`DROP TABLE audit_events`.execute(before.db);
     await sql`DROP TABLE rate_limits`.execute(before.db);
     await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events')`.execute(before.db);
@@ -75,7 +126,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events"]);
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security"]);
     const { rateLimiter } = after.stores;
     expect(await rateLimiter.consume("full", 3, minute, windowStart + 30_000)).toEqual({ allowed: false, count: 3, retryAt: windowStart + minute });
     expect(await rateLimiter.consume("partial", 3, minute, windowStart + 30_000)).toMatchObject({ allowed: true, count: 2, receipt: { unit: 2 } });
@@ -132,7 +183,7 @@ describe("openSqliteStores", () => {
       refreshTokenHash: `r-${tag}`,
       refreshExpiresAt: expiresAt,
     });
-    await stores.sessions.create({ id: "s", ...owner, ...pair("1", t0 + day), createdAt: t0, revokedAt: null });
+    await stores.sessions.create({ id: "s", ...owner, ...pair("1", t0 + day), createdAt: t0, expiresAt: t0 + 30 * day, revokedAt: null });
     await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
     await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
 
@@ -149,3 +200,10 @@ describe("openSqliteStores", () => {
     await opened.close();
   });
 });
+
+/** Back to the schema before 0007_account_security. */
+async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  await sql`ALTER TABLE users DROP COLUMN disabled_at`.execute(db);
+  await sql`ALTER TABLE sessions DROP COLUMN expires_at`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0007_account_security'`.execute(db);
+}

@@ -15,7 +15,10 @@ export interface GatehouseConfig {
   readonly challengeTtlMs: number;
   readonly intentTtlMs: number;
   readonly accessTokenTtlMs: number;
-  readonly refreshTokenTtlMs: number;
+  /** A session's absolute lifetime, from its creation: no refresh extends it. */
+  readonly sessionMaxAgeMs: number;
+  /** A session not refreshed within this ends (each refresh token lives this long, within the absolute lifetime). */
+  readonly sessionIdleMs: number;
   /**
    * How long a just-rotated refresh token, replayed, gets the same successor tokens instead of
    * revoking the session (two tabs, a lost response); 0 turns it off.
@@ -31,6 +34,13 @@ export interface GatehouseConfig {
   readonly passwordHashQueueLimit: number;
   /** Verification attempts per challenge before it is deleted. */
   readonly otpAttemptsPerChallenge: number;
+  /**
+   * Wrong passwords per account from devices that never had a session for it (and, apart, per device that
+   * had one), so a flood against an account cannot lock its owner out of a device they used before.
+   */
+  readonly passwordFailuresPerAccount: WindowLimit;
+  /** Audit events of unauthenticated callers recorded per client IP; past it they are dropped (see audit/record.ts). */
+  readonly anonymousAuditPerIp: WindowLimit;
   /** Wrong OTPs per user across all challenges. */
   readonly otpFailuresPerUser: WindowLimit;
   /** Send limits: every window of one list has a length of its own (a window's log is keyed by its length). */
@@ -51,7 +61,8 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   challengeTtlMs: 10 * MINUTE,
   intentTtlMs: 10 * MINUTE,
   accessTokenTtlMs: 15 * MINUTE,
-  refreshTokenTtlMs: 30 * DAY,
+  sessionMaxAgeMs: 30 * DAY,
+  sessionIdleMs: 7 * DAY,
   refreshReuseIntervalMs: 10_000,
   otpHashKey: undefined,
   password: OWASP_ARGON2ID_PARAMS,
@@ -59,6 +70,8 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   passwordHashConcurrency: 4,
   passwordHashQueueLimit: 64,
   otpAttemptsPerChallenge: 5,
+  passwordFailuresPerAccount: { limit: 10, windowMs: 15 * MINUTE },
+  anonymousAuditPerIp: { limit: 50, windowMs: 15 * MINUTE },
   otpFailuresPerUser: { limit: 10, windowMs: 15 * MINUTE },
   otpSendsPerPhone: [
     { limit: 5, windowMs: 15 * MINUTE },

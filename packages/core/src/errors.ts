@@ -69,6 +69,11 @@ export function rateLimited(retryAfterSeconds: number): GatehouseError {
   return new GatehouseError("rate_limited", `too many attempts; retry in ${seconds} s`, { retryAfterSeconds: seconds });
 }
 
+/** A disabled account's answer, given only to a caller who proved its password (or holds its session). */
+export function accountDisabled(): GatehouseError {
+  return new GatehouseError("permission_denied", "this account is disabled");
+}
+
 export function isGatehouseError(error: unknown): error is GatehouseError {
   return error instanceof GatehouseError;
 }

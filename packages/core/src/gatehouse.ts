@@ -38,6 +38,10 @@ export interface AdminApi {
   listUserDevices(actor: Actor, orgId: string, userId: string): Promise<Device[]>;
   revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
   revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
+  /** Platform admins only; disabling ends the user's sessions and device trust everywhere (see admin.ts). */
+  setUserDisabled(actor: Actor, userId: string, disabled: boolean): Promise<void>;
+  /** `setUserDisabled` naming the user by email or by id. */
+  setUserDisabledByReference(actor: Actor, emailOrUserId: string, disabled: boolean): Promise<void>;
   /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
   listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
 }
@@ -98,6 +102,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
       revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
+      setUserDisabled: (actor, userId, disabled) => admin.setUserDisabled(ctx, actor, userId, disabled),
+      setUserDisabledByReference: (actor, reference, disabled) => admin.setUserDisabledByReference(ctx, actor, reference, disabled),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
     },
   };

@@ -17,6 +17,11 @@ export interface User {
   readonly phoneVerified: boolean;
   readonly platformAdmin: boolean;
   readonly createdAt: EpochMs;
+  /**
+   * When a platform admin disabled the account; null (or absent, for records built before it existed)
+   * while it is enabled. A disabled user cannot sign in, refresh or verify a second factor.
+   */
+  readonly disabledAt?: EpochMs | null;
 }
 
 export interface Org {
@@ -65,6 +70,7 @@ export interface MfaChallenge {
 }
 
 export interface MfaIntent {
+  /** SHA-256 (hex) of the intent id the client holds, as for tokens: the id itself is never stored. */
   readonly id: string;
   readonly userId: string;
   readonly orgId: string;
@@ -85,6 +91,11 @@ export interface Session {
   readonly refreshTokenHash: string;
   readonly refreshExpiresAt: EpochMs;
   readonly createdAt: EpochMs;
+  /**
+   * The session's absolute end (its creation plus the maximum age): no rotation moves it, and neither
+   * token's expiry ever passes it.
+   */
+  readonly expiresAt: EpochMs;
   readonly revokedAt: EpochMs | null;
 }
 

@@ -54,6 +54,12 @@ export interface UserStore {
    * concurrent replacements from one read exactly one wins, and a stale one never undoes a newer hash.
    */
   replacePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
+  /**
+   * Sets `disabledAt` (a time: disabled from then; null: enabled). Disabling an already disabled user
+   * keeps its first `disabledAt`. Returns false when the user is missing or already in the asked state,
+   * so of concurrent identical calls exactly one reports the change.
+   */
+  setDisabled(userId: string, disabledAt: EpochMs | null): Promise<boolean>;
 }
 
 export interface PasswordVerification {
@@ -105,6 +111,18 @@ export interface DeviceStore {
   /** Clears trust and records the revocation time. Returns false when missing. */
   revokeTrust(deviceId: string, now: EpochMs): Promise<boolean>;
   /**
+   * Eviction of the user's devices in the org (`orgId` null: in every org), atomically: every one that is
+   * trusted now (trusted flag set and `trustedUntil > now`) loses its trust as `revokeTrust` does, and every
+   * one becomes new again (`sessionIssuedAt` null), so the next sign-in from any of them is judged as from a
+   * new device. Returns how many lost their trust.
+   */
+  evictByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
+  /**
+   * A device of the user with this fingerprint, in any org, that has had a session issued
+   * (`sessionIssuedAt` set): the sign-in comes from a device its owner used before. Null when none has.
+   */
+  findWithSession(userId: string, fingerprint: string): Promise<Device | null>;
+  /**
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
    * when it is still null, so the first issuance is kept whatever the concurrency. With
    * `trustedUntil`, the same write also does what `markTrusted` does (VerifyMFA issues a session and
@@ -155,6 +173,7 @@ export interface ChallengeStore {
   deleteByUser(userId: string): Promise<number>;
 }
 
+/** Intents are stored and looked up by the SHA-256 of the id the client holds (`MfaIntent.id`). */
 export interface IntentStore {
   /** Throws `already_exists` on a duplicate id. */
   create(intent: MfaIntent): Promise<void>;
@@ -207,7 +226,8 @@ export interface SessionStore {
   findActiveByAccessTokenHash(accessTokenHash: string, now: EpochMs): Promise<Session | null>;
   /**
    * Atomic rotation with reuse detection. When `refreshTokenHash` is the current refresh token
-   * of an active, unexpired session, replaces both tokens with `next` and remembers the old hash
+   * of an active, unexpired session (its refresh token and its absolute end both later than `now`), replaces both tokens with `next`, each expiry capped at the
+   * session's `expiresAt` (which never moves: rotation never extends a session), and remembers the old hash
    * as retired, with the rotation time and `replay.sealedSuccessor` (in the same transaction).
    * When it is a retired hash: if it was retired less than `replay.reuseIntervalMs` ago (as
    * recorded at its rotation), the session is active and unexpired, and its current refresh
@@ -219,8 +239,10 @@ export interface SessionStore {
   rotate(refreshTokenHash: string, next: TokenPair, now: EpochMs, replay?: ReplayWindow): Promise<RefreshRotation>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
-  /** Revokes every active session of the user in the org; returns how many. */
-  revokeByUser(orgId: string, userId: string, now: EpochMs): Promise<number>;
+  /** Revokes every active session of the user in the org (`orgId` null: in every org); returns how many. */
+  revokeByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
+  /** Revokes every active session issued for the device; returns how many. */
+  revokeByDevice(deviceId: string, now: EpochMs): Promise<number>;
 }
 
 export interface SettingsStore {

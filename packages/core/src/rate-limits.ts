@@ -3,6 +3,7 @@ import type { WindowLimit } from "./config.ts";
 import { rateLimited, type GatehouseError } from "./errors.ts";
 import type { EpochMs } from "./model.ts";
 import type { RateLimiter, RateLimitReceipt } from "./ports.ts";
+import { hashToken } from "./tokens.ts";
 
 export type ConsumedUnits =
   | { readonly allowed: true; readonly receipts: RateLimitReceipt[] }
@@ -49,4 +50,9 @@ export const rateLimitKeys = {
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
   browserPolicyWritesPerOrg: (orgId: string) => `policy-write:org:${orgId}`,
+  /** Keyed by the normalised email, so an unknown email is throttled exactly as a registered one (no enumeration). */
+  passwordFailuresPerAccount: (email: string) => `password-fail:account:${email}`,
+  /** A device that had a session for the user: its fingerprint is hashed to keep the key short. */
+  passwordFailuresPerKnownDevice: (userId: string, fingerprint: string) => `password-fail:device:${userId}:${hashToken(fingerprint)}`,
+  anonymousAuditPerIp: (clientIp: string) => `audit-anon:ip:${clientIp}`,
 };

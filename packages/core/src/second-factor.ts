@@ -8,6 +8,7 @@ import { maskPhone } from "./phone.ts";
 import type { RateLimitReceipt } from "./ports.ts";
 import { consumeAll, rateLimitKeys, refundAll } from "./rate-limits.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired } from "./results.ts";
+import { hashToken } from "./tokens.ts";
 import { inTransaction } from "./unit-of-work.ts";
 
 interface LoginTarget {
@@ -97,7 +98,8 @@ export async function startSecondFactor(tx: Context, user: User, orgId: string, 
   if (user.phone === null) {
     const now = tx.clock.now();
     const intentId = newId(tx.random);
-    await tx.stores.intents.create({ id: intentId, ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
+    // Stored by its hash, as tokens are: whoever reads the database cannot redeem it with a phone of theirs.
+    await tx.stores.intents.create({ id: hashToken(intentId), ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
     return { kind: "phone_required", intent: { intentId } };
   }
   return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request) };

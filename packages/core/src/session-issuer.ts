@@ -12,7 +12,11 @@ export interface FreshTokens {
   readonly pair: TokenPair;
 }
 
-export function newTokenPair(ctx: Context): FreshTokens {
+/**
+ * Tokens for a session; the refresh token lives the idle lifetime. The session's absolute end caps both
+ * expiries: at its creation here (`sessionEnd`), at each rotation in the store.
+ */
+export function newTokenPair(ctx: Context, sessionEnd = Number.POSITIVE_INFINITY): FreshTokens {
   const now = ctx.clock.now();
   const accessToken = newToken(ACCESS_TOKEN_PREFIX, ctx.random);
   const refreshToken = newToken(REFRESH_TOKEN_PREFIX, ctx.random);
@@ -21,9 +25,9 @@ export function newTokenPair(ctx: Context): FreshTokens {
     refreshToken,
     pair: {
       accessTokenHash: hashToken(accessToken),
-      accessExpiresAt: now + ctx.config.accessTokenTtlMs,
+      accessExpiresAt: Math.min(now + ctx.config.accessTokenTtlMs, sessionEnd),
       refreshTokenHash: hashToken(refreshToken),
-      refreshExpiresAt: now + ctx.config.refreshTokenTtlMs,
+      refreshExpiresAt: Math.min(now + ctx.config.sessionIdleMs, sessionEnd),
     },
   };
 }
@@ -44,17 +48,11 @@ export async function issueSession(
   request: RequestMeta | undefined,
   trustedUntil?: EpochMs,
 ): Promise<IssuedTokens> {
-  const fresh = newTokenPair(tx);
+  const now = tx.clock.now();
+  const expiresAt = now + tx.config.sessionMaxAgeMs;
+  const fresh = newTokenPair(tx, expiresAt);
   const sessionId = newId(tx.random);
-  await tx.stores.sessions.create({
-    id: sessionId,
-    userId,
-    orgId,
-    deviceId,
-    ...fresh.pair,
-    createdAt: tx.clock.now(),
-    revokedAt: null,
-  });
+  await tx.stores.sessions.create({ id: sessionId, userId, orgId, deviceId, ...fresh.pair, createdAt: now, expiresAt, revokedAt: null });
   await tx.stores.devices.markSessionIssued(deviceId, tx.clock.now(), trustedUntil);
   await recordAudit(tx, "session.created", { actor: { kind: "user", userId }, orgId, userId, deviceId, request }, { sessionId });
   return toIssuedTokens(fresh, userId, orgId);

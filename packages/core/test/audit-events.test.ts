@@ -293,12 +293,24 @@ describe("administration", () => {
     await signInWithPhone(h, "laptop", PHONE);
     const [device] = await h.stores.devices.listByUser(h.orgId, h.userId);
     const trust = await recorded(h, () => h.gatehouse.admin.revokeDeviceTrust(admin, h.orgId, device!.id));
-    expect(trust).toEqual([expect.objectContaining({ kind: "device.trust_revoked", userId: h.userId, deviceId: device!.id, payload: {} })]);
+    expect(trust).toEqual([
+      expect.objectContaining({ kind: "device.trust_revoked", userId: h.userId, deviceId: device!.id, payload: {} }),
+      expect.objectContaining({
+        kind: "session.revoked",
+        userId: h.userId,
+        deviceId: device!.id,
+        payload: { reason: "device_trust_revoked", sessionId: null, count: 2 },
+      }),
+    ]);
+    await signInWithPhone(h, "laptop", PHONE);
     const sessions = await recorded(h, () => h.gatehouse.admin.revokeUserSessions(admin, h.orgId, h.userId));
-    expect(sessions).toEqual([expect.objectContaining({ kind: "session.revoked", userId: h.userId, payload: { reason: "admin", sessionId: null, count: 2 } })]);
+    expect(sessions).toEqual([
+      expect.objectContaining({ kind: "session.revoked", userId: h.userId, payload: { reason: "admin", sessionId: null, count: 1 } }),
+      expect.objectContaining({ kind: "device.trust_revoked", userId: h.userId, deviceId: null, payload: {} }),
+    ]);
     await signInWithPhone(h, "laptop", PHONE);
     const removed = await recorded(h, () => h.gatehouse.admin.removeMember(admin, h.orgId, h.userId));
-    expect(kinds(removed)).toEqual(["member.removed", "session.revoked"]);
+    expect(kinds(removed)).toEqual(["member.removed", "session.revoked", "device.trust_revoked"]);
     expect(removed[1]!.payload).toEqual({ reason: "member_removed", sessionId: null, count: 1 });
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
 import { hashOtp } from "../src/otp.ts";
+import { hashToken } from "../src/tokens.ts";
 import { createHarness, PASSWORD, signInWithPhone } from "./harness.ts";
 
 const DAY = 86_400_000;
@@ -151,7 +152,7 @@ describe("SubmitPhoneAndRequestMFA", () => {
     const h = await createHarness();
     await signInWithPhone(h);
     await h.stores.intents.create({
-      id: "forged-intent",
+      id: hashToken("forged-intent"),
       userId: h.userId,
       orgId: h.orgId,
       deviceId: "d",
@@ -356,10 +357,20 @@ describe("Refresh", () => {
     await expectError(h.gatehouse.refresh({ refreshToken: rotated.tokens.refreshToken }), "unauthenticated");
   });
 
-  it("with a fingerprint that needs MFA: session revoked, mfa_required, old access token refused (Session active → revoked)", async () => {
+  it("with another device's fingerprint: refused like a reused token, the session revoked, no device stored", async () => {
     const h = await createHarness();
     const tokens = await signInWithPhone(h, "laptop");
-    const outcome = await h.gatehouse.refresh({ refreshToken: tokens.refreshToken, deviceFingerprint: "stolen-laptop" });
+    await expectError(h.gatehouse.refresh({ refreshToken: tokens.refreshToken, deviceFingerprint: "stolen-laptop" }), "unauthenticated");
+    await expectError(h.gatehouse.authenticate(tokens.accessToken), "unauthenticated");
+    expect((await h.stores.devices.listByUser(h.orgId, h.userId)).map((d) => d.fingerprint)).toEqual(["laptop"]);
+  });
+
+  it("for a device whose trust was revoked: session revoked, mfa_required, old access token refused (Session active → revoked)", async () => {
+    const h = await createHarness();
+    const tokens = await signInWithPhone(h, "laptop");
+    const [laptop] = await h.stores.devices.listByUser(h.orgId, h.userId);
+    await h.stores.devices.revokeTrust(laptop!.id, h.clock.now());
+    const outcome = await h.gatehouse.refresh({ refreshToken: tokens.refreshToken });
     expect(outcome.kind).toBe("mfa_required");
     await expectError(h.gatehouse.authenticate(tokens.accessToken), "unauthenticated");
     if (outcome.kind !== "mfa_required") return;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
 import { isValidSlug, slugFromName } from "../src/org-slug.ts";
+import { hashToken } from "../src/tokens.ts";
 import { createHarness, PASSWORD } from "./harness.ts";
 
 const SYSTEM = { kind: "system" } as const;
@@ -80,7 +81,7 @@ describe("Login by slug", () => {
     const h = await createHarness();
     const outcome = await h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: typed, deviceFingerprint: "laptop" });
     expect(outcome.kind).toBe("phone_required");
-    const intent = await h.stores.intents.consume((outcome as { intent: { intentId: string } }).intent.intentId, h.clock.now());
+    const intent = await h.stores.intents.consume(hashToken((outcome as { intent: { intentId: string } }).intent.intentId), h.clock.now());
     expect(intent?.orgId).toBe(h.orgId);
   });
 

@@ -69,6 +69,16 @@ async function setUp(failing?: { port?: string; method?: string }) {
   return { memory, gatehouse, sms, clock, login, record, orgId };
 }
 
+/**
+ * Login first takes a unit of the account's guessing budget, in one atomic statement of its own: before the
+ * password hash, which no transaction may wait on (a right password gives it back inside the unit of work).
+ */
+const TAKES_A_GUESS = ["outside:rateLimiter.consume"];
+const guessesThenCommitsOnce = (entries: string[]) => {
+  expect(entries.slice(0, TAKES_A_GUESS.length)).toEqual(TAKES_A_GUESS);
+  commitsOnce(entries.slice(TAKES_A_GUESS.length));
+};
+
 const commitsOnce = (entries: string[]) => {
   expect(entries.filter((entry) => entry === "begin")).toHaveLength(1);
   expect(entries.filter((entry) => entry.startsWith("outside:"))).toEqual([]);
@@ -85,7 +95,7 @@ describe("each use case commits once", () => {
   it("Login → phone_required, SubmitPhone, VerifyMFA, Refresh with a fingerprint, Login again on the trusted device", async () => {
     const s = await setUp();
     let intentId = "";
-    commitsOnce(
+    guessesThenCommitsOnce(
       await s.record(async () => {
         const outcome = await s.login();
         if (outcome.kind !== "phone_required") throw new Error(outcome.kind);
@@ -107,7 +117,7 @@ describe("each use case commits once", () => {
     expect(verified.at(-1)).toBe("commit");
 
     commitsOnce(await s.record(() => s.gatehouse.refresh({ refreshToken, deviceFingerprint: "laptop" })));
-    commitsOnce(await s.record(() => s.login()));
+    guessesThenCommitsOnce(await s.record(() => s.login()));
   });
 
   it("Login with a phone on file: the challenge commits before the SMS goes out, the send is recorded after it", async () => {
@@ -121,7 +131,8 @@ describe("each use case commits once", () => {
       const outcome = await s.login("phone");
       expect(outcome.kind).toBe("mfa_required");
     });
-    commitsOnceThenRecordsTheSend(entries);
+    expect(entries.slice(0, TAKES_A_GUESS.length)).toEqual(TAKES_A_GUESS);
+    commitsOnceThenRecordsTheSend(entries.slice(TAKES_A_GUESS.length));
     expect(s.sms.sent).toHaveLength(sentBefore + 1);
   });
 

@@ -9,13 +9,18 @@ import type { EpochMs, OrgMfaSettings, OrgRole, PlatformSettings } from "../mode
 export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
 
 /** Why a sign-in was refused. An unknown email and a wrong password are told apart here only: the caller never learns which. */
-export type SignInFailureReason = "unknown_email" | "wrong_password" | "unknown_org" | "not_org_member";
+export type SignInFailureReason = "unknown_email" | "wrong_password" | "unknown_org" | "not_org_member" | "user_disabled";
 
 /** Why a verification failed without locking the challenge out. */
 export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_expired";
 
-/** Why sessions ended: the user signed out, an admin revoked them, the member left the org, or a refresh asked for MFA again. */
-export type SessionRevocationReason = "logout" | "admin" | "member_removed" | "mfa_required_again";
+/**
+ * Why sessions ended: the user signed out, an admin revoked them, the member left the org, a refresh asked
+ * for MFA again, a refresh named another device than the session's, the user was disabled, or the
+ * device's trust was revoked.
+ */
+export type SessionRevocationReason =
+  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
@@ -47,6 +52,11 @@ export interface AuditPayloads {
   "session.refresh_reuse_detected": { readonly sessionId: string };
   "member.added": { readonly role: OrgRole };
   "member.removed": Record<string, never>;
+  /** A platform admin disabled the user (`userId`): their sessions ended in every org. */
+  "user.disabled": Record<string, never>;
+  "user.enabled": Record<string, never>;
+  /** The account's wrong-password budget for devices it never had a session on is spent: sign-ins from them wait. */
+  "sign_in.throttled": { readonly retryAfterSeconds: number };
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
@@ -74,6 +84,9 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "session.refresh_reuse_detected": true,
   "member.added": true,
   "member.removed": true,
+  "user.disabled": true,
+  "user.enabled": true,
+  "sign_in.throttled": true,
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,

@@ -1,6 +1,7 @@
 import type { Context } from "../context.ts";
 import type { EpochMs } from "../model.ts";
 import type { GatehouseError } from "../errors.ts";
+import { rateLimitKeys } from "../rate-limits.ts";
 import type { AuditActor, AuditEvent, AuditEventKind, AuditEventOf, AuditPayloads, RateLimitName } from "./events.ts";
 
 /** Where a request came from, as the transport saw it: recorded with the events it causes. */
@@ -61,12 +62,25 @@ export async function recordAudit<K extends AuditEventKind>(tx: Context, kind: K
   // TypeScript cannot see that an event of one kind K is one of the union's members.
   const event = auditEvent(tx.newAuditId, tx.clock.now(), kind, subject, payload) as AuditEvent;
   if (tx.pendingAudit === undefined) throw new Error("recordAudit runs inside a unit of work (inTransaction); use recordAuditAlone outside one");
-  tx.pendingAudit.push(event);
+  if (await withinAnonymousBudget(tx, event)) tx.pendingAudit.push(event);
 }
 
 /** For an event that records no change of state (a refused sign-in, a code the provider accepted): one statement of its own. */
 export async function recordAuditAlone<K extends AuditEventKind>(ctx: Context, kind: K, subject: AuditSubject, payload: AuditPayloads[K]): Promise<void> {
-  await ctx.stores.audit.append(auditEvent(ctx.newAuditId, ctx.clock.now(), kind, subject, payload) as AuditEvent);
+  const event = auditEvent(ctx.newAuditId, ctx.clock.now(), kind, subject, payload) as AuditEvent;
+  if (await withinAnonymousBudget(ctx, event)) await ctx.stores.audit.append(event);
+}
+
+/**
+ * An unauthenticated caller chooses the text of its events (the user agent, a forwarded address) and how
+ * many there are: per client IP only so many are recorded in a window, and the rest are dropped, so
+ * nobody can fill an org's trail with text of their own. Events without a client IP (an embedder's own
+ * calls) are not bounded; events of signed-in users and admins never are.
+ */
+async function withinAnonymousBudget(ctx: Context, event: AuditEvent): Promise<boolean> {
+  if (event.actor.kind !== "anonymous" || event.clientIp === null) return true;
+  const { limit, windowMs } = ctx.config.anonymousAuditPerIp;
+  return (await ctx.stores.rateLimiter.consume(rateLimitKeys.anonymousAuditPerIp(event.clientIp), limit, windowMs, event.at)).allowed;
 }
 
 /** Records that `limit` refused (with `refusal`, a `rateLimited` answer) in the unit of work `tx`, and returns the refusal to throw. */

@@ -104,7 +104,7 @@ function createUserStore(tables: MemoryTables): UserStore {
   return {
     async create(user) {
       if (users.has(user.id) || findByEmail(user.email) !== undefined) throw alreadyExists();
-      users.set(user.id, { ...user });
+      users.set(user.id, { ...user, disabledAt: user.disabledAt ?? null });
     },
     async findById(id) {
       return copyOrNull(users.get(id));
@@ -122,6 +122,12 @@ function createUserStore(tables: MemoryTables): UserStore {
       const user = users.get(userId);
       if (user === undefined || user.passwordHash !== expectedHash) return false;
       users.set(userId, { ...user, passwordHash: newHash });
+      return true;
+    },
+    async setDisabled(userId, disabledAt) {
+      const user = users.get(userId);
+      if (user === undefined || (user.disabledAt != null) === (disabledAt !== null)) return false;
+      users.set(userId, { ...user, disabledAt });
       return true;
     },
   };
@@ -200,6 +206,21 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
     },
     async revokeTrust(deviceId, now) {
       return update(deviceId, { trusted: false, trustedUntil: null, trustRevokedAt: now });
+    },
+    async evictByUser(orgId, userId, now) {
+      let revoked = 0;
+      for (const device of devices.values()) {
+        if (device.userId !== userId || (orgId !== null && device.orgId !== orgId)) continue;
+        const trustedNow = device.trusted && device.trustedUntil !== null && device.trustedUntil > now;
+        update(device.id, { sessionIssuedAt: null, ...(trustedNow ? { trusted: false, trustedUntil: null, trustRevokedAt: now } : {}) });
+        if (trustedNow) revoked++;
+      }
+      return revoked;
+    },
+    async findWithSession(userId, fingerprint) {
+      return copyOrNull(
+        [...devices.values()].find((device) => device.userId === userId && device.fingerprint === fingerprint && device.sessionIssuedAt !== null),
+      );
     },
     async markSessionIssued(deviceId, now, trustedUntil) {
       const device = devices.get(deviceId);
@@ -307,15 +328,20 @@ function createSessionStore(tables: MemoryTables): SessionStore {
     },
     async rotate(refreshTokenHash, next, now, replay) {
       const isLive = (session: Session | undefined): session is Session =>
-        session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now;
+        session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now && session.expiresAt > now;
       const current = [...sessions.values()].find((session) => session.refreshTokenHash === refreshTokenHash);
       if (isLive(current)) {
         if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, current.id)) throw alreadyExists();
-        const rotated: Session = { ...current, ...next };
+        const rotated: Session = {
+          ...current,
+          ...next,
+          accessExpiresAt: Math.min(next.accessExpiresAt, current.expiresAt),
+          refreshExpiresAt: Math.min(next.refreshExpiresAt, current.expiresAt),
+        };
         sessions.set(rotated.id, rotated);
         retired.set(refreshTokenHash, {
           sessionId: rotated.id,
-          expiresAt: next.refreshExpiresAt,
+          expiresAt: rotated.refreshExpiresAt,
           successorHash: next.refreshTokenHash,
           replayUntil: now + (replay?.reuseIntervalMs ?? 0),
           sealedSuccessor: replay?.sealedSuccessor ?? null,
@@ -339,7 +365,15 @@ function createSessionStore(tables: MemoryTables): SessionStore {
       let revoked = 0;
       for (const session of sessions.values()) {
         const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
-        if (session.orgId === orgId && session.userId === userId && live && revokeIfActive(session, now)) revoked++;
+        if ((orgId === null || session.orgId === orgId) && session.userId === userId && live && revokeIfActive(session, now)) revoked++;
+      }
+      return revoked;
+    },
+    async revokeByDevice(deviceId, now) {
+      let revoked = 0;
+      for (const session of sessions.values()) {
+        const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
+        if (session.deviceId === deviceId && live && revokeIfActive(session, now)) revoked++;
       }
       return revoked;
     },

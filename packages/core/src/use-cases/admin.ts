@@ -152,7 +152,10 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   return membership;
 }
 
-/** Removing a member also ends their sessions in the org, in the same unit of work. */
+/**
+ * Removing a member also ends their sessions and their devices' trust in the org, in the same unit of work:
+ * added back later, their next sign-in needs MFA again.
+ */
 export async function removeMember(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<void> {
   await requireOrgAdmin(ctx, actor, orgId);
   const memberId = requireId("user_id", userId);
@@ -162,7 +165,16 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
     await recordAudit(tx, "member.removed", subject, {});
     const count = await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
     if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "member_removed", sessionId: null, count });
+    await endDeviceTrust(tx, orgId, memberId, subject);
   });
+}
+
+/**
+ * Ends the trust of the user's devices in the org (null: every org) and makes them new again, so the next
+ * sign-in needs MFA whatever the org's rules for untrusted devices; recorded as one event without a device.
+ */
+async function endDeviceTrust(tx: Context, orgId: string | null, userId: string, subject: AuditSubject): Promise<void> {
+  if ((await tx.stores.devices.evictByUser(orgId, userId, tx.clock.now())) > 0) await recordAudit(tx, "device.trust_revoked", subject, {});
 }
 
 /** `removeMember` for who knows the email (the command line), as `addMember` takes it. */
@@ -235,24 +247,61 @@ export async function listUserDevices(ctx: Context, actor: Actor, orgId: string,
   return ctx.stores.devices.listByUser(orgId, requireId("user_id", userId));
 }
 
+/** Revoking a device's trust also ends the sessions issued for it: whoever holds them signs in again, with MFA. */
 export async function revokeDeviceTrust(ctx: Context, actor: Actor, orgId: string, deviceId: string): Promise<void> {
   await requireOrgAdmin(ctx, actor, orgId);
   const device = await ctx.stores.devices.findById(requireId("device_id", deviceId));
   if (device === null || device.orgId !== orgId) throw new GatehouseError("not_found", "device not found");
   await inTransaction(ctx, async (tx) => {
-    if (await tx.stores.devices.revokeTrust(device.id, tx.clock.now())) {
-      await recordAudit(tx, "device.trust_revoked", adminSubject(actor, orgId, { userId: device.userId, deviceId: device.id }), {});
-    }
+    const now = tx.clock.now();
+    const subject = adminSubject(actor, orgId, { userId: device.userId, deviceId: device.id });
+    if (await tx.stores.devices.revokeTrust(device.id, now)) await recordAudit(tx, "device.trust_revoked", subject, {});
+    const count = await tx.stores.sessions.revokeByDevice(device.id, now);
+    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "device_trust_revoked", sessionId: null, count });
   });
 }
 
+/** Signs the user out of the org everywhere: their sessions end and so does their devices' trust there (the next sign-in needs MFA). */
 export async function revokeUserSessions(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }> {
   await requireOrgAdmin(ctx, actor, orgId);
   const memberId = requireId("user_id", userId);
   const revokedCount = await inTransaction(ctx, async (tx) => {
+    const subject = adminSubject(actor, orgId, { userId: memberId });
     const count = await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
-    if (count > 0) await recordAudit(tx, "session.revoked", adminSubject(actor, orgId, { userId: memberId }), { reason: "admin", sessionId: null, count });
+    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "admin", sessionId: null, count });
+    await endDeviceTrust(tx, orgId, memberId, subject);
     return count;
   });
   return { revokedCount };
+}
+
+/**
+ * Platform admins disable and enable accounts. Disabling ends the user's sessions and device trust in
+ * every org and drops their half-done sign-ins, in one unit of work; a disabled user cannot sign in,
+ * refresh or verify a second factor, and once enabled again signs in with MFA. Asking for the state the
+ * user is already in changes nothing and records nothing. An admin cannot disable themselves (nobody
+ * might be left to enable them).
+ */
+export async function setUserDisabled(ctx: Context, actor: Actor, userId: string, disabled: boolean): Promise<void> {
+  await requirePlatformAdmin(ctx, actor);
+  const targetId = requireId("user_id", userId);
+  if (disabled && actor.kind === "user" && actor.userId === targetId) throw invalidArgument("user_id", "you cannot disable your own account");
+  if ((await ctx.stores.users.findById(targetId)) === null) throw new GatehouseError("not_found", "user not found");
+  await inTransaction(ctx, async (tx) => {
+    const now = tx.clock.now();
+    const subject = adminSubject(actor, null, { userId: targetId });
+    if (!(await tx.stores.users.setDisabled(targetId, disabled ? now : null))) return;
+    await recordAudit(tx, disabled ? "user.disabled" : "user.enabled", subject, {});
+    if (!disabled) return;
+    const count = await tx.stores.sessions.revokeByUser(null, targetId, now);
+    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "user_disabled", sessionId: null, count });
+    await endDeviceTrust(tx, null, targetId, subject);
+    await Promise.all([tx.stores.challenges.deleteByUser(targetId), tx.stores.intents.deleteByUser(targetId)]);
+  });
+}
+
+/** `setUserDisabled` for who names the user by email or id (the command line). */
+export async function setUserDisabledByReference(ctx: Context, actor: Actor, reference: string, disabled: boolean): Promise<void> {
+  const user = reference.includes("@") ? await requireUserByEmail(ctx, reference) : { id: requireId("user_id", reference) };
+  await setUserDisabled(ctx, actor, user.id, disabled);
 }

@@ -2,8 +2,11 @@ import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
 import { assessDevice, deviceCandidate } from "../device-assessment.ts";
-import { GatehouseError } from "../errors.ts";
-import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
+import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
+import type { User } from "../model.ts";
+import type { RateLimitDecision } from "../ports.ts";
+import { rateLimitKeys } from "../rate-limits.ts";
+import { DEFAULT_DEVICE_FINGERPRINT, deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
 import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "../second-factor.ts";
@@ -23,8 +26,9 @@ export interface LoginInput {
 }
 
 /**
- * The spec's Login rules, in order. The password hash runs before the unit of work, the SMS after it,
- * so the transaction holds its locks for store calls only. The OTP never appears in the outcome.
+ * The spec's Login rules, in order, behind the account's guessing budget. The password hash runs before
+ * the unit of work, the SMS after it, so the transaction holds its locks for store calls only. The OTP
+ * never appears in the outcome.
  */
 export async function login(ctx: Context, checkCredentials: CredentialCheck, input: LoginInput): Promise<AuthOutcome> {
   const email = requireEmail(input.email);
@@ -33,16 +37,29 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
 
   const user = await ctx.stores.users.findByEmail(email);
+  const refused = async () => ({ actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request }) as const;
+  const budget = await takeGuess(ctx, email, user, fingerprint);
+  if (!budget.allowed) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((budget.retryAt - ctx.clock.now()) / 1000));
+    await recordAuditAlone(ctx, "sign_in.throttled", await refused(), { retryAfterSeconds });
+    throw rateLimited(retryAfterSeconds);
+  }
   if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) {
-    const refused = { actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request } as const;
-    await recordAuditAlone(ctx, "sign_in.failed", refused, { reason: user === null ? "unknown_email" : "wrong_password" });
+    await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
 
   const step = await inTransaction(ctx, async (tx) => {
+    // A right password is no guess: its unit goes back.
+    await tx.stores.rateLimiter.refund(budget.receipt);
     const orgId = await resolveOrgId(tx, orgReference);
     const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
     const facts = await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, user.id, orgId, fingerprint));
+    // Told only to a caller who proved the password, so it reveals nothing to anyone else.
+    if (facts !== null && facts.user.disabledAt != null) {
+      await recordAudit(tx, "sign_in.failed", { ...subject, orgId: null }, { reason: "user_disabled" });
+      throw accountDisabled();
+    }
     if (facts === null || facts.membership === null) {
       const known = (await tx.stores.orgs.findById(orgId)) !== null;
       await recordAudit(tx, "sign_in.failed", { ...subject, orgId: known ? orgId : null }, { reason: known ? "not_org_member" : "unknown_org" });
@@ -54,6 +71,27 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request) } as const;
   });
   return completeSignIn(ctx, step);
+}
+
+/**
+ * Takes one unit of the guessing budget before the password is checked, so parallel guesses cannot pass
+ * it and a right password past it is refused too (fail closed); a right password gives its unit back.
+ * A device that had a session for this user spends a budget of its own, so a flood of guesses from
+ * elsewhere cannot lock the owner out of a device they used before. Every other sign-in for the email
+ * (an unknown email too, so the refusal tells nothing about which emails have accounts) shares one.
+ */
+async function takeGuess(ctx: Context, email: string, user: User | null, fingerprint: string): Promise<RateLimitDecision> {
+  // Every caller that sends no fingerprint is the one default device: it identifies nobody, so it is never known.
+  if (fingerprint === DEFAULT_DEVICE_FINGERPRINT) return consumeGuess(ctx, rateLimitKeys.passwordFailuresPerAccount(email));
+  // Asked for an unknown email too (no user has the empty id), so both cost the same reads.
+  const known = (await ctx.stores.devices.findWithSession(user?.id ?? "", fingerprint)) !== null;
+  const key = user !== null && known ? rateLimitKeys.passwordFailuresPerKnownDevice(user.id, fingerprint) : rateLimitKeys.passwordFailuresPerAccount(email);
+  return consumeGuess(ctx, key);
+}
+
+function consumeGuess(ctx: Context, key: string): Promise<RateLimitDecision> {
+  const { limit, windowMs } = ctx.config.passwordFailuresPerAccount;
+  return ctx.stores.rateLimiter.consume(key, limit, windowMs, ctx.clock.now());
 }
 
 /** The org a refused sign-in named, when it exists: its admins see the refusals. */

@@ -1,7 +1,7 @@
 import type { SessionRevocationReason } from "../audit/events.ts";
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { assessDevice, deviceCandidate } from "../device-assessment.ts";
+import { assessDevice } from "../device-assessment.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { deviceFingerprintOrDefault, requirePlainText } from "../input.ts";
 import type { RefreshRotation, ReplayWindow } from "../ports.ts";
@@ -23,7 +23,9 @@ const invalidRefresh = () => new GatehouseError("unauthenticated", "invalid or e
 
 /** The tokens a rotation hands out: the fresh pair, or, for a replay within the reuse interval, the sealed successor. */
 function tokensOf(rotation: RefreshRotation, fresh: FreshTokens, oldRefreshToken: string): IssuedTokens {
-  if (rotation.kind === "rotated") return toIssuedTokens(fresh, rotation.session.userId, rotation.session.orgId);
+  // The store capped the expiries at the session's absolute end: the answer tells the capped one.
+  if (rotation.kind === "rotated")
+    return { ...toIssuedTokens(fresh, rotation.session.userId, rotation.session.orgId), expiresAt: rotation.session.accessExpiresAt };
   if (rotation.kind !== "replayed") throw invalidRefresh();
   const successor = openSuccessor(oldRefreshToken, rotation.sealedSuccessor);
   if (successor === null) throw invalidRefresh();
@@ -32,9 +34,12 @@ function tokensOf(rotation: RefreshRotation, fresh: FreshTokens, oldRefreshToken
 }
 
 /**
- * Rotates the refresh token (atomically, with reuse detection) and, when a device fingerprint is
- * sent, re-evaluates device policy: if MFA is now required the session is revoked and the caller
- * continues as after Login. A user no longer in the org loses the session too. Within the reuse
+ * Rotates the refresh token (atomically, with reuse detection) and re-evaluates the MFA policy for
+ * the session's own device, every time: if MFA is now required (`mfa_always`, trust revoked or run
+ * out) the session is revoked and the caller continues as after Login. A fingerprint that is not the
+ * session's device's is refused like a reused token (the session is revoked): a stolen refresh token
+ * cannot be judged for another device, nor for none. A user no longer in the org, or disabled, loses
+ * the session too. Rotation never extends the session's absolute end (the store caps it). Within the reuse
  * interval a replay of the just-rotated token gets the same successor tokens (a second tab, a
  * response lost in a crash) and passes the same checks; after it, reuse revokes the session (the
  * revocation commits with the refusal, see `inTransaction`). One unit of work; an OTP goes out after it.
@@ -81,23 +86,24 @@ async function rotateAndReassess(
     if (await tx.stores.sessions.revoke(session.id, now)) await recordAudit(tx, "session.revoked", subject, { reason, sessionId: session.id, count: 1 });
   };
 
-  const facts =
-    fingerprint === null
-      ? await tx.stores.signInFacts.read(session.userId, session.orgId, null)
-      : await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, session.userId, session.orgId, fingerprint));
+  const facts = await tx.stores.signInFacts.read(session.userId, session.orgId, session.deviceId);
   if (facts === null || facts.membership === null) {
     await revoke("member_removed");
     throw new GatehouseError("not_org_member");
   }
-  const { user } = facts;
-
-  if (fingerprint !== null) {
-    const { device, policy } = assessDevice(tx, facts);
-    if (policy.mfaRequired) {
-      await revoke("mfa_required_again");
-      return startSecondFactor(tx, user, session.orgId, device.id, request);
-    }
-    await tx.stores.devices.markSessionIssued(device.id, now);
+  const { user, device } = facts;
+  if (device === null || (fingerprint !== null && device.fingerprint !== fingerprint)) {
+    await revoke("device_mismatch");
+    throw invalidRefresh();
+  }
+  if (user.disabledAt != null) {
+    await revoke("user_disabled");
+    throw invalidRefresh();
+  }
+  const { policy } = assessDevice(tx, facts);
+  if (policy.mfaRequired) {
+    await revoke("mfa_required_again");
+    return startSecondFactor(tx, user, session.orgId, device.id, request);
   }
   return { kind: "tokens", tokens };
 }

@@ -4,6 +4,7 @@ import { GatehouseError } from "../errors.ts";
 import { requireId, requirePhone } from "../input.ts";
 import type { MfaRequired } from "../results.ts";
 import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
+import { hashToken } from "../tokens.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface SubmitPhoneInput {
@@ -23,7 +24,7 @@ export async function submitPhoneAndRequestMfa(ctx: Context, input: SubmitPhoneI
   const phone = await requirePhone(input.phone, ctx.config.phoneDefaultRegion);
 
   const { intent, prepared } = await inTransaction(ctx, async (tx) => {
-    const intent = await tx.stores.intents.consume(intentId, tx.clock.now());
+    const intent = await tx.stores.intents.consume(hashToken(intentId), tx.clock.now());
     if (intent === null) throw new GatehouseError("invalid_mfa_intent");
     const user = await tx.stores.users.findById(intent.userId);
     if (user === null) throw new GatehouseError("invalid_mfa_intent");

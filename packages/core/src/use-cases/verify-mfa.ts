@@ -1,7 +1,7 @@
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { DAY_MS } from "../config.ts";
-import { GatehouseError, rateLimited } from "../errors.ts";
+import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
 import { requireId, requireOtp } from "../input.ts";
 import { evaluateMfaPolicy } from "../mfa-policy.ts";
 import { otpMatches } from "../otp.ts";
@@ -80,6 +80,7 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
+  if (user.disabledAt != null) throw accountDisabled();
   const phoneLocked = await lockPhone(tx, user, claimed.phone);
   const policy = evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: false, now });
 

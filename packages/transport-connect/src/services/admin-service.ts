@@ -41,6 +41,10 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
       return {};
     },
     revokeUserSessions: (req, ctx) => admin.revokeUserSessions(actorOf(ctx), req.orgId, req.userId),
+    setUserDisabled: async (req, ctx) => {
+      await admin.setUserDisabled(actorOf(ctx), req.userId, req.disabled);
+      return {};
+    },
     listAuditEvents: async (req, ctx) => auditPageToWire(await admin.listAuditEvents(actorOf(ctx), auditEventsQueryFromWire(req))),
   };
 }

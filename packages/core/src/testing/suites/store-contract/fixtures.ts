@@ -28,6 +28,7 @@ export function aUser(overrides: Partial<User> = {}): User {
     phoneVerified: false,
     platformAdmin: false,
     createdAt: T0,
+    disabledAt: null,
     ...overrides,
   };
 }
@@ -81,7 +82,17 @@ export function tokenPair(tag: string, issuedAt: number = T0): TokenPair {
 }
 
 export function aSession(overrides: Partial<Session> = {}): Session {
-  return { id: "session-1", userId: USER_ID, orgId: ORG_ID, deviceId: DEVICE_ID, ...tokenPair("1"), createdAt: T0, revokedAt: null, ...overrides };
+  return {
+    id: "session-1",
+    userId: USER_ID,
+    orgId: ORG_ID,
+    deviceId: DEVICE_ID,
+    ...tokenPair("1"),
+    createdAt: T0,
+    expiresAt: T0 + 90 * DAY,
+    revokedAt: null,
+    ...overrides,
+  };
 }
 
 export function aPolicy(allowedDomains: string[] = ["example.com", "*.example.org"]): BrowserPolicy {

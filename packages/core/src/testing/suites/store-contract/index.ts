@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
+import { describeAccountSecurityContract } from "./account-security.ts";
 import { describeAuditContract } from "./audit.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
@@ -53,5 +54,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeTransactionsContract(stores);
     describePurgeContract(current);
     describeAuditContract(current);
+    describeAccountSecurityContract(stores);
   });
 }

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+const KEY = "a-production-secret-key";
+
+function problems(env: Record<string, string>): string {
+  try {
+    loadConfig(env, 8);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("secrets at rest in production", () => {
+  it("refuses APP_ENV=production without OTP_HASH_KEY, naming the variable and why, and starts with one", () => {
+    expect(problems({ APP_ENV: "production" })).toContain("OTP_HASH_KEY is required when APP_ENV=production");
+    expect(loadConfig({ APP_ENV: "production", OTP_HASH_KEY: KEY }, 8).otpHashKey).toBe(KEY);
+    expect(loadConfig({}, 8).otpHashKey).toBeUndefined();
+  });
+});
+
+describe("dev OTP mode only in an explicit development environment", () => {
+  it.each(["development", "test", "local"])("APP_ENV=%s allows OTP_RETURN_TO_CLIENT=true", (appEnv) => {
+    expect(loadConfig({ APP_ENV: appEnv, OTP_RETURN_TO_CLIENT: "true" }, 8).devOtpMode).toBe(true);
+  });
+
+  it.each([["prod"], ["staging"], ["Development"], ["dev"], [""]])("APP_ENV=%j refuses OTP_RETURN_TO_CLIENT=true with a clear message", (appEnv) => {
+    const message = problems({ APP_ENV: appEnv, OTP_RETURN_TO_CLIENT: "true" });
+    expect(message).toContain("OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of development, test, local");
+  });
+
+  it("an unset APP_ENV refuses it too, and says none was given", () => {
+    expect(problems({ OTP_RETURN_TO_CLIENT: "true" })).toContain("(got none)");
+  });
+
+  it("production keeps its own refusal", () => {
+    expect(problems({ APP_ENV: "production", OTP_HASH_KEY: KEY, OTP_RETURN_TO_CLIENT: "true" })).toContain(
+      "OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production",
+    );
+  });
+});
+
+describe("session lifetimes", () => {
+  it("default to 30 days absolute and 7 days idle, and are set in days", () => {
+    expect(loadConfig({}, 8)).toMatchObject({ sessionMaxAgeMs: 30 * DAY, sessionIdleMs: 7 * DAY });
+    expect(loadConfig({ SESSION_MAX_AGE_DAYS: "14", SESSION_IDLE_DAYS: "1" }, 8)).toMatchObject({ sessionMaxAgeMs: 14 * DAY, sessionIdleMs: DAY });
+  });
+
+  it("refuse an idle lifetime longer than the absolute one, and values out of range", () => {
+    expect(problems({ SESSION_MAX_AGE_DAYS: "3", SESSION_IDLE_DAYS: "7" })).toContain("SESSION_IDLE_DAYS must not exceed SESSION_MAX_AGE_DAYS");
+    expect(problems({ SESSION_MAX_AGE_DAYS: "0" })).toContain("SESSION_MAX_AGE_DAYS must be a whole number from 1 to 3650");
+  });
+});
