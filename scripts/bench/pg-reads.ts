@@ -63,6 +63,7 @@ export async function measurePgReads(options: PgReadsOptions, log: (line: string
       phone: null,
       phoneVerified: false,
       platformAdmin: false,
+      emailVerifiedAt: 1,
       createdAt: now,
     });
     await stores.orgs.putMembership({ orgId: "o", userId: "u", role: "member" });

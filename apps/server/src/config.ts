@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
+import { readEmailConfig, type EmailConfig } from "./email-config.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
 
@@ -25,6 +26,8 @@ export interface ServerConfig {
   readonly smsProvider: SmsProviderConfig;
   /** Requests per OTP send, retries of 429/5xx included, all within SMS_PROVIDER_TIMEOUT_MS. */
   readonly smsMaxAttempts: number;
+  /** EMAIL_*, PUBLIC_URL (email-config.ts). */
+  readonly email: EmailConfig;
   readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
@@ -46,7 +49,7 @@ export interface ServerConfig {
   readonly webDist: string | undefined;
   /** Server processes on the one port (node:cluster); 1 runs the server in this process. */
   readonly workers: number;
-  /** Deprecated settings that were accepted but have no effect, for a warning at start. */
+  /** What the operator should know at start: deprecated settings that have no effect, email sent nowhere or unverified. */
   readonly warnings: readonly string[];
   readonly connections: ConnectionLimits;
 }
@@ -174,9 +177,10 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const refusalPauseMs = int("REFUSAL_PAUSE_MS", Math.min(1000, Math.floor(connections.requestTimeoutMs / 2)), 0, 60_000);
   if (refusalPauseMs >= connections.requestTimeoutMs) problems.push("REFUSAL_PAUSE_MS must be shorter than REQUEST_TIMEOUT_MS");
 
+  const port = int("PORT", 8080, 0, 65535);
   const config: ServerConfig = {
     host: text("HOST") ?? "127.0.0.1",
-    port: int("PORT", 8080, 0, 65535),
+    port,
     databaseUrl,
     sqliteBackgroundCheckpoint: bool("SQLITE_BACKGROUND_CHECKPOINT", false),
     appEnv,
@@ -185,6 +189,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
     smsProvider: readSmsProvider(text, problems, devOtpMode),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
+    email: readEmailConfig({ text, int }, problems, warnings, { production, devMode: devOtpMode, port }),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),

@@ -30,6 +30,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     operator = createGatehouse({
       stores: storage.stores,
       sms: { sendOtp: async () => {} },
+      email: { send: async () => {} },
       clock: systemClock,
       random: cryptoRandom,
       config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
@@ -52,7 +53,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     const n = ++counter;
     const email = `user${n}@example.com`;
     const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Org ${n}`);
-    const { userId } = await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false });
+    const { userId } = await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "admin");
     if (options.settings !== undefined) await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, options.settings);
     const phone = `+1555200${String(n).padStart(4, "0")}`;

@@ -141,5 +141,16 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
+
+    async revokeTrustEverywhere(userId, now, keepDeviceId) {
+      let update = db
+        .updateTable("devices")
+        .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
+        .where("user_id", "=", userId)
+        .where("trusted", "=", toDbBool(dialect, true));
+      if (keepDeviceId !== undefined) update = update.where("id", "!=", keepDeviceId);
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
   };
 }

@@ -20,6 +20,29 @@ export interface UsersTable {
   phone_verified: BoolColumn;
   platform_admin: BoolColumn;
   created_at: EpochMsColumn;
+  /** Null until the mailbox is proven (0008_email_ownership). */
+  email_verified_at: NullableEpochMsColumn;
+}
+
+/** Verification and reset links (0008_email_ownership); the token itself is never stored. */
+export interface EmailTokensTable {
+  token_hash: string;
+  purpose: "verify_email" | "reset_password";
+  user_id: string;
+  expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
+}
+
+/** One open invitation per (org_id, email) (0008_email_ownership). */
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: "member" | "admin";
+  token_hash: string;
+  invited_by: string | null;
+  expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
 }
 
 export interface OrgsTable {
@@ -164,4 +187,6 @@ export interface Database {
   browser_policies: BrowserPoliciesTable;
   rate_limits: RateLimitsTable;
   audit_events: AuditEventsTable;
+  email_tokens: EmailTokensTable;
+  invitations: InvitationsTable;
 }

@@ -20,6 +20,7 @@ const USER_COLUMNS = columnsOf<UsersTable>({
   phone_verified: true,
   platform_admin: true,
   created_at: true,
+  email_verified_at: true,
 });
 
 const DEVICE_COLUMNS = columnsOf<DevicesTable>({

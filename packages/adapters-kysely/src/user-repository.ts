@@ -15,6 +15,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     phoneVerified: fromDbBool(row.phone_verified),
     platformAdmin: fromDbBool(row.platform_admin),
     createdAt: fromDbBigint(row.created_at),
+    emailVerifiedAt: row.email_verified_at === null ? null : fromDbBigint(row.email_verified_at),
   };
 }
 
@@ -41,6 +42,7 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
           phone_verified: toDbBool(dialect, user.phoneVerified),
           platform_admin: toDbBool(dialect, user.platformAdmin),
           created_at: user.createdAt,
+          email_verified_at: user.emailVerifiedAt,
         }),
       );
     },
@@ -66,6 +68,31 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
         .set({ password_hash: newHash })
         .where("id", "=", userId)
         .where("password_hash", "=", expectedHash)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async setPasswordHash(userId, newHash) {
+      const result = await db.updateTable("users").set({ password_hash: newHash }).where("id", "=", userId).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async markEmailVerified(userId, now) {
+      const result = await db
+        .updateTable("users")
+        .set({ email_verified_at: now })
+        .where("id", "=", userId)
+        .where("email_verified_at", "is", null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async reclaimUnverified(userId, newHash, now) {
+      const result = await db
+        .updateTable("users")
+        .set({ password_hash: newHash, display_name: "", phone: null, phone_verified: toDbBool(dialect, false), email_verified_at: now })
+        .where("id", "=", userId)
+        .where("email_verified_at", "is", null)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },

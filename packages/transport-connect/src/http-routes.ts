@@ -11,6 +11,7 @@ import { writeAtEndOfTurn } from "./end-of-turn-writes.ts";
 import { isUnexpected, toConnectError } from "./error-codes.ts";
 import { HTTP_ERRORS } from "./http-errors.ts";
 import type { DevOtpLookup } from "./services/dev-service.ts";
+import { devMailToJson, type DevMailLookup } from "./dev-mail.ts";
 
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
 
@@ -28,6 +29,8 @@ export interface HttpRoutesOptions {
   readonly gatehouse: Gatehouse;
   /** Present only in dev OTP mode with NEXT_PUBLIC_DEV_OTP_ENABLED; otherwise the dev route is 404. */
   readonly devOtps: DevOtpLookup | null;
+  /** Present only with `devOtps` (the same switch); otherwise the dev mail route is 404. */
+  readonly devMail?: DevMailLookup | null;
   readonly onUnexpected: (error: unknown, route: string) => void;
   /** The client hung up while its body was being read: routine, worth a debug line at most. */
   readonly onClientGone: (route: string) => void;
@@ -153,6 +156,7 @@ function requireMethod(req: NodeRequest, method: "GET" | "POST"): void {
 
 export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { gatehouse, devOtps } = options;
+  const devMail = options.devMail ?? null;
   const tokenOf = (req: NodeRequest) => bearerToken(req.headers.authorization);
 
   const routes: Record<string, (req: NodeRequest, url: URL) => Promise<unknown>> = {
@@ -184,6 +188,11 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       const otp = devOtps.get(url.searchParams.get("challenge_id") ?? "");
       if (otp === null) throw new HttpStatusError(404, "not_found", "no OTP for this challenge");
       return { otp, note: "dev OTP mode: this route does not exist in production" };
+    },
+    "/api/dev/mail": async (req, url) => {
+      if (devMail === null) throw new HttpStatusError(404, "not_found", "not found");
+      requireMethod(req, "GET");
+      return devMailToJson(devMail.messagesFor(url.searchParams.get("to") ?? ""));
     },
   };
 

@@ -38,7 +38,7 @@ function aPolicy(allowedDomains: string[]): BrowserPolicy {
 }
 
 async function seed(stores: Stores): Promise<void> {
-  const user = { displayName: "", passwordHash: "x", phone: null, phoneVerified: false, platformAdmin: false, createdAt: T0 };
+  const user = { displayName: "", passwordHash: "x", phone: null, phoneVerified: false, platformAdmin: false, createdAt: T0, emailVerifiedAt: T0 };
   await stores.users.create({ ...user, id: USER_ID, email: "access-1@example.com" });
   await stores.users.create({ ...user, id: OTHER_USER_ID, email: "access-2@example.com" });
   await stores.orgs.create({ id: ORG_ID, name: "Access One", createdAt: T0 });

@@ -28,6 +28,7 @@ export function aUser(overrides: Partial<User> = {}): User {
     phoneVerified: false,
     platformAdmin: false,
     createdAt: T0,
+    emailVerifiedAt: T0,
     ...overrides,
   };
 }

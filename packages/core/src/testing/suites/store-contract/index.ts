@@ -4,6 +4,7 @@ import { describeBrowserAccessContract } from "./browser-access.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
+import { describeEmailOwnershipContract } from "./email-ownership.ts";
 import type { StoreContractHandle } from "./handle.ts";
 import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
@@ -51,6 +52,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeBrowserPoliciesContract(stores);
     describeBrowserAccessContract(stores);
     describeSignInFactsContract(stores);
+    describeEmailOwnershipContract(stores);
     describeRateLimiterContract(stores);
     describeTransactionsContract(stores);
     describePurgeContract(current);
