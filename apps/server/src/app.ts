@@ -58,6 +58,7 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
   // Metrics are collected only when they are served (METRICS_PORT).
   const metrics = config.observability.metricsPort === undefined ? undefined : createMetrics();
+  for (const warning of config.email.warnings) logger.warn(warning);
   const { gatehouse, storage, stores, sms, email } = await createEngine(config, logger, clock, {
     onQuery: metrics?.dbQuery,
     onSmsResult: metrics?.smsResult,

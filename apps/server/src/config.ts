@@ -49,7 +49,7 @@ export interface ServerConfig {
   readonly webDist: string | undefined;
   /** Server processes on the one port (node:cluster); 1 runs the server in this process. */
   readonly workers: number;
-  /** What the operator should know at start: deprecated settings that have no effect, email sent nowhere or unverified. */
+  /** Deprecated settings that were accepted but have no effect, for a warning at start. */
   readonly warnings: readonly string[];
   readonly connections: ConnectionLimits;
 }
@@ -189,7 +189,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
     smsProvider: readSmsProvider(text, problems, devOtpMode),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
-    email: readEmailConfig({ text, int }, problems, warnings, { production, devMode: devOtpMode, port }),
+    email: readEmailConfig({ text, int }, problems, { production, devMode: devOtpMode, port }),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),

@@ -2,9 +2,10 @@
  * How Gatehouse emails its links, read from the environment with every problem collected (config.ts
  * reports them together). Secrets are never echoed, only the variable names.
  *
- *   dev mode (OTP_RETURN_TO_CLIENT)  nothing is sent: messages wait in memory for GET /api/dev/mail
  *   EMAIL_SMTP_URL                   smtp:// or smtps:// (credentials in it, or EMAIL_SMTP_USER / EMAIL_SMTP_PASSWORD),
- *                                    with EMAIL_FROM, each send bounded by EMAIL_TIMEOUT_MS
+ *                                    with EMAIL_FROM, each send bounded by EMAIL_TIMEOUT_MS (in dev mode too: a
+ *                                    developer who names an SMTP server, e.g. a local mail catcher, wants it used)
+ *   dev mode (OTP_RETURN_TO_CLIENT)  without EMAIL_SMTP_URL nothing is sent: messages wait in memory for GET /api/dev/mail
  *   neither                          no email: production refuses to start unless EMAIL_VERIFICATION=off
  */
 import { DEFAULT_EMAIL_TIMEOUT_MS, parseSmtpUrl } from "@gatehouse/adapters-email";
@@ -27,6 +28,8 @@ export interface EmailConfig {
   readonly publicUrl: string;
   /** EMAIL_VERIFICATION: `off` creates accounts verified (and is the only way to run production without SMTP). */
   readonly verification: "required" | "off";
+  /** What the server logs at start (not every CLI command): email sent nowhere, or accounts verified unproven. */
+  readonly warnings: readonly string[];
 }
 
 type Text = (name: string) => string | undefined;
@@ -35,10 +38,10 @@ type Int = (name: string, fallback: number, min: number, max: number) => number;
 export function readEmailConfig(
   read: { text: Text; int: Int },
   problems: string[],
-  warnings: string[],
   context: { production: boolean; devMode: boolean; port: number },
 ): EmailConfig {
   const { text, int } = read;
+  const warnings: string[] = [];
   const verificationText = text("EMAIL_VERIFICATION")?.toLowerCase() ?? "required";
   let verification: EmailConfig["verification"] = "required";
   if (verificationText === "off") verification = "off";
@@ -52,9 +55,7 @@ export function readEmailConfig(
   const smtpUrl = text("EMAIL_SMTP_URL");
   const timeoutMs = int("EMAIL_TIMEOUT_MS", DEFAULT_EMAIL_TIMEOUT_MS, 100, 120_000);
   let delivery: EmailDelivery = { kind: "none" };
-  if (context.devMode) {
-    delivery = { kind: "dev-mailbox" };
-  } else if (smtpUrl !== undefined) {
+  if (smtpUrl !== undefined) {
     try {
       parseSmtpUrl(smtpUrl);
     } catch {
@@ -66,6 +67,8 @@ export function readEmailConfig(
     const password = text("EMAIL_SMTP_PASSWORD");
     if ((user === undefined) !== (password === undefined)) problems.push("EMAIL_SMTP_USER and EMAIL_SMTP_PASSWORD go together");
     delivery = { kind: "smtp", url: smtpUrl, user, password, from: from ?? "", timeoutMs };
+  } else if (context.devMode) {
+    delivery = { kind: "dev-mailbox" };
   } else if (context.production && verification === "required") {
     problems.push(
       "EMAIL_SMTP_URL is required when APP_ENV=production: accounts prove their email by a link sent to it " +
@@ -80,5 +83,5 @@ export function readEmailConfig(
         "someone else's email and be added to an org under it (account pre-hijacking)",
     );
   }
-  return { delivery, publicUrl, verification };
+  return { delivery, publicUrl, verification, warnings };
 }

@@ -104,7 +104,7 @@ describe("metrics, reflection and log settings", () => {
       logFormat: "auto",
       logRequests: true,
     });
-    expect(loadConfig({ APP_ENV: "production" }).observability.logRequests).toBe(false);
+    expect(loadConfig({ APP_ENV: "production", EMAIL_VERIFICATION: "off" }).observability.logRequests).toBe(false);
     expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({
       metricsPort: 9464,
       grpcReflection: false,

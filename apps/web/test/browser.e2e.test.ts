@@ -61,8 +61,8 @@ const DOWNLOAD_ONLY_POLICY = {
   action_restrictions: { allowed_actions: ["navigate", "download"], read_only_mode: false },
 };
 
-function cli(args: string[], env: Record<string, string>): Record<string, unknown> {
-  const result = runCli(args, env);
+function cli(args: string[], env: Record<string, string>, input?: string): Record<string, unknown> {
+  const result = runCli(args, env, input);
   if (result.status !== 0) throw new Error(`gatehouse ${args.join(" ")} failed: ${result.stderr}`);
   return result.json;
 }
@@ -113,7 +113,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     cli(["policy", "set", readOnlyOrg, "--json", JSON.stringify(READ_ONLY_POLICY)], env);
     downloadOnlyOrg = String(cli(["org", "create", "Beta Labs", "--slug", "beta"], env).org_id);
     cli(["member", "add", downloadOnlyOrg, EMAIL], env);
-    cli(["user", "create", OTHER_EMAIL, "--password", PASSWORD], env);
+    cli(["user", "create", OTHER_EMAIL, "--password-stdin"], env, `${PASSWORD}\n`);
     cli(["member", "add", readOnlyOrg, OTHER_EMAIL], env);
     cli(["policy", "set", downloadOnlyOrg, "--json", JSON.stringify(DOWNLOAD_ONLY_POLICY)], env);
     server = await startServerProcess(env);
