@@ -169,6 +169,27 @@ describe("account pre-hijacking", () => {
     expect((await h.stores.users.findById(userId))?.emailVerifiedAt).not.toBeNull();
   });
 
+  it("an attacker who registers after the invitation was sent is evicted the same way when the owner accepts", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, NEW_HIRE, "member");
+    const { userId: attackerId } = await h.gatehouse.register({ email: NEW_HIRE, password: ATTACKER_PASSWORD });
+    const accepted = await h.gatehouse.acceptInvitation({ token: tokenFor(h, NEW_HIRE, "accept-invitation"), password: OWNER_PASSWORD });
+    expect(accepted.userId).toBe(attackerId);
+    expect((await errorOf(h.gatehouse.login({ email: NEW_HIRE, password: ATTACKER_PASSWORD, orgId: h.orgId }))).kind).toBe("invalid_credentials");
+    const accepts = (await h.stores.audit.list({ userId: attackerId, kinds: ["invitation.accepted"], limit: 5 })).events;
+    expect(accepts.map((event) => event.payload)).toEqual([expect.objectContaining({ reclaimed: true })]);
+  });
+
+  it("an account verified after the invitation was sent keeps its password; the membership is added", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "carol@example.com", "member");
+    const { userId } = await h.gatehouse.register({ email: "carol@example.com", password: PASSWORD });
+    await h.gatehouse.verifyEmail({ token: tokenFor(h, "carol@example.com", "verify-email") });
+    await h.gatehouse.acceptInvitation({ token: tokenFor(h, "carol@example.com", "accept-invitation"), password: OWNER_PASSWORD });
+    expect(await h.stores.orgs.findMembership(h.orgId, userId)).toEqual({ orgId: h.orgId, userId, role: "member" });
+    expect((await h.login("laptop", "carol@example.com", PASSWORD)).kind).toBe("phone_required");
+  });
+
   it("a revoked or expired invitation's link no longer works", async () => {
     const h = await createHarness();
     const first = await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "carol@example.com", "member");

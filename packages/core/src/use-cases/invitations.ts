@@ -3,7 +3,7 @@ import type { Context } from "../context.ts";
 import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground, signInLink } from "../email-links.ts";
 import { addedToOrgMessage, describeDuration, invitationMessage } from "../email-messages.ts";
 import { endSignInsEverywhere } from "../end-sign-ins.ts";
-import { GatehouseError } from "../errors.ts";
+import { GatehouseError, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { requireEmail, requireId, requirePassword } from "../input.ts";
 import type { Invitation, Membership, OrgRole } from "../model.ts";
@@ -110,6 +110,28 @@ export interface AcceptedInvitation {
  * account (verified after the invitation was sent): it is left as it is and `password` is not used. Then the
  * membership is added. The invitation is single use: of concurrent acceptances exactly one succeeds.
  */
+/** Creates the invited account, verified (the link proved the mailbox); false when the email was taken meanwhile. */
+async function createVerifiedUser(tx: Context, id: string, email: string, passwordHash: string): Promise<boolean> {
+  const now = tx.clock.now();
+  try {
+    await tx.stores.users.create({
+      id,
+      email,
+      displayName: "",
+      passwordHash,
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      createdAt: now,
+      emailVerifiedAt: now,
+    });
+    return true;
+  } catch (error) {
+    if (isGatehouseError(error) && error.kind === "already_exists") return false;
+    throw error;
+  }
+}
+
 export async function acceptInvitation(ctx: Context, input: AcceptInvitationInput): Promise<AcceptedInvitation> {
   const tokenHash = requireLinkTokenHash("token", input.token);
   requirePassword(input.password);
@@ -122,24 +144,17 @@ export async function acceptInvitation(ctx: Context, input: AcceptInvitationInpu
     const now = tx.clock.now();
     const invitation = await tx.stores.invitations.consume(tokenHash, now);
     if (invitation === null) throw new GatehouseError("invalid_link");
-    const existing = await tx.stores.users.findByEmail(invitation.email);
+    const created = (await tx.stores.users.findByEmail(invitation.email)) === null && (await createVerifiedUser(tx, newUserId, invitation.email, passwordHash));
+    // Created here, or (also when a Register won the race to create it) the account the email already has.
+    const existing = created ? null : await tx.stores.users.findByEmail(invitation.email);
+    // Users are never deleted: a taken email still has its account. Not a GatehouseError, so the invitation's consumption rolls back.
+    if (!created && existing === null) throw new Error("the invited email's account disappeared while accepting");
     const userId = existing?.id ?? newUserId;
     const subject = { actor: { kind: "user", userId }, orgId: invitation.orgId, userId, request: input.request } as const;
     let reclaimed = false;
-    if (existing === null) {
-      await tx.stores.users.create({
-        id: userId,
-        email: invitation.email,
-        displayName: "",
-        passwordHash,
-        phone: null,
-        phoneVerified: false,
-        platformAdmin: false,
-        createdAt: now,
-        emailVerifiedAt: now,
-      });
+    if (created) {
       await recordAudit(tx, "user.registered", subject, { emailVerified: true });
-    } else if (existing.emailVerifiedAt === null && (await tx.stores.users.reclaimUnverified(userId, passwordHash, now))) {
+    } else if (existing?.emailVerifiedAt === null && (await tx.stores.users.reclaimUnverified(userId, passwordHash, now))) {
       reclaimed = true;
       await endSignInsEverywhere(tx, userId, subject);
       await tx.stores.emailTokens.deleteByUser(userId, "verify_email");
