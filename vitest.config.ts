@@ -20,6 +20,7 @@ export default defineConfig({
       nodeProject("adapters-sqlite", "packages/adapters-sqlite"),
       nodeProject("adapters-postgres", "packages/adapters-postgres", 60_000),
       nodeProject("adapters-sms", "packages/adapters-sms"),
+      nodeProject("adapters-email", "packages/adapters-email"),
       nodeProject("contract", "packages/contract"),
       nodeProject("transport-connect", "packages/transport-connect"),
       nodeProject("server", "apps/server", 60_000),

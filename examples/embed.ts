@@ -1,11 +1,21 @@
-// Embedding Gatehouse: the core decides, you pick the ports (storage, SMS, clock, randomness).
+// Embedding Gatehouse: the core decides, you pick the ports (storage, SMS, email, clock, randomness).
 // Run it: `node --conditions=@gatehouse/source examples/embed.ts` in this repository, or `node embed.ts`
 // in a project with @gatehouse/core and @gatehouse/adapters-sqlite installed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStores } from "@gatehouse/adapters-sqlite";
-import { createGatehouse, cryptoRandom, GatehouseError, systemClock, SYSTEM_ACTOR, type OtpMessage, type SmsSender } from "@gatehouse/core";
+import {
+  createGatehouse,
+  cryptoRandom,
+  GatehouseError,
+  systemClock,
+  SYSTEM_ACTOR,
+  type EmailMessage,
+  type EmailSender,
+  type OtpMessage,
+  type SmsSender,
+} from "@gatehouse/core";
 
 // The SMS port is one method: `sendOtp({ phone, otp, challengeId }): Promise<void>`. Reject when delivery
 // fails (without the OTP in the error): the core then deletes the challenge and answers `sms_unavailable`.
@@ -18,15 +28,32 @@ class InboxSms implements SmsSender {
   }
 }
 
+// The email port is one method too: `send({ to, subject, text })`. Gatehouse emails single-use links
+// (verify the address, reset a password, accept an invitation) that open PUBLIC_URL's pages; use
+// createSmtpEmailSender from @gatehouse/adapters-email for real delivery. This one keeps each link in memory.
+class InboxEmail implements EmailSender {
+  readonly links = new Map<string, string>();
+  async send({ to, text }: EmailMessage): Promise<void> {
+    const link = /https?:\/\/\S+/.exec(text)?.[0];
+    if (link !== undefined) this.links.set(to, link);
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-example-"));
 const storage = await openSqliteStores({ filename: join(dir, "gatehouse.sqlite") }); // creates and migrates the file
 const sms = new InboxSms();
-const gatehouse = createGatehouse({ stores: storage.stores, sms, clock: systemClock, random: cryptoRandom });
+const email = new InboxEmail();
+const gatehouse = createGatehouse({ stores: storage.stores, sms, email, clock: systemClock, random: cryptoRandom });
 
 try {
   // Administration: SYSTEM_ACTOR is the operator (what the CLI uses); signed-in admins pass { kind: "user", userId }.
   const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
+  // Register creates an unverified account and emails a verification link (its token is after "#token=").
+  // An account whose email you already trust: register({ ..., emailVerified: true }) and skip this step.
   await gatehouse.register({ email: "ada@example.com", password: "correct horse battery" });
+  const link = new URL(email.links.get("ada@example.com")!);
+  await gatehouse.verifyEmail({ token: new URLSearchParams(link.hash.slice(1)).get("token")! });
+  console.log("email verified through", link.pathname);
   await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member"); // role: "member" | "admin"
   await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgId, {
     accessControl: { allowedDomains: ["*.example.com"], blockedDomains: ["evil.example.com"], defaultAction: "deny", wildcardSupported: true },

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { openPostgresStores } from "@gatehouse/adapters-postgres";
 import { openSqliteStores, type QueryTiming } from "@gatehouse/adapters-sqlite";
 import { createGatehouse, cryptoRandom, systemClock } from "@gatehouse/core";
-import { OutboxSmsSender } from "@gatehouse/core/testing";
+import { OutboxEmailSender, OutboxSmsSender } from "@gatehouse/core/testing";
 import pg from "pg";
 
 const FLOWS = Number(process.env.FLOWS ?? 60);
@@ -73,6 +73,7 @@ const sms = new OutboxSmsSender();
 const gatehouse = createGatehouse({
   stores: opened.stores,
   sms,
+  email: new OutboxEmailSender(),
   clock: systemClock,
   random: cryptoRandom,
   config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
@@ -81,7 +82,7 @@ const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Statement
 const emails: string[] = [];
 for (let i = 0; i < FLOWS; i++) {
   const email = `user${i}@statements.test`;
-  const { userId } = await gatehouse.register({ email, password: PASSWORD });
+  const { userId } = await gatehouse.register({ email, password: PASSWORD, emailVerified: true });
   await opened.stores.users.setVerifiedPhone(userId, `+1555010${String(i).padStart(4, "0")}`);
   await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
   emails.push(email);

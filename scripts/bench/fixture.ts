@@ -188,7 +188,17 @@ interface CreatedUser extends BenchUser {
 /** A user as Register plus a first phone MFA would leave it (phone verified when given), optionally a member. */
 async function createUser(stores: Stores, email: string, passwordHash: string, phone: string | null, orgId?: string): Promise<CreatedUser> {
   const id = randomUUID();
-  await stores.users.create({ id, email, displayName: "", passwordHash, phone, phoneVerified: phone !== null, platformAdmin: false, createdAt: Date.now() });
+  await stores.users.create({
+    id,
+    email,
+    displayName: "",
+    passwordHash,
+    phone,
+    phoneVerified: phone !== null,
+    platformAdmin: false,
+    createdAt: Date.now(),
+    emailVerifiedAt: Date.now(),
+  });
   if (orgId !== undefined) await stores.orgs.putMembership({ orgId, userId: id, role: "member" });
   return { email, password: PASSWORD, id, phone };
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { createContextValues } from "@connectrpc/connect";
 import { systemClock, type Clock, type Gatehouse } from "@gatehouse/core";
 import {
+  AccountService,
   AdminService,
   AuthService,
   authInterceptor,
@@ -55,7 +56,8 @@ export interface RunningServer {
 export async function startServer(config: ServerConfig, logger: Logger, clock: Clock = systemClock): Promise<RunningServer> {
   // Metrics are collected only when they are served (METRICS_PORT).
   const metrics = config.observability.metricsPort === undefined ? undefined : createMetrics();
-  const { gatehouse, storage, stores, sms } = await createEngine(config, logger, clock, {
+  for (const warning of config.email.warnings) logger.warn(warning);
+  const { gatehouse, storage, stores, sms, email } = await createEngine(config, logger, clock, {
     onQuery: metrics?.dbQuery,
     onSmsResult: metrics?.smsResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
@@ -72,13 +74,16 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
   const devRoutesOtps = config.devOtpRouteEnabled ? sms.devOtps : null;
   const bodyBudget = createBodyBudget(config.connections.maxBodyBytesInFlight);
-  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, onUnexpected, onClientGone, bodyBudget });
+  const devMail = config.devOtpRouteEnabled ? email.devMailbox : null;
+  const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, devMail, onUnexpected, onClientGone, bodyBudget });
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
   const connect = createRpcHandler({
     routes: (router) => {
       createConnectRoutes({ gatehouse, devOtps: sms.devOtps })(router);
-      const services = [AuthService, BrowserService, AdminService, ...(sms.devOtps === null ? [] : [DevService])].map((service) => service.typeName);
+      const services = [AuthService, BrowserService, AdminService, AccountService, ...(sms.devOtps === null ? [] : [DevService])].map(
+        (service) => service.typeName,
+      );
       registerHealth(router, { source: { serving: readiness.ready, shutdown: readiness.shutdown }, services });
       // Last, so the reflection index lists every service registered before it.
       if (config.observability.grpcReflection) registerReflection(router);

@@ -32,10 +32,13 @@ const USAGE = `usage: gatehouse <command> [options]
   org create <name> [--slug <slug>]             create an organization (slug derived from the name when omitted)
   org list                                      list the organizations
   org settings <org_id> [--json '{...}']        show or change org MFA settings
-  user create <email> (--password <pw> | --password-stdin) [--display-name <n>] [--platform-admin]
+  user create <email> --password-stdin [--display-name <n>] [--platform-admin]
+                                                create a verified account (the operator vouches for the email);
+                                                the password is read from stdin, never from the command line
   user disable <email|user_id>                  disable an account: it cannot sign in, its sessions and device trust end
   user enable <email|user_id>                   enable a disabled account again (its next sign-in needs MFA)
   member add <org_id> <email> [--role member|admin]
+                                                add a verified account, or email an invitation ("status": "invited")
   member remove <org_id> <email>
   member list <org_id>                          list the org's members
   platform settings [--json '{...}']            show or change platform settings
@@ -49,7 +52,6 @@ Reads the same environment as the server (DATABASE_URL, ...) and names the datab
 
 const OPTIONS = {
   json: { type: "string" },
-  password: { type: "string" },
   "password-stdin": { type: "boolean" },
   "display-name": { type: "string" },
   "platform-admin": { type: "boolean" },
@@ -210,16 +212,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   "user create": {
     params: ["email"],
-    options: ["password", "password-stdin", "display-name", "platform-admin"],
+    options: ["password-stdin", "display-name", "platform-admin"],
     run: async ({ args, values, gatehouse }) => {
-      if ((values.password === undefined) === (values["password-stdin"] !== true))
-        throw new UsageError("user create: give exactly one of --password or --password-stdin");
-      const password = values.password ?? readFileSync(0, "utf8").replace(/\r?\n$/, "");
+      // A password on the command line is readable by every local user in the process list.
+      if (values["password-stdin"] !== true) throw new UsageError("user create: give --password-stdin and the password on stdin");
+      const password = readFileSync(0, "utf8").replace(/\r?\n$/, "");
       const { userId } = await gatehouse.register({
         email: args[0]!,
         password,
         displayName: values["display-name"] ?? "",
         platformAdmin: values["platform-admin"] === true,
+        emailVerified: true,
       });
       return { user_id: userId };
     },
@@ -244,8 +247,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: ["org_id", "email"],
     options: ["role"],
     run: async ({ args, values, gatehouse }) => {
-      const membership = await gatehouse.admin.addMember(SYSTEM_ACTOR, args[0]!, args[1]!, parseOrgRole(values.role ?? "member"));
-      return { org_id: membership.orgId, user_id: membership.userId, role: membership.role };
+      const added = await gatehouse.admin.addMember(SYSTEM_ACTOR, args[0]!, args[1]!, parseOrgRole(values.role ?? "member"));
+      if (added.status === "invited") {
+        const { invitation } = added;
+        return { status: "invited", org_id: invitation.orgId, invitation_id: invitation.id, email: invitation.email, role: invitation.role };
+      }
+      const { membership } = added;
+      return { status: "added", org_id: membership.orgId, user_id: membership.userId, role: membership.role };
     },
   },
   "member remove": {

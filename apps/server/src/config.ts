@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, defaultPerIp, type ConnectionLimits } from "./connection-limits.ts";
 import { readLifecycle, type LifecycleConfig } from "./lifecycle-config.ts";
+import { readEmailConfig, type EmailConfig } from "./email-config.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
 
@@ -30,6 +31,8 @@ export interface ServerConfig {
   readonly smsProvider: SmsProviderConfig;
   /** Requests per OTP send, retries of 429/5xx included, all within SMS_PROVIDER_TIMEOUT_MS. */
   readonly smsMaxAttempts: number;
+  /** EMAIL_*, PUBLIC_URL (email-config.ts). */
+  readonly email: EmailConfig;
   readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
@@ -206,9 +209,10 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   const refusalPauseMs = int("REFUSAL_PAUSE_MS", Math.min(1000, Math.floor(connections.requestTimeoutMs / 2)), 0, 60_000);
   if (refusalPauseMs >= connections.requestTimeoutMs) problems.push("REFUSAL_PAUSE_MS must be shorter than REQUEST_TIMEOUT_MS");
 
+  const port = int("PORT", 8080, 0, 65535);
   const config: ServerConfig = {
     host: text("HOST") ?? "127.0.0.1",
-    port: int("PORT", 8080, 0, 65535),
+    port,
     databaseUrl,
     databaseCreate: bool("DATABASE_CREATE", text("DATABASE_URL") === undefined),
     sqliteBackgroundCheckpoint: bool("SQLITE_BACKGROUND_CHECKPOINT", false),
@@ -219,6 +223,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
     smsProvider: readSmsProvider(text, problems, devOtpMode, production),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
+    email: readEmailConfig({ text, int }, problems, { production, devMode: devOtpMode, port }),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),

@@ -11,6 +11,7 @@ import {
   type Stores,
 } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
+import { createEmail, type EmailSetup } from "./email.ts";
 import type { Logger } from "./logger.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
 import { openStorage, type OpenStorage } from "./storage.ts";
@@ -30,6 +31,7 @@ export interface Engine {
   /** The stores the core was given (the rate limiter possibly wrapped by `instruments`). */
   readonly stores: Stores;
   readonly sms: SmsSetup;
+  readonly email: EmailSetup;
   /** Closes the database; the caller stops using `gatehouse` first. */
   close(): Promise<void>;
 }
@@ -40,12 +42,14 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
   const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, config.databaseCreate);
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);
+  const email = createEmail(config.email, clock, logger);
   const { wrapRateLimiter } = instruments;
   const stores =
     wrapRateLimiter === undefined ? storage.stores : decorateStores(storage.stores, (ports) => ({ rateLimiter: wrapRateLimiter(ports.rateLimiter) }));
   const gatehouse = createGatehouse({
     stores,
     sms: sms.sender,
+    email: email.sender,
     clock,
     random: cryptoRandom,
     ...(instruments.hashQueue === undefined ? {} : { hashQueueObserver: instruments.hashQueue }),
@@ -60,7 +64,9 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       refreshReuseIntervalMs: config.refreshReuseIntervalMs,
       otpResendIntervalMs: config.resendIntervalMs,
       phoneDefaultRegion: config.phoneDefaultRegion,
+      publicUrl: config.email.publicUrl,
+      emailVerification: config.email.verification,
     },
   });
-  return { gatehouse, storage, stores, sms, close: () => storage.close() };
+  return { gatehouse, storage, stores, sms, email, close: () => storage.close() };
 }

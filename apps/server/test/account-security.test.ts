@@ -45,6 +45,7 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
     operator = createGatehouse({
       stores: storage.stores,
       sms: { sendOtp: async () => {} },
+      email: { send: async () => {} },
       clock: systemClock,
       random: cryptoRandom,
       config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },

@@ -41,13 +41,14 @@ describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_n
     const operator = createGatehouse({
       stores: storage.stores,
       sms: { sendOtp: async () => {} },
+      email: { send: async () => {} },
       clock: systemClock,
       random: cryptoRandom,
       config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
     });
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
-    ({ userId: adaId } = await operator.register({ email: "ada@example.com", password: PASSWORD }));
-    await operator.register({ email: "admin@example.com", password: PASSWORD });
+    ({ userId: adaId } = await operator.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true }));
+    await operator.register({ email: "admin@example.com", password: PASSWORD, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, "admin@example.com", "admin");
     api = clientsFor(server.url);

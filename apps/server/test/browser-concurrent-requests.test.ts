@@ -61,7 +61,7 @@ describe.each(BACKENDS.filter((backend) => backend.available))("browser requests
     expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
     const other = runCli(["org", "create", "Babbage"], env);
     otherOrgId = String(other.json.org_id);
-    expect(runCli(["user", "create", "grace@example.com", "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["user", "create", "grace@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
     expect(runCli(["member", "add", otherOrgId, "grace@example.com", "--role", "member"], env).status).toBe(0);
     expect(runCli(["policy", "set", otherOrgId, "--json", JSON.stringify(OTHER_POLICY)], env).status).toBe(0);
     expect(runCli(["org", "settings", otherOrgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);

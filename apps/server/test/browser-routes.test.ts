@@ -175,7 +175,7 @@ describe("browser policy over HTTP and Connect", () => {
   });
 
   it("an org admin updates the policy; a bad entry refuses the whole update with a message per entry", async () => {
-    expect(runCli(["user", "create", "admin@example.com", "--password", PASSWORD], env).status).toBe(0);
+    expect(runCli(["user", "create", "admin@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
     expect(runCli(["member", "add", orgId, "admin@example.com", "--role", "admin"], env).status).toBe(0);
     const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
@@ -245,6 +245,7 @@ describe("CLI", () => {
       org_id: orgId,
       user_id: user.json.user_id,
       role: "admin",
+      status: "added",
     });
     expect(runCli(["org", "settings", orgId], env).json).toEqual({
       require_mfa_new_device: true,
@@ -276,8 +277,10 @@ describe("CLI", () => {
     [["nonsense"], 2, /unknown command/],
     [[], 2, /usage: gatehouse/],
     [["org", "create"], 2, /missing <name>/],
-    [["user", "create", "x@example.com"], 2, /--password or --password-stdin/],
-    [["user", "create", "not-an-email", "--password", PASSWORD], 1, /email: is not a valid email address/],
+    [["user", "create", "x@example.com"], 2, /give --password-stdin/],
+    // A password on the command line would be readable by every local user in the process list.
+    [["user", "create", "x@example.com", "--password", PASSWORD], 2, /password/],
+    [["user", "create", "x@example.com", "--password-stdin", "--password", PASSWORD], 2, /password/],
     [["member", "add", "00000000-0000-4000-8000-000000000000", "x@example.com"], 1, /organization not found/],
     [["org", "settings", "x", "--json", "{"], 2, /not valid JSON/],
     [["platform", "settings", "--json", '{"mfa_alwayz": true}'], 1, /mfa_alwayz: unknown key/],

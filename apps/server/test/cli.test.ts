@@ -79,8 +79,8 @@ describe("gatehouse CLI conventions", () => {
 
   it("adds, lists and removes a member by org id and email; lists orgs", () => {
     const orgId = String(runCli(["org", "create", "Acme"], env).json.org_id);
-    expect(runCli(["user", "create", "ada@example.com", "--password", PASSWORD], env).status).toBe(0);
-    const userId = String(runCli(["user", "create", "bob@example.com", "--password", PASSWORD], env).json.user_id);
+    expect(runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
+    const userId = String(runCli(["user", "create", "bob@example.com", "--password-stdin"], env, `${PASSWORD}\n`).json.user_id);
     expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).status).toBe(0);
     expect(runCli(["member", "add", orgId, "bob@example.com"], env).status).toBe(0);
 

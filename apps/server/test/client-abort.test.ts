@@ -34,7 +34,7 @@ describe("a client that hangs up mid-request", () => {
     });
     server = await startServer(config, createLogger("debug", destination));
     const { gatehouse } = server;
-    await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+    await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
     const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
     await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
     await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });

@@ -9,6 +9,7 @@ describe("examples/embed.ts", () => {
     const run = spawnSync(process.execPath, ["--conditions=@gatehouse/source", join(REPO_ROOT, "examples/embed.ts")], { encoding: "utf8", cwd: REPO_ROOT });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
+    expect(run.stdout).toContain("email verified through /verify-email");
     expect(run.stdout).toContain("login: phone_required");
     expect(run.stdout).toContain("challenge sent to +*******4567");
     expect(run.stdout).toContain("wrong code: invalid_otp");

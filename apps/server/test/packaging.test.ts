@@ -37,6 +37,7 @@ const PUBLIC_WORKSPACES = [
   "packages/adapters-sqlite",
   "packages/adapters-postgres",
   "packages/adapters-sms",
+  "packages/adapters-email",
   "packages/transport-connect",
   "apps/server",
 ];

@@ -1,4 +1,9 @@
 import type { ReactNode } from "react";
+import { AcceptInvitationPage } from "./pages/account/AcceptInvitationPage.tsx";
+import { AccountPage } from "./pages/account/AccountPage.tsx";
+import { ForgotPasswordPage } from "./pages/account/ForgotPasswordPage.tsx";
+import { ResetPasswordPage } from "./pages/account/ResetPasswordPage.tsx";
+import { VerifyEmailPage } from "./pages/account/VerifyEmailPage.tsx";
 import { BrowserPage } from "./pages/BrowserPage.tsx";
 import { HomePage } from "./pages/HomePage.tsx";
 import { LoginPage } from "./pages/LoginPage.tsx";
@@ -18,6 +23,16 @@ export function App(): ReactNode {
       return <RegisterPage />;
     case "/browser":
       return <BrowserPage />;
+    case "/verify-email":
+      return <VerifyEmailPage />;
+    case "/reset-password":
+      return <ResetPasswordPage />;
+    case "/accept-invitation":
+      return <AcceptInvitationPage />;
+    case "/forgot-password":
+      return <ForgotPasswordPage />;
+    case "/account":
+      return <AccountPage />;
     default:
       return <NotFoundPage />;
   }

@@ -22,7 +22,15 @@ function wireError(code: Code, kind: string, field = "", retryAfterSeconds = 0):
 describe("describeAuthError: keyed on the error's kind and field, never its message", () => {
   it.each<[AuthStep, ConnectError, string, string | null]>([
     ["login", serverError(Code.InvalidArgument, "invalid_argument", "email"), "Enter a valid email address, like name@example.com.", "email"],
-    ["register", serverError(Code.InvalidArgument, "invalid_argument", "password"), "Choose a password of at least 8 characters.", "password"],
+    [
+      "register",
+      serverError(Code.InvalidArgument, "invalid_argument", "password"),
+      "Choose a password of at least 8 characters that is not a common one and does not contain your email's name.",
+      "password",
+    ],
+    ["login", serverError(Code.FailedPrecondition, "email_not_verified"), expect.stringContaining("Confirm your email address first"), null],
+    ["link", serverError(Code.Unauthenticated, "invalid_link"), "This link has expired or was already used. Ask for a new one.", null],
+    ["link", serverError(Code.InvalidArgument, "invalid_argument", "new_password"), expect.stringContaining("not a common one"), "new_password"],
     [
       "login",
       serverError(Code.InvalidArgument, "invalid_argument", "org_id"),

@@ -19,6 +19,7 @@ import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_p
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { bearer, clientsFor } from "../../server/test/support/clients.ts";
 import { DEV_ENV, REPO_ROOT, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
 
@@ -62,8 +63,8 @@ const DOWNLOAD_ONLY_POLICY = {
   action_restrictions: { allowed_actions: ["navigate", "download"], read_only_mode: false },
 };
 
-function cli(args: string[], env: Record<string, string>): Record<string, unknown> {
-  const result = runCli(args, env);
+function cli(args: string[], env: Record<string, string>, input?: string): Record<string, unknown> {
+  const result = runCli(args, env, input);
   if (result.status !== 0) throw new Error(`gatehouse ${args.join(" ")} failed: ${result.stderr}`);
   return result.json;
 }
@@ -114,7 +115,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     cli(["policy", "set", readOnlyOrg, "--json", JSON.stringify(READ_ONLY_POLICY)], env);
     downloadOnlyOrg = String(cli(["org", "create", "Beta Labs", "--slug", "beta"], env).org_id);
     cli(["member", "add", downloadOnlyOrg, EMAIL], env);
-    cli(["user", "create", OTHER_EMAIL, "--password", PASSWORD], env);
+    cli(["user", "create", OTHER_EMAIL, "--password-stdin"], env, `${PASSWORD}\n`);
     cli(["member", "add", readOnlyOrg, OTHER_EMAIL], env);
     cli(["policy", "set", downloadOnlyOrg, "--json", JSON.stringify(DOWNLOAD_ONLY_POLICY)], env);
     server = await startServerProcess(env);
@@ -474,7 +475,13 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     expect(policy.status).toBe(401);
   });
 
-  it("registration leads back to /login with a success note; a non-member is told so", async () => {
+  /** Opens the newest emailed link for `email` through the dev mailbox helper shown on `page`. */
+  async function openDevMail(page: Page): Promise<void> {
+    await page.getByRole("button", { name: "Open dev mailbox" }).click();
+    await page.getByRole("link", { name: "Open the emailed link" }).click();
+  }
+
+  it("registration asks to confirm the email; the dev mailbox opens the link; a non-member is then told so", async () => {
     const page = await newPage({ viewport: SMALL_PHONE_VIEWPORT });
     await page.goto("/register");
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("register-email");
@@ -482,14 +489,112 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByLabel("Password").fill("another long passphrase");
     await page.getByLabel("Display name (optional)").fill("Grace");
     await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL("**/login");
-    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/account is ready/);
+    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/We emailed a link to grace@example.com/);
 
+    // Before the link is opened the right password is refused, in the user's words.
+    const early = await newPage();
+    await early.goto("/login");
+    await early.getByLabel("Email").fill("grace@example.com");
+    await early.getByLabel("Password").fill("another long passphrase");
+    await early.getByLabel("Organization", { exact: true }).fill(ACME);
+    await early.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => early.getByTestId("form-error").textContent()).toMatch(/Confirm your email address first/);
+
+    await openDevMail(page);
+    await page.waitForURL("**/verify-email");
+    expect(page.url()).not.toContain("token=");
+    await expectAccessible(page, "verify email");
+    await page.getByRole("button", { name: "Confirm email address" }).click();
+    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/email address is confirmed/);
+
+    await page.getByRole("link", { name: "Sign in" }).click();
     await page.getByLabel("Email").fill("grace@example.com");
     await page.getByLabel("Password").fill("another long passphrase");
     await page.getByLabel("Organization", { exact: true }).fill(ACME);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => descriptionOf(page, "Organization")).toContainEqual(expect.stringMatching(/not a member of that organization/));
+  });
+
+  it("Forgot password? emails a reset link; the new password works and the old one no longer does", async () => {
+    cli(["user", "create", "reset.me@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
+    cli(["member", "add", readOnlyOrg, "reset.me@example.com"], env);
+    const page = await newPage();
+    await page.goto("/login");
+    await page.getByRole("link", { name: "Forgot password?" }).click();
+    await page.waitForURL("**/forgot-password");
+    await expectAccessible(page, "forgot password");
+    await page.getByLabel("Email").fill("reset.me@example.com");
+    await page.getByRole("button", { name: "Email me a reset link" }).click();
+    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/If reset\.me@example\.com has an account/);
+    await openDevMail(page);
+    await page.waitForURL("**/reset-password");
+    // The rules are said before submit, and the server's verdict names the rule in the user's words.
+    await page.getByLabel("New password", { exact: true }).fill("password1");
+    await page.getByRole("button", { name: "Set new password" }).click();
+    await expect.poll(() => page.getByLabel("New password", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    expect(await describedBy(page.getByLabel("New password", { exact: true }))).toContainEqual(expect.stringMatching(/not a common one/));
+    await page.getByLabel("New password", { exact: true }).fill("a fresh start 2026");
+    await page.getByRole("button", { name: "Set new password" }).click();
+    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/signed out everywhere/);
+
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await fillCredentials(page, ACME, "reset.me@example.com");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByTestId("form-error").textContent()).toMatch(/email or password is incorrect/);
+    await page.getByLabel("Password").fill("a fresh start 2026");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("textbox", { name: "Mobile phone number" }).waitFor();
+  });
+
+  it("an invitation link opens /accept-invitation, where the invited person chooses a password and joins", async () => {
+    const api = clientsFor(server.url);
+    const operatorEmail = "inviter@example.com";
+    cli(["user", "create", operatorEmail, "--password-stdin"], env, `${PASSWORD}\n`);
+    cli(["member", "add", readOnlyOrg, operatorEmail, "--role", "admin"], env);
+    const login = await api.auth.login({ email: operatorEmail, password: PASSWORD, orgId: readOnlyOrg });
+    if (login.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${login.result.case}`);
+    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: login.result.value.intentId, phone: "+15550109999" });
+    const { accessToken } = await api.auth.verifyMFA({ challengeId, otp: (await api.dev.getOTP({ challengeId })).otp });
+    const added = await api.admin.addMember({ orgId: readOnlyOrg, email: "newhire@example.com", role: "member" }, bearer(accessToken));
+    expect(added.status).toBe("invited");
+
+    const page = await newPage();
+    const mail = (await (await fetch(`${server.url}/api/dev/mail?to=newhire@example.com`)).json()) as { messages: { link: string }[] };
+    // The server's PUBLIC_URL names port 0 (it listens on a free port): the link's path and fragment on its real address.
+    const link = new URL(mail.messages[0]!.link);
+    await page.goto(`${link.pathname}${link.hash}`);
+    await page.getByRole("heading", { name: "Accept your invitation" }).waitFor();
+    await expectAccessible(page, "accept invitation");
+    await page.getByLabel("New password", { exact: true }).fill("welcome aboard 2026");
+    await page.getByRole("button", { name: "Join" }).click();
+    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/You have joined the organization/);
+    await page.getByRole("link", { name: "Sign in" }).click();
+    expect(await page.getByLabel("Organization", { exact: true }).inputValue()).toBe(readOnlyOrg);
+  });
+
+  it("/account changes the password while signed in", async () => {
+    cli(["user", "create", "change.me@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
+    cli(["member", "add", readOnlyOrg, "change.me@example.com"], env);
+    const page = await newPage();
+    await page.goto("/login");
+    await fillCredentials(page, ACME, "change.me@example.com");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("textbox", { name: "Mobile phone number" }).fill("+1 555 010 7777");
+    await page.getByRole("button", { name: /Send code/ }).click();
+    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
+    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await page.getByRole("button", { name: "Verify" }).click();
+    await page.waitForURL("**/browser");
+    await page.getByRole("link", { name: "Account" }).click();
+    await page.waitForURL("**/account");
+    await expectAccessible(page, "account");
+    await page.getByLabel("Current password").fill("not my password");
+    await page.getByLabel("New password", { exact: true }).fill("a changed passphrase 7");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(() => descriptionOf(page, "Current password")).toContainEqual("That is not your current password.");
+    await page.getByLabel("Current password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/Your password is changed/);
   });
 
   it("fits a 375px-wide screen without horizontal scrolling", async () => {
@@ -527,7 +632,9 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
   it("2. server field errors are shown in the user's words, keyed on the error kind; the password rule is stated before submit", async () => {
     const page = await newPage();
     await page.goto("/register");
-    expect(await descriptionOf(page, "Password")).toEqual(["At least 8 characters. A long passphrase you use nowhere else is best."]);
+    expect(await descriptionOf(page, "Password")).toEqual([
+      "At least 8 characters, not a common password, and not containing your email's name. A long passphrase you use nowhere else is best.",
+    ]);
     await expectAccessible(page, "register");
     await page.getByLabel("Email").fill("not-an-email");
     await page.getByLabel("Password").fill("long enough passphrase");
@@ -672,7 +779,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
 
   it("every page passes axe-core with no serious or critical violation", async () => {
     const page = await newPage();
-    for (const path of ["/", "/login", "/register", "/nowhere"]) {
+    for (const path of ["/", "/login", "/register", "/forgot-password", "/verify-email", "/reset-password", "/accept-invitation", "/nowhere"]) {
       await page.goto(path);
       await page.getByRole("heading", { level: 1 }).waitFor();
       await expectAccessible(page, path);

@@ -4,8 +4,10 @@ import { createAuditRepository } from "./audit-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
 import { createDeviceRepository } from "./device-repository.ts";
+import { createEmailTokenRepository } from "./email-token-repository.ts";
 import type { SqlDialect } from "./dialect-differences.ts";
 import { createIntentRepository } from "./intent-repository.ts";
+import { createInvitationRepository } from "./invitation-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
 import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
@@ -49,6 +51,8 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     devices,
     challenges: createChallengeRepository(db, dialect, cache, signInFacts),
     intents: createIntentRepository(db),
+    emailTokens: createEmailTokenRepository(db),
+    invitations: createInvitationRepository(db),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),

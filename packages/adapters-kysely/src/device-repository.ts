@@ -176,5 +176,16 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       const [row] = await selectWithSession(userId, fingerprint);
       return row === undefined ? null : toDevice(row);
     },
+
+    async revokeTrustEverywhere(userId, now, keepDeviceId) {
+      let update = db
+        .updateTable("devices")
+        .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
+        .where("user_id", "=", userId)
+        .where("trusted", "=", toDbBool(dialect, true));
+      if (keepDeviceId !== undefined) update = update.where("id", "!=", keepDeviceId);
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
   };
 }

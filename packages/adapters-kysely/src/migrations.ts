@@ -238,6 +238,44 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await sql`DELETE FROM mfa_intents`.execute(db);
     },
   },
+
+  /*
+   * Email ownership (accounts.md). Accounts that existed before are marked verified from their creation:
+   * they were made under the old rules and people sign in with them today; new ones start unverified.
+   * Link tokens and invitations are kept as SHA-256 of their tokens only.
+   */
+  "0008_email_ownership": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("users").addColumn("email_verified_at", "bigint").execute();
+      await sql`UPDATE users SET email_verified_at = created_at`.execute(db);
+
+      await db.schema
+        .createTable("email_tokens")
+        .addColumn("token_hash", "text", (col) => col.primaryKey().notNull())
+        .addColumn("purpose", "text", (col) => col.notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("email_tokens_user_purpose").on("email_tokens").columns(["user_id", "purpose"]).execute();
+      await db.schema.createIndex("email_tokens_expires_at").on("email_tokens").column("expires_at").execute();
+
+      await db.schema
+        .createTable("invitations")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("email", "text", (col) => col.notNull())
+        .addColumn("role", "text", (col) => col.notNull())
+        .addColumn("token_hash", "text", (col) => col.notNull())
+        .addColumn("invited_by", "text")
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("invitations_org_email_unique").unique().on("invitations").columns(["org_id", "email"]).execute();
+      await db.schema.createIndex("invitations_token_hash_unique").unique().on("invitations").column("token_hash").execute();
+      await db.schema.createIndex("invitations_expires_at").on("invitations").column("expires_at").execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

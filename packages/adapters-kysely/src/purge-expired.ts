@@ -11,6 +11,8 @@ export interface PurgedCounts {
   readonly intents: number;
   readonly challenges: number;
   readonly auditEvents: number;
+  readonly emailTokens: number;
+  readonly invitations: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -21,7 +23,8 @@ export interface PurgeRetention {
 
 /**
  * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
- * window, retired refresh hashes past their reuse-detection expiry, expired intents, and
+ * window, retired refresh hashes past their reuse-detection expiry, expired intents, email-link
+ * tokens and invitations, and
  * challenges a day past expiry; and audit events past their retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
@@ -37,6 +40,8 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .deleteFrom("mfa_challenges")
     .where("expires_at", "<=", now - EXPIRED_CHALLENGE_GRACE_MS)
     .executeTakeFirst();
+  const emailTokens = await db.deleteFrom("email_tokens").where("expires_at", "<=", now).executeTakeFirst();
+  const invitations = await db.deleteFrom("invitations").where("expires_at", "<=", now).executeTakeFirst();
   const auditEvents = await db
     .deleteFrom("audit_events")
     .where("at", "<=", now - retention.auditRetentionMs)
@@ -47,5 +52,7 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     intents: Number(intents.numDeletedRows),
     challenges: Number(challenges.numDeletedRows),
     auditEvents: Number(auditEvents.numDeletedRows),
+    emailTokens: Number(emailTokens.numDeletedRows),
+    invitations: Number(invitations.numDeletedRows),
   };
 }

@@ -22,6 +22,29 @@ export interface UsersTable {
   created_at: EpochMsColumn;
   /** 0007_account_security: when a platform admin disabled the user; NULL while enabled. */
   disabled_at: NullableEpochMsColumn;
+  /** Null until the mailbox is proven (0008_email_ownership). */
+  email_verified_at: NullableEpochMsColumn;
+}
+
+/** Verification and reset links (0008_email_ownership); the token itself is never stored. */
+export interface EmailTokensTable {
+  token_hash: string;
+  purpose: "verify_email" | "reset_password";
+  user_id: string;
+  expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
+}
+
+/** One open invitation per (org_id, email) (0008_email_ownership). */
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: "member" | "admin";
+  token_hash: string;
+  invited_by: string | null;
+  expires_at: EpochMsColumn;
+  created_at: EpochMsColumn;
 }
 
 export interface OrgsTable {
@@ -168,4 +191,6 @@ export interface Database {
   browser_policies: BrowserPoliciesTable;
   rate_limits: RateLimitsTable;
   audit_events: AuditEventsTable;
+  email_tokens: EmailTokensTable;
+  invitations: InvitationsTable;
 }

@@ -174,5 +174,17 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
+
+    async revokeEverywhere(userId, now, keepSessionId) {
+      let update = db
+        .updateTable("sessions")
+        .set({ revoked_at: now })
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]));
+      if (keepSessionId !== undefined) update = update.where("id", "!=", keepSessionId);
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
   };
 }

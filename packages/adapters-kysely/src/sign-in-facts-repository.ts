@@ -21,6 +21,7 @@ const USER_COLUMNS = columnsOf<UsersTable>({
   platform_admin: true,
   created_at: true,
   disabled_at: true,
+  email_verified_at: true,
 });
 
 const DEVICE_COLUMNS = columnsOf<DevicesTable>({

@@ -16,6 +16,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     platformAdmin: fromDbBool(row.platform_admin),
     createdAt: fromDbBigint(row.created_at),
     disabledAt: row.disabled_at === null ? null : fromDbBigint(row.disabled_at),
+    emailVerifiedAt: row.email_verified_at === null ? null : fromDbBigint(row.email_verified_at),
   };
 }
 
@@ -43,6 +44,7 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
           platform_admin: toDbBool(dialect, user.platformAdmin),
           created_at: user.createdAt,
           disabled_at: user.disabledAt ?? null,
+          email_verified_at: user.emailVerifiedAt,
         }),
       );
     },
@@ -78,6 +80,31 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
         .set({ disabled_at: disabledAt })
         .where("id", "=", userId)
         .where("disabled_at", disabledAt === null ? "is not" : "is", null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async setPasswordHash(userId, newHash) {
+      const result = await db.updateTable("users").set({ password_hash: newHash }).where("id", "=", userId).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async markEmailVerified(userId, now) {
+      const result = await db
+        .updateTable("users")
+        .set({ email_verified_at: now })
+        .where("id", "=", userId)
+        .where("email_verified_at", "is", null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async reclaimUnverified(userId, newHash, now) {
+      const result = await db
+        .updateTable("users")
+        .set({ password_hash: newHash, display_name: "", phone: null, phone_verified: toDbBool(dialect, false), email_verified_at: now })
+        .where("id", "=", userId)
+        .where("email_verified_at", "is", null)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },

@@ -1,5 +1,5 @@
 import { createGatehouse, cryptoRandom, systemClock } from "@gatehouse/core";
-import { OutboxSmsSender } from "@gatehouse/core/testing";
+import { OutboxEmailSender, OutboxSmsSender } from "@gatehouse/core/testing";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, type KyselyPlugin, type OperationNode } from "kysely";
 import { describe, expect, it } from "vitest";
@@ -28,6 +28,7 @@ describe("the MFA sign-in's statements", () => {
     const gatehouse = createGatehouse({
       stores: createKyselyStores(db, "sqlite"),
       sms,
+      email: new OutboxEmailSender(),
       clock: systemClock,
       random: cryptoRandom,
       config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
@@ -35,7 +36,7 @@ describe("the MFA sign-in's statements", () => {
     const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Prepared");
     const signIn = async (n: number) => {
       const email = `user${n}@prepared.test`;
-      const { userId } = await gatehouse.register({ email, password: "correct horse battery staple" });
+      const { userId } = await gatehouse.register({ email, password: "correct horse battery staple", emailVerified: true });
       await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
       await createKyselyStores(db, "sqlite").users.setVerifiedPhone(userId, `+1555010000${n}`);
       compiled.kinds = [];

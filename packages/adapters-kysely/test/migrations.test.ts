@@ -15,6 +15,7 @@ describe("MIGRATION_NAMES", () => {
       "0005_sliding_rate_limits",
       "0006_audit_events",
       "0007_account_security",
+      "0008_email_ownership",
     ]);
   });
 });

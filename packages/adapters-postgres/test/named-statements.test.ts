@@ -37,6 +37,7 @@ describe.skipIf(database.kind !== "postgres")("named statements on PostgreSQL", 
       phone: null,
       phoneVerified: false,
       platformAdmin: false,
+      emailVerifiedAt: 1,
       createdAt: 1,
     });
     await opened.stores.orgs.putMembership({ orgId: "o", userId: "u", role: "member" });

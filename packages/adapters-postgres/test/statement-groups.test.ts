@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { createGatehouse, cryptoRandom, systemClock, type AuditEvent, type Stores } from "@gatehouse/core";
-import { OutboxSmsSender } from "@gatehouse/core/testing";
+import { OutboxEmailSender, OutboxSmsSender } from "@gatehouse/core/testing";
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StatementGroup, type GroupedStatement } from "../src/statement-group.ts";
@@ -44,6 +44,7 @@ async function mfaSignIns(stores: Stores, orgName: string) {
   const gatehouse = createGatehouse({
     stores,
     sms,
+    email: new OutboxEmailSender(),
     clock: systemClock,
     random: cryptoRandom,
     config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
@@ -51,7 +52,7 @@ async function mfaSignIns(stores: Stores, orgName: string) {
   const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, orgName);
   const enrol = async (n: number) => {
     const email = `user${n}@example.com`;
-    const { userId } = await gatehouse.register({ email, password: PASSWORD });
+    const { userId } = await gatehouse.register({ email, password: PASSWORD, emailVerified: true });
     await stores.users.setVerifiedPhone(userId, `+1555010000${n}`);
     await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
     return email;

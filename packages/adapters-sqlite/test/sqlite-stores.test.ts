@@ -116,7 +116,11 @@ describe("openSqliteStores", () => {
     await revert0007(before.db);
     await sql`DROP TABLE audit_events`.execute(before.db);
     await sql`DROP TABLE rate_limits`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events')`.execute(before.db);
+    await sql`DROP TABLE email_tokens`.execute(before.db);
+    await sql`DROP TABLE invitations`.execute(before.db);
+    await sql`ALTER TABLE users DROP COLUMN email_verified_at`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events', '0008_email_ownership')`.execute(before.db);
+    await sql`INSERT INTO users VALUES ('old-user', 'old@example.com', '', 'x', NULL, 0, 0, ${windowStart})`.execute(before.db);
     await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(
       before.db,
     );
@@ -126,7 +130,9 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security"]);
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security", "0008_email_ownership"]);
+    // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
+    expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
     const { rateLimiter } = after.stores;
     expect(await rateLimiter.consume("full", 3, minute, windowStart + 30_000)).toEqual({ allowed: false, count: 3, retryAt: windowStart + minute });
     expect(await rateLimiter.consume("partial", 3, minute, windowStart + 30_000)).toMatchObject({ allowed: true, count: 2, receipt: { unit: 2 } });
@@ -154,6 +160,7 @@ describe("openSqliteStores", () => {
       phone: null,
       phoneVerified: false,
       platformAdmin: false,
+      emailVerifiedAt: 1,
       createdAt: t0,
     });
     await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
@@ -191,8 +198,24 @@ describe("openSqliteStores", () => {
     await stores.audit.append(memberRemoved("e-kept", t0 + 1));
 
     const retention = { auditRetentionMs: day };
-    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 1, intents: 1, challenges: 1, auditEvents: 1 });
-    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0, auditEvents: 0 });
+    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
+      rateLimitLogs: 1,
+      retiredRefreshTokens: 1,
+      intents: 1,
+      challenges: 1,
+      auditEvents: 1,
+      emailTokens: 0,
+      invitations: 0,
+    });
+    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
+      rateLimitLogs: 0,
+      retiredRefreshTokens: 0,
+      intents: 0,
+      challenges: 0,
+      auditEvents: 0,
+      emailTokens: 0,
+      invitations: 0,
+    });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
     expect(await stores.challenges.findById("c-recent")).not.toBeNull();

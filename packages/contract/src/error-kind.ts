@@ -25,6 +25,9 @@ export const ERROR_KINDS = Object.freeze([
   "challenge_expired",
   "rate_limited",
   "sms_unavailable",
+  "email_not_verified",
+  "email_unavailable",
+  "invalid_link",
 ] as const);
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

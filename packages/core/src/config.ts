@@ -55,6 +55,20 @@ export interface GatehouseConfig {
    * costliest write there is, and one org's admin saving in a loop must not take the server from the others.
    */
   readonly browserPolicyWritesPerOrg: readonly WindowLimit[];
+  /** Base of every emailed link (no trailing slash needed): the web client's pages open under it. */
+  readonly publicUrl: string;
+  /**
+   * `required`: an account proves its mailbox before it can sign in or join an org. `off`: accounts are
+   * verified on creation and nothing is emailed at Register (pre-hijacking is possible; the server warns).
+   */
+  readonly emailVerification: "required" | "off";
+  readonly emailVerificationTtlMs: number;
+  readonly passwordResetTtlMs: number;
+  readonly invitationTtlMs: number;
+  /** Emails Register and RequestPasswordReset send to one address: a mailbox cannot be flooded through us. */
+  readonly emailSendsPerAddress: WindowLimit;
+  /** Emails Register and RequestPasswordReset send for one client IP. */
+  readonly emailSendsPerClient: WindowLimit;
 }
 
 export const DEFAULT_CONFIG: GatehouseConfig = {
@@ -81,6 +95,13 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,
   browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],
+  publicUrl: "http://localhost:8080",
+  emailVerification: "required",
+  emailVerificationTtlMs: DAY,
+  passwordResetTtlMs: 30 * MINUTE,
+  invitationTtlMs: 7 * DAY,
+  emailSendsPerAddress: { limit: 5, windowMs: HOUR },
+  emailSendsPerClient: { limit: 20, windowMs: HOUR },
 };
 
 export const DAY_MS = DAY;

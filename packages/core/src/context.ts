@@ -4,13 +4,15 @@ import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
 import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { EpochMs } from "./model.ts";
-import type { Clock, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
+import type { Clock, EmailSender, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
 
 /** What the composition root hands the core: every port, and optional overrides of the defaults. */
 export interface GatehouseDeps {
   readonly stores: Stores;
   readonly sms: SmsSender;
+  /** Delivers verification, reset and invitation links. */
+  readonly email: EmailSender;
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly config?: Partial<GatehouseConfig>;
@@ -28,6 +30,7 @@ export interface GatehouseDeps {
 export interface Context {
   readonly stores: Stores;
   readonly sms: SmsSender;
+  readonly email: EmailSender;
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly config: GatehouseConfig;
@@ -45,6 +48,9 @@ export function createContext(deps: GatehouseDeps): Context {
   if (config.phoneDefaultRegion !== undefined && !looksLikePhoneRegion(config.phoneDefaultRegion)) {
     throw new RangeError(`phoneDefaultRegion ${JSON.stringify(config.phoneDefaultRegion)} is not an upper-case ISO 3166-1 alpha-2 region`);
   }
+  if (!/^https?:\/\/[^/?#]+/.test(config.publicUrl) || URL.parse(config.publicUrl) === null) {
+    throw new RangeError(`publicUrl ${JSON.stringify(config.publicUrl)} is not an http:// or https:// URL`);
+  }
   // A window's log is keyed by its length, so two windows of one length would be one log (consumeMany refuses the pair).
   for (const name of ["otpSendsPerPhone", "otpSendsPerUser"] as const) {
     const lengths = config[name].map((window) => window.windowMs);
@@ -53,6 +59,7 @@ export function createContext(deps: GatehouseDeps): Context {
   return {
     stores: deps.stores,
     sms: deps.sms,
+    email: deps.email,
     clock: deps.clock,
     random: deps.random,
     config,

@@ -17,7 +17,10 @@ export type ErrorKind =
   | "invalid_mfa_intent"
   | "challenge_expired"
   | "rate_limited"
-  | "sms_unavailable";
+  | "sms_unavailable"
+  | "email_not_verified"
+  | "email_unavailable"
+  | "invalid_link";
 
 /** The messages of the spec's error table, verbatim, plus ours where it is silent. */
 const defaultMessages: Record<ErrorKind, string> = {
@@ -36,6 +39,9 @@ const defaultMessages: Record<ErrorKind, string> = {
   challenge_expired: "MFA challenge expired",
   rate_limited: "too many attempts",
   sms_unavailable: "SMS delivery is unavailable; try again later",
+  email_not_verified: "email not verified",
+  email_unavailable: "email delivery is unavailable; try again later",
+  invalid_link: "invalid or expired link",
 };
 
 export interface ErrorDetails {

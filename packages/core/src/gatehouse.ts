@@ -1,6 +1,6 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./credential-check.ts";
-import type { Membership, Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
+import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
@@ -16,6 +16,26 @@ import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/sub
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
+import {
+  acceptInvitation,
+  addMember,
+  listInvitations,
+  revokeInvitation,
+  type AcceptedInvitation,
+  type AcceptInvitationInput,
+  type AddMemberResult,
+  type InvitationView,
+} from "./use-cases/invitations.ts";
+import {
+  changePassword,
+  requestPasswordReset,
+  resetPassword,
+  sendPasswordReset,
+  type ChangePasswordInput,
+  type RequestPasswordResetInput,
+  type ResetPasswordInput,
+} from "./use-cases/passwords.ts";
+import { verifyEmail, type VerifyEmailInput } from "./use-cases/verify-email.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 /** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
@@ -26,7 +46,13 @@ export interface AdminApi {
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
   listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
-  addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<Membership>;
+  /** Adds a verified account, or emails an invitation (see use-cases/invitations.ts). */
+  addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
+  /** The org's invitations not yet accepted, revoked or expired. */
+  listInvitations(actor: Actor, orgId: string): Promise<InvitationView[]>;
+  revokeInvitation(actor: Actor, orgId: string, invitationId: string): Promise<void>;
+  /** Emails a member of the org a password reset link. */
+  sendPasswordReset(actor: Actor, orgId: string, userId: string): Promise<void>;
   removeMember(actor: Actor, orgId: string, userId: string): Promise<void>;
   removeMemberByEmail(actor: Actor, orgId: string, email: string): Promise<void>;
   getOrgMfaSettings(actor: Actor, orgId: string): Promise<OrgMfaSettings>;
@@ -48,7 +74,18 @@ export interface AdminApi {
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
 export interface Gatehouse {
+  /** Public: answers the same whether or not the email was taken (see use-cases/register.ts). */
   register(input: RegisterInput): Promise<{ userId: string }>;
+  /** Consumes an emailed verification link. */
+  verifyEmail(input: VerifyEmailInput): Promise<void>;
+  /** Consumes an emailed invitation link: creates or takes back the account, then adds the membership. */
+  acceptInvitation(input: AcceptInvitationInput): Promise<AcceptedInvitation>;
+  /** Emails a reset link when an account has the email; the same answer either way. */
+  requestPasswordReset(input: RequestPasswordResetInput): Promise<void>;
+  /** Consumes a reset link: new password, email verified, every session and device trust ended. */
+  resetPassword(input: ResetPasswordInput): Promise<void>;
+  /** For the signed-in user: ends the other sessions and every other device's trust. */
+  changePassword(principal: Principal, input: ChangePasswordInput): Promise<void>;
   login(input: LoginInput): Promise<AuthOutcome>;
   refresh(input: RefreshInput): Promise<AuthOutcome>;
   submitPhoneAndRequestMfa(input: SubmitPhoneInput): Promise<MfaRequired>;
@@ -73,6 +110,11 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
   const policies = createBrowserPolicyReader(ctx, deps.pause ?? yieldToEventLoop);
   return {
     register: (input) => register(ctx, input),
+    verifyEmail: (input) => verifyEmail(ctx, input),
+    acceptInvitation: (input) => acceptInvitation(ctx, input),
+    requestPasswordReset: (input) => requestPasswordReset(ctx, input),
+    resetPassword: (input) => resetPassword(ctx, input),
+    changePassword: (principal, input) => changePassword(ctx, checkCredentials, principal, input),
     login: (input) => login(ctx, checkCredentials, input),
     refresh: (input) => refresh(ctx, input),
     submitPhoneAndRequestMfa: (input) => submitPhoneAndRequestMfa(ctx, input),
@@ -88,7 +130,10 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
-      addMember: (actor, orgId, email, role) => admin.addMember(ctx, actor, orgId, email, role),
+      addMember: (actor, orgId, email, role) => addMember(ctx, actor, orgId, email, role),
+      listInvitations: (actor, orgId) => listInvitations(ctx, actor, orgId),
+      revokeInvitation: (actor, orgId, invitationId) => revokeInvitation(ctx, actor, orgId, invitationId),
+      sendPasswordReset: (actor, orgId, userId) => sendPasswordReset(ctx, actor, orgId, userId),
       listOrgs: (actor) => admin.listOrgs(ctx, actor),
       listMembers: (actor, orgId) => admin.listMembers(ctx, actor, orgId),
       removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),

@@ -48,17 +48,11 @@ export function requireEmail(value: string): string {
  * Any printable Unicode is allowed, format characters included (emoji sequences join with
  * U+200D), but never a control character or a lone surrogate.
  */
-export function requirePassword(value: string): string {
-  if (value === "") throw invalidArgument("password", "is required");
-  if (!value.isWellFormed()) throw invalidArgument("password", "contains an unpaired surrogate");
-  if (CONTROL.test(value)) throw invalidArgument("password", "contains a control character");
-  if (value.length > MAX_PASSWORD_LENGTH) throw invalidArgument("password", `must be at most ${MAX_PASSWORD_LENGTH} characters`);
-  return value;
-}
-
-export function requireNewPassword(value: string): string {
-  requirePassword(value);
-  if (value.length < MIN_PASSWORD_LENGTH) throw invalidArgument("password", `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+export function requirePassword(value: string, field = "password"): string {
+  if (value === "") throw invalidArgument(field, "is required");
+  if (!value.isWellFormed()) throw invalidArgument(field, "contains an unpaired surrogate");
+  if (CONTROL.test(value)) throw invalidArgument(field, "contains a control character");
+  if (value.length > MAX_PASSWORD_LENGTH) throw invalidArgument(field, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
   return value;
 }
 

@@ -22,6 +22,11 @@ export interface User {
    * while it is enabled. A disabled user cannot sign in, refresh or verify a second factor.
    */
   readonly disabledAt?: EpochMs | null;
+  /**
+   * When the owner proved the mailbox (an emailed link, an invitation, a reset), or when an operator or
+   * embedder vouched for it; null until then. An account with null cannot sign in or join an org.
+   */
+  readonly emailVerifiedAt: EpochMs | null;
 }
 
 export interface Org {
@@ -124,3 +129,31 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   trustDeviceAfterMfa: true,
   trustTtlDays: 30,
 };
+
+/** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */
+export type EmailTokenPurpose = "verify_email" | "reset_password";
+
+/** The record behind a verification or reset link; the token itself is never stored. */
+export interface EmailToken {
+  /** SHA-256 (hex) of the link's token. */
+  readonly tokenHash: string;
+  readonly purpose: EmailTokenPurpose;
+  readonly userId: string;
+  readonly expiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+}
+
+/** An org admin asked someone to join by email; the emailed link (its token) is the only way to accept it. */
+export interface Invitation {
+  readonly id: string;
+  readonly orgId: string;
+  /** Normalised as `User.email`. One open invitation per (org, email): a new one replaces it. */
+  readonly email: string;
+  readonly role: OrgRole;
+  /** SHA-256 (hex) of the link's token. */
+  readonly tokenHash: string;
+  /** The admin who invited; null for the operator's command line. */
+  readonly invitedBy: string | null;
+  readonly expiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+}

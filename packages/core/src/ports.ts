@@ -7,7 +7,21 @@
  *   processes: one guarded statement or one transaction, never read-check-write in the caller.
  */
 import type { AuditEvent, AuditEventKind } from "./audit/events.ts";
-import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "./model.ts";
+import type {
+  Device,
+  EmailToken,
+  EmailTokenPurpose,
+  EpochMs,
+  Invitation,
+  MfaChallenge,
+  MfaIntent,
+  Membership,
+  Org,
+  OrgMfaSettings,
+  PlatformSettings,
+  Session,
+  User,
+} from "./model.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
 
 export interface Clock {
@@ -37,6 +51,21 @@ export interface SmsSender {
   readonly sendsNothing?: boolean;
 }
 
+export interface EmailMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html?: string;
+}
+
+export interface EmailSender {
+  /**
+   * Delivers the message. Rejects when delivery failed; the rejection must not contain the message's
+   * text (it holds single-use links).
+   */
+  send(message: EmailMessage): Promise<void>;
+}
+
 export interface UserStore {
   /** Throws `already_exists` when the email is taken. */
   create(user: User): Promise<void>;
@@ -60,6 +89,17 @@ export interface UserStore {
    * so of concurrent identical calls exactly one reports the change.
    */
   setDisabled(userId: string, disabledAt: EpochMs | null): Promise<boolean>;
+  /** Replaces the password hash whatever it was (a reset or a change). Returns false when the user is missing. */
+  setPasswordHash(userId: string, newHash: string): Promise<boolean>;
+  /** Atomic: sets `emailVerifiedAt = now` only while it is null. Returns false when the user is missing or already verified. */
+  markEmailVerified(userId: string, now: EpochMs): Promise<boolean>;
+  /**
+   * Atomic, for the owner of a mailbox taking back an account someone else registered with it: only while
+   * `emailVerifiedAt` is null, sets the password hash, clears the phone (`phone = null`, `phoneVerified =
+   * false`) and the display name, and sets `emailVerifiedAt = now`. Returns false when the user is missing or
+   * already verified (then nothing changes).
+   */
+  reclaimUnverified(userId: string, newHash: string, now: EpochMs): Promise<boolean>;
 }
 
 export interface PasswordVerification {
@@ -122,6 +162,11 @@ export interface DeviceStore {
    * (`sessionIssuedAt` set): the sign-in comes from a device its owner used before. Null when none has.
    */
   findWithSession(userId: string, fingerprint: string): Promise<Device | null>;
+  /**
+   * `revokeTrust` for every trusted device of the user in every org, except the device `keepDeviceId` names;
+   * returns how many devices lost their trust (already untrusted ones are left as they are).
+   */
+  revokeTrustEverywhere(userId: string, now: EpochMs, keepDeviceId?: string): Promise<number>;
   /**
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
    * when it is still null, so the first issuance is kept whatever the concurrency. With
@@ -186,6 +231,39 @@ export interface IntentStore {
   deleteByUser(userId: string): Promise<number>;
 }
 
+export interface EmailTokenStore {
+  /** Throws `already_exists` on a duplicate token hash. */
+  create(token: EmailToken): Promise<void>;
+  /** The token with this hash and purpose while `expiresAt > now`, without using it up; null otherwise. */
+  find(tokenHash: string, purpose: EmailTokenPurpose, now: EpochMs): Promise<EmailToken | null>;
+  /**
+   * Atomic single use: deletes and returns the token with this hash and purpose when `expiresAt > now`;
+   * null otherwise (an expired one is deleted too). Of concurrent calls with one hash at most one gets it.
+   */
+  consume(tokenHash: string, purpose: EmailTokenPurpose, now: EpochMs): Promise<EmailToken | null>;
+  /** Deletes every token of the user with this purpose (a reset ends the other reset links); returns how many. */
+  deleteByUser(userId: string, purpose: EmailTokenPurpose): Promise<number>;
+}
+
+export interface InvitationStore {
+  /**
+   * Stores the invitation, replacing (and so ending the link of) any invitation for the same (org, email).
+   * Throws `already_exists` on a duplicate id or token hash.
+   */
+  put(invitation: Invitation): Promise<void>;
+  /** The invitation with this token hash while `expiresAt > now`, without using it up; null otherwise. */
+  findByTokenHash(tokenHash: string, now: EpochMs): Promise<Invitation | null>;
+  /**
+   * Atomic single use: deletes and returns the invitation with this token hash when `expiresAt > now`; null
+   * otherwise (an expired one is deleted too). Of concurrent calls with one hash at most one gets it.
+   */
+  consume(tokenHash: string, now: EpochMs): Promise<Invitation | null>;
+  /** The org's invitations not yet expired at `now`, oldest first (ties by id). */
+  listByOrg(orgId: string, now: EpochMs): Promise<Invitation[]>;
+  /** Deletes the invitation when it belongs to the org; returns false otherwise. */
+  delete(orgId: string, invitationId: string): Promise<boolean>;
+}
+
 export interface TokenPair {
   readonly accessTokenHash: string;
   readonly accessExpiresAt: EpochMs;
@@ -243,6 +321,8 @@ export interface SessionStore {
   revokeByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
   /** Revokes every active session issued for the device; returns how many. */
   revokeByDevice(deviceId: string, now: EpochMs): Promise<number>;
+  /** Revokes every active session of the user in every org, except the session `keepSessionId` names; returns how many. */
+  revokeEverywhere(userId: string, now: EpochMs, keepSessionId?: string): Promise<number>;
 }
 
 export interface SettingsStore {
@@ -415,6 +495,8 @@ export interface Stores {
   readonly devices: DeviceStore;
   readonly challenges: ChallengeStore;
   readonly intents: IntentStore;
+  readonly emailTokens: EmailTokenStore;
+  readonly invitations: InvitationStore;
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;

@@ -32,4 +32,6 @@ export interface Principal {
   readonly userId: string;
   readonly orgId: string;
   readonly sessionId: string;
+  /** The device the session was issued for. */
+  readonly deviceId: string;
 }

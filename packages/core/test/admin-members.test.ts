@@ -15,7 +15,7 @@ async function kindOf(promise: Promise<unknown>): Promise<string> {
 describe("listing and removing members", () => {
   it("lists orgs for a platform admin and members for an org admin, with their emails", async () => {
     const h = await createHarness();
-    const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
+    const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
     await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "bob@example.com", "admin");
     expect((await h.gatehouse.admin.listOrgs(SYSTEM_ACTOR)).map((org) => org.name)).toEqual(["Acme"]);
     const members = await h.gatehouse.admin.listMembers({ kind: "user", userId: bob, orgId: h.orgId }, h.orgId);

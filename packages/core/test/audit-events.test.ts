@@ -96,6 +96,7 @@ describe("the events of a sign-in with MFA", () => {
       clock: h.clock,
       random: h.random,
       sms: { sendOtp: async () => undefined, sendsNothing: true },
+      email: h.email,
       config: { password: TEST_PASSWORD_PARAMS },
     });
     const events = await recorded(h, async () => {
@@ -139,7 +140,7 @@ describe("refused sign-ins and verifications", () => {
     ],
   ])("%s: one sign_in.failed with the reason", async (_case, act, expected) => {
     const h = await createHarness();
-    const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
+    const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
     const events = await recorded(h, () => act(h));
     expect(kinds(events)).toEqual(["sign_in.failed"]);
     expect(events[0]).toMatchObject({ deviceId: null, ...expected(h, bob) });
@@ -238,7 +239,7 @@ describe("refused sign-ins and verifications", () => {
 describe("administration", () => {
   async function withAdmin() {
     const h = await createHarness();
-    const { userId: adminId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD });
+    const { userId: adminId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD, emailVerified: true });
     await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "root@example.com", "admin");
     const admin: Actor = { kind: "user", userId: adminId, orgId: h.orgId, request: REQUEST };
     return { h, adminId, admin };
@@ -267,7 +268,7 @@ describe("administration", () => {
     ],
   ])("%s: recorded with the admin as actor and the request", async (_case, act, expectedKinds, lastPayload) => {
     const { h, adminId, admin } = await withAdmin();
-    await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
+    await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
     const events = await recorded(h, () => act(h.gatehouse, admin, h));
     expect(kinds(events)).toEqual(expectedKinds);
     expect(events.at(-1)).toMatchObject({ actor: { kind: "user", userId: adminId }, orgId: h.orgId, clientIp: REQUEST.clientIp, payload: lastPayload });
@@ -329,6 +330,7 @@ describe("no change without its event, no event without its change", () => {
       clock: h.clock,
       random: h.random,
       sms: h.sms,
+      email: h.email,
       config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
     });
     h.clock.advance(1000);

@@ -28,7 +28,14 @@ describe("browser policy reads", () => {
 
   it("sees a policy another replica saved on the shared stores at the next check", async () => {
     const h = await memberHarness();
-    const otherReplica = createGatehouse({ stores: h.stores, clock: h.clock, random: h.random, sms: h.sms, config: { password: TEST_PASSWORD_PARAMS } });
+    const otherReplica = createGatehouse({
+      stores: h.stores,
+      clock: h.clock,
+      random: h.random,
+      sms: h.sms,
+      email: h.email,
+      config: { password: TEST_PASSWORD_PARAMS },
+    });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).not.toBe("blocked");
     await otherReplica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
@@ -68,7 +75,7 @@ describe("browser policy reads", () => {
         pauses.push(resolve);
         paused();
       });
-    const replica = createGatehouse({ stores: h.stores, clock: h.clock, random: h.random, sms: h.sms, config: { password: TEST_PASSWORD_PARAMS }, pause });
+    const replica = createGatehouse({ stores: h.stores, clock: h.clock, random: h.random, sms: h.sms, email: h.email, config: { password: TEST_PASSWORD_PARAMS }, pause });
     await replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("old.example"));
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
     const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);

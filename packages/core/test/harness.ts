@@ -1,5 +1,5 @@
 import { createGatehouse, type GatehouseConfig } from "../src/index.ts";
-import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
+import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
 
 /** Cheap Argon2id parameters: the tests exercise the flow, not the KDF's cost. */
 export const TEST_PASSWORD_PARAMS = { memoryKiB: 1024, passes: 1, parallelism: 1 };
@@ -10,13 +10,15 @@ export async function createHarness(config: Partial<GatehouseConfig> = {}) {
   const clock = new ManualClock();
   const random = new SequenceRandom();
   const sms = new OutboxSmsSender();
-  const gatehouse = createGatehouse({ stores, clock, random, sms, config: { password: TEST_PASSWORD_PARAMS, ...config } });
+  const email = new OutboxEmailSender();
+  const gatehouse = createGatehouse({ stores, clock, random, sms, email, config: { password: TEST_PASSWORD_PARAMS, ...config } });
   const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
-  const { userId } = await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+  const { userId } = await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
   await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  email.sent.length = 0;
   const login = (fingerprint = "laptop", email = "ada@example.com", password = PASSWORD) =>
     gatehouse.login({ email, password, orgId, deviceFingerprint: fingerprint });
-  return { stores, clock, random, sms, gatehouse, orgId, userId, login };
+  return { stores, clock, random, sms, email, gatehouse, orgId, userId, login };
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;

@@ -25,7 +25,7 @@ async function outcome(promise: Promise<{ events: readonly AuditEvent[] }>): Pro
 async function scenario() {
   const h = await createHarness();
   const { orgId: globex } = await h.gatehouse.admin.createOrg(SYSTEM_ACTOR, "Globex");
-  const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
+  const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
   await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "bob@example.com", "admin");
   await h.gatehouse.admin.addMember(SYSTEM_ACTOR, globex, "bob@example.com", "admin");
   const ada = (await h.stores.users.findById(h.userId))!;

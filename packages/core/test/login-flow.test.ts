@@ -75,7 +75,7 @@ describe("Login", () => {
 
   it("a non-member gets PermissionDenied", async () => {
     const h = await createHarness();
-    await h.gatehouse.register({ email: "eve@example.com", password: PASSWORD });
+    await h.gatehouse.register({ email: "eve@example.com", password: PASSWORD, emailVerified: true });
     await expectError(h.login("laptop", "eve@example.com"), "not_org_member");
   });
 
@@ -453,7 +453,7 @@ describe("Access tokens and Logout", () => {
 describe("Register", () => {
   it("refuses a duplicate email, whatever its case", async () => {
     const h = await createHarness();
-    await expectError(h.gatehouse.register({ email: "ADA@example.com", password: PASSWORD }), "already_exists");
+    await expectError(h.gatehouse.register({ email: "ADA@example.com", password: PASSWORD, emailVerified: true }), "already_exists");
   });
 
   it("stores only an Argon2id hash with the configured parameters", async () => {

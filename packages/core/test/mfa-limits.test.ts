@@ -172,7 +172,7 @@ describe("issue 15 point 7: only sends the provider accepted count", () => {
     for (let i = 0; i < 5; i++) {
       expect((await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, `b${i}`), phone }))).kind).toBe("rate_limited");
     }
-    await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
+    await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
     await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "bob@example.com", "member");
     const bob = await h.login("bobs-laptop", "bob@example.com");
     if (bob.kind !== "phone_required") throw new Error("expected phone_required");

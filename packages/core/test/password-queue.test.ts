@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
 import { createGatehouse, type Gatehouse } from "../src/gatehouse.ts";
 import type { AuthOutcome } from "../src/results.ts";
-import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
+import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
 import { GatedHasher, settle } from "./gated-hasher.ts";
 import { createHarness, PASSWORD } from "./harness.ts";
 
@@ -23,12 +23,13 @@ async function gatedGatehouse(queueLimit: number) {
     clock: new ManualClock(),
     random: new SequenceRandom(),
     sms: new OutboxSmsSender(),
+    email: new OutboxEmailSender(),
     passwordHasher: hasher,
     config: { passwordHashConcurrency: 1, passwordHashQueueLimit: queueLimit },
   });
   const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
   await gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
-  const registered = gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+  const registered = gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
   await settle();
   hasher.releaseNext();
   await registered;
@@ -115,7 +116,7 @@ describe("Login and Register through the password hash queue", () => {
     const g = await gatedGatehouse(0);
     const running = g.login("ada@example.com", PASSWORD);
     await settle();
-    expect(await kindOf(g.gatehouse.register({ email: "grace@example.com", password: PASSWORD }))).toBe("rate_limited");
+    expect(await kindOf(g.gatehouse.register({ email: "grace@example.com", password: PASSWORD, emailVerified: true }))).toBe("rate_limited");
     await g.drain();
     expect((await running).kind).toBe("tokens");
   });
@@ -152,6 +153,7 @@ describe("rehash on login", () => {
       clock: h.clock,
       random: h.random,
       sms: h.sms,
+      email: h.email,
       config: { password: { memoryKiB: 2048, passes: 1, parallelism: 1 } },
     });
     await stronger.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId, deviceFingerprint: "laptop" });

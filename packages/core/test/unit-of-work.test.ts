@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
 import { createGatehouse, decorateStores, type Stores } from "../src/index.ts";
-import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
+import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
 import { PASSWORD, TEST_PASSWORD_PARAMS } from "./harness.ts";
 
 const READS = /^(find|get|list|resolve)/;
@@ -55,9 +55,16 @@ async function setUp(failing?: { port?: string; method?: string }) {
   const { stores, log } = observedStores(memory, failing);
   const clock = new ManualClock();
   const sms = new OutboxSmsSender();
-  const gatehouse = createGatehouse({ stores, clock, random: new SequenceRandom(), sms, config: { password: TEST_PASSWORD_PARAMS } });
+  const gatehouse = createGatehouse({
+    stores,
+    clock,
+    random: new SequenceRandom(),
+    sms,
+    email: new OutboxEmailSender(),
+    config: { password: TEST_PASSWORD_PARAMS },
+  });
   const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
-  await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+  await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
   await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
   const login = (fingerprint = "laptop") => gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: fingerprint });
   /** The log of what `run` did, from a clean slate. */

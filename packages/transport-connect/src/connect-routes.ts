@@ -1,9 +1,11 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Gatehouse } from "@gatehouse/core";
+import { AccountService } from "@gatehouse/contract/gen/gatehouse/v1/account_pb";
 import { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
 import { DevService } from "@gatehouse/contract/gen/gatehouse/v1/dev_pb";
+import { createAccountService } from "./services/account-service.ts";
 import { createAdminService } from "./services/admin-service.ts";
 import { createAuthService } from "./services/auth-service.ts";
 import { createBrowserService } from "./services/browser-service.ts";
@@ -20,6 +22,7 @@ export function createConnectRoutes(options: ConnectRoutesOptions): (router: Con
     router.service(AuthService, createAuthService(options.gatehouse));
     router.service(BrowserService, createBrowserService(options.gatehouse));
     router.service(AdminService, createAdminService(options.gatehouse));
+    router.service(AccountService, createAccountService(options.gatehouse));
     if (options.devOtps !== null) router.service(DevService, createDevService(options.devOtps));
   };
 }

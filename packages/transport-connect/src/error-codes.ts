@@ -20,6 +20,9 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
   challenge_expired: Code.FailedPrecondition,
   rate_limited: Code.ResourceExhausted,
   sms_unavailable: Code.Unavailable,
+  email_not_verified: Code.FailedPrecondition,
+  email_unavailable: Code.Unavailable,
+  invalid_link: Code.Unauthenticated,
 };
 
 export const INTERNAL_MESSAGE = "internal error";

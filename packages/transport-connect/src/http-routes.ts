@@ -12,6 +12,7 @@ import { SMALL_BODY_BYTES } from "./body-limits.ts";
 import { isUnexpected, toConnectError } from "./error-codes.ts";
 import { HTTP_ERRORS } from "./http-errors.ts";
 import type { DevOtpLookup } from "./services/dev-service.ts";
+import { devMailToJson, type DevMailLookup } from "./dev-mail.ts";
 
 export type NodeRequest = IncomingMessage | Http2ServerRequest;
 
@@ -32,6 +33,8 @@ export interface HttpRoutesOptions {
   readonly gatehouse: Gatehouse;
   /** Present only in dev OTP mode with NEXT_PUBLIC_DEV_OTP_ENABLED; otherwise the dev route is 404. */
   readonly devOtps: DevOtpLookup | null;
+  /** Present only with `devOtps` (the same switch); otherwise the dev mail route is 404. */
+  readonly devMail?: DevMailLookup | null;
   readonly onUnexpected: (error: unknown, route: string) => void;
   /** The client hung up while its body was being read: routine, worth a debug line at most. */
   readonly onClientGone: (route: string) => void;
@@ -190,6 +193,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
   const { gatehouse, devOtps } = options;
   // Every browser route authenticates before it reads a body or a query (nothing is decoded for an unknown caller).
   const principalOf = (req: NodeRequest): Promise<Principal> => gatehouse.authenticate(bearerToken(req.headers.authorization));
+  const devMail = options.devMail ?? null;
 
   const routes: Record<string, (req: NodeRequest, url: URL) => Promise<Answer>> = {
     "/api/browser/policy": async (req, url) => {
@@ -217,6 +221,11 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       const otp = devOtps.get(url.searchParams.get("challenge_id") ?? "");
       if (otp === null) throw new HttpStatusError(404, "not_found", "no OTP for this challenge");
       return { body: { otp, note: "dev OTP mode: this route does not exist in production" } };
+    },
+    "/api/dev/mail": async (req, url) => {
+      if (devMail === null) throw new HttpStatusError(404, "not_found", "not found");
+      requireMethod(req, "GET");
+      return { body: devMailToJson(devMail.messagesFor(url.searchParams.get("to") ?? "")) };
     },
   };
 

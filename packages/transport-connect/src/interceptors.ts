@@ -16,6 +16,10 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
   "gatehouse.v1.AuthService/VerifyMFA",
   "gatehouse.v1.AuthService/ResendMFA",
+  "gatehouse.v1.AuthService/VerifyEmail",
+  "gatehouse.v1.AuthService/AcceptInvitation",
+  "gatehouse.v1.AuthService/RequestPasswordReset",
+  "gatehouse.v1.AuthService/ResetPassword",
   "gatehouse.v1.DevService/GetOTP",
   // Infrastructure: load balancers probe health and gRPC tools ask for the schema without credentials.
   "grpc.health.v1.Health/Check",
@@ -33,6 +37,10 @@ export const IP_LIMITED_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
   "gatehouse.v1.AuthService/VerifyMFA",
   "gatehouse.v1.AuthService/ResendMFA",
+  "gatehouse.v1.AuthService/VerifyEmail",
+  "gatehouse.v1.AuthService/AcceptInvitation",
+  "gatehouse.v1.AuthService/RequestPasswordReset",
+  "gatehouse.v1.AuthService/ResetPassword",
 ]);
 
 /** The `package.Service/Method` a request calls. */

@@ -56,15 +56,40 @@ describe("AdminService over the in-memory router transport", () => {
 
   describe("members", () => {
     it("an org admin adds a registered user with a role, then removes them", async () => {
-      const { userId } = await h.gatehouse.register({ email: "new@example.com", password: "correct horse battery" });
+      const { userId } = await h.gatehouse.register({ email: "new@example.com", password: "correct horse battery", emailVerified: true });
       expect(await h.admin.addMember({ orgId: h.orgId, email: "new@example.com", role: "admin" }, orgAdmin)).toMatchObject({
         orgId: h.orgId,
         userId,
         role: "admin",
+        status: "added",
+        invitationId: "",
       });
       expect(await h.stores.orgs.findMembership(h.orgId, userId)).toEqual({ orgId: h.orgId, userId, role: "admin" });
       await h.admin.removeMember({ orgId: h.orgId, userId }, orgAdmin);
       expect(await h.stores.orgs.findMembership(h.orgId, userId)).toBeNull();
+    });
+
+    it("an unknown email is invited: listed, revocable, never with its token", async () => {
+      const added = await h.admin.addMember({ orgId: h.orgId, email: "carol@example.com", role: "member" }, orgAdmin);
+      expect(added).toMatchObject({ orgId: h.orgId, userId: "", role: "member", status: "invited" });
+      const { invitations } = await h.admin.listInvitations({ orgId: h.orgId }, orgAdmin);
+      expect(invitations.map((invitation) => [invitation.invitationId, invitation.email, invitation.role])).toEqual([
+        [added.invitationId, "carol@example.com", "member"],
+      ]);
+      const token = h.email.lastToken("carol@example.com", "accept-invitation")!;
+      expect(invitations.flatMap((invitation) => Object.values(invitation).filter((value) => typeof value === "string"))).not.toContain(token);
+      await h.admin.revokeInvitation({ orgId: h.orgId, invitationId: added.invitationId }, orgAdmin);
+      expect((await h.admin.listInvitations({ orgId: h.orgId }, orgAdmin)).invitations).toEqual([]);
+      await expectConnectError(h.admin.revokeInvitation({ orgId: h.orgId, invitationId: added.invitationId }, orgAdmin), {
+        code: Code.NotFound,
+        message: "invitation not found",
+        detail: { kind: "not_found" },
+      });
+    });
+
+    it("SendPasswordReset emails a member a reset link", async () => {
+      await h.admin.sendPasswordReset({ orgId: h.orgId, userId: memberId }, orgAdmin);
+      expect(h.email.lastToken("member@example.com", "reset-password")).toBeDefined();
     });
 
     it("an unknown role is InvalidArgument naming the field; a plain member is PermissionDenied", async () => {

@@ -27,12 +27,63 @@ describe("AuthService over the in-memory router transport", () => {
       });
     });
 
-    it("a taken email is AlreadyExists", async () => {
-      await h.auth.register({ email: "ada@example.com", password: PASSWORD });
-      await expectConnectError(h.auth.register({ email: "ada@example.com", password: PASSWORD }), {
-        code: Code.AlreadyExists,
-        message: "an account with this email already exists",
-        detail: { kind: "already_exists" },
+    it("a taken email gets the same answer: an id that names no account, the owner emailed instead", async () => {
+      const first = await h.auth.register({ email: "ada@example.com", password: PASSWORD });
+      const second = await h.auth.register({ email: "ada@example.com", password: "another password 1" });
+      expect(second.userId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(second.userId).not.toBe(first.userId);
+      expect(await h.stores.users.findById(second.userId)).toBeNull();
+      expect(h.email.to("ada@example.com").map((message) => message.subject)).toEqual(["Confirm your email address", "You already have an account"]);
+    });
+
+    it("a common password is InvalidArgument saying which rule", async () => {
+      await expectConnectError(h.auth.register({ email: "ada@example.com", password: "12345678" }), {
+        code: Code.InvalidArgument,
+        message: "password: is one of the 10,000 most common passwords",
+        detail: { kind: "invalid_argument", field: "password" },
+      });
+    });
+  });
+
+  describe("email links", () => {
+    it("an unverified account's right password is FailedPrecondition email_not_verified until VerifyEmail", async () => {
+      await h.auth.register({ email: "bob@example.com", password: PASSWORD });
+      await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+      await expectConnectError(h.auth.login({ email: "bob@example.com", password: PASSWORD, orgId: h.orgId }), {
+        code: Code.FailedPrecondition,
+        message: "email not verified",
+        detail: { kind: "email_not_verified" },
+      });
+      const token = h.email.lastToken("bob@example.com", "verify-email")!;
+      expect(await h.auth.verifyEmail({ token })).toMatchObject({});
+      await expectConnectError(h.auth.verifyEmail({ token }), {
+        code: Code.Unauthenticated,
+        message: "invalid or expired link",
+        detail: { kind: "invalid_link" },
+      });
+      await expectConnectError(h.auth.verifyEmail({ token: "" }), {
+        code: Code.InvalidArgument,
+        message: "token: is required",
+        detail: { kind: "invalid_argument", field: "token" },
+      });
+    });
+
+    it("RequestPasswordReset answers {} for any address; ResetPassword then ChangePassword over the wire", async () => {
+      await h.member("ada@example.com");
+      await h.auth.requestPasswordReset({ email: "nobody@example.com" });
+      await h.auth.requestPasswordReset({ email: "ada@example.com" });
+      await h.auth.resetPassword({ token: h.email.lastToken("ada@example.com", "reset-password")!, newPassword: "a brand new secret 1" });
+      const tokens = await h.signIn("ada@example.com", "laptop", h.orgId, "a brand new secret 1");
+      await expectConnectError(h.account.changePassword({ currentPassword: "a brand new secret 1", newPassword: "ada-2026-pw" }, bearer(tokens.accessToken)), {
+        code: Code.InvalidArgument,
+        message: "new_password: must not contain the email's name (before the @)",
+        detail: { kind: "invalid_argument", field: "new_password" },
+      });
+      await h.account.changePassword({ currentPassword: "a brand new secret 1", newPassword: "another secret 22" }, bearer(tokens.accessToken));
+      await expectConnectError(h.account.changePassword({ currentPassword: "x", newPassword: "y" }), {
+        code: Code.Unauthenticated,
+        message: "invalid or expired session",
+        detail: { kind: "unauthenticated" },
       });
     });
   });
@@ -74,7 +125,7 @@ describe("AuthService over the in-memory router transport", () => {
     });
 
     it("a user outside the org is PermissionDenied", async () => {
-      await h.gatehouse.register({ email: "eve@example.com", password: PASSWORD });
+      await h.gatehouse.register({ email: "eve@example.com", password: PASSWORD, emailVerified: true });
       await expectConnectError(h.auth.login({ email: "eve@example.com", password: PASSWORD, orgId: h.orgId }), {
         code: Code.PermissionDenied,
         message: "not a member of this organization",

@@ -177,6 +177,9 @@ describe("the interceptors over the in-memory router transport", () => {
       challenge_expired: [Code.FailedPrecondition, "challenge_expired"],
       rate_limited: [Code.ResourceExhausted, "rate_limited"],
       sms_unavailable: [Code.Unavailable, "sms_unavailable"],
+      email_not_verified: [Code.FailedPrecondition, "email_not_verified"],
+      email_unavailable: [Code.Unavailable, "email_unavailable"],
+      invalid_link: [Code.Unauthenticated, "invalid_link"],
     };
 
     /** A handler that throws what it is told, behind the real interceptors (DevService is free when dev OTPs are off). */

@@ -1,6 +1,6 @@
 import { ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
+import { AccountService, AdminService, AuthService, BrowserService, DevService } from "@gatehouse/transport-connect";
 
 export type Protocol = "connect" | "grpc" | "grpc-web";
 
@@ -15,6 +15,7 @@ export interface Clients {
   readonly browser: Client<typeof BrowserService>;
   readonly dev: Client<typeof DevService>;
   readonly admin: Client<typeof AdminService>;
+  readonly account: Client<typeof AccountService>;
 }
 
 export function clientsFor(baseUrl: string, protocol: Protocol = "connect"): Clients {
@@ -24,6 +25,7 @@ export function clientsFor(baseUrl: string, protocol: Protocol = "connect"): Cli
     browser: createClient(BrowserService, transport),
     dev: createClient(DevService, transport),
     admin: createClient(AdminService, transport),
+    account: createClient(AccountService, transport),
   };
 }
 

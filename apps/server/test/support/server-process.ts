@@ -187,7 +187,7 @@ export function runCli(args: string[], env: Record<string, string>, input?: stri
 export function seedOrgAndMember(env: Record<string, string>, email: string, password: string, role = "member") {
   const org = runCli(["org", "create", "Acme"], env);
   if (org.status !== 0) throw new Error(`org create failed: ${org.stderr}`);
-  const user = runCli(["user", "create", email, "--password", password], env);
+  const user = runCli(["user", "create", email, "--password-stdin"], env, `${password}\n`);
   if (user.status !== 0) throw new Error(`user create failed: ${user.stderr}`);
   const member = runCli(["member", "add", String(org.json.org_id), email, "--role", role], env);
   if (member.status !== 0) throw new Error(`member add failed: ${member.stderr}`);

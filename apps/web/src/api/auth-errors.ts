@@ -3,7 +3,7 @@ import { errorFactsOf } from "@gatehouse/contract";
 import { formatWait } from "../format-wait.ts";
 
 /** Which form the error came from; the same kind reads differently on each. */
-export type AuthStep = "login" | "register" | "phone" | "otp" | "resend";
+export type AuthStep = "login" | "register" | "phone" | "otp" | "resend" | "link";
 
 /** A failure in the user's words, and the form field it belongs to (null: the form as a whole). */
 export interface AuthProblem {
@@ -23,11 +23,15 @@ const FIELD_MESSAGES: Record<string, string> = {
 
 const UNREACHABLE = "The service could not be reached. Check your connection and try again.";
 
+const PASSWORD_RULES = "Choose a password of at least 8 characters that is not a common one and does not contain your email's name.";
+
 function invalidArgument(field: string | null, step: AuthStep): AuthProblem {
-  if (field === "password") {
-    const message = step === "register" ? "Choose a password of at least 8 characters." : "Enter your password.";
+  if (field === "password" || field === "new_password") {
+    const message = step === "register" || step === "link" || field === "new_password" ? PASSWORD_RULES : "Enter your password.";
     return { message, field, retryAfterSeconds: null };
   }
+  if (field === "current_password") return { message: "That is not your current password.", field, retryAfterSeconds: null };
+  if (field === "token") return formProblem("This link is not complete. Open it again from the email.");
   const message = field === null ? undefined : FIELD_MESSAGES[field];
   if (message !== undefined) return { message, field, retryAfterSeconds: null };
   return { message: "This sign-in attempt can no longer be used. Start over.", field: null, retryAfterSeconds: null };
@@ -73,6 +77,12 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return rateLimited(retryAfterSeconds, step);
     case "sms_unavailable":
       return formProblem("We could not send the text message just now. Try again in a moment.");
+    case "email_not_verified":
+      return formProblem("Confirm your email address first: open the link we emailed you. No email? Use “Forgot password?” to get a new link.");
+    case "email_unavailable":
+      return formProblem("We could not send the email just now. Try again in a moment.");
+    case "invalid_link":
+      return formProblem("This link has expired or was already used. Ask for a new one.");
     case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
     case "unauthenticated":

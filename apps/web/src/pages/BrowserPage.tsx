@@ -4,7 +4,7 @@ import { AppShell } from "../components/AppShell.tsx";
 import { Button } from "../components/Button.tsx";
 import { LiveMessage } from "../components/Notice.tsx";
 import { loginPathReturningTo } from "../return-path.ts";
-import { navigate, Redirect } from "../router.tsx";
+import { Link, navigate, Redirect } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import type { Session } from "../session.ts";
 import { ActionPanel } from "./browser/ActionPanel.tsx";
@@ -46,7 +46,16 @@ function SignedInBrowser({ session }: { readonly session: Session }): ReactNode 
   const orgName = useOrgName(browser, session.orgId);
 
   return (
-    <AppShell title="Browser" wide actions={<SignOutButton />}>
+    <AppShell
+      title="Browser"
+      wide
+      actions={
+        <>
+          <Link to="/account">Account</Link>
+          <SignOutButton />
+        </>
+      }
+    >
       <div className="page-heading">
         <h1>Browser</h1>
         <p className="subtle" data-testid="org-name">

@@ -21,7 +21,6 @@ type Step =
   | ({ readonly kind: "otp"; readonly resent: boolean } & MfaChallengeView);
 
 const NOTICE_TEXT: Record<Notice, { readonly text: string; readonly tone: "success" | "info" }> = {
-  registered: { text: "Your account is ready. Sign in to continue.", tone: "success" },
   "session-ended": { text: "Your session has ended. Sign in again to continue.", tone: "info" },
   "signed-out": { text: "You have signed out.", tone: "info" },
   "sign-in-required": { text: "Sign in to continue.", tone: "info" },

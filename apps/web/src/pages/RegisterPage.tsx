@@ -4,15 +4,17 @@ import { describeAuthError } from "../api/auth-errors.ts";
 import { AppShell } from "../components/AppShell.tsx";
 import { Button } from "../components/Button.tsx";
 import { FormAlert } from "../components/FormAlert.tsx";
+import { DevMailbox } from "../components/DevMailbox.tsx";
+import { LiveMessage } from "../components/Notice.tsx";
 import { TextField } from "../components/TextField.tsx";
-import { Link, navigate, Redirect } from "../router.tsx";
+import { Link, Redirect } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import { useFormProblem } from "./login/use-form-problem.ts";
 
 /** The server's rule (core MIN_PASSWORD_LENGTH), said before submit and checked here first. */
 const MIN_PASSWORD_LENGTH = 8;
 
-/** /register: create an account, then go to /login with a success note. */
+/** /register: create an account, then ask the user to open the emailed link (it must be confirmed before signing in). */
 export function RegisterPage(): ReactNode {
   const { auth } = useServices();
   const session = useSession();
@@ -20,6 +22,7 @@ export function RegisterPage(): ReactNode {
   const [password, setPassword] = useState("");
   const [displayName, setDisplayName] = useState("");
   const [busy, setBusy] = useState(false);
+  const [registered, setRegistered] = useState<string | null>(null);
   const emailField = useRef<HTMLInputElement>(null);
   const passwordField = useRef<HTMLInputElement>(null);
   const nameField = useRef<HTMLInputElement>(null);
@@ -38,13 +41,29 @@ export function RegisterPage(): ReactNode {
     form.show(null);
     try {
       await auth.register({ email: email.trim(), password, displayName: displayName.trim() });
-      navigate("/login", { notice: "registered" });
+      setBusy(false);
+      setRegistered(email.trim());
     } catch (failure) {
       setBusy(false);
       const { message, field } = describeAuthError(failure, "register");
       form.show({ message, field });
     }
   };
+
+  if (registered !== null) {
+    return (
+      <AppShell title="Check your email">
+        <div className="card auth-card stack">
+          <h1>Check your email</h1>
+          <LiveMessage message={`We emailed a link to ${registered}. Open it to confirm your address, then sign in.`} tone="success" testId="page-notice" />
+          <DevMailbox email={registered} />
+          <p className="aside">
+            Confirmed? <Link to="/login">Sign in</Link>
+          </p>
+        </div>
+      </AppShell>
+    );
+  }
 
   return (
     <AppShell title="Create an account">
@@ -74,7 +93,7 @@ export function RegisterPage(): ReactNode {
             required
             inputRef={passwordField}
             error={form.fieldError("password")}
-            hint={`At least ${MIN_PASSWORD_LENGTH} characters. A long passphrase you use nowhere else is best.`}
+            hint={`At least ${MIN_PASSWORD_LENGTH} characters, not a common password, and not containing your email's name. A long passphrase you use nowhere else is best.`}
             testId="register-password"
           />
           <TextField

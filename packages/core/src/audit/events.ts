@@ -9,25 +9,39 @@ import type { EpochMs, OrgMfaSettings, OrgRole, PlatformSettings } from "../mode
 export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
 
 /** Why a sign-in was refused. An unknown email and a wrong password are told apart here only: the caller never learns which. */
-export type SignInFailureReason = "unknown_email" | "wrong_password" | "unknown_org" | "not_org_member" | "user_disabled";
+export type SignInFailureReason = "unknown_email" | "wrong_password" | "email_not_verified" | "unknown_org" | "not_org_member" | "user_disabled";
 
 /** Why a verification failed without locking the challenge out. */
 export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_expired";
 
 /**
  * Why sessions ended: the user signed out, an admin revoked them, the member left the org, a refresh asked
- * for MFA again, a refresh named another device than the session's, the user was disabled, or the
- * device's trust was revoked.
+ * for MFA again, a refresh named another device than the session's, the user was disabled, the device's
+ * trust was revoked, or the user changed or reset their password.
  */
 export type SessionRevocationReason =
-  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked";
+  | "logout"
+  | "admin"
+  | "member_removed"
+  | "mfa_required_again"
+  | "device_mismatch"
+  | "user_disabled"
+  | "device_trust_revoked"
+  | "password_changed";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
  * password-hash queue are not recorded: they shed floods, and a row per refused request would
  * hand the flood to the database (the metrics count them).
  */
-export type RateLimitName = "otp_sends_per_phone" | "otp_sends_per_user" | "otp_failures_per_user" | "otp_resend_interval" | "browser_policy_writes_per_org";
+export type RateLimitName =
+  | "otp_sends_per_phone"
+  | "otp_sends_per_user"
+  | "otp_failures_per_user"
+  | "otp_resend_interval"
+  | "browser_policy_writes_per_org"
+  | "email_sends_per_address"
+  | "email_sends_per_client";
 
 /** Each kind's payload. Ids in the payload are the records' ids, never credentials. */
 export interface AuditPayloads {
@@ -50,6 +64,16 @@ export interface AuditPayloads {
   "session.revoked": { readonly reason: SessionRevocationReason; readonly sessionId: string | null; readonly count: number };
   /** A rotated-away refresh token came back after its reuse interval: the session is revoked. */
   "session.refresh_reuse_detected": { readonly sessionId: string };
+  /** An account was created: by Register, an accepted invitation, the operator or an embedder. */
+  "user.registered": { readonly emailVerified: boolean };
+  "email.verified": Record<string, never>;
+  /** `email` is the invitee's address (an admin typed it); `invitationId` names the invitation, never its token. */
+  "invitation.created": { readonly invitationId: string; readonly email: string; readonly role: OrgRole };
+  /** `reclaimed`: the account existed unverified, and what its earlier holder had set was removed. */
+  "invitation.accepted": { readonly invitationId: string; readonly role: OrgRole; readonly reclaimed: boolean };
+  "password.reset_requested": Record<string, never>;
+  /** `reclaimed` as for invitations: a reset of a never-verified account removed what its earlier holder had set. */
+  "password.changed": { readonly reason: "reset" | "change"; readonly reclaimed: boolean };
   "member.added": { readonly role: OrgRole };
   "member.removed": Record<string, never>;
   /** A platform admin disabled the user (`userId`): their sessions ended in every org. */
@@ -82,6 +106,12 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "session.refreshed": true,
   "session.revoked": true,
   "session.refresh_reuse_detected": true,
+  "user.registered": true,
+  "email.verified": true,
+  "invitation.created": true,
+  "invitation.accepted": true,
+  "password.reset_requested": true,
+  "password.changed": true,
   "member.added": true,
   "member.removed": true,
   "user.disabled": true,

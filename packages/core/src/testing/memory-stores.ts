@@ -4,12 +4,27 @@ import { claimedWithFacts, readSeeingDeviceInTurn } from "../sign-in-facts-in-tu
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
-import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
+import type {
+  Device,
+  EmailToken,
+  EpochMs,
+  Invitation,
+  MfaChallenge,
+  MfaIntent,
+  Membership,
+  Org,
+  OrgMfaSettings,
+  PlatformSettings,
+  Session,
+  User,
+} from "../model.ts";
 import type {
   BrowserPolicyStore,
   ChallengeStore,
   DeviceStore,
+  EmailTokenStore,
   IntentStore,
+  InvitationStore,
   OrgStore,
   RateLimitDecision,
   RateLimiter,
@@ -48,6 +63,8 @@ export function createMemoryStores(): Stores {
     devices,
     challenges: createChallengeStore(tables, signInFacts),
     intents: createIntentStore(tables),
+    emailTokens: createEmailTokenStore(tables),
+    invitations: createInvitationStore(tables),
     sessions,
     settings,
     browserPolicies,
@@ -62,6 +79,8 @@ export function createMemoryStores(): Stores {
     devices: serialised(ports.devices, lock),
     challenges: serialised(ports.challenges, lock),
     intents: serialised(ports.intents, lock),
+    emailTokens: serialised(ports.emailTokens, lock),
+    invitations: serialised(ports.invitations, lock),
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),
@@ -128,6 +147,24 @@ function createUserStore(tables: MemoryTables): UserStore {
       const user = users.get(userId);
       if (user === undefined || (user.disabledAt != null) === (disabledAt !== null)) return false;
       users.set(userId, { ...user, disabledAt });
+      return true;
+    },
+    async setPasswordHash(userId, newHash) {
+      const user = users.get(userId);
+      if (user === undefined) return false;
+      users.set(userId, { ...user, passwordHash: newHash });
+      return true;
+    },
+    async markEmailVerified(userId, now) {
+      const user = users.get(userId);
+      if (user === undefined || user.emailVerifiedAt !== null) return false;
+      users.set(userId, { ...user, emailVerifiedAt: now });
+      return true;
+    },
+    async reclaimUnverified(userId, newHash, now) {
+      const user = users.get(userId);
+      if (user === undefined || user.emailVerifiedAt !== null) return false;
+      users.set(userId, { ...user, passwordHash: newHash, displayName: "", phone: null, phoneVerified: false, emailVerifiedAt: now });
       return true;
     },
   };
@@ -222,6 +259,19 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
         [...devices.values()].find((device) => device.userId === userId && device.fingerprint === fingerprint && device.sessionIssuedAt !== null),
       );
     },
+    async revokeTrustEverywhere(userId, now, keepDeviceId) {
+      let revoked = 0;
+      for (const device of devices.values()) {
+        if (
+          device.userId === userId &&
+          device.id !== keepDeviceId &&
+          device.trusted &&
+          update(device.id, { trusted: false, trustedUntil: null, trustRevokedAt: now })
+        )
+          revoked++;
+      }
+      return revoked;
+    },
     async markSessionIssued(deviceId, now, trustedUntil) {
       const device = devices.get(deviceId);
       if (device === undefined) return;
@@ -290,6 +340,63 @@ function createIntentStore(tables: MemoryTables): IntentStore {
     },
     async deleteByUser(userId) {
       return deleteWhere(intents, (intent) => intent.userId === userId);
+    },
+  };
+}
+
+function createEmailTokenStore(tables: MemoryTables): EmailTokenStore {
+  const tokens = tables.map<string, EmailToken>();
+  return {
+    async create(token) {
+      if (tokens.has(token.tokenHash)) throw alreadyExists();
+      tokens.set(token.tokenHash, { ...token });
+    },
+    async find(tokenHash, purpose, now) {
+      const token = tokens.get(tokenHash);
+      return token !== undefined && token.purpose === purpose && token.expiresAt > now ? { ...token } : null;
+    },
+    async consume(tokenHash, purpose, now) {
+      const token = tokens.get(tokenHash);
+      if (token === undefined || token.purpose !== purpose) return null;
+      tokens.delete(tokenHash);
+      return token.expiresAt > now ? { ...token } : null;
+    },
+    async deleteByUser(userId, purpose) {
+      return deleteWhere(tokens, (token) => token.userId === userId && token.purpose === purpose);
+    },
+  };
+}
+
+function createInvitationStore(tables: MemoryTables): InvitationStore {
+  const invitations = tables.map<string, Invitation>();
+  const byTokenHash = (tokenHash: string) => [...invitations.values()].find((invitation) => invitation.tokenHash === tokenHash);
+  return {
+    async put(invitation) {
+      const replaced = [...invitations.values()].find((other) => other.orgId === invitation.orgId && other.email === invitation.email);
+      const taken = (other: Invitation | undefined) => other !== undefined && other.id !== replaced?.id;
+      if (taken(invitations.get(invitation.id)) || taken(byTokenHash(invitation.tokenHash))) throw alreadyExists();
+      if (replaced !== undefined) invitations.delete(replaced.id);
+      invitations.set(invitation.id, { ...invitation });
+    },
+    async findByTokenHash(tokenHash, now) {
+      const invitation = byTokenHash(tokenHash);
+      return invitation !== undefined && invitation.expiresAt > now ? { ...invitation } : null;
+    },
+    async consume(tokenHash, now) {
+      const invitation = byTokenHash(tokenHash);
+      if (invitation === undefined) return null;
+      invitations.delete(invitation.id);
+      return invitation.expiresAt > now ? { ...invitation } : null;
+    },
+    async listByOrg(orgId, now) {
+      return [...invitations.values()]
+        .filter((invitation) => invitation.orgId === orgId && invitation.expiresAt > now)
+        .sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id))
+        .map((invitation) => ({ ...invitation }));
+    },
+    async delete(orgId, invitationId) {
+      const invitation = invitations.get(invitationId);
+      return invitation !== undefined && invitation.orgId === orgId && invitations.delete(invitationId);
     },
   };
 }
@@ -374,6 +481,14 @@ function createSessionStore(tables: MemoryTables): SessionStore {
       for (const session of sessions.values()) {
         const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
         if (session.deviceId === deviceId && live && revokeIfActive(session, now)) revoked++;
+      }
+      return revoked;
+    },
+    async revokeEverywhere(userId, now, keepSessionId) {
+      let revoked = 0;
+      for (const session of sessions.values()) {
+        const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
+        if (session.userId === userId && session.id !== keepSessionId && live && revokeIfActive(session, now)) revoked++;
       }
       return revoked;
     },

@@ -11,7 +11,6 @@ import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
   type Device,
-  type Membership,
   type Org,
   type OrgMfaSettings,
   type OrgRole,
@@ -38,7 +37,7 @@ export function actorFor(principal: Principal, request?: RequestMeta): Actor {
 }
 
 /** Whom an admin change is recorded for: the actor, the org, and where the call came from. */
-function adminSubject(actor: Actor, orgId: string | null, about: { userId?: string; deviceId?: string } = {}): AuditSubject {
+export function adminSubject(actor: Actor, orgId: string | null, about: { userId?: string; deviceId?: string } = {}): AuditSubject {
   return { actor: auditActorOf(actor), orgId, ...about, request: actor.kind === "user" ? actor.request : undefined };
 }
 
@@ -137,19 +136,6 @@ export async function listMembers(ctx: Context, actor: Actor, orgId: string): Pr
     }),
   );
   return members.filter((member) => member !== null);
-}
-
-export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: OrgRole): Promise<Membership> {
-  await requireOrgAdmin(ctx, actor, orgId);
-  // Typed for TypeScript callers; still checked for JavaScript ones, since it is stored as text.
-  const checkedRole = parseOrgRole(role);
-  const user = await requireUserByEmail(ctx, email);
-  const membership: Membership = { orgId, userId: user.id, role: checkedRole };
-  await inTransaction(ctx, async (tx) => {
-    await tx.stores.orgs.putMembership(membership);
-    await recordAudit(tx, "member.added", adminSubject(actor, orgId, { userId: user.id }), { role: checkedRole });
-  });
-  return membership;
 }
 
 /**

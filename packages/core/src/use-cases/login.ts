@@ -48,6 +48,12 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
+  // Only after the password matched: to anyone without it, an unverified account looks like any other.
+  if (user.emailVerifiedAt === null) {
+    const refused = { actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user.id, request: input.request } as const;
+    await recordAuditAlone(ctx, "sign_in.failed", refused, { reason: "email_not_verified" });
+    throw new GatehouseError("email_not_verified");
+  }
 
   const step = await inTransaction(ctx, async (tx) => {
     // A right password is no guess: its unit goes back.

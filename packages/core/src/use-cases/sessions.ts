@@ -10,7 +10,7 @@ export async function authenticate(ctx: Context, accessToken: string): Promise<P
   requireAccessTokenShape(accessToken);
   const session = await ctx.stores.sessions.findActiveByAccessTokenHash(hashToken(accessToken), ctx.clock.now());
   if (session === null) throw new GatehouseError("unauthenticated");
-  return { userId: session.userId, orgId: session.orgId, sessionId: session.id };
+  return { userId: session.userId, orgId: session.orgId, sessionId: session.id, deviceId: session.deviceId };
 }
 
 /** A string that cannot be an access token is refused before any store is asked. */

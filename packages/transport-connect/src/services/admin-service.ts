@@ -1,10 +1,12 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import {
+  addMemberResultToWire,
   auditEventsQueryFromWire,
   auditPageToWire,
   browserPolicyDraftFromWire,
   browserPolicyToWire,
   deviceToWire,
+  invitationToWire,
   orgMfaSettingsPatchFromWire,
   orgMfaSettingsToWire,
   platformSettingsPatchFromWire,
@@ -18,7 +20,16 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
   const { admin } = gatehouse;
   return {
     createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
-    addMember: (req, ctx) => admin.addMember(actorOf(ctx), req.orgId, req.email, parseOrgRole(req.role)),
+    addMember: async (req, ctx) => addMemberResultToWire(await admin.addMember(actorOf(ctx), req.orgId, req.email, parseOrgRole(req.role))),
+    listInvitations: async (req, ctx) => ({ invitations: (await admin.listInvitations(actorOf(ctx), req.orgId)).map(invitationToWire) }),
+    revokeInvitation: async (req, ctx) => {
+      await admin.revokeInvitation(actorOf(ctx), req.orgId, req.invitationId);
+      return {};
+    },
+    sendPasswordReset: async (req, ctx) => {
+      await admin.sendPasswordReset(actorOf(ctx), req.orgId, req.userId);
+      return {};
+    },
     removeMember: async (req, ctx) => {
       await admin.removeMember(actorOf(ctx), req.orgId, req.userId);
       return {};

@@ -9,7 +9,27 @@ import { requirePrincipal } from "./principal.ts";
 export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof AuthService> {
   return {
     register: (req, ctx) =>
-      gatehouse.register({ email: req.email, password: req.password, displayName: req.displayName ?? "", clientKey: ctx.values.get(clientIpKey) }),
+      gatehouse.register({
+        email: req.email,
+        password: req.password,
+        displayName: req.displayName ?? "",
+        clientKey: ctx.values.get(clientIpKey),
+        request: requestMetaOf(ctx),
+      }),
+    verifyEmail: async (req, ctx) => {
+      await gatehouse.verifyEmail({ token: req.token, request: requestMetaOf(ctx) });
+      return {};
+    },
+    acceptInvitation: (req, ctx) =>
+      gatehouse.acceptInvitation({ token: req.token, password: req.password, clientKey: ctx.values.get(clientIpKey), request: requestMetaOf(ctx) }),
+    requestPasswordReset: async (req, ctx) => {
+      await gatehouse.requestPasswordReset({ email: req.email, request: requestMetaOf(ctx) });
+      return {};
+    },
+    resetPassword: async (req, ctx) => {
+      await gatehouse.resetPassword({ token: req.token, newPassword: req.newPassword, clientKey: ctx.values.get(clientIpKey), request: requestMetaOf(ctx) });
+      return {};
+    },
     login: async (req, ctx) =>
       authOutcomeToWire(
         await gatehouse.login({

@@ -1,8 +1,9 @@
 import { Code, ConnectError, createClient, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
 import { createGatehouse, type GatehouseConfig, type Stores } from "@gatehouse/core";
-import { createMemoryStores, ManualClock, OutboxSmsSender, SequenceRandom } from "@gatehouse/core/testing";
+import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "@gatehouse/core/testing";
 import { expect } from "vitest";
 import { createConnectRoutes } from "../../src/connect-routes.ts";
+import { AccountService } from "@gatehouse/contract/gen/gatehouse/v1/account_pb";
 import { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { BrowserService } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
@@ -46,7 +47,8 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
   const clock = new ManualClock();
   const random = new SequenceRandom();
   const sms = new OutboxSmsSender();
-  const gatehouse = createGatehouse({ stores, clock, random, sms, config: { password: TEST_PASSWORD_PARAMS, ...options.config } });
+  const email = new OutboxEmailSender();
+  const gatehouse = createGatehouse({ stores, clock, random, sms, email, config: { password: TEST_PASSWORD_PARAMS, ...options.config } });
   const unexpected: { error: unknown; method: string }[] = [];
   const pauses: number[] = [];
   const devOtps = options.devOtps === true ? { get: (challengeId: string) => sms.lastOtpFor(challengeId) ?? null } : null;
@@ -77,19 +79,20 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
   const browser = createClient(BrowserService, transport);
   const admin = createClient(AdminService, transport);
   const dev = createClient(DevService, transport);
+  const account = createClient(AccountService, transport);
 
   const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme", "acme");
 
   /** A registered member of Acme with the given role (registered directly, so no per-IP unit is spent). */
   async function member(email: string, role: "member" | "admin" = "member", platformAdmin = false) {
-    const { userId } = await gatehouse.register({ email, password: PASSWORD, platformAdmin });
+    const { userId } = await gatehouse.register({ email, password: PASSWORD, platformAdmin, emailVerified: true });
     await gatehouse.admin.addMember({ kind: "system" }, orgId, email, role);
     return { email, userId };
   }
 
   /** Logs in over the wire and completes the phone intent and the OTP; returns the AuthResponse. */
-  async function signIn(email: string, fingerprint = "laptop", targetOrgId = orgId) {
-    const login = await auth.login({ email, password: PASSWORD, orgId: targetOrgId, deviceFingerprint: fingerprint });
+  async function signIn(email: string, fingerprint = "laptop", targetOrgId = orgId, password = PASSWORD) {
+    const login = await auth.login({ email, password, orgId: targetOrgId, deviceFingerprint: fingerprint });
     if (login.result.case === "tokens") return login.result.value;
     const challengeId =
       login.result.case === "phoneRequired"
@@ -98,7 +101,7 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
     return auth.verifyMFA({ challengeId, otp: sms.lastOtpFor(challengeId) ?? "" });
   }
 
-  return { gatehouse, stores, clock, sms, unexpected, pauses, transport, auth, browser, admin, dev, orgId, member, signIn };
+  return { gatehouse, stores, clock, sms, email, unexpected, pauses, transport, auth, browser, admin, dev, account, orgId, member, signIn };
 }
 
 export type RouterHarness = Awaited<ReturnType<typeof createRouterHarness>>;

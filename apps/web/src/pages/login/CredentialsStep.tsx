@@ -85,6 +85,9 @@ export function CredentialsStep({ initial, onSubmit }: CredentialsStepProps): Re
         Sign in
       </Button>
       <p className="aside">
+        <Link to="/forgot-password">Forgot password?</Link>
+      </p>
+      <p className="aside">
         New here? <Link to="/register">Create an account</Link>
       </p>
     </form>

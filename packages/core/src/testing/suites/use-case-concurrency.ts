@@ -4,6 +4,7 @@ import type { GatehouseConfig } from "../../config.ts";
 import { isGatehouseError } from "../../errors.ts";
 import { ManualClock } from "../manual-clock.ts";
 import { OutboxSmsSender } from "../outbox-sms-sender.ts";
+import { OutboxEmailSender } from "../outbox-email-sender.ts";
 import { SequenceRandom } from "../sequence-random.ts";
 import type { StoreContractHandle } from "./store-contract/index.ts";
 
@@ -35,11 +36,11 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
     beforeEach(async () => {
       handle = await open();
       sms = new OutboxSmsSender();
-      const ports = { stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms };
+      const ports = { stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms, email: new OutboxEmailSender() };
       configured = (config) => createGatehouse({ ...ports, config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 }, ...config } });
       gatehouse = configured({});
       ({ orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme"));
-      await gatehouse.register({ email: "ada@example.com", password: PASSWORD });
+      await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
       await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
     });
 

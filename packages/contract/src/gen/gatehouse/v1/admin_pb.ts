@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/admin.proto.
  */
 export const file_gatehouse_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiQgoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI2ChNSZW1vdmVNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhYKFFJlbW92ZU1lbWJlclJlc3BvbnNlIioKGEdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSwoZR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyKpAgobVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIjChZyZXF1aXJlX21mYV9uZXdfZGV2aWNlGAIgASgISACIAQESKQoccmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZRgDIAEoCEgBiAEBEiMKFnRydXN0X2RldmljZV9hZnRlcl9tZmEYBCABKAhIAogBARIbCg50cnVzdF90dGxfZGF5cxgFIAEoBUgDiAEBQhkKF19yZXF1aXJlX21mYV9uZXdfZGV2aWNlQh8KHV9yZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlQhkKF190cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhQhEKD190cnVzdF90dGxfZGF5cyJOChxVcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEi4KCHNldHRpbmdzGAEgASgLMhwuZ2F0ZWhvdXNlLnYxLk9yZ01mYVNldHRpbmdzIiwKGkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJKChtHZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiXAodVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEisKBnBvbGljeRgCIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5Ik0KHlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRIrCgZwb2xpY3kYASABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSIcChpHZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdCJPChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USMAoIc2V0dGluZ3MYASABKAsyHi5nYXRlaG91c2UudjEuUGxhdGZvcm1TZXR0aW5ncyK7AQodVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSFwoKbWZhX2Fsd2F5cxgBIAEoCEgAiAEBEiEKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgISAGIAQESHwoSbWF4X3RydXN0X3R0bF9kYXlzGAMgASgFSAKIAQFCDQoLX21mYV9hbHdheXNCFwoVX2RldmljZV90cnVzdF9lbmFibGVkQhUKE19tYXhfdHJ1c3RfdHRsX2RheXMiUgoeVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiOQoWTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJAChdMaXN0VXNlckRldmljZXNSZXNwb25zZRIlCgdkZXZpY2VzGAEgAygLMhQuZ2F0ZWhvdXNlLnYxLkRldmljZSI9ChhSZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhEKCWRldmljZV9pZBgCIAEoCSIbChlSZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlIjwKGVJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiMwoaUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USFQoNcmV2b2tlZF9jb3VudBgBIAEoBSI7ChZTZXRVc2VyRGlzYWJsZWRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEAoIZGlzYWJsZWQYAiABKAgiGQoXU2V0VXNlckRpc2FibGVkUmVzcG9uc2UiKwoKQXVkaXRBY3RvchIMCgRraW5kGAEgASgJEg8KB3VzZXJfaWQYAiABKAki1wIKCkF1ZGl0RXZlbnQSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGtpbmQYAyABKAkSJwoFYWN0b3IYBCABKAsyGC5nYXRlaG91c2UudjEuQXVkaXRBY3RvchITCgZvcmdfaWQYBSABKAlIAIgBARIUCgd1c2VyX2lkGAYgASgJSAGIAQESFgoJZGV2aWNlX2lkGAcgASgJSAKIAQESFgoJY2xpZW50X2lwGAggASgJSAOIAQESFwoKdXNlcl9hZ2VudBgJIAEoCUgEiAEBEigKB3BheWxvYWQYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgkKB19vcmdfaWRCCgoIX3VzZXJfaWRCDAoKX2RldmljZV9pZEIMCgpfY2xpZW50X2lwQg0KC191c2VyX2FnZW50It4BChZMaXN0QXVkaXRFdmVudHNSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEhQKB3VzZXJfaWQYAiABKAlIAYgBARINCgVraW5kcxgDIAMoCRIpCgVzaW5jZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxpbWl0GAYgASgNEg4KBmN1cnNvchgHIAEoCUIJCgdfb3JnX2lkQgoKCF91c2VyX2lkIlgKF0xpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLmdhdGVob3VzZS52MS5BdWRpdEV2ZW50EhMKC25leHRfY3Vyc29yGAIgASgJMocLCgxBZG1pblNlcnZpY2USTAoJQ3JlYXRlT3JnEh4uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1JlcXVlc3QaHy5nYXRlaG91c2UudjEuQ3JlYXRlT3JnUmVzcG9uc2USTAoJQWRkTWVtYmVyEh4uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlcXVlc3QaHy5nYXRlaG91c2UudjEuQWRkTWVtYmVyUmVzcG9uc2USVQoMUmVtb3ZlTWVtYmVyEiEuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaIi5nYXRlaG91c2UudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USZAoRR2V0T3JnTWZhU2V0dGluZ3MSJi5nYXRlaG91c2UudjEuR2V0T3JnTWZhU2V0dGluZ3NSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USbQoUVXBkYXRlT3JnTWZhU2V0dGluZ3MSKS5nYXRlaG91c2UudjEuVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0GiouZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVzcG9uc2USagoTR2V0T3JnQnJvd3NlclBvbGljeRIoLmdhdGVob3VzZS52MS5HZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2UScwoWVXBkYXRlT3JnQnJvd3NlclBvbGljeRIrLmdhdGVob3VzZS52MS5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVxdWVzdBosLmdhdGVob3VzZS52MS5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USagoTR2V0UGxhdGZvcm1TZXR0aW5ncxIoLmdhdGVob3VzZS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2UScwoWVXBkYXRlUGxhdGZvcm1TZXR0aW5ncxIrLmdhdGVob3VzZS52MS5VcGRhdGVQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBosLmdhdGVob3VzZS52MS5VcGRhdGVQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USXgoPTGlzdFVzZXJEZXZpY2VzEiQuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USZAoRUmV2b2tlRGV2aWNlVHJ1c3QSJi5nYXRlaG91c2UudjEuUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVzcG9uc2USZwoSUmV2b2tlVXNlclNlc3Npb25zEicuZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QaKC5nYXRlaG91c2UudjEuUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USXgoPU2V0VXNlckRpc2FibGVkEiQuZ2F0ZWhvdXNlLnYxLlNldFVzZXJEaXNhYmxlZFJlcXVlc3QaJS5nYXRlaG91c2UudjEuU2V0VXNlckRpc2FibGVkUmVzcG9uc2USXgoPTGlzdEF1ZGl0RXZlbnRzEiQuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiaQoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFQoNaW52aXRhdGlvbl9pZBgFIAEoCSLEAQoKSW52aXRhdGlvbhIVCg1pbnZpdGF0aW9uX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJEhIKCmludml0ZWRfYnkYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKAoWTGlzdEludml0YXRpb25zUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSAoXTGlzdEludml0YXRpb25zUmVzcG9uc2USLQoLaW52aXRhdGlvbnMYASADKAsyGC5nYXRlaG91c2UudjEuSW52aXRhdGlvbiJAChdSZXZva2VJbnZpdGF0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52aXRhdGlvbl9pZBgCIAEoCSIaChhSZXZva2VJbnZpdGF0aW9uUmVzcG9uc2UiOwoYU2VuZFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhsKGVNlbmRQYXNzd29yZFJlc2V0UmVzcG9uc2UiNgoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSIWChRSZW1vdmVNZW1iZXJSZXNwb25zZSIqChhHZXRPcmdNZmFTZXR0aW5nc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIksKGUdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USLgoIc2V0dGluZ3MYASABKAsyHC5nYXRlaG91c2UudjEuT3JnTWZhU2V0dGluZ3MiqQIKG1VwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSIwoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgCIAEoCEgAiAEBEikKHHJlcXVpcmVfbWZhX3VudHJ1c3RlZF9kZXZpY2UYAyABKAhIAYgBARIjChZ0cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhGAQgASgISAKIAQESGwoOdHJ1c3RfdHRsX2RheXMYBSABKAVIA4gBAUIZChdfcmVxdWlyZV9tZmFfbmV3X2RldmljZUIfCh1fcmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZUIZChdfdHJ1c3RfZGV2aWNlX2FmdGVyX21mYUIRCg9fdHJ1c3RfdHRsX2RheXMiTgocVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyIsChpHZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSgobR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEisKBnBvbGljeRgBIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5IlwKHVVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIrCgZwb2xpY3kYAiABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSJNCh5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiHAoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QiTwobR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiuwEKHVVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhcKCm1mYV9hbHdheXMYASABKAhIAIgBARIhChRkZXZpY2VfdHJ1c3RfZW5hYmxlZBgCIAEoCEgBiAEBEh8KEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBUgCiAEBQg0KC19tZmFfYWx3YXlzQhcKFV9kZXZpY2VfdHJ1c3RfZW5hYmxlZEIVChNfbWF4X3RydXN0X3R0bF9kYXlzIlIKHlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIwCghzZXR0aW5ncxgBIAEoCzIeLmdhdGVob3VzZS52MS5QbGF0Zm9ybVNldHRpbmdzIjkKFkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiQAoXTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiPQoYUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkiGwoZUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZSI8ChlSZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIjMKGlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKAUiOwoWU2V0VXNlckRpc2FibGVkUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1NldFVzZXJEaXNhYmxlZFJlc3BvbnNlIisKCkF1ZGl0QWN0b3ISDAoEa2luZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJItcCCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEicKBWFjdG9yGAQgASgLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0QWN0b3ISEwoGb3JnX2lkGAUgASgJSACIAQESFAoHdXNlcl9pZBgGIAEoCUgBiAEBEhYKCWRldmljZV9pZBgHIAEoCUgCiAEBEhYKCWNsaWVudF9pcBgIIAEoCUgDiAEBEhcKCnVzZXJfYWdlbnQYCSABKAlIBIgBARIoCgdwYXlsb2FkGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdfb3JnX2lkQgoKCF91c2VyX2lkQgwKCl9kZXZpY2VfaWRCDAoKX2NsaWVudF9pcEINCgtfdXNlcl9hZ2VudCLeAQoWTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESDQoFa2luZHMYAyADKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgGIAEoDRIOCgZjdXJzb3IYByABKAlCCQoHX29yZ19pZEIKCghfdXNlcl9pZCJYChdMaXN0QXVkaXRFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5nYXRlaG91c2UudjEuQXVkaXRFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCTKwDQoMQWRtaW5TZXJ2aWNlEkwKCUNyZWF0ZU9yZxIeLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1Jlc3BvbnNlEkwKCUFkZE1lbWJlchIeLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlc3BvbnNlEl4KD0xpc3RJbnZpdGF0aW9ucxIkLmdhdGVob3VzZS52MS5MaXN0SW52aXRhdGlvbnNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RJbnZpdGF0aW9uc1Jlc3BvbnNlEmEKEFJldm9rZUludml0YXRpb24SJS5nYXRlaG91c2UudjEuUmV2b2tlSW52aXRhdGlvblJlcXVlc3QaJi5nYXRlaG91c2UudjEuUmV2b2tlSW52aXRhdGlvblJlc3BvbnNlEmQKEVNlbmRQYXNzd29yZFJlc2V0EiYuZ2F0ZWhvdXNlLnYxLlNlbmRQYXNzd29yZFJlc2V0UmVxdWVzdBonLmdhdGVob3VzZS52MS5TZW5kUGFzc3dvcmRSZXNldFJlc3BvbnNlElUKDFJlbW92ZU1lbWJlchIhLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiIuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEmQKEUdldE9yZ01mYVNldHRpbmdzEiYuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBonLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEm0KFFVwZGF0ZU9yZ01mYVNldHRpbmdzEikuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBoqLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEmoKE0dldE9yZ0Jyb3dzZXJQb2xpY3kSKC5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEnMKFlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3kSKy5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEmoKE0dldFBsYXRmb3JtU2V0dGluZ3MSKC5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEnMKFlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3MSKy5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEl4KD0xpc3RVc2VyRGV2aWNlcxIkLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1Jlc3BvbnNlEmQKEVJldm9rZURldmljZVRydXN0EiYuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVxdWVzdBonLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlEmcKElJldm9rZVVzZXJTZXNzaW9ucxInLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEl4KD1NldFVzZXJEaXNhYmxlZBIkLmdhdGVob3VzZS52MS5TZXRVc2VyRGlzYWJsZWRSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLlNldFVzZXJEaXNhYmxlZFJlc3BvbnNlEl4KD0xpc3RBdWRpdEV2ZW50cxIkLmdhdGVob3VzZS52MS5MaXN0QXVkaXRFdmVudHNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlYgZwcm90bzM", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * OrgMfaSettings are an org's MFA and device-trust settings.
@@ -230,7 +230,7 @@ export type AddMemberRequest = Message<"gatehouse.v1.AddMemberRequest"> & {
   orgId: string;
 
   /**
-   * Email of an existing user.
+   * Email of the person to add or invite.
    *
    * @generated from field: string email = 2;
    */
@@ -258,25 +258,40 @@ export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*
  */
 export type AddMemberResponse = Message<"gatehouse.v1.AddMemberResponse"> & {
   /**
-   * The org the user was added to.
+   * The org the user was added or invited to.
    *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
-   * Id of the user found by email.
+   * Id of the user found by email; empty when status is "invited".
    *
    * @generated from field: string user_id = 2;
    */
   userId: string;
 
   /**
-   * The user's role in the org: "member" or "admin".
+   * The role in the org: "member" or "admin".
    *
    * @generated from field: string role = 3;
    */
   role: string;
+
+  /**
+   * "added" (a verified account is a member now) or "invited" (an invitation
+   * was emailed; see invitation_id).
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * The invitation's id when status is "invited"; empty otherwise.
+   *
+   * @generated from field: string invitation_id = 5;
+   */
+  invitationId: string;
 };
 
 /**
@@ -285,6 +300,179 @@ export type AddMemberResponse = Message<"gatehouse.v1.AddMemberResponse"> & {
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
   messageDesc(file_gatehouse_v1_admin, 6);
+
+/**
+ * Invitation is an open invitation as an org admin sees it (never its link).
+ *
+ * @generated from message gatehouse.v1.Invitation
+ */
+export type Invitation = Message<"gatehouse.v1.Invitation"> & {
+  /**
+   * @generated from field: string invitation_id = 1;
+   */
+  invitationId: string;
+
+  /**
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * The invited address.
+   *
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * "member" or "admin".
+   *
+   * @generated from field: string role = 4;
+   */
+  role: string;
+
+  /**
+   * The admin who invited; empty when it was the operator's command line.
+   *
+   * @generated from field: string invited_by = 5;
+   */
+  invitedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 7;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.Invitation.
+ * Use `create(InvitationSchema)` to create a new message.
+ */
+export const InvitationSchema: GenMessage<Invitation> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 7);
+
+/**
+ * ListInvitationsRequest is the input of AdminService.ListInvitations.
+ *
+ * @generated from message gatehouse.v1.ListInvitationsRequest
+ */
+export type ListInvitationsRequest = Message<"gatehouse.v1.ListInvitationsRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ListInvitationsRequest.
+ * Use `create(ListInvitationsRequestSchema)` to create a new message.
+ */
+export const ListInvitationsRequestSchema: GenMessage<ListInvitationsRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 8);
+
+/**
+ * ListInvitationsResponse is the output of AdminService.ListInvitations.
+ *
+ * @generated from message gatehouse.v1.ListInvitationsResponse
+ */
+export type ListInvitationsResponse = Message<"gatehouse.v1.ListInvitationsResponse"> & {
+  /**
+   * @generated from field: repeated gatehouse.v1.Invitation invitations = 1;
+   */
+  invitations: Invitation[];
+};
+
+/**
+ * Describes the message gatehouse.v1.ListInvitationsResponse.
+ * Use `create(ListInvitationsResponseSchema)` to create a new message.
+ */
+export const ListInvitationsResponseSchema: GenMessage<ListInvitationsResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 9);
+
+/**
+ * RevokeInvitationRequest is the input of AdminService.RevokeInvitation.
+ *
+ * @generated from message gatehouse.v1.RevokeInvitationRequest
+ */
+export type RevokeInvitationRequest = Message<"gatehouse.v1.RevokeInvitationRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string invitation_id = 2;
+   */
+  invitationId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.RevokeInvitationRequest.
+ * Use `create(RevokeInvitationRequestSchema)` to create a new message.
+ */
+export const RevokeInvitationRequestSchema: GenMessage<RevokeInvitationRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 10);
+
+/**
+ * RevokeInvitationResponse is the output of AdminService.RevokeInvitation.
+ *
+ * @generated from message gatehouse.v1.RevokeInvitationResponse
+ */
+export type RevokeInvitationResponse = Message<"gatehouse.v1.RevokeInvitationResponse"> & {
+};
+
+/**
+ * Describes the message gatehouse.v1.RevokeInvitationResponse.
+ * Use `create(RevokeInvitationResponseSchema)` to create a new message.
+ */
+export const RevokeInvitationResponseSchema: GenMessage<RevokeInvitationResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 11);
+
+/**
+ * SendPasswordResetRequest is the input of AdminService.SendPasswordReset.
+ *
+ * @generated from message gatehouse.v1.SendPasswordResetRequest
+ */
+export type SendPasswordResetRequest = Message<"gatehouse.v1.SendPasswordResetRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * A member of org_id.
+   *
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.SendPasswordResetRequest.
+ * Use `create(SendPasswordResetRequestSchema)` to create a new message.
+ */
+export const SendPasswordResetRequestSchema: GenMessage<SendPasswordResetRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 12);
+
+/**
+ * SendPasswordResetResponse is the output of AdminService.SendPasswordReset.
+ *
+ * @generated from message gatehouse.v1.SendPasswordResetResponse
+ */
+export type SendPasswordResetResponse = Message<"gatehouse.v1.SendPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message gatehouse.v1.SendPasswordResetResponse.
+ * Use `create(SendPasswordResetResponseSchema)` to create a new message.
+ */
+export const SendPasswordResetResponseSchema: GenMessage<SendPasswordResetResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 13);
 
 /**
  * RemoveMemberRequest is the input of AdminService.RemoveMember.
@@ -312,7 +500,7 @@ export type RemoveMemberRequest = Message<"gatehouse.v1.RemoveMemberRequest"> & 
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 7);
+  messageDesc(file_gatehouse_v1_admin, 14);
 
 /**
  * RemoveMemberResponse is the output of AdminService.RemoveMember.
@@ -327,7 +515,7 @@ export type RemoveMemberResponse = Message<"gatehouse.v1.RemoveMemberResponse"> 
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 8);
+  messageDesc(file_gatehouse_v1_admin, 15);
 
 /**
  * GetOrgMfaSettingsRequest is the input of AdminService.GetOrgMfaSettings.
@@ -348,7 +536,7 @@ export type GetOrgMfaSettingsRequest = Message<"gatehouse.v1.GetOrgMfaSettingsRe
  * Use `create(GetOrgMfaSettingsRequestSchema)` to create a new message.
  */
 export const GetOrgMfaSettingsRequestSchema: GenMessage<GetOrgMfaSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 9);
+  messageDesc(file_gatehouse_v1_admin, 16);
 
 /**
  * GetOrgMfaSettingsResponse is the output of AdminService.GetOrgMfaSettings.
@@ -369,7 +557,7 @@ export type GetOrgMfaSettingsResponse = Message<"gatehouse.v1.GetOrgMfaSettingsR
  * Use `create(GetOrgMfaSettingsResponseSchema)` to create a new message.
  */
 export const GetOrgMfaSettingsResponseSchema: GenMessage<GetOrgMfaSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 10);
+  messageDesc(file_gatehouse_v1_admin, 17);
 
 /**
  * UpdateOrgMfaSettingsRequest is the input of
@@ -419,7 +607,7 @@ export type UpdateOrgMfaSettingsRequest = Message<"gatehouse.v1.UpdateOrgMfaSett
  * Use `create(UpdateOrgMfaSettingsRequestSchema)` to create a new message.
  */
 export const UpdateOrgMfaSettingsRequestSchema: GenMessage<UpdateOrgMfaSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 11);
+  messageDesc(file_gatehouse_v1_admin, 18);
 
 /**
  * UpdateOrgMfaSettingsResponse is the output of
@@ -441,7 +629,7 @@ export type UpdateOrgMfaSettingsResponse = Message<"gatehouse.v1.UpdateOrgMfaSet
  * Use `create(UpdateOrgMfaSettingsResponseSchema)` to create a new message.
  */
 export const UpdateOrgMfaSettingsResponseSchema: GenMessage<UpdateOrgMfaSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 12);
+  messageDesc(file_gatehouse_v1_admin, 19);
 
 /**
  * GetOrgBrowserPolicyRequest is the input of AdminService.GetOrgBrowserPolicy.
@@ -462,7 +650,7 @@ export type GetOrgBrowserPolicyRequest = Message<"gatehouse.v1.GetOrgBrowserPoli
  * Use `create(GetOrgBrowserPolicyRequestSchema)` to create a new message.
  */
 export const GetOrgBrowserPolicyRequestSchema: GenMessage<GetOrgBrowserPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 13);
+  messageDesc(file_gatehouse_v1_admin, 20);
 
 /**
  * GetOrgBrowserPolicyResponse is the output of
@@ -484,7 +672,7 @@ export type GetOrgBrowserPolicyResponse = Message<"gatehouse.v1.GetOrgBrowserPol
  * Use `create(GetOrgBrowserPolicyResponseSchema)` to create a new message.
  */
 export const GetOrgBrowserPolicyResponseSchema: GenMessage<GetOrgBrowserPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 14);
+  messageDesc(file_gatehouse_v1_admin, 21);
 
 /**
  * UpdateOrgBrowserPolicyRequest is the input of
@@ -513,7 +701,7 @@ export type UpdateOrgBrowserPolicyRequest = Message<"gatehouse.v1.UpdateOrgBrows
  * Use `create(UpdateOrgBrowserPolicyRequestSchema)` to create a new message.
  */
 export const UpdateOrgBrowserPolicyRequestSchema: GenMessage<UpdateOrgBrowserPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 15);
+  messageDesc(file_gatehouse_v1_admin, 22);
 
 /**
  * UpdateOrgBrowserPolicyResponse is the output of
@@ -535,7 +723,7 @@ export type UpdateOrgBrowserPolicyResponse = Message<"gatehouse.v1.UpdateOrgBrow
  * Use `create(UpdateOrgBrowserPolicyResponseSchema)` to create a new message.
  */
 export const UpdateOrgBrowserPolicyResponseSchema: GenMessage<UpdateOrgBrowserPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 16);
+  messageDesc(file_gatehouse_v1_admin, 23);
 
 /**
  * GetPlatformSettingsRequest is the input of AdminService.GetPlatformSettings.
@@ -550,7 +738,7 @@ export type GetPlatformSettingsRequest = Message<"gatehouse.v1.GetPlatformSettin
  * Use `create(GetPlatformSettingsRequestSchema)` to create a new message.
  */
 export const GetPlatformSettingsRequestSchema: GenMessage<GetPlatformSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 17);
+  messageDesc(file_gatehouse_v1_admin, 24);
 
 /**
  * GetPlatformSettingsResponse is the output of
@@ -572,7 +760,7 @@ export type GetPlatformSettingsResponse = Message<"gatehouse.v1.GetPlatformSetti
  * Use `create(GetPlatformSettingsResponseSchema)` to create a new message.
  */
 export const GetPlatformSettingsResponseSchema: GenMessage<GetPlatformSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 18);
+  messageDesc(file_gatehouse_v1_admin, 25);
 
 /**
  * UpdatePlatformSettingsRequest is the input of
@@ -608,7 +796,7 @@ export type UpdatePlatformSettingsRequest = Message<"gatehouse.v1.UpdatePlatform
  * Use `create(UpdatePlatformSettingsRequestSchema)` to create a new message.
  */
 export const UpdatePlatformSettingsRequestSchema: GenMessage<UpdatePlatformSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 19);
+  messageDesc(file_gatehouse_v1_admin, 26);
 
 /**
  * UpdatePlatformSettingsResponse is the output of
@@ -630,7 +818,7 @@ export type UpdatePlatformSettingsResponse = Message<"gatehouse.v1.UpdatePlatfor
  * Use `create(UpdatePlatformSettingsResponseSchema)` to create a new message.
  */
 export const UpdatePlatformSettingsResponseSchema: GenMessage<UpdatePlatformSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 20);
+  messageDesc(file_gatehouse_v1_admin, 27);
 
 /**
  * ListUserDevicesRequest is the input of AdminService.ListUserDevices.
@@ -658,7 +846,7 @@ export type ListUserDevicesRequest = Message<"gatehouse.v1.ListUserDevicesReques
  * Use `create(ListUserDevicesRequestSchema)` to create a new message.
  */
 export const ListUserDevicesRequestSchema: GenMessage<ListUserDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 21);
+  messageDesc(file_gatehouse_v1_admin, 28);
 
 /**
  * ListUserDevicesResponse is the output of AdminService.ListUserDevices.
@@ -679,7 +867,7 @@ export type ListUserDevicesResponse = Message<"gatehouse.v1.ListUserDevicesRespo
  * Use `create(ListUserDevicesResponseSchema)` to create a new message.
  */
 export const ListUserDevicesResponseSchema: GenMessage<ListUserDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 22);
+  messageDesc(file_gatehouse_v1_admin, 29);
 
 /**
  * RevokeDeviceTrustRequest is the input of AdminService.RevokeDeviceTrust.
@@ -707,7 +895,7 @@ export type RevokeDeviceTrustRequest = Message<"gatehouse.v1.RevokeDeviceTrustRe
  * Use `create(RevokeDeviceTrustRequestSchema)` to create a new message.
  */
 export const RevokeDeviceTrustRequestSchema: GenMessage<RevokeDeviceTrustRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 23);
+  messageDesc(file_gatehouse_v1_admin, 30);
 
 /**
  * RevokeDeviceTrustResponse is the output of AdminService.RevokeDeviceTrust.
@@ -722,7 +910,7 @@ export type RevokeDeviceTrustResponse = Message<"gatehouse.v1.RevokeDeviceTrustR
  * Use `create(RevokeDeviceTrustResponseSchema)` to create a new message.
  */
 export const RevokeDeviceTrustResponseSchema: GenMessage<RevokeDeviceTrustResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 24);
+  messageDesc(file_gatehouse_v1_admin, 31);
 
 /**
  * RevokeUserSessionsRequest is the input of AdminService.RevokeUserSessions.
@@ -750,7 +938,7 @@ export type RevokeUserSessionsRequest = Message<"gatehouse.v1.RevokeUserSessions
  * Use `create(RevokeUserSessionsRequestSchema)` to create a new message.
  */
 export const RevokeUserSessionsRequestSchema: GenMessage<RevokeUserSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 25);
+  messageDesc(file_gatehouse_v1_admin, 32);
 
 /**
  * RevokeUserSessionsResponse is the output of AdminService.RevokeUserSessions.
@@ -771,7 +959,7 @@ export type RevokeUserSessionsResponse = Message<"gatehouse.v1.RevokeUserSession
  * Use `create(RevokeUserSessionsResponseSchema)` to create a new message.
  */
 export const RevokeUserSessionsResponseSchema: GenMessage<RevokeUserSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 26);
+  messageDesc(file_gatehouse_v1_admin, 33);
 
 /**
  * SetUserDisabledRequest is the input of AdminService.SetUserDisabled.
@@ -799,7 +987,7 @@ export type SetUserDisabledRequest = Message<"gatehouse.v1.SetUserDisabledReques
  * Use `create(SetUserDisabledRequestSchema)` to create a new message.
  */
 export const SetUserDisabledRequestSchema: GenMessage<SetUserDisabledRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 27);
+  messageDesc(file_gatehouse_v1_admin, 34);
 
 /**
  * SetUserDisabledResponse is the output of AdminService.SetUserDisabled.
@@ -814,7 +1002,7 @@ export type SetUserDisabledResponse = Message<"gatehouse.v1.SetUserDisabledRespo
  * Use `create(SetUserDisabledResponseSchema)` to create a new message.
  */
 export const SetUserDisabledResponseSchema: GenMessage<SetUserDisabledResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 28);
+  messageDesc(file_gatehouse_v1_admin, 35);
 
 /**
  * AuditActor is who caused an audit event.
@@ -844,7 +1032,7 @@ export type AuditActor = Message<"gatehouse.v1.AuditActor"> & {
  * Use `create(AuditActorSchema)` to create a new message.
  */
 export const AuditActorSchema: GenMessage<AuditActor> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 29);
+  messageDesc(file_gatehouse_v1_admin, 36);
 
 /**
  * AuditEvent is one entry of the audit trail. Optional fields are unset
@@ -932,7 +1120,7 @@ export type AuditEvent = Message<"gatehouse.v1.AuditEvent"> & {
  * Use `create(AuditEventSchema)` to create a new message.
  */
 export const AuditEventSchema: GenMessage<AuditEvent> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 30);
+  messageDesc(file_gatehouse_v1_admin, 37);
 
 /**
  * ListAuditEventsRequest is the input of AdminService.ListAuditEvents. Every
@@ -997,7 +1185,7 @@ export type ListAuditEventsRequest = Message<"gatehouse.v1.ListAuditEventsReques
  * Use `create(ListAuditEventsRequestSchema)` to create a new message.
  */
 export const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 31);
+  messageDesc(file_gatehouse_v1_admin, 38);
 
 /**
  * ListAuditEventsResponse is the output of AdminService.ListAuditEvents.
@@ -1025,7 +1213,7 @@ export type ListAuditEventsResponse = Message<"gatehouse.v1.ListAuditEventsRespo
  * Use `create(ListAuditEventsResponseSchema)` to create a new message.
  */
 export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 32);
+  messageDesc(file_gatehouse_v1_admin, 39);
 
 /**
  * AdminService lets org admins manage their org and platform admins manage
@@ -1053,8 +1241,13 @@ export const AdminService: GenService<{
     output: typeof CreateOrgResponseSchema;
   },
   /**
-   * AddMember adds an existing user, found by email, to an org with a role.
-   * NotFound when no user has that email.
+   * AddMember adds the account with this email to the org when its email is
+   * verified (status "added"; its owner is told by email). For an unknown or
+   * unverified email it creates an invitation and emails its single-use link
+   * instead (status "invited"): only the mailbox's owner can accept it
+   * (AuthService.AcceptInvitation). Inviting the same email again replaces
+   * the earlier invitation. Unavailable when the invitation cannot be
+   * emailed.
    *
    * @generated from rpc gatehouse.v1.AdminService.AddMember
    */
@@ -1062,6 +1255,40 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof AddMemberRequestSchema;
     output: typeof AddMemberResponseSchema;
+  },
+  /**
+   * ListInvitations lists the org's invitations not yet accepted, revoked or
+   * expired, oldest first.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.ListInvitations
+   */
+  listInvitations: {
+    methodKind: "unary";
+    input: typeof ListInvitationsRequestSchema;
+    output: typeof ListInvitationsResponseSchema;
+  },
+  /**
+   * RevokeInvitation deletes an invitation: its link stops working.
+   * NotFound when the org has no such invitation.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.RevokeInvitation
+   */
+  revokeInvitation: {
+    methodKind: "unary";
+    input: typeof RevokeInvitationRequestSchema;
+    output: typeof RevokeInvitationResponseSchema;
+  },
+  /**
+   * SendPasswordReset emails a member of the org a single-use password reset
+   * link (AuthService.ResetPassword). NotFound when the user is not a member.
+   * Unavailable when the email cannot be sent.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.SendPasswordReset
+   */
+  sendPasswordReset: {
+    methodKind: "unary";
+    input: typeof SendPasswordResetRequestSchema;
+    output: typeof SendPasswordResetResponseSchema;
   },
   /**
    * RemoveMember removes a user from an org.

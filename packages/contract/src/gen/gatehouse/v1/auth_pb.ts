@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/auth.proto.
  */
 export const file_gatehouse_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIiMKEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0Ig8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiKAoQUmVzZW5kTUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiWwoRUmVzZW5kTUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iQwofU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBIRCglpbnRlbnRfaWQYASABKAkSDQoFcGhvbmUYAiABKAkiagogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iNQoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJIowBCgxBdXRoUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCRIOCgZvcmdfaWQYBSABKAkiVQoLTUZBUmVxdWlyZWQSFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iIgoNUGhvbmVSZXF1aXJlZBIRCglpbnRlbnRfaWQYASABKAkyuQQKC0F1dGhTZXJ2aWNlEkkKCFJlZ2lzdGVyEh0uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVxdWVzdBoeLmdhdGVob3VzZS52MS5SZWdpc3RlclJlc3BvbnNlEkAKBUxvZ2luEhouZ2F0ZWhvdXNlLnYxLkxvZ2luUmVxdWVzdBobLmdhdGVob3VzZS52MS5Mb2dpblJlc3BvbnNlEkYKB1JlZnJlc2gSHC5nYXRlaG91c2UudjEuUmVmcmVzaFJlcXVlc3QaHS5nYXRlaG91c2UudjEuUmVmcmVzaFJlc3BvbnNlEkMKBkxvZ291dBIbLmdhdGVob3VzZS52MS5Mb2dvdXRSZXF1ZXN0GhwuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlc3BvbnNlEnkKGFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQRItLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0Gi4uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEkcKCVZlcmlmeU1GQRIeLmdhdGVob3VzZS52MS5WZXJpZnlNRkFSZXF1ZXN0GhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZRJMCglSZXNlbmRNRkESHi5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVxdWVzdBofLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIiMKEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0IiMKElZlcmlmeUVtYWlsUmVxdWVzdBINCgV0b2tlbhgBIAEoCSIVChNWZXJpZnlFbWFpbFJlc3BvbnNlIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCSIsChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSI7ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAkiFwoVUmVzZXRQYXNzd29yZFJlc3BvbnNlIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiKAoQUmVzZW5kTUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiWwoRUmVzZW5kTUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iQwofU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBIRCglpbnRlbnRfaWQYASABKAkSDQoFcGhvbmUYAiABKAkiagogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iNQoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJIowBCgxBdXRoUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCRIOCgZvcmdfaWQYBSABKAkiVQoLTUZBUmVxdWlyZWQSFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iIgoNUGhvbmVSZXF1aXJlZBIRCglpbnRlbnRfaWQYASABKAkyuQcKC0F1dGhTZXJ2aWNlEkkKCFJlZ2lzdGVyEh0uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVxdWVzdBoeLmdhdGVob3VzZS52MS5SZWdpc3RlclJlc3BvbnNlElIKC1ZlcmlmeUVtYWlsEiAuZ2F0ZWhvdXNlLnYxLlZlcmlmeUVtYWlsUmVxdWVzdBohLmdhdGVob3VzZS52MS5WZXJpZnlFbWFpbFJlc3BvbnNlEmEKEEFjY2VwdEludml0YXRpb24SJS5nYXRlaG91c2UudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJi5nYXRlaG91c2UudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEm0KFFJlcXVlc3RQYXNzd29yZFJlc2V0EikuZ2F0ZWhvdXNlLnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBoqLmdhdGVob3VzZS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlElgKDVJlc2V0UGFzc3dvcmQSIi5nYXRlaG91c2UudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaIy5nYXRlaG91c2UudjEuUmVzZXRQYXNzd29yZFJlc3BvbnNlEkAKBUxvZ2luEhouZ2F0ZWhvdXNlLnYxLkxvZ2luUmVxdWVzdBobLmdhdGVob3VzZS52MS5Mb2dpblJlc3BvbnNlEkYKB1JlZnJlc2gSHC5nYXRlaG91c2UudjEuUmVmcmVzaFJlcXVlc3QaHS5nYXRlaG91c2UudjEuUmVmcmVzaFJlc3BvbnNlEkMKBkxvZ291dBIbLmdhdGVob3VzZS52MS5Mb2dvdXRSZXF1ZXN0GhwuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlc3BvbnNlEnkKGFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQRItLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0Gi4uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEkcKCVZlcmlmeU1GQRIeLmdhdGVob3VzZS52MS5WZXJpZnlNRkFSZXF1ZXN0GhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZRJMCglSZXNlbmRNRkESHi5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVxdWVzdBofLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * RegisterRequest is the input of AuthService.Register.
@@ -62,7 +62,9 @@ export const RegisterRequestSchema: GenMessage<RegisterRequest> = /*@__PURE__*/
  */
 export type RegisterResponse = Message<"gatehouse.v1.RegisterResponse"> & {
   /**
-   * Opaque id of the new user.
+   * Opaque: the id of the account created, or, for an email that already
+   * had one, a fresh id of the same shape that names no account. Clients
+   * must not rely on it.
    *
    * @generated from field: string user_id = 1;
    */
@@ -244,7 +246,175 @@ export const RefreshResponseSchema: GenMessage<RefreshResponse> = /*@__PURE__*/
 /**
  * LogoutRequest is the input of AuthService.Logout. The session is taken
  * from the bearer token.
+ * VerifyEmailRequest is the input of AuthService.VerifyEmail.
  *
+ * @generated from message gatehouse.v1.VerifyEmailRequest
+ */
+export type VerifyEmailRequest = Message<"gatehouse.v1.VerifyEmailRequest"> & {
+  /**
+   * The token of the emailed link (after "#token=").
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.VerifyEmailRequest.
+ * Use `create(VerifyEmailRequestSchema)` to create a new message.
+ */
+export const VerifyEmailRequestSchema: GenMessage<VerifyEmailRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 6);
+
+/**
+ * VerifyEmailResponse is the output of AuthService.VerifyEmail.
+ *
+ * @generated from message gatehouse.v1.VerifyEmailResponse
+ */
+export type VerifyEmailResponse = Message<"gatehouse.v1.VerifyEmailResponse"> & {
+};
+
+/**
+ * Describes the message gatehouse.v1.VerifyEmailResponse.
+ * Use `create(VerifyEmailResponseSchema)` to create a new message.
+ */
+export const VerifyEmailResponseSchema: GenMessage<VerifyEmailResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 7);
+
+/**
+ * AcceptInvitationRequest is the input of AuthService.AcceptInvitation.
+ *
+ * @generated from message gatehouse.v1.AcceptInvitationRequest
+ */
+export type AcceptInvitationRequest = Message<"gatehouse.v1.AcceptInvitationRequest"> & {
+  /**
+   * The token of the emailed invitation link.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * The account's password (the password rules apply).
+   *
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.AcceptInvitationRequest.
+ * Use `create(AcceptInvitationRequestSchema)` to create a new message.
+ */
+export const AcceptInvitationRequestSchema: GenMessage<AcceptInvitationRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 8);
+
+/**
+ * AcceptInvitationResponse is the output of AuthService.AcceptInvitation.
+ *
+ * @generated from message gatehouse.v1.AcceptInvitationResponse
+ */
+export type AcceptInvitationResponse = Message<"gatehouse.v1.AcceptInvitationResponse"> & {
+  /**
+   * The account that is now a member.
+   *
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The org it joined: sign in with it.
+   *
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.AcceptInvitationResponse.
+ * Use `create(AcceptInvitationResponseSchema)` to create a new message.
+ */
+export const AcceptInvitationResponseSchema: GenMessage<AcceptInvitationResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 9);
+
+/**
+ * RequestPasswordResetRequest is the input of AuthService.RequestPasswordReset.
+ *
+ * @generated from message gatehouse.v1.RequestPasswordResetRequest
+ */
+export type RequestPasswordResetRequest = Message<"gatehouse.v1.RequestPasswordResetRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 10);
+
+/**
+ * RequestPasswordResetResponse is the output of AuthService.RequestPasswordReset.
+ *
+ * @generated from message gatehouse.v1.RequestPasswordResetResponse
+ */
+export type RequestPasswordResetResponse = Message<"gatehouse.v1.RequestPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message gatehouse.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 11);
+
+/**
+ * ResetPasswordRequest is the input of AuthService.ResetPassword.
+ *
+ * @generated from message gatehouse.v1.ResetPasswordRequest
+ */
+export type ResetPasswordRequest = Message<"gatehouse.v1.ResetPasswordRequest"> & {
+  /**
+   * The token of the emailed reset link.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * The new password (the password rules apply).
+   *
+   * @generated from field: string new_password = 2;
+   */
+  newPassword: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ResetPasswordRequest.
+ * Use `create(ResetPasswordRequestSchema)` to create a new message.
+ */
+export const ResetPasswordRequestSchema: GenMessage<ResetPasswordRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 12);
+
+/**
+ * ResetPasswordResponse is the output of AuthService.ResetPassword.
+ *
+ * @generated from message gatehouse.v1.ResetPasswordResponse
+ */
+export type ResetPasswordResponse = Message<"gatehouse.v1.ResetPasswordResponse"> & {
+};
+
+/**
+ * Describes the message gatehouse.v1.ResetPasswordResponse.
+ * Use `create(ResetPasswordResponseSchema)` to create a new message.
+ */
+export const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 13);
+
+/**
  * @generated from message gatehouse.v1.LogoutRequest
  */
 export type LogoutRequest = Message<"gatehouse.v1.LogoutRequest"> & {
@@ -255,7 +425,7 @@ export type LogoutRequest = Message<"gatehouse.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 6);
+  messageDesc(file_gatehouse_v1_auth, 14);
 
 /**
  * LogoutResponse is the output of AuthService.Logout.
@@ -270,7 +440,7 @@ export type LogoutResponse = Message<"gatehouse.v1.LogoutResponse"> & {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 7);
+  messageDesc(file_gatehouse_v1_auth, 15);
 
 /**
  * ResendMFARequest is the input of AuthService.ResendMFA.
@@ -291,7 +461,7 @@ export type ResendMFARequest = Message<"gatehouse.v1.ResendMFARequest"> & {
  * Use `create(ResendMFARequestSchema)` to create a new message.
  */
 export const ResendMFARequestSchema: GenMessage<ResendMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 8);
+  messageDesc(file_gatehouse_v1_auth, 16);
 
 /**
  * ResendMFAResponse is the output of AuthService.ResendMFA. The OTP is never
@@ -327,7 +497,7 @@ export type ResendMFAResponse = Message<"gatehouse.v1.ResendMFAResponse"> & {
  * Use `create(ResendMFAResponseSchema)` to create a new message.
  */
 export const ResendMFAResponseSchema: GenMessage<ResendMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 9);
+  messageDesc(file_gatehouse_v1_auth, 17);
 
 /**
  * SubmitPhoneAndRequestMFARequest is the input of
@@ -356,7 +526,7 @@ export type SubmitPhoneAndRequestMFARequest = Message<"gatehouse.v1.SubmitPhoneA
  * Use `create(SubmitPhoneAndRequestMFARequestSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFARequestSchema: GenMessage<SubmitPhoneAndRequestMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 10);
+  messageDesc(file_gatehouse_v1_auth, 18);
 
 /**
  * SubmitPhoneAndRequestMFAResponse is the output of
@@ -393,7 +563,7 @@ export type SubmitPhoneAndRequestMFAResponse = Message<"gatehouse.v1.SubmitPhone
  * Use `create(SubmitPhoneAndRequestMFAResponseSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFAResponseSchema: GenMessage<SubmitPhoneAndRequestMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 11);
+  messageDesc(file_gatehouse_v1_auth, 19);
 
 /**
  * VerifyMFARequest is the input of AuthService.VerifyMFA.
@@ -421,7 +591,7 @@ export type VerifyMFARequest = Message<"gatehouse.v1.VerifyMFARequest"> & {
  * Use `create(VerifyMFARequestSchema)` to create a new message.
  */
 export const VerifyMFARequestSchema: GenMessage<VerifyMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 12);
+  messageDesc(file_gatehouse_v1_auth, 20);
 
 /**
  * AuthResponse carries the tokens of a new or refreshed session.
@@ -471,7 +641,7 @@ export type AuthResponse = Message<"gatehouse.v1.AuthResponse"> & {
  * Use `create(AuthResponseSchema)` to create a new message.
  */
 export const AuthResponseSchema: GenMessage<AuthResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 13);
+  messageDesc(file_gatehouse_v1_auth, 21);
 
 /**
  * MFARequired means an OTP was sent to the user's phone.
@@ -507,7 +677,7 @@ export type MFARequired = Message<"gatehouse.v1.MFARequired"> & {
  * Use `create(MFARequiredSchema)` to create a new message.
  */
 export const MFARequiredSchema: GenMessage<MFARequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 14);
+  messageDesc(file_gatehouse_v1_auth, 22);
 
 /**
  * PhoneRequired means MFA is required but the user has no phone on file.
@@ -528,7 +698,7 @@ export type PhoneRequired = Message<"gatehouse.v1.PhoneRequired"> & {
  * Use `create(PhoneRequiredSchema)` to create a new message.
  */
 export const PhoneRequiredSchema: GenMessage<PhoneRequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 15);
+  messageDesc(file_gatehouse_v1_auth, 23);
 
 /**
  * AuthService signs users in and out.
@@ -545,10 +715,16 @@ export const PhoneRequiredSchema: GenMessage<PhoneRequired> = /*@__PURE__*/
  */
 export const AuthService: GenService<{
   /**
-   * Register creates a user with an email and a password.
+   * Register creates an unverified account and emails a single-use
+   * verification link (VerifyEmail). For an email that already has an
+   * account it answers exactly the same, creates nothing, and emails the
+   * owner instead: the answer never tells whether an email is registered.
+   * The password must be at least 8 characters, not among the 10,000 most
+   * common passwords and not contain the email's local part.
    *
-   * Public. Errors: InvalidArgument (bad email, empty password),
-   * AlreadyExists (email already registered), ResourceExhausted.
+   * Public. Errors: InvalidArgument (bad email, a password rule, the message
+   * says which), ResourceExhausted (per-IP or email send limits),
+   * Unavailable (the email could not be sent).
    *
    * @generated from rpc gatehouse.v1.AuthService.Register
    */
@@ -558,11 +734,76 @@ export const AuthService: GenService<{
     output: typeof RegisterResponseSchema;
   },
   /**
+   * VerifyEmail consumes a verification link's token (single use, 24 hours)
+   * and marks the account's email verified.
+   *
+   * Public. Errors: InvalidArgument (empty or malformed token),
+   * Unauthenticated ("invalid or expired link").
+   *
+   * @generated from rpc gatehouse.v1.AuthService.VerifyEmail
+   */
+  verifyEmail: {
+    methodKind: "unary";
+    input: typeof VerifyEmailRequestSchema;
+    output: typeof VerifyEmailResponseSchema;
+  },
+  /**
+   * AcceptInvitation consumes an invitation link's token (single use, 7
+   * days). With no account for the invited email it creates one, verified,
+   * with `password`; an unverified account (someone registered the email
+   * before its owner) is taken back: its password, display name, phone,
+   * sessions and device trust are removed and `password` is set. An account
+   * verified in the meantime keeps its password. Then the membership is
+   * added.
+   *
+   * Public. Errors: InvalidArgument (token, a password rule),
+   * Unauthenticated ("invalid or expired link").
+   *
+   * @generated from rpc gatehouse.v1.AuthService.AcceptInvitation
+   */
+  acceptInvitation: {
+    methodKind: "unary";
+    input: typeof AcceptInvitationRequestSchema;
+    output: typeof AcceptInvitationResponseSchema;
+  },
+  /**
+   * RequestPasswordReset emails a single-use reset link (30 minutes) when an
+   * account has the email, and answers the same when none has.
+   *
+   * Public. Errors: InvalidArgument (bad email), ResourceExhausted (sends
+   * per email and per client IP).
+   *
+   * @generated from rpc gatehouse.v1.AuthService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof RequestPasswordResetRequestSchema;
+    output: typeof RequestPasswordResetResponseSchema;
+  },
+  /**
+   * ResetPassword consumes a reset link's token: sets the password, marks
+   * the email verified (an account never verified is taken back as in
+   * AcceptInvitation), and revokes every session and every device trust of
+   * the user in every org, so the next sign-in needs MFA again.
+   *
+   * Public. Errors: InvalidArgument (token, a password rule for
+   * new_password), Unauthenticated ("invalid or expired link").
+   *
+   * @generated from rpc gatehouse.v1.AuthService.ResetPassword
+   */
+  resetPassword: {
+    methodKind: "unary";
+    input: typeof ResetPasswordRequestSchema;
+    output: typeof ResetPasswordResponseSchema;
+  },
+  /**
    * Login checks the password, then org membership, then evaluates MFA
    * policy for the device. The OTP is never returned in the response.
    *
    * Public. Errors: Unauthenticated (unknown email or wrong password, one
-   * identical message), PermissionDenied (not a member of org_id),
+   * identical message), FailedPrecondition ("email not verified", kind
+   * email_not_verified: only after the password matched),
+   * PermissionDenied (not a member of org_id),
    * InvalidArgument, ResourceExhausted, Unavailable (SMS provider failure).
    *
    * @generated from rpc gatehouse.v1.AuthService.Login

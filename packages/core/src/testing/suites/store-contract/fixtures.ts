@@ -29,6 +29,7 @@ export function aUser(overrides: Partial<User> = {}): User {
     platformAdmin: false,
     createdAt: T0,
     disabledAt: null,
+    emailVerifiedAt: T0,
     ...overrides,
   };
 }

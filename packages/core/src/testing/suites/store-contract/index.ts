@@ -4,6 +4,7 @@ import { describeAuditContract } from "./audit.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
+import { describeEmailOwnershipContract } from "./email-ownership.ts";
 import type { StoreContractHandle } from "./handle.ts";
 import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
@@ -50,6 +51,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSettingsContract(stores);
     describeBrowserPoliciesContract(stores);
     describeSignInFactsContract(stores);
+    describeEmailOwnershipContract(stores);
     describeRateLimiterContract(stores);
     describeTransactionsContract(stores);
     describePurgeContract(current);

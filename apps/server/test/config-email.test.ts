@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+function problems(env: Record<string, string>): string {
+  try {
+    loadConfig(env, 8);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const SMTP = { EMAIL_SMTP_URL: "smtps://mailer:secret-pw@smtp.example.com", EMAIL_FROM: "Gatehouse <no-reply@example.com>" };
+
+describe("email configuration", () => {
+  it("production refuses to start without EMAIL_SMTP_URL, unless EMAIL_VERIFICATION=off says so explicitly", () => {
+    expect(problems({ APP_ENV: "production" })).toContain("EMAIL_SMTP_URL is required when APP_ENV=production");
+    const off = loadConfig({ APP_ENV: "production", EMAIL_VERIFICATION: "off" }, 8);
+    expect(off.email).toMatchObject({ delivery: { kind: "none" }, verification: "off" });
+    expect(off.email.warnings).toEqual([expect.stringContaining("no EMAIL_SMTP_URL"), expect.stringContaining("pre-hijacking")]);
+    expect(loadConfig({ APP_ENV: "production", ...SMTP }, 8).email.delivery).toEqual({
+      kind: "smtp",
+      url: SMTP.EMAIL_SMTP_URL,
+      user: undefined,
+      password: undefined,
+      from: SMTP.EMAIL_FROM,
+      timeoutMs: 10_000,
+    });
+  });
+
+  it("takes the credentials apart from the URL, the From address and the timeout; refuses what cannot work, never echoing a secret", () => {
+    const config = loadConfig(
+      { EMAIL_SMTP_URL: "smtp://localhost:2525", EMAIL_SMTP_USER: "mailer", EMAIL_SMTP_PASSWORD: "pw", EMAIL_FROM: "a@example.com", EMAIL_TIMEOUT_MS: "2500" },
+      8,
+    );
+    expect(config.email.delivery).toMatchObject({ kind: "smtp", user: "mailer", password: "pw", timeoutMs: 2500 });
+    expect(problems({ EMAIL_SMTP_URL: "http://mail.example.com", EMAIL_FROM: "a@example.com" })).toContain("EMAIL_SMTP_URL must be smtp://");
+    expect(problems({ EMAIL_SMTP_URL: "smtp://localhost" })).toContain("EMAIL_FROM is required");
+    expect(problems({ ...SMTP, EMAIL_SMTP_USER: "mailer" })).toContain("EMAIL_SMTP_USER and EMAIL_SMTP_PASSWORD go together");
+    expect(problems({ ...SMTP, EMAIL_TIMEOUT_MS: "5" })).toContain("EMAIL_TIMEOUT_MS");
+    expect(problems({ EMAIL_VERIFICATION: "maybe" })).toContain("EMAIL_VERIFICATION");
+    expect(problems({ EMAIL_SMTP_URL: "ftp://u:secret-pw@x" })).not.toContain("secret-pw");
+  });
+
+  it("PUBLIC_URL defaults to http://localhost:<PORT> and must be an http(s) base", () => {
+    expect(loadConfig({ PORT: "9090" }, 8).email.publicUrl).toBe("http://localhost:9090");
+    expect(loadConfig({ PUBLIC_URL: "https://id.example.com/gatehouse" }, 8).email.publicUrl).toBe("https://id.example.com/gatehouse");
+    expect(problems({ PUBLIC_URL: "id.example.com" })).toContain("PUBLIC_URL");
+    expect(problems({ PUBLIC_URL: "https://id.example.com/?x=1" })).toContain("PUBLIC_URL");
+  });
+
+  it("dev mode keeps messages in the dev mailbox, unless an SMTP server is named", () => {
+    const dev = { APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true" };
+    expect(loadConfig(dev, 8).email).toMatchObject({ delivery: { kind: "dev-mailbox" }, warnings: [] });
+    expect(loadConfig({ ...dev, ...SMTP }, 8).email.delivery.kind).toBe("smtp");
+  });
+
+  it("outside production, no SMTP is a warning at start, not a refusal", () => {
+    expect(loadConfig({}, 8).email.warnings).toEqual([expect.stringContaining("no EMAIL_SMTP_URL")]);
+  });
+});

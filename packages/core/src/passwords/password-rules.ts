@@ -1,0 +1,28 @@
+import { invalidArgument } from "../errors.ts";
+import { MIN_PASSWORD_LENGTH, requirePassword } from "../input.ts";
+import { COMMON_PASSWORDS_TEXT } from "./common-passwords.ts";
+
+let common: ReadonlySet<string> | undefined;
+
+/** Built on first use: most processes (the CLI's reads, a refresh-only replica) never set a password. */
+function commonPasswords(): ReadonlySet<string> {
+  common ??= new Set(COMMON_PASSWORDS_TEXT.split("\n"));
+  return common;
+}
+
+/**
+ * The rules for every password that is set (Register, AcceptInvitation, ResetPassword, ChangePassword,
+ * the command line): at least 8 characters, not among the 10,000 most common passwords (compared
+ * lower-cased, so "Password" is refused with "password"), and not containing the local part of the
+ * account's email. `field` names the request field in the `invalid_argument` message, which says
+ * which rule failed and never echoes the password.
+ */
+export function requireAcceptablePassword(field: string, password: string, email: string): string {
+  requirePassword(password, field);
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalidArgument(field, `must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  const folded = password.toLowerCase();
+  if (commonPasswords().has(folded)) throw invalidArgument(field, "is one of the 10,000 most common passwords");
+  const localPart = email.slice(0, email.lastIndexOf("@"));
+  if (localPart.length > 0 && folded.includes(localPart.toLowerCase())) throw invalidArgument(field, "must not contain the email's name (before the @)");
+  return password;
+}
