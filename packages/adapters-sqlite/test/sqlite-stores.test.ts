@@ -95,7 +95,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0007_account_security"]);
+    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership"]);
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
     const rotation = await after.stores.sessions.rotate(
       "r-1",
@@ -116,10 +116,7 @@ describe("openSqliteStores", () => {
     await revert0007(before.db);
     await sql`DROP TABLE audit_events`.execute(before.db);
     await sql`DROP TABLE rate_limits`.execute(before.db);
-    await sql`DROP TABLE email_tokens`.execute(before.db);
-    await sql`DROP TABLE invitations`.execute(before.db);
-    await sql`ALTER TABLE users DROP COLUMN email_verified_at`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events', '0008_email_ownership')`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events')`.execute(before.db);
     await sql`INSERT INTO users VALUES ('old-user', 'old@example.com', '', 'x', NULL, 0, 0, ${windowStart})`.execute(before.db);
     await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(
       before.db,
@@ -225,7 +222,12 @@ describe("openSqliteStores", () => {
 });
 
 /** Back to the schema before 0007_account_security. */
+/** Back to the 0006 schema: 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  await sql`DROP TABLE email_tokens`.execute(db);
+  await sql`DROP TABLE invitations`.execute(db);
+  await sql`ALTER TABLE users DROP COLUMN email_verified_at`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0008_email_ownership'`.execute(db);
   await sql`ALTER TABLE users DROP COLUMN disabled_at`.execute(db);
   await sql`ALTER TABLE sessions DROP COLUMN expires_at`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0007_account_security'`.execute(db);

@@ -19,7 +19,7 @@ async function events(h: Harness, kind: AuditEvent["kind"]): Promise<AuditEvent[
 
 /** An org admin of the harness's org who is not a platform admin. */
 async function orgAdmin(h: Harness): Promise<Actor> {
-  const { userId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD });
+  const { userId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD, emailVerified: true });
   await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "root@example.com", "admin");
   return { kind: "user", userId, orgId: h.orgId };
 }
