@@ -3,10 +3,17 @@
  * PostgreSQL adapters. They build the `Kysely<Database>`, run `migrateToLatest`, and call
  * `createKyselyStores(db, dialect)`.
  */
-export { createKyselyStores, type KyselyStoresOptions } from "./create-kysely-stores.ts";
+export { createKyselyStores } from "./create-kysely-stores.ts";
 export { MIGRATION_NAMES, migrateToLatest, type MigrateOptions } from "./migrations.ts";
 export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";
-export { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
 export { pingDatabase, queryTimingLog, type QueryTiming, type QueryTimingHook } from "./query-timing.ts";
+export {
+  StorageFaultsDialect,
+  STORAGE_RETRY_AFTER_SECONDS,
+  storageFaultCause,
+  type StorageFault,
+  type StorageFaultClassifier,
+  type StorageFaultHook,
+} from "./storage-faults.ts";

@@ -25,6 +25,7 @@ export const ERROR_KINDS = Object.freeze([
   "challenge_expired",
   "rate_limited",
   "sms_unavailable",
+  "storage_unavailable",
 ] as const);
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

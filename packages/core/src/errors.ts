@@ -17,7 +17,8 @@ export type ErrorKind =
   | "invalid_mfa_intent"
   | "challenge_expired"
   | "rate_limited"
-  | "sms_unavailable";
+  | "sms_unavailable"
+  | "storage_unavailable";
 
 /** The messages of the spec's error table, verbatim, plus ours where it is silent. */
 const defaultMessages: Record<ErrorKind, string> = {
@@ -36,6 +37,7 @@ const defaultMessages: Record<ErrorKind, string> = {
   challenge_expired: "MFA challenge expired",
   rate_limited: "too many attempts",
   sms_unavailable: "SMS delivery is unavailable; try again later",
+  storage_unavailable: "the service is unavailable; try again later",
 };
 
 export interface ErrorDetails {

@@ -23,8 +23,6 @@ export {
   type SignInFailureReason,
 } from "./audit/events.ts";
 export { decodeAuditCursor, encodeAuditCursor, type AuditPosition } from "./audit/cursor.ts";
-export { takenAuditIdFailsTransaction } from "./audit/taken-id-fails-transaction.ts";
-export { claimedWithFacts, readSeeingDeviceInTurn } from "./sign-in-facts-in-turn.ts";
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";

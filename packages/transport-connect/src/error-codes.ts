@@ -20,6 +20,7 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
   challenge_expired: Code.FailedPrecondition,
   rate_limited: Code.ResourceExhausted,
   sms_unavailable: Code.Unavailable,
+  storage_unavailable: Code.Unavailable,
 };
 
 export const INTERNAL_MESSAGE = "internal error";

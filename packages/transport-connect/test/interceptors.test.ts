@@ -167,6 +167,7 @@ describe("the interceptors over the in-memory router transport", () => {
       challenge_expired: [Code.FailedPrecondition, "challenge_expired"],
       rate_limited: [Code.ResourceExhausted, "rate_limited"],
       sms_unavailable: [Code.Unavailable, "sms_unavailable"],
+      storage_unavailable: [Code.Unavailable, "storage_unavailable"],
     };
 
     /** A handler that throws what it is told, behind the real interceptors (DevService is free when dev OTPs are off). */

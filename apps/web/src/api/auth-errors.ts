@@ -73,6 +73,8 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return rateLimited(retryAfterSeconds, step);
     case "sms_unavailable":
       return formProblem("We could not send the text message just now. Try again in a moment.");
+    case "storage_unavailable":
+      return formProblem("The service is unavailable just now. Try again in a moment.");
     case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
     case "unauthenticated":

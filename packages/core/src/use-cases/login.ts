@@ -1,7 +1,7 @@
 import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
-import { assessDevice, deviceCandidate } from "../device-assessment.ts";
+import { assessDevice, readSignInFactsSeeingDevice } from "../device-assessment.ts";
 import { GatehouseError } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
 import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
@@ -42,7 +42,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const step = await inTransaction(ctx, async (tx) => {
     const orgId = await resolveOrgId(tx, orgReference);
     const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
-    const facts = await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, user.id, orgId, fingerprint));
+    const facts = await readSignInFactsSeeingDevice(tx, user.id, orgId, fingerprint);
     if (facts === null || facts.membership === null) {
       const known = (await tx.stores.orgs.findById(orgId)) !== null;
       await recordAudit(tx, "sign_in.failed", { ...subject, orgId: known ? orgId : null }, { reason: known ? "not_org_member" : "unknown_org" });

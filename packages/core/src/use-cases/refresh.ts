@@ -1,7 +1,7 @@
 import type { SessionRevocationReason } from "../audit/events.ts";
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { assessDevice, deviceCandidate } from "../device-assessment.ts";
+import { assessDevice, readSignInFactsSeeingDevice } from "../device-assessment.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { deviceFingerprintOrDefault, requirePlainText } from "../input.ts";
 import type { RefreshRotation, ReplayWindow } from "../ports.ts";
@@ -84,7 +84,7 @@ async function rotateAndReassess(
   const facts =
     fingerprint === null
       ? await tx.stores.signInFacts.read(session.userId, session.orgId, null)
-      : await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, session.userId, session.orgId, fingerprint));
+      : await readSignInFactsSeeingDevice(tx, session.userId, session.orgId, fingerprint);
   if (facts === null || facts.membership === null) {
     await revoke("member_removed");
     throw new GatehouseError("not_org_member");
