@@ -59,6 +59,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const metrics = config.observability.metricsPort === undefined ? undefined : createMetrics();
   const { gatehouse, storage, stores, sms } = await createEngine(config, logger, clock, {
     onQuery: metrics?.dbQuery,
+    onStorageFault: metrics?.dbFault,
     onSmsResult: metrics?.smsResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openSqliteStores, type QueryTimingHook, type SqliteStores } from "@gatehouse/adapters-sqlite";
+import { openSqliteStores, type QueryTimingHook, type SqliteStores, type StorageFaultObserver } from "@gatehouse/adapters-sqlite";
 import type { EpochMs, Stores } from "@gatehouse/core";
 
 /** Rows deleted per table; both adapters report the same counts. */
@@ -40,15 +40,34 @@ export function describeDatabase(databaseUrl: string): string {
   return `postgres ${url.toString()}`;
 }
 
+/** How long requests may wait on the database, and who hears of its faults (see `ServerConfig.databaseTimeouts`). */
+export interface DatabaseFaultOptions {
+  readonly statementTimeoutMs?: number | undefined;
+  readonly connectTimeoutMs?: number | undefined;
+  readonly faults?: StorageFaultObserver | undefined;
+}
+
 /** A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here. */
-export async function openStorage(databaseUrl: string, onQuery?: QueryTimingHook, sqliteBackgroundCheckpoint = false): Promise<OpenStorage> {
+export async function openStorage(
+  databaseUrl: string,
+  onQuery?: QueryTimingHook,
+  sqliteBackgroundCheckpoint = false,
+  database: DatabaseFaultOptions = {},
+): Promise<OpenStorage> {
+  const { statementTimeoutMs, connectTimeoutMs, faults } = database;
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
-    const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery });
+    const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery, faults, statementTimeoutMs, connectTimeoutMs });
     return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: pg.purgeExpired, ping: pg.ping, close: pg.close };
   }
-  const sqlite = await openSqliteStores({ filename: sqliteFilename(databaseUrl), onQuery, backgroundCheckpoint: sqliteBackgroundCheckpoint });
+  const sqlite = await openSqliteStores({
+    filename: sqliteFilename(databaseUrl),
+    onQuery,
+    faults,
+    busyTimeoutMs: statementTimeoutMs,
+    backgroundCheckpoint: sqliteBackgroundCheckpoint,
+  });
   return {
     stores: sqlite.stores,
     kind: "sqlite",

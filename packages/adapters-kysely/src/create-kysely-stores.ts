@@ -17,18 +17,26 @@ import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
 
+export interface KyselyStoresOptions {
+  /**
+   * Where the browser requests' one read goes outside a transaction, when not `db`: the PostgreSQL adapter's
+   * pipelined connection (adapters-postgres, pipelined-reads.ts). Same schema, autocommit, no session state.
+   */
+  readonly browserAccessDb?: Kysely<Database>;
+}
+
 /**
  * Every core port over one kysely instance the caller owns (and destroys). The schema must be
  * migrated first (`migrateToLatest`). `dialect` selects the value encodings of `dialect-differences.ts`.
  * `transaction` runs a unit of work in one kysely transaction over repositories bound to it; the
  * dialect decides how it begins (the SQLite adapter begins IMMEDIATE).
  */
-export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): Stores {
+export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect, options: KyselyStoresOptions = {}): Stores {
   const cache = createPreparedQueryCache();
   return {
     ...repositoriesOver(db, dialect, cache),
     // A turn's browser reads share one statement on PostgreSQL; a transaction's stores keep the one-request form on its connection.
-    ...(dialect === "postgres" ? { browserAccess: createBatchedBrowserAccess(db) } : {}),
+    ...(dialect === "postgres" ? { browserAccess: createBatchedBrowserAccess(options.browserAccessDb ?? db) } : {}),
     transaction: (work) =>
       db.transaction().execute((trx) => {
         const tx: Stores = { ...repositoriesOver(trx, dialect, cache), transaction: (inner) => inner(tx) };

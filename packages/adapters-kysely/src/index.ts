@@ -3,7 +3,7 @@
  * PostgreSQL adapters. They build the `Kysely<Database>`, run `migrateToLatest`, and call
  * `createKyselyStores(db, dialect)`.
  */
-export { createKyselyStores } from "./create-kysely-stores.ts";
+export { createKyselyStores, type KyselyStoresOptions } from "./create-kysely-stores.ts";
 export { MIGRATION_NAMES, migrateToLatest, type MigrateOptions } from "./migrations.ts";
 export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
@@ -15,5 +15,5 @@ export {
   storageFaultCause,
   type StorageFault,
   type StorageFaultClassifier,
-  type StorageFaultHook,
+  type StorageFaultObserver,
 } from "./storage-faults.ts";

@@ -20,9 +20,18 @@ export interface StorageFault {
   readonly message: string;
   /** Whether it came while getting a connection (nothing was sent) or from a statement. */
   readonly during: "connect" | "query";
+  /** How long the failed step waited before it failed. */
+  readonly elapsedMs: number;
 }
 
-export type StorageFaultHook = (fault: StorageFault) => void;
+/**
+ * Told of every storage fault, and of the first write that succeeds after one (a committed transaction or a
+ * write outside one): the storage is back. A read alone does not say so: a full disk still answers reads.
+ */
+export interface StorageFaultObserver {
+  fault(fault: StorageFault): void;
+  recovered(): void;
+}
 
 /** Names the storage fault `error` is, or null when it is anything else (a constraint, a bug). */
 export type StorageFaultClassifier = (error: unknown) => string | null;
@@ -39,16 +48,22 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5;
 export class StorageFaultsDialect implements Dialect {
   readonly #dialect: Dialect;
   readonly #classify: StorageFaultClassifier;
-  readonly #onFault: StorageFaultHook | undefined;
+  readonly #observer: StorageFaultObserver | undefined;
+  /** Whether a fault was seen and no statement has succeeded since. */
+  #faulted = false;
 
-  constructor(dialect: Dialect, classify: StorageFaultClassifier, onFault?: StorageFaultHook) {
+  constructor(dialect: Dialect, classify: StorageFaultClassifier, observer?: StorageFaultObserver) {
     this.#dialect = dialect;
     this.#classify = classify;
-    this.#onFault = onFault;
+    this.#observer = observer;
   }
 
   createDriver(): Driver {
-    return new StorageFaultsDriver(this.#dialect.createDriver(), (error, during) => this.#translate(error, during));
+    return new StorageFaultsDriver(
+      this.#dialect.createDriver(),
+      (error, during, elapsedMs) => this.#translate(error, during, elapsedMs),
+      (wrote) => this.#succeeded(wrote),
+    );
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -63,12 +78,13 @@ export class StorageFaultsDialect implements Dialect {
     return this.#dialect.createIntrospector(db);
   }
 
-  #translate(error: unknown, during: StorageFault["during"]): unknown {
+  #translate(error: unknown, during: StorageFault["during"], elapsedMs: number): unknown {
     if (error instanceof GatehouseError) return error;
     const reason = this.#classify(error);
     if (reason === null) return error;
+    this.#faulted = true;
     try {
-      this.#onFault?.({ reason, message: error instanceof Error ? error.message : String(error), during });
+      this.#observer?.fault({ reason, message: error instanceof Error ? error.message : String(error), during, elapsedMs });
     } catch {
       // observing a fault must never change the answer
     }
@@ -77,6 +93,16 @@ export class StorageFaultsDialect implements Dialect {
     Object.defineProperty(unavailable, "cause", { value: error, enumerable: false });
     return unavailable;
   }
+
+  #succeeded(wrote: () => boolean): void {
+    if (!this.#faulted || !wrote()) return;
+    this.#faulted = false;
+    try {
+      this.#observer?.recovered();
+    } catch {
+      // observing must never change the answer
+    }
+  }
 }
 
 /** The driver's own error behind a `storage_unavailable` (what start-up should report); any other error as it is. */
@@ -84,60 +110,95 @@ export function storageFaultCause(error: unknown): unknown {
   return error instanceof GatehouseError && error.kind === "storage_unavailable" && error.cause !== undefined ? error.cause : error;
 }
 
-type Translate = (error: unknown, during: StorageFault["during"]) => unknown;
+type Translate = (error: unknown, during: StorageFault["during"], elapsedMs: number) => unknown;
+type Succeeded = (wrote: () => boolean) => void;
+
+const WRITE = /^\s*(insert|update|delete|with)\b/i;
+const always = () => true;
+
+/** A connection as kysely gets it: the driver's own, whose statements' faults are translated. */
+class FaultConnection implements DatabaseConnection {
+  readonly inner: DatabaseConnection;
+  readonly #failed: (during: StorageFault["during"]) => (error: unknown) => never;
+  readonly #succeeded: Succeeded;
+  /** Between a successful BEGIN and its COMMIT or ROLLBACK. */
+  inTransaction = false;
+
+  constructor(inner: DatabaseConnection, failed: (during: StorageFault["during"]) => (error: unknown) => never, succeeded: Succeeded) {
+    this.inner = inner;
+    this.#failed = failed;
+    this.#succeeded = succeeded;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const failed = this.#failed("query");
+    const result = await this.inner.executeQuery<R>(query).catch(failed);
+    this.#succeeded(() => !this.inTransaction && WRITE.test(query.sql));
+    return result;
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
 
 class StorageFaultsDriver implements Driver {
   readonly #driver: Driver;
   readonly #translate: Translate;
-  /** The driver's own connection behind each one handed to kysely: the driver's methods take its own. */
-  readonly #inner = new WeakMap<DatabaseConnection, DatabaseConnection>();
+  readonly #succeeded: Succeeded;
 
-  constructor(driver: Driver, translate: Translate) {
+  constructor(driver: Driver, translate: Translate, succeeded: Succeeded) {
     this.#driver = driver;
     this.#translate = translate;
+    this.#succeeded = succeeded;
   }
 
   init(): Promise<void> {
-    return this.#driver.init().catch(this.#failed("connect"));
+    const failed = this.#failed("connect");
+    return this.#driver.init().catch(failed);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await this.#driver.acquireConnection().catch(this.#failed("connect"));
-    const connection: DatabaseConnection = {
-      executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => inner.executeQuery<R>(query).catch(this.#failed("query")),
-      streamQuery: <R>(query: CompiledQuery, chunkSize: number) => inner.streamQuery<R>(query, chunkSize),
-    };
-    this.#inner.set(connection, inner);
-    return connection;
+    const failed = this.#failed("connect");
+    const inner = await this.#driver.acquireConnection().catch(failed);
+    return new FaultConnection(inner, (during) => this.#failed(during), this.#succeeded);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.#driver.beginTransaction(this.#own(connection), settings).catch(this.#failed("query"));
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const own = connection as FaultConnection;
+    const failed = this.#failed("query");
+    await this.#driver.beginTransaction(own.inner, settings).catch(failed);
+    own.inTransaction = true;
   }
 
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#driver.commitTransaction(this.#own(connection)).catch(this.#failed("query"));
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const own = connection as FaultConnection;
+    own.inTransaction = false;
+    const failed = this.#failed("query");
+    await this.#driver.commitTransaction(own.inner).catch(failed);
+    this.#succeeded(always);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#driver.rollbackTransaction(this.#own(connection)).catch(this.#failed("query"));
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const own = connection as FaultConnection;
+    own.inTransaction = false;
+    const failed = this.#failed("query");
+    await this.#driver.rollbackTransaction(own.inner).catch(failed);
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.#driver.releaseConnection(this.#own(connection));
+    return this.#driver.releaseConnection((connection as FaultConnection).inner);
   }
 
   destroy(): Promise<void> {
     return this.#driver.destroy();
   }
 
-  #own(connection: DatabaseConnection): DatabaseConnection {
-    return this.#inner.get(connection) ?? connection;
-  }
-
+  /** A rejection handler for a step that started now: it throws the step's error as `#translate` answers it. */
   #failed(during: StorageFault["during"]): (error: unknown) => never {
+    const started = performance.now();
     return (error) => {
-      throw this.#translate(error, during);
+      throw this.#translate(error, during, performance.now() - started);
     };
   }
 }

@@ -10,4 +10,4 @@ export {
 } from "./open-postgres-stores.ts";
 export { MIGRATION_LOCK_CLASS, migrationLockKeys } from "./migrate-under-lock.ts";
 export { MIGRATION_NAMES } from "@gatehouse/adapters-kysely";
-export type { QueryTiming, QueryTimingHook, StorageFault, StorageFaultHook } from "@gatehouse/adapters-kysely";
+export type { QueryTiming, QueryTimingHook, StorageFault, StorageFaultObserver } from "@gatehouse/adapters-kysely";

@@ -9,21 +9,22 @@ import {
   type PurgedCounts,
   type PurgeRetention,
   type QueryTimingHook,
-  type StorageFaultHook,
+  type StorageFaultObserver,
 } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import { Kysely, PGliteDialect, type Dialect, type PGlite } from "kysely";
 import pg from "pg";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
 import { migrateUnderLock } from "./migrate-under-lock.ts";
+import { PipelinedReadsDialect } from "./pipelined-reads.ts";
 import { PoolDialect } from "./pool-dialect.ts";
 import { postgresFault } from "./storage-faults.ts";
 
 export type PostgresStoresOptions = PostgresConnectionOptions & {
   /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
   readonly onQuery?: QueryTimingHook | undefined;
-  /** Called for every storage fault (the stores then reject with `storage_unavailable`); never with SQL or parameters. */
-  readonly onFault?: StorageFaultHook | undefined;
+  /** Told of every storage fault (the stores then reject with `storage_unavailable`) and of the recovery; never of SQL or parameters. */
+  readonly faults?: StorageFaultObserver | undefined;
 };
 
 export type PostgresConnectionOptions =
@@ -86,11 +87,11 @@ export interface PostgresStores {
  */
 const DEFAULT_MAX_CONNECTIONS = 10;
 
-function ownedPool(connectionString: string, max: number, timeouts: PostgresTimeouts): pg.Pool {
+/** Every connection's bounds and keepalive, for the pool and the pipelined reads alike. */
+function connectionConfig(connectionString: string, timeouts: PostgresTimeouts): pg.ClientConfig {
   const statementTimeoutMs = timeouts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-  const pool = new pg.Pool({
+  return {
     connectionString,
-    max,
     connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     statement_timeout: statementTimeoutMs,
     lock_timeout: statementTimeoutMs,
@@ -98,7 +99,11 @@ function ownedPool(connectionString: string, max: number, timeouts: PostgresTime
     query_timeout: statementTimeoutMs + CLIENT_READ_MARGIN_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-  });
+  };
+}
+
+function ownedPool(config: pg.ClientConfig, max: number): pg.Pool {
+  const pool = new pg.Pool({ ...config, max });
   // An idle connection that breaks (server restart, failover) is emitted here and would end the process if
   // unheard. pg has already dropped it from the pool; the next query connects afresh. A checked-out one is
   // heard by its own listener (pool-dialect.ts).
@@ -114,11 +119,13 @@ function ownedPool(connectionString: string, max: number, timeouts: PostgresTime
 export async function openPostgresStores(options: PostgresStoresOptions): Promise<PostgresStores> {
   let dialect: Dialect;
   let owned: boolean;
+  let reads: Dialect | undefined;
   const namedStatements = !("preparedStatements" in options && options.preparedStatements === false);
   if ("connectionString" in options) {
-    const pool = ownedPool(options.connectionString, options.max ?? DEFAULT_MAX_CONNECTIONS, options);
-    dialect = new PoolDialect({ pool, ownsPool: true, namedStatements });
+    const config = connectionConfig(options.connectionString, options);
+    dialect = new PoolDialect({ pool: ownedPool(config, options.max ?? DEFAULT_MAX_CONNECTIONS), ownsPool: true, namedStatements });
     owned = true;
+    reads = new PipelinedReadsDialect(config, namedStatements);
   } else if ("pool" in options) {
     dialect = new PoolDialect({ pool: options.pool, ownsPool: false, namedStatements });
     owned = false;
@@ -128,11 +135,13 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   }
   // Gatehouse lives in one schema; introspecting the others would only let their DDL fail ours.
   const log = options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) };
-  const db = new Kysely<Database>({ dialect: new StorageFaultsDialect(withCurrentSchemaIntrospection(dialect), postgresFault, options.onFault), ...log });
+  const db = new Kysely<Database>({ dialect: new StorageFaultsDialect(withCurrentSchemaIntrospection(dialect), postgresFault, options.faults), ...log });
+  const browserAccessDb =
+    reads === undefined ? undefined : new Kysely<Database>({ dialect: new StorageFaultsDialect(reads, postgresFault, options.faults), ...log });
   // kysely's destroy() ends the pool (or closes the PGlite), so it runs only for what Gatehouse
   // created; once, because pg refuses a second end().
   let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => (closing ??= owned ? db.destroy() : Promise.resolve());
+  const close = (): Promise<void> => (closing ??= owned ? Promise.all([db.destroy(), browserAccessDb?.destroy()]).then(() => undefined) : Promise.resolve());
   let applied: string[];
   try {
     applied = await migrateUnderLock(db);
@@ -141,7 +150,7 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
     throw storageFaultCause(error);
   }
   return {
-    stores: createKyselyStores(db, "postgres"),
+    stores: createKyselyStores(db, "postgres", { browserAccessDb }),
     db,
     applied,
     purgeExpired: (now, retention) => purgeExpired(db, now, retention),

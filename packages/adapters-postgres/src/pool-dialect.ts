@@ -1,14 +1,6 @@
-import { createHash } from "node:crypto";
-import {
-  AbortedTransactionError,
-  CompiledQuery,
-  PostgresDialect,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-  type TransactionSettings,
-} from "kysely";
+import { AbortedTransactionError, CompiledQuery, PostgresDialect, type DatabaseConnection, type Driver, type TransactionSettings } from "kysely";
 import type pg from "pg";
+import { StatementConnection, StatementNames } from "./statement-connection.ts";
 
 export interface PoolDialectOptions {
   readonly pool: pg.Pool;
@@ -19,14 +11,10 @@ export interface PoolDialectOptions {
 }
 
 /**
- * kysely's PostgreSQL dialect over a pg pool, with a driver of its own for two things, both through pg's
- * public API only:
- * - named statements: a statement with parameters goes out as `client.query({ name, text, values })`, so
- *   PostgreSQL parses and plans it once per connection (docs/decisions/named-statements.md);
- * - connection faults: every client checked out has an `'error'` listener, since pg emits a lost connection
- *   there and an unheard `'error'` ends the process. A client that lost its connection, or whose statement
- *   timed out on the client side, fails the statement that was using it and is then discarded from the pool
- *   instead of being handed to the next request.
+ * kysely's PostgreSQL dialect over a pg pool, with a driver of its own (shaped like the SQLite adapter's
+ * `ImmediateTransactionsDialect`) whose connections are `StatementConnection`s: named statements, and a lost
+ * connection that fails the requests using it and nothing else. A broken client is discarded at its
+ * release, so the pool opens a new one for a later request instead of handing it on.
  */
 export class PoolDialect extends PostgresDialect {
   readonly #options: PoolDialectOptions;
@@ -41,19 +29,15 @@ export class PoolDialect extends PostgresDialect {
   }
 }
 
-/** A bound on the prepared statements a connection holds, far above the texts the stores send. */
-const MAX_NAMED_TEXTS = 256;
-
-/** SQLSTATE feature_not_supported: a prepared statement whose result columns changed (another replica's migration). */
-const CACHED_PLAN_CHANGED = "0A000";
-
 class PoolDriver implements Driver {
   readonly #options: PoolDialectOptions;
-  readonly #connections = new WeakMap<pg.PoolClient, PoolConnection>();
-  readonly #names = new Map<string, string>();
+  readonly #names: StatementNames;
+  readonly #connections = new WeakMap<pg.PoolClient, StatementConnection>();
+  readonly #clients = new WeakMap<StatementConnection, pg.PoolClient>();
 
   constructor(options: PoolDialectOptions) {
     this.#options = options;
+    this.#names = new StatementNames(options.namedStatements);
   }
 
   async init(): Promise<void> {}
@@ -62,8 +46,9 @@ class PoolDriver implements Driver {
     const client = await this.#options.pool.connect();
     let connection = this.#connections.get(client);
     if (connection === undefined) {
-      connection = new PoolConnection(client, this.#options.namedStatements ? (text) => this.#nameOf(text) : () => undefined);
+      connection = new StatementConnection(client, this.#names);
       this.#connections.set(client, connection);
+      this.#clients.set(connection, client);
     }
     return connection;
   }
@@ -76,94 +61,28 @@ class PoolDriver implements Driver {
       if (settings.accessMode !== undefined) begin += ` ${settings.accessMode}`;
     }
     await connection.executeQuery(CompiledQuery.raw(begin));
-    (connection as PoolConnection).inTransaction = true;
+    (connection as StatementConnection).inTransaction = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    (connection as PoolConnection).inTransaction = false;
+    (connection as StatementConnection).inTransaction = false;
     const { rows } = await connection.executeQuery<{ command?: string }>(CompiledQuery.raw("commit"));
     // PostgreSQL completes the COMMIT of a transaction an earlier error aborted with a ROLLBACK tag.
     if (rows[0]?.command === "ROLLBACK") throw new AbortedTransactionError();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    (connection as PoolConnection).inTransaction = false;
+    (connection as StatementConnection).inTransaction = false;
     await connection.executeQuery(CompiledQuery.raw("rollback"));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as PoolConnection).release();
+    const own = connection as StatementConnection;
+    // A broken client goes: pg ends it, and the pool opens a new one for a later request.
+    this.#clients.get(own)?.release(own.broken);
   }
 
   async destroy(): Promise<void> {
     if (this.#options.ownsPool) await this.#options.pool.end();
   }
-
-  /** The name of a statement text (a hash of it, the same on every connection), or undefined past the bound. */
-  #nameOf(text: string): string | undefined {
-    let name = this.#names.get(text);
-    if (name === undefined && this.#names.size < MAX_NAMED_TEXTS) {
-      name = `gatehouse_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
-      this.#names.set(text, name);
-    }
-    return name;
-  }
-}
-
-class PoolConnection implements DatabaseConnection {
-  readonly #client: pg.PoolClient;
-  readonly #nameOf: (text: string) => string | undefined;
-  /** Set once the connection failed under a statement: it is discarded at its release. */
-  #broken = false;
-  /** Cleared on this connection once a named statement's result type changed under it. */
-  #naming = true;
-  /** Between the driver's BEGIN and its COMMIT or ROLLBACK. */
-  inTransaction = false;
-
-  constructor(client: pg.PoolClient, nameOf: (text: string) => string | undefined) {
-    this.#client = client;
-    this.#nameOf = nameOf;
-    // The statement in flight, if any, fails on its own; the listener keeps the process alive and the client out of the pool.
-    client.on("error", () => {
-      this.#broken = true;
-    });
-  }
-
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const values = [...query.parameters];
-    const name = this.#naming && values.length > 0 ? this.#nameOf(query.sql) : undefined;
-    let result: pg.QueryResult;
-    try {
-      result = await (name === undefined ? this.#client.query(query.sql, values) : this.#client.query({ name, text: query.sql, values }));
-    } catch (error) {
-      if (!isStatementError(error)) this.#broken = true;
-      else if (name !== undefined && (error as { code?: unknown }).code === CACHED_PLAN_CHANGED) {
-        // A rolling upgrade: this connection stops naming. Outside a transaction the statement runs again
-        // unnamed; inside one the transaction is already aborted, so only that unit of work fails.
-        this.#naming = false;
-        if (!this.inTransaction) return this.executeQuery(query);
-      }
-      throw error;
-    }
-    const { command, rowCount, rows } = result;
-    if (command === "COMMIT" || command === "ROLLBACK") return { rows: [{ command } as R] };
-    const counted = command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE";
-    return { numAffectedRows: counted ? BigInt(rowCount ?? 0) : undefined, rows: rows as R[] };
-  }
-
-  // eslint-disable-next-line require-yield -- the stores never stream; kysely's interface asks for the method
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error("Gatehouse's PostgreSQL driver does not stream");
-  }
-
-  release(): void {
-    // A broken client goes: pg ends it and the pool opens a new one for a later request.
-    this.#client.release(this.#broken);
-  }
-}
-
-/** An error PostgreSQL answered for the statement, on a connection that still works (not FATAL or PANIC). */
-function isStatementError(error: unknown): boolean {
-  const severity = (error as { severity?: unknown } | null)?.severity;
-  return typeof severity === "string" && severity !== "FATAL" && severity !== "PANIC";
 }

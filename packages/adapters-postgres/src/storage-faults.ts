@@ -16,10 +16,9 @@ function isUnavailableState(code: string): boolean {
  * exceeded when trying to connect" when `connectionTimeoutMillis` passes.
  */
 const PG_CONDITIONS: readonly (readonly [RegExp, string])[] = [
-  [/^Connection terminated/i, "connection_lost"],
-  [/not queryable|Client was closed/i, "connection_lost"],
-  [/^Query read timeout/i, "query_timeout"],
   [/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i, "connect_timeout"],
+  [/^Query read timeout/i, "query_timeout"],
+  [/^Connection terminated|not queryable|Client was closed/i, "connection_lost"],
 ];
 
 /** The storage fault a pg or PostgreSQL error is (`StorageFaultClassifier`), or null for any other error. */
