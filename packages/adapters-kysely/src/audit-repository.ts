@@ -1,4 +1,5 @@
-import { decodeAuditCursor, encodeAuditCursor, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
+import type { AuditActor, AuditEvent, AuditStore } from "@gatehouse/core";
+import { decodeAuditCursor, encodeAuditCursor } from "@gatehouse/core/store-kit";
 import type { Insertable, Kysely, Selectable } from "kysely";
 import { fromDbBigint } from "./dialect-differences.ts";
 import { preparedInsert } from "./prepared-insert.ts";

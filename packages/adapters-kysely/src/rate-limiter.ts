@@ -1,12 +1,5 @@
-import {
-  checkRateLimitRequests,
-  slidingLogRetryAt,
-  type EpochMs,
-  type LoggedUnit,
-  type RateLimitDecision,
-  type RateLimiter,
-  type RateLimitRequest,
-} from "@gatehouse/core";
+import type { EpochMs, RateLimitDecision, RateLimiter, RateLimitRequest } from "@gatehouse/core";
+import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "@gatehouse/core/store-kit";
 import { sql, type Kysely } from "kysely";
 import { fromDbBigint, unitLogSql, type DbBigint, type SqlDialect } from "./dialect-differences.ts";
 import type { Database } from "./schema.ts";
