@@ -95,7 +95,8 @@ export interface DeviceStore {
    * Atomic get-or-create keyed by (userId, orgId, fingerprint): concurrent calls for one key
    * return the same device and exactly one of them reports `created: true`. An existing
    * device gets `lastSeenAt = now`. `candidate.id` is a fresh id (the core draws a random one
-   * per call): an adapter may tell a created device by it.
+   * per call), so a created device is the one that has it; throws `already_exists` when the
+   * device is new and another device already has that id.
    */
   getOrCreate(candidate: Device): Promise<{ device: Device; created: boolean }>;
   findById(id: string): Promise<Device | null>;
@@ -185,7 +186,7 @@ export interface SessionStore {
   /**
    * Atomic rotation with reuse detection. When `refreshTokenHash` is the current refresh token
    * of an active, unexpired session, replaces both tokens with `next` and remembers the old hash
-   * as retired, with the rotation time and `replay.sealedSuccessor` (in the same transaction).
+   * as retired, with the rotation time and `replay.sealedSuccessor`, atomically with the rotation.
    * When it is a retired hash: if it was retired less than `replay.reuseIntervalMs` ago (as
    * recorded at its rotation), the session is active and unexpired, and its current refresh
    * token is still the one that replaced this hash, reports `replayed` with the stored sealed
