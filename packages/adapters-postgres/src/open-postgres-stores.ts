@@ -91,12 +91,22 @@ const DEFAULT_MAX_CONNECTIONS = 10;
 function connectionConfig(connectionString: string, timeouts: PostgresTimeouts): pg.ClientConfig {
   const statementTimeoutMs = timeouts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   return {
-    connectionString,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...migrationConfig(connectionString, timeouts),
     statement_timeout: statementTimeoutMs,
     lock_timeout: statementTimeoutMs,
     idle_in_transaction_session_timeout: 2 * statementTimeoutMs,
     query_timeout: statementTimeoutMs + CLIENT_READ_MARGIN_MS,
+  };
+}
+
+/**
+ * The migration's one connection: no statement, lock or read timeout, since a migration may rewrite a large
+ * table and a replica may wait its turn for the migration lock as long as another replica migrates.
+ */
+function migrationConfig(connectionString: string, timeouts: PostgresTimeouts): pg.ClientConfig {
+  return {
+    connectionString,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     keepAlive: true,
     keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
   };
@@ -120,12 +130,14 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   let dialect: Dialect;
   let owned: boolean;
   let reads: Dialect | undefined;
+  let migration: Dialect | undefined;
   const namedStatements = !("preparedStatements" in options && options.preparedStatements === false);
   if ("connectionString" in options) {
     const config = connectionConfig(options.connectionString, options);
     dialect = new PoolDialect({ pool: ownedPool(config, options.max ?? DEFAULT_MAX_CONNECTIONS), ownsPool: true, namedStatements });
     owned = true;
     reads = new PipelinedReadsDialect(config, namedStatements);
+    migration = new PoolDialect({ pool: ownedPool(migrationConfig(options.connectionString, options), 1), ownsPool: true, namedStatements: false });
   } else if ("pool" in options) {
     dialect = new PoolDialect({ pool: options.pool, ownsPool: false, namedStatements });
     owned = false;
@@ -144,7 +156,15 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const close = (): Promise<void> => (closing ??= owned ? Promise.all([db.destroy(), browserAccessDb?.destroy()]).then(() => undefined) : Promise.resolve());
   let applied: string[];
   try {
-    applied = await migrateUnderLock(db);
+    if (migration === undefined) applied = await migrateUnderLock(db);
+    else {
+      const migrating = new Kysely<Database>({ dialect: new StorageFaultsDialect(withCurrentSchemaIntrospection(migration), postgresFault) });
+      try {
+        applied = await migrateUnderLock(migrating);
+      } finally {
+        await migrating.destroy();
+      }
+    }
   } catch (error) {
     await close();
     throw storageFaultCause(error);
