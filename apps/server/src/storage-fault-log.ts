@@ -8,7 +8,7 @@ const REMINDER_INTERVAL_MS = 60_000;
  * The database's faults as the operator reads them: once per episode, not once per request. The first
  * fault opens an episode with one error line (its reason and the driver's message, no stack); the faults
  * after it are only counted, with a reminder at most once a minute; the first statement that succeeds
- * closes the episode with a summary (how long, how many requests failed, by reason).
+ * closes the episode with a summary (how long, how many faults, by reason).
  */
 export function storageFaultLog(logger: Logger, database: string, now: () => number = Date.now): StorageFaultObserver {
   let episode: { readonly startedAt: number; remindedAt: number; failures: number; readonly reasons: Record<string, number> } | undefined;

@@ -41,7 +41,7 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * A dialect whose driver reports storage faults as `GatehouseError("storage_unavailable")` (which the
- * transport answers as Unavailable / HTTP 503 with `retry-after`), and tells `onFault` of each: the one place
+ * transport answers as Unavailable / HTTP 503 with `retry-after`), and tells its observer of each: the one place
  * where "the database is away" becomes a domain answer, for every statement, transaction step and
  * connection the stores use. Any other error passes through unchanged.
  */
@@ -49,7 +49,7 @@ export class StorageFaultsDialect implements Dialect {
   readonly #dialect: Dialect;
   readonly #classify: StorageFaultClassifier;
   readonly #observer: StorageFaultObserver | undefined;
-  /** Whether a fault was seen and no statement has succeeded since. */
+  /** Whether a fault was seen and no write has succeeded since. */
   #faulted = false;
 
   constructor(dialect: Dialect, classify: StorageFaultClassifier, observer?: StorageFaultObserver) {
