@@ -59,6 +59,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   for (const warning of config.email.warnings) logger.warn(warning);
   const { gatehouse, storage, stores, sms, email } = await createEngine(config, logger, clock, {
     onQuery: metrics?.dbQuery,
+    onStorageFault: metrics?.dbFault,
     onSmsResult: metrics?.smsResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,

@@ -19,6 +19,11 @@ export interface ServerConfig {
   readonly databaseCreate: boolean;
   /** SQLITE_BACKGROUND_CHECKPOINT: a worker thread checkpoints the SQLite WAL (adapters-sqlite `backgroundCheckpoint`). */
   readonly sqliteBackgroundCheckpoint: boolean;
+  /**
+   * DATABASE_STATEMENT_TIMEOUT_MS: the longest a statement (or a lock wait, or SQLite's busy wait) may take;
+   * DATABASE_CONNECT_TIMEOUT_MS: the longest a request waits for a PostgreSQL connection.
+   */
+  readonly databaseTimeouts: { readonly statementTimeoutMs: number; readonly connectTimeoutMs: number };
   readonly appEnv: string | undefined;
   /** OTP_RETURN_TO_CLIENT with APP_ENV development, test or local: no SMS, OTPs kept in memory for the dev route. */
   readonly devOtpMode: boolean;
@@ -216,6 +221,10 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     databaseUrl,
     databaseCreate: bool("DATABASE_CREATE", text("DATABASE_URL") === undefined),
     sqliteBackgroundCheckpoint: bool("SQLITE_BACKGROUND_CHECKPOINT", false),
+    databaseTimeouts: {
+      statementTimeoutMs: int("DATABASE_STATEMENT_TIMEOUT_MS", 5000, 100, 600_000),
+      connectTimeoutMs: int("DATABASE_CONNECT_TIMEOUT_MS", 5000, 100, 600_000),
+    },
     appEnv,
     devOtpMode,
     devOtpRouteEnabled: devOtpMode && devOtpRouteFlag,

@@ -1,4 +1,4 @@
-import type { QueryTimingHook } from "@gatehouse/adapters-sqlite";
+import type { QueryTimingHook, StorageFault } from "@gatehouse/adapters-sqlite";
 import {
   createGatehouse,
   cryptoRandom,
@@ -14,11 +14,14 @@ import type { ServerConfig } from "./config.ts";
 import { createEmail, type EmailSetup } from "./email.ts";
 import type { Logger } from "./logger.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
-import { openStorage, type OpenStorage } from "./storage.ts";
+import { describeDatabase, openStorage, type OpenStorage } from "./storage.ts";
+import { storageFaultLog } from "./storage-fault-log.ts";
 
 /** Hooks the server's metrics attach (METRICS_PORT); the CLI and the bench pass none. */
 export interface EngineInstruments {
   readonly onQuery?: QueryTimingHook | undefined;
+  /** Every storage fault, for the database-error metric (the log hears of them anyway). */
+  readonly onStorageFault?: ((fault: StorageFault) => void) | undefined;
   readonly onSmsResult?: SmsResultObserver | undefined;
   readonly wrapRateLimiter?: ((limiter: RateLimiter) => RateLimiter) | undefined;
   readonly hashQueue?: HashQueueObserver | undefined;
@@ -39,7 +42,19 @@ export interface Engine {
 /** The composition root: the one place that picks implementations for the core's ports. Migrates the database. */
 export async function createEngine(config: ServerConfig, logger: Logger, clock: Clock = systemClock, instruments: EngineInstruments = {}): Promise<Engine> {
   for (const warning of config.warnings) logger.warn(warning);
-  const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, config.databaseCreate);
+  const faultLog = storageFaultLog(logger, describeDatabase(config.databaseUrl));
+  const { onStorageFault } = instruments;
+  const faults =
+    onStorageFault === undefined
+      ? faultLog
+      : {
+          fault: (fault: StorageFault) => {
+            onStorageFault(fault);
+            faultLog.fault(fault);
+          },
+          recovered: () => faultLog.recovered(),
+        };
+  const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, { ...config.databaseTimeouts, faults, createDirectory: config.databaseCreate });
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);
   const email = createEmail(config.email, clock, logger);

@@ -4,7 +4,7 @@
  * limit names. Never a user, org, phone, IP or token. docs/operations.md lists each metric with
  * an example alert.
  */
-import type { QueryTiming } from "@gatehouse/adapters-sqlite";
+import type { QueryTiming, StorageFault } from "@gatehouse/adapters-sqlite";
 import type { HashQueueObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
@@ -24,6 +24,8 @@ export interface GatehouseMetrics extends RequestObserver {
   /** A RateLimiter refused a unit: `limit` names which one (`ip`, `otp-send:phone:15m`, …). */
   rateLimitRejected(limit: string): void;
   dbQuery(timing: QueryTiming): void;
+  /** A storage fault; one that came while getting a connection is counted as a failed `connect` here, since no query saw it. */
+  dbFault(fault: StorageFault): void;
   /** The core's password-hash queue reports its depth and each hash's wait and run time here. */
   readonly hashQueue: HashQueueObserver;
 }
@@ -123,6 +125,9 @@ export function createMetrics(): GatehouseMetrics {
     smsResult: (provider, outcome) => otpSends.inc({ provider, outcome }),
     rateLimitRejected: (limit) => rateLimitRejections.inc({ limit }),
     dbQuery: (timing) => queryDuration.observe({ operation: timing.operation, result: timing.failed ? "error" : "ok" }, timing.durationMs / 1000),
+    dbFault: (fault) => {
+      if (fault.during === "connect") queryDuration.observe({ operation: "connect", result: "error" }, fault.elapsedMs / 1000);
+    },
     hashQueue: {
       depthChanged: (depth) => hashQueueDepth.set(depth),
       hashed: (waitMs, runMs) => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openSqliteStores, type QueryTimingHook, type SqliteStores } from "@gatehouse/adapters-sqlite";
+import { openSqliteStores, type QueryTimingHook, type SqliteStores, type StorageFaultObserver } from "@gatehouse/adapters-sqlite";
 import type { EpochMs, Stores } from "@gatehouse/core";
 
 /** Rows deleted per table; both adapters report the same counts. */
@@ -50,6 +50,15 @@ export function describeDatabase(databaseUrl: string): string {
   return `postgres ${url.toString()}`;
 }
 
+/** How long requests may wait on the database, who hears of its faults, and whether a missing SQLite directory may be created. */
+export interface DatabaseOpenOptions {
+  readonly statementTimeoutMs?: number | undefined;
+  readonly connectTimeoutMs?: number | undefined;
+  readonly faults?: StorageFaultObserver | undefined;
+  /** Create an SQLite file's missing directory (`gatehouse migrate`, `DATABASE_CREATE`); otherwise it is refused. */
+  readonly createDirectory?: boolean | undefined;
+}
+
 /**
  * A plain path or a `file:` URL is SQLite; `postgres://` / `postgresql://` is PostgreSQL. Migrations run here.
  * An SQLite file whose directory does not exist is refused unless `createDirectory` (a mistyped path
@@ -59,10 +68,10 @@ export async function openStorage(
   databaseUrl: string,
   onQuery?: QueryTimingHook,
   sqliteBackgroundCheckpoint = false,
-  createDirectory = false,
+  options: DatabaseOpenOptions = {},
 ): Promise<OpenStorage> {
   const database = describeDatabase(databaseUrl);
-  if (!isPostgresUrl(databaseUrl) && !createDirectory) {
+  if (!isPostgresUrl(databaseUrl) && options.createDirectory !== true) {
     const directory = dirname(sqliteFilename(databaseUrl));
     if (!existsSync(directory)) {
       throw new Error(
@@ -72,7 +81,7 @@ export async function openStorage(
     }
   }
   try {
-    return withWriteProbe(await openDatabase(databaseUrl, onQuery, sqliteBackgroundCheckpoint));
+    return withWriteProbe(await openDatabase(databaseUrl, onQuery, sqliteBackgroundCheckpoint, options));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot open the database (${database}): ${message}`, { cause: error });
@@ -93,14 +102,22 @@ async function openDatabase(
   databaseUrl: string,
   onQuery: QueryTimingHook | undefined,
   sqliteBackgroundCheckpoint: boolean,
+  options: DatabaseOpenOptions,
 ): Promise<Omit<OpenStorage, "probeWrite">> {
+  const { statementTimeoutMs, connectTimeoutMs, faults } = options;
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
-    const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery });
+    const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery, faults, statementTimeoutMs, connectTimeoutMs });
     return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: pg.purgeExpired, ping: pg.ping, close: pg.close };
   }
-  const sqlite = await openSqliteStores({ filename: sqliteFilename(databaseUrl), onQuery, backgroundCheckpoint: sqliteBackgroundCheckpoint });
+  const sqlite = await openSqliteStores({
+    filename: sqliteFilename(databaseUrl),
+    onQuery,
+    faults,
+    busyTimeoutMs: statementTimeoutMs,
+    backgroundCheckpoint: sqliteBackgroundCheckpoint,
+  });
   return {
     stores: sqlite.stores,
     kind: "sqlite",

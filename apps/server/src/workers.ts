@@ -29,7 +29,7 @@ export function retryDelayMs(failures: number): number {
  * all have, with status 1 if any of them failed to stop cleanly.
  */
 export async function superviseWorkers(config: ServerConfig, logger: Logger): Promise<void> {
-  const storage = await openStorage(config.databaseUrl, undefined, false, config.databaseCreate);
+  const storage = await openStorage(config.databaseUrl, undefined, false, { ...config.databaseTimeouts, createDirectory: config.databaseCreate });
   await storage.close();
 
   const startTimeoutMs = config.lifecycle.workerStartTimeoutMs;

@@ -120,3 +120,22 @@ describe("SQLite checkpoints", () => {
     expect(problems({ SQLITE_BACKGROUND_CHECKPOINT: "sometimes" })).toContain("SQLITE_BACKGROUND_CHECKPOINT must be true or false");
   });
 });
+
+describe("database timeouts", () => {
+  it("default to 5 s each and take DATABASE_STATEMENT_TIMEOUT_MS and DATABASE_CONNECT_TIMEOUT_MS", () => {
+    expect(loadConfig({}, 8).databaseTimeouts).toEqual({ statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: "1500", DATABASE_CONNECT_TIMEOUT_MS: "800" }, 8).databaseTimeouts).toEqual({
+      statementTimeoutMs: 1500,
+      connectTimeoutMs: 800,
+    });
+  });
+
+  it.each([
+    ["DATABASE_STATEMENT_TIMEOUT_MS", "0"],
+    ["DATABASE_STATEMENT_TIMEOUT_MS", "five"],
+    ["DATABASE_CONNECT_TIMEOUT_MS", "99"],
+    ["DATABASE_CONNECT_TIMEOUT_MS", "600001"],
+  ])("refuses %s=%j, naming the variable", (name, value) => {
+    expect(problems({ [name]: value })).toContain(name);
+  });
+});

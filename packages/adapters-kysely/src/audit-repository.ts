@@ -1,8 +1,9 @@
-import { decodeAuditCursor, encodeAuditCursor, type AuditActor, type AuditEvent, type AuditStore } from "@gatehouse/core";
+import type { AuditActor, AuditEvent, AuditStore } from "@gatehouse/core";
+import { decodeAuditCursor, encodeAuditCursor } from "@gatehouse/core/store-kit";
 import type { Insertable, Kysely, Selectable } from "kysely";
 import { fromDbBigint } from "./dialect-differences.ts";
+import { preparedInsert } from "./prepared-insert.ts";
 import type { PreparedQueryCache } from "./prepared-query.ts";
-import { ridingInsert } from "./riding-insert.ts";
 import type { AuditEventsTable, Database } from "./schema.ts";
 
 function toActor(row: Selectable<AuditEventsTable>): AuditActor {
@@ -46,14 +47,11 @@ function toAuditEvent(row: Selectable<AuditEventsTable>): AuditEvent {
 
 /**
  * Plain statements on `db`, never a transaction of its own: handed a kysely Transaction, `append`
- * is part of the caller's unit of work, so the event commits or rolls back with its change. Inside a
- * transaction the events may ride with the transaction's next statement (the core appends them just
- * before the commit, so on PostgreSQL they go out with the COMMIT): a plain INSERT, whose taken id fails
- * the transaction (here, or `ridingKeyTaken` at the commit) instead of being skipped (see `ridingInsert`).
+ * is part of the caller's unit of work, so the event commits or rolls back with its change.
  */
 export function createAuditRepository(db: Kysely<Database>, cache: PreparedQueryCache): AuditStore {
   // Every use case appends, so the INSERT is prepared (per event count, see preparedInsert).
-  const insert = ridingInsert(db, cache, "audit_events", AUDIT_COLUMNS);
+  const insert = preparedInsert(db, cache, "audit_events", AUDIT_COLUMNS);
   return {
     async append(...events) {
       if (events.length === 0) return;

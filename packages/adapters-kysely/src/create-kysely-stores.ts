@@ -1,4 +1,4 @@
-import { GatehouseError, takenAuditIdFailsTransaction, type Stores } from "@gatehouse/core";
+import type { Stores } from "@gatehouse/core";
 import type { Kysely } from "kysely";
 import { createAuditRepository } from "./audit-repository.ts";
 import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
@@ -11,7 +11,6 @@ import { createInvitationRepository } from "./invitation-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
 import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
-import { ridingKeyTaken } from "./riding-insert.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
@@ -29,34 +28,26 @@ export function createKyselyStores(db: Kysely<Database>, dialect: SqlDialect): S
   return {
     ...repositoriesOver(db, dialect, cache),
     transaction: (work) =>
-      db
-        .transaction()
-        .execute((trx) => {
-          const tx: Stores = { ...repositoriesOver(trx, dialect, cache), transaction: (inner) => inner(tx) };
-          return takenAuditIdFailsTransaction(tx, work);
-        })
-        .catch((error: unknown) => {
-          // Audit events, challenges and sessions may ride with a later statement or the commit, which then reports their taken key.
-          throw ridingKeyTaken(error) ? new GatehouseError("already_exists") : error;
-        }),
+      db.transaction().execute((trx) => {
+        const tx: Stores = { ...repositoriesOver(trx, dialect, cache), transaction: (inner) => inner(tx) };
+        return work(tx);
+      }),
   };
 }
 
 function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): Omit<Stores, "transaction"> {
-  const devices = createDeviceRepository(db, dialect, cache);
-  const signInFacts = createSignInFactsRepository(db, dialect, cache, devices);
   return {
     users: createUserRepository(db, dialect, cache),
     orgs: createOrgRepository(db, cache),
-    devices,
-    challenges: createChallengeRepository(db, dialect, cache, signInFacts),
+    devices: createDeviceRepository(db, dialect, cache),
+    challenges: createChallengeRepository(db, cache),
     intents: createIntentRepository(db),
     emailTokens: createEmailTokenRepository(db),
     invitations: createInvitationRepository(db),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),
-    signInFacts,
+    signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
     audit: createAuditRepository(db, cache),
   };

@@ -22,7 +22,7 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
 }
 
 /** A device's columns as the arguments of a prepared statement, in table order (`deviceArguments`). */
-export type DeviceArguments = [
+type DeviceArguments = [
   id: string,
   userId: string,
   orgId: string,
@@ -35,9 +35,9 @@ export type DeviceArguments = [
   sessionIssuedAt: number | null,
 ];
 
-export const DEVICE_ARITY = 10;
+const DEVICE_ARITY = 10;
 
-export function deviceArguments(dialect: SqlDialect, device: Device): DeviceArguments {
+function deviceArguments(dialect: SqlDialect, device: Device): DeviceArguments {
   const { id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt } = device;
   return [id, userId, orgId, fingerprint, toDbBool(dialect, trusted), trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt];
 }
@@ -73,36 +73,22 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       .where("session_issued_at", "is not", null)
       .limit(1),
   );
-  // It answers nothing, so it may ride with the transaction's next statement (the COMMIT, in the core).
-  const rides = { rides: true };
-  const markIssued = preparedStatement(
-    db,
-    cache,
-    "devices.markSessionIssued",
-    2,
-    (deviceId: string, now: number) =>
-      db
-        .updateTable("devices")
-        .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})` })
-        .where("id", "=", deviceId),
-    rides,
+  const markIssued = preparedStatement(db, cache, "devices.markSessionIssued", 2, (deviceId: string, now: number) =>
+    db
+      .updateTable("devices")
+      .set({ session_issued_at: sql<number>`coalesce(session_issued_at, ${now})` })
+      .where("id", "=", deviceId),
   );
-  const markIssuedAndTrusted = preparedStatement(
-    db,
-    cache,
-    "devices.markSessionIssuedAndTrusted",
-    3,
-    (deviceId: string, now: number, trustedUntil: number) =>
-      db
-        .updateTable("devices")
-        .set({
-          session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`,
-          trusted: toDbBool(dialect, true),
-          trusted_until: trustedUntil,
-          trust_revoked_at: null,
-        })
-        .where("id", "=", deviceId),
-    rides,
+  const markIssuedAndTrusted = preparedStatement(db, cache, "devices.markSessionIssuedAndTrusted", 3, (deviceId: string, now: number, trustedUntil: number) =>
+    db
+      .updateTable("devices")
+      .set({
+        session_issued_at: sql<number>`coalesce(session_issued_at, ${now})`,
+        trusted: toDbBool(dialect, true),
+        trusted_until: trustedUntil,
+        trust_revoked_at: null,
+      })
+      .where("id", "=", deviceId),
   );
   return {
     async getOrCreate(candidate) {

@@ -8,5 +8,12 @@ export { MIGRATION_NAMES, migrateToLatest, type MigrateOptions } from "./migrati
 export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";
-export { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
 export { pingDatabase, queryTimingLog, type QueryTiming, type QueryTimingHook } from "./query-timing.ts";
+export {
+  StorageFaultsDialect,
+  STORAGE_RETRY_AFTER_SECONDS,
+  storageFaultCause,
+  type StorageFault,
+  type StorageFaultClassifier,
+  type StorageFaultObserver,
+} from "./storage-faults.ts";

@@ -1,5 +1,4 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from "kysely";
-import { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
 import type { Database } from "./schema.ts";
 
 interface CompiledWithSources {
@@ -20,8 +19,8 @@ export function createPreparedQueryCache(): PreparedQueryCache {
 
 /**
  * A query kysely builds and compiles once, then runs with new argument values. For a point lookup the
- * builder and compiler cost more than the database does (7–15 µs a statement against a few µs of SQLite),
- * so the reads every request makes and the sign-in flow's statements skip them. `name` identifies the
+ * builder and compiler cost more than the database does (docs/decisions/prepared-queries.md), so the reads
+ * every request makes and the sign-in flow's statements skip them. `name` identifies the
  * statement's shape in `cache`: the first call with it compiles, the later ones (a transaction's stores)
  * reuse the compiled query and run it on their `db`.
  *
@@ -40,11 +39,6 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
   return async (...args) => (await run(...args)).rows;
 }
 
-/** How a prepared statement is sent: `rides` marks a write that answers nothing (`RIDES_WITH_NEXT_STATEMENT`); it resolves once sent or held. */
-export interface PreparedStatementOptions {
-  readonly rides?: boolean;
-}
-
 /** `preparedQuery` for a statement whose whole result is read: a write's affected rows, say. */
 export function preparedStatement<Args extends readonly unknown[], Row>(
   db: Kysely<Database>,
@@ -52,12 +46,10 @@ export function preparedStatement<Args extends readonly unknown[], Row>(
   name: string,
   arity: Args["length"],
   build: (...args: Args) => Compilable<Row>,
-  options: PreparedStatementOptions = {},
 ): (...args: Args) => Promise<QueryResult<Row>> {
   let entry = cache.get(name);
   if (entry === undefined) {
     entry = compileWithPlaceholders(arity, build);
-    if (options.rides === true) entry = { ...entry, compiled: { ...entry.compiled, sql: RIDES_WITH_NEXT_STATEMENT + entry.compiled.sql } };
     cache.set(name, entry);
   }
   const { compiled, sources } = entry;

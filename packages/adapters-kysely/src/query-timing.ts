@@ -19,7 +19,7 @@ const KNOWN_OPERATIONS = new Set(["select", "insert", "update", "delete", "with"
  */
 export function queryTimingLog(hook: QueryTimingHook): (event: LogEvent) => void {
   return (event) => {
-    // Past any leading comments: a write marked RIDES_WITH_NEXT_STATEMENT is still an insert or an update.
+    // Past any leading comments, which say nothing of the statement's kind.
     const keyword = /^\s*(?:\/\*[\s\S]*?\*\/\s*)*([a-z]+)/i.exec(event.query.sql)?.[1]?.toLowerCase() ?? "other";
     try {
       hook({ durationMs: event.queryDurationMillis, operation: KNOWN_OPERATIONS.has(keyword) ? keyword : "other", failed: event.level === "error" });

@@ -1,15 +1,7 @@
-import {
-  checkRateLimitRequests,
-  slidingLogRetryAt,
-  type EpochMs,
-  type LoggedUnit,
-  type RateLimitDecision,
-  type RateLimiter,
-  type RateLimitRequest,
-} from "@gatehouse/core";
+import type { EpochMs, RateLimitDecision, RateLimiter, RateLimitRequest } from "@gatehouse/core";
+import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "@gatehouse/core/store-kit";
 import { sql, type Kysely } from "kysely";
 import { fromDbBigint, unitLogSql, type DbBigint, type SqlDialect } from "./dialect-differences.ts";
-import { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
 import type { Database } from "./schema.ts";
 
 interface ConsumedRow {
@@ -83,8 +75,7 @@ export function createRateLimiter(db: Kysely<Database>, dialect: SqlDialect): Ra
 
     async refund({ key, at, unit }) {
       const isTheUnit = sql`${log.at} = ${at} AND ${log.unit} = ${unit}`;
-      // It answers nothing, so inside a transaction it may ride with the next statement.
-      await sql`${sql.raw(RIDES_WITH_NEXT_STATEMENT)}UPDATE rate_limits
+      await sql`UPDATE rate_limits
         SET units = (SELECT ${log.kept()} FROM ${log.elements(current)} WHERE NOT (${isTheUnit}))
         WHERE key = ${key} AND EXISTS (SELECT 1 FROM ${log.elements(current)} WHERE ${isTheUnit})`.execute(db);
     },

@@ -3,8 +3,8 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
+import { preparedInsert } from "./prepared-insert.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
-import { ridingInsert } from "./riding-insert.ts";
 import type { Database, SessionsTable } from "./schema.ts";
 
 const SESSION_COLUMNS = [
@@ -48,7 +48,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
     db.selectFrom("sessions").selectAll().where("access_token_hash", "=", accessTokenHash).where("revoked_at", "is", null).where("access_expires_at", ">", now),
   );
   // Every sign-in runs this one.
-  const insert = ridingInsert(db, cache, "sessions", SESSION_COLUMNS);
+  const insert = preparedInsert(db, cache, "sessions", SESSION_COLUMNS);
   return {
     async create(session) {
       await insert([

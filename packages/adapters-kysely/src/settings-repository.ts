@@ -37,8 +37,8 @@ export interface SettingsForOrgRow {
 
 /**
  * The select-list of `SettingsForOrgRow`: each column a scalar subquery of its settings row. Subqueries, not
- * LEFT JOINs from a one-row anchor: SQLite ran the joined form in 14–15 µs and this one in 5–6 µs (the same
- * index lookups; scripts/sqlite-statement-forms.ts), and PostgreSQL plans both as point reads.
+ * LEFT JOINs from a one-row anchor: the cheaper form on SQLite, and PostgreSQL plans both as point reads
+ * (docs/decisions/sign-in-facts-read.md).
  */
 export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
   const fromPlatform = (column: keyof Omit<PlatformSettingsTable, "id">) =>

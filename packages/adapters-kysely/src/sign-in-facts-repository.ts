@@ -1,8 +1,6 @@
-import { readSeeingDeviceInTurn, type Device, type DeviceStore, type SignInFacts, type SignInFactsStore } from "@gatehouse/core";
+import type { Device, SignInFacts, SignInFactsStore } from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
-import { failOnDuplicate } from "./already-exists.ts";
-import { DEVICE_ARITY, deviceArguments, toDevice, type DeviceArguments } from "./device-repository.ts";
-import type { SqlDialect } from "./dialect-differences.ts";
+import { toDevice } from "./device-repository.ts";
 import { preparedQuery, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, DevicesTable, MembershipsTable, UsersTable } from "./schema.ts";
 import { settingsForOrgColumns, settingsFromColumns, type SettingsForOrgRow } from "./settings-repository.ts";
@@ -40,16 +38,15 @@ const DEVICE_COLUMNS = columnsOf<DevicesTable>({
 type DeviceColumns = { readonly [Column in keyof DevicesTable & string as `device_${Column}`]: Selectable<DevicesTable>[Column] | null };
 
 /** The row `signInFactsColumns` selects. */
-export type SignInRow = Selectable<UsersTable> & { readonly membership_role: MembershipsTable["role"] | null } & DeviceColumns & SettingsForOrgRow;
+type SignInRow = Selectable<UsersTable> & { readonly membership_role: MembershipsTable["role"] | null } & DeviceColumns & SettingsForOrgRow;
 
 /**
  * The select-list of `SignInRow` for the user row `users` in the FROM clause: its columns, then its membership
- * of `orgId` and the device found in `deviceSource` (`deviceOfUser`, or a CTE's row) and both settings rows as
- * scalar subqueries. `orgId` is a value or a column reference (a claimed challenge's, in `ChallengeStore.claimAttempt`).
- * One subquery per device column repeats the same primary-key lookup, and is still the cheaper form:
- * better-sqlite3 ran it in 11–13 µs and the device LEFT JOINed in 46–52 µs (scripts/sqlite-statement-forms.ts, two runs).
+ * of `orgId` and the device found in `deviceSource` (`deviceOfUser`) and both settings rows as scalar
+ * subqueries. One subquery per device column repeats the same primary-key lookup, and is still the cheaper
+ * form on SQLite than a LEFT JOIN of the device (docs/decisions/sign-in-facts-read.md).
  */
-export function signInFactsColumns(orgId: unknown, deviceSource: RawBuilder<unknown>): RawBuilder<unknown> {
+function signInFactsColumns(orgId: unknown, deviceSource: RawBuilder<unknown>): RawBuilder<unknown> {
   const device = (column: keyof DevicesTable & string) => sql`(SELECT ${sql.ref(column)} FROM ${deviceSource}) AS ${sql.id(`device_${column}`)}`;
   return sql`${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))},
              (SELECT role FROM memberships WHERE org_id = ${orgId} AND user_id = users.id) AS membership_role,
@@ -58,12 +55,12 @@ export function signInFactsColumns(orgId: unknown, deviceSource: RawBuilder<unkn
 }
 
 /** A `deviceSource`: the device `deviceId` when it is the user's in `orgId`, so a challenge naming another user's device finds none. */
-export function deviceOfUser(deviceId: unknown, orgId: unknown): RawBuilder<unknown> {
+function deviceOfUser(deviceId: unknown, orgId: unknown): RawBuilder<unknown> {
   return sql`devices WHERE id = ${deviceId} AND user_id = users.id AND org_id = ${orgId}`;
 }
 
 /** The facts in a row `signInFactsColumns` selected for `orgId`. */
-export function signInFactsOf(row: SignInRow, orgId: string): SignInFacts {
+function signInFactsOf(row: SignInRow, orgId: string): SignInFacts {
   return {
     user: toUser(row),
     membership: row.membership_role === null ? null : { orgId, userId: row.id, role: row.membership_role },
@@ -72,42 +69,16 @@ export function signInFactsOf(row: SignInRow, orgId: string): SignInFacts {
   };
 }
 
-/**
- * `SignInFactsStore` in one SELECT of the user's row with `signInFactsColumns`. On PostgreSQL `readSeeingDevice`
- * is one statement too: the device's upsert, guarded by the membership, in a WITH clause whose row the facts
- * read (the statement's other reads cannot see it). SQLite allows no INSERT in a WITH clause; there the
- * device's upsert follows the read, and costs no round trip.
- */
-export function createSignInFactsRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache, devices: DeviceStore): SignInFactsStore {
+/** `SignInFactsStore` in one SELECT of the user's row with `signInFactsColumns`: the facts come from one snapshot. */
+export function createSignInFactsRepository(db: Kysely<Database>, cache: PreparedQueryCache): SignInFactsStore {
   const selectFacts = preparedQuery(db, cache, "signInFacts.read", 3, (userId: string, orgId: string, deviceId: string | null) => {
     const query = sql<SignInRow>`SELECT ${signInFactsColumns(orgId, deviceOfUser(deviceId, orgId))} FROM users WHERE users.id = ${userId}`;
     return { compile: () => query.compile(db) };
   });
-  const read: SignInFactsStore["read"] = async (userId, orgId, deviceId) => {
-    const [row] = await selectFacts(userId, orgId, deviceId);
-    return row === undefined ? null : signInFactsOf(row, orgId);
-  };
-  const selectSeeingDevice = preparedQuery(db, cache, "signInFacts.readSeeingDevice", DEVICE_ARITY, (...device: DeviceArguments) => {
-    const [id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt] = device;
-    const query = sql<SignInRow>`
-      WITH seen AS (
-        INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, trusted_until, trust_revoked_at, created_at, last_seen_at, session_issued_at)
-        SELECT ${id}, ${userId}, ${orgId}, ${fingerprint}, ${trusted}, ${trustedUntil}, ${trustRevokedAt}, ${createdAt}, ${lastSeenAt}, ${sessionIssuedAt}
-        WHERE EXISTS (SELECT 1 FROM memberships WHERE org_id = ${orgId} AND user_id = ${userId})
-        ON CONFLICT (user_id, org_id, fingerprint) DO UPDATE SET last_seen_at = excluded.last_seen_at
-        RETURNING *)
-      SELECT ${signInFactsColumns(orgId, sql`seen`)} FROM users WHERE users.id = ${userId}`;
-    return { compile: () => query.compile(db) };
-  });
   return {
-    read,
-    async readSeeingDevice(candidate) {
-      if (dialect === "postgres") {
-        // A taken id (ids are random) answers already_exists, as getOrCreate does.
-        const [row] = await failOnDuplicate(() => selectSeeingDevice(...deviceArguments(dialect, candidate)));
-        return row === undefined ? null : signInFactsOf(row, candidate.orgId);
-      }
-      return readSeeingDeviceInTurn(read, devices, candidate);
+    async read(userId, orgId, deviceId) {
+      const [row] = await selectFacts(userId, orgId, deviceId);
+      return row === undefined ? null : signInFactsOf(row, orgId);
     },
   };
 }

@@ -1,7 +1,6 @@
 import { CompiledQuery, type LogEvent } from "kysely";
 import { describe, expect, it } from "vitest";
 import { queryTimingLog, type QueryTiming } from "../src/query-timing.ts";
-import { RIDES_WITH_NEXT_STATEMENT } from "../src/rides-with-next-statement.ts";
 
 /** The timing the hook is given for one finished query of `sql`. */
 function timingOf(sql: string, level: LogEvent["level"] = "query"): QueryTiming {
@@ -17,8 +16,6 @@ describe("queryTimingLog", () => {
   it.each([
     ["select 1", "select"],
     ['  insert into "audit_events" ("id") values ($1)', "insert"],
-    [`${RIDES_WITH_NEXT_STATEMENT}insert into "audit_events" ("id") values ($1)`, "insert"],
-    [`${RIDES_WITH_NEXT_STATEMENT}update "devices" set "trusted" = $1`, "update"],
     ["/* one */ /* two\n lines */ delete from x", "delete"],
     ["begin", "begin"],
     ["vacuum", "other"],

@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPostgresStores } from "../src/index.ts";
-import { namedStatementPool } from "../src/named-statement-pool.ts";
 import { databaseUnderTest, type FreshSchema } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();
@@ -60,20 +59,6 @@ describe.skipIf(database.kind !== "postgres")("named statements on PostgreSQL", 
       expect.arrayContaining(['gatehouse_…: "browser_policies"', 'gatehouse_…: "memberships"', 'gatehouse_…: "sessions"', 'gatehouse_…: "users"']),
     );
     expect(named.some((statement) => statement.startsWith('gatehouse_…: insert into "users"'))).toBe(true);
-  });
-
-  it("keeps statements without parameters unnamed, and names at most maxNamedTexts texts", async () => {
-    const raw = schema.pool(1);
-    const pool = namedStatementPool(raw, 2);
-    const client = await pool.connect();
-    try {
-      await client.query("select 1", []);
-      for (let i = 0; i < 2; i++) for (const n of [1, 2, 3]) expect((await client.query(`select $1::int + ${n} as v`, [n])).rows).toEqual([{ v: 2 * n }]);
-      const { rows } = await client.query("select statement from pg_prepared_statements order by statement");
-      expect(rows.map((row: { statement: string }) => row.statement)).toEqual(["select $1::int + 1 as v", "select $1::int + 2 as v"]);
-    } finally {
-      client.release();
-    }
   });
 
   it("sends none with preparedStatements: false (a pooler in transaction mode)", async () => {

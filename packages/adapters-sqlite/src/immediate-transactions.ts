@@ -1,4 +1,4 @@
-import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type TransactionSettings } from "kysely";
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type SqliteDialectConfig, type TransactionSettings } from "kysely";
 
 /**
  * kysely begins SQLite transactions DEFERRED: the first read takes a snapshot, and the first write then
@@ -7,16 +7,30 @@ import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, typ
  * it takes the write lock first, waiting out another process's writer within the busy timeout.
  */
 export class ImmediateTransactionsDialect extends SqliteDialect {
-  override createDriver(): Driver {
-    return new ImmediateTransactionsDriver(super.createDriver());
+  readonly #sqlite: OpenTransaction;
+
+  /** `sqlite` is the better-sqlite3 database behind `config.database`, whose `inTransaction` the driver reads. */
+  constructor(config: SqliteDialectConfig, sqlite: OpenTransaction) {
+    super(config);
+    this.#sqlite = sqlite;
   }
+
+  override createDriver(): Driver {
+    return new ImmediateTransactionsDriver(super.createDriver(), this.#sqlite);
+  }
+}
+
+interface OpenTransaction {
+  readonly inTransaction: boolean;
 }
 
 class ImmediateTransactionsDriver implements Driver {
   readonly #driver: Driver;
+  readonly #sqlite: OpenTransaction;
 
-  constructor(driver: Driver) {
+  constructor(driver: Driver, sqlite: OpenTransaction) {
     this.#driver = driver;
+    this.#sqlite = sqlite;
   }
 
   init(): Promise<void> {
@@ -37,8 +51,11 @@ class ImmediateTransactionsDriver implements Driver {
     return this.#driver.commitTransaction(connection);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.#driver.rollbackTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite itself rolls back a transaction on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM): a
+    // ROLLBACK then fails with "no transaction is active", and would replace the error that said why.
+    if (!this.#sqlite.inTransaction) return;
+    await this.#driver.rollbackTransaction(connection);
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {

@@ -6,10 +6,13 @@ import {
   migrateToLatest,
   purgeExpired,
   queryTimingLog,
+  storageFaultCause,
+  StorageFaultsDialect,
   type Database,
   type PurgedCounts,
   type PurgeRetention,
   type QueryTimingHook,
+  type StorageFaultObserver,
 } from "@gatehouse/adapters-kysely";
 import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
@@ -17,12 +20,17 @@ import { Kysely } from "kysely";
 import { startBackgroundCheckpoint, type BackgroundCheckpoint } from "./background-checkpoint.ts";
 import { ImmediateTransactionsDialect } from "./immediate-transactions.ts";
 import { withStatementCache } from "./statement-cache.ts";
+import { sqliteFault } from "./storage-faults.ts";
 
 export interface SqliteStoresOptions {
   /** Database file path (its directory is created when missing), or `:memory:`. */
   readonly filename: string;
   /** Called after every query with its duration (for metrics); never with its SQL or parameters. */
   readonly onQuery?: QueryTimingHook | undefined;
+  /** Told of every storage fault (the stores then reject with `storage_unavailable`) and of the recovery; never of SQL or parameters. */
+  readonly faults?: StorageFaultObserver | undefined;
+  /** The longest a write waits for another process's write lock before it fails (`busy_timeout`; default 5000). */
+  readonly busyTimeoutMs?: number | undefined;
   /**
    * Checkpoint the WAL from a worker thread instead of inside the commit that fills it (default false; see
    * background-checkpoint.ts): the slowest writes get faster, and the worker's V8 isolate adds memory
@@ -43,6 +51,8 @@ export interface SqliteStores {
   close(): Promise<void>;
 }
 
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
 /**
  * Opens (creating if needed) a SQLite database, migrates it to the latest schema and returns the
  * Gatehouse stores over it. One connection per process: kysely serialises its queries, which keeps
@@ -55,7 +65,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     // WAL lets readers run beside the one writer; the busy timeout makes a writer wait instead of failing;
     // NORMAL sync is durable across application crashes in WAL mode and only risks the last commits on power loss.
     sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)}`);
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");
   } catch (error) {
@@ -63,7 +73,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     throw error;
   }
   const db = new Kysely<Database>({
-    dialect: new ImmediateTransactionsDialect({ database: withStatementCache(sqlite) }),
+    dialect: new StorageFaultsDialect(new ImmediateTransactionsDialect({ database: withStatementCache(sqlite) }, sqlite), sqliteFault, options.faults),
     ...(options.onQuery === undefined ? {} : { log: queryTimingLog(options.onQuery) }),
   });
   let appliedMigrations: string[];
@@ -71,7 +81,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
     appliedMigrations = await migrateToLatest(db);
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw storageFaultCause(error);
   }
   let checkpoint: BackgroundCheckpoint | null = null;
   if (options.backgroundCheckpoint === true && options.filename !== ":memory:") {

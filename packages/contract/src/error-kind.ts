@@ -28,6 +28,7 @@ export const ERROR_KINDS = Object.freeze([
   "email_not_verified",
   "email_unavailable",
   "invalid_link",
+  "storage_unavailable",
 ] as const);
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

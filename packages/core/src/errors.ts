@@ -20,7 +20,8 @@ export type ErrorKind =
   | "sms_unavailable"
   | "email_not_verified"
   | "email_unavailable"
-  | "invalid_link";
+  | "invalid_link"
+  | "storage_unavailable";
 
 /** The messages of the spec's error table, verbatim, plus ours where it is silent. */
 const defaultMessages: Record<ErrorKind, string> = {
@@ -42,6 +43,7 @@ const defaultMessages: Record<ErrorKind, string> = {
   email_not_verified: "email not verified",
   email_unavailable: "email delivery is unavailable; try again later",
   invalid_link: "invalid or expired link",
+  storage_unavailable: "the service is unavailable; try again later",
 };
 
 export interface ErrorDetails {

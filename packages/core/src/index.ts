@@ -22,9 +22,6 @@ export {
   type SessionRevocationReason,
   type SignInFailureReason,
 } from "./audit/events.ts";
-export { decodeAuditCursor, encodeAuditCursor, type AuditPosition } from "./audit/cursor.ts";
-export { takenAuditIdFailsTransaction } from "./audit/taken-id-fails-transaction.ts";
-export { claimedWithFacts, readSeeingDeviceInTurn } from "./sign-in-facts-in-turn.ts";
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";
@@ -45,7 +42,6 @@ export { isValidSlug, MAX_SLUG_LENGTH } from "./org-slug.ts";
 export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./mfa-policy.ts";
 export { generateOtp, hashOtp, otpMatches } from "./otp.ts";
 export { isPhoneRegion, isValidPhone, looksLikePhoneRegion, maskPhone, toE164Phone, type PhoneRegion } from "./phone.ts";
-export { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "./sliding-log.ts";
 export { OWASP_ARGON2ID_PARAMS, ARGON2ID_LIMITS, argon2idParamsProblem, type Argon2idParams } from "./passwords/argon2id.ts";
 export { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 export type { HashQueueObserver } from "./passwords/hash-queue.ts";

@@ -1,10 +1,15 @@
 /**
- * The core's ports. Every adapter (memory, SQLite, PostgreSQL) implements these and passes the
- * contract suite in `@gatehouse/core/testing`. Conventions for every store:
+ * The core's ports: what each store promises, in outcomes. Every adapter implements these and passes
+ * the contract suite in `@gatehouse/core/testing`. Conventions for every store:
  * - "not found" is `null` (or `false`/`0` for mutations), never an exception;
- * - a duplicate key on `create` throws `GatehouseError("already_exists")`;
- * - methods documented as atomic must stay correct when called concurrently from several
- *   processes: one guarded statement or one transaction, never read-check-write in the caller.
+ * - a duplicate key on `create` rejects that call with `GatehouseError("already_exists")`, inside a
+ *   unit of work as outside it; the unit of work stays usable, so a caller may catch it and go on;
+ * - methods documented as atomic stay correct when called concurrently from several processes:
+ *   of concurrent callers, the one the method names wins, and no caller ever sees a half-done change;
+ * - a store whose storage does not answer (unreachable, lost, timed out, full, busy) rejects with
+ *   `GatehouseError("storage_unavailable")` within its configured bound instead of waiting; the unit of
+ *   work it was part of then rejects too and nothing of it persists, unless the failure hit the commit
+ *   itself, whose outcome the store cannot know.
  */
 import type { AuditEvent, AuditEventKind } from "./audit/events.ts";
 import type {
@@ -141,7 +146,8 @@ export interface DeviceStore {
    * Atomic get-or-create keyed by (userId, orgId, fingerprint): concurrent calls for one key
    * return the same device and exactly one of them reports `created: true`. An existing
    * device gets `lastSeenAt = now`. `candidate.id` is a fresh id (the core draws a random one
-   * per call): an adapter may tell a created device by it.
+   * per call), so a created device is the one that has it; throws `already_exists` when the
+   * device is new and another device already has that id.
    */
   getOrCreate(candidate: Device): Promise<{ device: Device; created: boolean }>;
   findById(id: string): Promise<Device | null>;
@@ -170,48 +176,28 @@ export interface DeviceStore {
   /**
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
    * when it is still null, so the first issuance is kept whatever the concurrency. With
-   * `trustedUntil`, the same write also does what `markTrusted` does (VerifyMFA issues a session and
-   * trusts the device together). A missing device stays missing. It answers nothing, so inside a
-   * transaction an adapter may send it with the transaction's next statement (the PostgreSQL adapter
-   * does: with the audit events and the COMMIT); a failure then fails that statement or the commit.
+   * `trustedUntil`, it also does what `markTrusted` does, atomically with it (VerifyMFA issues a
+   * session and trusts the device together). A missing device stays missing.
    */
   markSessionIssued(deviceId: string, now: EpochMs, trustedUntil?: EpochMs): Promise<void>;
 }
 
-/** What `ChallengeStore.claimAttempt` answers: the claimed challenge and the facts of its sign-in. */
-export interface ClaimedChallenge {
-  readonly challenge: MfaChallenge;
-  /** `SignInFactsStore.read(challenge.userId, challenge.orgId, challenge.deviceId)`, read after the claim. */
-  readonly facts: SignInFacts | null;
-}
-
 export interface ChallengeStore {
-  /**
-   * Throws `already_exists` on a duplicate id. Inside a transaction the rejection may come later instead,
-   * from a later call of the transaction or its commit, which then fails (the PostgreSQL adapter sends the
-   * row with the transaction's next statement: ids are random, so nothing waits on the answer).
-   */
+  /** Throws `already_exists` on a duplicate id. */
   create(challenge: MfaChallenge): Promise<void>;
   findById(id: string): Promise<MfaChallenge | null>;
   /**
    * Atomic: increments `attempts` only while it is below `maxAttempts` and the challenge has not
-   * expired (`expiresAt > now`), and returns the challenge as it is after the increment, with the
-   * sign-in facts VerifyMFA decides on (one statement on PostgreSQL, where they were two round trips); null
-   * when the challenge is missing, expired or its attempts are used up. An expired challenge is
-   * left unchanged. Bounds the guesses evaluated per challenge under any concurrency. Inside a
-   * transaction a claimed challenge stays held until the transaction ends: another transaction's
-   * `claimAttempt`, `consume`, `delete` or `deleteClaimed` of it waits for that end (a row lock on
-   * PostgreSQL, the write lock on SQLite), and then finds it as the claiming transaction left it.
+   * expired (`expiresAt > now`), and returns the challenge as it is after the increment; null when
+   * the challenge is missing, expired or its attempts are used up. An expired challenge is left
+   * unchanged. Of N concurrent claims at most `maxAttempts - attempts` succeed, so the guesses
+   * evaluated per challenge are bounded under any concurrency. Inside a unit of work a claimed
+   * challenge stays held until the unit of work ends: another unit of work's `claimAttempt`,
+   * `consume` or `delete` of it waits for that end, and then finds it as the claiming one left it.
    */
-  claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<ClaimedChallenge | null>;
-  /** Atomic single use: deletes and returns the challenge; null when already gone. */
+  claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<MfaChallenge | null>;
+  /** Atomic single use: deletes and returns the challenge; of concurrent calls exactly one gets it, the others null. */
   consume(id: string): Promise<MfaChallenge | null>;
-  /**
-   * Deletes a challenge the calling transaction claimed (`claimAttempt`): that claim holds it, so the
-   * delete cannot miss and answers nothing. The PostgreSQL adapter sends it with the transaction's next
-   * statement. Outside the transaction that claimed the challenge, use `consume` or `delete`.
-   */
-  deleteClaimed(id: string): Promise<void>;
   /** Returns false when missing. */
   delete(id: string): Promise<boolean>;
   /** Deletes every challenge of the user; returns how many. */
@@ -295,10 +281,7 @@ export type RefreshRotation =
   | { readonly kind: "invalid" };
 
 export interface SessionStore {
-  /**
-   * Throws `already_exists` on a duplicate id or token hash. Inside a transaction the rejection may come
-   * later instead, from a later call of the transaction or its commit, which then fails (as `ChallengeStore.create`).
-   */
+  /** Throws `already_exists` on a duplicate id or token hash. */
   create(session: Session): Promise<void>;
   /** The session whose current access token has this hash, if not revoked and not expired. */
   findActiveByAccessTokenHash(accessTokenHash: string, now: EpochMs): Promise<Session | null>;
@@ -306,7 +289,7 @@ export interface SessionStore {
    * Atomic rotation with reuse detection. When `refreshTokenHash` is the current refresh token
    * of an active, unexpired session (its refresh token and its absolute end both later than `now`), replaces both tokens with `next`, each expiry capped at the
    * session's `expiresAt` (which never moves: rotation never extends a session), and remembers the old hash
-   * as retired, with the rotation time and `replay.sealedSuccessor` (in the same transaction).
+   * as retired, with the rotation time and `replay.sealedSuccessor` atomically with the rotation.
    * When it is a retired hash: if it was retired less than `replay.reuseIntervalMs` ago (as
    * recorded at its rotation), the session is active and unexpired, and its current refresh
    * token is still the one that replaced this hash, reports `replayed` with the stored sealed
@@ -331,7 +314,7 @@ export interface SettingsStore {
   putPlatform(settings: PlatformSettings): Promise<void>;
   getOrg(orgId: string): Promise<OrgMfaSettings | null>;
   putOrg(orgId: string, settings: OrgMfaSettings): Promise<void>;
-  /** `getPlatform` and `getOrg(orgId)` in one read (one statement): every sign-in decision needs both. */
+  /** `getPlatform` and `getOrg(orgId)` together, from one consistent state: every sign-in decision needs both. */
   getForOrg(orgId: string): Promise<{ readonly platform: PlatformSettings | null; readonly org: OrgMfaSettings | null }>;
 }
 
@@ -361,19 +344,13 @@ export interface SignInFacts {
 }
 
 /**
- * The reads a sign-in decision makes, in one statement: one snapshot on both dialects and one round trip
- * on PostgreSQL, where they were four (user, membership, device, settings).
+ * The one combined read of the sign-in path (as lucia keeps `getSessionAndUser`): user, membership, device
+ * and settings, all from one consistent state, so a decision never mixes a user with another moment's
+ * membership.
  */
 export interface SignInFactsStore {
   /** Null when the user does not exist. */
   read(userId: string, orgId: string, deviceId: string | null): Promise<SignInFacts | null>;
-  /**
-   * The facts of a sign-in from the device `candidate` describes (`candidate.userId` in `candidate.orgId`):
-   * `read`, and, only when the user is a member of the org, `DeviceStore.getOrCreate(candidate)`, whose device
-   * is the answer's `device`. A non-member's sign-in stores no device and gets a null one. One statement on
-   * PostgreSQL (one round trip where two were); null when the user does not exist.
-   */
-  readSeeingDevice(candidate: Device): Promise<SignInFacts | null>;
 }
 
 /** Identifies the one unit a `consume` took, so `refund` can give back exactly that unit. */
@@ -421,23 +398,17 @@ export interface RateLimiter {
    */
   consume(key: string, limit: number, windowMs: number, now: EpochMs): Promise<RateLimitDecision>;
   /**
-   * `consume` for every request at once, in one round trip (one statement in an SQL store); the
-   * decisions come in the order of `requests`. Each key is decided atomically exactly as `consume`
-   * decides it, and on its own: this is not all-or-nothing, so when one key refuses, the others
-   * still take their units, and a caller that wants all or none refunds them (`consumeAll` does).
-   * Why: a PostgreSQL upsert locks and re-reads only its own row (anything else comes from the
-   * statement's snapshot, older under concurrency), so deciding the keys together would need a
-   * locking read of them first, on every call; refunds cost statements only when a key refuses.
-   * Throws RangeError, taking nothing, when a key appears twice (one statement cannot update a row
-   * twice) or a limit is below 1.
+   * `consume` for every request at once; the decisions come in the order of `requests`. Each key is
+   * decided atomically exactly as `consume` decides it, and on its own: this is not all-or-nothing, so
+   * when one key refuses, the others still take their units, and a caller that wants all or none
+   * refunds them (`consumeAll` does). Throws RangeError, taking nothing, when a key appears twice or a
+   * limit is below 1.
    */
   consumeMany(requests: readonly RateLimitRequest[], now: EpochMs): Promise<RateLimitDecision[]>;
   /**
    * Atomic: gives back exactly the unit of `receipt`, once. A receipt no longer held (refunded already,
    * or its unit has left the window) changes nothing: a unit is never refunded twice and a count never
-   * goes below zero. It answers nothing, so inside a transaction an adapter may send it with the
-   * transaction's next statement (the PostgreSQL adapter does: VerifyMFA's refund of a right code's unit
-   * goes out with the challenge's consumption).
+   * goes below zero, whatever the concurrency.
    */
   refund(receipt: RateLimitReceipt): Promise<void>;
 }
@@ -467,18 +438,13 @@ export interface AuditPage {
 
 /**
  * The audit trail: append-only (nothing updates or deletes an event but the adapter's retention
- * sweep). An SQL adapter appends in the caller's transaction, so an event is stored exactly when
- * the change it records is.
+ * sweep). Inside a unit of work an append belongs to it, so an event is stored exactly when the
+ * change it records is.
  */
 export interface AuditStore {
   /**
-   * Appends the events in one statement (a unit of work's events go in together, one round trip).
-   * Throws `already_exists` when an id is taken; the events with free ids are appended all the same.
-   * Inside a transaction, a taken id fails the whole transaction with `already_exists` instead, and
-   * nothing of it persists: the rejection may come from the append, from a later call in the
-   * transaction or from its commit (the PostgreSQL adapter sends the events with the next statement,
-   * which for the core's units of work is the COMMIT). An adapter whose append rejects at once runs its
-   * transactions through `takenAuditIdFailsTransaction`, so a caller that catches it cannot commit.
+   * Appends the events. Throws `already_exists` when an id is taken; the events with free ids are
+   * appended all the same (and, inside a unit of work, commit or roll back with it).
    */
   append(...events: AuditEvent[]): Promise<void>;
   /**
@@ -504,12 +470,12 @@ export interface Stores {
   readonly rateLimiter: RateLimiter;
   readonly audit: AuditStore;
   /**
-   * A unit of work: runs `work` with stores whose calls all belong to one transaction, committed once
-   * when `work` resolves; when it rejects, nothing it wrote persists and the rejection passes on. Calls
-   * to `tx.transaction` inside join the open transaction. Every atomic method keeps its contract inside.
-   * `work` must use only `tx` (a store may hold its one connection for the transaction, so a call on the
-   * outer stores would wait for the transaction to end) and must await nothing but `tx` (no SMS, no
-   * password hash): the transaction holds its locks until it commits.
+   * A unit of work: runs `work` with stores whose calls are all-or-nothing together: everything it
+   * wrote persists when `work` resolves; when it rejects, nothing it wrote persists and the rejection
+   * passes on. Calls to `tx.transaction` inside join the open unit of work. Every atomic method keeps
+   * its contract inside. `work` must use only `tx` (a call on the outer stores may wait for the unit of
+   * work to end) and must await nothing but `tx` (no SMS, no password hash): what it holds, it holds
+   * until it ends.
    */
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
 }

@@ -14,7 +14,7 @@ export type ConsumedUnits =
  * Takes one unit from every window of every key, or none: when a window refuses, the units this
  * call took are given back and the outcome names the limit and the time it lifts. Returns the
  * receipts, so a caller whose action then fails can refund them (`refundAll`). Every window is
- * asked in one `consumeMany` call (one round trip); when several refuse, the outcome names the one
+ * asked in one `consumeMany` call; when several refuse, the outcome names the one
  * that lifts last, as retrying any earlier would be refused again.
  */
 export async function consumeAll(

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { cryptoRandom } from "../src/system.ts";
 
-describe("cryptoRandom, drawn from a pool", () => {
+describe("cryptoRandom", () => {
   it.each([0, 1, 4, 8, 16, 32, 256, 257, 5000])("hands out exactly %i bytes", (length) => {
     expect(cryptoRandom.bytes(length)).toHaveLength(length);
   });
 
-  it("never hands out the same bytes twice, across many refills of the pool", () => {
+  it("never hands out the same bytes twice", () => {
     const seen = new Set<string>();
-    // 20,000 ids of 16 bytes: 78 refills of a 4 KiB pool, with draws of odd lengths between them to cross its edges.
     for (let i = 0; i < 20_000; i++) {
       seen.add(Buffer.from(cryptoRandom.bytes(16)).toString("hex"));
       cryptoRandom.bytes(i % 7);
@@ -16,14 +15,14 @@ describe("cryptoRandom, drawn from a pool", () => {
     expect(seen.size).toBe(20_000);
   });
 
-  it("hands out random bytes, not the zeros it leaves behind", () => {
+  it("hands out uniformly random bytes", () => {
     const counts = new Array<number>(256).fill(0);
     let drawn = 0;
     for (let i = 0; i < 8192; i++) {
       for (const byte of cryptoRandom.bytes(1 + (i % 32))) counts[byte]!++;
       drawn += 1 + (i % 32);
     }
-    // Uniform bytes: each value about drawn / 256 times (≈ 530 here); a zeroed draw would pile up on 0.
+    // Uniform bytes: each value about drawn / 256 times (≈ 530 here); zeroed bytes would pile up on 0.
     for (const count of counts) expect(count).toBeGreaterThan(drawn / 256 / 2);
     expect(counts[0]!).toBeLessThan((drawn / 256) * 2);
   });

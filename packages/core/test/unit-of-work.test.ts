@@ -6,11 +6,18 @@ import { PASSWORD, TEST_PASSWORD_PARAMS } from "./harness.ts";
 
 const READS = /^(find|get|list|resolve)/;
 
+/** Which store method fails, and with what (a plain error by default). */
+interface Failing {
+  readonly port?: string;
+  readonly method?: string;
+  readonly error?: Error;
+}
+
 /**
  * Memory stores that log every write as `outside:port.method` or `tx:port.method`, and each unit of work
  * as `begin` … `commit`/`rollback`, so a test reads how a use case commits.
  */
-function observedStores(base: Stores, failing: { port?: string; method?: string } = {}) {
+function observedStores(base: Stores, failing: Failing = {}) {
   const log: string[] = [];
   const observe = (stores: Stores, where: "outside" | "tx"): Stores => {
     const observed = decorateStores(stores, (ports) => {
@@ -22,7 +29,7 @@ function observedStores(base: Stores, failing: { port?: string; method?: string 
             name,
             (...args: unknown[]) => {
               if (!READS.test(name)) log.push(`${where}:${port}.${name}`);
-              if (port === failing.port && name === failing.method) return Promise.reject(new Error("disk I/O error"));
+              if (port === failing.port && name === failing.method) return Promise.reject(failing.error ?? new Error("disk I/O error"));
               return method(...args);
             },
           ]),
@@ -50,7 +57,7 @@ function observedStores(base: Stores, failing: { port?: string; method?: string 
   return { stores: observe(base, "outside"), log };
 }
 
-async function setUp(failing?: { port?: string; method?: string }) {
+async function setUp(failing?: Failing) {
   const memory = createMemoryStores();
   const { stores, log } = observedStores(memory, failing);
   const clock = new ManualClock();
@@ -169,6 +176,21 @@ describe("a failure that is not a decided answer rolls the whole unit of work ba
     );
     expect(entries.at(-1)).toBe("rollback");
     expect(entries).toContain("tx:sessions.create");
+    expect(await s.memory.challenges.findById(challengeId)).toMatchObject({ attempts: 0 });
+    expect(await s.memory.users.findByEmail("ada@example.com")).toMatchObject({ phone: null, phoneVerified: false });
+  });
+
+  it("VerifyMFA whose storage becomes unavailable mid-way: storage_unavailable is no decided answer, nothing of it commits", async () => {
+    const s = await setUp({ port: "devices", method: "markSessionIssued", error: new GatehouseError("storage_unavailable") });
+    const first = await s.login();
+    if (first.kind !== "phone_required") throw new Error(first.kind);
+    const { challengeId } = await s.gatehouse.submitPhoneAndRequestMfa({ intentId: first.intent.intentId, phone: "+15551234567" });
+    const entries = await s.record(() =>
+      s.gatehouse
+        .verifyMfa({ challengeId, otp: s.sms.lastOtpFor(challengeId)! })
+        .catch((error: unknown) => expect(error).toMatchObject({ kind: "storage_unavailable" })),
+    );
+    expect(entries.at(-1)).toBe("rollback");
     expect(await s.memory.challenges.findById(challengeId)).toMatchObject({ attempts: 0 });
     expect(await s.memory.users.findByEmail("ada@example.com")).toMatchObject({ phone: null, phoneVerified: false });
   });

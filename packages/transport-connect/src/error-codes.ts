@@ -23,6 +23,7 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
   email_not_verified: Code.FailedPrecondition,
   email_unavailable: Code.Unavailable,
   invalid_link: Code.Unauthenticated,
+  storage_unavailable: Code.Unavailable,
 };
 
 export const INTERNAL_MESSAGE = "internal error";

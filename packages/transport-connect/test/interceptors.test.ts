@@ -180,6 +180,7 @@ describe("the interceptors over the in-memory router transport", () => {
       email_not_verified: [Code.FailedPrecondition, "email_not_verified"],
       email_unavailable: [Code.Unavailable, "email_unavailable"],
       invalid_link: [Code.Unauthenticated, "invalid_link"],
+      storage_unavailable: [Code.Unavailable, "storage_unavailable"],
     };
 
     /** A handler that throws what it is told, behind the real interceptors (DevService is free when dev OTPs are off). */

@@ -83,6 +83,8 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("We could not send the email just now. Try again in a moment.");
     case "invalid_link":
       return formProblem("This link has expired or was already used. Ask for a new one.");
+    case "storage_unavailable":
+      return formProblem("The service is unavailable just now. Try again in a moment.");
     case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
     case "unauthenticated":

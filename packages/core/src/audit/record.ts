@@ -65,7 +65,7 @@ export async function recordAudit<K extends AuditEventKind>(tx: Context, kind: K
   if (await withinAnonymousBudget(tx, event)) tx.pendingAudit.push(event);
 }
 
-/** For an event that records no change of state (a refused sign-in, a code the provider accepted): one statement of its own. */
+/** For an event that records no change of state (a refused sign-in, a code the provider accepted): appended on its own, outside any unit of work. */
 export async function recordAuditAlone<K extends AuditEventKind>(ctx: Context, kind: K, subject: AuditSubject, payload: AuditPayloads[K]): Promise<void> {
   const event = auditEvent(ctx.newAuditId, ctx.clock.now(), kind, subject, payload) as AuditEvent;
   if (await withinAnonymousBudget(ctx, event)) await ctx.stores.audit.append(event);

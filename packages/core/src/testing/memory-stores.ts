@@ -1,6 +1,4 @@
-import { takenAuditIdFailsTransaction } from "../audit/taken-id-fails-transaction.ts";
 import { GatehouseError } from "../errors.ts";
-import { claimedWithFacts, readSeeingDeviceInTurn } from "../sign-in-facts-in-turn.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
@@ -61,7 +59,7 @@ export function createMemoryStores(): Stores {
     users,
     orgs,
     devices,
-    challenges: createChallengeStore(tables, signInFacts),
+    challenges: createChallengeStore(tables),
     intents: createIntentStore(tables),
     emailTokens: createEmailTokenStore(tables),
     invitations: createInvitationStore(tables),
@@ -91,7 +89,7 @@ export function createMemoryStores(): Stores {
       lock.run(async () => {
         const restore = tables.snapshot();
         try {
-          return await takenAuditIdFailsTransaction(tx, work);
+          return await work(tx);
         } catch (error) {
           restore();
           throw error;
@@ -292,7 +290,7 @@ function deleteWhere<T>(records: Map<string, T>, matches: (record: T) => boolean
   return deleted;
 }
 
-function createChallengeStore(tables: MemoryTables, signInFacts: SignInFactsStore): ChallengeStore {
+function createChallengeStore(tables: MemoryTables): ChallengeStore {
   const challenges = tables.map<string, MfaChallenge>();
   return {
     async create(challenge) {
@@ -307,7 +305,7 @@ function createChallengeStore(tables: MemoryTables, signInFacts: SignInFactsStor
       if (challenge === undefined || challenge.attempts >= maxAttempts || challenge.expiresAt <= now) return null;
       const claimed = { ...challenge, attempts: challenge.attempts + 1 };
       challenges.set(id, claimed);
-      return claimedWithFacts({ ...claimed }, signInFacts.read);
+      return { ...claimed };
     },
     async consume(id) {
       const challenge = challenges.get(id);
@@ -316,9 +314,6 @@ function createChallengeStore(tables: MemoryTables, signInFacts: SignInFactsStor
     },
     async delete(id) {
       return challenges.delete(id);
-    },
-    async deleteClaimed(id) {
-      challenges.delete(id);
     },
     async deleteByUser(userId) {
       return deleteWhere(challenges, (challenge) => challenge.userId === userId);
@@ -536,20 +531,18 @@ function createBrowserPolicyStore(tables: MemoryTables): BrowserPolicyStore {
 }
 
 function createSignInFactsStore(users: UserStore, orgs: OrgStore, devices: DeviceStore, settings: SettingsStore): SignInFactsStore {
-  const read: SignInFactsStore["read"] = async (userId, orgId, deviceId) => {
-    const user = await users.findById(userId);
-    if (user === null) return null;
-    const found = deviceId === null ? null : await devices.findById(deviceId);
-    return {
-      user,
-      membership: await orgs.findMembership(orgId, userId),
-      device: found !== null && found.userId === userId && found.orgId === orgId ? found : null,
-      settings: await settings.getForOrg(orgId),
-    };
-  };
   return {
-    read,
-    readSeeingDevice: (candidate) => readSeeingDeviceInTurn(read, devices, candidate),
+    async read(userId, orgId, deviceId) {
+      const user = await users.findById(userId);
+      if (user === null) return null;
+      const found = deviceId === null ? null : await devices.findById(deviceId);
+      return {
+        user,
+        membership: await orgs.findMembership(orgId, userId),
+        device: found !== null && found.userId === userId && found.orgId === orgId ? found : null,
+        settings: await settings.getForOrg(orgId),
+      };
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
-import { assessDevice, deviceCandidate } from "../device-assessment.ts";
+import { assessDevice, readSignInFactsSeeingDevice } from "../device-assessment.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
 import type { User } from "../model.ts";
 import type { RateLimitDecision } from "../ports.ts";
@@ -60,7 +60,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     await tx.stores.rateLimiter.refund(budget.receipt);
     const orgId = await resolveOrgId(tx, orgReference);
     const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
-    const facts = await tx.stores.signInFacts.readSeeingDevice(deviceCandidate(tx, user.id, orgId, fingerprint));
+    const facts = await readSignInFactsSeeingDevice(tx, user.id, orgId, fingerprint);
     // Told only to a caller who proved the password, so it reveals nothing to anyone else.
     if (facts !== null && facts.user.disabledAt != null) {
       await recordAudit(tx, "sign_in.failed", { ...subject, orgId: null }, { reason: "user_disabled" });

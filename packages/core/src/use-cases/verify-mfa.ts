@@ -45,8 +45,8 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   const { stores, config } = tx;
 
   const now = tx.clock.now();
-  const claim = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge, now);
-  if (claim === null) {
+  const claimed = await stores.challenges.claimAttempt(challengeId, config.otpAttemptsPerChallenge, now);
+  if (claimed === null) {
     // Expiry is part of the claim's guard, so an expired challenge is never charged an attempt.
     const unclaimed = await stores.challenges.findById(challengeId);
     if (unclaimed !== null && unclaimed.expiresAt <= now) {
@@ -56,7 +56,6 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
     await recordAudit(tx, "mfa.failed", { actor: { kind: "anonymous" }, request }, { challengeId, reason: "unknown_challenge" });
     throw new GatehouseError("invalid_mfa_challenge");
   }
-  const { challenge: claimed, facts } = claim;
   const subject = subjectOf(claimed, request);
 
   const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
@@ -66,7 +65,7 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
 
   if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {
-      await stores.challenges.deleteClaimed(claimed.id);
+      await stores.challenges.delete(claimed.id);
       await recordAudit(tx, "mfa.locked_out", subject, { challengeId, attempts: claimed.attempts });
     } else {
       await recordAudit(tx, "mfa.failed", subject, { challengeId, reason: "wrong_otp" });
@@ -74,8 +73,9 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
     throw new GatehouseError("invalid_otp");
   }
   await stores.rateLimiter.refund(budget.receipt);
-  await stores.challenges.deleteClaimed(claimed.id);
+  await stores.challenges.delete(claimed.id);
 
+  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");

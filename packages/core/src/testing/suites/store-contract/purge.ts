@@ -41,7 +41,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       expect((await stores.rateLimiter.consume("ended", 1, MINUTE, now)).allowed).toBe(true);
       expect((await stores.intents.consume("intent-live", now))?.id).toBe("intent-live");
       expect(await stores.intents.consume("intent-expired", now)).toBeNull();
-      expect((await stores.challenges.claimAttempt("challenge-live", 5, now))?.challenge.attempts).toBe(1);
+      expect((await stores.challenges.claimAttempt("challenge-live", 5, now))?.attempts).toBe(1);
       expect((await stores.challenges.findById("challenge-expired-recently"))?.id).toBe("challenge-expired-recently");
       expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now)).toEqual({
         kind: "reused",

@@ -12,7 +12,6 @@ import {
   OTHER_USER_ID,
   seedGraph,
   T0,
-  times,
   USER_ID,
 } from "./fixtures.ts";
 
@@ -82,37 +81,6 @@ export function describeSignInFactsContract(current: () => Stores): void {
       const after = await stores.signInFacts.read(USER_ID, ORG_ID, DEVICE_ID);
       expect(after?.membership).toEqual({ orgId: ORG_ID, userId: USER_ID, role: "admin" });
       expect(after?.settings.org).toBeNull();
-    });
-
-    it("reads a member's sign-in seeing its device: the known one marked seen, a new one created", async () => {
-      const known = await stores.signInFacts.readSeeingDevice(aDevice({ id: "fresh-id", lastSeenAt: T0 + 5 }));
-      expect(known?.membership).toEqual({ orgId: ORG_ID, userId: USER_ID, role: "admin" });
-      expect(known?.device).toEqual(aDevice({ lastSeenAt: T0 + 5 }));
-      expect(await stores.devices.findById("fresh-id")).toBeNull();
-
-      const phone = aDevice({ id: "phone-id", fingerprint: "fp-phone", createdAt: T0 + 6, lastSeenAt: T0 + 6 });
-      const created = await stores.signInFacts.readSeeingDevice(phone);
-      expect(created).toEqual({ ...(await stores.signInFacts.read(USER_ID, ORG_ID, null)), device: phone });
-      expect(await stores.devices.findById("phone-id")).toEqual(phone);
-    });
-
-    it("stores no device for a non-member's sign-in, nor marks a known one seen, and answers null for an unknown user", async () => {
-      const outsider = await stores.signInFacts.readSeeingDevice(aDevice({ id: "fresh-id", userId: OTHER_USER_ID, lastSeenAt: T0 + 5 }));
-      expect(outsider).toMatchObject({ user: { id: OTHER_USER_ID }, membership: null, device: null });
-      expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toEqual(aDevice({ id: OTHER_USER_DEVICE_ID, userId: OTHER_USER_ID }));
-      expect(await stores.signInFacts.readSeeingDevice(aDevice({ id: "other-id", userId: OTHER_USER_ID, fingerprint: "fp-new" }))).toMatchObject({
-        device: null,
-      });
-      expect(await stores.signInFacts.readSeeingDevice(aDevice({ id: "ghost-id", userId: "no-such-user", fingerprint: "fp-new" }))).toBeNull();
-      expect(await stores.devices.listByUser(ORG_ID, OTHER_USER_ID)).toEqual([aDevice({ id: OTHER_USER_DEVICE_ID, userId: OTHER_USER_ID })]);
-      expect(await stores.devices.findById("ghost-id")).toBeNull();
-    });
-
-    it("gives 20 concurrent sign-ins from one new device the same device", async () => {
-      const seen = await times(20, (i) => stores.signInFacts.readSeeingDevice(aDevice({ id: `candidate-${i}`, fingerprint: "fp-tablet" })));
-      const ids = new Set(seen.map((facts) => facts?.device?.id));
-      expect(ids.size).toBe(1);
-      expect(await stores.devices.listByUser(ORG_ID, USER_ID)).toHaveLength(2);
     });
   });
 }

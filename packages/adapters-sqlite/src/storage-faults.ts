@@ -1,0 +1,12 @@
+/**
+ * SQLite result codes that say the storage cannot serve now, rather than that the statement is wrong: the
+ * disk or the page limit is full, another writer kept the lock past the busy timeout, the file cannot be
+ * read or written, or memory ran out.
+ */
+const UNAVAILABLE_CODES = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|CANTOPEN|NOMEM)/;
+
+/** The storage fault a better-sqlite3 error is (`StorageFaultClassifier`): its SQLite code, or null for any other error. */
+export function sqliteFault(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && UNAVAILABLE_CODES.test(code) ? code : null;
+}
