@@ -5,5 +5,5 @@ import { createLogger } from "../../apps/server/src/logger.ts";
 
 /** `env` adds server settings (e.g. cheap password parameters) to the database URL. */
 export function benchEngine(databaseUrl: string, env: Readonly<Record<string, string>> = {}): Promise<Engine> {
-  return createEngine(loadConfig({ ...env, DATABASE_URL: databaseUrl }), createLogger("silent"));
+  return createEngine(loadConfig({ ...env, DATABASE_URL: databaseUrl, DATABASE_CREATE: "true" }), createLogger("silent"));
 }

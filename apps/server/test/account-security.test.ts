@@ -65,7 +65,7 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
     const email = `user${n}@example.com`;
     const from = { headers: { "x-forwarded-for": `203.0.113.${n}` } };
     const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Org ${n}`);
-    const { userId } = await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false });
+    const { userId } = await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, options.role ?? "member");
     const phone = `+1555300${String(n).padStart(4, "0")}`;
     const login = (fingerprint: string, password = PASSWORD) => api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint }, from);
@@ -91,7 +91,7 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
   async function adminOf(member: Member, options: { platformAdmin?: boolean } = {}) {
     const n = ++counter;
     const email = `admin${n}@example.com`;
-    await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false });
+    await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, member.orgId, email, "admin");
     const admin = {
       ...member,

@@ -11,15 +11,17 @@ function problems(env: Record<string, string>): string {
   throw new Error("expected a ConfigError");
 }
 
+/** What production asks of every start besides email. */
+const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", SMS_PROVIDER: "none" };
 const SMTP = { EMAIL_SMTP_URL: "smtps://mailer:secret-pw@smtp.example.com", EMAIL_FROM: "Gatehouse <no-reply@example.com>" };
 
 describe("email configuration", () => {
   it("production refuses to start without EMAIL_SMTP_URL, unless EMAIL_VERIFICATION=off says so explicitly", () => {
-    expect(problems({ APP_ENV: "production" })).toContain("EMAIL_SMTP_URL is required when APP_ENV=production");
-    const off = loadConfig({ APP_ENV: "production", EMAIL_VERIFICATION: "off" }, 8);
+    expect(problems(PRODUCTION)).toContain("EMAIL_SMTP_URL is required when APP_ENV=production");
+    const off = loadConfig({ ...PRODUCTION, EMAIL_VERIFICATION: "off" }, 8);
     expect(off.email).toMatchObject({ delivery: { kind: "none" }, verification: "off" });
     expect(off.email.warnings).toEqual([expect.stringContaining("no EMAIL_SMTP_URL"), expect.stringContaining("pre-hijacking")]);
-    expect(loadConfig({ APP_ENV: "production", ...SMTP }, 8).email.delivery).toEqual({
+    expect(loadConfig({ ...PRODUCTION, ...SMTP }, 8).email.delivery).toEqual({
       kind: "smtp",
       url: SMTP.EMAIL_SMTP_URL,
       user: undefined,

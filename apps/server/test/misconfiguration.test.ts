@@ -14,7 +14,7 @@ import { clientsFor } from "./support/clients.ts";
 import { runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
 /** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
-const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789" };
+const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", EMAIL_VERIFICATION: "off" };
 
 function problemsOf(env: Record<string, string>): string {
   try {
@@ -53,7 +53,7 @@ describe("lifecycle and database creation settings", () => {
 describe("start-up notices", () => {
   it("name no SMS provider, dev OTP mode, and the dev route flag set without the mode", () => {
     expect(startupNotices(loadConfig({}))).toEqual([expect.stringContaining("no SMS provider")]);
-    expect(startupNotices(loadConfig({ OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" }))).toEqual([
+    expect(startupNotices(loadConfig({ APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" }))).toEqual([
       expect.stringContaining("dev OTP mode is on"),
     ]);
     expect(startupNotices(loadConfig({ NEXT_PUBLIC_DEV_OTP_ENABLED: "true", SMS_PROVIDER: "none" }))).toEqual([
@@ -79,6 +79,7 @@ describe("start-up notices", () => {
       expect(entries.filter((entry) => entry.level === "warn").map((entry) => entry.msg)).toEqual([
         expect.stringContaining("no SMS provider"),
         expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
+        expect.stringContaining("no EMAIL_SMTP_URL"),
       ]);
       expect(entries.find((entry) => entry.msg === "gatehouse listening")).toMatchObject({ database: `sqlite ${db.databaseUrl}` });
 
