@@ -31,7 +31,14 @@ describe.runIf(available)("WORKERS supervisor: a worker that cannot start is ret
     await relay.open();
     const url = relay.url();
     url.searchParams.set("options", `-c search_path=${schema}`);
-    server = await startServerProcess({ DATABASE_URL: url.toString(), WORKERS: "2", WORKER_START_TIMEOUT_MS: "8000", LOG_LEVEL: "info" });
+    // A connection attempt outlives the start timeout, so a partition at start is a hang, not a refused connect.
+    server = await startServerProcess({
+      DATABASE_URL: url.toString(),
+      WORKERS: "2",
+      WORKER_START_TIMEOUT_MS: "8000",
+      DATABASE_CONNECT_TIMEOUT_MS: "60000",
+      LOG_LEVEL: "info",
+    });
   });
 
   afterAll(async () => {
