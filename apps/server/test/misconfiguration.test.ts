@@ -121,7 +121,9 @@ describe("an SQLite path whose directory does not exist", () => {
       expect(existsSync(databaseUrl)).toBe(true);
 
       const other = join(dir, "other", "gatehouse.sqlite");
-      const storage = await openStorage(other, undefined, false, { createDirectory: loadConfig({ DATABASE_URL: other, DATABASE_CREATE: "true" }).databaseCreate });
+      const storage = await openStorage(other, undefined, false, {
+        createDirectory: loadConfig({ DATABASE_URL: other, DATABASE_CREATE: "true" }).databaseCreate,
+      });
       await storage.close();
       expect(existsSync(other)).toBe(true);
     } finally {

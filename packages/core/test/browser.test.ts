@@ -75,7 +75,15 @@ describe("browser policy reads", () => {
         pauses.push(resolve);
         paused();
       });
-    const replica = createGatehouse({ stores: h.stores, clock: h.clock, random: h.random, sms: h.sms, email: h.email, config: { password: TEST_PASSWORD_PARAMS }, pause });
+    const replica = createGatehouse({
+      stores: h.stores,
+      clock: h.clock,
+      random: h.random,
+      sms: h.sms,
+      email: h.email,
+      config: { password: TEST_PASSWORD_PARAMS },
+      pause,
+    });
     await replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("old.example"));
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
     const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);

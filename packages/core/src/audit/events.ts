@@ -20,14 +20,7 @@ export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_ex
  * trust was revoked, or the user changed or reset their password.
  */
 export type SessionRevocationReason =
-  | "logout"
-  | "admin"
-  | "member_removed"
-  | "mfa_required_again"
-  | "device_mismatch"
-  | "user_disabled"
-  | "device_trust_revoked"
-  | "password_changed";
+  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked" | "password_changed";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
