@@ -14,6 +14,7 @@ import { createRateLimiter } from "./rate-limiter.ts";
 import { ridingKeyTaken } from "./riding-insert.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
+import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
@@ -67,6 +68,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserAccess: createBrowserAccessRepository(db, cache),
     signInFacts,
     rateLimiter: createRateLimiter(db, dialect),
+    smsTraffic: createSmsTrafficRepository(db),
     audit: createAuditRepository(db, cache),
   };
 }

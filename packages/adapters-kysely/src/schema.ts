@@ -103,6 +103,9 @@ export interface PlatformSettingsTable {
   mfa_always: BoolColumn;
   device_trust_enabled: BoolColumn;
   max_trust_ttl_days: number;
+  /** JSON arrays; null in a row stored before they existed (read as the defaults). */
+  sms_allowed_countries: string | null;
+  sms_refused_number_types: string | null;
 }
 
 export interface OrgMfaSettingsTable {
@@ -111,6 +114,21 @@ export interface OrgMfaSettingsTable {
   require_mfa_untrusted_device: BoolColumn;
   trust_device_after_mfa: BoolColumn;
   trust_ttl_days: number;
+  /** A JSON array; null in a row stored before it existed (read as every region). */
+  sms_allowed_countries: string | null;
+}
+
+/** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */
+export interface SmsTrafficTable {
+  key: string;
+  bucket_start: EpochMsColumn;
+  sent: number;
+  verified: number;
+}
+
+export interface SmsBreakersTable {
+  key: string;
+  open_until: EpochMsColumn;
 }
 
 export interface BrowserPoliciesTable {
@@ -164,4 +182,6 @@ export interface Database {
   browser_policies: BrowserPoliciesTable;
   rate_limits: RateLimitsTable;
   audit_events: AuditEventsTable;
+  sms_traffic: SmsTrafficTable;
+  sms_breakers: SmsBreakersTable;
 }

@@ -14,6 +14,7 @@ describe("MIGRATION_NAMES", () => {
       "0004_org_slug",
       "0005_sliding_rate_limits",
       "0006_audit_events",
+      "0010_sms_destinations",
     ]);
   });
 });

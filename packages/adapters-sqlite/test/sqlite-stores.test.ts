@@ -65,7 +65,16 @@ describe("openSqliteStores", () => {
     // Back to the 0004 schema, with the counters an old server left behind.
     await sql`DROP TABLE audit_events`.execute(before.db);
     await sql`DROP TABLE rate_limits`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events')`.execute(before.db);
+    for (const statement of [
+      "DROP TABLE sms_traffic",
+      "DROP TABLE sms_breakers",
+      "ALTER TABLE platform_settings DROP COLUMN sms_allowed_countries",
+      "ALTER TABLE platform_settings DROP COLUMN sms_refused_number_types",
+      "ALTER TABLE org_mfa_settings DROP COLUMN sms_allowed_countries",
+    ]) {
+      await sql.raw(statement).execute(before.db);
+    }
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0005_sliding_rate_limits', '0006_audit_events', '0010_sms_destinations')`.execute(before.db);
     await sql`CREATE TABLE rate_limit_counters (key text NOT NULL, window_start bigint NOT NULL, count integer NOT NULL, expires_at bigint NOT NULL, PRIMARY KEY (key, window_start))`.execute(
       before.db,
     );
@@ -75,7 +84,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events"]);
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0010_sms_destinations"]);
     const { rateLimiter } = after.stores;
     expect(await rateLimiter.consume("full", 3, minute, windowStart + 30_000)).toEqual({ allowed: false, count: 3, retryAt: windowStart + minute });
     expect(await rateLimiter.consume("partial", 3, minute, windowStart + 30_000)).toMatchObject({ allowed: true, count: 2, receipt: { unit: 2 } });

@@ -47,5 +47,7 @@ export const rateLimitKeys = {
   /** `phone` is E.164, so every spelling of one number shares its limits. */
   otpSendsPerPhone: (phone: string) => `otp-send:phone:${phone}`,
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
+  otpSendsPerPrefix: (prefix: string) => `otp-send:prefix:${prefix}`,
+  otpSendsPerCountry: (country: string) => `otp-send:country:${country}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
 };

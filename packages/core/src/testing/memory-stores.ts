@@ -2,6 +2,7 @@ import { takenAuditIdFailsTransaction } from "../audit/taken-id-fails-transactio
 import { GatehouseError } from "../errors.ts";
 import { claimedWithFacts, readSeeingDeviceInTurn } from "../sign-in-facts-in-turn.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
+import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type { Device, EpochMs, MfaChallenge, MfaIntent, Membership, Org, OrgMfaSettings, PlatformSettings, Session, User } from "../model.ts";
@@ -55,6 +56,7 @@ export function createMemoryStores(): Stores {
     browserAccess: createBrowserAccessStore(sessions, orgs, browserPolicies),
     signInFacts,
     rateLimiter: createRateLimiter(tables),
+    smsTraffic: createMemorySmsTraffic(tables),
     audit: audit.store,
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
@@ -70,6 +72,7 @@ export function createMemoryStores(): Stores {
     browserAccess: serialised(ports.browserAccess, lock),
     signInFacts: serialised(ports.signInFacts, lock),
     rateLimiter: serialised(ports.rateLimiter, lock),
+    smsTraffic: serialised(ports.smsTraffic, lock),
     audit: serialised(ports.audit, lock),
     transaction: (work) =>
       lock.run(async () => {

@@ -53,7 +53,13 @@ export function describeChallengesContract(current: () => Stores): void {
     it("answers a claim with the sign-in facts of the challenge's user, org and device, as SignInFactsStore.read gives them after the claim", async () => {
       await stores.orgs.putMembership({ orgId: ORG_ID, userId: USER_ID, role: "member" });
       await stores.users.setVerifiedPhone(USER_ID, "+15550100");
-      await stores.settings.putOrg(ORG_ID, { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 7 });
+      await stores.settings.putOrg(ORG_ID, {
+        requireMfaNewDevice: true,
+        requireMfaUntrustedDevice: false,
+        trustDeviceAfterMfa: true,
+        trustTtlDays: 7,
+        smsAllowedCountries: [],
+      });
       await stores.challenges.create(aChallenge());
       const claim = await stores.challenges.claimAttempt("challenge-1", 3, T0);
       expect(claim?.facts).toEqual(await stores.signInFacts.read(USER_ID, ORG_ID, DEVICE_ID));
