@@ -68,7 +68,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserAccess: createBrowserAccessRepository(db, cache),
     signInFacts,
     rateLimiter: createRateLimiter(db, dialect),
-    smsTraffic: createSmsTrafficRepository(db),
+    smsTraffic: createSmsTrafficRepository(db, cache),
     audit: createAuditRepository(db, cache),
   };
 }

@@ -1,7 +1,7 @@
 import type { SmsTrafficReading, SmsTrafficStore } from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
 import { fromDbBigint, type DbBigint } from "./dialect-differences.ts";
-import { RIDES_WITH_NEXT_STATEMENT } from "./rides-with-next-statement.ts";
+import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 interface TotalsRow {
@@ -19,25 +19,71 @@ const count = (value: DbBigint | null): number => (value === null ? 0 : fromDbBi
  * and each key's breaker, opened by an upsert that only replaces a breaker already closed, so the
  * RETURNING row tells the one caller that opened it.
  */
-export function createSmsTrafficRepository(db: Kysely<Database>): SmsTrafficStore {
+export function createSmsTrafficRepository(db: Kysely<Database>, cache: PreparedQueryCache): SmsTrafficStore {
+  /** One prepared upsert per number of keys (the send path always has two: its region and its prefix). */
+  const adder = (count: number) =>
+    preparedStatement(
+      db,
+      cache,
+      `smsTraffic.add:${count}`,
+      count + 3,
+      (...args: unknown[]) =>
+        db
+          .insertInto("sms_traffic")
+          .values(
+            args
+              .slice(0, count)
+              .map((key) => ({
+                key: key as string,
+                bucket_start: args[count] as number,
+                sent: args[count + 1] as number,
+                verified: args[count + 2] as number,
+              })),
+          )
+          .onConflict((conflict) =>
+            conflict.columns(["key", "bucket_start"]).doUpdateSet({
+              sent: sql`sms_traffic.sent + excluded.sent`,
+              verified: sql`sms_traffic.verified + excluded.verified`,
+            }),
+          ),
+      { rides: true },
+    );
+  /** The window's counts and the open breakers, as rows of one shape, in one statement. */
+  const reader = (count: number) =>
+    preparedQuery(db, cache, `smsTraffic.read:${count}`, count * 2 + 2, (...args: unknown[]) => {
+      const keys = args.slice(0, count) as string[];
+      const breakerKeys = args.slice(count, count * 2) as string[];
+      return db
+        .selectFrom("sms_traffic")
+        .select((eb) => [
+          "key",
+          eb.fn.sum<DbBigint | null>("sent").as("sent"),
+          eb.fn.sum<DbBigint | null>("verified").as("verified"),
+          sql<DbBigint | null>`CAST(NULL AS bigint)`.as("open_until"),
+        ])
+        .where("key", "in", keys)
+        .where("bucket_start", ">=", args[count * 2] as number)
+        .groupBy("key")
+        .unionAll(
+          db
+            .selectFrom("sms_breakers")
+            .select(["key", sql<DbBigint | null>`CAST(NULL AS bigint)`.as("sent"), sql<DbBigint | null>`CAST(NULL AS bigint)`.as("verified"), "open_until"])
+            .where("key", "in", breakerKeys)
+            .where("open_until", ">", args[count * 2 + 1] as number),
+        );
+    });
+
   return {
     async add(keys, bucketStart, sent, verified) {
       if (keys.length === 0) return;
       // Sorted: concurrent adds lock their rows in one order and never deadlock.
-      const rows = [...new Set(keys)].sort().map((key) => sql`(${key}, ${bucketStart}, ${sent}, ${verified})`);
-      await sql`${sql.raw(RIDES_WITH_NEXT_STATEMENT)}INSERT INTO sms_traffic (key, bucket_start, sent, verified) VALUES ${sql.join(rows)}
-        ON CONFLICT (key, bucket_start) DO UPDATE SET sent = sms_traffic.sent + excluded.sent, verified = sms_traffic.verified + excluded.verified`.execute(db);
+      const unique = [...new Set(keys)].sort();
+      await adder(unique.length)(...unique, bucketStart, sent, verified);
     },
 
     async read(keys, from, now) {
       if (keys.length === 0) return [];
-      // One statement: the counts of the window and the open breakers, as rows of one shape.
-      const { rows } = await sql<TotalsRow>`
-        SELECT key, SUM(sent) AS sent, SUM(verified) AS verified, CAST(NULL AS bigint) AS open_until
-          FROM sms_traffic WHERE key IN (${sql.join(keys)}) AND bucket_start >= ${from} GROUP BY key
-        UNION ALL
-        SELECT key, CAST(NULL AS bigint), CAST(NULL AS bigint), open_until
-          FROM sms_breakers WHERE key IN (${sql.join(keys)}) AND open_until > ${now}`.execute(db);
+      const rows: TotalsRow[] = await reader(keys.length)(...keys, ...keys, from, now);
       const readings = new Map<string, { sent: number; verified: number; openUntil: number | null }>();
       for (const row of rows) {
         const reading = readings.get(row.key) ?? { sent: 0, verified: 0, openUntil: null };

@@ -47,8 +47,9 @@ describe("the MFA sign-in's statements", () => {
     };
     // The first sign-in compiles the statements it is the first to run (registration ran some already): the plugin sees them.
     expect((await signIn(1)).filter((kind) => kind !== "RawNode")).toContain("InsertQueryNode");
-    // Login's send limits (one upsert), VerifyMFA's failure budget (consume, then refund): raw SQL, built per key count.
-    expect(await signIn(2)).toEqual(["RawNode", "RawNode", "RawNode"]);
+    // The SMS destination guard's settings read (both rows' columns as scalar subqueries), Login's send limits (one
+    // upsert), VerifyMFA's failure budget (consume, then refund): raw SQL, built per call.
+    expect(await signIn(2)).toEqual(["RawNode", "RawNode", "RawNode", "RawNode"]);
     await db.destroy();
   });
 });
