@@ -16,6 +16,8 @@ import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/sub
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
 import { getOrgInfo, getOrgInfoWithToken, type OrgInfo } from "./use-cases/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
+import * as smsPolicy from "./use-cases/sms-destination-policy.ts";
+import type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./use-cases/sms-destination-policy.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 export interface AdminApi {
@@ -37,6 +39,11 @@ export interface AdminApi {
   revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
   /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
   listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
+  /** `orgId` null: the platform's policy (platform admins); otherwise the org's (its admins). See use-cases/sms-destination-policy.ts. */
+  getSmsDestinationPolicy(actor: Actor, orgId: string | null): Promise<SmsDestinationPolicy>;
+  updateSmsDestinationPolicy(actor: Actor, orgId: string | null, patch: SmsDestinationPolicyPatch): Promise<SmsDestinationPolicy>;
+  /** Codes sent and verified per region and prefix over `[from, to)` (platform admins). */
+  getSmsTrafficReport(actor: Actor, from: number, to: number): Promise<SmsTrafficRow[]>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -108,6 +115,9 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
       revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
+      getSmsDestinationPolicy: (actor, orgId) => smsPolicy.getSmsDestinationPolicy(ctx, actor, orgId),
+      updateSmsDestinationPolicy: (actor, orgId, patch) => smsPolicy.updateSmsDestinationPolicy(ctx, actor, orgId, patch),
+      getSmsTrafficReport: (actor, from, to) => smsPolicy.getSmsTrafficReport(ctx, actor, from, to),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
     },
   };
