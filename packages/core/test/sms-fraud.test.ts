@@ -236,7 +236,10 @@ describe("issue 36: retries count once per request that may have been delivered"
   /** A provider that answers 500 to every request it nonetheless delivers, retried as the HTTP senders retry. */
   class DeliversThenFails {
     readonly delivered: OtpMessage[] = [];
-    constructor(private readonly attempts: number) {}
+    readonly attempts: number;
+    constructor(attempts: number) {
+      this.attempts = attempts;
+    }
     async sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void> {
       for (let attempt = 1; ; attempt += 1) {
         this.delivered.push(message);
