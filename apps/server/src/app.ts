@@ -25,6 +25,7 @@ import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
 import { createDualProtocolServer } from "./dual-protocol-server.ts";
 import { createEngine } from "./engine.ts";
+import { warnIfEveryCountryAllowed } from "./sms-guard-log.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
@@ -62,7 +63,9 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     onSmsResult: metrics?.smsResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,
+    smsGuard: metrics?.smsGuard,
   });
+  await warnIfEveryCountryAllowed(config, gatehouse, logger);
   const observers: RequestObserver[] = [
     ...(metrics === undefined ? [] : [metrics]),
     ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : []),

@@ -1,5 +1,13 @@
 import { availableParallelism } from "node:os";
-import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
+import {
+  DEFAULT_CONFIG,
+  isPhoneRegion,
+  looksLikePhoneRegion,
+  OWASP_ARGON2ID_PARAMS,
+  type Argon2idParams,
+  type PhoneRegion,
+  type SmsBreakerConfig,
+} from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
@@ -25,6 +33,8 @@ export interface ServerConfig {
   readonly smsProvider: SmsProviderConfig;
   /** Requests per OTP send, retries of 429/5xx included, all within SMS_PROVIDER_TIMEOUT_MS. */
   readonly smsMaxAttempts: number;
+  /** Platform-wide SMS pumping defences (docs/sms-fraud.md). */
+  readonly smsGuard: SmsGuardConfig;
   readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
@@ -49,6 +59,15 @@ export interface ServerConfig {
   /** Deprecated settings that were accepted but have no effect, for a warning at start. */
   readonly warnings: readonly string[];
   readonly connections: ConnectionLimits;
+}
+
+export interface SmsGuardConfig {
+  /** SMS_SENDS_PER_PREFIX_PER_HOUR: codes per number prefix (the E.164 number without its last 4 digits). */
+  readonly sendsPerPrefixPerHour: number;
+  /** SMS_SENDS_PER_COUNTRY_PER_HOUR. */
+  readonly sendsPerCountryPerHour: number;
+  /** SMS_BREAKER_*: the conversion breaker. */
+  readonly breaker: SmsBreakerConfig;
 }
 
 export interface PasswordHashConfig {
@@ -185,6 +204,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
     smsProvider: readSmsProvider(text, problems, devOtpMode),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
+    smsGuard: readSmsGuard(int),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
@@ -208,6 +228,23 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+const MINUTE_MS = 60_000;
+
+function readSmsGuard(int: (name: string, fallback: number, min: number, max: number) => number): SmsGuardConfig {
+  const { otpSendsPerPrefix, otpSendsPerCountry, smsBreaker } = DEFAULT_CONFIG;
+  return {
+    sendsPerPrefixPerHour: int("SMS_SENDS_PER_PREFIX_PER_HOUR", otpSendsPerPrefix[0]!.limit, 1, 1_000_000),
+    sendsPerCountryPerHour: int("SMS_SENDS_PER_COUNTRY_PER_HOUR", otpSendsPerCountry[0]!.limit, 1, 10_000_000),
+    breaker: {
+      windowMs: int("SMS_BREAKER_WINDOW_MINUTES", smsBreaker.windowMs / MINUTE_MS, 5, 7 * 24 * 60) * MINUTE_MS,
+      minConversion: int("SMS_BREAKER_MIN_CONVERSION_PERCENT", Math.round(smsBreaker.minConversion * 100), 0, 100) / 100,
+      minSendsPerPrefix: int("SMS_BREAKER_MIN_SENDS_PER_PREFIX", smsBreaker.minSendsPerPrefix, 1, 1_000_000),
+      minSendsPerCountry: int("SMS_BREAKER_MIN_SENDS_PER_COUNTRY", smsBreaker.minSendsPerCountry, 1, 10_000_000),
+      cooldownMs: int("SMS_BREAKER_COOLDOWN_MINUTES", smsBreaker.cooldownMs / MINUTE_MS, 1, 7 * 24 * 60) * MINUTE_MS,
+    },
+  };
 }
 
 /**

@@ -8,12 +8,16 @@ import {
   type Gatehouse,
   type HashQueueObserver,
   type RateLimiter,
+  type SmsGuardObserver,
   type Stores,
 } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
+import { smsGuardObserver } from "./sms-guard-log.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
 import { openStorage, type OpenStorage } from "./storage.ts";
+
+const HOUR_MS = 3_600_000;
 
 /** Hooks the server's metrics attach (METRICS_PORT); the CLI and the bench pass none. */
 export interface EngineInstruments {
@@ -21,6 +25,7 @@ export interface EngineInstruments {
   readonly onSmsResult?: SmsResultObserver | undefined;
   readonly wrapRateLimiter?: ((limiter: RateLimiter) => RateLimiter) | undefined;
   readonly hashQueue?: HashQueueObserver | undefined;
+  readonly smsGuard?: SmsGuardObserver | undefined;
 }
 
 /** The core with its ports picked from the configuration: what the server, the CLI and the bench all run. */
@@ -49,6 +54,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     clock,
     random: cryptoRandom,
     ...(instruments.hashQueue === undefined ? {} : { hashQueueObserver: instruments.hashQueue }),
+    smsGuardObserver: smsGuardObserver(logger, instruments.smsGuard),
     config: {
       otpHashKey: config.otpHashKey,
       password: config.passwordHash.argon2id,
@@ -58,6 +64,9 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       refreshReuseIntervalMs: config.refreshReuseIntervalMs,
       otpResendIntervalMs: config.resendIntervalMs,
       phoneDefaultRegion: config.phoneDefaultRegion,
+      otpSendsPerPrefix: [{ limit: config.smsGuard.sendsPerPrefixPerHour, windowMs: HOUR_MS }],
+      otpSendsPerCountry: [{ limit: config.smsGuard.sendsPerCountryPerHour, windowMs: HOUR_MS }],
+      smsBreaker: config.smsGuard.breaker,
     },
   });
   return { gatehouse, storage, stores, sms, close: () => storage.close() };

@@ -87,7 +87,14 @@ function logFailures(sender: SmsSender, provider: SmsMode, logger: Logger, obser
         observe(provider, "failed");
         const details =
           error instanceof SmsDeliveryError
-            ? { reason: error.reason, status: error.status, providerCode: error.providerCode, attempts: error.attempts, detail: error.message }
+            ? {
+                reason: error.reason,
+                status: error.status,
+                providerCode: error.providerCode,
+                attempts: error.attempts,
+                mayHaveBeenSent: error.mayHaveBeenSent,
+                detail: error.message,
+              }
             : { reason: "unknown" };
         logger.warn({ provider, challengeId: message.challengeId, phone: maskPhone(message.phone), ...details }, "SMS delivery failed");
         throw error;

@@ -12,4 +12,5 @@ export * from "./error-kind.ts";
 export * from "./org-info.ts";
 export type { Refuse } from "./refusal.ts";
 export * from "./settings.ts";
+export * from "./sms-destination-policy.ts";
 export * from "./url-decision.ts";

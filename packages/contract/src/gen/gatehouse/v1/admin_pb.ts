@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/admin.proto.
  */
 export const file_gatehouse_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiQgoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI2ChNSZW1vdmVNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhYKFFJlbW92ZU1lbWJlclJlc3BvbnNlIioKGEdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSwoZR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyKpAgobVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIjChZyZXF1aXJlX21mYV9uZXdfZGV2aWNlGAIgASgISACIAQESKQoccmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZRgDIAEoCEgBiAEBEiMKFnRydXN0X2RldmljZV9hZnRlcl9tZmEYBCABKAhIAogBARIbCg50cnVzdF90dGxfZGF5cxgFIAEoBUgDiAEBQhkKF19yZXF1aXJlX21mYV9uZXdfZGV2aWNlQh8KHV9yZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlQhkKF190cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhQhEKD190cnVzdF90dGxfZGF5cyJOChxVcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEi4KCHNldHRpbmdzGAEgASgLMhwuZ2F0ZWhvdXNlLnYxLk9yZ01mYVNldHRpbmdzIiwKGkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJKChtHZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiXAodVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEisKBnBvbGljeRgCIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5Ik0KHlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRIrCgZwb2xpY3kYASABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSIcChpHZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdCJPChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USMAoIc2V0dGluZ3MYASABKAsyHi5nYXRlaG91c2UudjEuUGxhdGZvcm1TZXR0aW5ncyK7AQodVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSFwoKbWZhX2Fsd2F5cxgBIAEoCEgAiAEBEiEKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgISAGIAQESHwoSbWF4X3RydXN0X3R0bF9kYXlzGAMgASgFSAKIAQFCDQoLX21mYV9hbHdheXNCFwoVX2RldmljZV90cnVzdF9lbmFibGVkQhUKE19tYXhfdHJ1c3RfdHRsX2RheXMiUgoeVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiOQoWTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJAChdMaXN0VXNlckRldmljZXNSZXNwb25zZRIlCgdkZXZpY2VzGAEgAygLMhQuZ2F0ZWhvdXNlLnYxLkRldmljZSI9ChhSZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhEKCWRldmljZV9pZBgCIAEoCSIbChlSZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlIjwKGVJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiMwoaUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USFQoNcmV2b2tlZF9jb3VudBgBIAEoBSIrCgpBdWRpdEFjdG9yEgwKBGtpbmQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLXAgoKQXVkaXRFdmVudBIKCgJpZBgBIAEoCRImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEa2luZBgDIAEoCRInCgVhY3RvchgEIAEoCzIYLmdhdGVob3VzZS52MS5BdWRpdEFjdG9yEhMKBm9yZ19pZBgFIAEoCUgAiAEBEhQKB3VzZXJfaWQYBiABKAlIAYgBARIWCglkZXZpY2VfaWQYByABKAlIAogBARIWCgljbGllbnRfaXAYCCABKAlIA4gBARIXCgp1c2VyX2FnZW50GAkgASgJSASIAQESKAoHcGF5bG9hZBgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCQoHX29yZ19pZEIKCghfdXNlcl9pZEIMCgpfZGV2aWNlX2lkQgwKCl9jbGllbnRfaXBCDQoLX3VzZXJfYWdlbnQi3gEKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEg0KBWtpbmRzGAMgAygJEikKBXNpbmNlGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYBiABKA0SDgoGY3Vyc29yGAcgASgJQgkKB19vcmdfaWRCCgoIX3VzZXJfaWQiWAoXTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USKAoGZXZlbnRzGAEgAygLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0RXZlbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkypwoKDEFkbWluU2VydmljZRJMCglDcmVhdGVPcmcSHi5nYXRlaG91c2UudjEuQ3JlYXRlT3JnUmVxdWVzdBofLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXNwb25zZRJMCglBZGRNZW1iZXISHi5nYXRlaG91c2UudjEuQWRkTWVtYmVyUmVxdWVzdBofLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXNwb25zZRJVCgxSZW1vdmVNZW1iZXISIS5nYXRlaG91c2UudjEuUmVtb3ZlTWVtYmVyUmVxdWVzdBoiLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXNwb25zZRJkChFHZXRPcmdNZmFTZXR0aW5ncxImLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1JlcXVlc3QaJy5nYXRlaG91c2UudjEuR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRJtChRVcGRhdGVPcmdNZmFTZXR0aW5ncxIpLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1JlcXVlc3QaKi5nYXRlaG91c2UudjEuVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRJqChNHZXRPcmdCcm93c2VyUG9saWN5EiguZ2F0ZWhvdXNlLnYxLkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRJzChZVcGRhdGVPcmdCcm93c2VyUG9saWN5EisuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0GiwuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRJqChNHZXRQbGF0Zm9ybVNldHRpbmdzEiguZ2F0ZWhvdXNlLnYxLkdldFBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLkdldFBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRJzChZVcGRhdGVQbGF0Zm9ybVNldHRpbmdzEisuZ2F0ZWhvdXNlLnYxLlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0GiwuZ2F0ZWhvdXNlLnYxLlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRJeCg9MaXN0VXNlckRldmljZXMSJC5nYXRlaG91c2UudjEuTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBolLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXNwb25zZRJkChFSZXZva2VEZXZpY2VUcnVzdBImLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QaJy5nYXRlaG91c2UudjEuUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZRJnChJSZXZva2VVc2VyU2Vzc2lvbnMSJy5nYXRlaG91c2UudjEuUmV2b2tlVXNlclNlc3Npb25zUmVxdWVzdBooLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXNwb25zZRJeCg9MaXN0QXVkaXRFdmVudHMSJC5nYXRlaG91c2UudjEuTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBolLmdhdGVob3VzZS52MS5MaXN0QXVkaXRFdmVudHNSZXNwb25zZWIGcHJvdG8z", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiQgoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCSI2ChNSZW1vdmVNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhYKFFJlbW92ZU1lbWJlclJlc3BvbnNlIioKGEdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSwoZR2V0T3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyKpAgobVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIjChZyZXF1aXJlX21mYV9uZXdfZGV2aWNlGAIgASgISACIAQESKQoccmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZRgDIAEoCEgBiAEBEiMKFnRydXN0X2RldmljZV9hZnRlcl9tZmEYBCABKAhIAogBARIbCg50cnVzdF90dGxfZGF5cxgFIAEoBUgDiAEBQhkKF19yZXF1aXJlX21mYV9uZXdfZGV2aWNlQh8KHV9yZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlQhkKF190cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhQhEKD190cnVzdF90dGxfZGF5cyJOChxVcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEi4KCHNldHRpbmdzGAEgASgLMhwuZ2F0ZWhvdXNlLnYxLk9yZ01mYVNldHRpbmdzIiwKGkdldE9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJKChtHZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiXAodVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEisKBnBvbGljeRgCIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5Ik0KHlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXNwb25zZRIrCgZwb2xpY3kYASABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSIcChpHZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdCJPChtHZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USMAoIc2V0dGluZ3MYASABKAsyHi5nYXRlaG91c2UudjEuUGxhdGZvcm1TZXR0aW5ncyK7AQodVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QSFwoKbWZhX2Fsd2F5cxgBIAEoCEgAiAEBEiEKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgISAGIAQESHwoSbWF4X3RydXN0X3R0bF9kYXlzGAMgASgFSAKIAQFCDQoLX21mYV9hbHdheXNCFwoVX2RldmljZV90cnVzdF9lbmFibGVkQhUKE19tYXhfdHJ1c3RfdHRsX2RheXMiUgoeVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiOQoWTGlzdFVzZXJEZXZpY2VzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSJAChdMaXN0VXNlckRldmljZXNSZXNwb25zZRIlCgdkZXZpY2VzGAEgAygLMhQuZ2F0ZWhvdXNlLnYxLkRldmljZSI9ChhSZXZva2VEZXZpY2VUcnVzdFJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhEKCWRldmljZV9pZBgCIAEoCSIbChlSZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlIjwKGVJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiMwoaUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USFQoNcmV2b2tlZF9jb3VudBgBIAEoBSIrCgpBdWRpdEFjdG9yEgwKBGtpbmQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSLXAgoKQXVkaXRFdmVudBIKCgJpZBgBIAEoCRImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEa2luZBgDIAEoCRInCgVhY3RvchgEIAEoCzIYLmdhdGVob3VzZS52MS5BdWRpdEFjdG9yEhMKBm9yZ19pZBgFIAEoCUgAiAEBEhQKB3VzZXJfaWQYBiABKAlIAYgBARIWCglkZXZpY2VfaWQYByABKAlIAogBARIWCgljbGllbnRfaXAYCCABKAlIA4gBARIXCgp1c2VyX2FnZW50GAkgASgJSASIAQESKAoHcGF5bG9hZBgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCQoHX29yZ19pZEIKCghfdXNlcl9pZEIMCgpfZGV2aWNlX2lkQgwKCl9jbGllbnRfaXBCDQoLX3VzZXJfYWdlbnQi3gEKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEg0KBWtpbmRzGAMgAygJEikKBXNpbmNlGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYBiABKA0SDgoGY3Vyc29yGAcgASgJQgkKB19vcmdfaWRCCgoIX3VzZXJfaWQiWAoXTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USKAoGZXZlbnRzGAEgAygLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0RXZlbnQSEwoLbmV4dF9jdXJzb3IYAiABKAkibwoUU21zRGVzdGluYXRpb25Qb2xpY3kSEwoGb3JnX2lkGAEgASgJSACIAQESGQoRYWxsb3dlZF9jb3VudHJpZXMYAiADKAkSHAoUcmVmdXNlZF9udW1iZXJfdHlwZXMYAyADKAlCCQoHX29yZ19pZCIcCgpTdHJpbmdMaXN0Eg4KBnZhbHVlcxgBIAMoCSJACh5HZXRTbXNEZXN0aW5hdGlvblBvbGljeVJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQFCCQoHX29yZ19pZCJVCh9HZXRTbXNEZXN0aW5hdGlvblBvbGljeVJlc3BvbnNlEjIKBnBvbGljeRgBIAEoCzIiLmdhdGVob3VzZS52MS5TbXNEZXN0aW5hdGlvblBvbGljeSKwAQohVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3lSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEjMKEWFsbG93ZWRfY291bnRyaWVzGAIgASgLMhguZ2F0ZWhvdXNlLnYxLlN0cmluZ0xpc3QSNgoUcmVmdXNlZF9udW1iZXJfdHlwZXMYAyABKAsyGC5nYXRlaG91c2UudjEuU3RyaW5nTGlzdEIJCgdfb3JnX2lkIlgKIlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USMgoGcG9saWN5GAEgASgLMiIuZ2F0ZWhvdXNlLnYxLlNtc0Rlc3RpbmF0aW9uUG9saWN5InIKGkdldFNtc1RyYWZmaWNSZXBvcnRSZXF1ZXN0EikKBXNpbmNlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAicwoNU21zVHJhZmZpY1JvdxINCgVzY29wZRgBIAEoCRILCgNrZXkYAiABKAkSDAoEc2VudBgDIAEoBBIQCgh2ZXJpZmllZBgEIAEoBBIXCgpjb252ZXJzaW9uGAUgASgBSACIAQFCDQoLX2NvbnZlcnNpb24iSAobR2V0U21zVHJhZmZpY1JlcG9ydFJlc3BvbnNlEikKBHJvd3MYASADKAsyGy5nYXRlaG91c2UudjEuU21zVHJhZmZpY1JvdzKMDQoMQWRtaW5TZXJ2aWNlEkwKCUNyZWF0ZU9yZxIeLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1Jlc3BvbnNlEkwKCUFkZE1lbWJlchIeLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlc3BvbnNlElUKDFJlbW92ZU1lbWJlchIhLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiIuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEmQKEUdldE9yZ01mYVNldHRpbmdzEiYuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBonLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEm0KFFVwZGF0ZU9yZ01mYVNldHRpbmdzEikuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBoqLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEmoKE0dldE9yZ0Jyb3dzZXJQb2xpY3kSKC5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEnMKFlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3kSKy5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEmoKE0dldFBsYXRmb3JtU2V0dGluZ3MSKC5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEnMKFlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3MSKy5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEl4KD0xpc3RVc2VyRGV2aWNlcxIkLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1Jlc3BvbnNlEmQKEVJldm9rZURldmljZVRydXN0EiYuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVxdWVzdBonLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlEmcKElJldm9rZVVzZXJTZXNzaW9ucxInLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEl4KD0xpc3RBdWRpdEV2ZW50cxIkLmdhdGVob3VzZS52MS5MaXN0QXVkaXRFdmVudHNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlEnYKF0dldFNtc0Rlc3RpbmF0aW9uUG9saWN5EiwuZ2F0ZWhvdXNlLnYxLkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBotLmdhdGVob3VzZS52MS5HZXRTbXNEZXN0aW5hdGlvblBvbGljeVJlc3BvbnNlEn8KGlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5Ei8uZ2F0ZWhvdXNlLnYxLlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBowLmdhdGVob3VzZS52MS5VcGRhdGVTbXNEZXN0aW5hdGlvblBvbGljeVJlc3BvbnNlEmoKE0dldFNtc1RyYWZmaWNSZXBvcnQSKC5nYXRlaG91c2UudjEuR2V0U21zVHJhZmZpY1JlcG9ydFJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0U21zVHJhZmZpY1JlcG9ydFJlc3BvbnNlYgZwcm90bzM", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * OrgMfaSettings are an org's MFA and device-trust settings.
@@ -985,6 +985,256 @@ export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> 
   messageDesc(file_gatehouse_v1_admin, 30);
 
 /**
+ * SmsDestinationPolicy says where OTPs may be sent (docs/sms-fraud.md).
+ *
+ * @generated from message gatehouse.v1.SmsDestinationPolicy
+ */
+export type SmsDestinationPolicy = Message<"gatehouse.v1.SmsDestinationPolicy"> & {
+  /**
+   * The org the policy is for; unset for the platform's.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * ISO 3166-1 alpha-2 regions, sorted; empty means every region (for an
+   * org: every region the platform allows).
+   *
+   * @generated from field: repeated string allowed_countries = 2;
+   */
+  allowedCountries: string[];
+
+  /**
+   * Kinds of number no OTP is sent to: premium_rate, shared_cost, uan,
+   * international_network, toll_free, fixed_line, voip, personal_number,
+   * pager, voicemail (default: all of them). Platform-wide.
+   *
+   * @generated from field: repeated string refused_number_types = 3;
+   */
+  refusedNumberTypes: string[];
+};
+
+/**
+ * Describes the message gatehouse.v1.SmsDestinationPolicy.
+ * Use `create(SmsDestinationPolicySchema)` to create a new message.
+ */
+export const SmsDestinationPolicySchema: GenMessage<SmsDestinationPolicy> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 31);
+
+/**
+ * StringList wraps a list, so an update can tell "set to empty" from "unset".
+ *
+ * @generated from message gatehouse.v1.StringList
+ */
+export type StringList = Message<"gatehouse.v1.StringList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message gatehouse.v1.StringList.
+ * Use `create(StringListSchema)` to create a new message.
+ */
+export const StringListSchema: GenMessage<StringList> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 32);
+
+/**
+ * GetSmsDestinationPolicyRequest is the input of AdminService.GetSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.GetSmsDestinationPolicyRequest
+ */
+export type GetSmsDestinationPolicyRequest = Message<"gatehouse.v1.GetSmsDestinationPolicyRequest"> & {
+  /**
+   * Unset: the platform's policy.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsDestinationPolicyRequest.
+ * Use `create(GetSmsDestinationPolicyRequestSchema)` to create a new message.
+ */
+export const GetSmsDestinationPolicyRequestSchema: GenMessage<GetSmsDestinationPolicyRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 33);
+
+/**
+ * GetSmsDestinationPolicyResponse is the output of AdminService.GetSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.GetSmsDestinationPolicyResponse
+ */
+export type GetSmsDestinationPolicyResponse = Message<"gatehouse.v1.GetSmsDestinationPolicyResponse"> & {
+  /**
+   * @generated from field: gatehouse.v1.SmsDestinationPolicy policy = 1;
+   */
+  policy?: SmsDestinationPolicy | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsDestinationPolicyResponse.
+ * Use `create(GetSmsDestinationPolicyResponseSchema)` to create a new message.
+ */
+export const GetSmsDestinationPolicyResponseSchema: GenMessage<GetSmsDestinationPolicyResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 34);
+
+/**
+ * UpdateSmsDestinationPolicyRequest is the input of AdminService.UpdateSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.UpdateSmsDestinationPolicyRequest
+ */
+export type UpdateSmsDestinationPolicyRequest = Message<"gatehouse.v1.UpdateSmsDestinationPolicyRequest"> & {
+  /**
+   * Unset: the platform's policy.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * Replaces the allowed regions when set.
+   *
+   * @generated from field: gatehouse.v1.StringList allowed_countries = 2;
+   */
+  allowedCountries?: StringList | undefined;
+
+  /**
+   * Replaces the refused number types when set (platform only).
+   *
+   * @generated from field: gatehouse.v1.StringList refused_number_types = 3;
+   */
+  refusedNumberTypes?: StringList | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.UpdateSmsDestinationPolicyRequest.
+ * Use `create(UpdateSmsDestinationPolicyRequestSchema)` to create a new message.
+ */
+export const UpdateSmsDestinationPolicyRequestSchema: GenMessage<UpdateSmsDestinationPolicyRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 35);
+
+/**
+ * UpdateSmsDestinationPolicyResponse is the output of AdminService.UpdateSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.UpdateSmsDestinationPolicyResponse
+ */
+export type UpdateSmsDestinationPolicyResponse = Message<"gatehouse.v1.UpdateSmsDestinationPolicyResponse"> & {
+  /**
+   * @generated from field: gatehouse.v1.SmsDestinationPolicy policy = 1;
+   */
+  policy?: SmsDestinationPolicy | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.UpdateSmsDestinationPolicyResponse.
+ * Use `create(UpdateSmsDestinationPolicyResponseSchema)` to create a new message.
+ */
+export const UpdateSmsDestinationPolicyResponseSchema: GenMessage<UpdateSmsDestinationPolicyResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 36);
+
+/**
+ * GetSmsTrafficReportRequest is the input of AdminService.GetSmsTrafficReport.
+ *
+ * @generated from message gatehouse.v1.GetSmsTrafficReportRequest
+ */
+export type GetSmsTrafficReportRequest = Message<"gatehouse.v1.GetSmsTrafficReportRequest"> & {
+  /**
+   * The period's start (inclusive); counts are kept per 5 minutes.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 1;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * The period's end (exclusive), at most 366 days after since.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 2;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsTrafficReportRequest.
+ * Use `create(GetSmsTrafficReportRequestSchema)` to create a new message.
+ */
+export const GetSmsTrafficReportRequestSchema: GenMessage<GetSmsTrafficReportRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 37);
+
+/**
+ * SmsTrafficRow is one country's or one prefix's codes over the period.
+ *
+ * @generated from message gatehouse.v1.SmsTrafficRow
+ */
+export type SmsTrafficRow = Message<"gatehouse.v1.SmsTrafficRow"> & {
+  /**
+   * "country" or "prefix".
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * The ISO region (or "+" and the calling code of a non-geographic number),
+   * or the prefix: the E.164 number without its last four digits.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * Codes sent (each provider request that may have reached a phone).
+   *
+   * @generated from field: uint64 sent = 3;
+   */
+  sent: bigint;
+
+  /**
+   * Codes entered correctly.
+   *
+   * @generated from field: uint64 verified = 4;
+   */
+  verified: bigint;
+
+  /**
+   * verified / sent; unset when nothing was sent.
+   *
+   * @generated from field: optional double conversion = 5;
+   */
+  conversion?: number | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.SmsTrafficRow.
+ * Use `create(SmsTrafficRowSchema)` to create a new message.
+ */
+export const SmsTrafficRowSchema: GenMessage<SmsTrafficRow> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 38);
+
+/**
+ * GetSmsTrafficReportResponse is the output of AdminService.GetSmsTrafficReport.
+ *
+ * @generated from message gatehouse.v1.GetSmsTrafficReportResponse
+ */
+export type GetSmsTrafficReportResponse = Message<"gatehouse.v1.GetSmsTrafficReportResponse"> & {
+  /**
+   * Countries and prefixes, ordered by scope then key.
+   *
+   * @generated from field: repeated gatehouse.v1.SmsTrafficRow rows = 1;
+   */
+  rows: SmsTrafficRow[];
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsTrafficReportResponse.
+ * Use `create(GetSmsTrafficReportResponseSchema)` to create a new message.
+ */
+export const GetSmsTrafficReportResponseSchema: GenMessage<GetSmsTrafficReportResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 39);
+
+/**
  * AdminService lets org admins manage their org and platform admins manage
  * the platform.
  *
@@ -1142,6 +1392,42 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditEventsRequestSchema;
     output: typeof ListAuditEventsResponseSchema;
+  },
+  /**
+   * GetSmsDestinationPolicy returns where OTPs may be sent: the platform's
+   * policy when org_id is unset (platform admin only), or the org's (org
+   * admin), which shows the platform's refused number types.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.GetSmsDestinationPolicy
+   */
+  getSmsDestinationPolicy: {
+    methodKind: "unary";
+    input: typeof GetSmsDestinationPolicyRequestSchema;
+    output: typeof GetSmsDestinationPolicyResponseSchema;
+  },
+  /**
+   * UpdateSmsDestinationPolicy changes the lists that are set and keeps the
+   * others; it returns the policy after the change. refused_number_types is
+   * platform-wide: set with org_id it is InvalidArgument.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.UpdateSmsDestinationPolicy
+   */
+  updateSmsDestinationPolicy: {
+    methodKind: "unary";
+    input: typeof UpdateSmsDestinationPolicyRequestSchema;
+    output: typeof UpdateSmsDestinationPolicyResponseSchema;
+  },
+  /**
+   * GetSmsTrafficReport returns the OTP codes sent and verified, and their
+   * conversion, per country and per number prefix over a period. Platform
+   * admin only.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.GetSmsTrafficReport
+   */
+  getSmsTrafficReport: {
+    methodKind: "unary";
+    input: typeof GetSmsTrafficReportRequestSchema;
+    output: typeof GetSmsTrafficReportResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_admin, 0);
