@@ -82,8 +82,22 @@ describe(`openPostgresStores (${database.kind})`, () => {
     await stores.audit.append(memberRemoved("e-old", t0));
     await stores.audit.append(memberRemoved("e-kept", t0 + 1));
     const retention = { auditRetentionMs: day };
-    expect(await purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 0, intents: 1, challenges: 0, auditEvents: 1 });
-    expect(await purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0, auditEvents: 0 });
+    expect(await purgeExpired(t0 + day, retention)).toEqual({
+      rateLimitLogs: 1,
+      retiredRefreshTokens: 0,
+      intents: 1,
+      challenges: 0,
+      auditEvents: 1,
+      smsTraffic: 0,
+    });
+    expect(await purgeExpired(t0 + day, retention)).toEqual({
+      rateLimitLogs: 0,
+      retiredRefreshTokens: 0,
+      intents: 0,
+      challenges: 0,
+      auditEvents: 0,
+      smsTraffic: 0,
+    });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
   });
 

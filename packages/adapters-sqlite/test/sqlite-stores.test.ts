@@ -149,8 +149,22 @@ describe("openSqliteStores", () => {
     await stores.audit.append(memberRemoved("e-kept", t0 + 1));
 
     const retention = { auditRetentionMs: day };
-    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 1, retiredRefreshTokens: 1, intents: 1, challenges: 1, auditEvents: 1 });
-    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({ rateLimitLogs: 0, retiredRefreshTokens: 0, intents: 0, challenges: 0, auditEvents: 0 });
+    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
+      rateLimitLogs: 1,
+      retiredRefreshTokens: 1,
+      intents: 1,
+      challenges: 1,
+      auditEvents: 1,
+      smsTraffic: 0,
+    });
+    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
+      rateLimitLogs: 0,
+      retiredRefreshTokens: 0,
+      intents: 0,
+      challenges: 0,
+      auditEvents: 0,
+      smsTraffic: 0,
+    });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
     expect(await stores.challenges.findById("c-recent")).not.toBeNull();
