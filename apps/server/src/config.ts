@@ -236,7 +236,7 @@ function readSmsGuard(int: (name: string, fallback: number, min: number, max: nu
   const { otpSendsPerPrefix, otpSendsPerCountry, smsBreaker } = DEFAULT_CONFIG;
   return {
     sendsPerPrefixPerHour: int("SMS_SENDS_PER_PREFIX_PER_HOUR", otpSendsPerPrefix[0]!.limit, 1, 1_000_000),
-    sendsPerCountryPerHour: int("SMS_SENDS_PER_COUNTRY_PER_HOUR", otpSendsPerCountry[0]!.limit, 1, 10_000_000),
+    sendsPerCountryPerHour: int("SMS_SENDS_PER_COUNTRY_PER_HOUR", otpSendsPerCountry.limit, 1, 10_000_000),
     breaker: {
       windowMs: int("SMS_BREAKER_WINDOW_MINUTES", smsBreaker.windowMs / MINUTE_MS, 5, 7 * 24 * 60) * MINUTE_MS,
       minConversion: int("SMS_BREAKER_MIN_CONVERSION_PERCENT", Math.round(smsBreaker.minConversion * 100), 0, 100) / 100,

@@ -65,7 +65,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       otpResendIntervalMs: config.resendIntervalMs,
       phoneDefaultRegion: config.phoneDefaultRegion,
       otpSendsPerPrefix: [{ limit: config.smsGuard.sendsPerPrefixPerHour, windowMs: HOUR_MS }],
-      otpSendsPerCountry: [{ limit: config.smsGuard.sendsPerCountryPerHour, windowMs: HOUR_MS }],
+      otpSendsPerCountry: { limit: config.smsGuard.sendsPerCountryPerHour, windowMs: HOUR_MS },
       smsBreaker: config.smsGuard.breaker,
     },
   });

@@ -39,9 +39,13 @@ export interface GatehouseConfig {
   /**
    * Platform-wide sends per number prefix (the E.164 number without its last four digits) and per
    * region: pumping spreads over many numbers of one leased range, which no per-phone limit sees.
+   * The prefix's windows are sliding logs like the other send limits. The region's one window is
+   * checked against the traffic counts (`SmsTrafficStore`, 5-minute buckets, the oldest bucket
+   * counted whole): a log of a busy region's thousand units would cost every send far more than the
+   * check, and a region's cap is a velocity bound, not a per-person one.
    */
   readonly otpSendsPerPrefix: readonly WindowLimit[];
-  readonly otpSendsPerCountry: readonly WindowLimit[];
+  readonly otpSendsPerCountry: WindowLimit;
   /** The conversion breaker (sms-guard.ts). */
   readonly smsBreaker: SmsBreakerConfig;
   /** How long after a code was sent ResendMFA is refused, so a resend button cannot be hammered. */
@@ -83,7 +87,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   ],
   otpSendsPerUser: [{ limit: 20, windowMs: DAY }],
   otpSendsPerPrefix: [{ limit: 30, windowMs: HOUR }],
-  otpSendsPerCountry: [{ limit: 1000, windowMs: HOUR }],
+  otpSendsPerCountry: { limit: 1000, windowMs: HOUR },
   smsBreaker: { windowMs: HOUR, minConversion: 0.2, minSendsPerPrefix: 20, minSendsPerCountry: 200, cooldownMs: HOUR },
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,

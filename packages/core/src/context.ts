@@ -45,7 +45,7 @@ export function createContext(deps: GatehouseDeps): Context {
     throw new RangeError(`phoneDefaultRegion ${JSON.stringify(config.phoneDefaultRegion)} is not an upper-case ISO 3166-1 alpha-2 region`);
   }
   // A window's log is keyed by its length, so two windows of one length would be one log (consumeMany refuses the pair).
-  for (const name of ["otpSendsPerPhone", "otpSendsPerUser", "otpSendsPerPrefix", "otpSendsPerCountry"] as const) {
+  for (const name of ["otpSendsPerPhone", "otpSendsPerUser", "otpSendsPerPrefix"] as const) {
     const lengths = config[name].map((window) => window.windowMs);
     if (new Set(lengths).size < lengths.length) throw new RangeError(`${name} has two windows of the same windowMs`);
   }

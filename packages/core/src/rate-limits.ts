@@ -48,6 +48,5 @@ export const rateLimitKeys = {
   otpSendsPerPhone: (phone: string) => `otp-send:phone:${phone}`,
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
   otpSendsPerPrefix: (prefix: string) => `otp-send:prefix:${prefix}`,
-  otpSendsPerCountry: (country: string) => `otp-send:country:${country}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
 };

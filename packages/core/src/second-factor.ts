@@ -36,14 +36,13 @@ export type SignInStep =
   | { readonly kind: "phone_required"; readonly intent: PhoneRequired }
   | { readonly kind: "challenge"; readonly challenge: PreparedChallenge };
 
-/** Every limit one text counts against: the phone's, the user's, and the platform-wide ones of its prefix and region. */
+/** Every sliding-log limit one text counts against: the phone's, the user's, and the platform-wide one of its prefix (the region's: `guardDestination`). */
 function sendLimits(ctx: Context, userId: string, phone: string, destination: SmsDestination) {
   const { config } = ctx;
   return [
     { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(phone), windows: config.otpSendsPerPhone },
     { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(userId), windows: config.otpSendsPerUser },
     { name: "otp_sends_per_prefix", key: rateLimitKeys.otpSendsPerPrefix(destination.prefix), windows: config.otpSendsPerPrefix },
-    { name: "otp_sends_per_country", key: rateLimitKeys.otpSendsPerCountry(destination.country), windows: config.otpSendsPerCountry },
   ] as const;
 }
 

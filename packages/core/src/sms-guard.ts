@@ -10,6 +10,7 @@ import type { SmsBreakerConfig } from "./config.ts";
 import type { Context } from "./context.ts";
 import { rateLimited } from "./errors.ts";
 import type { EpochMs } from "./model.ts";
+import type { SmsTrafficReading } from "./ports.ts";
 import { maskPhone } from "./phone.ts";
 import { effectiveSettings } from "./settings.ts";
 import { classifyDestination, destinationRefusal, type SmsDestination } from "./sms-destination.ts";
@@ -44,7 +45,6 @@ export const smsTrafficKeys = (destination: SmsDestination): [country: string, p
 /** The rate-limit names of the platform-wide destination limits, and the refusal reasons they report. */
 export const VELOCITY_REFUSALS: Partial<Record<RateLimitName, SmsRefusalReason>> = {
   otp_sends_per_prefix: "prefix_velocity",
-  otp_sends_per_country: "country_velocity",
 };
 
 export function checkSmsBreakerConfig(config: SmsBreakerConfig): void {
@@ -57,8 +57,9 @@ export function checkSmsBreakerConfig(config: SmsBreakerConfig): void {
 
 /**
  * Inside the unit of work that prepares a challenge: refuses a destination the org's or the platform's
- * policy does not allow (`invalid_argument`, field `phone`) or whose breaker is open (`rate_limited`),
- * and trips a breaker whose conversion fell below the threshold. Returns the classified destination.
+ * policy does not allow (`invalid_argument`, field `phone`), whose breaker is open or whose region sent
+ * its hourly codes already (`rate_limited`), and trips a breaker whose conversion fell below the
+ * threshold. Returns the classified destination.
  */
 export async function guardDestination(tx: Context, subject: AuditSubject & { readonly orgId: string }, phone: string): Promise<SmsDestination> {
   const destination = await classifyDestination(phone);
@@ -69,11 +70,29 @@ export async function guardDestination(tx: Context, subject: AuditSubject & { re
     await recordAudit(tx, "sms.destination_refused", subject, { reason: refusal.reason, country: destination.country, phoneMask: maskPhone(phone) });
     throw refusal.error;
   }
-  await checkBreakers(tx, subject, destination);
+  const breakerReadings = await checkBreakers(tx, subject, destination);
+  await checkCountryVelocity(tx, subject, destination, breakerReadings[0]);
   return destination;
 }
 
-async function checkBreakers(tx: Context, subject: AuditSubject, destination: SmsDestination): Promise<void> {
+/** `breakerReading`: the region's counts over the breaker's window, which are the velocity's when both windows are one length (the defaults). */
+async function checkCountryVelocity(
+  tx: Context,
+  subject: AuditSubject,
+  destination: SmsDestination,
+  breakerReading: SmsTrafficReading | undefined,
+): Promise<void> {
+  const { limit, windowMs } = tx.config.otpSendsPerCountry;
+  const now = tx.clock.now();
+  const from = bucketOf(now - windowMs);
+  const [country] =
+    windowMs === tx.config.smsBreaker.windowMs ? [breakerReading] : await tx.stores.smsTraffic.read([smsTrafficKeys(destination)[0]], from, now);
+  if ((country?.sent ?? 0) < limit) return;
+  tx.smsGuardObserver.refused("country_velocity");
+  throw await recordRefusal(tx, subject, "otp_sends_per_country", rateLimited((from + SMS_TRAFFIC_BUCKET_MS + windowMs - now) / 1000));
+}
+
+async function checkBreakers(tx: Context, subject: AuditSubject, destination: SmsDestination): Promise<SmsTrafficReading[]> {
   const breaker = tx.config.smsBreaker;
   const now = tx.clock.now();
   const keys = smsTrafficKeys(destination);
@@ -97,6 +116,7 @@ async function checkBreakers(tx: Context, subject: AuditSubject, destination: Sm
     tx.smsGuardObserver.refused("conversion_breaker");
     throw await recordRefusal(tx, subject, "sms_conversion_breaker", rateLimited((openUntil - now) / 1000));
   }
+  return readings;
 }
 
 /** After a right code: counts the verification for the destination's region and prefix. */

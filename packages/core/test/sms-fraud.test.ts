@@ -161,13 +161,23 @@ describe("issue 36: prefix and country velocity", () => {
 
   it("sends per country per hour: past the limit every number of the region is refused", async () => {
     const { refusals, observer } = recordingObserver();
-    const p = await pumpingHarness({ otpSendsPerCountry: [{ limit: 3, windowMs: HOUR }] }, observer);
+    const p = await pumpingHarness({ otpSendsPerCountry: { limit: 3, windowMs: HOUR } }, observer);
     await p.submit("+33612345671");
     await p.submit("+33698765432");
     await p.submit("+33711223344");
     expect((await errorOf(p.submit("+33655555555"))).kind).toBe("rate_limited");
     expect(refusals).toEqual(["country_velocity"]);
     await expect(p.submit("+4915123456789")).resolves.toBeDefined();
+  });
+
+  it("a region's window of another length than the breaker's is read on its own: two hours of sends count", async () => {
+    const p = await pumpingHarness({ otpSendsPerCountry: { limit: 2, windowMs: 2 * HOUR } });
+    await p.submit("+33612345671");
+    p.clock.advance(90 * MINUTE);
+    await p.submit("+33698765432");
+    expect((await errorOf(p.submit("+33711223344"))).kind).toBe("rate_limited");
+    p.clock.advance(45 * MINUTE);
+    await expect(p.submit("+33655555555")).resolves.toBeDefined();
   });
 });
 
