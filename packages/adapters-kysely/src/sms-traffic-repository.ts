@@ -31,14 +31,12 @@ export function createSmsTrafficRepository(db: Kysely<Database>, cache: Prepared
         db
           .insertInto("sms_traffic")
           .values(
-            args
-              .slice(0, count)
-              .map((key) => ({
-                key: key as string,
-                bucket_start: args[count] as number,
-                sent: args[count + 1] as number,
-                verified: args[count + 2] as number,
-              })),
+            args.slice(0, count).map((key) => ({
+              key: key as string,
+              bucket_start: args[count] as number,
+              sent: args[count + 1] as number,
+              verified: args[count + 2] as number,
+            })),
           )
           .onConflict((conflict) =>
             conflict.columns(["key", "bucket_start"]).doUpdateSet({
