@@ -25,7 +25,7 @@ import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
 import { createDualProtocolServer } from "./dual-protocol-server.ts";
 import { createEngine } from "./engine.ts";
-import { warnIfEveryCountryAllowed } from "./sms-guard-log.ts";
+import { warmPhoneMetadata, warnIfEveryCountryAllowed } from "./sms-guard-log.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
@@ -65,6 +65,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     hashQueue: metrics?.hashQueue,
     smsGuard: metrics?.smsGuard,
   });
+  warmPhoneMetadata(logger);
   await warnIfEveryCountryAllowed(config, gatehouse, logger);
   const observers: RequestObserver[] = [
     ...(metrics === undefined ? [] : [metrics]),

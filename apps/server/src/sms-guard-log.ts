@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR, type Gatehouse, type SmsGuardObserver } from "@gatehouse/core";
+import { isPhoneRegion, SYSTEM_ACTOR, type Gatehouse, type SmsGuardObserver } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 
@@ -18,6 +18,14 @@ export function smsGuardObserver(logger: Logger, metrics: SmsGuardObserver | und
       );
     },
   };
+}
+
+/**
+ * Starts loading the phone metadata in the background: every OTP send classifies its number inside
+ * its unit of work, and the first one would otherwise hold its transaction open while the metadata loads.
+ */
+export function warmPhoneMetadata(logger: Logger): void {
+  isPhoneRegion("US").catch((error: unknown) => logger.error({ err: error }, "phone metadata failed to load"));
 }
 
 /** In production, a platform that sends codes to every country is told to name the ones it serves. */
