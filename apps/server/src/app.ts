@@ -28,6 +28,7 @@ import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
 import { createDualProtocolServer, type RequestHandler } from "./dual-protocol-server.ts";
 import { createEngine } from "./engine.ts";
+import { warmPhoneMetadata, warnIfEveryCountryAllowed } from "./sms-guard-log.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
@@ -63,7 +64,10 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     onSmsResult: metrics?.smsResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,
+    smsGuard: metrics?.smsGuard,
   });
+  warmPhoneMetadata(logger);
+  await warnIfEveryCountryAllowed(config, gatehouse, logger);
   const observers: RequestObserver[] = [
     ...(metrics === undefined ? [] : [metrics]),
     ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : []),

@@ -14,6 +14,9 @@ import {
   orgMfaSettingsToJson,
   platformSettingsPatchFromJson,
   platformSettingsToJson,
+  smsDestinationPolicyPatchFromJson,
+  smsDestinationPolicyToJson,
+  smsTrafficRowToJson,
 } from "@gatehouse/contract";
 import { parseOrgRole, GatehouseError, invalidArgument, MAX_AUDIT_PAGE_SIZE, SYSTEM_ACTOR, type AuditEventsQuery, type Gatehouse } from "@gatehouse/core";
 import { pino } from "pino";
@@ -44,6 +47,8 @@ const USAGE = `usage: gatehouse <command> [options]
   platform settings [--json '{...}']            show or change platform settings
   policy get <org_id>                           show the org's browser policy
   policy set <org_id> --json '{...}'            replace the org's browser policy
+  sms policy [--org <org_id>] [--json '{...}'] show or change where OTPs may be sent (the platform's, or the org's)
+  sms report --since <iso> [--until <iso>]      OTP codes sent, verified and their conversion per country and prefix
   audit list [--org <org_id>] [--user <email|user_id>] [--kind <kind>]... [--since <iso>] [--until <iso>] [--limit <n>]
                                                 audit events, newest first, one JSON object per line
   --help, -h                                    this text
@@ -208,6 +213,33 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           ? await admin.getPlatformSettings(SYSTEM_ACTOR)
           : await admin.updatePlatformSettings(SYSTEM_ACTOR, platformSettingsPatchFromJson(parseJsonOption(values.json, "platform settings"), invalidArgument));
       return platformSettingsToJson(settings);
+    },
+  },
+  "sms policy": {
+    params: [],
+    options: ["org", "json"],
+    run: async ({ values, gatehouse }) => {
+      const { admin } = gatehouse;
+      const orgId = values.org ?? null;
+      const policy =
+        values.json === undefined
+          ? await admin.getSmsDestinationPolicy(SYSTEM_ACTOR, orgId)
+          : await admin.updateSmsDestinationPolicy(
+              SYSTEM_ACTOR,
+              orgId,
+              smsDestinationPolicyPatchFromJson(parseJsonOption(values.json, "sms policy"), invalidArgument),
+            );
+      return smsDestinationPolicyToJson(policy);
+    },
+  },
+  "sms report": {
+    params: [],
+    options: ["since", "until"],
+    run: async ({ values, gatehouse }) => {
+      const since = parseTimeOption("since", values.since);
+      if (since === undefined) throw new UsageError("sms report needs --since <iso>");
+      const until = parseTimeOption("until", values.until) ?? Date.now();
+      return { rows: (await gatehouse.admin.getSmsTrafficReport(SYSTEM_ACTOR, since, until)).map(smsTrafficRowToJson) };
     },
   },
   "user create": {

@@ -1,5 +1,13 @@
 import { availableParallelism } from "node:os";
-import { isPhoneRegion, looksLikePhoneRegion, OWASP_ARGON2ID_PARAMS, type Argon2idParams, type PhoneRegion } from "@gatehouse/core";
+import {
+  DEFAULT_CONFIG,
+  isPhoneRegion,
+  looksLikePhoneRegion,
+  OWASP_ARGON2ID_PARAMS,
+  type Argon2idParams,
+  type PhoneRegion,
+  type SmsBreakerConfig,
+} from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, defaultPerIp, type ConnectionLimits } from "./connection-limits.ts";
 import { readLifecycle, type LifecycleConfig } from "./lifecycle-config.ts";
 import { readEmailConfig, type EmailConfig } from "./email-config.ts";
@@ -38,6 +46,8 @@ export interface ServerConfig {
   readonly smsMaxAttempts: number;
   /** EMAIL_*, PUBLIC_URL (email-config.ts). */
   readonly email: EmailConfig;
+  /** Platform-wide SMS pumping defences (docs/sms-fraud.md). */
+  readonly smsGuard: SmsGuardConfig;
   readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
   readonly rateLimitIpPerMinute: number;
@@ -68,6 +78,15 @@ export interface ServerConfig {
   /** Deprecated settings that were accepted but have no effect, for a warning at start. */
   readonly warnings: readonly string[];
   readonly connections: ConnectionLimits;
+}
+
+export interface SmsGuardConfig {
+  /** SMS_SENDS_PER_PREFIX_PER_HOUR: codes per number prefix (the E.164 number without its last 4 digits). */
+  readonly sendsPerPrefixPerHour: number;
+  /** SMS_SENDS_PER_COUNTRY_PER_HOUR. */
+  readonly sendsPerCountryPerHour: number;
+  /** SMS_BREAKER_*: the conversion breaker. */
+  readonly breaker: SmsBreakerConfig;
 }
 
 export interface PasswordHashConfig {
@@ -233,6 +252,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     smsProvider: readSmsProvider(text, problems, devOtpMode, production),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
     email: readEmailConfig({ text, int }, problems, { production, devMode: devOtpMode, port }),
+    smsGuard: readSmsGuard(int),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
@@ -259,6 +279,23 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
   return config;
+}
+
+const MINUTE_MS = 60_000;
+
+function readSmsGuard(int: (name: string, fallback: number, min: number, max: number) => number): SmsGuardConfig {
+  const { otpSendsPerPrefix, otpSendsPerCountry, smsBreaker } = DEFAULT_CONFIG;
+  return {
+    sendsPerPrefixPerHour: int("SMS_SENDS_PER_PREFIX_PER_HOUR", otpSendsPerPrefix[0]!.limit, 1, 1_000_000),
+    sendsPerCountryPerHour: int("SMS_SENDS_PER_COUNTRY_PER_HOUR", otpSendsPerCountry.limit, 1, 10_000_000),
+    breaker: {
+      windowMs: int("SMS_BREAKER_WINDOW_MINUTES", smsBreaker.windowMs / MINUTE_MS, 5, 7 * 24 * 60) * MINUTE_MS,
+      minConversion: int("SMS_BREAKER_MIN_CONVERSION_PERCENT", Math.round(smsBreaker.minConversion * 100), 0, 100) / 100,
+      minSendsPerPrefix: int("SMS_BREAKER_MIN_SENDS_PER_PREFIX", smsBreaker.minSendsPerPrefix, 1, 1_000_000),
+      minSendsPerCountry: int("SMS_BREAKER_MIN_SENDS_PER_COUNTRY", smsBreaker.minSendsPerCountry, 1, 10_000_000),
+      cooldownMs: int("SMS_BREAKER_COOLDOWN_MINUTES", smsBreaker.cooldownMs / MINUTE_MS, 1, 7 * 24 * 60) * MINUTE_MS,
+    },
+  };
 }
 
 /**

@@ -22,7 +22,7 @@ export function countedRateLimiter(limiter: RateLimiter, onRejected: (limit: str
   };
 }
 
-const KNOWN_KINDS = new Set(["ip", "otp-send:phone", "otp-send:user", "otp-fail:user"]);
+const KNOWN_KINDS = new Set(["ip", "otp-send:phone", "otp-send:user", "otp-send:prefix", "otp-fail:user"]);
 
 export function limitLabel(key: string, windowMs: number): string {
   const parts = key.split(":");

@@ -8,14 +8,18 @@ import {
   type Gatehouse,
   type HashQueueObserver,
   type RateLimiter,
+  type SmsGuardObserver,
   type Stores,
 } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
 import { createEmail, type EmailSetup } from "./email.ts";
 import type { Logger } from "./logger.ts";
+import { smsGuardObserver } from "./sms-guard-log.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
 import { describeDatabase, openStorage, type OpenStorage } from "./storage.ts";
 import { storageFaultLog } from "./storage-fault-log.ts";
+
+const HOUR_MS = 3_600_000;
 
 /** Hooks the server's metrics attach (METRICS_PORT); the CLI and the bench pass none. */
 export interface EngineInstruments {
@@ -25,6 +29,7 @@ export interface EngineInstruments {
   readonly onSmsResult?: SmsResultObserver | undefined;
   readonly wrapRateLimiter?: ((limiter: RateLimiter) => RateLimiter) | undefined;
   readonly hashQueue?: HashQueueObserver | undefined;
+  readonly smsGuard?: SmsGuardObserver | undefined;
 }
 
 /** The core with its ports picked from the configuration: what the server, the CLI and the bench all run. */
@@ -72,6 +77,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     clock,
     random: cryptoRandom,
     ...(instruments.hashQueue === undefined ? {} : { hashQueueObserver: instruments.hashQueue }),
+    smsGuardObserver: smsGuardObserver(logger, instruments.smsGuard),
     config: {
       otpHashKey: config.otpHashKey,
       password: config.passwordHash.argon2id,
@@ -85,6 +91,9 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       phoneDefaultRegion: config.phoneDefaultRegion,
       publicUrl: config.email.publicUrl,
       emailVerification: config.email.verification,
+      otpSendsPerPrefix: [{ limit: config.smsGuard.sendsPerPrefixPerHour, windowMs: HOUR_MS }],
+      otpSendsPerCountry: { limit: config.smsGuard.sendsPerCountryPerHour, windowMs: HOUR_MS },
+      smsBreaker: config.smsGuard.breaker,
     },
   });
   return { gatehouse, storage, stores, sms, email, close: () => storage.close() };

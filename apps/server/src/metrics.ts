@@ -5,7 +5,7 @@
  * an example alert.
  */
 import type { QueryTiming, StorageFault } from "@gatehouse/adapters-sqlite";
-import type { HashQueueObserver } from "@gatehouse/core";
+import type { HashQueueObserver, SmsGuardObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
 import type { SmsResultObserver } from "./sms.ts";
@@ -28,6 +28,8 @@ export interface GatehouseMetrics extends RequestObserver {
   dbFault(fault: StorageFault): void;
   /** The core's password-hash queue reports its depth and each hash's wait and run time here. */
   readonly hashQueue: HashQueueObserver;
+  /** SMS sends refused before they went out, by reason, and conversion breakers tripped, by scope. */
+  readonly smsGuard: SmsGuardObserver;
 }
 
 export function createMetrics(): GatehouseMetrics {
@@ -86,6 +88,18 @@ export function createMetrics(): GatehouseMetrics {
     labelNames: ["limit"],
     registers,
   });
+  const smsRefusals = new Counter({
+    name: "gatehouse_sms_refusals_total",
+    help: "OTP sends refused before any SMS went out: country_not_allowed, number_type, prefix_velocity, country_velocity, conversion_breaker",
+    labelNames: ["reason"],
+    registers,
+  });
+  const smsBreakerTrips = new Counter({
+    name: "gatehouse_sms_breaker_trips_total",
+    help: "SMS conversion breakers tripped, by scope (country, prefix)",
+    labelNames: ["scope"],
+    registers,
+  });
   const queryDuration = new Histogram({
     name: "gatehouse_db_query_duration_seconds",
     help: "Database query latency by statement kind and result",
@@ -127,6 +141,10 @@ export function createMetrics(): GatehouseMetrics {
     dbQuery: (timing) => queryDuration.observe({ operation: timing.operation, result: timing.failed ? "error" : "ok" }, timing.durationMs / 1000),
     dbFault: (fault) => {
       if (fault.during === "connect") queryDuration.observe({ operation: "connect", result: "error" }, fault.elapsedMs / 1000);
+    },
+    smsGuard: {
+      refused: (reason) => smsRefusals.inc({ reason }),
+      breakerTripped: ({ scope }) => smsBreakerTrips.inc({ scope }),
     },
     hashQueue: {
       depthChanged: (depth) => hashQueueDepth.set(depth),

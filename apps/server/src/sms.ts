@@ -80,14 +80,21 @@ function observed(sender: SmsSender, mode: SmsMode, logger: Logger, observe: Sms
  */
 function logFailures(sender: SmsSender, provider: SmsMode, logger: Logger, observe: SmsResultObserver): SmsSender {
   return {
-    sendOtp: async (message) => {
+    sendOtp: async (message, charges) => {
       try {
-        await sender.sendOtp(message);
+        await sender.sendOtp(message, charges);
       } catch (error) {
         observe(provider, "failed");
         const details =
           error instanceof SmsDeliveryError
-            ? { reason: error.reason, status: error.status, providerCode: error.providerCode, attempts: error.attempts, detail: error.message }
+            ? {
+                reason: error.reason,
+                status: error.status,
+                providerCode: error.providerCode,
+                attempts: error.attempts,
+                mayHaveBeenSent: error.mayHaveBeenSent,
+                detail: error.message,
+              }
             : { reason: "unknown" };
         logger.warn({ provider, challengeId: message.challengeId, phone: maskPhone(message.phone), ...details }, "SMS delivery failed");
         throw error;

@@ -13,6 +13,7 @@ import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-qu
 import { createRateLimiter } from "./rate-limiter.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
+import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
@@ -49,6 +50,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     browserPolicies: createBrowserPolicyRepository(db, cache),
     signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
+    smsTraffic: createSmsTrafficRepository(db, cache),
     audit: createAuditRepository(db, cache),
   };
 }

@@ -276,6 +276,32 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("invitations_expires_at").on("invitations").column("expires_at").execute();
     },
   },
+
+  /*
+   * The SMS destination policy (JSON arrays in the settings rows; null in rows stored before: the
+   * defaults) and the conversion breaker's counts, per destination key and 5-minute bucket.
+   */
+  "0010_sms_destinations": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("platform_settings").addColumn("sms_allowed_countries", "text").execute();
+      await db.schema.alterTable("platform_settings").addColumn("sms_refused_number_types", "text").execute();
+      await db.schema.alterTable("org_mfa_settings").addColumn("sms_allowed_countries", "text").execute();
+      await db.schema
+        .createTable("sms_traffic")
+        .addColumn("key", "text", (col) => col.notNull())
+        .addColumn("bucket_start", "bigint", (col) => col.notNull())
+        .addColumn("sent", "integer", (col) => col.notNull())
+        .addColumn("verified", "integer", (col) => col.notNull())
+        .addPrimaryKeyConstraint("sms_traffic_pk", ["key", "bucket_start"])
+        .execute();
+      await db.schema.createIndex("sms_traffic_bucket_start").on("sms_traffic").column("bucket_start").execute();
+      await db.schema
+        .createTable("sms_breakers")
+        .addColumn("key", "text", (col) => col.primaryKey().notNull())
+        .addColumn("open_until", "bigint", (col) => col.notNull())
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

@@ -13,6 +13,8 @@ export interface PurgedCounts {
   readonly auditEvents: number;
   readonly emailTokens: number;
   readonly invitations: number;
+  /** SMS traffic buckets past the audit retention, and breakers that have closed. */
+  readonly smsTraffic: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -24,8 +26,8 @@ export interface PurgeRetention {
 /**
  * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
  * window, retired refresh hashes past their reuse-detection expiry, expired intents, email-link
- * tokens and invitations, and
- * challenges a day past expiry; and audit events past their retention.
+ * tokens and invitations, challenges a day past expiry, SMS breakers that have closed; and audit events
+ * and SMS traffic counts (the conversion report's record) past the audit retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
  */
@@ -46,6 +48,11 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .deleteFrom("audit_events")
     .where("at", "<=", now - retention.auditRetentionMs)
     .executeTakeFirst();
+  const buckets = await db
+    .deleteFrom("sms_traffic")
+    .where("bucket_start", "<=", now - retention.auditRetentionMs)
+    .executeTakeFirst();
+  const breakers = await db.deleteFrom("sms_breakers").where("open_until", "<=", now).executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
@@ -54,5 +61,6 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     auditEvents: Number(auditEvents.numDeletedRows),
     emailTokens: Number(emailTokens.numDeletedRows),
     invitations: Number(invitations.numDeletedRows),
+    smsTraffic: Number(buckets.numDeletedRows) + Number(breakers.numDeletedRows),
   };
 }

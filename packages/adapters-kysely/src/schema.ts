@@ -130,6 +130,9 @@ export interface PlatformSettingsTable {
   mfa_always: BoolColumn;
   device_trust_enabled: BoolColumn;
   max_trust_ttl_days: number;
+  /** JSON arrays; null in a row stored before they existed (read as the defaults). */
+  sms_allowed_countries: string | null;
+  sms_refused_number_types: string | null;
 }
 
 export interface OrgMfaSettingsTable {
@@ -138,6 +141,21 @@ export interface OrgMfaSettingsTable {
   require_mfa_untrusted_device: BoolColumn;
   trust_device_after_mfa: BoolColumn;
   trust_ttl_days: number;
+  /** A JSON array; null in a row stored before it existed (read as every region). */
+  sms_allowed_countries: string | null;
+}
+
+/** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */
+export interface SmsTrafficTable {
+  key: string;
+  bucket_start: EpochMsColumn;
+  sent: number;
+  verified: number;
+}
+
+export interface SmsBreakersTable {
+  key: string;
+  open_until: EpochMsColumn;
 }
 
 export interface BrowserPoliciesTable {
@@ -193,4 +211,6 @@ export interface Database {
   audit_events: AuditEventsTable;
   email_tokens: EmailTokensTable;
   invitations: InvitationsTable;
+  sms_traffic: SmsTrafficTable;
+  sms_breakers: SmsBreakersTable;
 }

@@ -1,18 +1,32 @@
-import type { OrgMfaSettings, PlatformSettings, SettingsStore } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type OrgMfaSettings, type PlatformSettings, type SettingsStore } from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, OrgMfaSettingsTable, PlatformSettingsTable } from "./schema.ts";
 
 const PLATFORM_ROW_ID = 1;
 
-type PlatformColumns = Pick<Selectable<PlatformSettingsTable>, "mfa_always" | "device_trust_enabled" | "max_trust_ttl_days">;
+type PlatformColumns = Pick<
+  Selectable<PlatformSettingsTable>,
+  "mfa_always" | "device_trust_enabled" | "max_trust_ttl_days" | "sms_allowed_countries" | "sms_refused_number_types"
+>;
 type OrgColumns = Pick<
   Selectable<OrgMfaSettingsTable>,
-  "require_mfa_new_device" | "require_mfa_untrusted_device" | "trust_device_after_mfa" | "trust_ttl_days"
+  "require_mfa_new_device" | "require_mfa_untrusted_device" | "trust_device_after_mfa" | "trust_ttl_days" | "sms_allowed_countries"
 >;
 
+/** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
+function jsonList<T extends string>(text: string | null, fallback: readonly T[]): readonly T[] {
+  return text === null ? fallback : (JSON.parse(text) as T[]);
+}
+
 function toPlatformSettings(row: PlatformColumns): PlatformSettings {
-  return { mfaAlways: fromDbBool(row.mfa_always), deviceTrustEnabled: fromDbBool(row.device_trust_enabled), maxTrustTtlDays: row.max_trust_ttl_days };
+  return {
+    mfaAlways: fromDbBool(row.mfa_always),
+    deviceTrustEnabled: fromDbBool(row.device_trust_enabled),
+    maxTrustTtlDays: row.max_trust_ttl_days,
+    smsAllowedCountries: jsonList(row.sms_allowed_countries, DEFAULT_PLATFORM_SETTINGS.smsAllowedCountries),
+    smsRefusedNumberTypes: jsonList(row.sms_refused_number_types, DEFAULT_PLATFORM_SETTINGS.smsRefusedNumberTypes),
+  };
 }
 
 function toOrgSettings(row: OrgColumns): OrgMfaSettings {
@@ -21,6 +35,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     requireMfaUntrustedDevice: fromDbBool(row.require_mfa_untrusted_device),
     trustDeviceAfterMfa: fromDbBool(row.trust_device_after_mfa),
     trustTtlDays: row.trust_ttl_days,
+    smsAllowedCountries: jsonList(row.sms_allowed_countries, DEFAULT_ORG_MFA_SETTINGS.smsAllowedCountries),
   };
 }
 
@@ -29,10 +44,13 @@ export interface SettingsForOrgRow {
   readonly mfa_always: DbBool | null;
   readonly device_trust_enabled: DbBool | null;
   readonly max_trust_ttl_days: number | null;
+  readonly platform_sms_allowed_countries: string | null;
+  readonly sms_refused_number_types: string | null;
   readonly require_mfa_new_device: DbBool | null;
   readonly require_mfa_untrusted_device: DbBool | null;
   readonly trust_device_after_mfa: DbBool | null;
   readonly trust_ttl_days: number | null;
+  readonly org_sms_allowed_countries: string | null;
 }
 
 /**
@@ -41,18 +59,21 @@ export interface SettingsForOrgRow {
  * (docs/decisions/sign-in-facts-read.md).
  */
 export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
-  const fromPlatform = (column: keyof Omit<PlatformSettingsTable, "id">) =>
-    sql`(SELECT ${sql.ref(column)} FROM platform_settings WHERE id = ${PLATFORM_ROW_ID}) AS ${sql.id(column)}`;
-  const fromOrg = (column: keyof Omit<OrgMfaSettingsTable, "org_id">) =>
-    sql`(SELECT ${sql.ref(column)} FROM org_mfa_settings WHERE org_id = ${orgId}) AS ${sql.id(column)}`;
+  const fromPlatform = (column: keyof Omit<PlatformSettingsTable, "id">, as: string = column) =>
+    sql`(SELECT ${sql.ref(column)} FROM platform_settings WHERE id = ${PLATFORM_ROW_ID}) AS ${sql.id(as)}`;
+  const fromOrg = (column: keyof Omit<OrgMfaSettingsTable, "org_id">, as: string = column) =>
+    sql`(SELECT ${sql.ref(column)} FROM org_mfa_settings WHERE org_id = ${orgId}) AS ${sql.id(as)}`;
   return sql.join([
     fromPlatform("mfa_always"),
     fromPlatform("device_trust_enabled"),
     fromPlatform("max_trust_ttl_days"),
+    fromPlatform("sms_allowed_countries", "platform_sms_allowed_countries"),
+    fromPlatform("sms_refused_number_types"),
     fromOrg("require_mfa_new_device"),
     fromOrg("require_mfa_untrusted_device"),
     fromOrg("trust_device_after_mfa"),
     fromOrg("trust_ttl_days"),
+    fromOrg("sms_allowed_countries", "org_sms_allowed_countries"),
   ]);
 }
 
@@ -63,11 +84,23 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
   const platform =
     mfa_always === null || device_trust_enabled === null || max_trust_ttl_days === null
       ? null
-      : toPlatformSettings({ mfa_always, device_trust_enabled, max_trust_ttl_days });
+      : toPlatformSettings({
+          mfa_always,
+          device_trust_enabled,
+          max_trust_ttl_days,
+          sms_allowed_countries: row.platform_sms_allowed_countries,
+          sms_refused_number_types: row.sms_refused_number_types,
+        });
   const org =
     require_mfa_new_device === null || require_mfa_untrusted_device === null || trust_device_after_mfa === null || trust_ttl_days === null
       ? null
-      : toOrgSettings({ require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days });
+      : toOrgSettings({
+          require_mfa_new_device,
+          require_mfa_untrusted_device,
+          trust_device_after_mfa,
+          trust_ttl_days,
+          sms_allowed_countries: row.org_sms_allowed_countries,
+        });
   return { platform, org };
 }
 
@@ -83,6 +116,8 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         mfa_always: toDbBool(dialect, settings.mfaAlways),
         device_trust_enabled: toDbBool(dialect, settings.deviceTrustEnabled),
         max_trust_ttl_days: settings.maxTrustTtlDays,
+        sms_allowed_countries: JSON.stringify(settings.smsAllowedCountries),
+        sms_refused_number_types: JSON.stringify(settings.smsRefusedNumberTypes),
       };
       await db
         .insertInto("platform_settings")
@@ -102,6 +137,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         require_mfa_untrusted_device: toDbBool(dialect, settings.requireMfaUntrustedDevice),
         trust_device_after_mfa: toDbBool(dialect, settings.trustDeviceAfterMfa),
         trust_ttl_days: settings.trustTtlDays,
+        sms_allowed_countries: JSON.stringify(settings.smsAllowedCountries),
       };
       await db
         .insertInto("org_mfa_settings")

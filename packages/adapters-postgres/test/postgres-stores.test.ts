@@ -91,6 +91,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       auditEvents: 1,
       emailTokens: 0,
       invitations: 0,
+      smsTraffic: 0,
     });
     expect(await purgeExpired(t0 + day, retention)).toEqual({
       rateLimitLogs: 0,
@@ -100,6 +101,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       auditEvents: 0,
       emailTokens: 0,
       invitations: 0,
+      smsTraffic: 0,
     });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
   });

@@ -5,9 +5,15 @@
  * `Retry-After` is honoured, but never past the budget: a wait that would overrun it fails the
  * send at once instead of sleeping for nothing.
  *
+ * Limits fail closed: every failure says whether the last request may have reached the phone
+ * (`mayHaveBeenSent`), and a retry after a request that may have been delivered is made only once
+ * the caller charged it (`SendCharges.chargeRetry`): each request that may have been delivered
+ * counts against the send limits once.
+ *
  * Time is injected (`now`, `sleep`) so the retry schedule is tested without waiting on the clock.
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
+import type { SendCharges } from "@gatehouse/core";
 import { SmsDeliveryError, type SmsFailureReason, type SmsProviderName } from "./sms-delivery-error.ts";
 
 export interface RetryPolicy {
@@ -70,6 +76,11 @@ export interface Refusal {
   readonly status: number;
   readonly providerCode?: string | undefined;
   readonly retryable: boolean;
+  /**
+   * Whether the refused request may still have reached the phone. By default a 5xx (or another
+   * non-4xx answer that is not the provider's own refusal) may have; a 4xx or the provider's refusal has not.
+   */
+  readonly mayHaveBeenSent?: boolean | undefined;
 }
 
 /** Reads one answer (its body too, if the provider's format needs it) and says what it means. */
@@ -81,13 +92,23 @@ export interface ProviderIdentity {
   readonly label: string;
 }
 
-export async function postToProvider(request: ProviderRequest, identity: ProviderIdentity, timing: SendTiming, judge: Judge): Promise<void> {
+export async function postToProvider(
+  request: ProviderRequest,
+  identity: ProviderIdentity,
+  timing: SendTiming,
+  judge: Judge,
+  charges?: SendCharges,
+): Promise<void> {
   const deadline = timing.now() + timing.timeoutMs;
   const signal = AbortSignal.timeout(timing.timeoutMs);
-  const transportFailure = (attempts: number) =>
+  const transportFailure = (attempts: number, error: unknown) =>
     signal.aborted
       ? new SmsDeliveryError("timeout", `${identity.label} timed out after ${timing.timeoutMs} ms`, undefined, { provider: identity.provider, attempts })
-      : new SmsDeliveryError("unreachable", `${identity.label} unreachable`, undefined, { provider: identity.provider, attempts });
+      : new SmsDeliveryError("unreachable", `${identity.label} unreachable`, undefined, {
+          provider: identity.provider,
+          attempts,
+          mayHaveBeenSent: !refusedBeforeWriting(error),
+        });
 
   for (let attempt = 1; ; attempt += 1) {
     let verdict: "sent" | Refusal;
@@ -95,15 +116,17 @@ export async function postToProvider(request: ProviderRequest, identity: Provide
     try {
       response = await timing.fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal, redirect: "manual" });
       verdict = await judge(response);
-    } catch {
-      throw transportFailure(attempt);
+    } catch (failure) {
+      throw transportFailure(attempt, failure);
     }
     if (verdict === "sent") return;
 
+    const mayHaveBeenSent = verdict.mayHaveBeenSent ?? (verdict.status >= 500 || (verdict.status < 400 && verdict.reason !== "rejected"));
     const error = new SmsDeliveryError(verdict.reason, verdict.message, verdict.status, {
       provider: identity.provider,
       providerCode: verdict.providerCode,
       attempts: attempt,
+      mayHaveBeenSent,
     });
     if (!verdict.retryable || attempt >= timing.retry.maxAttempts) throw error;
     const delay = retryDelay(attempt, retryAfterMs(response.headers.get("retry-after"), timing.now()), timing.retry);
@@ -113,7 +136,27 @@ export async function postToProvider(request: ProviderRequest, identity: Provide
     } catch {
       throw error;
     }
+    // The failed request may have reached the phone: the retry is another text, charged before it goes out.
+    if (mayHaveBeenSent && !(await chargeRetry(charges))) throw error;
   }
+}
+
+/** No charges given: nothing counts the retries, so none is made after a request that may have been delivered. */
+async function chargeRetry(charges: SendCharges | undefined): Promise<boolean> {
+  return charges === undefined ? false : charges.chargeRetry();
+}
+
+/** Network errors that happen before a byte of the request is written: the text cannot have gone out. */
+const REFUSED_BEFORE_WRITING: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH"]);
+
+/** fetch wraps the socket's error in `cause` (undici: TypeError "fetch failed", cause.code). */
+function refusedBeforeWriting(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; typeof current === "object" && current !== null && depth < 4; depth += 1) {
+    if ("code" in current && typeof current.code === "string" && REFUSED_BEFORE_WRITING.has(current.code)) return true;
+    if (current instanceof AggregateError) return current.errors.length > 0 && current.errors.every(refusedBeforeWriting);
+    current = "cause" in current ? current.cause : undefined;
+  }
+  return false;
 }
 
 /** Exponential backoff from the policy, unless the provider named its own wait. */

@@ -24,6 +24,12 @@ export class SmsDeliveryError extends Error {
   readonly providerCode: string | undefined;
   /** Requests made for this send, retries included. */
   readonly attempts: number;
+  /**
+   * False only when the provider definitely did not send the last request: it answered 4xx (or its
+   * own refusal), or the connection was refused before the request was written. A 5xx, a timeout or
+   * a connection lost after the request went out may have delivered the text (`SmsSendFailure`).
+   */
+  readonly mayHaveBeenSent: boolean;
 
   constructor(reason: SmsFailureReason, message: string, status?: number, details: SmsFailureDetails = {}) {
     super(message);
@@ -32,6 +38,7 @@ export class SmsDeliveryError extends Error {
     this.provider = details.provider ?? "http";
     this.providerCode = details.providerCode;
     this.attempts = details.attempts ?? 1;
+    this.mayHaveBeenSent = details.mayHaveBeenSent ?? true;
   }
 }
 
@@ -39,4 +46,5 @@ export interface SmsFailureDetails {
   readonly provider?: SmsProviderName | undefined;
   readonly providerCode?: string | undefined;
   readonly attempts?: number | undefined;
+  readonly mayHaveBeenSent?: boolean | undefined;
 }

@@ -17,7 +17,7 @@
  * troubleshooting guide: "A status of zero indicates success; a non-zero value means something
  * went wrong").
  */
-import type { OtpMessage, SmsSender } from "@gatehouse/core";
+import type { OtpMessage, SendCharges, SmsSender } from "@gatehouse/core";
 import { otpTextBuilder, type OtpTextOptions } from "./otp-text.ts";
 import {
   discardQuietly,
@@ -67,6 +67,7 @@ const VONAGE_STATUSES: Readonly<Record<string, string>> = {
   "32": "signature and API secret disallowed",
   "33": "number de-activated",
 };
+const VONAGE_INTERNAL_ERROR = "5";
 const TRANSIENT_STATUSES: ReadonlySet<string> = new Set(["1", "5", "10"]);
 
 const IDENTITY: ProviderIdentity = { provider: "vonage", label: "Vonage" };
@@ -82,7 +83,7 @@ export function createVonageSmsSender(options: VonageSmsSenderOptions): SmsSende
   const headers = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
 
   return {
-    async sendOtp(message: OtpMessage): Promise<void> {
+    async sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void> {
       const body = new URLSearchParams({
         api_key: options.apiKey,
         api_secret: options.apiSecret,
@@ -90,18 +91,24 @@ export function createVonageSmsSender(options: VonageSmsSenderOptions): SmsSende
         to: message.phone.replace(/^\+/, ""),
         text: text(message.otp),
       }).toString();
-      await postToProvider({ url, headers, body }, IDENTITY, timing, async (response) => {
-        if (!isSuccessStatus(response.status)) {
-          await discardQuietly(response);
-          return {
-            reason: "http_status",
-            message: `Vonage answered ${response.status}`,
-            status: response.status,
-            retryable: isTransientStatus(response.status),
-          };
-        }
-        return judgeMessages(await readJson(response), response.status);
-      });
+      await postToProvider(
+        { url, headers, body },
+        IDENTITY,
+        timing,
+        async (response) => {
+          if (!isSuccessStatus(response.status)) {
+            await discardQuietly(response);
+            return {
+              reason: "http_status",
+              message: `Vonage answered ${response.status}`,
+              status: response.status,
+              retryable: isTransientStatus(response.status),
+            };
+          }
+          return judgeMessages(await readJson(response), response.status);
+        },
+        charges,
+      );
     },
   };
 }
@@ -120,6 +127,8 @@ function judgeMessages(json: unknown, httpStatus: number): "sent" | Refusal {
     status: httpStatus,
     providerCode: failed,
     retryable: TRANSIENT_STATUSES.has(failed),
+    // An internal error does not say whether the message went out; every other status is a refusal.
+    mayHaveBeenSent: failed === VONAGE_INTERNAL_ERROR,
   };
 }
 

@@ -203,17 +203,43 @@ describe("createHttpSmsSender: retries", () => {
       response.writeHead(status, status === 429 ? { "retry-after": "1" } : {}).end();
     });
     const timing = manualTiming();
-    await senderFor(server.url, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 40, maxDelayMs: 400 } }).sendOtp(message);
+    let charged = 0;
+    const charges = { chargeRetry: async () => (charged += 1) > 0 };
+    await senderFor(server.url, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 40, maxDelayMs: 400 } }).sendOtp(message, charges);
     expect(timing.sleeps).toEqual([40, 1000]);
     expect(server.requests.map((request) => request.body)).toEqual(Array(3).fill(server.requests[0]!.body));
+    // The 503 may have been delivered: its retry was charged. The 429 was not: its retry rode on the same charge.
+    expect(charged).toBe(1);
   });
 
-  it("does not retry a 4xx other than 429", async () => {
-    const server = await start((response) => response.writeHead(400).end());
+  it("fails closed: no retry after a 5xx unless the caller charges it, and the failure says the text may have gone out", async () => {
+    const server = await start((response) => response.writeHead(500).end());
     const timing = manualTiming();
-    const error = await failureOf(senderFor(server.url, { ...timing }).sendOtp(message));
-    expect(error).toMatchObject({ provider: "http", status: 400, attempts: 1 });
-    expect(timing.sleeps).toEqual([]);
+    const retry = { maxAttempts: 3, baseDelayMs: 40, maxDelayMs: 400 };
+    const uncharged = await failureOf(senderFor(server.url, { ...timing, retry }).sendOtp(message));
+    expect(uncharged).toMatchObject({ status: 500, attempts: 1, mayHaveBeenSent: true });
+    expect(server.requests).toHaveLength(1);
+
+    const refused = await failureOf(senderFor(server.url, { ...timing, retry }).sendOtp(message, { chargeRetry: async () => false }));
+    expect(refused).toMatchObject({ status: 500, attempts: 1, mayHaveBeenSent: true });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("a 4xx says the text was not sent", async () => {
+    const server = await start((response) => response.writeHead(400).end());
+    expect(await failureOf(senderFor(server.url, manualTiming()).sendOtp(message))).toMatchObject({ status: 400, mayHaveBeenSent: false });
+  });
+
+  it("a connection refused before the request was written says the text was not sent", async () => {
+    const unreachable = await failureOf(senderFor(await closedPortUrl(), manualTiming()).sendOtp(message));
+    expect(unreachable).toMatchObject({ reason: "unreachable", mayHaveBeenSent: false });
+  });
+
+  it("a provider that takes the request and answers too late: the send may have gone out", async () => {
+    const server = await start(() => undefined);
+    const timedOut = await failureOf(senderFor(server.url, { timeoutMs: 50 }).sendOtp(message));
+    expect(timedOut).toMatchObject({ reason: "timeout", mayHaveBeenSent: true });
+    expect(server.requests).toHaveLength(1);
   });
 });
 

@@ -100,8 +100,9 @@ describe("Twilio sender against Twilio's documented Messages API", () => {
     const unavailable: Scripted = (response) => twilioError(response, 503, 20500, "Service unavailable");
     const server = await start([unavailable, unavailable, unavailable]);
     const timing = manualTiming();
-    const error = await failureOf(senderFor(server, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } }).sendOtp(message));
-    expect(error).toMatchObject({ status: 503, providerCode: "20500", attempts: 3 });
+    const charges = { chargeRetry: async () => true };
+    const error = await failureOf(senderFor(server, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } }).sendOtp(message, charges));
+    expect(error).toMatchObject({ status: 503, providerCode: "20500", attempts: 3, mayHaveBeenSent: true });
     expect(timing.sleeps).toEqual([100, 200]);
     expect(server.requests).toHaveLength(3);
   });

@@ -58,7 +58,7 @@ describe("Vonage sender against Vonage's documented SMS API", () => {
     const server = await start();
     const timing = manualTiming();
     const error = await failureOf(senderFor(server, { ...timing, apiSecret: "wrong_secret_value" }).sendOtp(message));
-    expect(error).toMatchObject({ provider: "vonage", reason: "rejected", status: 200, providerCode: "4", attempts: 1 });
+    expect(error).toMatchObject({ provider: "vonage", reason: "rejected", status: 200, providerCode: "4", attempts: 1, mayHaveBeenSent: false });
     expect(error.message).toBe("Vonage refused the message (status 4: invalid credentials)");
     expect(timing.sleeps).toEqual([]);
   });
@@ -81,8 +81,20 @@ describe("Vonage sender against Vonage's documented SMS API", () => {
   it("fails a 200 whose body is not the documented messages list, without retrying (the message may have gone)", async () => {
     const server = await start([(response) => response.writeHead(200, { "content-type": "text/html" }).end("<html>proxy</html>")]);
     const error = await failureOf(senderFor(server).sendOtp(message));
-    expect(error).toMatchObject({ reason: "http_status", status: 200, attempts: 1 });
+    expect(error).toMatchObject({ reason: "http_status", status: 200, attempts: 1, mayHaveBeenSent: true });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("status 5 (internal error) does not say whether the message went out: it counts as sent, and its retry is charged first", async () => {
+    const internal = (response: Parameters<typeof vonageAnswer>[0]) => vonageAnswer(response, "5", { "error-text": "Internal Error" });
+    const server = await start([internal, internal]);
+    const timing = manualTiming();
+    let charged = 0;
+    const charges = { chargeRetry: async () => (charged += 1) < 2 };
+    const error = await failureOf(senderFor(server, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 500 } }).sendOtp(message, charges));
+    expect(error).toMatchObject({ reason: "rejected", providerCode: "5", attempts: 2, mayHaveBeenSent: true });
+    // The second charge was refused: no third request.
+    expect([charged, server.requests.length]).toEqual([2, 2]);
   });
 
   it("refuses empty credentials or sender at construction", () => {

@@ -95,7 +95,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership"]);
+    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership", "0010_sms_destinations"]);
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
     const rotation = await after.stores.sessions.rotate(
       "r-1",
@@ -127,7 +127,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security", "0008_email_ownership"]);
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security", "0008_email_ownership", "0010_sms_destinations"]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
     const { rateLimiter } = after.stores;
@@ -203,6 +203,7 @@ describe("openSqliteStores", () => {
       auditEvents: 1,
       emailTokens: 0,
       invitations: 0,
+      smsTraffic: 0,
     });
     expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
       rateLimitLogs: 0,
@@ -212,6 +213,7 @@ describe("openSqliteStores", () => {
       auditEvents: 0,
       emailTokens: 0,
       invitations: 0,
+      smsTraffic: 0,
     });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
@@ -222,8 +224,18 @@ describe("openSqliteStores", () => {
 });
 
 /** Back to the schema before 0007_account_security. */
-/** Back to the 0006 schema: 0008_email_ownership, then 0007_account_security, undone. */
+/** Back to the 0006 schema: 0010_sms_destinations, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  for (const statement of [
+    "DROP TABLE sms_traffic",
+    "DROP TABLE sms_breakers",
+    "ALTER TABLE platform_settings DROP COLUMN sms_allowed_countries",
+    "ALTER TABLE platform_settings DROP COLUMN sms_refused_number_types",
+    "ALTER TABLE org_mfa_settings DROP COLUMN sms_allowed_countries",
+  ]) {
+    await sql.raw(statement).execute(db);
+  }
+  await sql`DELETE FROM kysely_migration WHERE name = '0010_sms_destinations'`.execute(db);
   await sql`DROP TABLE email_tokens`.execute(db);
   await sql`DROP TABLE invitations`.execute(db);
   await sql`ALTER TABLE users DROP COLUMN email_verified_at`.execute(db);

@@ -13,4 +13,5 @@ export * from "./invitations.ts";
 export * from "./org-info.ts";
 export type { Refuse } from "./refusal.ts";
 export * from "./settings.ts";
+export * from "./sms-destination-policy.ts";
 export * from "./url-decision.ts";

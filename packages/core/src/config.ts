@@ -46,6 +46,18 @@ export interface GatehouseConfig {
   /** Send limits: every window of one list has a length of its own (a window's log is keyed by its length). */
   readonly otpSendsPerPhone: readonly WindowLimit[];
   readonly otpSendsPerUser: readonly WindowLimit[];
+  /**
+   * Platform-wide sends per number prefix (the E.164 number without its last four digits) and per
+   * region: pumping spreads over many numbers of one leased range, which no per-phone limit sees.
+   * The prefix's windows are sliding logs like the other send limits. The region's one window is
+   * checked against the traffic counts (`SmsTrafficStore`, 5-minute buckets, the oldest bucket
+   * counted whole): a log of a busy region's thousand units would cost every send far more than the
+   * check, and a region's cap is a velocity bound, not a per-person one.
+   */
+  readonly otpSendsPerPrefix: readonly WindowLimit[];
+  readonly otpSendsPerCountry: WindowLimit;
+  /** The conversion breaker (sms-guard.ts). */
+  readonly smsBreaker: SmsBreakerConfig;
   /** How long after a code was sent ResendMFA is refused, so a resend button cannot be hammered. */
   readonly otpResendIntervalMs: number;
   /** Region whose dialling rules read a phone given without `+`; none: such digits are the international number. */
@@ -71,6 +83,20 @@ export interface GatehouseConfig {
   readonly emailSendsPerClient: WindowLimit;
 }
 
+/**
+ * Pumped codes are never entered: when, over the last `windowMs`, at least `minSends` codes went to
+ * one prefix (or region) and fewer than `minConversion` of them were verified, sends to it are refused
+ * for `cooldownMs`.
+ */
+export interface SmsBreakerConfig {
+  readonly windowMs: number;
+  /** Verified codes per code sent, from 0 (breaker off) to 1. */
+  readonly minConversion: number;
+  readonly minSendsPerPrefix: number;
+  readonly minSendsPerCountry: number;
+  readonly cooldownMs: number;
+}
+
 export const DEFAULT_CONFIG: GatehouseConfig = {
   challengeTtlMs: 10 * MINUTE,
   intentTtlMs: 10 * MINUTE,
@@ -92,6 +118,9 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
     { limit: 20, windowMs: DAY },
   ],
   otpSendsPerUser: [{ limit: 20, windowMs: DAY }],
+  otpSendsPerPrefix: [{ limit: 30, windowMs: HOUR }],
+  otpSendsPerCountry: { limit: 1000, windowMs: HOUR },
+  smsBreaker: { windowMs: HOUR, minConversion: 0.2, minSendsPerPrefix: 20, minSendsPerCountry: 200, cooldownMs: HOUR },
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,
   browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],

@@ -6,6 +6,7 @@ import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { EpochMs } from "./model.ts";
 import type { Clock, EmailSender, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
+import { checkSmsBreakerConfig, IGNORE_SMS_GUARD, type SmsGuardObserver } from "./sms-guard.ts";
 
 /** What the composition root hands the core: every port, and optional overrides of the defaults. */
 export interface GatehouseDeps {
@@ -25,6 +26,8 @@ export interface GatehouseDeps {
    * requests run meanwhile. Defaults to a zero-delay timer.
    */
   readonly pause?: () => Promise<void>;
+  /** Told of every SMS send refused by the destination guard and of every breaker that trips (metrics, the operator's log). */
+  readonly smsGuardObserver?: SmsGuardObserver;
 }
 
 export interface Context {
@@ -37,6 +40,7 @@ export interface Context {
   readonly passwordHasher: PasswordHasher;
   /** Every password hash and verification runs through it. */
   readonly hashQueue: HashQueue;
+  readonly smsGuardObserver: SmsGuardObserver;
   /** Ids for audit events, ordered as they are made (see audit-ids.ts). */
   readonly newAuditId: (at: EpochMs) => string;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
@@ -52,10 +56,11 @@ export function createContext(deps: GatehouseDeps): Context {
     throw new RangeError(`publicUrl ${JSON.stringify(config.publicUrl)} is not an http:// or https:// URL`);
   }
   // A window's log is keyed by its length, so two windows of one length would be one log (consumeMany refuses the pair).
-  for (const name of ["otpSendsPerPhone", "otpSendsPerUser"] as const) {
+  for (const name of ["otpSendsPerPhone", "otpSendsPerUser", "otpSendsPerPrefix"] as const) {
     const lengths = config[name].map((window) => window.windowMs);
     if (new Set(lengths).size < lengths.length) throw new RangeError(`${name} has two windows of the same windowMs`);
   }
+  checkSmsBreakerConfig(config.smsBreaker);
   return {
     stores: deps.stores,
     sms: deps.sms,
@@ -70,6 +75,7 @@ export function createContext(deps: GatehouseDeps): Context {
       clock: deps.clock,
       observer: deps.hashQueueObserver,
     }),
+    smsGuardObserver: deps.smsGuardObserver ?? IGNORE_SMS_GUARD,
     newAuditId: createAuditIdSource(deps.random),
   };
 }

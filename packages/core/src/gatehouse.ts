@@ -36,6 +36,8 @@ import {
   type ResetPasswordInput,
 } from "./use-cases/passwords.ts";
 import { verifyEmail, type VerifyEmailInput } from "./use-cases/verify-email.ts";
+import * as smsPolicy from "./use-cases/sms-destination-policy.ts";
+import type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./use-cases/sms-destination-policy.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 /** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
@@ -70,6 +72,11 @@ export interface AdminApi {
   setUserDisabledByReference(actor: Actor, emailOrUserId: string, disabled: boolean): Promise<void>;
   /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
   listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
+  /** `orgId` null: the platform's policy (platform admins); otherwise the org's (its admins). See use-cases/sms-destination-policy.ts. */
+  getSmsDestinationPolicy(actor: Actor, orgId: string | null): Promise<SmsDestinationPolicy>;
+  updateSmsDestinationPolicy(actor: Actor, orgId: string | null, patch: SmsDestinationPolicyPatch): Promise<SmsDestinationPolicy>;
+  /** Codes sent and verified per region and prefix over `[from, to)` (platform admins). */
+  getSmsTrafficReport(actor: Actor, from: number, to: number): Promise<SmsTrafficRow[]>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -149,6 +156,9 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
       setUserDisabled: (actor, userId, disabled) => admin.setUserDisabled(ctx, actor, userId, disabled),
       setUserDisabledByReference: (actor, reference, disabled) => admin.setUserDisabledByReference(ctx, actor, reference, disabled),
+      getSmsDestinationPolicy: (actor, orgId) => smsPolicy.getSmsDestinationPolicy(ctx, actor, orgId),
+      updateSmsDestinationPolicy: (actor, orgId, patch) => smsPolicy.updateSmsDestinationPolicy(ctx, actor, orgId, patch),
+      getSmsTrafficReport: (actor, from, to) => smsPolicy.getSmsTrafficReport(ctx, actor, from, to),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
     },
   };

@@ -108,6 +108,10 @@ export interface PlatformSettings {
   readonly mfaAlways: boolean;
   readonly deviceTrustEnabled: boolean;
   readonly maxTrustTtlDays: number;
+  /** ISO 3166-1 alpha-2 regions OTPs may be sent to, platform-wide; empty: every region. */
+  readonly smsAllowedCountries: readonly string[];
+  /** Kinds of number no OTP is sent to (sms-destination.ts). */
+  readonly smsRefusedNumberTypes: readonly SmsNumberType[];
 }
 
 export interface OrgMfaSettings {
@@ -115,12 +119,36 @@ export interface OrgMfaSettings {
   readonly requireMfaUntrustedDevice: boolean;
   readonly trustDeviceAfterMfa: boolean;
   readonly trustTtlDays: number;
+  /** Regions this org's members may receive OTPs in, within the platform's; empty: every region the platform allows. */
+  readonly smsAllowedCountries: readonly string[];
 }
+
+/**
+ * Kinds of number an OTP is refused to: the revenue-share and non-mobile kinds `libphonenumber-js/max`
+ * recognises, and `international_network` for the non-geographic calling codes (+800, +808, +870,
+ * +878, +881, +882, +883, +888, +979: satellite phones, international networks, premium services).
+ */
+export const SMS_NUMBER_TYPES = [
+  "premium_rate",
+  "shared_cost",
+  "uan",
+  "international_network",
+  "toll_free",
+  "fixed_line",
+  "voip",
+  "personal_number",
+  "pager",
+  "voicemail",
+] as const;
+
+export type SmsNumberType = (typeof SMS_NUMBER_TYPES)[number];
 
 export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
   mfaAlways: false,
   deviceTrustEnabled: true,
   maxTrustTtlDays: 90,
+  smsAllowedCountries: [],
+  smsRefusedNumberTypes: SMS_NUMBER_TYPES,
 };
 
 export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
@@ -128,6 +156,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   requireMfaUntrustedDevice: true,
   trustDeviceAfterMfa: true,
   trustTtlDays: 30,
+  smsAllowedCountries: [],
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

@@ -1,12 +1,12 @@
 /**
  * Phone numbers: the spec's format as the first gate, then E.164 through libphonenumber-js, so
  * every spelling of one number becomes one string (one rate-limit key, one stored phone, one SMS
- * destination). The `min` metadata build suffices: parsing, national and international prefixes
- * and possible lengths are all in it; what `max` adds serves only `isValid()`/`getType()`, which
- * are deliberately not used (they refuse unassigned ranges such as the fictional +1 555 01xx).
+ * destination). Parsing asks only that a number be *possible* (`isValid()` would refuse unassigned
+ * ranges such as the fictional +1 555 01xx); the `max` metadata is loaded because the SMS
+ * destination policy asks `getType()` what kind of line a number is (sms-destination.ts).
  */
-import type * as PhoneLibraryModule from "libphonenumber-js/min";
-import type { CountryCode } from "libphonenumber-js/min";
+import type * as PhoneLibraryModule from "libphonenumber-js/max";
+import type { CountryCode } from "libphonenumber-js/max";
 
 const PHONE_PATTERN = /^\+?[0-9]{10,15}$/;
 const VISIBLE_DIGITS = 4;
@@ -14,15 +14,15 @@ const VISIBLE_DIGITS = 4;
 /** An ISO 3166-1 alpha-2 region the phone metadata knows, such as `US` or `GB`. */
 export type PhoneRegion = CountryCode;
 
-type PhoneLibrary = typeof PhoneLibraryModule;
+export type PhoneLibrary = typeof PhoneLibraryModule;
 let library: Promise<PhoneLibrary> | undefined;
 
 /**
  * Loaded on first use, not with the core: its module graph and metadata add 0.1 to 1.5 s to every
  * CLI run and server start on a busy 2-core machine, and most of those never read a phone.
  */
-function phoneLibrary(): Promise<PhoneLibrary> {
-  library ??= import("libphonenumber-js/min");
+export function phoneLibrary(): Promise<PhoneLibrary> {
+  library ??= import("libphonenumber-js/max");
   return library;
 }
 

@@ -46,9 +46,31 @@ export interface OtpMessage {
   readonly challengeId: string;
 }
 
+/** What a sender asks of the core while it retries one send. */
+export interface SendCharges {
+  /**
+   * Asked before a retry that follows a request which may have been delivered: the retry may be a
+   * second text, so it is charged against every send limit again. False: the limits are spent, and the
+   * sender gives up without that retry.
+   */
+  chargeRetry(): Promise<boolean>;
+}
+
+/**
+ * How a sender tells that a failed send reached no phone: its rejection is an object whose
+ * `mayHaveBeenSent` is `false`. Only then are the units of the send (or of its last charged retry)
+ * given back; any other rejection counts as sent, so the limits fail closed.
+ */
+export interface SmsSendFailure {
+  readonly mayHaveBeenSent: boolean;
+}
+
 export interface SmsSender {
-  /** Delivers the OTP. Rejects when delivery failed; the rejection must not contain the OTP. */
-  sendOtp(message: OtpMessage): Promise<void>;
+  /**
+   * Delivers the OTP. Rejects when delivery failed; the rejection must not contain the OTP. A retry
+   * after a request that may have been delivered is made only once `charges.chargeRetry()` allowed it.
+   */
+  sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void>;
   /**
    * True for a sender that sends nothing by design (no SMS provider configured): challenges are
    * still created, but no `otp.sent` is recorded for a code nobody received.
@@ -413,6 +435,43 @@ export interface RateLimiter {
   refund(receipt: RateLimitReceipt): Promise<void>;
 }
 
+/** One destination key's codes over a period: sent (each request that may have reached a phone) and verified. */
+export interface SmsTrafficTotals {
+  readonly key: string;
+  readonly sent: number;
+  readonly verified: number;
+}
+
+export interface SmsTrafficReading extends SmsTrafficTotals {
+  /** Until when the key's breaker refuses sends; null when it is closed at the time read. */
+  readonly openUntil: EpochMs | null;
+}
+
+/**
+ * Codes sent and verified per destination key (a country or a number prefix), counted in buckets
+ * whose start the caller chooses, and the conversion breaker of each key. Shared by every replica.
+ */
+export interface SmsTrafficStore {
+  /**
+   * Atomic: adds `sent` and `verified` to each key's counts in the bucket starting at `bucketStart`
+   * (created at zero). Concurrent adds all count. A negative `sent` takes back a send that reached no phone.
+   * Inside a transaction its failure may surface at a later call of the transaction or at the commit, which then fails.
+   */
+  add(keys: readonly string[], bucketStart: EpochMs, sent: number, verified: number): Promise<void>;
+  /**
+   * One reading per key, in the order of `keys`: its counts summed over the buckets starting at or
+   * after `from`, and its breaker's `openUntil` when that is after `now`. A key never counted reads zeros.
+   */
+  read(keys: readonly string[], from: EpochMs, now: EpochMs): Promise<SmsTrafficReading[]>;
+  /**
+   * Atomic: opens the breaker of `key` until `until` unless it is already open at `now`. True for the
+   * call that opened it; of concurrent calls exactly one gets true, the others false.
+   */
+  trip(key: string, until: EpochMs, now: EpochMs): Promise<boolean>;
+  /** Every key counted in buckets starting in `[from, to)`, with its summed counts, ordered by key. */
+  report(from: EpochMs, to: EpochMs): Promise<SmsTrafficTotals[]>;
+}
+
 /** Which audit events `AuditStore.list` returns: every filter given must match; none given lists all. */
 export interface AuditQuery {
   readonly orgId?: string;
@@ -468,6 +527,7 @@ export interface Stores {
   readonly browserPolicies: BrowserPolicyStore;
   readonly signInFacts: SignInFactsStore;
   readonly rateLimiter: RateLimiter;
+  readonly smsTraffic: SmsTrafficStore;
   readonly audit: AuditStore;
   /**
    * A unit of work: runs `work` with stores whose calls are all-or-nothing together: everything it

@@ -48,6 +48,7 @@ export const rateLimitKeys = {
   /** `phone` is E.164, so every spelling of one number shares its limits. */
   otpSendsPerPhone: (phone: string) => `otp-send:phone:${phone}`,
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
+  otpSendsPerPrefix: (prefix: string) => `otp-send:prefix:${prefix}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
   browserPolicyWritesPerOrg: (orgId: string) => `policy-write:org:${orgId}`,
   /** Keyed by the normalised email, so an unknown email is throttled exactly as a registered one (no enumeration). */

@@ -5,10 +5,12 @@ import { newId } from "./ids.ts";
 import type { User } from "./model.ts";
 import { generateOtp, hashOtp } from "./otp.ts";
 import { maskPhone } from "./phone.ts";
-import type { RateLimitReceipt } from "./ports.ts";
+import type { RateLimitReceipt, SendCharges } from "./ports.ts";
 import { consumeAll, rateLimitKeys, refundAll } from "./rate-limits.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired } from "./results.ts";
 import { hashToken } from "./tokens.ts";
+import type { SmsDestination } from "./sms-destination.ts";
+import { bucketOf, guardDestination, smsTrafficKeys, VELOCITY_REFUSALS } from "./sms-guard.ts";
 import { inTransaction } from "./unit-of-work.ts";
 
 interface LoginTarget {
@@ -22,10 +24,11 @@ export interface PreparedChallenge {
   readonly answer: MfaRequired;
   readonly phone: string;
   readonly otp: string;
-  /** The send-limit units it took: given back when the send fails. */
+  /** The send-limit units it took: given back only when the provider definitely did not send. */
   readonly receipts: readonly RateLimitReceipt[];
   /** Whom the send is recorded for (`otp.sent` or `otp.send_failed`). */
   readonly subject: AuditSubject;
+  readonly destination: SmsDestination;
 }
 
 /** What Login or Refresh decided inside their unit of work; `completeSignIn` answers with it after the commit. */
@@ -34,23 +37,33 @@ export type SignInStep =
   | { readonly kind: "phone_required"; readonly intent: PhoneRequired }
   | { readonly kind: "challenge"; readonly challenge: PreparedChallenge };
 
+/** Every sliding-log limit one text counts against: the phone's, the user's, and the platform-wide one of its prefix (the region's: `guardDestination`). */
+function sendLimits(ctx: Context, userId: string, phone: string, destination: SmsDestination) {
+  const { config } = ctx;
+  return [
+    { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(phone), windows: config.otpSendsPerPhone },
+    { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(userId), windows: config.otpSendsPerUser },
+    { name: "otp_sends_per_prefix", key: rateLimitKeys.otpSendsPerPrefix(destination.prefix), windows: config.otpSendsPerPrefix },
+  ] as const;
+}
+
 /**
- * Inside a unit of work: takes the send limits (every SMS costs money) and stores a challenge for
- * `phone` (E.164). Its code is sent by `sendChallenge` after the commit, so no transaction waits on the provider.
+ * Inside a unit of work: checks the destination (policy, breaker), takes the send limits (every SMS
+ * costs money), counts the send and stores a challenge for `phone` (E.164). Its code is sent by
+ * `sendChallenge` after the commit, so no transaction waits on the provider.
  */
 export async function prepareChallenge(tx: Context, target: LoginTarget, phone: string, request: RequestMeta | undefined): Promise<PreparedChallenge> {
   if (phone === "") throw new GatehouseError("phone_required_for_mfa");
   const now = tx.clock.now();
-  const subject: AuditSubject = { actor: { kind: "user", userId: target.userId }, ...target, request };
-  const taken = await consumeAll(
-    tx.stores.rateLimiter,
-    [
-      { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(phone), windows: tx.config.otpSendsPerPhone },
-      { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(target.userId), windows: tx.config.otpSendsPerUser },
-    ],
-    now,
-  );
-  if (!taken.allowed) throw await recordRefusal(tx, subject, taken.limit, taken.refusal);
+  const subject = { actor: { kind: "user", userId: target.userId }, ...target, request } satisfies AuditSubject;
+  const destination = await guardDestination(tx, subject, phone);
+  const taken = await consumeAll(tx.stores.rateLimiter, sendLimits(tx, target.userId, phone, destination), now);
+  if (!taken.allowed) {
+    const velocity = VELOCITY_REFUSALS[taken.limit];
+    if (velocity !== undefined) tx.smsGuardObserver.refused(velocity);
+    throw await recordRefusal(tx, subject, taken.limit, taken.refusal);
+  }
+  await tx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(now), 1, 0);
   const id = newId(tx.random);
   const otp = generateOtp(tx.random);
   await tx.stores.challenges.create({
@@ -63,24 +76,43 @@ export async function prepareChallenge(tx: Context, target: LoginTarget, phone: 
     createdAt: now,
   });
   const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000) };
-  return { answer, phone, otp, receipts: taken.receipts, subject };
+  return { answer, phone, otp, receipts: taken.receipts, subject, destination };
 }
 
 /**
  * Sends a prepared challenge's code and records the send once the provider accepted it (a sender
- * that `sendsNothing` by design records nothing: the challenge stands, no code went out). Send limits
- * count only sends the provider accepted: when the send fails, one unit of work deletes the challenge
- * (none is left that no code can complete), refunds the units, runs `undo` (what the caller consumed
- * to get here goes back) and records the failure, then `sms_unavailable`.
+ * that `sendsNothing` by design records nothing: the challenge stands, no code went out). Limits fail
+ * closed: a send counts against every limit unless the sender says the provider definitely did not
+ * send it (`SmsSendFailure`), and each retry after a request that may have been delivered is charged
+ * again before it goes out. When the send fails, one unit of work deletes the challenge (none is left
+ * that no code can complete), gives back the last charge's units and its count only if that request
+ * reached no phone, runs `undo` (what the caller consumed to get here goes back) and records the
+ * failure, then `sms_unavailable`.
  */
 export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, undo?: (tx: Context) => Promise<void>): Promise<MfaRequired> {
-  const { answer, subject } = prepared;
+  const { answer, subject, destination } = prepared;
+  const userId = subject.userId ?? "";
+  let charge = { receipts: prepared.receipts, at: ctx.clock.now() };
+  const charges: SendCharges = {
+    chargeRetry: async () => {
+      const now = ctx.clock.now();
+      const taken = await consumeAll(ctx.stores.rateLimiter, sendLimits(ctx, userId, prepared.phone, destination), now);
+      if (!taken.allowed) return false;
+      await ctx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(now), 1, 0);
+      charge = { receipts: taken.receipts, at: now };
+      return true;
+    },
+  };
   try {
-    await ctx.sms.sendOtp({ phone: prepared.phone, otp: prepared.otp, challengeId: answer.challengeId });
-  } catch {
+    await ctx.sms.sendOtp({ phone: prepared.phone, otp: prepared.otp, challengeId: answer.challengeId }, charges);
+  } catch (error) {
+    const notSent = definitelyNotSent(error);
     await inTransaction(ctx, async (tx) => {
       await tx.stores.challenges.delete(answer.challengeId);
-      await refundAll(tx.stores.rateLimiter, prepared.receipts);
+      if (notSent) {
+        await refundAll(tx.stores.rateLimiter, charge.receipts);
+        await tx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(charge.at), -1, 0);
+      }
       await undo?.(tx);
       await recordAudit(tx, "otp.send_failed", subject, { phoneMask: answer.phoneMask });
     });
@@ -88,6 +120,11 @@ export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, u
   }
   if (ctx.sms.sendsNothing !== true) await recordAuditAlone(ctx, "otp.sent", subject, { challengeId: answer.challengeId, phoneMask: answer.phoneMask });
   return answer;
+}
+
+/** True only for a rejection that says no text went out since the last charge (see `SmsSendFailure`). */
+function definitelyNotSent(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "mayHaveBeenSent" in error && error.mayHaveBeenSent === false;
 }
 
 /** Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first, or challenge the one on file. */
@@ -113,13 +150,14 @@ export async function completeSignIn(ctx: Context, step: SignInStep): Promise<Au
 
 /**
  * For a step that consumed something to get here (an intent, the challenge being replaced): when the
- * send limits refuse, put it back in the same unit of work, so the caller can retry after the wait.
+ * send limits or the destination policy refuse, put it back in the same unit of work, so the caller can
+ * retry after the wait (or with another number).
  */
-export async function restoringOnRateLimit<T>(work: () => Promise<T>, restore: () => Promise<void>): Promise<T> {
+export async function restoringOnRefusal<T>(work: () => Promise<T>, restore: () => Promise<void>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof GatehouseError && error.kind === "rate_limited") await restore();
+    if (error instanceof GatehouseError && (error.kind === "rate_limited" || error.kind === "invalid_argument")) await restore();
     throw error;
   }
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { createGatehouse, decorateStores, GatehouseError, SYSTEM_ACTOR, type Actor, type AuditEvent, type Gatehouse } from "../src/index.ts";
+import {
+  createGatehouse,
+  decorateStores,
+  DEFAULT_PLATFORM_SETTINGS,
+  GatehouseError,
+  SYSTEM_ACTOR,
+  type Actor,
+  type AuditEvent,
+  type Gatehouse,
+} from "../src/index.ts";
 import { createHarness, PASSWORD, signInWithPhone, TEST_PASSWORD_PARAMS, type Harness } from "./harness.ts";
 
 const PHONE = "+15551234567";
@@ -283,7 +292,7 @@ describe("administration", () => {
         actor: { kind: "system" },
         orgId: null,
         clientIp: null,
-        payload: { settings: { mfaAlways: true, deviceTrustEnabled: true, maxTrustTtlDays: 90 } },
+        payload: { settings: { ...DEFAULT_PLATFORM_SETTINGS, mfaAlways: true } },
       }),
     ]);
   });

@@ -143,21 +143,34 @@ describe("issue 15 point 6: every limit holds for any window of its length", () 
   });
 });
 
-describe("issue 15 point 7: only sends the provider accepted count", () => {
-  it("5 failed sends on Login, then the provider recovers: the next login still sends", async () => {
+describe("issue 36: send limits fail closed", () => {
+  it("5 sends the provider definitely refused on Login, then it recovers: the next login still sends", async () => {
     const h = await createHarness();
     await signInWithPhone(h, "laptop");
     h.sms.failing = true;
+    h.sms.failureMayHaveBeenSent = false;
     for (let i = 0; i < 5; i++) expect((await errorOf(h.login(`outage-${i}`))).kind).toBe("sms_unavailable");
     h.sms.failing = false;
     const outcome = await h.login("recovered");
     expect(outcome.kind).toBe("mfa_required");
   });
 
-  it("5 failed sends on SubmitPhone with one intent, then a working provider: the 6th try sends", async () => {
+  it("failures that may have been sent (5xx, timeout) count: after the phone's 5, the next login is refused even once the provider recovers", async () => {
+    const h = await createHarness();
+    await signInWithPhone(h, "laptop");
+    h.sms.failing = true;
+    // signInWithPhone sent one code: four more failures fill the phone's 5 per 15 minutes.
+    for (let i = 0; i < 4; i++) expect((await errorOf(h.login(`degraded-${i}`))).kind).toBe("sms_unavailable");
+    for (let i = 0; i < 8; i++) expect((await errorOf(h.login(`degraded-more-${i}`))).kind).toBe("rate_limited");
+    h.sms.failing = false;
+    expect((await errorOf(h.login("recovered"))).kind).toBe("rate_limited");
+  });
+
+  it("5 refused sends on SubmitPhone with one intent, then a working provider: the 6th try sends", async () => {
     const h = await createHarness();
     const intentId = await intentOf(h, "laptop");
     h.sms.failing = true;
+    h.sms.failureMayHaveBeenSent = false;
     for (let i = 0; i < 5; i++) {
       expect((await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId, phone: "+15550001111" }))).kind).toBe("sms_unavailable");
     }

@@ -86,7 +86,7 @@ describe("evaluateMfaPolicy: trust registration", () => {
     "enabled=$trustEnabled afterMfa=$afterMfa ttl=min($orgTtl,$maxTtl) → register=$register ttl=$ttl",
     ({ trustEnabled, afterMfa, orgTtl, maxTtl, register, ttl }) => {
       const result = evaluateMfaPolicy({
-        platform: { mfaAlways: false, deviceTrustEnabled: trustEnabled, maxTrustTtlDays: maxTtl },
+        platform: { ...DEFAULT_PLATFORM_SETTINGS, mfaAlways: false, deviceTrustEnabled: trustEnabled, maxTrustTtlDays: maxTtl },
         org: { ...DEFAULT_ORG_MFA_SETTINGS, trustDeviceAfterMfa: afterMfa, trustTtlDays: orgTtl },
         device: untrusted,
         isNewDevice: false,

@@ -121,7 +121,16 @@ describe("each use case commits once", () => {
       challengeId = (await s.gatehouse.submitPhoneAndRequestMfa({ intentId, phone: "+15551234567" })).challengeId;
     });
     commitsOnceThenRecordsTheSend(submitted);
-    expect(submitted).toEqual(["begin", "tx:intents.consume", "tx:rateLimiter.consumeMany", "tx:challenges.create", "commit", ...RECORDS_THE_SEND]);
+    expect(submitted).toEqual([
+      "begin",
+      "tx:intents.consume",
+      "tx:smsTraffic.read",
+      "tx:rateLimiter.consumeMany",
+      "tx:smsTraffic.add",
+      "tx:challenges.create",
+      "commit",
+      ...RECORDS_THE_SEND,
+    ]);
 
     let refreshToken = "";
     const verified = await s.record(async () => {

@@ -49,7 +49,9 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         deviceId: null,
         clientIp: null,
         userAgent: null,
-        payload: { settings: { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30 } },
+        payload: {
+          settings: { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30, smsAllowedCountries: [] },
+        },
       },
       {
         id: "event-3",
@@ -88,7 +90,13 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
     expect(settings!.actor).toMatchObject({ kind: "user", userId: "user-2" });
     expect([settings!.userId, settings!.deviceId, settings!.clientIp, settings!.userAgent]).toEqual([undefined, undefined, undefined, undefined]);
     expect(settings!.payload).toEqual({
-      settings: { require_mfa_new_device: true, require_mfa_untrusted_device: false, trust_device_after_mfa: true, trust_ttl_days: 30 },
+      settings: {
+        require_mfa_new_device: true,
+        require_mfa_untrusted_device: false,
+        trust_device_after_mfa: true,
+        trust_ttl_days: 30,
+        sms_allowed_countries: [],
+      },
     });
   });
 

@@ -22,8 +22,9 @@ describe("the contract's views are the core's types", () => {
     expectTypeOf<contract.BrowserPolicyView>().toEqualTypeOf<core.BrowserPolicy>();
     expectTypeOf<contract.BrowserPolicyDraft>().toEqualTypeOf<core.BrowserPolicyInput>();
     expectTypeOf<contract.UrlDecisionView>().toEqualTypeOf<core.UrlDecision>();
-    expectTypeOf<contract.OrgMfaSettingsView>().toEqualTypeOf<core.OrgMfaSettings>();
-    expectTypeOf<contract.PlatformSettingsView>().toEqualTypeOf<core.PlatformSettings>();
+    // The SMS destination policy travels through its own RPCs (contract/sms-destination-policy.ts).
+    expectTypeOf<contract.OrgMfaSettingsView>().toEqualTypeOf<Omit<core.OrgMfaSettings, "smsAllowedCountries">>();
+    expectTypeOf<contract.PlatformSettingsView>().toEqualTypeOf<Omit<core.PlatformSettings, "smsAllowedCountries" | "smsRefusedNumberTypes">>();
     expectTypeOf<contract.OrgInfoView>().toEqualTypeOf<core.OrgInfo>();
   });
 

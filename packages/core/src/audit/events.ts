@@ -30,11 +30,17 @@ export type SessionRevocationReason =
 export type RateLimitName =
   | "otp_sends_per_phone"
   | "otp_sends_per_user"
+  | "otp_sends_per_prefix"
+  | "otp_sends_per_country"
   | "otp_failures_per_user"
   | "otp_resend_interval"
+  | "sms_conversion_breaker"
   | "browser_policy_writes_per_org"
   | "email_sends_per_address"
   | "email_sends_per_client";
+
+/** Which breaker tripped: a region's (`key` is the region) or a number prefix's (`key` is the E.164 number without its last four digits). */
+export type SmsBreakerScope = "country" | "prefix";
 
 /** Each kind's payload. Ids in the payload are the records' ids, never credentials. */
 export interface AuditPayloads {
@@ -78,6 +84,18 @@ export interface AuditPayloads {
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
   rate_limited: { readonly limit: RateLimitName; readonly retryAfterSeconds: number };
+  /** An OTP destination the SMS destination policy refuses (`country` is the region or `+` and the calling code). */
+  "sms.destination_refused": { readonly reason: "country_not_allowed" | "number_type"; readonly country: string; readonly phoneMask: string };
+  /** Too few codes sent to `key` were verified: sends to it are refused until `openUntil`. */
+  "sms.breaker_tripped": {
+    readonly scope: SmsBreakerScope;
+    readonly key: string;
+    readonly sent: number;
+    readonly verified: number;
+    readonly openUntil: EpochMs;
+  };
+  /** A platform admin or an org admin changed where OTPs may be sent. */
+  "sms_destination_policy.changed": { readonly allowedCountries: readonly string[]; readonly refusedNumberTypes: readonly string[] | null };
 }
 
 export type AuditEventKind = keyof AuditPayloads;
@@ -114,6 +132,9 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "platform_settings.changed": true,
   "browser_policy.changed": true,
   rate_limited: true,
+  "sms.destination_refused": true,
+  "sms.breaker_tripped": true,
+  "sms_destination_policy.changed": true,
 } satisfies Record<AuditEventKind, true>) as readonly AuditEventKind[];
 
 export function isAuditEventKind(value: string): value is AuditEventKind {

@@ -1,5 +1,6 @@
 import { GatehouseError } from "../errors.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
+import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type {
@@ -68,6 +69,7 @@ export function createMemoryStores(): Stores {
     browserPolicies,
     signInFacts,
     rateLimiter: createRateLimiter(tables),
+    smsTraffic: createMemorySmsTraffic(tables),
     audit: audit.store,
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
@@ -84,6 +86,7 @@ export function createMemoryStores(): Stores {
     browserPolicies: serialised(ports.browserPolicies, lock),
     signInFacts: serialised(ports.signInFacts, lock),
     rateLimiter: serialised(ports.rateLimiter, lock),
+    smsTraffic: serialised(ports.smsTraffic, lock),
     audit: serialised(ports.audit, lock),
     transaction: (work) =>
       lock.run(async () => {

@@ -4,9 +4,11 @@ import type { OtpMessage, SmsSender } from "../ports.ts";
 export class OutboxSmsSender implements SmsSender {
   readonly sent: OtpMessage[] = [];
   failing = false;
+  /** What a failure says (`SmsSendFailure`): by default the text may have gone out (a 5xx, a timeout), so it counts. */
+  failureMayHaveBeenSent = true;
 
   async sendOtp(message: OtpMessage): Promise<void> {
-    if (this.failing) throw new Error("SMS provider unavailable");
+    if (this.failing) throw Object.assign(new Error("SMS provider unavailable"), { mayHaveBeenSent: this.failureMayHaveBeenSent });
     this.sent.push(message);
   }
 

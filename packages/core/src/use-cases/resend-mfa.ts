@@ -4,7 +4,7 @@ import { GatehouseError, rateLimited } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { MfaChallenge } from "../model.ts";
 import type { MfaRequired } from "../results.ts";
-import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
+import { prepareChallenge, restoringOnRefusal, sendChallenge } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface ResendMfaInput {
@@ -35,7 +35,7 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
 
     const replaced = await tx.stores.challenges.consume(challengeId);
     if (replaced === null) throw new GatehouseError("invalid_mfa_challenge");
-    const prepared = await restoringOnRateLimit(
+    const prepared = await restoringOnRefusal(
       () => prepareChallenge(tx, targetOf(replaced), replaced.phone, input.request),
       () => tx.stores.challenges.create(replaced),
     );

@@ -3,7 +3,7 @@ import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireId, requirePhone } from "../input.ts";
 import type { MfaRequired } from "../results.ts";
-import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
+import { prepareChallenge, restoringOnRefusal, sendChallenge } from "../second-factor.ts";
 import { hashToken } from "../tokens.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
@@ -31,7 +31,7 @@ export async function submitPhoneAndRequestMfa(ctx: Context, input: SubmitPhoneI
     if (user.phoneVerified) throw new GatehouseError("phone_already_verified");
     if ((await tx.stores.orgs.findMembership(intent.orgId, intent.userId)) === null) throw new GatehouseError("not_org_member");
     const target = { userId: intent.userId, orgId: intent.orgId, deviceId: intent.deviceId };
-    const prepared = await restoringOnRateLimit(
+    const prepared = await restoringOnRefusal(
       () => prepareChallenge(tx, target, phone, input.request),
       () => tx.stores.intents.create(intent),
     );

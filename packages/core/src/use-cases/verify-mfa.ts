@@ -11,6 +11,7 @@ import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "../session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
+import { countVerified } from "../sms-guard.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface VerifyMfaInput {
@@ -74,6 +75,7 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   }
   await stores.rateLimiter.refund(budget.receipt);
   await stores.challenges.delete(claimed.id);
+  await countVerified(tx, claimed.phone);
 
   const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");

@@ -11,6 +11,10 @@ import {
   orgMfaSettingsToWire,
   platformSettingsPatchFromWire,
   platformSettingsToWire,
+  smsDestinationPolicyPatchFromWire,
+  smsDestinationPolicyToWire,
+  smsTrafficPeriodFromWire,
+  smsTrafficRowToWire,
 } from "@gatehouse/contract";
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { invalidArgument, parseOrgRole, type Gatehouse } from "@gatehouse/core";
@@ -57,5 +61,15 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
       return {};
     },
     listAuditEvents: async (req, ctx) => auditPageToWire(await admin.listAuditEvents(actorOf(ctx), auditEventsQueryFromWire(req))),
+    getSmsDestinationPolicy: async (req, ctx) => ({
+      policy: smsDestinationPolicyToWire(await admin.getSmsDestinationPolicy(actorOf(ctx), req.orgId ?? null)),
+    }),
+    updateSmsDestinationPolicy: async (req, ctx) => ({
+      policy: smsDestinationPolicyToWire(await admin.updateSmsDestinationPolicy(actorOf(ctx), req.orgId ?? null, smsDestinationPolicyPatchFromWire(req))),
+    }),
+    getSmsTrafficReport: async (req, ctx) => {
+      const { from, to } = smsTrafficPeriodFromWire(req, invalidArgument);
+      return { rows: (await admin.getSmsTrafficReport(actorOf(ctx), from, to)).map(smsTrafficRowToWire) };
+    },
   };
 }

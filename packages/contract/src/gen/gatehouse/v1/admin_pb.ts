@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/admin.proto.
  */
 export const file_gatehouse_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiaQoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFQoNaW52aXRhdGlvbl9pZBgFIAEoCSLEAQoKSW52aXRhdGlvbhIVCg1pbnZpdGF0aW9uX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJEhIKCmludml0ZWRfYnkYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKAoWTGlzdEludml0YXRpb25zUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSAoXTGlzdEludml0YXRpb25zUmVzcG9uc2USLQoLaW52aXRhdGlvbnMYASADKAsyGC5nYXRlaG91c2UudjEuSW52aXRhdGlvbiJAChdSZXZva2VJbnZpdGF0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52aXRhdGlvbl9pZBgCIAEoCSIaChhSZXZva2VJbnZpdGF0aW9uUmVzcG9uc2UiOwoYU2VuZFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhsKGVNlbmRQYXNzd29yZFJlc2V0UmVzcG9uc2UiNgoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSIWChRSZW1vdmVNZW1iZXJSZXNwb25zZSIqChhHZXRPcmdNZmFTZXR0aW5nc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIksKGUdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USLgoIc2V0dGluZ3MYASABKAsyHC5nYXRlaG91c2UudjEuT3JnTWZhU2V0dGluZ3MiqQIKG1VwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSIwoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgCIAEoCEgAiAEBEikKHHJlcXVpcmVfbWZhX3VudHJ1c3RlZF9kZXZpY2UYAyABKAhIAYgBARIjChZ0cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhGAQgASgISAKIAQESGwoOdHJ1c3RfdHRsX2RheXMYBSABKAVIA4gBAUIZChdfcmVxdWlyZV9tZmFfbmV3X2RldmljZUIfCh1fcmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZUIZChdfdHJ1c3RfZGV2aWNlX2FmdGVyX21mYUIRCg9fdHJ1c3RfdHRsX2RheXMiTgocVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyIsChpHZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSgobR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEisKBnBvbGljeRgBIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5IlwKHVVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIrCgZwb2xpY3kYAiABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSJNCh5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiHAoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QiTwobR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiuwEKHVVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhcKCm1mYV9hbHdheXMYASABKAhIAIgBARIhChRkZXZpY2VfdHJ1c3RfZW5hYmxlZBgCIAEoCEgBiAEBEh8KEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBUgCiAEBQg0KC19tZmFfYWx3YXlzQhcKFV9kZXZpY2VfdHJ1c3RfZW5hYmxlZEIVChNfbWF4X3RydXN0X3R0bF9kYXlzIlIKHlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIwCghzZXR0aW5ncxgBIAEoCzIeLmdhdGVob3VzZS52MS5QbGF0Zm9ybVNldHRpbmdzIjkKFkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiQAoXTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiPQoYUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkiGwoZUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZSI8ChlSZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIjMKGlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKAUiOwoWU2V0VXNlckRpc2FibGVkUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1NldFVzZXJEaXNhYmxlZFJlc3BvbnNlIisKCkF1ZGl0QWN0b3ISDAoEa2luZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJItcCCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEicKBWFjdG9yGAQgASgLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0QWN0b3ISEwoGb3JnX2lkGAUgASgJSACIAQESFAoHdXNlcl9pZBgGIAEoCUgBiAEBEhYKCWRldmljZV9pZBgHIAEoCUgCiAEBEhYKCWNsaWVudF9pcBgIIAEoCUgDiAEBEhcKCnVzZXJfYWdlbnQYCSABKAlIBIgBARIoCgdwYXlsb2FkGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdfb3JnX2lkQgoKCF91c2VyX2lkQgwKCl9kZXZpY2VfaWRCDAoKX2NsaWVudF9pcEINCgtfdXNlcl9hZ2VudCLeAQoWTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESDQoFa2luZHMYAyADKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgGIAEoDRIOCgZjdXJzb3IYByABKAlCCQoHX29yZ19pZEIKCghfdXNlcl9pZCJYChdMaXN0QXVkaXRFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5nYXRlaG91c2UudjEuQXVkaXRFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCTKwDQoMQWRtaW5TZXJ2aWNlEkwKCUNyZWF0ZU9yZxIeLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1Jlc3BvbnNlEkwKCUFkZE1lbWJlchIeLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlc3BvbnNlEl4KD0xpc3RJbnZpdGF0aW9ucxIkLmdhdGVob3VzZS52MS5MaXN0SW52aXRhdGlvbnNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RJbnZpdGF0aW9uc1Jlc3BvbnNlEmEKEFJldm9rZUludml0YXRpb24SJS5nYXRlaG91c2UudjEuUmV2b2tlSW52aXRhdGlvblJlcXVlc3QaJi5nYXRlaG91c2UudjEuUmV2b2tlSW52aXRhdGlvblJlc3BvbnNlEmQKEVNlbmRQYXNzd29yZFJlc2V0EiYuZ2F0ZWhvdXNlLnYxLlNlbmRQYXNzd29yZFJlc2V0UmVxdWVzdBonLmdhdGVob3VzZS52MS5TZW5kUGFzc3dvcmRSZXNldFJlc3BvbnNlElUKDFJlbW92ZU1lbWJlchIhLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiIuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEmQKEUdldE9yZ01mYVNldHRpbmdzEiYuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBonLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEm0KFFVwZGF0ZU9yZ01mYVNldHRpbmdzEikuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBoqLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEmoKE0dldE9yZ0Jyb3dzZXJQb2xpY3kSKC5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEnMKFlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3kSKy5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEmoKE0dldFBsYXRmb3JtU2V0dGluZ3MSKC5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEnMKFlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3MSKy5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEl4KD0xpc3RVc2VyRGV2aWNlcxIkLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1Jlc3BvbnNlEmQKEVJldm9rZURldmljZVRydXN0EiYuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVxdWVzdBonLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlEmcKElJldm9rZVVzZXJTZXNzaW9ucxInLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEl4KD1NldFVzZXJEaXNhYmxlZBIkLmdhdGVob3VzZS52MS5TZXRVc2VyRGlzYWJsZWRSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLlNldFVzZXJEaXNhYmxlZFJlc3BvbnNlEl4KD0xpc3RBdWRpdEV2ZW50cxIkLmdhdGVob3VzZS52MS5MaXN0QXVkaXRFdmVudHNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlYgZwcm90bzM", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiaQoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFQoNaW52aXRhdGlvbl9pZBgFIAEoCSLEAQoKSW52aXRhdGlvbhIVCg1pbnZpdGF0aW9uX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJEhIKCmludml0ZWRfYnkYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKAoWTGlzdEludml0YXRpb25zUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSAoXTGlzdEludml0YXRpb25zUmVzcG9uc2USLQoLaW52aXRhdGlvbnMYASADKAsyGC5nYXRlaG91c2UudjEuSW52aXRhdGlvbiJAChdSZXZva2VJbnZpdGF0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52aXRhdGlvbl9pZBgCIAEoCSIaChhSZXZva2VJbnZpdGF0aW9uUmVzcG9uc2UiOwoYU2VuZFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhsKGVNlbmRQYXNzd29yZFJlc2V0UmVzcG9uc2UiNgoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSIWChRSZW1vdmVNZW1iZXJSZXNwb25zZSIqChhHZXRPcmdNZmFTZXR0aW5nc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIksKGUdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USLgoIc2V0dGluZ3MYASABKAsyHC5nYXRlaG91c2UudjEuT3JnTWZhU2V0dGluZ3MiqQIKG1VwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSIwoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgCIAEoCEgAiAEBEikKHHJlcXVpcmVfbWZhX3VudHJ1c3RlZF9kZXZpY2UYAyABKAhIAYgBARIjChZ0cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhGAQgASgISAKIAQESGwoOdHJ1c3RfdHRsX2RheXMYBSABKAVIA4gBAUIZChdfcmVxdWlyZV9tZmFfbmV3X2RldmljZUIfCh1fcmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZUIZChdfdHJ1c3RfZGV2aWNlX2FmdGVyX21mYUIRCg9fdHJ1c3RfdHRsX2RheXMiTgocVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyIsChpHZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSgobR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEisKBnBvbGljeRgBIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5IlwKHVVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIrCgZwb2xpY3kYAiABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSJNCh5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiHAoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QiTwobR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiuwEKHVVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhcKCm1mYV9hbHdheXMYASABKAhIAIgBARIhChRkZXZpY2VfdHJ1c3RfZW5hYmxlZBgCIAEoCEgBiAEBEh8KEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBUgCiAEBQg0KC19tZmFfYWx3YXlzQhcKFV9kZXZpY2VfdHJ1c3RfZW5hYmxlZEIVChNfbWF4X3RydXN0X3R0bF9kYXlzIlIKHlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIwCghzZXR0aW5ncxgBIAEoCzIeLmdhdGVob3VzZS52MS5QbGF0Zm9ybVNldHRpbmdzIjkKFkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiQAoXTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiPQoYUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkiGwoZUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZSI8ChlSZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIjMKGlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKAUiOwoWU2V0VXNlckRpc2FibGVkUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1NldFVzZXJEaXNhYmxlZFJlc3BvbnNlIisKCkF1ZGl0QWN0b3ISDAoEa2luZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJItcCCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEicKBWFjdG9yGAQgASgLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0QWN0b3ISEwoGb3JnX2lkGAUgASgJSACIAQESFAoHdXNlcl9pZBgGIAEoCUgBiAEBEhYKCWRldmljZV9pZBgHIAEoCUgCiAEBEhYKCWNsaWVudF9pcBgIIAEoCUgDiAEBEhcKCnVzZXJfYWdlbnQYCSABKAlIBIgBARIoCgdwYXlsb2FkGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdfb3JnX2lkQgoKCF91c2VyX2lkQgwKCl9kZXZpY2VfaWRCDAoKX2NsaWVudF9pcEINCgtfdXNlcl9hZ2VudCLeAQoWTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESDQoFa2luZHMYAyADKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgGIAEoDRIOCgZjdXJzb3IYByABKAlCCQoHX29yZ19pZEIKCghfdXNlcl9pZCJYChdMaXN0QXVkaXRFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5nYXRlaG91c2UudjEuQXVkaXRFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCSJvChRTbXNEZXN0aW5hdGlvblBvbGljeRITCgZvcmdfaWQYASABKAlIAIgBARIZChFhbGxvd2VkX2NvdW50cmllcxgCIAMoCRIcChRyZWZ1c2VkX251bWJlcl90eXBlcxgDIAMoCUIJCgdfb3JnX2lkIhwKClN0cmluZ0xpc3QSDgoGdmFsdWVzGAEgAygJIkAKHkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBAUIJCgdfb3JnX2lkIlUKH0dldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USMgoGcG9saWN5GAEgASgLMiIuZ2F0ZWhvdXNlLnYxLlNtc0Rlc3RpbmF0aW9uUG9saWN5IrABCiFVcGRhdGVTbXNEZXN0aW5hdGlvblBvbGljeVJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESMwoRYWxsb3dlZF9jb3VudHJpZXMYAiABKAsyGC5nYXRlaG91c2UudjEuU3RyaW5nTGlzdBI2ChRyZWZ1c2VkX251bWJlcl90eXBlcxgDIAEoCzIYLmdhdGVob3VzZS52MS5TdHJpbmdMaXN0QgkKB19vcmdfaWQiWAoiVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3lSZXNwb25zZRIyCgZwb2xpY3kYASABKAsyIi5nYXRlaG91c2UudjEuU21zRGVzdGluYXRpb25Qb2xpY3kicgoaR2V0U21zVHJhZmZpY1JlcG9ydFJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJzCg1TbXNUcmFmZmljUm93Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRIMCgRzZW50GAMgASgEEhAKCHZlcmlmaWVkGAQgASgEEhcKCmNvbnZlcnNpb24YBSABKAFIAIgBAUINCgtfY29udmVyc2lvbiJIChtHZXRTbXNUcmFmZmljUmVwb3J0UmVzcG9uc2USKQoEcm93cxgBIAMoCzIbLmdhdGVob3VzZS52MS5TbXNUcmFmZmljUm93MpUQCgxBZG1pblNlcnZpY2USTAoJQ3JlYXRlT3JnEh4uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1JlcXVlc3QaHy5nYXRlaG91c2UudjEuQ3JlYXRlT3JnUmVzcG9uc2USTAoJQWRkTWVtYmVyEh4uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlcXVlc3QaHy5nYXRlaG91c2UudjEuQWRkTWVtYmVyUmVzcG9uc2USXgoPTGlzdEludml0YXRpb25zEiQuZ2F0ZWhvdXNlLnYxLkxpc3RJbnZpdGF0aW9uc1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdEludml0YXRpb25zUmVzcG9uc2USYQoQUmV2b2tlSW52aXRhdGlvbhIlLmdhdGVob3VzZS52MS5SZXZva2VJbnZpdGF0aW9uUmVxdWVzdBomLmdhdGVob3VzZS52MS5SZXZva2VJbnZpdGF0aW9uUmVzcG9uc2USZAoRU2VuZFBhc3N3b3JkUmVzZXQSJi5nYXRlaG91c2UudjEuU2VuZFBhc3N3b3JkUmVzZXRSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLlNlbmRQYXNzd29yZFJlc2V0UmVzcG9uc2USVQoMUmVtb3ZlTWVtYmVyEiEuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaIi5nYXRlaG91c2UudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USZAoRR2V0T3JnTWZhU2V0dGluZ3MSJi5nYXRlaG91c2UudjEuR2V0T3JnTWZhU2V0dGluZ3NSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USbQoUVXBkYXRlT3JnTWZhU2V0dGluZ3MSKS5nYXRlaG91c2UudjEuVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0GiouZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVzcG9uc2USagoTR2V0T3JnQnJvd3NlclBvbGljeRIoLmdhdGVob3VzZS52MS5HZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2UScwoWVXBkYXRlT3JnQnJvd3NlclBvbGljeRIrLmdhdGVob3VzZS52MS5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVxdWVzdBosLmdhdGVob3VzZS52MS5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USagoTR2V0UGxhdGZvcm1TZXR0aW5ncxIoLmdhdGVob3VzZS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2UScwoWVXBkYXRlUGxhdGZvcm1TZXR0aW5ncxIrLmdhdGVob3VzZS52MS5VcGRhdGVQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBosLmdhdGVob3VzZS52MS5VcGRhdGVQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USXgoPTGlzdFVzZXJEZXZpY2VzEiQuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USZAoRUmV2b2tlRGV2aWNlVHJ1c3QSJi5nYXRlaG91c2UudjEuUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVzcG9uc2USZwoSUmV2b2tlVXNlclNlc3Npb25zEicuZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QaKC5nYXRlaG91c2UudjEuUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USXgoPU2V0VXNlckRpc2FibGVkEiQuZ2F0ZWhvdXNlLnYxLlNldFVzZXJEaXNhYmxlZFJlcXVlc3QaJS5nYXRlaG91c2UudjEuU2V0VXNlckRpc2FibGVkUmVzcG9uc2USXgoPTGlzdEF1ZGl0RXZlbnRzEiQuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USdgoXR2V0U21zRGVzdGluYXRpb25Qb2xpY3kSLC5nYXRlaG91c2UudjEuR2V0U21zRGVzdGluYXRpb25Qb2xpY3lSZXF1ZXN0Gi0uZ2F0ZWhvdXNlLnYxLkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USfwoaVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3kSLy5nYXRlaG91c2UudjEuVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3lSZXF1ZXN0GjAuZ2F0ZWhvdXNlLnYxLlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USagoTR2V0U21zVHJhZmZpY1JlcG9ydBIoLmdhdGVob3VzZS52MS5HZXRTbXNUcmFmZmljUmVwb3J0UmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRTbXNUcmFmZmljUmVwb3J0UmVzcG9uc2ViBnByb3RvMw", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * OrgMfaSettings are an org's MFA and device-trust settings.
@@ -1216,6 +1216,256 @@ export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> 
   messageDesc(file_gatehouse_v1_admin, 39);
 
 /**
+ * SmsDestinationPolicy says where OTPs may be sent (docs/sms-fraud.md).
+ *
+ * @generated from message gatehouse.v1.SmsDestinationPolicy
+ */
+export type SmsDestinationPolicy = Message<"gatehouse.v1.SmsDestinationPolicy"> & {
+  /**
+   * The org the policy is for; unset for the platform's.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * ISO 3166-1 alpha-2 regions, sorted; empty means every region (for an
+   * org: every region the platform allows).
+   *
+   * @generated from field: repeated string allowed_countries = 2;
+   */
+  allowedCountries: string[];
+
+  /**
+   * Kinds of number no OTP is sent to: premium_rate, shared_cost, uan,
+   * international_network, toll_free, fixed_line, voip, personal_number,
+   * pager, voicemail (default: all of them). Platform-wide.
+   *
+   * @generated from field: repeated string refused_number_types = 3;
+   */
+  refusedNumberTypes: string[];
+};
+
+/**
+ * Describes the message gatehouse.v1.SmsDestinationPolicy.
+ * Use `create(SmsDestinationPolicySchema)` to create a new message.
+ */
+export const SmsDestinationPolicySchema: GenMessage<SmsDestinationPolicy> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 40);
+
+/**
+ * StringList wraps a list, so an update can tell "set to empty" from "unset".
+ *
+ * @generated from message gatehouse.v1.StringList
+ */
+export type StringList = Message<"gatehouse.v1.StringList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message gatehouse.v1.StringList.
+ * Use `create(StringListSchema)` to create a new message.
+ */
+export const StringListSchema: GenMessage<StringList> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 41);
+
+/**
+ * GetSmsDestinationPolicyRequest is the input of AdminService.GetSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.GetSmsDestinationPolicyRequest
+ */
+export type GetSmsDestinationPolicyRequest = Message<"gatehouse.v1.GetSmsDestinationPolicyRequest"> & {
+  /**
+   * Unset: the platform's policy.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsDestinationPolicyRequest.
+ * Use `create(GetSmsDestinationPolicyRequestSchema)` to create a new message.
+ */
+export const GetSmsDestinationPolicyRequestSchema: GenMessage<GetSmsDestinationPolicyRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 42);
+
+/**
+ * GetSmsDestinationPolicyResponse is the output of AdminService.GetSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.GetSmsDestinationPolicyResponse
+ */
+export type GetSmsDestinationPolicyResponse = Message<"gatehouse.v1.GetSmsDestinationPolicyResponse"> & {
+  /**
+   * @generated from field: gatehouse.v1.SmsDestinationPolicy policy = 1;
+   */
+  policy?: SmsDestinationPolicy | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsDestinationPolicyResponse.
+ * Use `create(GetSmsDestinationPolicyResponseSchema)` to create a new message.
+ */
+export const GetSmsDestinationPolicyResponseSchema: GenMessage<GetSmsDestinationPolicyResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 43);
+
+/**
+ * UpdateSmsDestinationPolicyRequest is the input of AdminService.UpdateSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.UpdateSmsDestinationPolicyRequest
+ */
+export type UpdateSmsDestinationPolicyRequest = Message<"gatehouse.v1.UpdateSmsDestinationPolicyRequest"> & {
+  /**
+   * Unset: the platform's policy.
+   *
+   * @generated from field: optional string org_id = 1;
+   */
+  orgId?: string | undefined;
+
+  /**
+   * Replaces the allowed regions when set.
+   *
+   * @generated from field: gatehouse.v1.StringList allowed_countries = 2;
+   */
+  allowedCountries?: StringList | undefined;
+
+  /**
+   * Replaces the refused number types when set (platform only).
+   *
+   * @generated from field: gatehouse.v1.StringList refused_number_types = 3;
+   */
+  refusedNumberTypes?: StringList | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.UpdateSmsDestinationPolicyRequest.
+ * Use `create(UpdateSmsDestinationPolicyRequestSchema)` to create a new message.
+ */
+export const UpdateSmsDestinationPolicyRequestSchema: GenMessage<UpdateSmsDestinationPolicyRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 44);
+
+/**
+ * UpdateSmsDestinationPolicyResponse is the output of AdminService.UpdateSmsDestinationPolicy.
+ *
+ * @generated from message gatehouse.v1.UpdateSmsDestinationPolicyResponse
+ */
+export type UpdateSmsDestinationPolicyResponse = Message<"gatehouse.v1.UpdateSmsDestinationPolicyResponse"> & {
+  /**
+   * @generated from field: gatehouse.v1.SmsDestinationPolicy policy = 1;
+   */
+  policy?: SmsDestinationPolicy | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.UpdateSmsDestinationPolicyResponse.
+ * Use `create(UpdateSmsDestinationPolicyResponseSchema)` to create a new message.
+ */
+export const UpdateSmsDestinationPolicyResponseSchema: GenMessage<UpdateSmsDestinationPolicyResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 45);
+
+/**
+ * GetSmsTrafficReportRequest is the input of AdminService.GetSmsTrafficReport.
+ *
+ * @generated from message gatehouse.v1.GetSmsTrafficReportRequest
+ */
+export type GetSmsTrafficReportRequest = Message<"gatehouse.v1.GetSmsTrafficReportRequest"> & {
+  /**
+   * The period's start (inclusive); counts are kept per 5 minutes.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 1;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * The period's end (exclusive), at most 366 days after since.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 2;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsTrafficReportRequest.
+ * Use `create(GetSmsTrafficReportRequestSchema)` to create a new message.
+ */
+export const GetSmsTrafficReportRequestSchema: GenMessage<GetSmsTrafficReportRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 46);
+
+/**
+ * SmsTrafficRow is one country's or one prefix's codes over the period.
+ *
+ * @generated from message gatehouse.v1.SmsTrafficRow
+ */
+export type SmsTrafficRow = Message<"gatehouse.v1.SmsTrafficRow"> & {
+  /**
+   * "country" or "prefix".
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * The ISO region (or "+" and the calling code of a non-geographic number),
+   * or the prefix: the E.164 number without its last four digits.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+
+  /**
+   * Codes sent (each provider request that may have reached a phone).
+   *
+   * @generated from field: uint64 sent = 3;
+   */
+  sent: bigint;
+
+  /**
+   * Codes entered correctly.
+   *
+   * @generated from field: uint64 verified = 4;
+   */
+  verified: bigint;
+
+  /**
+   * verified / sent; unset when nothing was sent.
+   *
+   * @generated from field: optional double conversion = 5;
+   */
+  conversion?: number | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.SmsTrafficRow.
+ * Use `create(SmsTrafficRowSchema)` to create a new message.
+ */
+export const SmsTrafficRowSchema: GenMessage<SmsTrafficRow> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 47);
+
+/**
+ * GetSmsTrafficReportResponse is the output of AdminService.GetSmsTrafficReport.
+ *
+ * @generated from message gatehouse.v1.GetSmsTrafficReportResponse
+ */
+export type GetSmsTrafficReportResponse = Message<"gatehouse.v1.GetSmsTrafficReportResponse"> & {
+  /**
+   * Countries and prefixes, ordered by scope then key.
+   *
+   * @generated from field: repeated gatehouse.v1.SmsTrafficRow rows = 1;
+   */
+  rows: SmsTrafficRow[];
+};
+
+/**
+ * Describes the message gatehouse.v1.GetSmsTrafficReportResponse.
+ * Use `create(GetSmsTrafficReportResponseSchema)` to create a new message.
+ */
+export const GetSmsTrafficReportResponseSchema: GenMessage<GetSmsTrafficReportResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 48);
+
+/**
  * AdminService lets org admins manage their org and platform admins manage
  * the platform.
  *
@@ -1425,6 +1675,42 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditEventsRequestSchema;
     output: typeof ListAuditEventsResponseSchema;
+  },
+  /**
+   * GetSmsDestinationPolicy returns where OTPs may be sent: the platform's
+   * policy when org_id is unset (platform admin only), or the org's (org
+   * admin), which shows the platform's refused number types.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.GetSmsDestinationPolicy
+   */
+  getSmsDestinationPolicy: {
+    methodKind: "unary";
+    input: typeof GetSmsDestinationPolicyRequestSchema;
+    output: typeof GetSmsDestinationPolicyResponseSchema;
+  },
+  /**
+   * UpdateSmsDestinationPolicy changes the lists that are set and keeps the
+   * others; it returns the policy after the change. refused_number_types is
+   * platform-wide: set with org_id it is InvalidArgument.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.UpdateSmsDestinationPolicy
+   */
+  updateSmsDestinationPolicy: {
+    methodKind: "unary";
+    input: typeof UpdateSmsDestinationPolicyRequestSchema;
+    output: typeof UpdateSmsDestinationPolicyResponseSchema;
+  },
+  /**
+   * GetSmsTrafficReport returns the OTP codes sent and verified, and their
+   * conversion, per country and per number prefix over a period. Platform
+   * admin only.
+   *
+   * @generated from rpc gatehouse.v1.AdminService.GetSmsTrafficReport
+   */
+  getSmsTrafficReport: {
+    methodKind: "unary";
+    input: typeof GetSmsTrafficReportRequestSchema;
+    output: typeof GetSmsTrafficReportResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_admin, 0);

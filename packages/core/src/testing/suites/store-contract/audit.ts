@@ -91,7 +91,9 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
           deviceId: null,
           clientIp: null,
           userAgent: null,
-          payload: { settings: { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: true, trustTtlDays: 0 } },
+          payload: {
+            settings: { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: true, trustTtlDays: 0, smsAllowedCountries: [] },
+          },
         },
         {
           id: "event-revoked",

@@ -13,6 +13,7 @@ import { describeRateLimiterContract } from "./rate-limiter.ts";
 import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
 import { describeSignInFactsContract } from "./sign-in-facts.ts";
+import { describeSmsTrafficContract } from "./sms-traffic.ts";
 import { describeTransactionsContract } from "./transactions.ts";
 import { describeUsersContract } from "./users.ts";
 
@@ -53,6 +54,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSignInFactsContract(stores);
     describeEmailOwnershipContract(stores);
     describeRateLimiterContract(stores);
+    describeSmsTrafficContract(stores);
     describeTransactionsContract(stores);
     describePurgeContract(current);
     describeAuditContract(current);

@@ -18,7 +18,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       await seedGraph(stores);
     });
 
-    it("changes no answer: live limits, intents, challenges, retired refresh tokens and recently expired challenges survive it", async (context) => {
+    it("changes no answer: live limits, intents, challenges, retired refresh tokens, recently expired challenges, the breaker's window and open breakers survive it", async (context) => {
       const purge = handle.purgeExpired;
       // Skipped, with the reason printed, for an adapter without a purge: the memory stores, which live no
       // longer than their process and which no purge job runs over (see `StoreContractHandle.purgeExpired`).
@@ -33,6 +33,10 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       await stores.challenges.create(aChallenge({ id: "challenge-expired-long-ago", createdAt: now - 3 * DAY, expiresAt: now - 2 * DAY }));
       await stores.sessions.create(aSession());
       expect((await stores.sessions.rotate("refresh-1", tokenPair("2", T0), T0)).kind).toBe("rotated");
+      await stores.smsTraffic.add(["prefix:+4479001"], T0 - 60 * MINUTE, 3, 1);
+      await stores.smsTraffic.add(["prefix:+4479001"], T0 - 100 * DAY, 50, 0);
+      expect(await stores.smsTraffic.trip("prefix:+882123", now + MINUTE, T0)).toBe(true);
+      expect(await stores.smsTraffic.trip("prefix:+882999", now - 1, T0 - DAY)).toBe(true);
 
       await purge(now, { auditRetentionMs: 90 * DAY });
       await purge(now, { auditRetentionMs: 90 * DAY });
@@ -43,6 +47,11 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       expect(await stores.intents.consume("intent-expired", now)).toBeNull();
       expect((await stores.challenges.claimAttempt("challenge-live", 5, now))?.attempts).toBe(1);
       expect((await stores.challenges.findById("challenge-expired-recently"))?.id).toBe("challenge-expired-recently");
+      expect(await stores.smsTraffic.read(["prefix:+4479001", "prefix:+882123"], T0 - 2 * 60 * MINUTE, now)).toEqual([
+        { key: "prefix:+4479001", sent: 3, verified: 1, openUntil: null },
+        { key: "prefix:+882123", sent: 0, verified: 0, openUntil: now + MINUTE },
+      ]);
+      expect(await stores.smsTraffic.report(T0 - 200 * DAY, now)).toEqual([{ key: "prefix:+4479001", sent: 3, verified: 1 }]);
       expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now)).toEqual({
         kind: "reused",
         sessionId: "session-1",

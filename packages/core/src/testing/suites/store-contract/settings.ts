@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import type { PlatformSettings } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
 import { ORG_ID, OTHER_ORG_ID, seedGraph } from "./fixtures.ts";
 
@@ -17,29 +18,71 @@ export function describeSettingsContract(current: () => Stores): void {
 
     it("returns null for platform settings never stored, then round-trips and replaces them", async () => {
       expect(await stores.settings.getPlatform()).toBeNull();
-      await stores.settings.putPlatform({ mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 7 });
-      expect(await stores.settings.getPlatform()).toEqual({ mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 7 });
-      await stores.settings.putPlatform({ mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 90 });
-      expect(await stores.settings.getPlatform()).toEqual({ mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 90 });
+      await stores.settings.putPlatform({
+        mfaAlways: true,
+        deviceTrustEnabled: false,
+        maxTrustTtlDays: 7,
+        smsAllowedCountries: ["US", "GB"],
+        smsRefusedNumberTypes: ["premium_rate"],
+      });
+      expect(await stores.settings.getPlatform()).toEqual({
+        mfaAlways: true,
+        deviceTrustEnabled: false,
+        maxTrustTtlDays: 7,
+        smsAllowedCountries: ["US", "GB"],
+        smsRefusedNumberTypes: ["premium_rate"],
+      });
+      await stores.settings.putPlatform({
+        mfaAlways: false,
+        deviceTrustEnabled: true,
+        maxTrustTtlDays: 90,
+        smsAllowedCountries: [],
+        smsRefusedNumberTypes: [],
+      });
+      expect(await stores.settings.getPlatform()).toEqual({
+        mfaAlways: false,
+        deviceTrustEnabled: true,
+        maxTrustTtlDays: 90,
+        smsAllowedCountries: [],
+        smsRefusedNumberTypes: [],
+      });
     });
 
     it("returns null for org settings never stored, then round-trips them per org", async () => {
-      const settings = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 0 };
+      const settings = {
+        requireMfaNewDevice: false,
+        requireMfaUntrustedDevice: true,
+        trustDeviceAfterMfa: false,
+        trustTtlDays: 0,
+        smsAllowedCountries: ["FR"],
+      };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(settings);
       expect(await stores.settings.getOrg(OTHER_ORG_ID)).toBeNull();
-      const replaced = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30 };
+      const replaced = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30, smsAllowedCountries: [] };
       await stores.settings.putOrg(ORG_ID, replaced);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(replaced);
     });
 
     it("reads the platform and one org's settings together, each null while never stored", async () => {
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org: null });
-      const org = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 0 };
+      const org = {
+        requireMfaNewDevice: true,
+        requireMfaUntrustedDevice: false,
+        trustDeviceAfterMfa: true,
+        trustTtlDays: 0,
+        smsAllowedCountries: ["DE", "AT"],
+      };
       await stores.settings.putOrg(ORG_ID, org);
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org });
-      const platform = { mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 0 };
+      const platform: PlatformSettings = {
+        mfaAlways: false,
+        deviceTrustEnabled: true,
+        maxTrustTtlDays: 0,
+        smsAllowedCountries: ["DE"],
+        smsRefusedNumberTypes: ["uan", "fixed_line"],
+      };
       await stores.settings.putPlatform(platform);
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform, org });
       expect(await stores.settings.getForOrg(OTHER_ORG_ID)).toEqual({ platform, org: null });

@@ -15,8 +15,14 @@ import {
   USER_ID,
 } from "./fixtures.ts";
 
-const PLATFORM = { mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 7 };
-const ORG_SETTINGS = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 3 };
+const PLATFORM = {
+  mfaAlways: true,
+  deviceTrustEnabled: false,
+  maxTrustTtlDays: 7,
+  smsAllowedCountries: ["US"],
+  smsRefusedNumberTypes: ["premium_rate" as const],
+};
+const ORG_SETTINGS = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 3, smsAllowedCountries: ["US"] };
 
 /** `SignInFactsStore.read`: user, membership, device and settings of one sign-in, in one read. */
 export function describeSignInFactsContract(current: () => Stores): void {
