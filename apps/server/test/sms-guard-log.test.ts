@@ -30,12 +30,18 @@ describe("SMS guard log lines", () => {
 
   it("production with every country allowed warns at start with a suggested list; a list, or another environment, does not", async () => {
     db = tempSqliteDatabase();
-    const production = loadConfig({ DATABASE_URL: db.databaseUrl, APP_ENV: "production" });
+    const production = loadConfig({
+      DATABASE_URL: db.databaseUrl,
+      APP_ENV: "production",
+      OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
+      SMS_PROVIDER: "none",
+      EMAIL_VERIFICATION: "off",
+    });
     const { logger, lines } = capture();
     engine = await createEngine(production, logger);
     await warnIfEveryCountryAllowed(production, engine.gatehouse, logger);
     expect(lines.filter((line) => String(line.msg).startsWith("SMS codes may be sent to every country"))).toEqual([
-      expect.objectContaining({ level: 40, suggestion: expect.stringContaining("gatehouse sms policy") }),
+      expect.objectContaining({ level: "warn", suggestion: expect.stringContaining("gatehouse sms policy") }),
     ]);
     await warnIfEveryCountryAllowed(loadConfig({ DATABASE_URL: db.databaseUrl }), engine.gatehouse, logger);
     await engine.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: ["US"] });
@@ -49,7 +55,7 @@ describe("SMS guard log lines", () => {
     const observer = smsGuardObserver(logger, { refused: () => undefined, breakerTripped: ({ scope }) => trips.push(scope) });
     observer.breakerTripped({ scope: "prefix", key: "+44790012", sent: 20, verified: 0, openUntil: Date.UTC(2030, 0, 1) });
     expect(lines).toEqual([
-      expect.objectContaining({ level: 40, scope: "prefix", key: "+44790012", sent: 20, verified: 0, openUntil: "2030-01-01T00:00:00.000Z" }),
+      expect.objectContaining({ level: "warn", scope: "prefix", key: "+44790012", sent: 20, verified: 0, openUntil: "2030-01-01T00:00:00.000Z" }),
     ]);
     expect(trips).toEqual(["prefix"]);
   });
