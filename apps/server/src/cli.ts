@@ -259,11 +259,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: "require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days",
     run: async ({ args, values, gatehouse }) => {
       const { admin } = gatehouse;
+      // A malformed --json is a usage error, whatever the org.
+      const patch = values.json === undefined ? undefined : orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument);
       const orgId = await orgIdOf(gatehouse, args[0]!);
-      const settings =
-        values.json === undefined
-          ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, orgId)
-          : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument));
+      const settings = patch === undefined ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, orgId) : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, patch);
       return orgMfaSettingsToJson(settings);
     },
   },
