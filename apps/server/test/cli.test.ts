@@ -58,6 +58,16 @@ describe("gatehouse CLI conventions", () => {
     expect(runRaw(["platform", "settings", "--help"]).stdout).toContain('"mfa_always": bool');
   });
 
+  it("docs/cli.md has a section for every command, with its synopsis as the help prints it", () => {
+    const docs = readFileSync(join(REPO_ROOT, "docs/cli.md"), "utf8");
+    const synopses = runRaw(["help"])
+      .stdout.split("\n")
+      .filter((line) => /^ {2}[a-z]/.test(line) && !line.startsWith("  help "))
+      .map((line) => line.trim());
+    expect(synopses.length).toBeGreaterThan(20);
+    for (const synopsis of synopses) expect(docs, synopsis).toContain(`usage: gatehouse ${synopsis}\n`);
+  });
+
   it("prints the help of a group's commands for `<group> --help`", () => {
     const result = runRaw(["device", "--help"]);
     expect(result.status).toBe(0);
