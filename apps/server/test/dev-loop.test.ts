@@ -71,7 +71,8 @@ describe("npm run dev", () => {
     );
 
   it("serves the API from the sources and the client through Vite, then a changed source after a restart", async () => {
-    await until("server", () => answers(`http://127.0.0.1:${port}/healthz`));
+    // On a clone whose web client was never built, the first run builds it once before starting.
+    await until("server", () => answers(`http://127.0.0.1:${port}/healthz`), 90_000);
     await until("Vite", () => answers(`http://127.0.0.1:${webPort}/`));
     expect(await (await fetch(`http://127.0.0.1:${webPort}/`)).text()).toContain("/@react-refresh");
     // Forwarded by Vite: the server's JSON answer, not the client's page.
@@ -84,5 +85,5 @@ describe("npm run dev", () => {
     await until("listening again", () => output.split('"msg":"gatehouse listening"').length > listening);
     expect(await answers(`http://127.0.0.1:${port}/healthz`)).toBe(true);
     expect(output).toContain("Restarting");
-  }, 90_000);
+  }, 150_000);
 });
