@@ -1,8 +1,8 @@
 import react from "@vitejs/plugin-react";
 import { defaultClientConditions, defineConfig } from "vite";
 
-/** Where `vite dev` forwards API and Connect calls; `npm start` serves on 8080 by default. */
-const devServerTarget = "http://127.0.0.1:8080";
+/** Where `vite dev` forwards API and Connect calls: the server's PORT (`npm start` and `npm run dev` serve on 8080 by default). */
+const devServerTarget = `http://127.0.0.1:${process.env.PORT ?? "8080"}`;
 
 export default defineConfig({
   plugins: [react()],

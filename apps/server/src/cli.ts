@@ -1,8 +1,10 @@
 /**
- * The `gatehouse` command line: bootstraps and administers an install without any client.
+ * The `gatehouse` command line: bootstraps and administers an install without any client, and lets an
+ * operator with the database handle an incident (find a user, end their sessions and device trust).
  * Prints one JSON object per command on stdout (a listing of audit events: one per event and
  * line). Errors go to stderr as one line: exit 2 for a usage error (unknown command or option,
- * missing or extra argument), 1 for anything else.
+ * missing or extra argument), 1 for anything else. Every command describes itself in COMMANDS, and
+ * `gatehouse help` / `gatehouse <command> --help` are written from those descriptions (docs/cli.md).
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -18,7 +20,18 @@ import {
   smsDestinationPolicyToJson,
   smsTrafficRowToJson,
 } from "@gatehouse/contract";
-import { parseOrgRole, GatehouseError, invalidArgument, MAX_AUDIT_PAGE_SIZE, SYSTEM_ACTOR, type AuditEventsQuery, type Gatehouse } from "@gatehouse/core";
+import {
+  GatehouseError,
+  invalidArgument,
+  maskPhone,
+  MAX_AUDIT_PAGE_SIZE,
+  parseOrgRole,
+  SYSTEM_ACTOR,
+  type AuditEventsQuery,
+  type Device,
+  type Gatehouse,
+  type User,
+} from "@gatehouse/core";
 import { pino } from "pino";
 import { backupDatabase } from "./backup.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -26,34 +39,6 @@ import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
 import { serve } from "./serve.ts";
 import { describeDatabase } from "./storage.ts";
-
-const USAGE = `usage: gatehouse <command> [options]
-  serve                                         start the server (what npm start runs)
-  migrate                                       apply pending migrations (creates a new SQLite file's directory)
-  backup <file>                                 a consistent copy of the SQLite database while servers run (never overwrites;
-                                                PostgreSQL: use pg_dump, see docs/operations.md)
-  org create <name> [--slug <slug>]             create an organization (slug derived from the name when omitted)
-  org list                                      list the organizations
-  org settings <org_id> [--json '{...}']        show or change org MFA settings
-  user create <email> --password-stdin [--display-name <n>] [--platform-admin]
-                                                create a verified account (the operator vouches for the email);
-                                                the password is read from stdin, never from the command line
-  user disable <email|user_id>                  disable an account: it cannot sign in, its sessions and device trust end
-  user enable <email|user_id>                   enable a disabled account again (its next sign-in needs MFA)
-  member add <org_id> <email> [--role member|admin]
-                                                add a verified account, or email an invitation ("status": "invited")
-  member remove <org_id> <email>
-  member list <org_id>                          list the org's members
-  platform settings [--json '{...}']            show or change platform settings
-  policy get <org_id>                           show the org's browser policy
-  policy set <org_id> --json '{...}'            replace the org's browser policy
-  sms policy [--org <org_id>] [--json '{...}'] show or change where OTPs may be sent (the platform's, or the org's)
-  sms report --since <iso> [--until <iso>]      OTP codes sent, verified and their conversion per country and prefix
-  audit list [--org <org_id>] [--user <email|user_id>] [--kind <kind>]... [--since <iso>] [--until <iso>] [--limit <n>]
-                                                audit events, newest first, one JSON object per line
-  --help, -h                                    this text
-  --version, -V                                 the version
-Reads the same environment as the server (DATABASE_URL, ...) and names the database it uses on stderr.`;
 
 const OPTIONS = {
   json: { type: "string" },
@@ -89,10 +74,19 @@ interface Invocation {
   readonly applied: readonly string[];
 }
 
+/**
+ * How a command describes itself; `gatehouse help` and `gatehouse <command> --help` print nothing else.
+ * A new command registers by adding its entry to COMMANDS with these fields filled in.
+ */
 interface CommandShape {
-  /** Positional parameters, in order; every one is required. */
-  readonly params: readonly string[];
-  readonly options: readonly OptionName[];
+  /** One line: what the command does. */
+  readonly summary: string;
+  /** Positional parameters in order, each with what it takes; every one is required. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The options the command accepts, each with its value's form ("" for a flag) and what it does. */
+  readonly options: Readonly<Partial<Record<OptionName, readonly [value: string, text: string]>>>;
+  /** The keys of the JSON it prints on stdout. */
+  readonly output: string;
 }
 
 /** What a listing command returns instead of one object: each item is printed as it comes, one JSON object per line. */
@@ -108,10 +102,22 @@ interface Command extends CommandShape {
   run(invocation: Invocation): Promise<unknown>;
 }
 
+const isRunnable = (command: CommandShape): command is Command => "run" in command;
+
 /** `serve` configures itself and runs until it is stopped. */
-const SERVE: CommandShape = { params: [], options: [] };
+const SERVE: CommandShape = {
+  summary: "start the server (what npm start runs); configured by the environment (docs/configuration.md)",
+  params: {},
+  options: {},
+  output: "none: JSON log lines on stdout until stopped",
+};
 /** `backup` copies the database file as it is: no engine, no migration. */
-const BACKUP: CommandShape = { params: ["file"], options: [] };
+const BACKUP: CommandShape = {
+  summary: "a consistent copy of the SQLite database while servers run; never overwrites (PostgreSQL: pg_dump, see docs/operations.md)",
+  params: { file: "where to write the copy (must not exist)" },
+  options: {},
+  output: '{"backup" (the file), "database", "bytes", "ms"}',
+};
 
 class UsageError extends Error {}
 
@@ -151,14 +157,65 @@ function parseJsonOption(raw: string, what: string): unknown {
   }
 }
 
+const iso = (at: number | null | undefined): string | null => (at === null || at === undefined ? null : new Date(at).toISOString());
+
+/** The org an argument names (id or slug), as its id. */
+const orgIdOf = async (gatehouse: Gatehouse, reference: string): Promise<string> => (await gatehouse.admin.findOrgByReference(SYSTEM_ACTOR, reference)).id;
+
+function userToJson(user: User) {
+  return {
+    user_id: user.id,
+    email: user.email,
+    display_name: user.displayName,
+    platform_admin: user.platformAdmin,
+    email_verified_at: iso(user.emailVerifiedAt),
+    // Masked: this output ends up in tickets and chat; the operator can read the full number from the database.
+    phone: user.phone === null ? null : maskPhone(user.phone),
+    phone_verified: user.phoneVerified,
+    disabled_at: iso(user.disabledAt),
+    created_at: iso(user.createdAt),
+  };
+}
+
+function deviceToJson(device: Device, now: number) {
+  return {
+    device_id: device.id,
+    org_id: device.orgId,
+    user_id: device.userId,
+    trusted: device.trusted && device.trustedUntil !== null && device.trustedUntil > now,
+    trusted_until: iso(device.trustedUntil),
+    trust_revoked_at: iso(device.trustRevokedAt),
+    created_at: iso(device.createdAt),
+    last_seen_at: iso(device.lastSeenAt),
+  };
+}
+
+const ORG_PARAM = "the organization's id or slug";
+const USER_PARAM = "the account's email or user id";
+const USER_KEYS = "user_id, email, display_name, platform_admin, email_verified_at, phone (masked), phone_verified, disabled_at, created_at";
+const DEVICE_KEYS = "device_id, org_id, user_id, trusted (now), trusted_until, trust_revoked_at, created_at, last_seen_at";
+const POLICY_KEYS =
+  '{"access_control": {"allowed_domains": [...], "blocked_domains": [...], "default_action": "allow"|"deny", "wildcard_supported": bool}, "action_restrictions": {"allowed_actions": ["navigate"|"download"|"upload"|"copy_paste", ...], "read_only_mode": bool}}';
+const ORG_SETTINGS_KEYS = '{"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650}';
+const PLATFORM_SETTINGS_KEYS = '{"mfa_always": bool, "device_trust_enabled": bool, "max_trust_ttl_days": 0-3650}';
+
 const COMMANDS: Readonly<Record<string, Command>> = {
   "audit list": {
-    params: [],
-    options: ["org", "user", "kind", "since", "until", "limit"],
+    summary: "audit events, newest first, one JSON object per line",
+    params: {},
+    options: {
+      org: ["<org>", ORG_PARAM],
+      user: ["<email|user_id>", "events about this user"],
+      kind: ["<kind>", "only events of this kind (repeat for several), such as session.revoked"],
+      since: ["<iso>", "events at or after, such as 2026-11-01 or 2026-11-01T12:00:00Z"],
+      until: ["<iso>", "events before"],
+      limit: ["<n>", "at most n events (default: all)"],
+    },
+    output: "per line: id, at, kind, actor, org_id, user_id, device_id, client_ip, user_agent, payload",
     run: async ({ values, gatehouse }) => {
       const user = values.user;
       const query: AuditEventsQuery = {
-        orgId: values.org,
+        orgId: values.org === undefined ? undefined : await orgIdOf(gatehouse, values.org),
         ...(user?.includes("@") === true ? { userEmail: user } : { userId: user }),
         kinds: values.kind,
         since: parseTimeOption("since", values.since),
@@ -167,45 +224,56 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return new JsonLines(auditLines(gatehouse, query, parseLimitOption(values.limit)));
     },
   },
-  migrate: { params: [], options: [], run: async ({ applied }) => ({ applied }) },
+  migrate: {
+    summary: "apply pending migrations (creates a new SQLite file's directory)",
+    params: {},
+    options: {},
+    output: '{"applied": [migration names]}',
+    run: async ({ applied }) => ({ applied }),
+  },
   "org create": {
-    params: ["name"],
-    options: ["slug"],
+    summary: "create an organization (slug derived from the name when omitted)",
+    params: { name: "the organization's name" },
+    options: { slug: ["<slug>", "its short name, lower-case letters, digits and dashes (must be free)"] },
+    output: '{"org_id", "slug"}',
     run: async ({ args, values, gatehouse }) => {
       const created = await gatehouse.admin.createOrg(SYSTEM_ACTOR, args[0]!, values.slug);
       return { org_id: created.orgId, slug: created.slug };
     },
   },
   "org list": {
-    params: [],
-    options: [],
+    summary: "list the organizations, oldest first",
+    params: {},
+    options: {},
+    output: '{"orgs": [{"org_id", "slug", "name", "created_at"}]}',
     run: async ({ gatehouse }) => ({
       orgs: (await gatehouse.admin.listOrgs(SYSTEM_ACTOR)).map((org) => ({
         org_id: org.id,
+        slug: org.slug ?? null,
         name: org.name,
         created_at: new Date(org.createdAt).toISOString(),
       })),
     }),
   },
   "org settings": {
-    params: ["org_id"],
-    options: ["json"],
+    summary: "show the org's MFA settings, or change the ones --json names",
+    params: { org: ORG_PARAM },
+    options: { json: ["'{...}'", `the settings to change, any of ${ORG_SETTINGS_KEYS}`] },
+    output: "require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days",
     run: async ({ args, values, gatehouse }) => {
       const { admin } = gatehouse;
-      const settings =
-        values.json === undefined
-          ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, args[0]!)
-          : await admin.updateOrgMfaSettings(
-              SYSTEM_ACTOR,
-              args[0]!,
-              orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument),
-            );
+      // A malformed --json is a usage error, whatever the org.
+      const patch = values.json === undefined ? undefined : orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument);
+      const orgId = await orgIdOf(gatehouse, args[0]!);
+      const settings = patch === undefined ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, orgId) : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, patch);
       return orgMfaSettingsToJson(settings);
     },
   },
   "platform settings": {
-    params: [],
-    options: ["json"],
+    summary: "show the platform settings, or change the ones --json names",
+    params: {},
+    options: { json: ["'{...}'", `the settings to change, any of ${PLATFORM_SETTINGS_KEYS}`] },
+    output: "mfa_always, device_trust_enabled, max_trust_ttl_days",
     run: async ({ values, gatehouse }) => {
       const { admin } = gatehouse;
       const settings =
@@ -216,25 +284,33 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   "sms policy": {
-    params: [],
-    options: ["org", "json"],
+    summary: "show where OTPs may be sent (the platform's, or with --org the org's), or change it with --json",
+    params: {},
+    options: {
+      org: ["<org>", "the organization's id or slug (its list narrows the platform's); without it, the platform's policy"],
+      json: [
+        "'{...}'",
+        'the policy to change, any of {"allowed_countries": [ISO 3166 alpha-2], "refused_number_types": [types]} (the org takes allowed_countries only)',
+      ],
+    },
+    output: "allowed_countries, refused_number_types",
     run: async ({ values, gatehouse }) => {
       const { admin } = gatehouse;
-      const orgId = values.org ?? null;
+      const patch = values.json === undefined ? undefined : smsDestinationPolicyPatchFromJson(parseJsonOption(values.json, "sms policy"), invalidArgument);
+      const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
       const policy =
-        values.json === undefined
-          ? await admin.getSmsDestinationPolicy(SYSTEM_ACTOR, orgId)
-          : await admin.updateSmsDestinationPolicy(
-              SYSTEM_ACTOR,
-              orgId,
-              smsDestinationPolicyPatchFromJson(parseJsonOption(values.json, "sms policy"), invalidArgument),
-            );
+        patch === undefined ? await admin.getSmsDestinationPolicy(SYSTEM_ACTOR, orgId) : await admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, orgId, patch);
       return smsDestinationPolicyToJson(policy);
     },
   },
   "sms report": {
-    params: [],
-    options: ["since", "until"],
+    summary: "OTP codes sent and verified, and their conversion, per country and number prefix over a period",
+    params: {},
+    options: {
+      since: ["<iso>", "required: the period's start, such as 2026-11-01 or 2026-11-01T12:00:00Z"],
+      until: ["<iso>", "the period's end (default: now)"],
+    },
+    output: '{"rows": [{scope, key, sent, verified, conversion}]}',
     run: async ({ values, gatehouse }) => {
       const since = parseTimeOption("since", values.since);
       if (since === undefined) throw new UsageError("sms report needs --since <iso>");
@@ -243,8 +319,14 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   "user create": {
-    params: ["email"],
-    options: ["password-stdin", "display-name", "platform-admin"],
+    summary: "create a verified account (the operator vouches for the email); the password is read from stdin, never from the command line",
+    params: { email: "the account's email" },
+    options: {
+      "password-stdin": ["", "required: read the password from stdin (one line)"],
+      "display-name": ["<name>", "the name shown to people"],
+      "platform-admin": ["", "make the account a platform admin"],
+    },
+    output: '{"user_id"}',
     run: async ({ args, values, gatehouse }) => {
       // A password on the command line is readable by every local user in the process list.
       if (values["password-stdin"] !== true) throw new UsageError("user create: give --password-stdin and the password on stdin");
@@ -259,27 +341,100 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return { user_id: userId };
     },
   },
+  "user list": {
+    summary: "list every account, oldest first",
+    params: {},
+    options: {},
+    output: `{"users": [{${USER_KEYS}}]}`,
+    run: async ({ gatehouse }) => ({ users: (await gatehouse.admin.listUsers(SYSTEM_ACTOR)).map(userToJson) }),
+  },
+  "user show": {
+    summary: "one account and the organizations it belongs to",
+    params: { user: USER_PARAM },
+    options: {},
+    output: `{${USER_KEYS}, "orgs": [{"org_id", "slug", "role"}]}`,
+    run: async ({ args, gatehouse }) => {
+      const { admin } = gatehouse;
+      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      const orgs = [];
+      for (const org of await admin.listOrgs(SYSTEM_ACTOR)) {
+        const member = (await admin.listMembers(SYSTEM_ACTOR, org.id)).find((m) => m.userId === user.id);
+        if (member !== undefined) orgs.push({ org_id: org.id, slug: org.slug ?? null, role: member.role });
+      }
+      return { ...userToJson(user), orgs };
+    },
+  },
   "user disable": {
-    params: ["user"],
-    options: [],
+    summary: "disable an account: it cannot sign in, its sessions and device trust end",
+    params: { user: USER_PARAM },
+    options: {},
+    output: '{"disabled": true}',
     run: async ({ args, gatehouse }) => {
       await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, true);
       return { disabled: true };
     },
   },
   "user enable": {
-    params: ["user"],
-    options: [],
+    summary: "enable a disabled account again (its next sign-in needs MFA)",
+    params: { user: USER_PARAM },
+    options: {},
+    output: '{"disabled": false}',
     run: async ({ args, gatehouse }) => {
       await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, false);
       return { disabled: false };
     },
   },
-  "member add": {
-    params: ["org_id", "email"],
-    options: ["role"],
+  "session revoke": {
+    summary: "sign the user out: end their sessions and their devices' trust, in every org or in one (the next sign-in needs MFA)",
+    params: { user: USER_PARAM },
+    options: { org: ["<org>", `only in this organization (${ORG_PARAM})`] },
+    output: '{"user_id", "org_id" (null: every org), "revoked_count"}',
     run: async ({ args, values, gatehouse }) => {
-      const added = await gatehouse.admin.addMember(SYSTEM_ACTOR, args[0]!, args[1]!, parseOrgRole(values.role ?? "member"));
+      const { admin } = gatehouse;
+      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      if (values.org === undefined) {
+        const { revokedCount } = await admin.revokeUserSessionsEverywhere(SYSTEM_ACTOR, user.id);
+        return { user_id: user.id, org_id: null, revoked_count: revokedCount };
+      }
+      const orgId = await orgIdOf(gatehouse, values.org);
+      const { revokedCount } = await admin.revokeUserSessions(SYSTEM_ACTOR, orgId, user.id);
+      return { user_id: user.id, org_id: orgId, revoked_count: revokedCount };
+    },
+  },
+  "device list": {
+    summary: "the user's devices, in every org or in one",
+    params: { user: USER_PARAM },
+    options: { org: ["<org>", `only in this organization (${ORG_PARAM})`] },
+    output: `{"devices": [{${DEVICE_KEYS}}]}`,
+    run: async ({ args, values, gatehouse }) => {
+      const { admin } = gatehouse;
+      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      const devices =
+        values.org === undefined
+          ? await admin.listDevicesOfUser(SYSTEM_ACTOR, user.id)
+          : await admin.listUserDevices(SYSTEM_ACTOR, await orgIdOf(gatehouse, values.org), user.id);
+      const now = Date.now();
+      return { devices: devices.map((device) => deviceToJson(device, now)) };
+    },
+  },
+  "device revoke": {
+    summary: "end a device's trust and every session issued for it (its next sign-in needs MFA)",
+    params: { device_id: "the device's id (device list shows it)" },
+    options: {},
+    output: '{"device_id", "org_id", "user_id", "trust_revoked": true}',
+    run: async ({ args, gatehouse }) => {
+      const device = await gatehouse.admin.revokeDeviceTrustById(SYSTEM_ACTOR, args[0]!);
+      return { device_id: device.id, org_id: device.orgId, user_id: device.userId, trust_revoked: true };
+    },
+  },
+  "member add": {
+    summary: 'add a verified account to the org, or email an invitation ("status": "invited")',
+    params: { org: ORG_PARAM, email: "the account's email" },
+    options: { role: ["member|admin", "the role (default: member)"] },
+    output: 'added: {"status": "added", "org_id", "user_id", "role"}; invited: {"status": "invited", "org_id", "invitation_id", "email", "role"}',
+    run: async ({ args, values, gatehouse }) => {
+      const role = parseOrgRole(values.role ?? "member");
+      const added = await gatehouse.admin.addMember(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), args[1]!, role);
       if (added.status === "invited") {
         const { invitation } = added;
         return { status: "invited", org_id: invitation.orgId, invitation_id: invitation.id, email: invitation.email, role: invitation.role };
@@ -289,35 +444,93 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   "member remove": {
-    params: ["org_id", "email"],
-    options: [],
+    summary: "remove the account from the org (its sessions there end)",
+    params: { org: ORG_PARAM, email: "the account's email" },
+    options: {},
+    output: '{"removed": true}',
     run: async ({ args, gatehouse }) => {
-      await gatehouse.admin.removeMemberByEmail(SYSTEM_ACTOR, args[0]!, args[1]!);
+      await gatehouse.admin.removeMemberByEmail(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), args[1]!);
       return { removed: true };
     },
   },
   "member list": {
-    params: ["org_id"],
-    options: [],
+    summary: "list the org's members",
+    params: { org: ORG_PARAM },
+    options: {},
+    output: '{"members": [{"user_id", "email", "role"}]}',
     run: async ({ args, gatehouse }) => ({
-      members: (await gatehouse.admin.listMembers(SYSTEM_ACTOR, args[0]!)).map((m) => ({ user_id: m.userId, email: m.email, role: m.role })),
+      members: (await gatehouse.admin.listMembers(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!))).map((m) => ({
+        user_id: m.userId,
+        email: m.email,
+        role: m.role,
+      })),
     }),
   },
   "policy get": {
-    params: ["org_id"],
-    options: [],
-    run: async ({ args, gatehouse }) => browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!)),
+    summary: "show the org's browser policy",
+    params: { org: ORG_PARAM },
+    options: {},
+    output: POLICY_KEYS,
+    run: async ({ args, gatehouse }) => browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!))),
   },
   "policy set": {
-    params: ["org_id"],
-    options: ["json"],
+    summary: "replace the org's browser policy",
+    params: { org: ORG_PARAM },
+    options: { json: ["'{...}'", `required: the whole policy, ${POLICY_KEYS}`] },
+    output: "the stored policy, keys as --json",
     run: async ({ args, values, gatehouse }) => {
       if (values.json === undefined) throw new UsageError('policy set needs --json \'{"access_control": {...}, "action_restrictions": {...}}\'');
       const policy = browserPolicyDraftFromJson(parseJsonOption(values.json, "policy"), invalidArgument);
-      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, args[0]!, policy));
+      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), policy));
     },
   },
 };
+
+/** Every command by name, in the order `gatehouse help` lists them. */
+const ALL_COMMANDS: ReadonlyMap<string, CommandShape> = new Map<string, CommandShape>([
+  ["serve", SERVE],
+  ["backup", BACKUP],
+  ...Object.entries(COMMANDS).sort(([a], [b]) => (a === "migrate" ? -1 : b === "migrate" ? 1 : a.localeCompare(b))),
+]);
+
+function synopsis(name: string, command: CommandShape): string {
+  const params = Object.keys(command.params).map((param) => `<${param}>`);
+  const options = Object.entries(command.options).map(([option, [value, text]]) => {
+    const flag = `--${option}${value === "" ? "" : ` ${value}`}`;
+    return text.startsWith("required:") ? flag : `[${flag}]`;
+  });
+  return [name, ...params, ...options].join(" ");
+}
+
+const USAGE = [
+  "usage: gatehouse <command> [options]",
+  ...[...ALL_COMMANDS].map(([name, command]) => `  ${synopsis(name, command)}\n      ${command.summary}`),
+  "  help [<command>]",
+  "      this text, or one command's options and output (also: gatehouse <command> --help)",
+  "  --version, -V                 the version",
+  "Reads the same environment as the server (DATABASE_URL, ...) and names the database it uses on stderr.",
+  "Prints JSON on stdout; exit 0 done, 1 refused or failed (one line on stderr), 2 usage error. See docs/cli.md.",
+].join("\n");
+
+function commandHelp(name: string, command: CommandShape): string {
+  const lines = [`usage: gatehouse ${synopsis(name, command)}`, `  ${command.summary}`];
+  for (const [param, text] of Object.entries(command.params)) lines.push(`  <${param}>  ${text}`);
+  const options = Object.entries(command.options);
+  if (options.length > 0) lines.push("options:");
+  for (const [option, [value, text]] of options) lines.push(`  --${option}${value === "" ? "" : ` ${value}`}  ${text}`);
+  lines.push(`output: ${command.output}`);
+  return lines.join("\n");
+}
+
+/** Help for what the words name: the whole usage, one command, or every command of a group (`org`); null for nothing known. */
+function helpFor(words: readonly string[]): string | null {
+  if (words.length === 0) return USAGE;
+  const name = words.join(" ");
+  const command = ALL_COMMANDS.get(name);
+  if (command !== undefined) return commandHelp(name, command);
+  const group = [...ALL_COMMANDS].filter(([candidate]) => candidate.startsWith(`${name} `));
+  return group.length === 0 || words.length > 1 ? null : group.map(([each, shape]) => commandHelp(each, shape)).join("\n\n");
+}
 
 function version(): string {
   // src/ and dist/ both sit next to package.json.
@@ -335,34 +548,39 @@ function parse(argv: string[]): { values: Values; positionals: string[] } {
 }
 
 /** Which command the words name (one word or two), and the arguments after them. */
-function resolveCommand(positionals: readonly string[]): { name: string; command: Command | CommandShape; args: readonly string[] } {
-  if (positionals[0] === "serve") return { name: "serve", command: SERVE, args: positionals.slice(1) };
-  if (positionals[0] === "backup") return { name: "backup", command: BACKUP, args: positionals.slice(1) };
+function resolveCommand(positionals: readonly string[]): { name: string; command: CommandShape; args: readonly string[] } {
   for (const words of [2, 1]) {
     const name = positionals.slice(0, words).join(" ");
-    const command = COMMANDS[name];
+    const command = ALL_COMMANDS.get(name);
     if (positionals.length >= words && command !== undefined) return { name, command, args: positionals.slice(words) };
   }
-  throw new UsageError(`unknown command "${positionals.slice(0, 2).join(" ")}" (gatehouse --help lists them)`);
+  throw new UsageError(`unknown command "${positionals.slice(0, 2).join(" ")}" (gatehouse help lists them)`);
 }
 
 function checkInvocation(name: string, command: CommandShape, args: readonly string[], values: Values): void {
-  const shape = [name, ...command.params.map((param) => `<${param}>`)].join(" ");
-  if (args.length < command.params.length) throw new UsageError(`${name}: missing <${command.params[args.length]!}> (usage: ${shape})`);
-  if (args.length > command.params.length) throw new UsageError(`${name}: unexpected argument "${args[command.params.length]!}" (usage: ${shape})`);
+  const params = Object.keys(command.params);
+  const shape = [name, ...params.map((param) => `<${param}>`)].join(" ");
+  if (args.length < params.length) throw new UsageError(`${name}: missing <${params[args.length]!}> (usage: ${shape})`);
+  if (args.length > params.length) throw new UsageError(`${name}: unexpected argument "${args[params.length]!}" (usage: ${shape})`);
   for (const option of Object.keys(values)) {
-    if (option !== "help" && option !== "version" && !command.options.includes(option as OptionName)) throw new UsageError(`${name} does not take --${option}`);
+    if (option !== "help" && option !== "version" && !(option in command.options)) throw new UsageError(`${name} does not take --${option}`);
   }
+}
+
+/** `gatehouse help [words]` and `gatehouse [words] --help`: the usage, a command's or a group's help; unknown words are a usage error. */
+function printHelp(words: readonly string[]): number {
+  const help = helpFor(words);
+  if (help === null) throw new UsageError(`unknown command "${words.join(" ")}" (gatehouse help lists them)`);
+  process.stdout.write(`${help}\n`);
+  return 0;
 }
 
 /** Runs the command line; resolves with the exit status. */
 export async function main(argv: string[]): Promise<number> {
   try {
     const { values, positionals } = parse(argv);
-    if (values.help === true) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
+    if (positionals[0] === "help") return printHelp(positionals.slice(1));
+    if (values.help === true) return printHelp(positionals);
     if (values.version === true) {
       process.stdout.write(`${version()}\n`);
       return 0;
@@ -374,7 +592,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(backupDatabase(loadConfig().databaseUrl, args[0]!))}\n`);
       return 0;
     }
-    if (!("run" in command)) {
+    if (!isRunnable(command)) {
       await serve();
       return 0;
     }

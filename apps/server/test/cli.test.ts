@@ -24,13 +24,66 @@ describe("gatehouse CLI conventions", () => {
 
   afterAll(() => db?.dispose());
 
-  it.each([["--help"], ["-h"], ["member", "add", "--help"]])("%s prints the usage on stdout and exits 0", (...args) => {
+  it.each([["--help"], ["-h"], ["help"]])("%s prints the usage of every command on stdout and exits 0", (...args) => {
     const result = runRaw(args);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^usage: gatehouse <command>/);
-    expect(result.stdout).toContain("member list <org_id>");
+    for (const command of ["member list <org>", "user show <user>", "session revoke <user> [--org <org>]", "device list <user>", "device revoke <device_id>"]) {
+      expect(result.stdout).toContain(command);
+    }
     expect(result.stderr).toBe("");
   });
+
+  it.each([[["member", "add", "--help"]], [["help", "member", "add"]]])("%j prints that command's help: every option and the output's keys", (args) => {
+    const result = runRaw(args);
+    expect(result).toMatchObject({ status: 0, stderr: "" });
+    expect(result.stdout.split("\n")).toEqual([
+      "usage: gatehouse member add <org> <email> [--role member|admin]",
+      '  add a verified account to the org, or email an invitation ("status": "invited")',
+      "  <org>  the organization's id or slug",
+      "  <email>  the account's email",
+      "options:",
+      "  --role member|admin  the role (default: member)",
+      'output: added: {"status": "added", "org_id", "user_id", "role"}; invited: {"status": "invited", "org_id", "invitation_id", "email", "role"}',
+      "",
+    ]);
+  });
+
+  it("names the keys --json accepts and a required option without brackets", () => {
+    const settings = runRaw(["org", "settings", "--help"]).stdout;
+    expect(settings).toContain(
+      '"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650',
+    );
+    expect(runRaw(["policy", "set", "--help"]).stdout).toMatch(/^usage: gatehouse policy set <org> --json '\{\.\.\.\}'\n/);
+    expect(runRaw(["platform", "settings", "--help"]).stdout).toContain('"mfa_always": bool');
+  });
+
+  it("docs/cli.md has a section for every command, with its synopsis as the help prints it", () => {
+    const docs = readFileSync(join(REPO_ROOT, "docs/cli.md"), "utf8");
+    const synopses = runRaw(["help"])
+      .stdout.split("\n")
+      .filter((line) => /^ {2}[a-z]/.test(line) && !line.startsWith("  help "))
+      .map((line) => line.trim());
+    expect(synopses.length).toBeGreaterThan(20);
+    for (const synopsis of synopses) expect(docs, synopsis).toContain(`usage: gatehouse ${synopsis}\n`);
+  });
+
+  it("prints the help of a group's commands for `<group> --help`", () => {
+    const result = runRaw(["device", "--help"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("usage: gatehouse device list <user> [--org <org>]");
+    expect(result.stdout).toContain("usage: gatehouse device revoke <device_id>");
+  });
+
+  it.each([[["frobnicate", "--help"]], [["help", "frobnicate"]], [["help", "org", "frobnicate"]], [["frobnicate"]]])(
+    "exits 2 for help on or a run of an unknown command: %j",
+    (args) => {
+      const result = runRaw(args);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^gatehouse: unknown command "[a-z ]+" \(gatehouse help lists them\)\n$/);
+    },
+  );
 
   it.each([["--version"], ["-V"]])("%s prints the package version and exits 0", (flag) => {
     const result = runRaw([flag]);
@@ -40,11 +93,17 @@ describe("gatehouse CLI conventions", () => {
   it.each([
     [["org", "create", "Acme", "--frobnicate"], "gatehouse: Unknown option '--frobnicate'"],
     [["org", "create", "Acme", "Corp"], 'gatehouse: org create: unexpected argument "Corp" (usage: org create <name>)'],
+    [["session", "revoke"], "gatehouse: session revoke: missing <user> (usage: session revoke <user>)"],
+    [["device", "revoke", "d1", "--org", "acme"], "gatehouse: device revoke does not take --org"],
+    [["user", "show", "nobody@example.com"], "gatehouse: error (not_found): user not found"],
+    [["device", "revoke", "no-such-device"], "gatehouse: error (not_found): device not found"],
+    [["member", "list", "no-such-org"], "gatehouse: error (not_found): organization not found"],
+    [["session", "revoke", "nobody@example.com", "--org", "no-such-org"], "gatehouse: error (not_found): user not found"],
     [["org", "list", "extra"], 'gatehouse: org list: unexpected argument "extra" (usage: org list)'],
     [["serve", "now"], 'gatehouse: serve: unexpected argument "now" (usage: serve)'],
-    [["member", "add", "some-org"], "gatehouse: member add: missing <email> (usage: member add <org_id> <email>)"],
+    [["member", "add", "some-org"], "gatehouse: member add: missing <email> (usage: member add <org> <email>)"],
     [["member", "remove", "some-org", "ada@example.com", "--role", "admin"], "gatehouse: member remove does not take --role"],
-    [["org", "frobnicate"], 'gatehouse: unknown command "org frobnicate" (gatehouse --help lists them)'],
+    [["org", "frobnicate"], 'gatehouse: unknown command "org frobnicate" (gatehouse help lists them)'],
     [["member", "add", "some-org", "ada@example.com", "--role", "owner"], 'gatehouse: error (invalid_argument): role: must be "member" or "admin"'],
   ])("refuses %j with one clear line on stderr", (args, line) => {
     const result = runCli(args, env);
@@ -75,6 +134,21 @@ describe("gatehouse CLI conventions", () => {
         'gatehouse: invalid configuration:\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent\n  - PORT must be a whole number from 0 to 65535 (got "99999")\n',
       );
     }
+  });
+
+  it("takes an org's slug, in any case, wherever it takes an org id; org list shows the slug", () => {
+    const orgId = String(runCli(["org", "create", "Initech", "--slug", "initech"], env).json.org_id);
+    expect(runCli(["user", "create", "peter@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
+    expect(runCli(["member", "add", "initech", "peter@example.com"], env).json).toMatchObject({ status: "added", org_id: orgId });
+    expect(runCli(["member", "list", "Initech"], env).json.members).toEqual([expect.objectContaining({ email: "peter@example.com" })]);
+    expect(runCli(["org", "settings", "initech", "--json", '{"trust_ttl_days": 7}'], env).json).toMatchObject({ trust_ttl_days: 7 });
+    expect(runCli(["org", "settings", orgId], env).json).toMatchObject({ trust_ttl_days: 7 });
+    expect(runCli(["policy", "get", "initech"], env).status).toBe(0);
+    expect(runCli(["audit", "list", "--org", "initech", "--kind", "member.added"], env).lines).toEqual([
+      expect.objectContaining({ kind: "member.added", org_id: orgId }),
+    ]);
+    expect(runCli(["org", "list"], env).json.orgs).toContainEqual(expect.objectContaining({ org_id: orgId, slug: "initech", name: "Initech" }));
+    expect(runCli(["member", "remove", "INITECH", "peter@example.com"], env).json).toEqual({ removed: true });
   });
 
   it("adds, lists and removes a member by org id and email; lists orgs", () => {

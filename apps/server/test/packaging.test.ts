@@ -1,12 +1,13 @@
 /**
- * What a new user gets from npm: builds the repository, packs every public workspace, installs the
- * tarballs into a fresh project outside the repository (their registry dependencies come from the
- * npm cache), type-checks a consumer under `nodenext` and `bundler` resolution, runs the embedding
- * example on plain Node, and runs the installed `gatehouse` bin from its compiled JavaScript.
+ * What a new user gets, following the README: `npm run pack` in the clone (each package builds on
+ * prepack), then a fresh `npm init -y` project outside the repository installs the tarballs the README
+ * names, exactly as its lines say, and runs the embedding example on plain Node. A second such project
+ * installs every tarball as the server's README says, type-checks a consumer under `nodenext` and
+ * `bundler` resolution, and runs the installed `gatehouse` bin from its compiled JavaScript.
  */
 import { spawn, spawnSync, type SpawnSyncOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,22 +82,61 @@ function tsconfig(module: string, moduleResolution: string) {
   });
 }
 
+/** The README's embedding lines, in order: the first runs in the clone, the others in the new project (its `mkdir`/`cd` is the test's own directory). */
+function readmeInstallLines(): { inClone: string; inProject: string[] } {
+  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  const block = /```sh\n([^`]*npm pkg set type=module[^`]*)```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error("README.md has no sh block with `npm pkg set type=module`");
+  const [inClone, , ...inProject] = block
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, ""));
+  return { inClone: inClone!, inProject };
+}
+
+/** A fresh project as `npm init -y` makes it, made ESM as the README says. */
+function freshProject(dir: string): void {
+  mkdirSync(dir);
+  run("bash", ["-c", "npm init -y && npm pkg set type=module"], { cwd: dir });
+}
+
+/** What `npm pack --json` says of a tarball: its package's name and its files. */
+function describeTarball(tarball: string): Packed {
+  const name = (JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"], { cwd: dirname(tarball) })) as Manifest).name;
+  const files = run("tar", ["-tzf", tarball], { cwd: dirname(tarball) })
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => ({ path: line.replace(/^package\//, "") }));
+  return { name, filename: tarball, files };
+}
+
 describe("packed tarballs installed in a fresh project", () => {
   let work: string;
   let app: string;
   let packed: Packed[];
+  let embedOutput: string;
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "gatehouse-packaging-"));
     app = join(work, "app");
-    run("npm", ["run", "build"], { cwd: REPO_ROOT });
-    const workspaceArgs = PUBLIC_WORKSPACES.flatMap((workspace) => ["-w", workspace]);
-    packed = JSON.parse(run("npm", ["pack", ...workspaceArgs, "--pack-destination", work, "--json"], { cwd: REPO_ROOT })) as Packed[];
-    mkdirSync(app);
-    // better-sqlite3 ships prebuilt binaries; its install script (node-gyp) stays off as in the repository.
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", allowScripts: { "better-sqlite3": false } }));
+    // The tarballs' registry dependencies come from the npm cache where it has them.
+    const npmEnv = { ...childEnv, GATEHOUSE: REPO_ROOT, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false" };
+    const { inClone, inProject } = readmeInstallLines();
+    run("bash", ["-euo", "pipefail", "-c", inClone], { cwd: REPO_ROOT, env: npmEnv });
+    const packs = join(REPO_ROOT, "packs");
+    packed = readdirSync(packs)
+      .filter((file) => file.endsWith(".tgz"))
+      .map((file) => describeTarball(join(packs, file)));
+
+    const embedding = join(work, "embedding");
+    freshProject(embedding);
+    // `npm init -y && npm pkg set type=module` is the README's line too; running it twice changes nothing.
+    embedOutput = inProject.map((line) => run("bash", ["-euo", "pipefail", "-c", line], { cwd: embedding, env: npmEnv })).at(-1)!;
+
+    freshProject(app);
     const tools = ["typescript", "@types/node"].map((name) => `${name}@${rootManifest.devDependencies![name]!}`);
-    run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...packed.map((p) => join(work, p.filename)), ...tools], { cwd: app });
+    // The server's README: every tarball.
+    run("bash", ["-euo", "pipefail", "-c", `npm install "$GATEHOUSE"/packs/*.tgz ${tools.join(" ")}`], { cwd: app, env: npmEnv });
     copyFileSync(join(REPO_ROOT, "examples/embed.ts"), join(app, "embed.ts"));
     writeFileSync(join(app, "surface.ts"), CONSUMER_SURFACE);
     writeFileSync(join(app, "tsconfig.nodenext.json"), tsconfig("nodenext", "nodenext"));
@@ -127,6 +167,15 @@ describe("packed tarballs installed in a fresh project", () => {
     }
   });
 
+  it("depends on no @gatehouse package that is not packed with it", () => {
+    const names = packed.map((p) => p.name);
+    for (const { name } of packed) {
+      const manifest = readJson<Manifest & { dependencies?: Record<string, string> }>(join(app, "node_modules", name, "package.json"));
+      for (const dependency of Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith("@gatehouse/")))
+        expect(names, `${name} → ${dependency}`).toContain(dependency);
+    }
+  });
+
   it("names only shipped files in every exports map", () => {
     for (const { name, files } of packed) {
       const paths = files.map((file) => file.path);
@@ -151,9 +200,13 @@ describe("packed tarballs installed in a fresh project", () => {
     run(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], { cwd: app });
   }, 120_000);
 
-  it("runs the embedding example on plain Node", () => {
+  it("runs the embedding example on plain Node with the three tarballs the README names, installed as it says", () => {
+    expect(embedOutput).toContain("login: phone_required");
+    expect(embedOutput).toContain("second login: tokens");
+  });
+
+  it("runs the embedding example where every tarball is installed", () => {
     const stdout = run(process.execPath, ["embed.ts"], { cwd: app });
-    expect(stdout).toContain("login: phone_required");
     expect(stdout).toContain("second login: tokens");
   }, 60_000);
 
@@ -222,11 +275,12 @@ describe("packed tarballs installed in a fresh project", () => {
     }
   }, 30_000);
 
-  it("runs the gatehouse bin from compiled JavaScript: --help", () => {
-    const help = spawnSync(join(app, "node_modules/.bin/gatehouse"), ["--help"], { cwd: app, env: childEnv, encoding: "utf8" });
+  it("runs the gatehouse bin from compiled JavaScript: npx gatehouse --help", () => {
+    const help = spawnSync("npx", ["gatehouse", "--help"], { cwd: app, env: childEnv, encoding: "utf8" });
     expect(help.stderr).toBe("");
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("usage: gatehouse");
+    expect(help.stdout).toContain("session revoke <user>");
   }, 30_000);
 
   it("serves /healthz and the web client it ships with, and stops on SIGTERM", async () => {

@@ -20,6 +20,17 @@ function wireError(code: Code, kind: string, field = "", retryAfterSeconds = 0):
 }
 
 describe("describeAuthError: keyed on the error's kind and field, never its message", () => {
+  it("marks the code step spent on the last wrong code and on a dead challenge's resend, never on an ordinary wrong code", () => {
+    const spentOf = (step: AuthStep, field: string) =>
+      describeAuthError(serverError(Code.Unauthenticated, "invalid_mfa_challenge", field), step).challengeSpent;
+    expect(describeAuthError(serverError(Code.Unauthenticated, "invalid_mfa_challenge", "challenge_id"), "otp")).toMatchObject({
+      message: expect.stringContaining("it was the last try"),
+      field: null,
+      challengeSpent: true,
+    });
+    expect([spentOf("otp", ""), spentOf("resend", ""), spentOf("resend", "challenge_id")]).toEqual([undefined, true, true]);
+  });
+
   it.each<[AuthStep, ConnectError, string, string | null]>([
     ["login", serverError(Code.InvalidArgument, "invalid_argument", "email"), "Enter a valid email address, like name@example.com.", "email"],
     [

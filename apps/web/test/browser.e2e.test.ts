@@ -308,6 +308,45 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.waitForURL("**/browser");
   });
 
+  it("five wrong codes: the page says the attempts are used up and offers only Start over", async () => {
+    const email = "lockout@example.com";
+    cli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`);
+    cli(["member", "add", readOnlyOrg, email], env);
+    const page = await newPage();
+    await page.goto("/login");
+    await fillCredentials(page, readOnlyOrg, email);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel("Mobile phone number").fill("+15557000123");
+    await page.getByRole("button", { name: "Send code" }).click();
+    await page.getByTestId("otp-form").waitFor();
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await page.getByLabel("6-digit code").fill("000000");
+      await page.getByRole("button", { name: "Verify" }).click();
+      await expect.poll(() => page.getByRole("textbox", { name: "6-digit code" }).getAttribute("aria-invalid")).toBe("true");
+      await expect.poll(() => page.getByRole("button", { name: "Verify" }).isEnabled()).toBe(true);
+    }
+    // The fifth: a code that is surely wrong, next to the one the dev helper fills.
+    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
+    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    const devCode = await page.getByLabel("6-digit code").inputValue();
+    await page.getByLabel("6-digit code").fill(devCode === "000000" ? "111111" : "000000");
+    await page.getByRole("button", { name: "Verify" }).click();
+
+    await page.getByTestId("otp-spent").waitFor();
+    expect(await page.getByRole("alert").textContent()).toBe(
+      "That code is not right either, and it was the last try: this code can no longer be used. Start over to get a new one.",
+    );
+    expect(await page.getByTestId("otp-spent").getByRole("button").allTextContents()).toEqual(["Start over"]);
+    expect(await page.getByLabel("6-digit code").count()).toBe(0);
+    expect(await page.getByTestId("dev-fill-otp").count()).toBe(0);
+    expect(await page.getByTestId("resend-code").count()).toBe(0);
+    await expect.poll(() => focusedTestId(page)).toBe("form-error-region");
+    await expectAccessible(page, "code step with its attempts used up");
+
+    await page.getByRole("button", { name: "Start over" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+  });
+
   it("hides the dev helper when the dev OTP route answers 404", async () => {
     const page = await newPage();
     await page.route("**/api/dev/mfa/otp**", (route) =>

@@ -59,6 +59,10 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
       return row === undefined ? null : toUser(row);
     },
 
+    async list() {
+      return (await db.selectFrom("users").selectAll().orderBy("created_at").orderBy("id").execute()).map(toUser);
+    },
+
     async setVerifiedPhone(userId, phone) {
       const result = await updateVerifiedPhone(userId, phone);
       return (result.numAffectedRows ?? 0n) > 0n;

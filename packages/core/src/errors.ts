@@ -47,7 +47,7 @@ const defaultMessages: Record<ErrorKind, string> = {
 };
 
 export interface ErrorDetails {
-  /** The request field at fault, for `invalid_argument`. */
+  /** The request field at fault, for `invalid_argument`; `challenge_id` on the `invalid_otp` that used a challenge's last attempt. */
   readonly field?: string;
   /** When a rate-limited caller may try again. */
   readonly retryAfterSeconds?: number;

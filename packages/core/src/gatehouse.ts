@@ -1,10 +1,11 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./credential-check.ts";
-import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device } from "./model.ts";
+import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./use-cases/admin.ts";
+import * as operator from "./use-cases/operator.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
@@ -77,6 +78,13 @@ export interface AdminApi {
   updateSmsDestinationPolicy(actor: Actor, orgId: string | null, patch: SmsDestinationPolicyPatch): Promise<SmsDestinationPolicy>;
   /** Codes sent and verified per region and prefix over `[from, to)` (platform admins). */
   getSmsTrafficReport(actor: Actor, from: number, to: number): Promise<SmsTrafficRow[]>;
+  /** The operator's lookups and evictions, platform admins only (see use-cases/operator.ts). */
+  findOrgByReference(actor: Actor, idOrSlug: string): Promise<Org>;
+  listUsers(actor: Actor): Promise<User[]>;
+  findUserByReference(actor: Actor, emailOrUserId: string): Promise<User>;
+  listDevicesOfUser(actor: Actor, userId: string): Promise<Device[]>;
+  revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
+  revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -159,6 +167,12 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       getSmsDestinationPolicy: (actor, orgId) => smsPolicy.getSmsDestinationPolicy(ctx, actor, orgId),
       updateSmsDestinationPolicy: (actor, orgId, patch) => smsPolicy.updateSmsDestinationPolicy(ctx, actor, orgId, patch),
       getSmsTrafficReport: (actor, from, to) => smsPolicy.getSmsTrafficReport(ctx, actor, from, to),
+      findOrgByReference: (actor, reference) => operator.findOrgByReference(ctx, actor, reference),
+      listUsers: (actor) => operator.listUsers(ctx, actor),
+      findUserByReference: (actor, reference) => operator.findUserByReference(ctx, actor, reference),
+      listDevicesOfUser: (actor, userId) => operator.listDevicesOfUser(ctx, actor, userId),
+      revokeUserSessionsEverywhere: (actor, userId) => operator.revokeUserSessionsEverywhere(ctx, actor, userId),
+      revokeDeviceTrustById: (actor, deviceId) => operator.revokeDeviceTrustById(ctx, actor, deviceId),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
     },
   };

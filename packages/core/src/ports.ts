@@ -99,6 +99,8 @@ export interface UserStore {
   findById(id: string): Promise<User | null>;
   /** `email` is already normalised (trimmed, NFC, lower-case). */
   findByEmail(email: string): Promise<User | null>;
+  /** Every user, oldest first (ties by id): for the operator's listing, not for a request path. */
+  list(): Promise<User[]>;
   /**
    * Atomic: sets the phone and `phoneVerified = true` only if the user has no verified phone yet.
    * Returns false when the user is missing or already verified (the phone is locked).

@@ -255,6 +255,19 @@ describe("VerifyMFA", () => {
     await expectError(h.gatehouse.verifyMfa({ challengeId, otp }), "invalid_mfa_challenge", "invalid or expired MFA challenge");
   });
 
+  it("only the wrong code that used the last attempt names the challenge as at fault", async () => {
+    const { h, challengeId, wrongOtp } = await challenged();
+    const fields = [];
+    for (let i = 0; i < 5; i++) {
+      const error = await h.gatehouse.verifyMfa({ challengeId, otp: wrongOtp }).then(
+        () => null,
+        (e: unknown) => e as GatehouseError,
+      );
+      fields.push([error?.kind, error?.details.field ?? null]);
+    }
+    expect(fields).toEqual([...Array<[string, null]>(4).fill(["invalid_otp", null]), ["invalid_otp", "challenge_id"]]);
+  });
+
   it("the per-user failure budget (10 per 15 min) holds across challenges, then recovers", async () => {
     const { h, wrongOtp } = await challenged();
     const newChallenge = async () => {

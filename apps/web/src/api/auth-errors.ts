@@ -11,6 +11,8 @@ export interface AuthProblem {
   readonly field: string | null;
   /** For rate limits: seconds until a retry can succeed. */
   readonly retryAfterSeconds: number | null;
+  /** The code step is over (its attempts are used up): only starting over can work. */
+  readonly challengeSpent?: true;
 }
 
 const FIELD_MESSAGES: Record<string, string> = {
@@ -45,6 +47,13 @@ function rateLimited(retryAfterSeconds: number | null, step: AuthStep): AuthProb
 
 const formProblem = (message: string, field: string | null = null): AuthProblem => ({ message, field, retryAfterSeconds: null });
 
+const SPENT: AuthProblem = {
+  message: "That code is not right either, and it was the last try: this code can no longer be used. Start over to get a new one.",
+  field: null,
+  retryAfterSeconds: null,
+  challengeSpent: true,
+};
+
 /**
  * A message for people from a failed AuthService call, chosen by the error's domain kind (and
  * field) from its ErrorDetail, never by its message text. Every kind is named, so a new one does
@@ -66,8 +75,10 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("This sign-in attempt has expired. Start over.");
     case "invalid_mfa_challenge":
     case "invalid_otp":
+      // `challenge_id` at fault: that wrong code used the challenge's last attempt (see verify-mfa.ts).
+      if (field === "challenge_id") return SPENT;
       return step === "resend"
-        ? formProblem("This sign-in attempt has expired. Start over.")
+        ? { ...formProblem("This sign-in attempt has expired. Start over."), challengeSpent: true }
         : formProblem("That code is not right, or it has expired. Check it, or send a new code.", "otp");
     case "challenge_expired":
       return formProblem("This code has expired. Start over to get a new one.");

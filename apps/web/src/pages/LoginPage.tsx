@@ -11,7 +11,7 @@ import type { Notice } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import { sessionFromTokens } from "../session.ts";
 import { CredentialsStep } from "./login/CredentialsStep.tsx";
-import { OtpStep, type ResendProblem } from "./login/OtpStep.tsx";
+import { OtpStep, type CodeProblem, type ResendProblem } from "./login/OtpStep.tsx";
 import { PhoneStep } from "./login/PhoneStep.tsx";
 import type { FormProblem } from "./login/use-form-problem.ts";
 
@@ -37,6 +37,11 @@ function orgFromLink(search: string): string | null {
 const problemOf = (error: unknown, step: AuthStep): FormProblem => {
   const { message, field } = describeAuthError(error, step);
   return { message, field };
+};
+
+const codeProblemOf = (error: unknown): CodeProblem => {
+  const { message, field, challengeSpent } = describeAuthError(error, "otp");
+  return { message, field, challengeSpent };
 };
 
 /**
@@ -118,7 +123,7 @@ export function LoginPage(): ReactNode {
                 follow({ kind: "tokens", tokens: await services.auth.verifyMfa(step.challengeId, otp) });
                 return null;
               } catch (error) {
-                return problemOf(error, "otp");
+                return codeProblemOf(error);
               }
             }}
             onResend={async (): Promise<ResendProblem | null> => {
@@ -126,8 +131,8 @@ export function LoginPage(): ReactNode {
                 follow({ kind: "mfa_required", challenge: await services.auth.resendMfa(step.challengeId) }, true);
                 return null;
               } catch (error) {
-                const { message, field, retryAfterSeconds } = describeAuthError(error, "resend");
-                return { message, field, retryAfterSeconds };
+                const { message, field, retryAfterSeconds, challengeSpent } = describeAuthError(error, "resend");
+                return { message, field, retryAfterSeconds, challengeSpent };
               }
             }}
           />

@@ -132,6 +132,9 @@ function createUserStore(tables: MemoryTables): UserStore {
     async findByEmail(email) {
       return copyOrNull(findByEmail(email));
     },
+    async list() {
+      return [...users.values()].sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id)).map((user) => ({ ...user }));
+    },
     async setVerifiedPhone(userId, phone) {
       const user = users.get(userId);
       if (user === undefined || user.phoneVerified) return false;

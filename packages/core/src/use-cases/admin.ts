@@ -50,7 +50,7 @@ export async function isPlatformAdmin(ctx: Context, actor: Actor): Promise<boole
   return (await ctx.stores.users.findById(actor.userId))?.platformAdmin ?? false;
 }
 
-async function requirePlatformAdmin(ctx: Context, actor: Actor): Promise<void> {
+export async function requirePlatformAdmin(ctx: Context, actor: Actor): Promise<void> {
   if (!(await isPlatformAdmin(ctx, actor))) throw new GatehouseError("permission_denied", "platform admin role required");
 }
 

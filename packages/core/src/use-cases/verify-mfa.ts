@@ -68,9 +68,11 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {
       await stores.challenges.delete(claimed.id);
       await recordAudit(tx, "mfa.locked_out", subject, { challengeId, attempts: claimed.attempts });
-    } else {
-      await recordAudit(tx, "mfa.failed", subject, { challengeId, reason: "wrong_otp" });
+      // The last try: the challenge itself is now at fault, so the client can say the attempts are used up
+      // and offer only a new sign-in. It tells nothing an attacker did not do himself.
+      throw new GatehouseError("invalid_otp", undefined, { field: "challenge_id" });
     }
+    await recordAudit(tx, "mfa.failed", subject, { challengeId, reason: "wrong_otp" });
     throw new GatehouseError("invalid_otp");
   }
   await stores.rateLimiter.refund(budget.receipt);

@@ -10,8 +10,13 @@ import { useServices } from "../../services.tsx";
 import { useCountdown } from "./use-countdown.ts";
 import { useFormProblem, type FormProblem } from "./use-form-problem.ts";
 
+/** A refused code or resend; `challengeSpent`: the code step is over, only starting over can work. */
+export interface CodeProblem extends FormProblem {
+  readonly challengeSpent?: boolean | undefined;
+}
+
 /** A refused resend: what to say, and how long the server asks to wait (null: no countdown). */
-export interface ResendProblem extends FormProblem {
+export interface ResendProblem extends CodeProblem {
   readonly retryAfterSeconds: number | null;
 }
 
@@ -22,7 +27,7 @@ interface OtpStepProps {
   readonly resendAfterSeconds: number;
   /** Set when this challenge replaced another one (a resend). */
   readonly resent: boolean;
-  readonly onSubmit: (otp: string) => Promise<FormProblem | null>;
+  readonly onSubmit: (otp: string) => Promise<CodeProblem | null>;
   /** Resolves with the problem, or null when a new challenge replaced this one. */
   readonly onResend: () => Promise<ResendProblem | null>;
   readonly onRestart: () => void;
@@ -35,6 +40,8 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
   const [busy, setBusy] = useState(false);
   const [resending, setResending] = useState(false);
   const [devHelper, setDevHelper] = useState(false);
+  // Once the challenge is spent nothing on this step can work but starting over: no code, no resend, no dev helper.
+  const [spent, setSpent] = useState(false);
   const otpField = useRef<HTMLInputElement>(null);
   const form = useFormProblem({ otp: otpField });
   const countdown = useCountdown(resendAfterSeconds);
@@ -73,7 +80,8 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
     const problem = await onSubmit(code);
     if (problem !== null) {
       setBusy(false);
-      form.show(problem);
+      if (problem.challengeSpent === true) setSpent(true);
+      form.show({ message: problem.message, field: problem.field });
     }
   };
 
@@ -83,11 +91,24 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
     const problem = await onResend();
     if (problem === null) return;
     setResending(false);
+    if (problem.challengeSpent === true) setSpent(true);
     if (problem.retryAfterSeconds !== null) countdown.restart(problem.retryAfterSeconds);
     form.show({ message: problem.message, field: null });
   };
 
   const waiting = countdown.secondsLeft > 0;
+
+  if (spent) {
+    return (
+      <div className="stack" data-testid="otp-spent">
+        <h1 id="otp-heading">Start over to sign in</h1>
+        <FormAlert message={form.formError} alertRef={form.alertRef} />
+        <Button onClick={onRestart} testId="otp-start-over">
+          Start over
+        </Button>
+      </div>
+    );
+  }
 
   return (
     <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="otp-heading" data-testid="otp-form">

@@ -21,6 +21,14 @@ export function describeUsersContract(current: () => Stores): void {
       expect(await stores.users.findByEmail("grace@example.com")).toEqual(verified);
     });
 
+    it("lists every user oldest first, ties by id", async () => {
+      expect(await stores.users.list()).toEqual([]);
+      const later = aUser({ id: OTHER_USER_ID, email: "grace@example.com", createdAt: T0 + 1 });
+      await stores.users.create(later);
+      await stores.users.create(aUser());
+      expect(await stores.users.list()).toEqual([aUser(), later]);
+    });
+
     it("returns null for unknown ids and emails", async () => {
       await stores.users.create(aUser());
       expect(await stores.users.findById("nobody")).toBeNull();
