@@ -22,28 +22,23 @@ const count = (value: DbBigint | null): number => (value === null ? 0 : fromDbBi
 export function createSmsTrafficRepository(db: Kysely<Database>, cache: PreparedQueryCache): SmsTrafficStore {
   /** One prepared upsert per number of keys (the send path always has two: its region and its prefix). */
   const adder = (count: number) =>
-    preparedStatement(
-      db,
-      cache,
-      `smsTraffic.add:${count}`,
-      count + 3,
-      (...args: unknown[]) =>
-        db
-          .insertInto("sms_traffic")
-          .values(
-            args.slice(0, count).map((key) => ({
-              key: key as string,
-              bucket_start: args[count] as number,
-              sent: args[count + 1] as number,
-              verified: args[count + 2] as number,
-            })),
-          )
-          .onConflict((conflict) =>
-            conflict.columns(["key", "bucket_start"]).doUpdateSet({
-              sent: sql`sms_traffic.sent + excluded.sent`,
-              verified: sql`sms_traffic.verified + excluded.verified`,
-            }),
-          ),
+    preparedStatement(db, cache, `smsTraffic.add:${count}`, count + 3, (...args: unknown[]) =>
+      db
+        .insertInto("sms_traffic")
+        .values(
+          args.slice(0, count).map((key) => ({
+            key: key as string,
+            bucket_start: args[count] as number,
+            sent: args[count + 1] as number,
+            verified: args[count + 2] as number,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict.columns(["key", "bucket_start"]).doUpdateSet({
+            sent: sql`sms_traffic.sent + excluded.sent`,
+            verified: sql`sms_traffic.verified + excluded.verified`,
+          }),
+        ),
     );
   /** The window's counts and the open breakers, as rows of one shape, in one statement. */
   const reader = (count: number) =>

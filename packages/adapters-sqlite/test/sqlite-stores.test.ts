@@ -127,7 +127,13 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security", "0008_email_ownership", "0010_sms_destinations"]);
+    expect(after.appliedMigrations).toEqual([
+      "0005_sliding_rate_limits",
+      "0006_audit_events",
+      "0007_account_security",
+      "0008_email_ownership",
+      "0010_sms_destinations",
+    ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
     const { rateLimiter } = after.stores;

@@ -265,7 +265,14 @@ describe("issue 36: retries count once per request that may have been delivered"
     const sms = new DeliversThenFails(3);
     const stores = createMemoryStores();
     const clock = new ManualClock();
-    const gatehouse = createGatehouse({ stores, clock, random: new SequenceRandom(), sms, email: new OutboxEmailSender(), config: { password: TEST_PASSWORD_PARAMS } });
+    const gatehouse = createGatehouse({
+      stores,
+      clock,
+      random: new SequenceRandom(),
+      sms,
+      email: new OutboxEmailSender(),
+      config: { password: TEST_PASSWORD_PARAMS },
+    });
     const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
     await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
     await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
