@@ -276,6 +276,48 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("invitations_expires_at").on("invitations").column("expires_at").execute();
     },
   },
+
+  /*
+   * Factors beyond SMS (design/factors.md). Orgs that stored settings get the design's defaults for the
+   * new ones. TOTP secrets are stored sealed (AES-256-GCM), recovery codes as keyed hashes only.
+   */
+  "0009_factors": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("allowed_factors", "text", (col) => col.notNull().defaultTo("sms,totp,webauthn,recovery_code"))
+        .execute();
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("require_phishing_resistant", "boolean", (col) => col.notNull().defaultTo(false))
+        .execute();
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("step_up_max_age_minutes", "integer", (col) => col.notNull().defaultTo(15))
+        .execute();
+
+      await db.schema
+        .createTable("totp_factors")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("label", "text", (col) => col.notNull())
+        .addColumn("sealed_secret", "text", (col) => col.notNull())
+        .addColumn("last_step", "bigint")
+        .addColumn("confirmed_at", "bigint")
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addColumn("last_used_at", "bigint")
+        .execute();
+      await db.schema.createIndex("totp_factors_user").on("totp_factors").column("user_id").execute();
+
+      await db.schema
+        .createTable("recovery_codes")
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("code_hash", "text", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addPrimaryKeyConstraint("recovery_codes_pk", ["user_id", "code_hash"])
+        .execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

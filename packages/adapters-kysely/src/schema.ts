@@ -138,6 +138,27 @@ export interface OrgMfaSettingsTable {
   require_mfa_untrusted_device: BoolColumn;
   trust_device_after_mfa: BoolColumn;
   trust_ttl_days: number;
+  /** Comma-separated factor kinds. */
+  allowed_factors: string;
+  require_phishing_resistant: BoolColumn;
+  step_up_max_age_minutes: number;
+}
+
+export interface TotpFactorsTable {
+  id: string;
+  user_id: string;
+  label: string;
+  sealed_secret: string;
+  last_step: NullableEpochMsColumn;
+  confirmed_at: NullableEpochMsColumn;
+  created_at: EpochMsColumn;
+  last_used_at: NullableEpochMsColumn;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: EpochMsColumn;
 }
 
 export interface BrowserPoliciesTable {
@@ -193,4 +214,6 @@ export interface Database {
   audit_events: AuditEventsTable;
   email_tokens: EmailTokensTable;
   invitations: InvitationsTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
 }

@@ -1,4 +1,4 @@
-import type { OrgMfaSettings, PlatformSettings, SettingsStore } from "@gatehouse/core";
+import { FACTOR_KINDS, type FactorKind, type OrgMfaSettings, type PlatformSettings, type SettingsStore } from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, OrgMfaSettingsTable, PlatformSettingsTable } from "./schema.ts";
@@ -8,8 +8,19 @@ const PLATFORM_ROW_ID = 1;
 type PlatformColumns = Pick<Selectable<PlatformSettingsTable>, "mfa_always" | "device_trust_enabled" | "max_trust_ttl_days">;
 type OrgColumns = Pick<
   Selectable<OrgMfaSettingsTable>,
-  "require_mfa_new_device" | "require_mfa_untrusted_device" | "trust_device_after_mfa" | "trust_ttl_days"
+  | "require_mfa_new_device"
+  | "require_mfa_untrusted_device"
+  | "trust_device_after_mfa"
+  | "trust_ttl_days"
+  | "allowed_factors"
+  | "require_phishing_resistant"
+  | "step_up_max_age_minutes"
 >;
+
+/** Stored comma-separated; a kind this version does not know is dropped rather than trusted. */
+function toFactorKinds(column: string): FactorKind[] {
+  return column.split(",").filter((kind): kind is FactorKind => (FACTOR_KINDS as readonly string[]).includes(kind));
+}
 
 function toPlatformSettings(row: PlatformColumns): PlatformSettings {
   return { mfaAlways: fromDbBool(row.mfa_always), deviceTrustEnabled: fromDbBool(row.device_trust_enabled), maxTrustTtlDays: row.max_trust_ttl_days };
@@ -21,6 +32,9 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     requireMfaUntrustedDevice: fromDbBool(row.require_mfa_untrusted_device),
     trustDeviceAfterMfa: fromDbBool(row.trust_device_after_mfa),
     trustTtlDays: row.trust_ttl_days,
+    allowedFactors: toFactorKinds(row.allowed_factors),
+    requirePhishingResistant: fromDbBool(row.require_phishing_resistant),
+    stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
   };
 }
 
@@ -33,6 +47,9 @@ export interface SettingsForOrgRow {
   readonly require_mfa_untrusted_device: DbBool | null;
   readonly trust_device_after_mfa: DbBool | null;
   readonly trust_ttl_days: number | null;
+  readonly allowed_factors: string | null;
+  readonly require_phishing_resistant: DbBool | null;
+  readonly step_up_max_age_minutes: number | null;
 }
 
 /**
@@ -53,21 +70,46 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("require_mfa_untrusted_device"),
     fromOrg("trust_device_after_mfa"),
     fromOrg("trust_ttl_days"),
+    fromOrg("allowed_factors"),
+    fromOrg("require_phishing_resistant"),
+    fromOrg("step_up_max_age_minutes"),
   ]);
 }
 
 /** `SettingsStore.getForOrg`'s answer from the columns `settingsForOrgColumns` selected. */
 export function settingsFromColumns(row: SettingsForOrgRow): { platform: PlatformSettings | null; org: OrgMfaSettings | null } {
-  const { mfa_always, device_trust_enabled, max_trust_ttl_days, require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days } =
-    row;
+  const { mfa_always, device_trust_enabled, max_trust_ttl_days } = row;
   const platform =
     mfa_always === null || device_trust_enabled === null || max_trust_ttl_days === null
       ? null
       : toPlatformSettings({ mfa_always, device_trust_enabled, max_trust_ttl_days });
+  const {
+    require_mfa_new_device,
+    require_mfa_untrusted_device,
+    trust_device_after_mfa,
+    trust_ttl_days,
+    allowed_factors,
+    require_phishing_resistant,
+    step_up_max_age_minutes,
+  } = row;
   const org =
-    require_mfa_new_device === null || require_mfa_untrusted_device === null || trust_device_after_mfa === null || trust_ttl_days === null
+    require_mfa_new_device === null ||
+    require_mfa_untrusted_device === null ||
+    trust_device_after_mfa === null ||
+    trust_ttl_days === null ||
+    allowed_factors === null ||
+    require_phishing_resistant === null ||
+    step_up_max_age_minutes === null
       ? null
-      : toOrgSettings({ require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days });
+      : toOrgSettings({
+          require_mfa_new_device,
+          require_mfa_untrusted_device,
+          trust_device_after_mfa,
+          trust_ttl_days,
+          allowed_factors,
+          require_phishing_resistant,
+          step_up_max_age_minutes,
+        });
   return { platform, org };
 }
 
@@ -102,6 +144,9 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         require_mfa_untrusted_device: toDbBool(dialect, settings.requireMfaUntrustedDevice),
         trust_device_after_mfa: toDbBool(dialect, settings.trustDeviceAfterMfa),
         trust_ttl_days: settings.trustTtlDays,
+        allowed_factors: settings.allowedFactors.join(","),
+        require_phishing_resistant: toDbBool(dialect, settings.requirePhishingResistant),
+        step_up_max_age_minutes: settings.stepUpMaxAgeMinutes,
       };
       await db
         .insertInto("org_mfa_settings")

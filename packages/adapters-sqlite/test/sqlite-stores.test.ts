@@ -1,4 +1,4 @@
-import type { AuditEvent } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS, type AuditEvent } from "@gatehouse/core";
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +84,7 @@ describe("openSqliteStores", () => {
       before.db,
     );
     await sql`INSERT INTO orgs (id, name, created_at) VALUES ('o', 'O', ${t0})`.execute(before.db);
+    await sql`INSERT INTO org_mfa_settings VALUES ('o', 0, 1, 1, 3)`.execute(before.db);
     await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, created_at, last_seen_at) VALUES ('d', 'u', 'o', 'fp', 0, ${t0}, ${t0})`.execute(
       before.db,
     );
@@ -95,7 +96,9 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership"]);
+    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership", "0009_factors"]);
+    // 0009_factors: an org's stored settings gain the design's defaults for the new ones.
+    expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
     const rotation = await after.stores.sessions.rotate(
       "r-1",
@@ -127,7 +130,7 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security", "0008_email_ownership"]);
+    expect(after.appliedMigrations).toEqual(["0005_sliding_rate_limits", "0006_audit_events", "0007_account_security", "0008_email_ownership", "0009_factors"]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
     const { rateLimiter } = after.stores;
@@ -221,9 +224,14 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the schema before 0007_account_security. */
-/** Back to the 0006 schema: 0008_email_ownership, then 0007_account_security, undone. */
+/** Back to the 0006 schema: 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  await sql`DROP TABLE totp_factors`.execute(db);
+  await sql`DROP TABLE recovery_codes`.execute(db);
+  for (const column of ["allowed_factors", "require_phishing_resistant", "step_up_max_age_minutes"]) {
+    await sql`ALTER TABLE org_mfa_settings DROP COLUMN ${sql.id(column)}`.execute(db);
+  }
+  await sql`DELETE FROM kysely_migration WHERE name = '0009_factors'`.execute(db);
   await sql`DROP TABLE email_tokens`.execute(db);
   await sql`DROP TABLE invitations`.execute(db);
   await sql`ALTER TABLE users DROP COLUMN email_verified_at`.execute(db);

@@ -110,11 +110,22 @@ export interface PlatformSettings {
   readonly maxTrustTtlDays: number;
 }
 
+/** The second factors a user can hold (design/factors.md); `sms` is the user's verified phone. */
+export type FactorKind = "sms" | "totp" | "webauthn" | "recovery_code";
+
+export const FACTOR_KINDS: readonly FactorKind[] = ["sms", "totp", "webauthn", "recovery_code"];
+
 export interface OrgMfaSettings {
   readonly requireMfaNewDevice: boolean;
   readonly requireMfaUntrustedDevice: boolean;
   readonly trustDeviceAfterMfa: boolean;
   readonly trustTtlDays: number;
+  /** The factors that satisfy this org's MFA; never empty. */
+  readonly allowedFactors: readonly FactorKind[];
+  /** Stored now; enforced once passkeys exist. */
+  readonly requirePhishingResistant: boolean;
+  /** How recent a session's second factor must be for admin calls and factor changes. */
+  readonly stepUpMaxAgeMinutes: number;
 }
 
 export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
@@ -128,6 +139,9 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   requireMfaUntrustedDevice: true,
   trustDeviceAfterMfa: true,
   trustTtlDays: 30,
+  allowedFactors: FACTOR_KINDS,
+  requirePhishingResistant: false,
+  stepUpMaxAgeMinutes: 15,
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */
@@ -155,5 +169,29 @@ export interface Invitation {
   /** The admin who invited; null for the operator's command line. */
   readonly invitedBy: string | null;
   readonly expiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+}
+
+/**
+ * An authenticator app (RFC 6238) of a user. Unconfirmed (`confirmedAt` null) while its enrolment
+ * waits for a first code: such a factor never satisfies MFA.
+ */
+export interface TotpFactor {
+  readonly id: string;
+  readonly userId: string;
+  readonly label: string;
+  /** The base32 secret sealed by the `SecretBox` (AES-256-GCM): a database copy alone yields no secret. */
+  readonly sealedSecret: string;
+  /** The last time step a code was accepted for; a code of this step or an earlier one is refused. */
+  readonly lastStep: number | null;
+  readonly confirmedAt: EpochMs | null;
+  readonly createdAt: EpochMs;
+  readonly lastUsedAt: EpochMs | null;
+}
+
+/** One single-use recovery code of a user, stored as a hash only (see recovery-codes.ts). */
+export interface RecoveryCode {
+  readonly userId: string;
+  readonly codeHash: string;
   readonly createdAt: EpochMs;
 }

@@ -24,7 +24,9 @@ import type {
   Org,
   OrgMfaSettings,
   PlatformSettings,
+  RecoveryCode,
   Session,
+  TotpFactor,
   User,
 } from "./model.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
@@ -250,6 +252,35 @@ export interface InvitationStore {
   delete(orgId: string, invitationId: string): Promise<boolean>;
 }
 
+/** A user's authenticator apps and recovery codes (design/factors.md); the phone stays on the user. */
+export interface FactorStore {
+  /** Throws `already_exists` on a duplicate id. */
+  createTotp(factor: TotpFactor): Promise<void>;
+  findTotp(id: string): Promise<TotpFactor | null>;
+  /** The user's authenticator apps, confirmed or not, oldest first (ties by id). */
+  listTotp(userId: string): Promise<TotpFactor[]>;
+  /** Atomic: sets `confirmedAt = now` only while it is null. Returns false when missing or already confirmed. */
+  confirmTotp(id: string, now: EpochMs): Promise<boolean>;
+  /**
+   * Atomic compare-and-set, the one-use rule of TOTP codes: sets `lastStep = step` and `lastUsedAt = now`
+   * only while `lastStep` is null or below `step`. Returns false when the factor is missing or the step
+   * (or a later one) was accepted already; of concurrent calls with one step exactly one gets true.
+   */
+  acceptTotpStep(id: string, step: number, now: EpochMs): Promise<boolean>;
+  /** Deletes the user's factor with this id; false when the user has none with it. */
+  deleteTotp(userId: string, id: string): Promise<boolean>;
+  /** Atomically replaces every recovery code of the user with `codes` (all of this user). */
+  replaceRecoveryCodes(userId: string, codes: readonly RecoveryCode[]): Promise<void>;
+  /**
+   * Atomic single use: deletes the user's code with this hash and returns how many codes the user has left;
+   * null when the user has no such code. Of concurrent calls with one hash at most one gets a number.
+   */
+  consumeRecoveryCode(userId: string, codeHash: string): Promise<number | null>;
+  countRecoveryCodes(userId: string): Promise<number>;
+  /** Deletes every authenticator app and recovery code of the user; returns how many records went. */
+  deleteAllByUser(userId: string): Promise<number>;
+}
+
 export interface TokenPair {
   readonly accessTokenHash: string;
   readonly accessExpiresAt: EpochMs;
@@ -463,6 +494,7 @@ export interface Stores {
   readonly intents: IntentStore;
   readonly emailTokens: EmailTokenStore;
   readonly invitations: InvitationStore;
+  readonly factors: FactorStore;
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;

@@ -13,7 +13,9 @@ import type {
   Org,
   OrgMfaSettings,
   PlatformSettings,
+  RecoveryCode,
   Session,
+  TotpFactor,
   User,
 } from "../model.ts";
 import type {
@@ -21,6 +23,7 @@ import type {
   ChallengeStore,
   DeviceStore,
   EmailTokenStore,
+  FactorStore,
   IntentStore,
   InvitationStore,
   OrgStore,
@@ -63,6 +66,7 @@ export function createMemoryStores(): Stores {
     intents: createIntentStore(tables),
     emailTokens: createEmailTokenStore(tables),
     invitations: createInvitationStore(tables),
+    factors: createFactorStore(tables),
     sessions,
     settings,
     browserPolicies,
@@ -79,6 +83,7 @@ export function createMemoryStores(): Stores {
     intents: serialised(ports.intents, lock),
     emailTokens: serialised(ports.emailTokens, lock),
     invitations: serialised(ports.invitations, lock),
+    factors: serialised(ports.factors, lock),
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),
@@ -358,6 +363,57 @@ function createEmailTokenStore(tables: MemoryTables): EmailTokenStore {
     },
     async deleteByUser(userId, purpose) {
       return deleteWhere(tokens, (token) => token.userId === userId && token.purpose === purpose);
+    },
+  };
+}
+
+function createFactorStore(tables: MemoryTables): FactorStore {
+  const totp = tables.map<string, TotpFactor>();
+  const recoveryCodes = tables.map<string, RecoveryCode>();
+  const codesOf = (userId: string) => [...recoveryCodes.values()].filter((code) => code.userId === userId).length;
+  return {
+    async createTotp(factor) {
+      if (totp.has(factor.id)) throw alreadyExists();
+      totp.set(factor.id, { ...factor });
+    },
+    async findTotp(id) {
+      return copyOrNull(totp.get(id));
+    },
+    async listTotp(userId) {
+      return [...totp.values()]
+        .filter((factor) => factor.userId === userId)
+        .sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id))
+        .map((factor) => ({ ...factor }));
+    },
+    async confirmTotp(id, now) {
+      const factor = totp.get(id);
+      if (factor === undefined || factor.confirmedAt !== null) return false;
+      totp.set(id, { ...factor, confirmedAt: now });
+      return true;
+    },
+    async acceptTotpStep(id, step, now) {
+      const factor = totp.get(id);
+      if (factor === undefined || (factor.lastStep !== null && factor.lastStep >= step)) return false;
+      totp.set(id, { ...factor, lastStep: step, lastUsedAt: now });
+      return true;
+    },
+    async deleteTotp(userId, id) {
+      if (totp.get(id)?.userId !== userId) return false;
+      return totp.delete(id);
+    },
+    async replaceRecoveryCodes(userId, codes) {
+      deleteWhere(recoveryCodes, (code) => code.userId === userId);
+      for (const code of codes) recoveryCodes.set(keyOf(userId, code.codeHash), { ...code, userId });
+    },
+    async consumeRecoveryCode(userId, codeHash) {
+      if (!recoveryCodes.delete(keyOf(userId, codeHash))) return null;
+      return codesOf(userId);
+    },
+    async countRecoveryCodes(userId) {
+      return codesOf(userId);
+    },
+    async deleteAllByUser(userId) {
+      return deleteWhere(totp, (factor) => factor.userId === userId) + deleteWhere(recoveryCodes, (code) => code.userId === userId);
     },
   };
 }

@@ -36,7 +36,7 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
     },
     getOrgMfaSettings: async (req, ctx) => ({ settings: orgMfaSettingsToWire(await admin.getOrgMfaSettings(actorOf(ctx), req.orgId)) }),
     updateOrgMfaSettings: async (req, ctx) => ({
-      settings: orgMfaSettingsToWire(await admin.updateOrgMfaSettings(actorOf(ctx), req.orgId, orgMfaSettingsPatchFromWire(req))),
+      settings: orgMfaSettingsToWire(await admin.updateOrgMfaSettings(actorOf(ctx), req.orgId, orgMfaSettingsPatchFromWire(req, invalidArgument))),
     }),
     getOrgBrowserPolicy: async (req, ctx) => ({ policy: browserPolicyToWire(await admin.getOrgBrowserPolicy(actorOf(ctx), req.orgId)) }),
     updateOrgBrowserPolicy: async (req, ctx) => ({

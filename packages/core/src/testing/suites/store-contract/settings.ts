@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_ORG_MFA_SETTINGS } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
 import { ORG_ID, OTHER_ORG_ID, seedGraph } from "./fixtures.ts";
 
@@ -24,19 +25,35 @@ export function describeSettingsContract(current: () => Stores): void {
     });
 
     it("returns null for org settings never stored, then round-trips them per org", async () => {
-      const settings = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 0 };
+      const settings = {
+        requireMfaNewDevice: false,
+        requireMfaUntrustedDevice: true,
+        trustDeviceAfterMfa: false,
+        trustTtlDays: 0,
+        allowedFactors: ["totp", "recovery_code"] as const,
+        requirePhishingResistant: true,
+        stepUpMaxAgeMinutes: 5,
+      };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(settings);
       expect(await stores.settings.getOrg(OTHER_ORG_ID)).toBeNull();
-      const replaced = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30 };
+      const replaced = {
+        requireMfaNewDevice: true,
+        requireMfaUntrustedDevice: false,
+        trustDeviceAfterMfa: true,
+        trustTtlDays: 30,
+        allowedFactors: ["sms"] as const,
+        requirePhishingResistant: false,
+        stepUpMaxAgeMinutes: 60,
+      };
       await stores.settings.putOrg(ORG_ID, replaced);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(replaced);
     });
 
     it("reads the platform and one org's settings together, each null while never stored", async () => {
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org: null });
-      const org = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 0 };
+      const org = { ...DEFAULT_ORG_MFA_SETTINGS, requireMfaUntrustedDevice: false, trustTtlDays: 0 };
       await stores.settings.putOrg(ORG_ID, org);
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org });
       const platform = { mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 0 };

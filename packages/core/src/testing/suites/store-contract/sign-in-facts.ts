@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import type { OrgMfaSettings } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
 import {
   aDevice,
@@ -16,7 +17,15 @@ import {
 } from "./fixtures.ts";
 
 const PLATFORM = { mfaAlways: true, deviceTrustEnabled: false, maxTrustTtlDays: 7 };
-const ORG_SETTINGS = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 3 };
+const ORG_SETTINGS: OrgMfaSettings = {
+  requireMfaNewDevice: false,
+  requireMfaUntrustedDevice: true,
+  trustDeviceAfterMfa: false,
+  trustTtlDays: 3,
+  allowedFactors: ["sms", "totp"],
+  requirePhishingResistant: false,
+  stepUpMaxAgeMinutes: 10,
+};
 
 /** `SignInFactsStore.read`: user, membership, device and settings of one sign-in, in one read. */
 export function describeSignInFactsContract(current: () => Stores): void {
