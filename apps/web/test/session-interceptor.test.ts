@@ -145,7 +145,10 @@ describe("sessionInterceptor", () => {
   });
 
   it.each<AuthOutcomeView>([
-    { kind: "mfa_required", challenge: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 } },
+    {
+      kind: "mfa_required",
+      challenge: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30, factors: [{ kind: "sms", label: "+*******4567" }] },
+    },
     { kind: "phone_required", intent: { intentId: "i" } },
   ])("treats a Refresh that answers $kind as the end of the session", async (outcome) => {
     const { browser, calls, sessionEnded, sessions } = setup({ valid: ["gh_at_2"], refresh: async () => outcome });

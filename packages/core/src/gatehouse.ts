@@ -16,6 +16,7 @@ import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/sub
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
+import { sendMfaCode, type SendMfaCodeInput } from "./use-cases/send-mfa-code.ts";
 import {
   acceptInvitation,
   addMember,
@@ -92,6 +93,8 @@ export interface Gatehouse {
   verifyMfa(input: VerifyMfaInput): Promise<IssuedTokens>;
   /** Sends a new code for a pending challenge (new challenge id); see use-cases/resend-mfa.ts. */
   resendMfa(input: ResendMfaInput): Promise<MfaRequired>;
+  /** Sends an SMS code for a challenge of a user with other factors too (Login sent none). */
+  sendMfaCode(input: SendMfaCodeInput): Promise<MfaRequired>;
   /** Resolves a bearer access token; throws `unauthenticated`. */
   authenticate(accessToken: string): Promise<Principal>;
   /** `request`: where the call came from, recorded with the session's revocation. */
@@ -120,6 +123,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     submitPhoneAndRequestMfa: (input) => submitPhoneAndRequestMfa(ctx, input),
     verifyMfa: (input) => verifyMfa(ctx, input),
     resendMfa: (input) => resendMfa(ctx, input),
+    sendMfaCode: (input) => sendMfaCode(ctx, input),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {

@@ -24,7 +24,7 @@ export {
 } from "./audit/events.ts";
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
-export type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired, Principal } from "./results.ts";
+export type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired, Principal } from "./results.ts";
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from "./use-cases/admin.ts";
 export type { LoginInput } from "./use-cases/login.ts";
 export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
@@ -37,6 +37,7 @@ export { requireAcceptablePassword } from "./passwords/password-rules.ts";
 export type { SubmitPhoneInput } from "./use-cases/submit-phone.ts";
 export type { VerifyMfaInput } from "./use-cases/verify-mfa.ts";
 export type { ResendMfaInput } from "./use-cases/resend-mfa.ts";
+export type { SendMfaCodeInput } from "./use-cases/send-mfa-code.ts";
 export type { OrgInfo } from "./use-cases/org-info.ts";
 export { isValidSlug, MAX_SLUG_LENGTH } from "./org-slug.ts";
 export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./mfa-policy.ts";

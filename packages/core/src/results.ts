@@ -1,4 +1,4 @@
-import type { EpochMs } from "./model.ts";
+import type { EpochMs, FactorKind } from "./model.ts";
 
 export interface IssuedTokens {
   readonly accessToken: string;
@@ -9,11 +9,21 @@ export interface IssuedTokens {
   readonly orgId: string;
 }
 
+/** A factor the user can complete a challenge with: one the user has and the org allows. */
+export interface MfaFactorOption {
+  readonly kind: FactorKind;
+  /** What names it to its owner: the masked phone, the authenticator app's label, how many recovery codes are left. */
+  readonly label: string;
+}
+
 export interface MfaRequired {
   readonly challengeId: string;
+  /** The phone a code was or can be sent to, masked; empty when SMS is not one of `factors`. */
   readonly phoneMask: string;
   /** Seconds until ResendMFA accepts this challenge. */
   readonly resendAfterSeconds: number;
+  /** Strongest first. When SMS is the only one, its code was sent; otherwise SendMfaCode sends it. */
+  readonly factors: readonly MfaFactorOption[];
 }
 
 /** No phone on file: the one-time intent that SubmitPhoneAndRequestMFA redeems. */

@@ -2,12 +2,13 @@ import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type R
 import type { Context } from "./context.ts";
 import { GatehouseError } from "./errors.ts";
 import { newId } from "./ids.ts";
-import type { User } from "./model.ts";
+import { isSmsOnly, usableFactors } from "./factors/usable-factors.ts";
+import type { MfaChallenge, OrgMfaSettings, User } from "./model.ts";
 import { generateOtp, hashOtp } from "./otp.ts";
 import { maskPhone } from "./phone.ts";
 import type { RateLimitReceipt } from "./ports.ts";
 import { consumeAll, rateLimitKeys, refundAll } from "./rate-limits.ts";
-import type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired } from "./results.ts";
+import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired } from "./results.ts";
 import { hashToken } from "./tokens.ts";
 import { inTransaction } from "./unit-of-work.ts";
 
@@ -32,13 +33,24 @@ export interface PreparedChallenge {
 export type SignInStep =
   | { readonly kind: "tokens"; readonly tokens: IssuedTokens }
   | { readonly kind: "phone_required"; readonly intent: PhoneRequired }
+  /** The user has a factor besides SMS: no code is sent until the client picks SMS (SendMfaCode). */
+  | { readonly kind: "mfa_required"; readonly challenge: MfaRequired }
   | { readonly kind: "challenge"; readonly challenge: PreparedChallenge };
 
 /**
  * Inside a unit of work: takes the send limits (every SMS costs money) and stores a challenge for
  * `phone` (E.164). Its code is sent by `sendChallenge` after the commit, so no transaction waits on the provider.
+ * `factors` are the answer's options; `replacing`, a challenge the caller consumed whose id and spent attempts
+ * the new one keeps (SendMfaCode gives a code to a challenge that had none).
  */
-export async function prepareChallenge(tx: Context, target: LoginTarget, phone: string, request: RequestMeta | undefined): Promise<PreparedChallenge> {
+export async function prepareChallenge(
+  tx: Context,
+  target: LoginTarget,
+  phone: string,
+  request: RequestMeta | undefined,
+  factors: readonly MfaFactorOption[],
+  replacing?: MfaChallenge,
+): Promise<PreparedChallenge> {
   if (phone === "") throw new GatehouseError("phone_required_for_mfa");
   const now = tx.clock.now();
   const subject: AuditSubject = { actor: { kind: "user", userId: target.userId }, ...target, request };
@@ -51,18 +63,18 @@ export async function prepareChallenge(tx: Context, target: LoginTarget, phone: 
     now,
   );
   if (!taken.allowed) throw await recordRefusal(tx, subject, taken.limit, taken.refusal);
-  const id = newId(tx.random);
+  const id = replacing?.id ?? newId(tx.random);
   const otp = generateOtp(tx.random);
   await tx.stores.challenges.create({
     id,
     ...target,
     phone,
     codeHash: hashOtp(otp, id, tx.config.otpHashKey),
-    attempts: 0,
+    attempts: replacing?.attempts ?? 0,
     expiresAt: now + tx.config.challengeTtlMs,
     createdAt: now,
   });
-  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000) };
+  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000), factors };
   return { answer, phone, otp, receipts: taken.receipts, subject };
 }
 
@@ -90,11 +102,26 @@ export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, u
   return answer;
 }
 
-/** Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first, or challenge the one on file. */
-export async function startSecondFactor(tx: Context, user: User, orgId: string, deviceId: string, request: RequestMeta | undefined): Promise<SignInStep> {
+/**
+ * Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first when the user has no
+ * factor the org allows, challenge the phone on file when it is the only one, and otherwise store a challenge
+ * with no code yet that any of the user's factors completes (SendMfaCode sends an SMS code on request).
+ */
+export async function startSecondFactor(
+  tx: Context,
+  user: User,
+  org: OrgMfaSettings,
+  orgId: string,
+  deviceId: string,
+  request: RequestMeta | undefined,
+): Promise<SignInStep> {
   const target = { userId: user.id, orgId, deviceId };
   const subject: AuditSubject = { actor: { kind: "user", userId: user.id }, ...target, request };
   await recordAudit(tx, "mfa.required", subject, { phoneMask: user.phone === null ? null : maskPhone(user.phone) });
+  const factors = await usableFactors(tx, user, org);
+  if (factors.length > 0 && !isSmsOnly(factors)) return { kind: "mfa_required", challenge: await storeCodelessChallenge(tx, target, user, factors) };
+  // No factor the org allows besides a phone it does not: nothing a phone could be collected for completes MFA.
+  if (factors.length === 0 && !org.allowedFactors.includes("sms")) throw new GatehouseError("permission_denied", "no second factor this org allows is set up");
   if (user.phone === null) {
     const now = tx.clock.now();
     const intentId = newId(tx.random);
@@ -102,7 +129,16 @@ export async function startSecondFactor(tx: Context, user: User, orgId: string, 
     await tx.stores.intents.create({ id: hashToken(intentId), ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
     return { kind: "phone_required", intent: { intentId } };
   }
-  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request) };
+  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request, factors) };
+}
+
+/** A challenge no SMS code belongs to yet: its empty code hash matches no code (see `otpMatches`). */
+async function storeCodelessChallenge(tx: Context, target: LoginTarget, user: User, factors: readonly MfaFactorOption[]): Promise<MfaRequired> {
+  const now = tx.clock.now();
+  const id = newId(tx.random);
+  const phone = factors.some((factor) => factor.kind === "sms") ? (user.phone ?? "") : "";
+  await tx.stores.challenges.create({ id, ...target, phone, codeHash: "", attempts: 0, expiresAt: now + tx.config.challengeTtlMs, createdAt: now });
+  return { challengeId: id, phoneMask: phone === "" ? "" : maskPhone(phone), resendAfterSeconds: 0, factors };
 }
 
 /** After the unit of work committed: sends the code of a challenge step; the other steps are the answer as they are. */

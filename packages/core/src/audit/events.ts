@@ -3,7 +3,7 @@
  * per kind. A payload never holds an OTP, a password, a token or a hash of one, or a full phone
  * number (only `maskPhone`'s form): the trail is read by org admins, who must not learn secrets from it.
  */
-import type { EpochMs, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
+import type { EpochMs, FactorKind, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
 
 /** Who caused the event: a signed-in user, the operator or the server itself, or a caller not (yet) authenticated. */
 export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
@@ -20,14 +20,7 @@ export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_ex
  * trust was revoked, or the user changed or reset their password.
  */
 export type SessionRevocationReason =
-  | "logout"
-  | "admin"
-  | "member_removed"
-  | "mfa_required_again"
-  | "device_mismatch"
-  | "user_disabled"
-  | "device_trust_revoked"
-  | "password_changed";
+  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked" | "password_changed";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
@@ -51,7 +44,10 @@ export interface AuditPayloads {
   "mfa.required": { readonly phoneMask: string | null };
   "otp.sent": { readonly challengeId: string; readonly phoneMask: string };
   "otp.send_failed": { readonly phoneMask: string };
-  "mfa.verified": { readonly challengeId: string };
+  /** `factor` names what proved it (events from before factors existed have none: SMS). */
+  "mfa.verified": { readonly challengeId: string; readonly factor: FactorKind };
+  /** A recovery code was used up; `left` is how many the user still has. */
+  "recovery_code.used": { readonly left: number };
   "mfa.failed": { readonly challengeId: string; readonly reason: MfaFailureReason };
   /** The challenge's last attempt failed: it is deleted, and only a new sign-in gets another. */
   "mfa.locked_out": { readonly challengeId: string; readonly attempts: number };
@@ -97,6 +93,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "otp.sent": true,
   "otp.send_failed": true,
   "mfa.verified": true,
+  "recovery_code.used": true,
   "mfa.failed": true,
   "mfa.locked_out": true,
   "phone.verified": true,

@@ -10,6 +10,7 @@ import type { AuthOutcome, IssuedTokens } from "../results.ts";
 import { completeSignIn, startSecondFactor, type SignInStep } from "../second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "../session-issuer.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface RefreshInput {
@@ -103,7 +104,7 @@ async function rotateAndReassess(
   const { policy } = assessDevice(tx, facts);
   if (policy.mfaRequired) {
     await revoke("mfa_required_again");
-    return startSecondFactor(tx, user, session.orgId, device.id, request);
+    return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);
   }
   return { kind: "tokens", tokens };
 }

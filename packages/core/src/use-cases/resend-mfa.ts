@@ -3,7 +3,9 @@ import type { Context } from "../context.ts";
 import { GatehouseError, rateLimited } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { MfaChallenge } from "../model.ts";
-import type { MfaRequired } from "../results.ts";
+import { usableFactors } from "../factors/usable-factors.ts";
+import type { MfaFactorOption, MfaRequired } from "../results.ts";
+import { effectiveSettings } from "../settings.ts";
 import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
@@ -35,13 +37,21 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
 
     const replaced = await tx.stores.challenges.consume(challengeId);
     if (replaced === null) throw new GatehouseError("invalid_mfa_challenge");
+    const factors = await factorsOf(tx, replaced);
     const prepared = await restoringOnRateLimit(
-      () => prepareChallenge(tx, targetOf(replaced), replaced.phone, input.request),
+      () => prepareChallenge(tx, targetOf(replaced), replaced.phone, input.request, factors),
       () => tx.stores.challenges.create(replaced),
     );
     return { replaced, prepared };
   });
   return sendChallenge(ctx, prepared, (tx) => tx.stores.challenges.create(replaced));
+}
+
+/** The answer lists what the user can use now, as Login's did. */
+async function factorsOf(tx: Context, challenge: MfaChallenge): Promise<MfaFactorOption[]> {
+  const facts = await tx.stores.signInFacts.read(challenge.userId, challenge.orgId, null);
+  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
+  return usableFactors(tx, facts.user, effectiveSettings(facts.settings).org);
 }
 
 function targetOf(challenge: MfaChallenge): { userId: string; orgId: string; deviceId: string } {

@@ -2,11 +2,11 @@ import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from 
 import type { Context } from "../context.ts";
 import { DAY_MS } from "../config.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
-import { requireId, requireOtp } from "../input.ts";
+import { checkFactor, requireFactorCode } from "../factors/check-factor.ts";
+import { requireId } from "../input.ts";
 import { evaluateMfaPolicy } from "../mfa-policy.ts";
-import { otpMatches } from "../otp.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
-import type { MfaChallenge, User } from "../model.ts";
+import type { FactorKind, MfaChallenge, User } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "../session-issuer.ts";
@@ -15,7 +15,10 @@ import { inTransaction } from "../unit-of-work.ts";
 
 export interface VerifyMfaInput {
   readonly challengeId: string;
+  /** The SMS code, the authenticator app's code or a recovery code, as `factor` says. */
   readonly otp: string;
+  /** Absent: SMS, as in the spec. */
+  readonly factor?: FactorKind;
   /** Recorded with the audit events. */
   readonly request?: RequestMeta;
 }
@@ -32,8 +35,9 @@ export interface VerifyMfaInput {
  */
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
-  const otp = requireOtp(input.otp);
-  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, otp, input.request));
+  const factor = input.factor ?? "sms";
+  const code = requireFactorCode(factor, input.otp);
+  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, code, input.request));
 }
 
 /** Whom a challenge's events are about: its user, org and device, with the request. */
@@ -41,7 +45,7 @@ function subjectOf(challenge: MfaChallenge, request: RequestMeta | undefined): A
   return { actor: { kind: "user", userId: challenge.userId }, orgId: challenge.orgId, userId: challenge.userId, deviceId: challenge.deviceId, request };
 }
 
-async function verifyAndIssue(tx: Context, challengeId: string, otp: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
+async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKind, code: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
   const { stores, config } = tx;
 
   const now = tx.clock.now();
@@ -63,7 +67,10 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
   if (!budget.allowed) throw await recordRefusal(tx, subject, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
 
-  if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
+  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
+  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
+  const check = await checkFactor(tx, claimed, facts.user, effectiveSettings(facts.settings).org, factor, code);
+  if (!check.matched) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {
       await stores.challenges.delete(claimed.id);
       await recordAudit(tx, "mfa.locked_out", subject, { challengeId, attempts: claimed.attempts });
@@ -75,16 +82,16 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   await stores.rateLimiter.refund(budget.receipt);
   await stores.challenges.delete(claimed.id);
 
-  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
-  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
   if (user.disabledAt != null) throw accountDisabled();
-  const phoneLocked = await lockPhone(tx, user, claimed.phone);
+  // Only an SMS code proves the phone; another factor leaves it as it was.
+  const phoneLocked = factor === "sms" && (await lockPhone(tx, user, claimed.phone));
   const policy = evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: false, now });
 
-  await recordAudit(tx, "mfa.verified", subject, { challengeId });
+  await recordAudit(tx, "mfa.verified", subject, { challengeId, factor });
+  if (check.recoveryCodesLeft !== undefined) await recordAudit(tx, "recovery_code.used", subject, { left: check.recoveryCodesLeft });
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(claimed.phone) });
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, trustedUntil);
