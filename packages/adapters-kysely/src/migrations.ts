@@ -316,6 +316,20 @@ export const migrations: Readonly<Record<string, Migration>> = {
         .addColumn("created_at", "bigint", (col) => col.notNull())
         .addPrimaryKeyConstraint("recovery_codes_pk", ["user_id", "code_hash"])
         .execute();
+
+      // What a session proved was not recorded before: existing sessions count as password only, so
+      // anything asking for a recent second factor asks them for a step-up.
+      await db.schema
+        .alterTable("sessions")
+        .addColumn("amr", "text", (col) => col.notNull().defaultTo("pwd"))
+        .execute();
+      await db.schema
+        .alterTable("sessions")
+        .addColumn("aal", "integer", (col) => col.notNull().defaultTo(1))
+        .execute();
+      await db.schema.alterTable("sessions").addColumn("mfa_at", "bigint").execute();
+      // No foreign key: a step-up of a session revoked meanwhile finds it inactive and is refused.
+      await db.schema.alterTable("mfa_challenges").addColumn("step_up_session_id", "text").execute();
     },
   },
 };

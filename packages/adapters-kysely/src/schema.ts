@@ -85,6 +85,8 @@ export interface MfaChallengesTable {
   attempts: number;
   expires_at: EpochMsColumn;
   created_at: EpochMsColumn;
+  /** 0009_factors: the session a step-up challenge renews; null for a sign-in. */
+  step_up_session_id: string | null;
 }
 
 export interface MfaIntentsTable {
@@ -109,6 +111,10 @@ export interface SessionsTable {
   /** 0007_account_security: the absolute end; no rotation moves it or lets a token expire after it. */
   expires_at: EpochMsColumn;
   revoked_at: NullableEpochMsColumn;
+  /** 0009_factors: comma-separated `amr` values. */
+  amr: string;
+  aal: number;
+  mfa_at: NullableEpochMsColumn;
 }
 
 /** Refresh token hashes rotated away, kept for reuse detection until `expires_at` (the replacing token's expiry). */

@@ -190,7 +190,17 @@ describe("openSqliteStores", () => {
       refreshTokenHash: `r-${tag}`,
       refreshExpiresAt: expiresAt,
     });
-    await stores.sessions.create({ id: "s", ...owner, ...pair("1", t0 + day), createdAt: t0, expiresAt: t0 + 30 * day, revokedAt: null });
+    await stores.sessions.create({
+      id: "s",
+      ...owner,
+      ...pair("1", t0 + day),
+      createdAt: t0,
+      expiresAt: t0 + 30 * day,
+      revokedAt: null,
+      amr: ["pwd"],
+      aal: 1,
+      mfaAt: null,
+    });
     await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
     await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
 
@@ -231,6 +241,8 @@ async function revert0007(db: SqliteStores["db"]): Promise<void> {
   for (const column of ["allowed_factors", "require_phishing_resistant", "step_up_max_age_minutes"]) {
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN ${sql.id(column)}`.execute(db);
   }
+  for (const column of ["amr", "aal", "mfa_at"]) await sql`ALTER TABLE sessions DROP COLUMN ${sql.id(column)}`.execute(db);
+  await sql`ALTER TABLE mfa_challenges DROP COLUMN step_up_session_id`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0009_factors'`.execute(db);
   await sql`DROP TABLE email_tokens`.execute(db);
   await sql`DROP TABLE invitations`.execute(db);

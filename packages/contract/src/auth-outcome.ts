@@ -17,7 +17,13 @@ export interface TokensView {
   readonly expiresAt: number;
   readonly userId: string;
   readonly orgId: string;
+  /** What the session proved: "pwd", then the second factor's value. */
+  readonly amr: readonly string[];
+  /** 1: password only; 2: a second factor too. */
+  readonly aal: AssuranceLevelView;
 }
+
+export type AssuranceLevelView = 1 | 2;
 
 /** A factor that completes a challenge (the core's `MfaFactorOption` has this shape). */
 export interface MfaFactorOptionView {
@@ -54,6 +60,8 @@ export interface WireTokens {
   expiresAt: Timestamp;
   userId: string;
   orgId: string;
+  amr: string[];
+  aal: number;
 }
 
 /** The oneof LoginResponse and RefreshResponse share (same names and numbers). */
@@ -69,6 +77,8 @@ export function tokensToWire(tokens: TokensView): WireTokens {
     expiresAt: timestampFromMs(tokens.expiresAt),
     userId: tokens.userId,
     orgId: tokens.orgId,
+    amr: [...tokens.amr],
+    aal: tokens.aal,
   };
 }
 
@@ -80,6 +90,9 @@ export function tokensFromWire(tokens: AuthResponse): TokensView {
     expiresAt: requiredMs(tokens.expiresAt, "token expiry"),
     userId: tokens.userId,
     orgId: tokens.orgId,
+    amr: [...tokens.amr],
+    // An older server sends no level: its sessions are read as password only.
+    aal: tokens.aal === 2 ? 2 : 1,
   };
 }
 

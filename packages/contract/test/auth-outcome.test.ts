@@ -20,7 +20,15 @@ import {
 import { mfaFactorFromWire, mfaFactorToWire } from "../src/mfa-factor.ts";
 import { overTheWire, refuse } from "./support/wire.ts";
 
-const TOKENS = { accessToken: "gh_at_x", refreshToken: "gh_rt_x", expiresAt: Date.parse("2030-01-02T03:04:05.678Z"), userId: "u", orgId: "o" };
+const TOKENS = {
+  accessToken: "gh_at_x",
+  refreshToken: "gh_rt_x",
+  expiresAt: Date.parse("2030-01-02T03:04:05.678Z"),
+  userId: "u",
+  orgId: "o",
+  amr: ["pwd", "otp"],
+  aal: 2 as const,
+};
 const CHALLENGE: MfaChallengeView = {
   challengeId: "c",
   phoneMask: "+*******4567",

@@ -72,6 +72,8 @@ export interface MfaChallenge {
   readonly attempts: number;
   readonly expiresAt: EpochMs;
   readonly createdAt: EpochMs;
+  /** Set for a step-up (StartStepUp): the session whose second factor it renews; absent for a sign-in. */
+  readonly stepUpSessionId?: string;
 }
 
 export interface MfaIntent {
@@ -102,7 +104,18 @@ export interface Session {
    */
   readonly expiresAt: EpochMs;
   readonly revokedAt: EpochMs | null;
+  /** What the session proved (RFC 8176 names): `pwd`, then the second factor's (`sms`, `otp`, `rec`). */
+  readonly amr: readonly string[];
+  /** 1: password only; 2: a second factor too. */
+  readonly aal: AssuranceLevel;
+  /** When its last second factor was verified (sign-in or step-up); null when it never had one. */
+  readonly mfaAt: EpochMs | null;
 }
+
+export type AssuranceLevel = 1 | 2;
+
+/** The `amr` value each factor adds to a session (design/factors.md). */
+export const AMR_OF_FACTOR: Readonly<Record<FactorKind, string>> = { sms: "sms", totp: "otp", webauthn: "webauthn", recovery_code: "rec" };
 
 export interface PlatformSettings {
   readonly mfaAlways: boolean;

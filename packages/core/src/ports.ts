@@ -281,6 +281,9 @@ export interface FactorStore {
   deleteAllByUser(userId: string): Promise<number>;
 }
 
+/** What a step-up proved: the session's new `amr`, `aal` and `mfaAt`. */
+export type StepUpProof = Pick<Session, "amr" | "aal" | "mfaAt">;
+
 export interface TokenPair {
   readonly accessTokenHash: string;
   readonly accessExpiresAt: EpochMs;
@@ -329,6 +332,13 @@ export interface SessionStore {
    * get `replayed`.
    */
   rotate(refreshTokenHash: string, next: TokenPair, now: EpochMs, replay?: ReplayWindow): Promise<RefreshRotation>;
+  /**
+   * Atomic step-up: when the session is active and unexpired at `now`, records the second factor it just
+   * proved (`amr`, `aal`, `mfaAt`) and replaces both its tokens with `next` (each expiry capped at its
+   * `expiresAt`, as rotation does), so the tokens held before stop working. Returns the session as it is
+   * after; null when it is missing, revoked or expired.
+   */
+  recordStepUp(sessionId: string, proof: StepUpProof, next: TokenPair, now: EpochMs): Promise<Session | null>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
   /** Revokes every active session of the user in the org (`orgId` null: in every org); returns how many. */

@@ -1,4 +1,4 @@
-import type { EpochMs, FactorKind } from "./model.ts";
+import type { AssuranceLevel, EpochMs, FactorKind } from "./model.ts";
 
 export interface IssuedTokens {
   readonly accessToken: string;
@@ -7,6 +7,9 @@ export interface IssuedTokens {
   readonly expiresAt: EpochMs;
   readonly userId: string;
   readonly orgId: string;
+  /** What the session proved: `pwd`, then the second factor's value (`sms`, `otp`, `rec`). */
+  readonly amr: readonly string[];
+  readonly aal: AssuranceLevel;
 }
 
 /** A factor the user can complete a challenge with: one the user has and the org allows. */
@@ -44,4 +47,9 @@ export interface Principal {
   readonly sessionId: string;
   /** The device the session was issued for. */
   readonly deviceId: string;
+  /** What the session proved, as `IssuedTokens.amr`. */
+  readonly amr: readonly string[];
+  readonly aal: AssuranceLevel;
+  /** When the session last verified a second factor; null when it never did. */
+  readonly mfaAt: EpochMs | null;
 }

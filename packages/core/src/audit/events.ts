@@ -56,6 +56,8 @@ export interface AuditPayloads {
   "device.trust_revoked": Record<string, never>;
   "session.created": { readonly sessionId: string };
   "session.refreshed": { readonly sessionId: string };
+  /** The session verified a second factor again (StartStepUp, then VerifyMFA). */
+  "session.stepped_up": { readonly sessionId: string; readonly factor: FactorKind };
   /** `sessionId` names the one session of a logout; `count` is how many sessions ended. */
   "session.revoked": { readonly reason: SessionRevocationReason; readonly sessionId: string | null; readonly count: number };
   /** A rotated-away refresh token came back after its reuse interval: the session is revoked. */
@@ -101,6 +103,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "device.trust_revoked": true,
   "session.created": true,
   "session.refreshed": true,
+  "session.stepped_up": true,
   "session.revoked": true,
   "session.refresh_reuse_detected": true,
   "user.registered": true,

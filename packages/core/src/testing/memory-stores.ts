@@ -484,6 +484,22 @@ function createSessionStore(tables: MemoryTables): SessionStore {
       const session = [...sessions.values()].find((candidate) => candidate.accessTokenHash === accessTokenHash);
       return session !== undefined && session.revokedAt === null && session.accessExpiresAt > now ? { ...session } : null;
     },
+    async recordStepUp(sessionId, proof, next, now) {
+      const session = sessions.get(sessionId);
+      if (session === undefined || session.revokedAt !== null || session.expiresAt <= now) return null;
+      if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, sessionId)) throw alreadyExists();
+      const stepped: Session = {
+        ...session,
+        ...next,
+        accessExpiresAt: Math.min(next.accessExpiresAt, session.expiresAt),
+        refreshExpiresAt: Math.min(next.refreshExpiresAt, session.expiresAt),
+        amr: [...proof.amr],
+        aal: proof.aal,
+        mfaAt: proof.mfaAt,
+      };
+      sessions.set(sessionId, stepped);
+      return { ...stepped };
+    },
     async rotate(refreshTokenHash, next, now, replay) {
       const isLive = (session: Session | undefined): session is Session =>
         session !== undefined && session.revokedAt === null && session.refreshExpiresAt > now && session.expiresAt > now;

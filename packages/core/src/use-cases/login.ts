@@ -75,7 +75,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     const { device, policy } = assessDevice(tx, facts);
     await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired: policy.mfaRequired });
     if (policy.mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
-    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request) } as const;
+    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request, null) } as const;
   });
   return completeSignIn(ctx, step);
 }

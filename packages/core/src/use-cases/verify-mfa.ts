@@ -9,7 +9,7 @@ import { rateLimitKeys } from "../rate-limits.ts";
 import type { FactorKind, MfaChallenge, User } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
-import { issueSession } from "../session-issuer.ts";
+import { issueSession, newTokenPair, proofOf, toIssuedTokens } from "../session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
@@ -93,10 +93,26 @@ async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKi
   await recordAudit(tx, "mfa.verified", subject, { challengeId, factor });
   if (check.recoveryCodesLeft !== undefined) await recordAudit(tx, "recovery_code.used", subject, { left: check.recoveryCodesLeft });
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(claimed.phone) });
+  if (claimed.stepUpSessionId !== undefined) return stepUp(tx, claimed.stepUpSessionId, factor, subject);
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
-  const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, trustedUntil);
+  const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
   return tokens;
+}
+
+/**
+ * A step-up (StartStepUp) renews the second factor of the session it was started for: the session records
+ * the factor and when, and gets new tokens (the ones it held stop working). A session that ended meanwhile
+ * gets nothing.
+ */
+async function stepUp(tx: Context, sessionId: string, factor: FactorKind, subject: AuditSubject): Promise<IssuedTokens> {
+  const now = tx.clock.now();
+  // The store caps the expiries at the session's absolute end.
+  const fresh = newTokenPair(tx);
+  const stepped = await tx.stores.sessions.recordStepUp(sessionId, proofOf(factor, now), fresh.pair, now);
+  if (stepped === null) throw new GatehouseError("unauthenticated");
+  await recordAudit(tx, "session.stepped_up", subject, { sessionId, factor });
+  return { ...toIssuedTokens(fresh, stepped), expiresAt: stepped.accessExpiresAt };
 }
 
 /**

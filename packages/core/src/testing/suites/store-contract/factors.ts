@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { RecoveryCode, TotpFactor } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
-import { expectRejectionKind, MINUTE, OTHER_USER_ID, seedGraph, T0, times, USER_ID } from "./fixtures.ts";
+import { aChallenge, aSession, DAY, expectRejectionKind, MINUTE, OTHER_USER_ID, seedGraph, T0, times, tokenPair, USER_ID } from "./fixtures.ts";
 
 function aTotpFactor(overrides: Partial<TotpFactor> = {}): TotpFactor {
   return {
@@ -104,6 +104,34 @@ export function describeFactorsContract(current: () => Stores): void {
       expect(await stores.factors.listTotp(USER_ID)).toEqual([]);
       expect(await stores.factors.countRecoveryCodes(USER_ID)).toBe(0);
       expect(await stores.factors.findTotp("totp-other")).not.toBeNull();
+    });
+
+    it("keeps what a session proved, and a step-up renews it with new tokens capped at the session's end", async () => {
+      await stores.sessions.create(aSession({ amr: ["pwd", "sms"], aal: 2, mfaAt: T0, expiresAt: T0 + DAY }));
+      const before = await stores.sessions.findActiveByAccessTokenHash(aSession().accessTokenHash, T0);
+      expect(before).toMatchObject({ amr: ["pwd", "sms"], aal: 2, mfaAt: T0 });
+      const next = { ...tokenPair("stepped"), accessExpiresAt: T0 + 2 * DAY, refreshExpiresAt: T0 + 2 * DAY };
+      const proof = { amr: ["pwd", "otp"], aal: 2, mfaAt: T0 + MINUTE } as const;
+      const stepped = await stores.sessions.recordStepUp(before!.id, proof, next, T0 + MINUTE);
+      expect(stepped).toMatchObject({ ...proof, accessTokenHash: next.accessTokenHash, accessExpiresAt: T0 + DAY, refreshExpiresAt: T0 + DAY });
+      expect(await stores.sessions.findActiveByAccessTokenHash(aSession().accessTokenHash, T0 + MINUTE)).toBeNull();
+      expect(await stores.sessions.findActiveByAccessTokenHash(next.accessTokenHash, T0 + MINUTE)).toMatchObject(proof);
+    });
+
+    it("steps up no revoked, expired or missing session", async () => {
+      await stores.sessions.create(aSession({ expiresAt: T0 + DAY }));
+      const proof = { amr: ["pwd", "otp"], aal: 2, mfaAt: T0 } as const;
+      expect(await stores.sessions.recordStepUp(aSession().id, proof, tokenPair("late"), T0 + DAY)).toBeNull();
+      expect(await stores.sessions.recordStepUp("missing", proof, tokenPair("none"), T0)).toBeNull();
+      await stores.sessions.revoke(aSession().id, T0);
+      expect(await stores.sessions.recordStepUp(aSession().id, proof, tokenPair("revoked"), T0)).toBeNull();
+    });
+
+    it("round-trips the session a step-up challenge renews", async () => {
+      await stores.challenges.create(aChallenge({ id: "step-up", stepUpSessionId: "session-1" }));
+      expect(await stores.challenges.findById("step-up")).toEqual(aChallenge({ id: "step-up", stepUpSessionId: "session-1" }));
+      await stores.challenges.create(aChallenge({ id: "sign-in" }));
+      expect((await stores.challenges.findById("sign-in"))?.stepUpSessionId).toBeUndefined();
     });
 
     it("keeps a rolled-back unit of work's factor writes out", async () => {
