@@ -77,6 +77,21 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
       ]);
     },
 
+    async listActiveByUser(orgId, userId, now) {
+      const rows = await db
+        .selectFrom("sessions")
+        .selectAll()
+        .where("org_id", "=", orgId)
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .where("refresh_expires_at", ">", now)
+        .where("expires_at", ">", now)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .execute();
+      return rows.map(toSession);
+    },
+
     async recordStepUp(sessionId, proof, next, now) {
       const row = await failOnDuplicate(() =>
         db

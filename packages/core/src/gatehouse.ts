@@ -37,6 +37,18 @@ import {
   type ResetPasswordInput,
 } from "./use-cases/passwords.ts";
 import { verifyEmail, type VerifyEmailInput } from "./use-cases/verify-email.ts";
+import {
+  confirmTotpEnrollment,
+  generateRecoveryCodes,
+  listFactors,
+  removeFactor,
+  startTotpEnrollment,
+  type FactorsView,
+  type TotpEnrollment,
+} from "./use-cases/account-factors.ts";
+import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
+import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./use-cases/admin-factors.ts";
+import { requireStepUp } from "./factors/step-up.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 /** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
@@ -71,6 +83,35 @@ export interface AdminApi {
   setUserDisabledByReference(actor: Actor, emailOrUserId: string, disabled: boolean): Promise<void>;
   /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
   listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
+  /** A member's factors, never a secret (see use-cases/admin-factors.ts). */
+  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<FactorsView>;
+  /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
+  resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;
+  /** The command line's forms: the user by email or id, platform admins and the operator only. */
+  listUserFactorsByReference(actor: Actor, emailOrUserId: string): Promise<FactorsView>;
+  resetUserFactorsByReference(actor: Actor, emailOrUserId: string, reason: string): Promise<void>;
+}
+
+/** What a signed-in user manages about their own account (AccountService; see use-cases/account-*.ts). */
+export interface AccountApi {
+  listFactors(principal: Principal): Promise<FactorsView>;
+  /** Adding or removing a factor needs a step-up, except a user's very first factor. */
+  startTotpEnrollment(principal: Principal, label: string): Promise<TotpEnrollment>;
+  confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
+  generateRecoveryCodes(principal: Principal, request?: RequestMeta): Promise<string[]>;
+  removeFactor(principal: Principal, factorId: string, request?: RequestMeta): Promise<void>;
+  listSessions(principal: Principal): Promise<SessionView[]>;
+  revokeSession(principal: Principal, sessionId: string, request?: RequestMeta): Promise<void>;
+  listDevices(principal: Principal): Promise<Device[]>;
+  forgetDevice(principal: Principal, deviceId: string, request?: RequestMeta): Promise<void>;
+  /** A challenge that renews this session's second factor; VerifyMFA on it answers new tokens for the session. */
+  startStepUp(principal: Principal, request?: RequestMeta): Promise<MfaRequired>;
+  /**
+   * Throws `step_up_required` unless the session verified a second factor within the org's
+   * `step_up_max_age_minutes`. AdminService calls it for every call; an embedder calls it before its own
+   * sensitive actions.
+   */
+  requireStepUp(principal: Principal): Promise<void>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -105,6 +146,7 @@ export interface Gatehouse {
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
+  readonly account: AccountApi;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
@@ -153,7 +195,24 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
       setUserDisabled: (actor, userId, disabled) => admin.setUserDisabled(ctx, actor, userId, disabled),
       setUserDisabledByReference: (actor, reference, disabled) => admin.setUserDisabledByReference(ctx, actor, reference, disabled),
+      listUserFactors: (actor, orgId, userId) => listUserFactors(ctx, actor, orgId, userId),
+      resetUserFactors: (actor, orgId, userId, reason) => resetUserFactors(ctx, actor, orgId, userId, reason),
+      listUserFactorsByReference: (actor, reference) => listUserFactorsByReference(ctx, actor, reference),
+      resetUserFactorsByReference: (actor, reference, reason) => resetUserFactorsByReference(ctx, actor, reference, reason),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
+    },
+    account: {
+      listFactors: (principal) => listFactors(ctx, principal),
+      startTotpEnrollment: (principal, label) => startTotpEnrollment(ctx, principal, label),
+      confirmTotpEnrollment: (principal, enrollmentId, code, request) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
+      generateRecoveryCodes: (principal, request) => generateRecoveryCodes(ctx, principal, request),
+      removeFactor: (principal, factorId, request) => removeFactor(ctx, principal, factorId, request),
+      listSessions: (principal) => listSessions(ctx, principal),
+      revokeSession: (principal, sessionId, request) => revokeSession(ctx, principal, sessionId, request),
+      listDevices: (principal) => listDevices(ctx, principal),
+      forgetDevice: (principal, deviceId, request) => forgetDevice(ctx, principal, deviceId, request),
+      startStepUp: (principal, request) => startStepUp(ctx, principal, request),
+      requireStepUp: (principal) => requireStepUp(ctx, principal),
     },
   };
 }

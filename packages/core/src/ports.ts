@@ -96,6 +96,11 @@ export interface UserStore {
    * so of concurrent identical calls exactly one reports the change.
    */
   setDisabled(userId: string, disabledAt: EpochMs | null): Promise<boolean>;
+  /**
+   * Unlocks the phone for an admin's factor reset: `phone = null`, `phoneVerified = false`, so the next MFA
+   * collects a phone again. Returns false when the user is missing or has no phone.
+   */
+  clearPhone(userId: string): Promise<boolean>;
   /** Replaces the password hash whatever it was (a reset or a change). Returns false when the user is missing. */
   setPasswordHash(userId: string, newHash: string): Promise<boolean>;
   /** Atomic: sets `emailVerifiedAt = now` only while it is null. Returns false when the user is missing or already verified. */
@@ -339,6 +344,8 @@ export interface SessionStore {
    * after; null when it is missing, revoked or expired.
    */
   recordStepUp(sessionId: string, proof: StepUpProof, next: TokenPair, now: EpochMs): Promise<Session | null>;
+  /** The user's sessions in the org that are live at `now` (not revoked, refresh token and absolute end later), newest first (ties by id). */
+  listActiveByUser(orgId: string, userId: string, now: EpochMs): Promise<Session[]>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
   /** Revokes every active session of the user in the org (`orgId` null: in every org); returns how many. */

@@ -12,10 +12,23 @@ import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequ
 import { hashToken } from "./tokens.ts";
 import { inTransaction } from "./unit-of-work.ts";
 
-interface LoginTarget {
+export interface LoginTarget {
   readonly userId: string;
   readonly orgId: string;
   readonly deviceId: string;
+  /** For a step-up: the session whose second factor the challenge renews. */
+  readonly stepUpSessionId?: string;
+}
+
+/** What a challenge is for: a replacement (a resend, a code sent on request) is for the same, a step-up included. */
+export function targetOf(challenge: MfaChallenge): LoginTarget {
+  const { userId, orgId, deviceId, stepUpSessionId } = challenge;
+  return stepUpSessionId === undefined ? { userId, orgId, deviceId } : { userId, orgId, deviceId, stepUpSessionId };
+}
+
+/** Whom a challenge's events are about. */
+function subjectOfTarget(target: LoginTarget, request: RequestMeta | undefined): AuditSubject {
+  return { actor: { kind: "user", userId: target.userId }, userId: target.userId, orgId: target.orgId, deviceId: target.deviceId, request };
 }
 
 /** A challenge a unit of work stored, whose code goes out once that unit has committed (`sendChallenge`). */
@@ -53,7 +66,7 @@ export async function prepareChallenge(
 ): Promise<PreparedChallenge> {
   if (phone === "") throw new GatehouseError("phone_required_for_mfa");
   const now = tx.clock.now();
-  const subject: AuditSubject = { actor: { kind: "user", userId: target.userId }, ...target, request };
+  const subject = subjectOfTarget(target, request);
   const taken = await consumeAll(
     tx.stores.rateLimiter,
     [
@@ -116,7 +129,7 @@ export async function startSecondFactor(
   request: RequestMeta | undefined,
 ): Promise<SignInStep> {
   const target = { userId: user.id, orgId, deviceId };
-  const subject: AuditSubject = { actor: { kind: "user", userId: user.id }, ...target, request };
+  const subject = subjectOfTarget(target, request);
   await recordAudit(tx, "mfa.required", subject, { phoneMask: user.phone === null ? null : maskPhone(user.phone) });
   const factors = await usableFactors(tx, user, org);
   if (factors.length > 0 && !isSmsOnly(factors)) return { kind: "mfa_required", challenge: await storeCodelessChallenge(tx, target, user, factors) };
@@ -133,7 +146,7 @@ export async function startSecondFactor(
 }
 
 /** A challenge no SMS code belongs to yet: its empty code hash matches no code (see `otpMatches`). */
-async function storeCodelessChallenge(tx: Context, target: LoginTarget, user: User, factors: readonly MfaFactorOption[]): Promise<MfaRequired> {
+export async function storeCodelessChallenge(tx: Context, target: LoginTarget, user: User, factors: readonly MfaFactorOption[]): Promise<MfaRequired> {
   const now = tx.clock.now();
   const id = newId(tx.random);
   const phone = factors.some((factor) => factor.kind === "sms") ? (user.phone ?? "") : "";

@@ -17,10 +17,18 @@ export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_ex
 /**
  * Why sessions ended: the user signed out, an admin revoked them, the member left the org, a refresh asked
  * for MFA again, a refresh named another device than the session's, the user was disabled, the device's
- * trust was revoked, or the user changed or reset their password.
+ * trust was revoked, the user changed or reset their password, or an admin reset the user's factors.
  */
 export type SessionRevocationReason =
-  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked" | "password_changed";
+  | "logout"
+  | "admin"
+  | "member_removed"
+  | "mfa_required_again"
+  | "device_mismatch"
+  | "user_disabled"
+  | "device_trust_revoked"
+  | "password_changed"
+  | "factors_reset";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
@@ -79,6 +87,11 @@ export interface AuditPayloads {
   "user.enabled": Record<string, never>;
   /** The account's wrong-password budget for devices it never had a session on is spent: sign-ins from them wait. */
   "sign_in.throttled": { readonly retryAfterSeconds: number };
+  /** A factor was added: an authenticator app (its id) or a set of recovery codes (`recovery_codes`). */
+  "factor.enrolled": { readonly factorId: string; readonly kind: FactorKind };
+  "factor.removed": { readonly factorId: string; readonly kind: FactorKind };
+  /** An admin reset the user's factors (`reason` as the admin gave it): apps and codes removed, phone unlocked, sessions ended. */
+  "factors.reset": { readonly reason: string; readonly removed: number };
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
@@ -117,6 +130,9 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "user.disabled": true,
   "user.enabled": true,
   "sign_in.throttled": true,
+  "factor.enrolled": true,
+  "factor.removed": true,
+  "factors.reset": true,
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,

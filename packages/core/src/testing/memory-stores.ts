@@ -134,6 +134,12 @@ function createUserStore(tables: MemoryTables): UserStore {
     async findByEmail(email) {
       return copyOrNull(findByEmail(email));
     },
+    async clearPhone(userId) {
+      const user = users.get(userId);
+      if (user === undefined || (user.phone === null && !user.phoneVerified)) return false;
+      users.set(userId, { ...user, phone: null, phoneVerified: false });
+      return true;
+    },
     async setVerifiedPhone(userId, phone) {
       const user = users.get(userId);
       if (user === undefined || user.phoneVerified) return false;
@@ -483,6 +489,12 @@ function createSessionStore(tables: MemoryTables): SessionStore {
     async findActiveByAccessTokenHash(accessTokenHash, now) {
       const session = [...sessions.values()].find((candidate) => candidate.accessTokenHash === accessTokenHash);
       return session !== undefined && session.revokedAt === null && session.accessExpiresAt > now ? { ...session } : null;
+    },
+    async listActiveByUser(orgId, userId, now) {
+      return [...sessions.values()]
+        .filter((s) => s.orgId === orgId && s.userId === userId && s.revokedAt === null && s.refreshExpiresAt > now && s.expiresAt > now)
+        .sort((a, b) => b.createdAt - a.createdAt || compareText(b.id, a.id))
+        .map((session) => ({ ...session, amr: [...session.amr] }));
     },
     async recordStepUp(sessionId, proof, next, now) {
       const session = sessions.get(sessionId);

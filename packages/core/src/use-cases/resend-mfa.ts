@@ -6,7 +6,7 @@ import type { MfaChallenge } from "../model.ts";
 import { usableFactors } from "../factors/usable-factors.ts";
 import type { MfaFactorOption, MfaRequired } from "../results.ts";
 import { effectiveSettings } from "../settings.ts";
-import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
+import { prepareChallenge, restoringOnRateLimit, sendChallenge, targetOf } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface ResendMfaInput {
@@ -31,7 +31,13 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
     const pending = await tx.stores.challenges.findById(challengeId);
     if (pending === null) throw new GatehouseError("invalid_mfa_challenge");
     if (pending.expiresAt <= now) throw new GatehouseError("challenge_expired");
-    const subject: AuditSubject = { actor: { kind: "user", userId: pending.userId }, ...targetOf(pending), request: input.request };
+    const subject: AuditSubject = {
+      actor: { kind: "user", userId: pending.userId },
+      userId: pending.userId,
+      orgId: pending.orgId,
+      deviceId: pending.deviceId,
+      request: input.request,
+    };
     const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - now;
     if (waitMs > 0) throw await recordRefusal(tx, subject, "otp_resend_interval", rateLimited(waitMs / 1000));
 
@@ -52,8 +58,4 @@ async function factorsOf(tx: Context, challenge: MfaChallenge): Promise<MfaFacto
   const facts = await tx.stores.signInFacts.read(challenge.userId, challenge.orgId, null);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   return usableFactors(tx, facts.user, effectiveSettings(facts.settings).org);
-}
-
-function targetOf(challenge: MfaChallenge): { userId: string; orgId: string; deviceId: string } {
-  return { userId: challenge.userId, orgId: challenge.orgId, deviceId: challenge.deviceId };
 }

@@ -4,7 +4,7 @@ import { GatehouseError, rateLimited } from "../errors.ts";
 import { usableFactors } from "../factors/usable-factors.ts";
 import { requireId } from "../input.ts";
 import type { MfaRequired } from "../results.ts";
-import { prepareChallenge, restoringOnRateLimit, sendChallenge } from "../second-factor.ts";
+import { prepareChallenge, restoringOnRateLimit, sendChallenge, targetOf } from "../second-factor.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
@@ -28,8 +28,14 @@ export async function sendMfaCode(ctx: Context, input: SendMfaCodeInput): Promis
     const pending = await tx.stores.challenges.findById(challengeId);
     if (pending === null || pending.phone === "") throw new GatehouseError("invalid_mfa_challenge");
     if (pending.expiresAt <= now) throw new GatehouseError("challenge_expired");
-    const target = { userId: pending.userId, orgId: pending.orgId, deviceId: pending.deviceId };
-    const subject: AuditSubject = { actor: { kind: "user", userId: pending.userId }, ...target, request: input.request };
+    const target = targetOf(pending);
+    const subject: AuditSubject = {
+      actor: { kind: "user", userId: pending.userId },
+      userId: pending.userId,
+      orgId: pending.orgId,
+      deviceId: pending.deviceId,
+      request: input.request,
+    };
     const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - now;
     if (pending.codeHash !== "" && waitMs > 0) throw await recordRefusal(tx, subject, "otp_resend_interval", rateLimited(waitMs / 1000));
 

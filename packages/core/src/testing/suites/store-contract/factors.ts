@@ -1,7 +1,21 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { RecoveryCode, TotpFactor } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
-import { aChallenge, aSession, DAY, expectRejectionKind, MINUTE, OTHER_USER_ID, seedGraph, T0, times, tokenPair, USER_ID } from "./fixtures.ts";
+import {
+  aChallenge,
+  aSession,
+  DAY,
+  expectRejectionKind,
+  MINUTE,
+  ORG_ID,
+  OTHER_ORG_ID,
+  OTHER_USER_ID,
+  seedGraph,
+  T0,
+  times,
+  tokenPair,
+  USER_ID,
+} from "./fixtures.ts";
 
 function aTotpFactor(overrides: Partial<TotpFactor> = {}): TotpFactor {
   return {
@@ -118,6 +132,18 @@ export function describeFactorsContract(current: () => Stores): void {
       expect(await stores.sessions.findActiveByAccessTokenHash(next.accessTokenHash, T0 + MINUTE)).toMatchObject(proof);
     });
 
+    it("lists the user's live sessions in one org, newest first", async () => {
+      await stores.sessions.create(aSession({ id: "old", ...tokenPair("old"), createdAt: T0 }));
+      await stores.sessions.create(aSession({ id: "new", ...tokenPair("new"), createdAt: T0 + MINUTE, amr: ["pwd", "otp"], aal: 2, mfaAt: T0 + MINUTE }));
+      await stores.sessions.create(aSession({ id: "revoked", ...tokenPair("revoked"), revokedAt: T0 }));
+      await stores.sessions.create(aSession({ id: "ended", ...tokenPair("ended"), expiresAt: T0 + MINUTE }));
+      await stores.sessions.create(aSession({ id: "theirs", ...tokenPair("theirs"), userId: OTHER_USER_ID }));
+      const live = await stores.sessions.listActiveByUser(ORG_ID, USER_ID, T0 + 2 * MINUTE);
+      expect(live.map((session) => session.id)).toEqual(["new", "old"]);
+      expect(live[0]).toMatchObject({ amr: ["pwd", "otp"], aal: 2, mfaAt: T0 + MINUTE });
+      expect(await stores.sessions.listActiveByUser(OTHER_ORG_ID, USER_ID, T0)).toEqual([]);
+    });
+
     it("steps up no revoked, expired or missing session", async () => {
       await stores.sessions.create(aSession({ expiresAt: T0 + DAY }));
       const proof = { amr: ["pwd", "otp"], aal: 2, mfaAt: T0 } as const;
@@ -132,6 +158,17 @@ export function describeFactorsContract(current: () => Stores): void {
       expect(await stores.challenges.findById("step-up")).toEqual(aChallenge({ id: "step-up", stepUpSessionId: "session-1" }));
       await stores.challenges.create(aChallenge({ id: "sign-in" }));
       expect((await stores.challenges.findById("sign-in"))?.stepUpSessionId).toBeUndefined();
+    });
+
+    it("unlocks a user's phone once (a factor reset), leaving other users' alone", async () => {
+      await stores.users.setVerifiedPhone(USER_ID, "+15550100");
+      await stores.users.setVerifiedPhone(OTHER_USER_ID, "+15550199");
+      expect(await stores.users.clearPhone(USER_ID)).toBe(true);
+      expect(await stores.users.clearPhone(USER_ID)).toBe(false);
+      expect(await stores.users.clearPhone("missing")).toBe(false);
+      expect(await stores.users.findById(USER_ID)).toMatchObject({ phone: null, phoneVerified: false });
+      expect(await stores.users.findById(OTHER_USER_ID)).toMatchObject({ phone: "+15550199", phoneVerified: true });
+      expect(await stores.users.setVerifiedPhone(USER_ID, "+15550111")).toBe(true);
     });
 
     it("keeps a rolled-back unit of work's factor writes out", async () => {
