@@ -70,6 +70,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     ...(instruments.hashQueue === undefined ? {} : { hashQueueObserver: instruments.hashQueue }),
     config: {
       otpHashKey: config.otpHashKey,
+      factorEncryptionKey: config.factorEncryptionKey,
       password: config.passwordHash.argon2id,
       passwordHashConcurrency: config.passwordHash.concurrency,
       passwordHashQueueLimit: config.passwordHash.queueLimit,

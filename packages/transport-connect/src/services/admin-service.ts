@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   addMemberResultToWire,
   auditEventsQueryFromWire,
@@ -14,9 +14,28 @@ import {
 } from "@gatehouse/contract";
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { invalidArgument, parseOrgRole, type Gatehouse } from "@gatehouse/core";
-import { actorOf } from "./principal.ts";
+import { factorsToWire } from "./factors-wire.ts";
+import { actorOf, requirePrincipal } from "./principal.ts";
 
-export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof AdminService> {
+type Handlers = ServiceImpl<typeof AdminService>;
+
+/**
+ * Every AdminService call needs the caller's step-up (design/factors.md): a second factor verified in this
+ * session within the org's `step_up_max_age_minutes`, checked before the handler runs.
+ */
+export function createAdminService(gatehouse: Gatehouse): Handlers {
+  const handlers = adminHandlers(gatehouse);
+  const guarded: Record<string, (req: unknown, ctx: HandlerContext) => Promise<unknown>> = {};
+  for (const [name, handler] of Object.entries(handlers) as [string, (req: unknown, ctx: HandlerContext) => Promise<unknown>][]) {
+    guarded[name] = async (req, ctx) => {
+      await gatehouse.account.requireStepUp(requirePrincipal(ctx));
+      return handler(req, ctx);
+    };
+  }
+  return guarded as unknown as Handlers;
+}
+
+function adminHandlers(gatehouse: Gatehouse): Handlers {
   const { admin } = gatehouse;
   return {
     createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
@@ -57,5 +76,10 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
       return {};
     },
     listAuditEvents: async (req, ctx) => auditPageToWire(await admin.listAuditEvents(actorOf(ctx), auditEventsQueryFromWire(req))),
+    listUserFactors: async (req, ctx) => factorsToWire(await admin.listUserFactors(actorOf(ctx), req.orgId, req.userId)),
+    resetUserFactors: async (req, ctx) => {
+      await admin.resetUserFactors(actorOf(ctx), req.orgId, req.userId, req.reason);
+      return {};
+    },
   };
 }
