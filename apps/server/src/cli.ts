@@ -37,6 +37,9 @@ const USAGE = `usage: gatehouse <command> [options]
                                                 the password is read from stdin, never from the command line
   user disable <email|user_id>                  disable an account: it cannot sign in, its sessions and device trust end
   user enable <email|user_id>                   enable a disabled account again (its next sign-in needs MFA)
+  factors list <email|user_id>                  the user's second factors (never a secret)
+  factors reset <email|user_id> --reason <text> for a user who lost every factor: removes authenticator apps and recovery
+                                                codes, unlocks the phone, ends every session and device trust (audited)
   member add <org_id> <email> [--role member|admin]
                                                 add a verified account, or email an invitation ("status": "invited")
   member remove <org_id> <email>
@@ -63,6 +66,7 @@ const OPTIONS = {
   since: { type: "string" },
   until: { type: "string" },
   limit: { type: "string" },
+  reason: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -241,6 +245,33 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ args, gatehouse }) => {
       await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, false);
       return { disabled: false };
+    },
+  },
+  "factors list": {
+    params: ["user"],
+    options: [],
+    run: async ({ args, gatehouse }) => {
+      const view = await gatehouse.admin.listUserFactorsByReference(SYSTEM_ACTOR, args[0]!);
+      return {
+        factors: view.factors.map((factor) => ({
+          id: factor.id,
+          kind: factor.kind,
+          label: factor.label,
+          created_at: new Date(factor.createdAt).toISOString(),
+          last_used_at: factor.lastUsedAt === null ? null : new Date(factor.lastUsedAt).toISOString(),
+        })),
+        recovery_codes_left: view.recoveryCodesLeft,
+        phone_mask: view.phoneMask,
+      };
+    },
+  },
+  "factors reset": {
+    params: ["user"],
+    options: ["reason"],
+    run: async ({ args, values, gatehouse }) => {
+      if (values.reason === undefined) throw new UsageError("factors reset needs --reason <text> (it is recorded in the audit trail)");
+      await gatehouse.admin.resetUserFactorsByReference(SYSTEM_ACTOR, args[0]!, values.reason);
+      return { reset: true };
     },
   },
   "member add": {

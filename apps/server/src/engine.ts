@@ -54,7 +54,11 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
           },
           recovered: () => faultLog.recovered(),
         };
-  const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, { ...config.databaseTimeouts, faults, createDirectory: config.databaseCreate });
+  const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, {
+    ...config.databaseTimeouts,
+    faults,
+    createDirectory: config.databaseCreate,
+  });
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);
   const email = createEmail(config.email, clock, logger);

@@ -174,7 +174,13 @@ describe("gRPC reflection", () => {
         return server.logEntry((entry) => entry.msg === "gatehouse listening").then((entry) => entry.reflection);
       };
       // What production asks of every start besides reflection.
-      const production = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", SMS_PROVIDER: "none", EMAIL_VERIFICATION: "off" };
+      const production = {
+        APP_ENV: "production",
+        OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
+        FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        SMS_PROVIDER: "none",
+        EMAIL_VERIFICATION: "off",
+      };
       expect(await reflectionOf(production)).toBe(false);
       expect(await reflectionOf({ APP_ENV: "development" })).toBe(true);
       expect(await reflectionOf({ ...production, GRPC_REFLECTION: "true" })).toBe(true);

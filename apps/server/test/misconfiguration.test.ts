@@ -14,7 +14,12 @@ import { clientsFor } from "./support/clients.ts";
 import { runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
 /** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
-const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", EMAIL_VERIFICATION: "off" };
+const PRODUCTION = {
+  APP_ENV: "production",
+  OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
+  FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+  EMAIL_VERIFICATION: "off",
+};
 
 function problemsOf(env: Record<string, string>): string {
   try {
@@ -55,9 +60,9 @@ describe("start-up notices", () => {
     const factorKey = { FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") };
     expect(startupNotices(loadConfig(factorKey))).toEqual([expect.stringContaining("no SMS provider")]);
     expect(startupNotices(loadConfig({}))).toEqual([expect.stringContaining("no SMS provider"), expect.stringContaining("FACTOR_ENCRYPTION_KEY is not set")]);
-    expect(
-      startupNotices(loadConfig({ ...factorKey, APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" })),
-    ).toEqual([expect.stringContaining("dev OTP mode is on")]);
+    expect(startupNotices(loadConfig({ ...factorKey, APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" }))).toEqual([
+      expect.stringContaining("dev OTP mode is on"),
+    ]);
     expect(startupNotices(loadConfig({ ...factorKey, NEXT_PUBLIC_DEV_OTP_ENABLED: "true", SMS_PROVIDER: "none" }))).toEqual([
       expect.stringContaining("no SMS provider"),
       expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
@@ -124,7 +129,9 @@ describe("an SQLite path whose directory does not exist", () => {
       expect(existsSync(databaseUrl)).toBe(true);
 
       const other = join(dir, "other", "gatehouse.sqlite");
-      const storage = await openStorage(other, undefined, false, { createDirectory: loadConfig({ DATABASE_URL: other, DATABASE_CREATE: "true" }).databaseCreate });
+      const storage = await openStorage(other, undefined, false, {
+        createDirectory: loadConfig({ DATABASE_URL: other, DATABASE_CREATE: "true" }).databaseCreate,
+      });
       await storage.close();
       expect(existsSync(other)).toBe(true);
     } finally {
