@@ -48,7 +48,7 @@ import {
 } from "./use-cases/account-factors.ts";
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
 import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./use-cases/admin-factors.ts";
-import { requireStepUp } from "./factors/step-up.ts";
+import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 /** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
@@ -112,6 +112,8 @@ export interface AccountApi {
    * sensitive actions.
    */
   requireStepUp(principal: Principal): Promise<void>;
+  /** `requireStepUp` for a caller holding an admin role; others are left to the admin call's own refusal. */
+  requireAdminStepUp(principal: Principal): Promise<void>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -213,6 +215,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       forgetDevice: (principal, deviceId, request) => forgetDevice(ctx, principal, deviceId, request),
       startStepUp: (principal, request) => startStepUp(ctx, principal, request),
       requireStepUp: (principal) => requireStepUp(ctx, principal),
+      requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),
     },
   };
 }

@@ -28,7 +28,7 @@ export function createAdminService(gatehouse: Gatehouse): Handlers {
   const guarded: Record<string, (req: unknown, ctx: HandlerContext) => Promise<unknown>> = {};
   for (const [name, handler] of Object.entries(handlers) as [string, (req: unknown, ctx: HandlerContext) => Promise<unknown>][]) {
     guarded[name] = async (req, ctx) => {
-      await gatehouse.account.requireStepUp(requirePrincipal(ctx));
+      await gatehouse.account.requireAdminStepUp(requirePrincipal(ctx));
       return handler(req, ctx);
     };
   }
