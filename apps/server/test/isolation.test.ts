@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor, type Clients } from "./support/clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+import { stepUpWithNewApp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
@@ -279,7 +280,7 @@ describe.each(BACKENDS.filter((backend) => backend.available))("a 200,000-entry 
     const { url } = server;
     const login = await clientsFor(url).auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
-    const token = login.result.value.accessToken;
+    const token = await stepUpWithNewApp(clientsFor(url), login.result.value.accessToken);
     const checkUrl = () =>
       fetch(`${url}/api/browser/check-url`, {
         method: "POST",
