@@ -139,6 +139,20 @@ describe("step-up", () => {
     expect((await events(h, "session.stepped_up"))[0]?.payload).toEqual({ sessionId: principal.sessionId, factor: "totp" });
   });
 
+  it("stays a step-up of the same session when its code is sent on request or resent", async () => {
+    const h = await createHarness();
+    const { tokens } = await enrolled(h);
+    const principal = await h.gatehouse.authenticate(tokens.accessToken);
+    const challenge = await h.gatehouse.account.startStepUp(principal);
+    expect(challenge.factors.map((factor) => factor.kind)).toEqual(["totp", "sms", "recovery_code"]);
+    await h.gatehouse.sendMfaCode({ challengeId: challenge.challengeId });
+    h.clock.advance(60_000);
+    const resent = await h.gatehouse.resendMfa({ challengeId: challenge.challengeId });
+    const stepped = await h.gatehouse.verifyMfa({ challengeId: resent.challengeId, otp: h.sms.lastOtpFor(resent.challengeId)!, factor: "sms" });
+    expect((await h.gatehouse.authenticate(stepped.accessToken)).sessionId).toBe(principal.sessionId);
+    expect(await events(h, "session.created")).toHaveLength(1);
+  });
+
   it("lets a user with no factor add the first one without a step-up", async () => {
     const h = await createHarness();
     await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
