@@ -53,6 +53,7 @@ const OPTIONS = {
   since: { type: "string" },
   until: { type: "string" },
   limit: { type: "string" },
+  reason: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -425,6 +426,38 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ args, gatehouse }) => {
       const device = await gatehouse.admin.revokeDeviceTrustById(SYSTEM_ACTOR, args[0]!);
       return { device_id: device.id, org_id: device.orgId, user_id: device.userId, trust_revoked: true };
+    },
+  },
+  "factors list": {
+    summary: "the user's second factors (never a secret): authenticator apps, recovery codes left, the masked phone",
+    params: { user: USER_PARAM },
+    options: {},
+    output: '{"factors": [{id, kind, label, created_at, last_used_at}], "recovery_codes_left", "phone_mask"}',
+    run: async ({ args, gatehouse }) => {
+      const view = await gatehouse.admin.listUserFactorsByReference(SYSTEM_ACTOR, args[0]!);
+      return {
+        factors: view.factors.map((factor) => ({
+          id: factor.id,
+          kind: factor.kind,
+          label: factor.label,
+          created_at: new Date(factor.createdAt).toISOString(),
+          last_used_at: factor.lastUsedAt === null ? null : new Date(factor.lastUsedAt).toISOString(),
+        })),
+        recovery_codes_left: view.recoveryCodesLeft,
+        phone_mask: view.phoneMask,
+      };
+    },
+  },
+  "factors reset": {
+    summary:
+      "for a user who lost every factor: removes authenticator apps and recovery codes, unlocks the phone, ends every session and device trust (audited)",
+    params: { user: USER_PARAM },
+    options: { reason: ["<text>", "required: why, recorded in the audit trail"] },
+    output: '{"reset": true}',
+    run: async ({ args, values, gatehouse }) => {
+      if (values.reason === undefined) throw new UsageError("factors reset needs --reason <text> (it is recorded in the audit trail)");
+      await gatehouse.admin.resetUserFactorsByReference(SYSTEM_ACTOR, args[0]!, values.reason);
+      return { reset: true };
     },
   },
   "member add": {

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import {
   DEFAULT_CONFIG,
+  FACTOR_KEY_BYTES,
   isPhoneRegion,
   looksLikePhoneRegion,
   OWASP_ARGON2ID_PARAMS,
@@ -50,6 +51,8 @@ export interface ServerConfig {
   readonly smsGuard: SmsGuardConfig;
   readonly observability: ObservabilityConfig;
   readonly otpHashKey: string | undefined;
+  /** FACTOR_ENCRYPTION_KEY decoded (32 bytes); undefined outside production: the core's development key. */
+  readonly factorEncryptionKey: Uint8Array | undefined;
   readonly rateLimitIpPerMinute: number;
   /** The longest a refused public auth RPC (ResourceExhausted) waits before its answer; 0 answers at once. */
   readonly refusalPauseMs: number;
@@ -172,6 +175,8 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     );
   }
 
+  const factorEncryptionKey = readFactorKey(text("FACTOR_ENCRYPTION_KEY"), production, problems);
+
   const sessionMaxAgeDays = int("SESSION_MAX_AGE_DAYS", 30, 1, 3650);
   const sessionIdleDays = int("SESSION_IDLE_DAYS", 7, 1, 3650);
   if (sessionIdleDays > sessionMaxAgeDays) problems.push("SESSION_IDLE_DAYS must not exceed SESSION_MAX_AGE_DAYS");
@@ -255,6 +260,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     smsGuard: readSmsGuard(int),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
+    factorEncryptionKey,
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
     refusalPauseMs,
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
@@ -307,4 +313,22 @@ export async function checkPhoneRegion(config: ServerConfig): Promise<void> {
   if (region !== undefined && !(await isPhoneRegion(region))) {
     throw new ConfigError(`invalid configuration:\n  - PHONE_DEFAULT_REGION ${JSON.stringify(region)} is not a region with phone numbering metadata`);
   }
+}
+
+/** 32 bytes, base64: seals authenticator-app secrets and keys recovery-code hashes (see core factors/). */
+function readFactorKey(value: string | undefined, production: boolean, problems: string[]): Uint8Array | undefined {
+  if (value === undefined) {
+    if (production) {
+      problems.push(
+        `FACTOR_ENCRYPTION_KEY is required when APP_ENV=production (${FACTOR_KEY_BYTES} random bytes, base64, e.g. from \`openssl rand -base64 ${FACTOR_KEY_BYTES}\`): without it authenticator-app secrets are sealed with a published development key`,
+      );
+    }
+    return undefined;
+  }
+  const key = Buffer.from(value, "base64");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || key.length !== FACTOR_KEY_BYTES) {
+    problems.push(`FACTOR_ENCRYPTION_KEY must be ${FACTOR_KEY_BYTES} bytes in base64 (${Math.ceil(FACTOR_KEY_BYTES / 3) * 4} characters)`);
+    return undefined;
+  }
+  return new Uint8Array(key);
 }

@@ -80,6 +80,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     smsGuardObserver: smsGuardObserver(logger, instruments.smsGuard),
     config: {
       otpHashKey: config.otpHashKey,
+      factorEncryptionKey: config.factorEncryptionKey,
       password: config.passwordHash.argon2id,
       passwordHashConcurrency: config.passwordHash.concurrency,
       passwordHashQueueLimit: config.passwordHash.queueLimit,

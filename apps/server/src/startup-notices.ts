@@ -12,6 +12,11 @@ export function startupNotices(config: ServerConfig): string[] {
   } else if (config.smsProvider.kind === "none") {
     notices.push("no SMS provider (SMS_PROVIDER): sign-ins that need MFA get a challenge whose code is never sent");
   }
+  if (config.factorEncryptionKey === undefined) {
+    notices.push(
+      "FACTOR_ENCRYPTION_KEY is not set: authenticator-app secrets and recovery codes use a development key derived from a published constant; never use it with real users",
+    );
+  }
   if (config.devOtpRouteFlag && !config.devOtpMode) {
     notices.push("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored: the dev OTP route needs dev OTP mode (OTP_RETURN_TO_CLIENT=true, APP_ENV not production)");
   }

@@ -113,7 +113,7 @@ describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_n
       }
       expect(payload("mfa.required")).toEqual({ phone_mask: null });
       expect(payload("otp.sent")).toEqual({ challenge_id: challengeId, phone_mask: "+*******4567" });
-      expect(payload("mfa.verified")).toEqual({ challenge_id: challengeId });
+      expect(payload("mfa.verified")).toEqual({ challenge_id: challengeId, factor: "sms" });
       expect(payload("phone.verified")).toEqual({ phone_mask: "+*******4567" });
       const sessionId = payload("session.created").session_id;
       expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);

@@ -14,6 +14,7 @@ import {
   type ServerProcess,
   type TestDatabase,
 } from "./support/server-process.ts";
+import { stepUpWithNewApp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 const POLICY = {
@@ -179,7 +180,7 @@ describe("browser policy over HTTP and Connect", () => {
     expect(runCli(["member", "add", orgId, "admin@example.com", "--role", "admin"], env).status).toBe(0);
     const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
-    const adminAuth = bearer(login.result.value.accessToken);
+    const adminAuth = bearer(await stepUpWithNewApp(api, login.result.value.accessToken));
     const bad = {
       orgId,
       policy: {
@@ -252,6 +253,9 @@ describe("CLI", () => {
       require_mfa_untrusted_device: true,
       trust_device_after_mfa: true,
       trust_ttl_days: 30,
+      allowed_factors: ["sms", "totp", "webauthn", "recovery_code"],
+      require_phishing_resistant: false,
+      step_up_max_age_minutes: 15,
     });
     expect(runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env).json.trust_ttl_days).toBe(7);
     expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "../src/config.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 const KEY = "a-production-secret-key";
+const FACTOR_KEY = Buffer.alloc(32, 7).toString("base64");
 
 function problems(env: Record<string, string>): string {
   try {
@@ -17,8 +18,18 @@ function problems(env: Record<string, string>): string {
 describe("secrets at rest in production", () => {
   it("refuses APP_ENV=production without OTP_HASH_KEY, naming the variable and why, and starts with one", () => {
     expect(problems({ APP_ENV: "production" })).toContain("OTP_HASH_KEY is required when APP_ENV=production");
-    expect(loadConfig({ APP_ENV: "production", OTP_HASH_KEY: KEY, SMS_PROVIDER: "none", EMAIL_VERIFICATION: "off" }, 8).otpHashKey).toBe(KEY);
+    const production = { APP_ENV: "production", SMS_PROVIDER: "none", EMAIL_VERIFICATION: "off", FACTOR_ENCRYPTION_KEY: FACTOR_KEY };
+    expect(loadConfig({ ...production, OTP_HASH_KEY: KEY }, 8).otpHashKey).toBe(KEY);
     expect(loadConfig({}, 8).otpHashKey).toBeUndefined();
+  });
+
+  it("refuses APP_ENV=production without FACTOR_ENCRYPTION_KEY, and a key that is not 32 bytes of base64 anywhere", () => {
+    expect(problems({ APP_ENV: "production", OTP_HASH_KEY: KEY })).toContain("FACTOR_ENCRYPTION_KEY is required when APP_ENV=production");
+    for (const bad of [Buffer.alloc(16).toString("base64"), "not base64 at all!", `${FACTOR_KEY}AA`]) {
+      expect(problems({ FACTOR_ENCRYPTION_KEY: bad })).toContain("FACTOR_ENCRYPTION_KEY must be 32 bytes in base64");
+    }
+    expect(loadConfig({ FACTOR_ENCRYPTION_KEY: FACTOR_KEY }, 8).factorEncryptionKey).toEqual(new Uint8Array(32).fill(7));
+    expect(loadConfig({}, 8).factorEncryptionKey).toBeUndefined();
   });
 });
 
@@ -37,7 +48,7 @@ describe("dev OTP mode only in an explicit development environment", () => {
   });
 
   it("production keeps its own refusal", () => {
-    expect(problems({ APP_ENV: "production", OTP_HASH_KEY: KEY, OTP_RETURN_TO_CLIENT: "true" })).toContain(
+    expect(problems({ APP_ENV: "production", OTP_HASH_KEY: KEY, FACTOR_ENCRYPTION_KEY: FACTOR_KEY, OTP_RETURN_TO_CLIENT: "true" })).toContain(
       "OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production",
     );
   });

@@ -105,8 +105,13 @@ describe("metrics, reflection and log settings", () => {
       logRequests: true,
     });
     expect(
-      loadConfig({ APP_ENV: "production", SMS_PROVIDER: "none", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", EMAIL_VERIFICATION: "off" }).observability
-        .logRequests,
+      loadConfig({
+        APP_ENV: "production",
+        SMS_PROVIDER: "none",
+        OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
+        FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        EMAIL_VERIFICATION: "off",
+      }).observability.logRequests,
     ).toBe(false);
     expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({
       metricsPort: 9464,

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor, type Clients } from "./support/clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+import { stepUpWithNewApp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
@@ -174,7 +175,13 @@ describe("gRPC reflection", () => {
         return server.logEntry((entry) => entry.msg === "gatehouse listening").then((entry) => entry.reflection);
       };
       // What production asks of every start besides reflection.
-      const production = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", SMS_PROVIDER: "none", EMAIL_VERIFICATION: "off" };
+      const production = {
+        APP_ENV: "production",
+        OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
+        FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        SMS_PROVIDER: "none",
+        EMAIL_VERIFICATION: "off",
+      };
       expect(await reflectionOf(production)).toBe(false);
       expect(await reflectionOf({ APP_ENV: "development" })).toBe(true);
       expect(await reflectionOf({ ...production, GRPC_REFLECTION: "true" })).toBe(true);
@@ -273,7 +280,7 @@ describe.each(BACKENDS.filter((backend) => backend.available))("a 200,000-entry 
     const { url } = server;
     const login = await clientsFor(url).auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
-    const token = login.result.value.accessToken;
+    const token = await stepUpWithNewApp(clientsFor(url), login.result.value.accessToken);
     const checkUrl = () =>
       fetch(`${url}/api/browser/check-url`, {
         method: "POST",

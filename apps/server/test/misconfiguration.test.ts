@@ -14,7 +14,12 @@ import { clientsFor } from "./support/clients.ts";
 import { runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
 /** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
-const PRODUCTION = { APP_ENV: "production", OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789", EMAIL_VERIFICATION: "off" };
+const PRODUCTION = {
+  APP_ENV: "production",
+  OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
+  FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+  EMAIL_VERIFICATION: "off",
+};
 
 function problemsOf(env: Record<string, string>): string {
   try {
@@ -52,11 +57,13 @@ describe("lifecycle and database creation settings", () => {
 
 describe("start-up notices", () => {
   it("name no SMS provider, dev OTP mode, and the dev route flag set without the mode", () => {
-    expect(startupNotices(loadConfig({}))).toEqual([expect.stringContaining("no SMS provider")]);
-    expect(startupNotices(loadConfig({ APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" }))).toEqual([
+    const factorKey = { FACTOR_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") };
+    expect(startupNotices(loadConfig(factorKey))).toEqual([expect.stringContaining("no SMS provider")]);
+    expect(startupNotices(loadConfig({}))).toEqual([expect.stringContaining("no SMS provider"), expect.stringContaining("FACTOR_ENCRYPTION_KEY is not set")]);
+    expect(startupNotices(loadConfig({ ...factorKey, APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", NEXT_PUBLIC_DEV_OTP_ENABLED: "true" }))).toEqual([
       expect.stringContaining("dev OTP mode is on"),
     ]);
-    expect(startupNotices(loadConfig({ NEXT_PUBLIC_DEV_OTP_ENABLED: "true", SMS_PROVIDER: "none" }))).toEqual([
+    expect(startupNotices(loadConfig({ ...factorKey, NEXT_PUBLIC_DEV_OTP_ENABLED: "true", SMS_PROVIDER: "none" }))).toEqual([
       expect.stringContaining("no SMS provider"),
       expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
     ]);
@@ -66,7 +73,7 @@ describe("start-up notices", () => {
       TWILIO_AUTH_TOKEN: "twilio_secret_token_value",
       TWILIO_FROM: "+15557654321",
     };
-    expect(startupNotices(loadConfig(twilio))).toEqual([]);
+    expect(startupNotices(loadConfig({ ...twilio, ...factorKey }))).toEqual([]);
   });
 
   it("are a warning at start-up outside development, with the database named on the listening line; no otp.sent for a code never sent", async () => {
@@ -78,6 +85,7 @@ describe("start-up notices", () => {
       const entries = server.logEntries();
       expect(entries.filter((entry) => entry.level === "warn").map((entry) => entry.msg)).toEqual([
         expect.stringContaining("no SMS provider"),
+        expect.stringContaining("FACTOR_ENCRYPTION_KEY is not set"),
         expect.stringContaining("NEXT_PUBLIC_DEV_OTP_ENABLED=true is ignored"),
         expect.stringContaining("no EMAIL_SMTP_URL"),
       ]);

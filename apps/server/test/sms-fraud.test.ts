@@ -58,7 +58,7 @@ describe("issue 36 end to end: SMS that cannot be pumped", () => {
     };
     ({ orgId } = seedOrgAndMember(env, "degraded@example.com", PASSWORD));
     for (const email of ["irsf@example.com", "pumping@example.com"]) {
-      expect(runCli(["user", "create", email, "--password", PASSWORD], env).status).toBe(0);
+      expect(runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
       expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
     }
     server = await startServerProcess(env);

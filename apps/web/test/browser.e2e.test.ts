@@ -355,7 +355,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.goto("/login");
     await fillCredentials(page, ACME, OTHER_EMAIL);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByLabel("Mobile phone number").fill("+44 20 7946 0958");
+    await page.getByLabel("Mobile phone number").fill("+44 7911 123456");
     const probed = page.waitForRequest((r) => r.url().includes("/api/dev/mfa/otp"));
     await page.getByRole("button", { name: "Send code" }).click();
     await page.getByTestId("otp-form").waitFor();

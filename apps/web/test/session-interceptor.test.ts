@@ -12,7 +12,7 @@ import { memoryStorage } from "./memory-storage.ts";
 const first: Session = { accessToken: "gh_at_1", refreshToken: "gh_rt_1", expiresAt: "2030-01-01T00:00:00.000Z", userId: "u1", orgId: "o1" };
 const second: Session = { ...first, accessToken: "gh_at_2", refreshToken: "gh_rt_2" };
 /** What Refresh answers with for `second`. */
-const secondTokens: TokensView = { ...second, expiresAt: Date.parse(second.expiresAt) };
+const secondTokens: TokensView = { ...second, expiresAt: Date.parse(second.expiresAt), amr: ["pwd", "sms"], aal: 2 };
 
 interface Call {
   readonly method: string;
@@ -145,7 +145,10 @@ describe("sessionInterceptor", () => {
   });
 
   it.each<AuthOutcomeView>([
-    { kind: "mfa_required", challenge: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 } },
+    {
+      kind: "mfa_required",
+      challenge: { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30, factors: [{ kind: "sms", label: "+*******4567" }] },
+    },
     { kind: "phone_required", intent: { intentId: "i" } },
   ])("treats a Refresh that answers $kind as the end of the session", async (outcome) => {
     const { browser, calls, sessionEnded, sessions } = setup({ valid: ["gh_at_2"], refresh: async () => outcome });

@@ -16,7 +16,7 @@ describe("session store", () => {
   });
 
   it("keeps issued tokens with their expiry in ISO 8601", () => {
-    expect(sessionFromTokens({ ...session, expiresAt: Date.parse(session.expiresAt) })).toEqual(session);
+    expect(sessionFromTokens({ ...session, expiresAt: Date.parse(session.expiresAt), amr: ["pwd"], aal: 1 })).toEqual(session);
   });
 
   it("returns the same object until the stored value changes (for useSyncExternalStore)", () => {

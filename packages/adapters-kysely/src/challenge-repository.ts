@@ -5,7 +5,7 @@ import { preparedInsert } from "./prepared-insert.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
 
-const CHALLENGE_COLUMNS = ["id", "user_id", "org_id", "device_id", "phone", "code_hash", "attempts", "expires_at", "created_at"] as const;
+const CHALLENGE_COLUMNS = ["id", "user_id", "org_id", "device_id", "phone", "code_hash", "attempts", "expires_at", "created_at", "step_up_session_id"] as const;
 
 function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
   return {
@@ -18,6 +18,7 @@ function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
     attempts: row.attempts,
     expiresAt: fromDbBigint(row.expires_at),
     createdAt: fromDbBigint(row.created_at),
+    ...(row.step_up_session_id === null ? {} : { stepUpSessionId: row.step_up_session_id }),
   };
 }
 
@@ -52,6 +53,7 @@ export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQ
           attempts: challenge.attempts,
           expires_at: challenge.expiresAt,
           created_at: challenge.createdAt,
+          step_up_session_id: challenge.stepUpSessionId ?? null,
         },
       ]);
     },

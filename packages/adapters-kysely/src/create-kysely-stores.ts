@@ -5,6 +5,7 @@ import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
 import { createDeviceRepository } from "./device-repository.ts";
 import { createEmailTokenRepository } from "./email-token-repository.ts";
+import { createFactorRepository } from "./factor-repository.ts";
 import type { SqlDialect } from "./dialect-differences.ts";
 import { createIntentRepository } from "./intent-repository.ts";
 import { createInvitationRepository } from "./invitation-repository.ts";
@@ -45,6 +46,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     intents: createIntentRepository(db),
     emailTokens: createEmailTokenRepository(db),
     invitations: createInvitationRepository(db),
+    factors: createFactorRepository(db),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),

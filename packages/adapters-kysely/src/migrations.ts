@@ -278,6 +278,62 @@ export const migrations: Readonly<Record<string, Migration>> = {
   },
 
   /*
+   * Factors beyond SMS (design/factors.md). Orgs that stored settings get the design's defaults for the
+   * new ones. TOTP secrets are stored sealed (AES-256-GCM), recovery codes as keyed hashes only.
+   */
+  "0009_factors": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("allowed_factors", "text", (col) => col.notNull().defaultTo("sms,totp,webauthn,recovery_code"))
+        .execute();
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("require_phishing_resistant", "boolean", (col) => col.notNull().defaultTo(false))
+        .execute();
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("step_up_max_age_minutes", "integer", (col) => col.notNull().defaultTo(15))
+        .execute();
+
+      await db.schema
+        .createTable("totp_factors")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("label", "text", (col) => col.notNull())
+        .addColumn("sealed_secret", "text", (col) => col.notNull())
+        .addColumn("last_step", "bigint")
+        .addColumn("confirmed_at", "bigint")
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addColumn("last_used_at", "bigint")
+        .execute();
+      await db.schema.createIndex("totp_factors_user").on("totp_factors").column("user_id").execute();
+
+      await db.schema
+        .createTable("recovery_codes")
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("code_hash", "text", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addPrimaryKeyConstraint("recovery_codes_pk", ["user_id", "code_hash"])
+        .execute();
+
+      // What a session proved was not recorded before: existing sessions count as password only, so
+      // anything asking for a recent second factor asks them for a step-up.
+      await db.schema
+        .alterTable("sessions")
+        .addColumn("amr", "text", (col) => col.notNull().defaultTo("pwd"))
+        .execute();
+      await db.schema
+        .alterTable("sessions")
+        .addColumn("aal", "integer", (col) => col.notNull().defaultTo(1))
+        .execute();
+      await db.schema.alterTable("sessions").addColumn("mfa_at", "bigint").execute();
+      // No foreign key: a step-up of a session revoked meanwhile finds it inactive and is refused.
+      await db.schema.alterTable("mfa_challenges").addColumn("step_up_session_id", "text").execute();
+    },
+  },
+
+  /*
    * The SMS destination policy (JSON arrays in the settings rows; null in rows stored before: the
    * defaults) and the conversion breaker's counts, per destination key and 5-minute bucket.
    */

@@ -85,6 +85,8 @@ export interface MfaChallengesTable {
   attempts: number;
   expires_at: EpochMsColumn;
   created_at: EpochMsColumn;
+  /** 0009_factors: the session a step-up challenge renews; null for a sign-in. */
+  step_up_session_id: string | null;
 }
 
 export interface MfaIntentsTable {
@@ -109,6 +111,10 @@ export interface SessionsTable {
   /** 0007_account_security: the absolute end; no rotation moves it or lets a token expire after it. */
   expires_at: EpochMsColumn;
   revoked_at: NullableEpochMsColumn;
+  /** 0009_factors: comma-separated `amr` values. */
+  amr: string;
+  aal: number;
+  mfa_at: NullableEpochMsColumn;
 }
 
 /** Refresh token hashes rotated away, kept for reuse detection until `expires_at` (the replacing token's expiry). */
@@ -143,6 +149,10 @@ export interface OrgMfaSettingsTable {
   trust_ttl_days: number;
   /** A JSON array; null in a row stored before it existed (read as every region). */
   sms_allowed_countries: string | null;
+  /** Comma-separated factor kinds. */
+  allowed_factors: string;
+  require_phishing_resistant: BoolColumn;
+  step_up_max_age_minutes: number;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */
@@ -156,6 +166,23 @@ export interface SmsTrafficTable {
 export interface SmsBreakersTable {
   key: string;
   open_until: EpochMsColumn;
+}
+
+export interface TotpFactorsTable {
+  id: string;
+  user_id: string;
+  label: string;
+  sealed_secret: string;
+  last_step: NullableEpochMsColumn;
+  confirmed_at: NullableEpochMsColumn;
+  created_at: EpochMsColumn;
+  last_used_at: NullableEpochMsColumn;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  created_at: EpochMsColumn;
 }
 
 export interface BrowserPoliciesTable {
@@ -213,4 +240,6 @@ export interface Database {
   invitations: InvitationsTable;
   sms_traffic: SmsTrafficTable;
   sms_breakers: SmsBreakersTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
 }

@@ -19,6 +19,9 @@ const SESSION_COLUMNS = [
   "created_at",
   "expires_at",
   "revoked_at",
+  "amr",
+  "aal",
+  "mfa_at",
 ] as const;
 
 function toSession(row: Selectable<SessionsTable>): Session {
@@ -34,6 +37,9 @@ function toSession(row: Selectable<SessionsTable>): Session {
     createdAt: fromDbBigint(row.created_at),
     expiresAt: fromDbBigint(row.expires_at),
     revokedAt: row.revoked_at === null ? null : fromDbBigint(row.revoked_at),
+    amr: row.amr === "" ? [] : row.amr.split(","),
+    aal: row.aal === 2 ? 2 : 1,
+    mfaAt: row.mfa_at === null ? null : fromDbBigint(row.mfa_at),
   };
 }
 
@@ -64,8 +70,48 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
           created_at: session.createdAt,
           expires_at: session.expiresAt,
           revoked_at: session.revokedAt,
+          amr: session.amr.join(","),
+          aal: session.aal,
+          mfa_at: session.mfaAt,
         },
       ]);
+    },
+
+    async listActiveByUser(orgId, userId, now) {
+      const rows = await db
+        .selectFrom("sessions")
+        .selectAll()
+        .where("org_id", "=", orgId)
+        .where("user_id", "=", userId)
+        .where("revoked_at", "is", null)
+        .where("refresh_expires_at", ">", now)
+        .where("expires_at", ">", now)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .execute();
+      return rows.map(toSession);
+    },
+
+    async recordStepUp(sessionId, proof, next, now) {
+      const row = await failOnDuplicate(() =>
+        db
+          .updateTable("sessions")
+          .set({
+            access_token_hash: next.accessTokenHash,
+            access_expires_at: capped(next.accessExpiresAt),
+            refresh_token_hash: next.refreshTokenHash,
+            refresh_expires_at: capped(next.refreshExpiresAt),
+            amr: proof.amr.join(","),
+            aal: proof.aal,
+            mfa_at: proof.mfaAt,
+          })
+          .where("id", "=", sessionId)
+          .where("revoked_at", "is", null)
+          .where("expires_at", ">", now)
+          .returningAll()
+          .executeTakeFirst(),
+      );
+      return row === undefined ? null : toSession(row);
     },
 
     async findActiveByAccessTokenHash(accessTokenHash, now) {

@@ -1,4 +1,12 @@
-import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type OrgMfaSettings, type PlatformSettings, type SettingsStore } from "@gatehouse/core";
+import {
+  DEFAULT_ORG_MFA_SETTINGS,
+  DEFAULT_PLATFORM_SETTINGS,
+  FACTOR_KINDS,
+  type FactorKind,
+  type OrgMfaSettings,
+  type PlatformSettings,
+  type SettingsStore,
+} from "@gatehouse/core";
 import { sql, type Kysely, type RawBuilder, type Selectable } from "kysely";
 import { fromDbBool, toDbBool, type DbBool, type SqlDialect } from "./dialect-differences.ts";
 import type { Database, OrgMfaSettingsTable, PlatformSettingsTable } from "./schema.ts";
@@ -11,12 +19,24 @@ type PlatformColumns = Pick<
 >;
 type OrgColumns = Pick<
   Selectable<OrgMfaSettingsTable>,
-  "require_mfa_new_device" | "require_mfa_untrusted_device" | "trust_device_after_mfa" | "trust_ttl_days" | "sms_allowed_countries"
+  | "require_mfa_new_device"
+  | "require_mfa_untrusted_device"
+  | "trust_device_after_mfa"
+  | "trust_ttl_days"
+  | "sms_allowed_countries"
+  | "allowed_factors"
+  | "require_phishing_resistant"
+  | "step_up_max_age_minutes"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
 function jsonList<T extends string>(text: string | null, fallback: readonly T[]): readonly T[] {
   return text === null ? fallback : (JSON.parse(text) as T[]);
+}
+
+/** Stored comma-separated; a kind this version does not know is dropped rather than trusted. */
+function toFactorKinds(column: string): FactorKind[] {
+  return column.split(",").filter((kind): kind is FactorKind => (FACTOR_KINDS as readonly string[]).includes(kind));
 }
 
 function toPlatformSettings(row: PlatformColumns): PlatformSettings {
@@ -36,6 +56,9 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     trustDeviceAfterMfa: fromDbBool(row.trust_device_after_mfa),
     trustTtlDays: row.trust_ttl_days,
     smsAllowedCountries: jsonList(row.sms_allowed_countries, DEFAULT_ORG_MFA_SETTINGS.smsAllowedCountries),
+    allowedFactors: toFactorKinds(row.allowed_factors),
+    requirePhishingResistant: fromDbBool(row.require_phishing_resistant),
+    stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
   };
 }
 
@@ -51,6 +74,9 @@ export interface SettingsForOrgRow {
   readonly trust_device_after_mfa: DbBool | null;
   readonly trust_ttl_days: number | null;
   readonly org_sms_allowed_countries: string | null;
+  readonly allowed_factors: string | null;
+  readonly require_phishing_resistant: DbBool | null;
+  readonly step_up_max_age_minutes: number | null;
 }
 
 /**
@@ -74,13 +100,15 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("trust_device_after_mfa"),
     fromOrg("trust_ttl_days"),
     fromOrg("sms_allowed_countries", "org_sms_allowed_countries"),
+    fromOrg("allowed_factors"),
+    fromOrg("require_phishing_resistant"),
+    fromOrg("step_up_max_age_minutes"),
   ]);
 }
 
 /** `SettingsStore.getForOrg`'s answer from the columns `settingsForOrgColumns` selected. */
 export function settingsFromColumns(row: SettingsForOrgRow): { platform: PlatformSettings | null; org: OrgMfaSettings | null } {
-  const { mfa_always, device_trust_enabled, max_trust_ttl_days, require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days } =
-    row;
+  const { mfa_always, device_trust_enabled, max_trust_ttl_days } = row;
   const platform =
     mfa_always === null || device_trust_enabled === null || max_trust_ttl_days === null
       ? null
@@ -91,8 +119,23 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           sms_allowed_countries: row.platform_sms_allowed_countries,
           sms_refused_number_types: row.sms_refused_number_types,
         });
+  const {
+    require_mfa_new_device,
+    require_mfa_untrusted_device,
+    trust_device_after_mfa,
+    trust_ttl_days,
+    allowed_factors,
+    require_phishing_resistant,
+    step_up_max_age_minutes,
+  } = row;
   const org =
-    require_mfa_new_device === null || require_mfa_untrusted_device === null || trust_device_after_mfa === null || trust_ttl_days === null
+    require_mfa_new_device === null ||
+    require_mfa_untrusted_device === null ||
+    trust_device_after_mfa === null ||
+    trust_ttl_days === null ||
+    allowed_factors === null ||
+    require_phishing_resistant === null ||
+    step_up_max_age_minutes === null
       ? null
       : toOrgSettings({
           require_mfa_new_device,
@@ -100,6 +143,9 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           trust_device_after_mfa,
           trust_ttl_days,
           sms_allowed_countries: row.org_sms_allowed_countries,
+          allowed_factors,
+          require_phishing_resistant,
+          step_up_max_age_minutes,
         });
   return { platform, org };
 }
@@ -138,6 +184,9 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         trust_device_after_mfa: toDbBool(dialect, settings.trustDeviceAfterMfa),
         trust_ttl_days: settings.trustTtlDays,
         sms_allowed_countries: JSON.stringify(settings.smsAllowedCountries),
+        allowed_factors: settings.allowedFactors.join(","),
+        require_phishing_resistant: toDbBool(dialect, settings.requirePhishingResistant),
+        step_up_max_age_minutes: settings.stepUpMaxAgeMinutes,
       };
       await db
         .insertInto("org_mfa_settings")

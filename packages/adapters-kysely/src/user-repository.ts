@@ -68,6 +68,16 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
       return (result.numAffectedRows ?? 0n) > 0n;
     },
 
+    async clearPhone(userId) {
+      const result = await db
+        .updateTable("users")
+        .set({ phone: null, phone_verified: toDbBool(dialect, false) })
+        .where("id", "=", userId)
+        .where((eb) => eb.or([eb("phone", "is not", null), eb("phone_verified", "=", toDbBool(dialect, true))]))
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
     async replacePasswordHash(userId, expectedHash, newHash) {
       const result = await db
         .updateTable("users")

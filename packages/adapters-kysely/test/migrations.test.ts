@@ -16,6 +16,7 @@ describe("MIGRATION_NAMES", () => {
       "0006_audit_events",
       "0007_account_security",
       "0008_email_ownership",
+      "0009_factors",
       "0010_sms_destinations",
     ]);
   });

@@ -1,4 +1,4 @@
-import type { AuditEvent } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS, type AuditEvent } from "@gatehouse/core";
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +84,7 @@ describe("openSqliteStores", () => {
       before.db,
     );
     await sql`INSERT INTO orgs (id, name, created_at) VALUES ('o', 'O', ${t0})`.execute(before.db);
+    await sql`INSERT INTO org_mfa_settings VALUES ('o', 0, 1, 1, 3)`.execute(before.db);
     await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, created_at, last_seen_at) VALUES ('d', 'u', 'o', 'fp', 0, ${t0}, ${t0})`.execute(
       before.db,
     );
@@ -95,7 +96,9 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership", "0010_sms_destinations"]);
+    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership", "0009_factors", "0010_sms_destinations"]);
+    // 0009_factors: an org's stored settings gain the design's defaults for the new ones.
+    expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
     const rotation = await after.stores.sessions.rotate(
       "r-1",
@@ -132,6 +135,7 @@ describe("openSqliteStores", () => {
       "0006_audit_events",
       "0007_account_security",
       "0008_email_ownership",
+      "0009_factors",
       "0010_sms_destinations",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
@@ -193,7 +197,17 @@ describe("openSqliteStores", () => {
       refreshTokenHash: `r-${tag}`,
       refreshExpiresAt: expiresAt,
     });
-    await stores.sessions.create({ id: "s", ...owner, ...pair("1", t0 + day), createdAt: t0, expiresAt: t0 + 30 * day, revokedAt: null });
+    await stores.sessions.create({
+      id: "s",
+      ...owner,
+      ...pair("1", t0 + day),
+      createdAt: t0,
+      expiresAt: t0 + 30 * day,
+      revokedAt: null,
+      amr: ["pwd"],
+      aal: 1,
+      mfaAt: null,
+    });
     await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
     await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
 
@@ -229,8 +243,7 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the schema before 0007_account_security. */
-/** Back to the 0006 schema: 0010_sms_destinations, 0008_email_ownership, then 0007_account_security, undone. */
+/** Back to the 0006 schema: 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
   for (const statement of [
     "DROP TABLE sms_traffic",
@@ -242,6 +255,14 @@ async function revert0007(db: SqliteStores["db"]): Promise<void> {
     await sql.raw(statement).execute(db);
   }
   await sql`DELETE FROM kysely_migration WHERE name = '0010_sms_destinations'`.execute(db);
+  await sql`DROP TABLE totp_factors`.execute(db);
+  await sql`DROP TABLE recovery_codes`.execute(db);
+  for (const column of ["allowed_factors", "require_phishing_resistant", "step_up_max_age_minutes"]) {
+    await sql`ALTER TABLE org_mfa_settings DROP COLUMN ${sql.id(column)}`.execute(db);
+  }
+  for (const column of ["amr", "aal", "mfa_at"]) await sql`ALTER TABLE sessions DROP COLUMN ${sql.id(column)}`.execute(db);
+  await sql`ALTER TABLE mfa_challenges DROP COLUMN step_up_session_id`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0009_factors'`.execute(db);
   await sql`DROP TABLE email_tokens`.execute(db);
   await sql`DROP TABLE invitations`.execute(db);
   await sql`ALTER TABLE users DROP COLUMN email_verified_at`.execute(db);

@@ -4,8 +4,9 @@
  * is spelled as the core spells it (`mfa_required`) on both sides of the wire.
  */
 import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
-import type { AuthResponse, LoginResponse, MFARequired, PhoneRequired, RefreshResponse } from "./gen/gatehouse/v1/auth_pb.ts";
+import type { AuthResponse, LoginResponse, MFARequired, MfaFactorOption, PhoneRequired, RefreshResponse } from "./gen/gatehouse/v1/auth_pb.ts";
 import type { MessageFields } from "./message-fields.ts";
+import { FACTOR_KIND_VALUES, type FactorKindView } from "./settings.ts";
 import { requiredMs } from "./timestamps.ts";
 
 /** A session's tokens (the core's `IssuedTokens` has this shape). */
@@ -16,15 +17,29 @@ export interface TokensView {
   readonly expiresAt: number;
   readonly userId: string;
   readonly orgId: string;
+  /** What the session proved: "pwd", then the second factor's value. */
+  readonly amr: readonly string[];
+  /** 1: password only; 2: a second factor too. */
+  readonly aal: AssuranceLevelView;
 }
 
-/** An OTP was sent: the challenge to verify (the core's `MfaRequired` has this shape). */
+export type AssuranceLevelView = 1 | 2;
+
+/** A factor that completes a challenge (the core's `MfaFactorOption` has this shape). */
+export interface MfaFactorOptionView {
+  readonly kind: FactorKindView;
+  readonly label: string;
+}
+
+/** A second factor is required: the challenge to verify (the core's `MfaRequired` has this shape). */
 export interface MfaChallengeView {
   readonly challengeId: string;
-  /** Every digit but the last 4 replaced by "*". */
+  /** Every digit but the last 4 replaced by "*"; empty when SMS is not one of `factors`. */
   readonly phoneMask: string;
   /** Seconds until ResendMFA accepts this challenge. */
   readonly resendAfterSeconds: number;
+  /** Strongest first; when SMS is the only one, its code was sent. */
+  readonly factors: readonly MfaFactorOptionView[];
 }
 
 /** MFA is required and the user has no phone: the one-time intent SubmitPhoneAndRequestMFA redeems. */
@@ -45,14 +60,14 @@ export interface WireTokens {
   expiresAt: Timestamp;
   userId: string;
   orgId: string;
+  amr: string[];
+  aal: number;
 }
 
 /** The oneof LoginResponse and RefreshResponse share (same names and numbers). */
 export interface WireAuthOutcome {
   result:
-    | { case: "tokens"; value: WireTokens }
-    | { case: "mfaRequired"; value: MessageFields<MFARequired> }
-    | { case: "phoneRequired"; value: MessageFields<PhoneRequired> };
+    { case: "tokens"; value: WireTokens } | { case: "mfaRequired"; value: WireMfaChallenge } | { case: "phoneRequired"; value: MessageFields<PhoneRequired> };
 }
 
 export function tokensToWire(tokens: TokensView): WireTokens {
@@ -62,6 +77,8 @@ export function tokensToWire(tokens: TokensView): WireTokens {
     expiresAt: timestampFromMs(tokens.expiresAt),
     userId: tokens.userId,
     orgId: tokens.orgId,
+    amr: [...tokens.amr],
+    aal: tokens.aal,
   };
 }
 
@@ -73,16 +90,35 @@ export function tokensFromWire(tokens: AuthResponse): TokensView {
     expiresAt: requiredMs(tokens.expiresAt, "token expiry"),
     userId: tokens.userId,
     orgId: tokens.orgId,
+    amr: [...tokens.amr],
+    // An older server sends no level: its sessions are read as password only.
+    aal: tokens.aal === 2 ? 2 : 1,
   };
 }
 
 /** The challenge as MFARequired, SubmitPhoneAndRequestMFAResponse and ResendMFAResponse all carry it. */
-export function mfaChallengeToWire(challenge: MfaChallengeView): MessageFields<MFARequired> {
-  return { challengeId: challenge.challengeId, phoneMask: challenge.phoneMask, resendAfterSeconds: challenge.resendAfterSeconds };
+/** MFARequired's fields, its factor options' too. */
+export type WireMfaChallenge = Omit<MessageFields<MFARequired>, "factors"> & { factors: MessageFields<MfaFactorOption>[] };
+
+export function mfaChallengeToWire(challenge: MfaChallengeView): WireMfaChallenge {
+  return {
+    challengeId: challenge.challengeId,
+    phoneMask: challenge.phoneMask,
+    resendAfterSeconds: challenge.resendAfterSeconds,
+    factors: challenge.factors.map(({ kind, label }) => ({ kind, label })),
+  };
 }
 
-export function mfaChallengeFromWire(challenge: MessageFields<MFARequired>): MfaChallengeView {
-  return { challengeId: challenge.challengeId, phoneMask: challenge.phoneMask, resendAfterSeconds: challenge.resendAfterSeconds };
+const isFactorKind = (kind: string): kind is FactorKindView => (FACTOR_KIND_VALUES as readonly string[]).includes(kind);
+
+/** A factor kind this client does not know (a newer server's) is left out: it could not offer it. */
+export function mfaChallengeFromWire(challenge: WireMfaChallenge): MfaChallengeView {
+  return {
+    challengeId: challenge.challengeId,
+    phoneMask: challenge.phoneMask,
+    resendAfterSeconds: challenge.resendAfterSeconds,
+    factors: challenge.factors.flatMap(({ kind, label }) => (isFactorKind(kind) ? [{ kind, label }] : [])),
+  };
 }
 
 export function authOutcomeToWire(outcome: AuthOutcomeView): WireAuthOutcome {

@@ -29,6 +29,7 @@ export const ERROR_KINDS = Object.freeze([
   "email_unavailable",
   "invalid_link",
   "storage_unavailable",
+  "step_up_required",
 ] as const);
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -9,6 +9,10 @@ import type { MessageFields } from "./message-fields.ts";
 import { present } from "./present.ts";
 import type { Refuse } from "./refusal.ts";
 
+/** The second factors (the core's `FactorKind`), in the order of its `FACTOR_KINDS`. */
+export const FACTOR_KIND_VALUES = ["sms", "totp", "webauthn", "recovery_code"] as const;
+export type FactorKindView = (typeof FACTOR_KIND_VALUES)[number];
+
 /** An org's MFA settings (the core's `OrgMfaSettings` has this shape). */
 export interface OrgMfaSettingsView {
   readonly requireMfaNewDevice: boolean;
@@ -16,6 +20,10 @@ export interface OrgMfaSettingsView {
   readonly trustDeviceAfterMfa: boolean;
   /** Days; 0 means never trust. */
   readonly trustTtlDays: number;
+  /** Never empty. */
+  readonly allowedFactors: readonly FactorKindView[];
+  readonly requirePhishingResistant: boolean;
+  readonly stepUpMaxAgeMinutes: number;
 }
 
 /** The platform settings (the core's `PlatformSettings` has this shape). */
@@ -34,6 +42,9 @@ export interface OrgMfaSettingsJson {
   require_mfa_untrusted_device: boolean;
   trust_device_after_mfa: boolean;
   trust_ttl_days: number;
+  allowed_factors: FactorKindView[];
+  require_phishing_resistant: boolean;
+  step_up_max_age_minutes: number;
 }
 
 export interface PlatformSettingsJson {
@@ -43,13 +54,17 @@ export interface PlatformSettingsJson {
 }
 
 /** Per setting: its JSON name and its type, in the proto's order. */
-type SettingsSpec<V, J> = { readonly [K in keyof V]-?: readonly [json: keyof J & string, type: V[K] extends boolean ? "boolean" : "integer"] };
+type SettingType<T> = T extends boolean ? "boolean" : T extends number ? "integer" : "factors";
+type SettingsSpec<V, J> = { readonly [K in keyof V]-?: readonly [json: keyof J & string, type: SettingType<V[K]>] };
 
 const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   requireMfaNewDevice: ["require_mfa_new_device", "boolean"],
   requireMfaUntrustedDevice: ["require_mfa_untrusted_device", "boolean"],
   trustDeviceAfterMfa: ["trust_device_after_mfa", "boolean"],
   trustTtlDays: ["trust_ttl_days", "integer"],
+  allowedFactors: ["allowed_factors", "factors"],
+  requirePhishingResistant: ["require_phishing_resistant", "boolean"],
+  stepUpMaxAgeMinutes: ["step_up_max_age_minutes", "integer"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {
@@ -61,9 +76,20 @@ const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson
 type Entry<V, J> = readonly [keyof V & string, SettingsSpec<V, J>[keyof V]];
 const entries = <V, J>(spec: SettingsSpec<V, J>) => Object.entries(spec) as unknown as Entry<V, J>[];
 
-/** Only the spec's fields, so nothing else of the value the caller holds reaches the wire. */
+/** Only the spec's fields, so nothing else of the value the caller holds reaches the wire; lists are copied. */
 function pick<V, J>(spec: SettingsSpec<V, J>, settings: V): V {
-  return Object.fromEntries(entries(spec).map(([name]) => [name, settings[name as keyof V]])) as V;
+  const copy = (value: unknown) => (Array.isArray(value) ? [...(value as unknown[])] : value);
+  return Object.fromEntries(entries(spec).map(([name]) => [name, copy(settings[name as keyof V])])) as V;
+}
+
+const isFactorKind = (value: unknown): value is FactorKindView => (FACTOR_KIND_VALUES as readonly unknown[]).includes(value);
+
+/** A list of factor kinds as input: each a known kind, once; the core refuses an empty one. */
+function factorKinds(value: unknown, field: string, refuse: Refuse): FactorKindView[] {
+  if (!Array.isArray(value) || !value.every(isFactorKind) || new Set(value).size < value.length) {
+    throw refuse(field, `must be a list of distinct factor kinds (${FACTOR_KIND_VALUES.join(", ")})`);
+  }
+  return [...value];
 }
 
 function toJson<V, J>(spec: SettingsSpec<V, J>, settings: V): J {
@@ -79,6 +105,10 @@ function patchFromJson<V, J>(spec: SettingsSpec<V, J>, json: unknown, refuse: Re
   for (const [key, value] of Object.entries(object)) {
     const setting = byJson.get(key);
     if (setting === undefined) throw refuse(key, `unknown key (expected one of: ${[...byJson.keys()].join(", ")})`);
+    if (setting.type === "factors") {
+      patch[setting.name] = factorKinds(value, key, refuse);
+      continue;
+    }
     const expected = setting.type === "boolean" ? BOOLEAN : INTEGER;
     if (!expected.is(value)) throw refuse(key, `must be ${expected.description}`);
     patch[setting.name] = value;
@@ -90,10 +120,20 @@ function patchFromJson<V, J>(spec: SettingsSpec<V, J>, json: unknown, refuse: Re
 const patchFromWire = <V, J>(spec: SettingsSpec<V, J>, request: { readonly [K in keyof V]?: V[K] | undefined }): Partial<V> =>
   present(Object.fromEntries(entries(spec).map(([name]) => [name, request[name as keyof V]]))) as Partial<V>;
 
-export const orgMfaSettingsToWire = (settings: OrgMfaSettingsView): OrgMfaSettingsView => pick(ORG_MFA_SETTINGS, settings);
-export const orgMfaSettingsFromWire = (settings: MessageFields<OrgMfaSettings>): OrgMfaSettingsView => pick(ORG_MFA_SETTINGS, settings);
-export const orgMfaSettingsPatchFromWire = (request: MessageFields<UpdateOrgMfaSettingsRequest>): OrgMfaSettingsPatch =>
-  patchFromWire(ORG_MFA_SETTINGS, request);
+/** The settings as the wire's message takes them (its lists are mutable). */
+export type OrgMfaSettingsWire = Omit<OrgMfaSettingsView, "allowedFactors"> & { allowedFactors: FactorKindView[] };
+
+export const orgMfaSettingsToWire = (settings: OrgMfaSettingsView): OrgMfaSettingsWire => pick(ORG_MFA_SETTINGS, settings) as OrgMfaSettingsWire;
+/** A client reading an answer: a kind it does not know (a newer server's) is left out. */
+export const orgMfaSettingsFromWire = (settings: MessageFields<OrgMfaSettings>): OrgMfaSettingsView =>
+  pick(ORG_MFA_SETTINGS, { ...settings, allowedFactors: settings.allowedFactors.filter(isFactorKind) });
+/** The list of factors is a message on the wire (set or unset, as the scalars' optionals are); its kinds are checked here. */
+export const orgMfaSettingsPatchFromWire = (request: MessageFields<UpdateOrgMfaSettingsRequest>, refuse: Refuse): OrgMfaSettingsPatch => {
+  const { allowedFactors, ...scalars } = request;
+  const patch: OrgMfaSettingsPatch = patchFromWire(ORG_MFA_SETTINGS, { ...scalars, allowedFactors: undefined });
+  if (allowedFactors !== undefined) patch.allowedFactors = factorKinds(allowedFactors.kinds, "allowed_factors", refuse);
+  return patch;
+};
 export const orgMfaSettingsToJson = (settings: OrgMfaSettingsView): OrgMfaSettingsJson => toJson(ORG_MFA_SETTINGS, settings);
 export const orgMfaSettingsPatchFromJson = (json: unknown, refuse: Refuse): OrgMfaSettingsPatch => patchFromJson(ORG_MFA_SETTINGS, json, refuse);
 

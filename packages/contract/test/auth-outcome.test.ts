@@ -12,14 +12,33 @@ import {
 import {
   AuthResponseSchema,
   LoginResponseSchema,
+  MfaFactor,
   RefreshResponseSchema,
   ResendMFAResponseSchema,
   SubmitPhoneAndRequestMFAResponseSchema,
 } from "../src/gen/gatehouse/v1/auth_pb.ts";
-import { overTheWire } from "./support/wire.ts";
+import { mfaFactorFromWire, mfaFactorToWire } from "../src/mfa-factor.ts";
+import { overTheWire, refuse } from "./support/wire.ts";
 
-const TOKENS = { accessToken: "gh_at_x", refreshToken: "gh_rt_x", expiresAt: Date.parse("2030-01-02T03:04:05.678Z"), userId: "u", orgId: "o" };
-const CHALLENGE: MfaChallengeView = { challengeId: "c", phoneMask: "+*******4567", resendAfterSeconds: 30 };
+const TOKENS = {
+  accessToken: "gh_at_x",
+  refreshToken: "gh_rt_x",
+  expiresAt: Date.parse("2030-01-02T03:04:05.678Z"),
+  userId: "u",
+  orgId: "o",
+  amr: ["pwd", "otp"],
+  aal: 2 as const,
+};
+const CHALLENGE: MfaChallengeView = {
+  challengeId: "c",
+  phoneMask: "+*******4567",
+  resendAfterSeconds: 30,
+  factors: [
+    { kind: "totp", label: "Phone app" },
+    { kind: "sms", label: "+*******4567" },
+    { kind: "recovery_code", label: "10 recovery codes left" },
+  ],
+};
 
 const OUTCOMES: readonly [string, AuthOutcomeView, string][] = [
   ["tokens", { kind: "tokens", tokens: TOKENS }, "tokens"],
@@ -41,6 +60,28 @@ describe("auth outcome", () => {
 
   it.each([SubmitPhoneAndRequestMFAResponseSchema, ResendMFAResponseSchema])("the challenge reads back from %s", (schema) => {
     expect(mfaChallengeFromWire(overTheWire(schema, mfaChallengeToWire(CHALLENGE)))).toEqual(CHALLENGE);
+  });
+
+  it("leaves out a factor kind this client does not know", () => {
+    const wire = overTheWire(LoginResponseSchema, authOutcomeToWire({ kind: "mfa_required", challenge: CHALLENGE }));
+    if (wire.result.case !== "mfaRequired") throw new Error("expected an MFA challenge");
+    wire.result.value.factors.push({ ...wire.result.value.factors[0]!, kind: "carrier_pigeon" });
+    expect(authOutcomeFromWire(wire)).toEqual({ kind: "mfa_required", challenge: CHALLENGE });
+  });
+
+  it.each([
+    [MfaFactor.UNSPECIFIED, "sms"],
+    [MfaFactor.SMS, "sms"],
+    [MfaFactor.TOTP, "totp"],
+    [MfaFactor.RECOVERY_CODE, "recovery_code"],
+    [MfaFactor.WEBAUTHN, "webauthn"],
+  ] as const)("VerifyMFA's factor %i is %s", (factor, kind) => {
+    expect(mfaFactorFromWire(factor, refuse)).toBe(kind);
+    if (factor !== MfaFactor.UNSPECIFIED) expect(mfaFactorToWire(kind)).toBe(factor);
+  });
+
+  it("refuses a factor number it does not know, naming the field", () => {
+    expect(() => mfaFactorFromWire(99 as MfaFactor, refuse)).toThrow(expect.objectContaining({ field: "factor" }));
   });
 
   it("leaves out what the domain holds beyond the wire", () => {

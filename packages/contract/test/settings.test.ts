@@ -24,8 +24,24 @@ import {
 import { overTheWire, protoJson, refuse } from "./support/wire.ts";
 
 const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
-  { requireMfaNewDevice: true, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: true, trustTtlDays: 30 },
-  { requireMfaNewDevice: false, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: false, trustTtlDays: 0 },
+  {
+    requireMfaNewDevice: true,
+    requireMfaUntrustedDevice: true,
+    trustDeviceAfterMfa: true,
+    trustTtlDays: 30,
+    allowedFactors: ["sms", "totp", "webauthn", "recovery_code"],
+    requirePhishingResistant: false,
+    stepUpMaxAgeMinutes: 15,
+  },
+  {
+    requireMfaNewDevice: false,
+    requireMfaUntrustedDevice: false,
+    trustDeviceAfterMfa: false,
+    trustTtlDays: 0,
+    allowedFactors: ["totp"],
+    requirePhishingResistant: true,
+    stepUpMaxAgeMinutes: 1,
+  },
 ];
 const PLATFORM_SETTINGS: readonly PlatformSettingsView[] = [
   { mfaAlways: false, deviceTrustEnabled: true, maxTrustTtlDays: 90 },
@@ -40,7 +56,7 @@ describe("org MFA settings", () => {
 
   it.each(ORG_SETTINGS)("the JSON form is the proto's JSON, and as a patch sets every field: %o", (settings) => {
     const json = orgMfaSettingsToJson(settings);
-    expect(json).toEqual(protoJson(OrgMfaSettingsSchema, settings));
+    expect(json).toEqual(protoJson(OrgMfaSettingsSchema, orgMfaSettingsToWire(settings)));
     expect(orgMfaSettingsPatchFromJson(json, refuse)).toEqual(settings);
   });
 
@@ -52,9 +68,22 @@ describe("org MFA settings", () => {
     ["nothing", {}],
     ["one flag", { requireMfaNewDevice: false }],
     ["a zero", { trustTtlDays: 0 }],
-    ["everything", ORG_SETTINGS[0]!],
+    ["a false", { requirePhishingResistant: false }],
   ])("an update patches only the fields that are set: %s", (_, patch) => {
-    expect(orgMfaSettingsPatchFromWire(overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", ...patch }))).toStrictEqual(patch);
+    expect(orgMfaSettingsPatchFromWire(overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", ...patch }), refuse)).toStrictEqual(patch);
+  });
+
+  it("an update sets the list of factors when the list is set, even empty (which the core refuses)", () => {
+    const { allowedFactors, ...scalars } = ORG_SETTINGS[1]!;
+    const request = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", ...scalars, allowedFactors: { kinds: [...allowedFactors] } });
+    expect(orgMfaSettingsPatchFromWire(request, refuse)).toStrictEqual(ORG_SETTINGS[1]);
+    const empty = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", allowedFactors: { kinds: [] } });
+    expect(orgMfaSettingsPatchFromWire(empty, refuse)).toStrictEqual({ allowedFactors: [] });
+  });
+
+  it.each([[["sms", "email"]], [["totp", "totp"]]])("refuses the factor list %j on the wire, naming it", (kinds) => {
+    const request = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", allowedFactors: { kinds } });
+    expect(() => orgMfaSettingsPatchFromWire(request, refuse)).toThrow(expect.objectContaining({ field: "allowed_factors" }));
   });
 
   it.each<[unknown, string, string]>([
@@ -62,8 +91,9 @@ describe("org MFA settings", () => {
     [
       { trust_ttl: 3 },
       "trust_ttl",
-      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days)",
+      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes)",
     ],
+    [{ allowed_factors: "totp" }, "allowed_factors", "must be a list of distinct factor kinds (sms, totp, webauthn, recovery_code)"],
     [{ require_mfa_new_device: "yes" }, "require_mfa_new_device", "must be true or false"],
     [{ trust_ttl_days: 1.5 }, "trust_ttl_days", "must be a whole number"],
     [{ trust_ttl_days: "30" }, "trust_ttl_days", "must be a whole number"],

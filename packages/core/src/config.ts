@@ -26,6 +26,13 @@ export interface GatehouseConfig {
   readonly refreshReuseIntervalMs: number;
   /** When set, OTP hashes are HMAC-SHA256 keyed with it (see otp.ts). */
   readonly otpHashKey: string | undefined;
+  /**
+   * 32 bytes: seals TOTP secrets (AES-256-GCM) and keys recovery-code hashes. Unset, a development key
+   * derived from a published constant is used (the server refuses that in production).
+   */
+  readonly factorEncryptionKey: Uint8Array | undefined;
+  /** The issuer authenticator apps show next to the account (the `otpauth://` URI's issuer). */
+  readonly totpIssuer: string;
   /** Argon2id parameters of new hashes; stored hashes with others are replaced at their next successful login. */
   readonly password: Argon2idParams;
   /** Password hashes computed at once (the server sets its cores). */
@@ -105,6 +112,8 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   sessionIdleMs: 7 * DAY,
   refreshReuseIntervalMs: 10_000,
   otpHashKey: undefined,
+  factorEncryptionKey: undefined,
+  totpIssuer: "Gatehouse",
   password: OWASP_ARGON2ID_PARAMS,
   // libuv's default thread pool, which runs node:crypto's KDFs, has 4 threads: more would wait there, unbounded.
   passwordHashConcurrency: 4,

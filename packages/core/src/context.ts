@@ -1,6 +1,8 @@
 import { createAuditIdSource } from "./audit/audit-ids.ts";
 import type { AuditEvent } from "./audit/events.ts";
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
+import { createRecoveryCodeHasher, type RecoveryCodeHasher } from "./factors/recovery-codes.ts";
+import { createSecretBox, developmentFactorKey, type SecretBox } from "./factors/secret-box.ts";
 import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { EpochMs } from "./model.ts";
@@ -43,6 +45,9 @@ export interface Context {
   readonly smsGuardObserver: SmsGuardObserver;
   /** Ids for audit events, ordered as they are made (see audit-ids.ts). */
   readonly newAuditId: (at: EpochMs) => string;
+  /** Seals and opens TOTP secrets under the factor key. */
+  readonly secretBox: SecretBox;
+  readonly recoveryCodes: RecoveryCodeHasher;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
   readonly pendingAudit?: AuditEvent[];
 }
@@ -61,6 +66,7 @@ export function createContext(deps: GatehouseDeps): Context {
     if (new Set(lengths).size < lengths.length) throw new RangeError(`${name} has two windows of the same windowMs`);
   }
   checkSmsBreakerConfig(config.smsBreaker);
+  const factorKey = config.factorEncryptionKey ?? developmentFactorKey();
   return {
     stores: deps.stores,
     sms: deps.sms,
@@ -77,5 +83,7 @@ export function createContext(deps: GatehouseDeps): Context {
     }),
     smsGuardObserver: deps.smsGuardObserver ?? IGNORE_SMS_GUARD,
     newAuditId: createAuditIdSource(deps.random),
+    secretBox: createSecretBox(factorKey, deps.random),
+    recoveryCodes: createRecoveryCodeHasher(factorKey),
   };
 }

@@ -21,7 +21,9 @@ export type ErrorKind =
   | "email_not_verified"
   | "email_unavailable"
   | "invalid_link"
-  | "storage_unavailable";
+  | "storage_unavailable"
+  /** The call needs a second factor verified more recently in this session (StartStepUp, then VerifyMFA). */
+  | "step_up_required";
 
 /** The messages of the spec's error table, verbatim, plus ours where it is silent. */
 const defaultMessages: Record<ErrorKind, string> = {
@@ -44,6 +46,7 @@ const defaultMessages: Record<ErrorKind, string> = {
   email_unavailable: "email delivery is unavailable; try again later",
   invalid_link: "invalid or expired link",
   storage_unavailable: "the service is unavailable; try again later",
+  step_up_required: "step-up required",
 };
 
 export interface ErrorDetails {

@@ -17,6 +17,7 @@ import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/sub
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
+import { sendMfaCode, type SendMfaCodeInput } from "./use-cases/send-mfa-code.ts";
 import {
   acceptInvitation,
   addMember,
@@ -39,6 +40,18 @@ import {
 import { verifyEmail, type VerifyEmailInput } from "./use-cases/verify-email.ts";
 import * as smsPolicy from "./use-cases/sms-destination-policy.ts";
 import type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./use-cases/sms-destination-policy.ts";
+import {
+  confirmTotpEnrollment,
+  generateRecoveryCodes,
+  listFactors,
+  removeFactor,
+  startTotpEnrollment,
+  type FactorsView,
+  type TotpEnrollment,
+} from "./use-cases/account-factors.ts";
+import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
+import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./use-cases/admin-factors.ts";
+import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 /** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
@@ -85,6 +98,37 @@ export interface AdminApi {
   listDevicesOfUser(actor: Actor, userId: string): Promise<Device[]>;
   revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
   revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
+  /** A member's factors, never a secret (see use-cases/admin-factors.ts). */
+  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<FactorsView>;
+  /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
+  resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;
+  /** The command line's forms: the user by email or id, platform admins and the operator only. */
+  listUserFactorsByReference(actor: Actor, emailOrUserId: string): Promise<FactorsView>;
+  resetUserFactorsByReference(actor: Actor, emailOrUserId: string, reason: string): Promise<void>;
+}
+
+/** What a signed-in user manages about their own account (AccountService; see use-cases/account-*.ts). */
+export interface AccountApi {
+  listFactors(principal: Principal): Promise<FactorsView>;
+  /** Adding or removing a factor needs a step-up, except a user's very first factor. */
+  startTotpEnrollment(principal: Principal, label: string): Promise<TotpEnrollment>;
+  confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
+  generateRecoveryCodes(principal: Principal, request?: RequestMeta): Promise<string[]>;
+  removeFactor(principal: Principal, factorId: string, request?: RequestMeta): Promise<void>;
+  listSessions(principal: Principal): Promise<SessionView[]>;
+  revokeSession(principal: Principal, sessionId: string, request?: RequestMeta): Promise<void>;
+  listDevices(principal: Principal): Promise<Device[]>;
+  forgetDevice(principal: Principal, deviceId: string, request?: RequestMeta): Promise<void>;
+  /** A challenge that renews this session's second factor; VerifyMFA on it answers new tokens for the session. */
+  startStepUp(principal: Principal, request?: RequestMeta): Promise<MfaRequired>;
+  /**
+   * Throws `step_up_required` unless the session verified a second factor within the org's
+   * `step_up_max_age_minutes`. AdminService calls it for every call; an embedder calls it before its own
+   * sensitive actions.
+   */
+  requireStepUp(principal: Principal): Promise<void>;
+  /** `requireStepUp` for a caller holding an admin role; others are left to the admin call's own refusal. */
+  requireAdminStepUp(principal: Principal): Promise<void>;
 }
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
@@ -107,6 +151,8 @@ export interface Gatehouse {
   verifyMfa(input: VerifyMfaInput): Promise<IssuedTokens>;
   /** Sends a new code for a pending challenge (new challenge id); see use-cases/resend-mfa.ts. */
   resendMfa(input: ResendMfaInput): Promise<MfaRequired>;
+  /** Sends an SMS code for a challenge of a user with other factors too (Login sent none). */
+  sendMfaCode(input: SendMfaCodeInput): Promise<MfaRequired>;
   /** Resolves a bearer access token; throws `unauthenticated`. */
   authenticate(accessToken: string): Promise<Principal>;
   /** `request`: where the call came from, recorded with the session's revocation. */
@@ -117,6 +163,7 @@ export interface Gatehouse {
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
+  readonly account: AccountApi;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
@@ -135,6 +182,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     submitPhoneAndRequestMfa: (input) => submitPhoneAndRequestMfa(ctx, input),
     verifyMfa: (input) => verifyMfa(ctx, input),
     resendMfa: (input) => resendMfa(ctx, input),
+    sendMfaCode: (input) => sendMfaCode(ctx, input),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {
@@ -173,7 +221,25 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       listDevicesOfUser: (actor, userId) => operator.listDevicesOfUser(ctx, actor, userId),
       revokeUserSessionsEverywhere: (actor, userId) => operator.revokeUserSessionsEverywhere(ctx, actor, userId),
       revokeDeviceTrustById: (actor, deviceId) => operator.revokeDeviceTrustById(ctx, actor, deviceId),
+      listUserFactors: (actor, orgId, userId) => listUserFactors(ctx, actor, orgId, userId),
+      resetUserFactors: (actor, orgId, userId, reason) => resetUserFactors(ctx, actor, orgId, userId, reason),
+      listUserFactorsByReference: (actor, reference) => listUserFactorsByReference(ctx, actor, reference),
+      resetUserFactorsByReference: (actor, reference, reason) => resetUserFactorsByReference(ctx, actor, reference, reason),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
+    },
+    account: {
+      listFactors: (principal) => listFactors(ctx, principal),
+      startTotpEnrollment: (principal, label) => startTotpEnrollment(ctx, principal, label),
+      confirmTotpEnrollment: (principal, enrollmentId, code, request) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
+      generateRecoveryCodes: (principal, request) => generateRecoveryCodes(ctx, principal, request),
+      removeFactor: (principal, factorId, request) => removeFactor(ctx, principal, factorId, request),
+      listSessions: (principal) => listSessions(ctx, principal),
+      revokeSession: (principal, sessionId, request) => revokeSession(ctx, principal, sessionId, request),
+      listDevices: (principal) => listDevices(ctx, principal),
+      forgetDevice: (principal, deviceId, request) => forgetDevice(ctx, principal, deviceId, request),
+      startStepUp: (principal, request) => startStepUp(ctx, principal, request),
+      requireStepUp: (principal) => requireStepUp(ctx, principal),
+      requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),
     },
   };
 }

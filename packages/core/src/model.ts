@@ -72,6 +72,8 @@ export interface MfaChallenge {
   readonly attempts: number;
   readonly expiresAt: EpochMs;
   readonly createdAt: EpochMs;
+  /** Set for a step-up (StartStepUp): the session whose second factor it renews; absent for a sign-in. */
+  readonly stepUpSessionId?: string;
 }
 
 export interface MfaIntent {
@@ -102,7 +104,18 @@ export interface Session {
    */
   readonly expiresAt: EpochMs;
   readonly revokedAt: EpochMs | null;
+  /** What the session proved (RFC 8176 names): `pwd`, then the second factor's (`sms`, `otp`, `rec`). */
+  readonly amr: readonly string[];
+  /** 1: password only; 2: a second factor too. */
+  readonly aal: AssuranceLevel;
+  /** When its last second factor was verified (sign-in or step-up); null when it never had one. */
+  readonly mfaAt: EpochMs | null;
 }
+
+export type AssuranceLevel = 1 | 2;
+
+/** The `amr` value each factor adds to a session (design/factors.md). */
+export const AMR_OF_FACTOR: Readonly<Record<FactorKind, string>> = { sms: "sms", totp: "otp", webauthn: "webauthn", recovery_code: "rec" };
 
 export interface PlatformSettings {
   readonly mfaAlways: boolean;
@@ -114,6 +127,11 @@ export interface PlatformSettings {
   readonly smsRefusedNumberTypes: readonly SmsNumberType[];
 }
 
+/** The second factors a user can hold (design/factors.md); `sms` is the user's verified phone. */
+export type FactorKind = "sms" | "totp" | "webauthn" | "recovery_code";
+
+export const FACTOR_KINDS: readonly FactorKind[] = ["sms", "totp", "webauthn", "recovery_code"];
+
 export interface OrgMfaSettings {
   readonly requireMfaNewDevice: boolean;
   readonly requireMfaUntrustedDevice: boolean;
@@ -121,6 +139,12 @@ export interface OrgMfaSettings {
   readonly trustTtlDays: number;
   /** Regions this org's members may receive OTPs in, within the platform's; empty: every region the platform allows. */
   readonly smsAllowedCountries: readonly string[];
+  /** The factors that satisfy this org's MFA; never empty. */
+  readonly allowedFactors: readonly FactorKind[];
+  /** Stored now; enforced once passkeys exist. */
+  readonly requirePhishingResistant: boolean;
+  /** How recent a session's second factor must be for admin calls and factor changes. */
+  readonly stepUpMaxAgeMinutes: number;
 }
 
 /**
@@ -157,6 +181,9 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   trustDeviceAfterMfa: true,
   trustTtlDays: 30,
   smsAllowedCountries: [],
+  allowedFactors: FACTOR_KINDS,
+  requirePhishingResistant: false,
+  stepUpMaxAgeMinutes: 15,
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */
@@ -184,5 +211,29 @@ export interface Invitation {
   /** The admin who invited; null for the operator's command line. */
   readonly invitedBy: string | null;
   readonly expiresAt: EpochMs;
+  readonly createdAt: EpochMs;
+}
+
+/**
+ * An authenticator app (RFC 6238) of a user. Unconfirmed (`confirmedAt` null) while its enrolment
+ * waits for a first code: such a factor never satisfies MFA.
+ */
+export interface TotpFactor {
+  readonly id: string;
+  readonly userId: string;
+  readonly label: string;
+  /** The base32 secret sealed by the `SecretBox` (AES-256-GCM): a database copy alone yields no secret. */
+  readonly sealedSecret: string;
+  /** The last time step a code was accepted for; a code of this step or an earlier one is refused. */
+  readonly lastStep: number | null;
+  readonly confirmedAt: EpochMs | null;
+  readonly createdAt: EpochMs;
+  readonly lastUsedAt: EpochMs | null;
+}
+
+/** One single-use recovery code of a user, stored as a hash only (see recovery-codes.ts). */
+export interface RecoveryCode {
+  readonly userId: string;
+  readonly codeHash: string;
   readonly createdAt: EpochMs;
 }

@@ -24,7 +24,9 @@ import type {
   Org,
   OrgMfaSettings,
   PlatformSettings,
+  RecoveryCode,
   Session,
+  TotpFactor,
   User,
 } from "./model.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
@@ -118,6 +120,11 @@ export interface UserStore {
    * so of concurrent identical calls exactly one reports the change.
    */
   setDisabled(userId: string, disabledAt: EpochMs | null): Promise<boolean>;
+  /**
+   * Unlocks the phone for an admin's factor reset: `phone = null`, `phoneVerified = false`, so the next MFA
+   * collects a phone again. Returns false when the user is missing or has no phone.
+   */
+  clearPhone(userId: string): Promise<boolean>;
   /** Replaces the password hash whatever it was (a reset or a change). Returns false when the user is missing. */
   setPasswordHash(userId: string, newHash: string): Promise<boolean>;
   /** Atomic: sets `emailVerifiedAt = now` only while it is null. Returns false when the user is missing or already verified. */
@@ -274,6 +281,38 @@ export interface InvitationStore {
   delete(orgId: string, invitationId: string): Promise<boolean>;
 }
 
+/** A user's authenticator apps and recovery codes (design/factors.md); the phone stays on the user. */
+export interface FactorStore {
+  /** Throws `already_exists` on a duplicate id. */
+  createTotp(factor: TotpFactor): Promise<void>;
+  findTotp(id: string): Promise<TotpFactor | null>;
+  /** The user's authenticator apps, confirmed or not, oldest first (ties by id). */
+  listTotp(userId: string): Promise<TotpFactor[]>;
+  /** Atomic: sets `confirmedAt = now` only while it is null. Returns false when missing or already confirmed. */
+  confirmTotp(id: string, now: EpochMs): Promise<boolean>;
+  /**
+   * Atomic compare-and-set, the one-use rule of TOTP codes: sets `lastStep = step` and `lastUsedAt = now`
+   * only while `lastStep` is null or below `step`. Returns false when the factor is missing or the step
+   * (or a later one) was accepted already; of concurrent calls with one step exactly one gets true.
+   */
+  acceptTotpStep(id: string, step: number, now: EpochMs): Promise<boolean>;
+  /** Deletes the user's factor with this id; false when the user has none with it. */
+  deleteTotp(userId: string, id: string): Promise<boolean>;
+  /** Atomically replaces every recovery code of the user with `codes` (all of this user). */
+  replaceRecoveryCodes(userId: string, codes: readonly RecoveryCode[]): Promise<void>;
+  /**
+   * Atomic single use: deletes the user's code with this hash and returns how many codes the user has left;
+   * null when the user has no such code. Of concurrent calls with one hash at most one gets a number.
+   */
+  consumeRecoveryCode(userId: string, codeHash: string): Promise<number | null>;
+  countRecoveryCodes(userId: string): Promise<number>;
+  /** Deletes every authenticator app and recovery code of the user; returns how many records went. */
+  deleteAllByUser(userId: string): Promise<number>;
+}
+
+/** What a step-up proved: the session's new `amr`, `aal` and `mfaAt`. */
+export type StepUpProof = Pick<Session, "amr" | "aal" | "mfaAt">;
+
 export interface TokenPair {
   readonly accessTokenHash: string;
   readonly accessExpiresAt: EpochMs;
@@ -322,6 +361,15 @@ export interface SessionStore {
    * get `replayed`.
    */
   rotate(refreshTokenHash: string, next: TokenPair, now: EpochMs, replay?: ReplayWindow): Promise<RefreshRotation>;
+  /**
+   * Atomic step-up: when the session is active and unexpired at `now`, records the second factor it just
+   * proved (`amr`, `aal`, `mfaAt`) and replaces both its tokens with `next` (each expiry capped at its
+   * `expiresAt`, as rotation does), so the tokens held before stop working. Returns the session as it is
+   * after; null when it is missing, revoked or expired.
+   */
+  recordStepUp(sessionId: string, proof: StepUpProof, next: TokenPair, now: EpochMs): Promise<Session | null>;
+  /** The user's sessions in the org that are live at `now` (not revoked, refresh token and absolute end later), newest first (ties by id). */
+  listActiveByUser(orgId: string, userId: string, now: EpochMs): Promise<Session[]>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
   /** Revokes every active session of the user in the org (`orgId` null: in every org); returns how many. */
@@ -524,6 +572,7 @@ export interface Stores {
   readonly intents: IntentStore;
   readonly emailTokens: EmailTokenStore;
   readonly invitations: InvitationStore;
+  readonly factors: FactorStore;
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;

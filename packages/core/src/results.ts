@@ -1,4 +1,4 @@
-import type { EpochMs } from "./model.ts";
+import type { AssuranceLevel, EpochMs, FactorKind } from "./model.ts";
 
 export interface IssuedTokens {
   readonly accessToken: string;
@@ -7,13 +7,26 @@ export interface IssuedTokens {
   readonly expiresAt: EpochMs;
   readonly userId: string;
   readonly orgId: string;
+  /** What the session proved: `pwd`, then the second factor's value (`sms`, `otp`, `rec`). */
+  readonly amr: readonly string[];
+  readonly aal: AssuranceLevel;
+}
+
+/** A factor the user can complete a challenge with: one the user has and the org allows. */
+export interface MfaFactorOption {
+  readonly kind: FactorKind;
+  /** What names it to its owner: the masked phone, the authenticator app's label, how many recovery codes are left. */
+  readonly label: string;
 }
 
 export interface MfaRequired {
   readonly challengeId: string;
+  /** The phone a code was or can be sent to, masked; empty when SMS is not one of `factors`. */
   readonly phoneMask: string;
   /** Seconds until ResendMFA accepts this challenge. */
   readonly resendAfterSeconds: number;
+  /** Strongest first. When SMS is the only one, its code was sent; otherwise SendMfaCode sends it. */
+  readonly factors: readonly MfaFactorOption[];
 }
 
 /** No phone on file: the one-time intent that SubmitPhoneAndRequestMFA redeems. */
@@ -34,4 +47,9 @@ export interface Principal {
   readonly sessionId: string;
   /** The device the session was issued for. */
   readonly deviceId: string;
+  /** What the session proved, as `IssuedTokens.amr`. */
+  readonly amr: readonly string[];
+  readonly aal: AssuranceLevel;
+  /** When the session last verified a second factor; null when it never did. */
+  readonly mfaAt: EpochMs | null;
 }

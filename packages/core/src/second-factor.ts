@@ -2,21 +2,35 @@ import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type R
 import type { Context } from "./context.ts";
 import { GatehouseError } from "./errors.ts";
 import { newId } from "./ids.ts";
-import type { User } from "./model.ts";
+import { isSmsOnly, usableFactors } from "./factors/usable-factors.ts";
+import type { MfaChallenge, OrgMfaSettings, User } from "./model.ts";
 import { generateOtp, hashOtp } from "./otp.ts";
 import { maskPhone } from "./phone.ts";
 import type { RateLimitReceipt, SendCharges } from "./ports.ts";
 import { consumeAll, rateLimitKeys, refundAll } from "./rate-limits.ts";
-import type { AuthOutcome, IssuedTokens, MfaRequired, PhoneRequired } from "./results.ts";
+import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired } from "./results.ts";
 import { hashToken } from "./tokens.ts";
 import type { SmsDestination } from "./sms-destination.ts";
 import { bucketOf, guardDestination, smsTrafficKeys, VELOCITY_REFUSALS } from "./sms-guard.ts";
 import { inTransaction } from "./unit-of-work.ts";
 
-interface LoginTarget {
+export interface LoginTarget {
   readonly userId: string;
   readonly orgId: string;
   readonly deviceId: string;
+  /** For a step-up: the session whose second factor the challenge renews. */
+  readonly stepUpSessionId?: string;
+}
+
+/** What a challenge is for: a replacement (a resend, a code sent on request) is for the same, a step-up included. */
+export function targetOf(challenge: MfaChallenge): LoginTarget {
+  const { userId, orgId, deviceId, stepUpSessionId } = challenge;
+  return stepUpSessionId === undefined ? { userId, orgId, deviceId } : { userId, orgId, deviceId, stepUpSessionId };
+}
+
+/** Whom a challenge's events are about. */
+function subjectOfTarget(target: LoginTarget, request: RequestMeta | undefined): AuditSubject & { readonly orgId: string } {
+  return { actor: { kind: "user", userId: target.userId }, userId: target.userId, orgId: target.orgId, deviceId: target.deviceId, request };
 }
 
 /** A challenge a unit of work stored, whose code goes out once that unit has committed (`sendChallenge`). */
@@ -35,6 +49,8 @@ export interface PreparedChallenge {
 export type SignInStep =
   | { readonly kind: "tokens"; readonly tokens: IssuedTokens }
   | { readonly kind: "phone_required"; readonly intent: PhoneRequired }
+  /** The user has a factor besides SMS: no code is sent until the client picks SMS (SendMfaCode). */
+  | { readonly kind: "mfa_required"; readonly challenge: MfaRequired }
   | { readonly kind: "challenge"; readonly challenge: PreparedChallenge };
 
 /** Every sliding-log limit one text counts against: the phone's, the user's, and the platform-wide one of its prefix (the region's: `guardDestination`). */
@@ -50,12 +66,21 @@ function sendLimits(ctx: Context, userId: string, phone: string, destination: Sm
 /**
  * Inside a unit of work: checks the destination (policy, breaker), takes the send limits (every SMS
  * costs money), counts the send and stores a challenge for `phone` (E.164). Its code is sent by
- * `sendChallenge` after the commit, so no transaction waits on the provider.
+ * `sendChallenge` after the commit, so no transaction waits on the provider. `factors` are the answer's
+ * options; `replacing`, a challenge the caller consumed whose id and spent attempts the new one keeps
+ * (SendMfaCode gives a code to a challenge that had none).
  */
-export async function prepareChallenge(tx: Context, target: LoginTarget, phone: string, request: RequestMeta | undefined): Promise<PreparedChallenge> {
+export async function prepareChallenge(
+  tx: Context,
+  target: LoginTarget,
+  phone: string,
+  request: RequestMeta | undefined,
+  factors: readonly MfaFactorOption[],
+  replacing?: MfaChallenge,
+): Promise<PreparedChallenge> {
   if (phone === "") throw new GatehouseError("phone_required_for_mfa");
   const now = tx.clock.now();
-  const subject = { actor: { kind: "user", userId: target.userId }, ...target, request } satisfies AuditSubject;
+  const subject = subjectOfTarget(target, request);
   const destination = await guardDestination(tx, subject, phone);
   const taken = await consumeAll(tx.stores.rateLimiter, sendLimits(tx, target.userId, phone, destination), now);
   if (!taken.allowed) {
@@ -64,18 +89,18 @@ export async function prepareChallenge(tx: Context, target: LoginTarget, phone: 
     throw await recordRefusal(tx, subject, taken.limit, taken.refusal);
   }
   await tx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(now), 1, 0);
-  const id = newId(tx.random);
+  const id = replacing?.id ?? newId(tx.random);
   const otp = generateOtp(tx.random);
   await tx.stores.challenges.create({
     id,
     ...target,
     phone,
     codeHash: hashOtp(otp, id, tx.config.otpHashKey),
-    attempts: 0,
+    attempts: replacing?.attempts ?? 0,
     expiresAt: now + tx.config.challengeTtlMs,
     createdAt: now,
   });
-  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000) };
+  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000), factors };
   return { answer, phone, otp, receipts: taken.receipts, subject, destination };
 }
 
@@ -127,11 +152,26 @@ function definitelyNotSent(error: unknown): boolean {
   return typeof error === "object" && error !== null && "mayHaveBeenSent" in error && error.mayHaveBeenSent === false;
 }
 
-/** Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first, or challenge the one on file. */
-export async function startSecondFactor(tx: Context, user: User, orgId: string, deviceId: string, request: RequestMeta | undefined): Promise<SignInStep> {
+/**
+ * Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first when the user has no
+ * factor the org allows, challenge the phone on file when it is the only one, and otherwise store a challenge
+ * with no code yet that any of the user's factors completes (SendMfaCode sends an SMS code on request).
+ */
+export async function startSecondFactor(
+  tx: Context,
+  user: User,
+  org: OrgMfaSettings,
+  orgId: string,
+  deviceId: string,
+  request: RequestMeta | undefined,
+): Promise<SignInStep> {
   const target = { userId: user.id, orgId, deviceId };
-  const subject: AuditSubject = { actor: { kind: "user", userId: user.id }, ...target, request };
+  const subject = subjectOfTarget(target, request);
   await recordAudit(tx, "mfa.required", subject, { phoneMask: user.phone === null ? null : maskPhone(user.phone) });
+  const factors = await usableFactors(tx, user, org);
+  if (factors.length > 0 && !isSmsOnly(factors)) return { kind: "mfa_required", challenge: await storeCodelessChallenge(tx, target, user, factors) };
+  // No factor the org allows besides a phone it does not: nothing a phone could be collected for completes MFA.
+  if (factors.length === 0 && !org.allowedFactors.includes("sms")) throw new GatehouseError("permission_denied", "no second factor this org allows is set up");
   if (user.phone === null) {
     const now = tx.clock.now();
     const intentId = newId(tx.random);
@@ -139,7 +179,16 @@ export async function startSecondFactor(tx: Context, user: User, orgId: string, 
     await tx.stores.intents.create({ id: hashToken(intentId), ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
     return { kind: "phone_required", intent: { intentId } };
   }
-  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request) };
+  return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request, factors) };
+}
+
+/** A challenge no SMS code belongs to yet: its empty code hash matches no code (see `otpMatches`). */
+export async function storeCodelessChallenge(tx: Context, target: LoginTarget, user: User, factors: readonly MfaFactorOption[]): Promise<MfaRequired> {
+  const now = tx.clock.now();
+  const id = newId(tx.random);
+  const phone = factors.some((factor) => factor.kind === "sms") ? (user.phone ?? "") : "";
+  await tx.stores.challenges.create({ id, ...target, phone, codeHash: "", attempts: 0, expiresAt: now + tx.config.challengeTtlMs, createdAt: now });
+  return { challengeId: id, phoneMask: phone === "" ? "" : maskPhone(phone), resendAfterSeconds: 0, factors };
 }
 
 /** After the unit of work committed: sends the code of a challenge step; the other steps are the answer as they are. */

@@ -1,8 +1,8 @@
 import { recordAudit, type RequestMeta } from "./audit/record.ts";
 import type { Context } from "./context.ts";
 import { newId } from "./ids.ts";
-import type { EpochMs } from "./model.ts";
-import type { TokenPair } from "./ports.ts";
+import { AMR_OF_FACTOR, type EpochMs, type FactorKind, type Session } from "./model.ts";
+import type { StepUpProof, TokenPair } from "./ports.ts";
 import type { IssuedTokens } from "./results.ts";
 import { ACCESS_TOKEN_PREFIX, hashToken, newToken, REFRESH_TOKEN_PREFIX } from "./tokens.ts";
 
@@ -32,13 +32,24 @@ export function newTokenPair(ctx: Context, sessionEnd = Number.POSITIVE_INFINITY
   };
 }
 
-export function toIssuedTokens(fresh: FreshTokens, userId: string, orgId: string): IssuedTokens {
-  return { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.pair.accessExpiresAt, userId, orgId };
+/** Whom tokens are for and what their session proved. */
+export type TokensOwner = Pick<Session, "userId" | "orgId" | "amr" | "aal">;
+
+export function toIssuedTokens(fresh: FreshTokens, owner: TokensOwner): IssuedTokens {
+  const { userId, orgId, amr, aal } = owner;
+  return { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.pair.accessExpiresAt, userId, orgId, amr, aal };
+}
+
+/** A password sign-in, then (`factor`) the second factor verified at `now`. */
+export function proofOf(factor: FactorKind | null, now: EpochMs): StepUpProof {
+  if (factor === null) return { amr: ["pwd"], aal: 1, mfaAt: null };
+  return { amr: ["pwd", AMR_OF_FACTOR[factor]], aal: 2, mfaAt: now };
 }
 
 /**
- * A new session for a device; only token hashes are stored. The device stops being new and, with `trustedUntil`,
- * is trusted until then in the same write (the caller records `device.trusted`). Recorded as `session.created`.
+ * A new session for a device; only token hashes are stored. `factor` is the second factor the sign-in
+ * verified (null: none was asked). The device stops being new and, with `trustedUntil`, is trusted until
+ * then in the same write (the caller records `device.trusted`). Recorded as `session.created`.
  */
 export async function issueSession(
   tx: Context,
@@ -46,14 +57,16 @@ export async function issueSession(
   orgId: string,
   deviceId: string,
   request: RequestMeta | undefined,
+  factor: FactorKind | null,
   trustedUntil?: EpochMs,
 ): Promise<IssuedTokens> {
   const now = tx.clock.now();
   const expiresAt = now + tx.config.sessionMaxAgeMs;
   const fresh = newTokenPair(tx, expiresAt);
   const sessionId = newId(tx.random);
-  await tx.stores.sessions.create({ id: sessionId, userId, orgId, deviceId, ...fresh.pair, createdAt: now, expiresAt, revokedAt: null });
+  const proof = proofOf(factor, now);
+  await tx.stores.sessions.create({ id: sessionId, userId, orgId, deviceId, ...fresh.pair, createdAt: now, expiresAt, revokedAt: null, ...proof });
   await tx.stores.devices.markSessionIssued(deviceId, tx.clock.now(), trustedUntil);
   await recordAudit(tx, "session.created", { actor: { kind: "user", userId }, orgId, userId, deviceId, request }, { sessionId });
-  return toIssuedTokens(fresh, userId, orgId);
+  return toIssuedTokens(fresh, { userId, orgId, ...proof });
 }

@@ -74,7 +74,7 @@ describe("the events of a sign-in with MFA", () => {
       { mfaRequired: true },
       { phoneMask: null },
       { challengeId, phoneMask: MASK },
-      { challengeId },
+      { challengeId, factor: "sms" },
       { phoneMask: MASK },
       { sessionId },
       { trustedUntil: h.clock.now() + 30 * 24 * 60 * 60 * 1000 },

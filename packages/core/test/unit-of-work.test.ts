@@ -169,7 +169,8 @@ describe("each use case commits once", () => {
     const entries = await s.record(() =>
       s.gatehouse.verifyMfa({ challengeId, otp: wrong }).catch((error: unknown) => expect(error).toBeInstanceOf(GatehouseError)),
     );
-    expect(entries).toEqual(["begin", "tx:challenges.claimAttempt", "tx:rateLimiter.consume", "tx:audit.append", "commit"]);
+    // The sign-in facts tell which factors the org allows before the code is checked.
+    expect(entries).toEqual(["begin", "tx:challenges.claimAttempt", "tx:rateLimiter.consume", "tx:signInFacts.read", "tx:audit.append", "commit"]);
     expect((await s.memory.challenges.findById(challengeId))?.attempts).toBe(1);
   });
 });

@@ -24,6 +24,7 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
   email_unavailable: Code.Unavailable,
   invalid_link: Code.Unauthenticated,
   storage_unavailable: Code.Unavailable,
+  step_up_required: Code.FailedPrecondition,
 };
 
 export const INTERNAL_MESSAGE = "internal error";

@@ -1,6 +1,6 @@
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
-import type { AuditEvent } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS, type AuditEvent } from "@gatehouse/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { bearer, createRouterHarness, expectConnectError, type RouterHarness } from "./support/router-harness.ts";
 
@@ -49,9 +49,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         deviceId: null,
         clientIp: null,
         userAgent: null,
-        payload: {
-          settings: { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30, smsAllowedCountries: [] },
-        },
+        payload: { settings: { ...DEFAULT_ORG_MFA_SETTINGS, requireMfaUntrustedDevice: false } },
       },
       {
         id: "event-3",
@@ -96,6 +94,9 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         trust_device_after_mfa: true,
         trust_ttl_days: 30,
         sms_allowed_countries: [],
+        allowed_factors: ["sms", "totp", "webauthn", "recovery_code"],
+        require_phishing_resistant: false,
+        step_up_max_age_minutes: 15,
       },
     });
   });

@@ -30,7 +30,7 @@ const routes = (router: ConnectRouter) =>
 /** Each token check waits here until the test settles it (a principal, or Unauthenticated). */
 const tokenChecks: { settle(valid: boolean): void }[] = [];
 let holdTokenChecks = false;
-const PRINCIPAL: Principal = { userId: "user-1", orgId: "org-1", sessionId: "session-1", deviceId: "device-1" };
+const PRINCIPAL: Principal = { userId: "user-1", orgId: "org-1", sessionId: "session-1", deviceId: "device-1", amr: ["pwd"], aal: 1, mfaAt: null };
 const gatehouse = {
   authenticate: () =>
     holdTokenChecks

@@ -14,11 +14,15 @@ describe("the contract's views are the core's types", () => {
     expectTypeOf<contract.BrowserAction>().toEqualTypeOf<core.BrowserAction>();
     expectTypeOf<contract.DefaultAction>().toEqualTypeOf<core.DefaultAction>();
     expect(contract.BROWSER_ACTIONS).toEqual(core.BROWSER_ACTIONS);
+    expectTypeOf<contract.FactorKindView>().toEqualTypeOf<core.FactorKind>();
+    expect(contract.FACTOR_KIND_VALUES).toEqual(core.FACTOR_KINDS);
   });
 
   it("has the same shapes", () => {
     expectTypeOf<contract.AuthOutcomeView>().toEqualTypeOf<core.AuthOutcome>();
     expectTypeOf<contract.MfaChallengeView>().toEqualTypeOf<core.MfaRequired>();
+    expectTypeOf<contract.MfaFactorOptionView>().toEqualTypeOf<core.MfaFactorOption>();
+    expectTypeOf<contract.TokensView>().toEqualTypeOf<core.IssuedTokens>();
     expectTypeOf<contract.BrowserPolicyView>().toEqualTypeOf<core.BrowserPolicy>();
     expectTypeOf<contract.BrowserPolicyDraft>().toEqualTypeOf<core.BrowserPolicyInput>();
     expectTypeOf<contract.UrlDecisionView>().toEqualTypeOf<core.UrlDecision>();

@@ -181,6 +181,7 @@ describe("the interceptors over the in-memory router transport", () => {
       email_unavailable: [Code.Unavailable, "email_unavailable"],
       invalid_link: [Code.Unauthenticated, "invalid_link"],
       storage_unavailable: [Code.Unavailable, "storage_unavailable"],
+      step_up_required: [Code.FailedPrecondition, "step_up_required"],
     };
 
     /** A handler that throws what it is told, behind the real interceptors (DevService is free when dev OTPs are off). */

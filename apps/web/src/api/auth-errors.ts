@@ -96,6 +96,8 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("This link has expired or was already used. Ask for a new one.");
     case "storage_unavailable":
       return formProblem("The service is unavailable just now. Try again in a moment.");
+    case "step_up_required":
+      return formProblem("Confirm it is you with your second factor first.");
     case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
     case "unauthenticated":

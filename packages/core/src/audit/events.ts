@@ -3,7 +3,7 @@
  * per kind. A payload never holds an OTP, a password, a token or a hash of one, or a full phone
  * number (only `maskPhone`'s form): the trail is read by org admins, who must not learn secrets from it.
  */
-import type { EpochMs, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
+import type { EpochMs, FactorKind, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
 
 /** Who caused the event: a signed-in user, the operator or the server itself, or a caller not (yet) authenticated. */
 export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
@@ -17,10 +17,18 @@ export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_ex
 /**
  * Why sessions ended: the user signed out, an admin revoked them, the member left the org, a refresh asked
  * for MFA again, a refresh named another device than the session's, the user was disabled, the device's
- * trust was revoked, or the user changed or reset their password.
+ * trust was revoked, the user changed or reset their password, or an admin reset the user's factors.
  */
 export type SessionRevocationReason =
-  "logout" | "admin" | "member_removed" | "mfa_required_again" | "device_mismatch" | "user_disabled" | "device_trust_revoked" | "password_changed";
+  | "logout"
+  | "admin"
+  | "member_removed"
+  | "mfa_required_again"
+  | "device_mismatch"
+  | "user_disabled"
+  | "device_trust_revoked"
+  | "password_changed"
+  | "factors_reset";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
@@ -50,7 +58,10 @@ export interface AuditPayloads {
   "mfa.required": { readonly phoneMask: string | null };
   "otp.sent": { readonly challengeId: string; readonly phoneMask: string };
   "otp.send_failed": { readonly phoneMask: string };
-  "mfa.verified": { readonly challengeId: string };
+  /** `factor` names what proved it (events from before factors existed have none: SMS). */
+  "mfa.verified": { readonly challengeId: string; readonly factor: FactorKind };
+  /** A recovery code was used up; `left` is how many the user still has. */
+  "recovery_code.used": { readonly left: number };
   "mfa.failed": { readonly challengeId: string; readonly reason: MfaFailureReason };
   /** The challenge's last attempt failed: it is deleted, and only a new sign-in gets another. */
   "mfa.locked_out": { readonly challengeId: string; readonly attempts: number };
@@ -59,6 +70,8 @@ export interface AuditPayloads {
   "device.trust_revoked": Record<string, never>;
   "session.created": { readonly sessionId: string };
   "session.refreshed": { readonly sessionId: string };
+  /** The session verified a second factor again (StartStepUp, then VerifyMFA). */
+  "session.stepped_up": { readonly sessionId: string; readonly factor: FactorKind };
   /** `sessionId` names the one session of a logout; `count` is how many sessions ended. */
   "session.revoked": { readonly reason: SessionRevocationReason; readonly sessionId: string | null; readonly count: number };
   /** A rotated-away refresh token came back after its reuse interval: the session is revoked. */
@@ -80,6 +93,11 @@ export interface AuditPayloads {
   "user.enabled": Record<string, never>;
   /** The account's wrong-password budget for devices it never had a session on is spent: sign-ins from them wait. */
   "sign_in.throttled": { readonly retryAfterSeconds: number };
+  /** A factor was added: an authenticator app (its id) or a set of recovery codes (`recovery_codes`). */
+  "factor.enrolled": { readonly factorId: string; readonly kind: FactorKind };
+  "factor.removed": { readonly factorId: string; readonly kind: FactorKind };
+  /** An admin reset the user's factors (`reason` as the admin gave it): apps and codes removed, phone unlocked, sessions ended. */
+  "factors.reset": { readonly reason: string; readonly removed: number };
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
@@ -108,6 +126,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "otp.sent": true,
   "otp.send_failed": true,
   "mfa.verified": true,
+  "recovery_code.used": true,
   "mfa.failed": true,
   "mfa.locked_out": true,
   "phone.verified": true,
@@ -115,6 +134,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "device.trust_revoked": true,
   "session.created": true,
   "session.refreshed": true,
+  "session.stepped_up": true,
   "session.revoked": true,
   "session.refresh_reuse_detected": true,
   "user.registered": true,
@@ -128,6 +148,9 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "user.disabled": true,
   "user.enabled": true,
   "sign_in.throttled": true,
+  "factor.enrolled": true,
+  "factor.removed": true,
+  "factors.reset": true,
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,

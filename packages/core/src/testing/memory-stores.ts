@@ -14,7 +14,9 @@ import type {
   Org,
   OrgMfaSettings,
   PlatformSettings,
+  RecoveryCode,
   Session,
+  TotpFactor,
   User,
 } from "../model.ts";
 import type {
@@ -22,6 +24,7 @@ import type {
   ChallengeStore,
   DeviceStore,
   EmailTokenStore,
+  FactorStore,
   IntentStore,
   InvitationStore,
   OrgStore,
@@ -64,6 +67,7 @@ export function createMemoryStores(): Stores {
     intents: createIntentStore(tables),
     emailTokens: createEmailTokenStore(tables),
     invitations: createInvitationStore(tables),
+    factors: createFactorStore(tables),
     sessions,
     settings,
     browserPolicies,
@@ -81,6 +85,7 @@ export function createMemoryStores(): Stores {
     intents: serialised(ports.intents, lock),
     emailTokens: serialised(ports.emailTokens, lock),
     invitations: serialised(ports.invitations, lock),
+    factors: serialised(ports.factors, lock),
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),
@@ -134,6 +139,12 @@ function createUserStore(tables: MemoryTables): UserStore {
     },
     async list() {
       return [...users.values()].sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id)).map((user) => ({ ...user }));
+    },
+    async clearPhone(userId) {
+      const user = users.get(userId);
+      if (user === undefined || (user.phone === null && !user.phoneVerified)) return false;
+      users.set(userId, { ...user, phone: null, phoneVerified: false });
+      return true;
     },
     async setVerifiedPhone(userId, phone) {
       const user = users.get(userId);
@@ -368,6 +379,57 @@ function createEmailTokenStore(tables: MemoryTables): EmailTokenStore {
   };
 }
 
+function createFactorStore(tables: MemoryTables): FactorStore {
+  const totp = tables.map<string, TotpFactor>();
+  const recoveryCodes = tables.map<string, RecoveryCode>();
+  const codesOf = (userId: string) => [...recoveryCodes.values()].filter((code) => code.userId === userId).length;
+  return {
+    async createTotp(factor) {
+      if (totp.has(factor.id)) throw alreadyExists();
+      totp.set(factor.id, { ...factor });
+    },
+    async findTotp(id) {
+      return copyOrNull(totp.get(id));
+    },
+    async listTotp(userId) {
+      return [...totp.values()]
+        .filter((factor) => factor.userId === userId)
+        .sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id))
+        .map((factor) => ({ ...factor }));
+    },
+    async confirmTotp(id, now) {
+      const factor = totp.get(id);
+      if (factor === undefined || factor.confirmedAt !== null) return false;
+      totp.set(id, { ...factor, confirmedAt: now });
+      return true;
+    },
+    async acceptTotpStep(id, step, now) {
+      const factor = totp.get(id);
+      if (factor === undefined || (factor.lastStep !== null && factor.lastStep >= step)) return false;
+      totp.set(id, { ...factor, lastStep: step, lastUsedAt: now });
+      return true;
+    },
+    async deleteTotp(userId, id) {
+      if (totp.get(id)?.userId !== userId) return false;
+      return totp.delete(id);
+    },
+    async replaceRecoveryCodes(userId, codes) {
+      deleteWhere(recoveryCodes, (code) => code.userId === userId);
+      for (const code of codes) recoveryCodes.set(keyOf(userId, code.codeHash), { ...code, userId });
+    },
+    async consumeRecoveryCode(userId, codeHash) {
+      if (!recoveryCodes.delete(keyOf(userId, codeHash))) return null;
+      return codesOf(userId);
+    },
+    async countRecoveryCodes(userId) {
+      return codesOf(userId);
+    },
+    async deleteAllByUser(userId) {
+      return deleteWhere(totp, (factor) => factor.userId === userId) + deleteWhere(recoveryCodes, (code) => code.userId === userId);
+    },
+  };
+}
+
 function createInvitationStore(tables: MemoryTables): InvitationStore {
   const invitations = tables.map<string, Invitation>();
   const byTokenHash = (tokenHash: string) => [...invitations.values()].find((invitation) => invitation.tokenHash === tokenHash);
@@ -433,6 +495,28 @@ function createSessionStore(tables: MemoryTables): SessionStore {
     async findActiveByAccessTokenHash(accessTokenHash, now) {
       const session = [...sessions.values()].find((candidate) => candidate.accessTokenHash === accessTokenHash);
       return session !== undefined && session.revokedAt === null && session.accessExpiresAt > now ? { ...session } : null;
+    },
+    async listActiveByUser(orgId, userId, now) {
+      return [...sessions.values()]
+        .filter((s) => s.orgId === orgId && s.userId === userId && s.revokedAt === null && s.refreshExpiresAt > now && s.expiresAt > now)
+        .sort((a, b) => b.createdAt - a.createdAt || compareText(b.id, a.id))
+        .map((session) => ({ ...session, amr: [...session.amr] }));
+    },
+    async recordStepUp(sessionId, proof, next, now) {
+      const session = sessions.get(sessionId);
+      if (session === undefined || session.revokedAt !== null || session.expiresAt <= now) return null;
+      if (tokenTaken(next.accessTokenHash, next.refreshTokenHash, sessionId)) throw alreadyExists();
+      const stepped: Session = {
+        ...session,
+        ...next,
+        accessExpiresAt: Math.min(next.accessExpiresAt, session.expiresAt),
+        refreshExpiresAt: Math.min(next.refreshExpiresAt, session.expiresAt),
+        amr: [...proof.amr],
+        aal: proof.aal,
+        mfaAt: proof.mfaAt,
+      };
+      sessions.set(sessionId, stepped);
+      return { ...stepped };
     },
     async rotate(refreshTokenHash, next, now, replay) {
       const isLive = (session: Session | undefined): session is Session =>

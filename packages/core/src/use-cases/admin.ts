@@ -10,6 +10,8 @@ import { requireSessionOrg } from "../session-scope.ts";
 import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
+  FACTOR_KINDS,
+  type FactorKind,
   type Device,
   type Org,
   type OrgMfaSettings,
@@ -75,6 +77,26 @@ export interface OrgMember {
 export function parseOrgRole(value: string): OrgRole {
   if (value === "member" || value === "admin") return value;
   throw invalidArgument("role", 'must be "member" or "admin"');
+}
+
+/** A day, the longest step-up window: a "recent" second factor older than that is not recent. */
+const MAX_STEP_UP_MINUTES = 24 * 60;
+
+/** An org must accept at least one factor, each a known kind, once (an embedder may pass anything). */
+function requireAllowedFactors(value: readonly FactorKind[]): readonly FactorKind[] {
+  const known = value.every((kind) => FACTOR_KINDS.includes(kind));
+  if (value.length === 0 || !known || new Set(value).size < value.length) {
+    throw invalidArgument("allowed_factors", `must list at least one of ${FACTOR_KINDS.join(", ")}, each once`);
+  }
+  return value;
+}
+
+function requireOrgMfaSettings(settings: OrgMfaSettings): void {
+  requireTtlDays("trust_ttl_days", settings.trustTtlDays);
+  requireAllowedFactors(settings.allowedFactors);
+  if (!Number.isInteger(settings.stepUpMaxAgeMinutes) || settings.stepUpMaxAgeMinutes < 1 || settings.stepUpMaxAgeMinutes > MAX_STEP_UP_MINUTES) {
+    throw invalidArgument("step_up_max_age_minutes", `must be a whole number from 1 to ${MAX_STEP_UP_MINUTES}`);
+  }
 }
 
 function requireTtlDays(field: string, value: number): number {
@@ -180,7 +202,7 @@ export async function getOrgMfaSettings(ctx: Context, actor: Actor, orgId: strin
 export async function updateOrgMfaSettings(ctx: Context, actor: Actor, orgId: string, patch: Partial<OrgMfaSettings>): Promise<OrgMfaSettings> {
   const current = await getOrgMfaSettings(ctx, actor, orgId);
   const next = { ...current, ...patch };
-  requireTtlDays("trust_ttl_days", next.trustTtlDays);
+  requireOrgMfaSettings(next);
   await inTransaction(ctx, async (tx) => {
     await tx.stores.settings.putOrg(orgId, next);
     await recordAudit(tx, "org_mfa_settings.changed", adminSubject(actor, orgId), { settings: next });

@@ -11,6 +11,7 @@ import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "../second-factor.ts";
 import { issueSession } from "../session-issuer.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface LoginInput {
@@ -73,8 +74,8 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     }
     const { device, policy } = assessDevice(tx, facts);
     await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired: policy.mfaRequired });
-    if (policy.mfaRequired) return startSecondFactor(tx, user, orgId, device.id, input.request);
-    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request) } as const;
+    if (policy.mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
+    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request, null) } as const;
   });
   return completeSignIn(ctx, step);
 }

@@ -10,6 +10,7 @@ import type { AuthOutcome, IssuedTokens } from "../results.ts";
 import { completeSignIn, startSecondFactor, type SignInStep } from "../second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "../session-issuer.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface RefreshInput {
@@ -24,13 +25,12 @@ const invalidRefresh = () => new GatehouseError("unauthenticated", "invalid or e
 /** The tokens a rotation hands out: the fresh pair, or, for a replay within the reuse interval, the sealed successor. */
 function tokensOf(rotation: RefreshRotation, fresh: FreshTokens, oldRefreshToken: string): IssuedTokens {
   // The store capped the expiries at the session's absolute end: the answer tells the capped one.
-  if (rotation.kind === "rotated")
-    return { ...toIssuedTokens(fresh, rotation.session.userId, rotation.session.orgId), expiresAt: rotation.session.accessExpiresAt };
+  if (rotation.kind === "rotated") return { ...toIssuedTokens(fresh, rotation.session), expiresAt: rotation.session.accessExpiresAt };
   if (rotation.kind !== "replayed") throw invalidRefresh();
   const successor = openSuccessor(oldRefreshToken, rotation.sealedSuccessor);
   if (successor === null) throw invalidRefresh();
   const { session } = rotation;
-  return { ...successor, expiresAt: session.accessExpiresAt, userId: session.userId, orgId: session.orgId };
+  return { ...successor, expiresAt: session.accessExpiresAt, userId: session.userId, orgId: session.orgId, amr: session.amr, aal: session.aal };
 }
 
 /**
@@ -103,7 +103,7 @@ async function rotateAndReassess(
   const { policy } = assessDevice(tx, facts);
   if (policy.mfaRequired) {
     await revoke("mfa_required_again");
-    return startSecondFactor(tx, user, session.orgId, device.id, request);
+    return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);
   }
   return { kind: "tokens", tokens };
 }

@@ -3,8 +3,10 @@ import type { Context } from "../context.ts";
 import { GatehouseError, rateLimited } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { MfaChallenge } from "../model.ts";
-import type { MfaRequired } from "../results.ts";
-import { prepareChallenge, restoringOnRefusal, sendChallenge } from "../second-factor.ts";
+import { usableFactors } from "../factors/usable-factors.ts";
+import type { MfaFactorOption, MfaRequired } from "../results.ts";
+import { effectiveSettings } from "../settings.ts";
+import { prepareChallenge, restoringOnRefusal, sendChallenge, targetOf } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface ResendMfaInput {
@@ -29,14 +31,21 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
     const pending = await tx.stores.challenges.findById(challengeId);
     if (pending === null) throw new GatehouseError("invalid_mfa_challenge");
     if (pending.expiresAt <= now) throw new GatehouseError("challenge_expired");
-    const subject: AuditSubject = { actor: { kind: "user", userId: pending.userId }, ...targetOf(pending), request: input.request };
+    const subject: AuditSubject = {
+      actor: { kind: "user", userId: pending.userId },
+      userId: pending.userId,
+      orgId: pending.orgId,
+      deviceId: pending.deviceId,
+      request: input.request,
+    };
     const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - now;
     if (waitMs > 0) throw await recordRefusal(tx, subject, "otp_resend_interval", rateLimited(waitMs / 1000));
 
     const replaced = await tx.stores.challenges.consume(challengeId);
     if (replaced === null) throw new GatehouseError("invalid_mfa_challenge");
+    const factors = await factorsOf(tx, replaced);
     const prepared = await restoringOnRefusal(
-      () => prepareChallenge(tx, targetOf(replaced), replaced.phone, input.request),
+      () => prepareChallenge(tx, targetOf(replaced), replaced.phone, input.request, factors),
       () => tx.stores.challenges.create(replaced),
     );
     return { replaced, prepared };
@@ -44,6 +53,9 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
   return sendChallenge(ctx, prepared, (tx) => tx.stores.challenges.create(replaced));
 }
 
-function targetOf(challenge: MfaChallenge): { userId: string; orgId: string; deviceId: string } {
-  return { userId: challenge.userId, orgId: challenge.orgId, deviceId: challenge.deviceId };
+/** The answer lists what the user can use now, as Login's did. */
+async function factorsOf(tx: Context, challenge: MfaChallenge): Promise<MfaFactorOption[]> {
+  const facts = await tx.stores.signInFacts.read(challenge.userId, challenge.orgId, null);
+  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
+  return usableFactors(tx, facts.user, effectiveSettings(facts.settings).org);
 }

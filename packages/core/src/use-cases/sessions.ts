@@ -10,7 +10,8 @@ export async function authenticate(ctx: Context, accessToken: string): Promise<P
   requireAccessTokenShape(accessToken);
   const session = await ctx.stores.sessions.findActiveByAccessTokenHash(hashToken(accessToken), ctx.clock.now());
   if (session === null) throw new GatehouseError("unauthenticated");
-  return { userId: session.userId, orgId: session.orgId, sessionId: session.id, deviceId: session.deviceId };
+  const { userId, orgId, deviceId, amr, aal, mfaAt } = session;
+  return { userId, orgId, sessionId: session.id, deviceId, amr, aal, mfaAt };
 }
 
 /** A string that cannot be an access token is refused before any store is asked. */

@@ -2,6 +2,7 @@ import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireId, requirePhone } from "../input.ts";
+import { maskPhone } from "../phone.ts";
 import type { MfaRequired } from "../results.ts";
 import { prepareChallenge, restoringOnRefusal, sendChallenge } from "../second-factor.ts";
 import { hashToken } from "../tokens.ts";
@@ -32,7 +33,7 @@ export async function submitPhoneAndRequestMfa(ctx: Context, input: SubmitPhoneI
     if ((await tx.stores.orgs.findMembership(intent.orgId, intent.userId)) === null) throw new GatehouseError("not_org_member");
     const target = { userId: intent.userId, orgId: intent.orgId, deviceId: intent.deviceId };
     const prepared = await restoringOnRefusal(
-      () => prepareChallenge(tx, target, phone, input.request),
+      () => prepareChallenge(tx, target, phone, input.request, [{ kind: "sms", label: maskPhone(phone) }]),
       () => tx.stores.intents.create(intent),
     );
     return { intent, prepared };

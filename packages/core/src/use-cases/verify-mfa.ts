@@ -2,21 +2,24 @@ import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from 
 import type { Context } from "../context.ts";
 import { DAY_MS } from "../config.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
-import { requireId, requireOtp } from "../input.ts";
+import { checkFactor, requireFactorCode } from "../factors/check-factor.ts";
+import { requireId } from "../input.ts";
 import { evaluateMfaPolicy } from "../mfa-policy.ts";
-import { otpMatches } from "../otp.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
-import type { MfaChallenge, User } from "../model.ts";
+import type { FactorKind, MfaChallenge, User } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
-import { issueSession } from "../session-issuer.ts";
+import { issueSession, newTokenPair, proofOf, toIssuedTokens } from "../session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { countVerified } from "../sms-guard.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface VerifyMfaInput {
   readonly challengeId: string;
+  /** The SMS code, the authenticator app's code or a recovery code, as `factor` says. */
   readonly otp: string;
+  /** Absent: SMS, as in the spec. */
+  readonly factor?: FactorKind;
   /** Recorded with the audit events. */
   readonly request?: RequestMeta;
 }
@@ -33,8 +36,9 @@ export interface VerifyMfaInput {
  */
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
-  const otp = requireOtp(input.otp);
-  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, otp, input.request));
+  const factor = input.factor ?? "sms";
+  const code = requireFactorCode(factor, input.otp);
+  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, code, input.request));
 }
 
 /** Whom a challenge's events are about: its user, org and device, with the request. */
@@ -42,7 +46,7 @@ function subjectOf(challenge: MfaChallenge, request: RequestMeta | undefined): A
   return { actor: { kind: "user", userId: challenge.userId }, orgId: challenge.orgId, userId: challenge.userId, deviceId: challenge.deviceId, request };
 }
 
-async function verifyAndIssue(tx: Context, challengeId: string, otp: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
+async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKind, code: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
   const { stores, config } = tx;
 
   const now = tx.clock.now();
@@ -64,7 +68,10 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
   if (!budget.allowed) throw await recordRefusal(tx, subject, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
 
-  if (!otpMatches(otp, claimed.id, claimed.codeHash, config.otpHashKey)) {
+  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
+  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
+  const check = await checkFactor(tx, claimed, facts.user, effectiveSettings(facts.settings).org, factor, code);
+  if (!check.matched) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {
       await stores.challenges.delete(claimed.id);
       await recordAudit(tx, "mfa.locked_out", subject, { challengeId, attempts: claimed.attempts });
@@ -79,21 +86,37 @@ async function verifyAndIssue(tx: Context, challengeId: string, otp: string, req
   await stores.challenges.delete(claimed.id);
   await countVerified(tx, claimed.phone);
 
-  const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
-  if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   const { user, membership, device } = facts;
   if (membership === null) throw new GatehouseError("not_org_member");
   if (device === null) throw new GatehouseError("invalid_mfa_challenge");
   if (user.disabledAt != null) throw accountDisabled();
-  const phoneLocked = await lockPhone(tx, user, claimed.phone);
+  // Only an SMS code proves the phone; another factor leaves it as it was.
+  const phoneLocked = factor === "sms" && (await lockPhone(tx, user, claimed.phone));
   const policy = evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: false, now });
 
-  await recordAudit(tx, "mfa.verified", subject, { challengeId });
+  await recordAudit(tx, "mfa.verified", subject, { challengeId, factor });
+  if (check.recoveryCodesLeft !== undefined) await recordAudit(tx, "recovery_code.used", subject, { left: check.recoveryCodesLeft });
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(claimed.phone) });
+  if (claimed.stepUpSessionId !== undefined) return stepUp(tx, claimed.stepUpSessionId, factor, subject);
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
-  const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, trustedUntil);
+  const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
   return tokens;
+}
+
+/**
+ * A step-up (StartStepUp) renews the second factor of the session it was started for: the session records
+ * the factor and when, and gets new tokens (the ones it held stop working). A session that ended meanwhile
+ * gets nothing.
+ */
+async function stepUp(tx: Context, sessionId: string, factor: FactorKind, subject: AuditSubject): Promise<IssuedTokens> {
+  const now = tx.clock.now();
+  // The store caps the expiries at the session's absolute end.
+  const fresh = newTokenPair(tx);
+  const stepped = await tx.stores.sessions.recordStepUp(sessionId, proofOf(factor, now), fresh.pair, now);
+  if (stepped === null) throw new GatehouseError("unauthenticated");
+  await recordAudit(tx, "session.stepped_up", subject, { sessionId, factor });
+  return { ...toIssuedTokens(fresh, stepped), expiresAt: stepped.accessExpiresAt };
 }
 
 /**

@@ -1,11 +1,14 @@
 import type { ServiceImpl } from "@connectrpc/connect";
+import { deviceToWire, mfaChallengeToWire } from "@gatehouse/contract";
 import type { AccountService } from "@gatehouse/contract/gen/gatehouse/v1/account_pb";
 import type { Gatehouse } from "@gatehouse/core";
 import { clientIpKey } from "../request-context.ts";
 import { requestMetaOf } from "../request-meta.ts";
+import { factorsToWire, sessionToWire } from "./factors-wire.ts";
 import { requirePrincipal } from "./principal.ts";
 
 export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof AccountService> {
+  const { account } = gatehouse;
   return {
     changePassword: async (req, ctx) => {
       await gatehouse.changePassword(requirePrincipal(ctx), {
@@ -16,5 +19,26 @@ export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof A
       });
       return {};
     },
+    listFactors: async (_req, ctx) => factorsToWire(await account.listFactors(requirePrincipal(ctx))),
+    startTotpEnrollment: (req, ctx) => account.startTotpEnrollment(requirePrincipal(ctx), req.label),
+    confirmTotpEnrollment: async (req, ctx) => ({
+      factorId: await account.confirmTotpEnrollment(requirePrincipal(ctx), req.enrollmentId, req.code, requestMetaOf(ctx)),
+    }),
+    generateRecoveryCodes: async (_req, ctx) => ({ codes: await account.generateRecoveryCodes(requirePrincipal(ctx), requestMetaOf(ctx)) }),
+    removeFactor: async (req, ctx) => {
+      await account.removeFactor(requirePrincipal(ctx), req.factorId, requestMetaOf(ctx));
+      return {};
+    },
+    listSessions: async (_req, ctx) => ({ sessions: (await account.listSessions(requirePrincipal(ctx))).map(sessionToWire) }),
+    revokeSession: async (req, ctx) => {
+      await account.revokeSession(requirePrincipal(ctx), req.sessionId, requestMetaOf(ctx));
+      return {};
+    },
+    listDevices: async (_req, ctx) => ({ devices: (await account.listDevices(requirePrincipal(ctx))).map(deviceToWire) }),
+    forgetDevice: async (req, ctx) => {
+      await account.forgetDevice(requirePrincipal(ctx), req.deviceId, requestMetaOf(ctx));
+      return {};
+    },
+    startStepUp: async (_req, ctx) => ({ mfaRequired: mfaChallengeToWire(await account.startStepUp(requirePrincipal(ctx), requestMetaOf(ctx))) }),
   };
 }

@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import {
   addMemberResultToWire,
   auditEventsQueryFromWire,
@@ -18,9 +18,28 @@ import {
 } from "@gatehouse/contract";
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { invalidArgument, parseOrgRole, type Gatehouse } from "@gatehouse/core";
-import { actorOf } from "./principal.ts";
+import { factorsToWire } from "./factors-wire.ts";
+import { actorOf, requirePrincipal } from "./principal.ts";
 
-export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof AdminService> {
+type Handlers = ServiceImpl<typeof AdminService>;
+
+/**
+ * Every AdminService call needs the caller's step-up (design/factors.md): a second factor verified in this
+ * session within the org's `step_up_max_age_minutes`, checked before the handler runs.
+ */
+export function createAdminService(gatehouse: Gatehouse): Handlers {
+  const handlers = adminHandlers(gatehouse);
+  const guarded: Record<string, (req: unknown, ctx: HandlerContext) => Promise<unknown>> = {};
+  for (const [name, handler] of Object.entries(handlers) as [string, (req: unknown, ctx: HandlerContext) => Promise<unknown>][]) {
+    guarded[name] = async (req, ctx) => {
+      await gatehouse.account.requireAdminStepUp(requirePrincipal(ctx));
+      return handler(req, ctx);
+    };
+  }
+  return guarded as unknown as Handlers;
+}
+
+function adminHandlers(gatehouse: Gatehouse): Handlers {
   const { admin } = gatehouse;
   return {
     createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
@@ -40,7 +59,7 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
     },
     getOrgMfaSettings: async (req, ctx) => ({ settings: orgMfaSettingsToWire(await admin.getOrgMfaSettings(actorOf(ctx), req.orgId)) }),
     updateOrgMfaSettings: async (req, ctx) => ({
-      settings: orgMfaSettingsToWire(await admin.updateOrgMfaSettings(actorOf(ctx), req.orgId, orgMfaSettingsPatchFromWire(req))),
+      settings: orgMfaSettingsToWire(await admin.updateOrgMfaSettings(actorOf(ctx), req.orgId, orgMfaSettingsPatchFromWire(req, invalidArgument))),
     }),
     getOrgBrowserPolicy: async (req, ctx) => ({ policy: browserPolicyToWire(await admin.getOrgBrowserPolicy(actorOf(ctx), req.orgId)) }),
     updateOrgBrowserPolicy: async (req, ctx) => ({
@@ -70,6 +89,11 @@ export function createAdminService(gatehouse: Gatehouse): ServiceImpl<typeof Adm
     getSmsTrafficReport: async (req, ctx) => {
       const { from, to } = smsTrafficPeriodFromWire(req, invalidArgument);
       return { rows: (await admin.getSmsTrafficReport(actorOf(ctx), from, to)).map(smsTrafficRowToWire) };
+    },
+    listUserFactors: async (req, ctx) => factorsToWire(await admin.listUserFactors(actorOf(ctx), req.orgId, req.userId)),
+    resetUserFactors: async (req, ctx) => {
+      await admin.resetUserFactors(actorOf(ctx), req.orgId, req.userId, req.reason);
+      return {};
     },
   };
 }

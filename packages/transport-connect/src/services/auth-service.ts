@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { authOutcomeToWire, mfaChallengeToWire, tokensToWire } from "@gatehouse/contract";
+import { authOutcomeToWire, mfaChallengeToWire, mfaFactorFromWire, tokensToWire } from "@gatehouse/contract";
 import type { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
-import type { Gatehouse } from "@gatehouse/core";
+import { invalidArgument, type Gatehouse } from "@gatehouse/core";
 import { clientIpKey } from "../request-context.ts";
 import { requestMetaOf } from "../request-meta.ts";
 import { requirePrincipal } from "./principal.ts";
@@ -49,7 +49,19 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
     },
     submitPhoneAndRequestMFA: async (req, ctx) =>
       mfaChallengeToWire(await gatehouse.submitPhoneAndRequestMfa({ intentId: req.intentId, phone: req.phone, request: requestMetaOf(ctx) })),
-    verifyMFA: async (req, ctx) => tokensToWire(await gatehouse.verifyMfa({ challengeId: req.challengeId, otp: req.otp, request: requestMetaOf(ctx) })),
+    verifyMFA: async (req, ctx) =>
+      tokensToWire(
+        await gatehouse.verifyMfa({
+          challengeId: req.challengeId,
+          otp: req.otp,
+          factor: mfaFactorFromWire(req.factor, invalidArgument),
+          request: requestMetaOf(ctx),
+        }),
+      ),
     resendMFA: async (req, ctx) => mfaChallengeToWire(await gatehouse.resendMfa({ challengeId: req.challengeId, request: requestMetaOf(ctx) })),
+    sendMfaCode: async (req, ctx) => {
+      const { phoneMask, resendAfterSeconds } = await gatehouse.sendMfaCode({ challengeId: req.challengeId, request: requestMetaOf(ctx) });
+      return { phoneMask, resendAfterSeconds };
+    },
   };
 }

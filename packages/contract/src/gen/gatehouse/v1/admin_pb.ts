@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/admin.proto.
  */
 export const file_gatehouse_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSKOAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUiYAoQUGxhdGZvcm1TZXR0aW5ncxISCgptZmFfYWx3YXlzGAEgASgIEhwKFGRldmljZV90cnVzdF9lbmFibGVkGAIgASgIEhoKEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBSLPAQoGRGV2aWNlEgoKAmlkGAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJEg8KB3RydXN0ZWQYAyABKAgSMQoNdHJ1c3RlZF91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9zZWVuX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8ChBDcmVhdGVPcmdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEQoEc2x1ZxgCIAEoCUgAiAEBQgcKBV9zbHVnIjEKEUNyZWF0ZU9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRzbHVnGAIgASgJIj8KEEFkZE1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBHJvbGUYAyABKAkiaQoRQWRkTWVtYmVyUmVzcG9uc2USDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDAoEcm9sZRgDIAEoCRIOCgZzdGF0dXMYBCABKAkSFQoNaW52aXRhdGlvbl9pZBgFIAEoCSLEAQoKSW52aXRhdGlvbhIVCg1pbnZpdGF0aW9uX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRINCgVlbWFpbBgDIAEoCRIMCgRyb2xlGAQgASgJEhIKCmludml0ZWRfYnkYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKAoWTGlzdEludml0YXRpb25zUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSAoXTGlzdEludml0YXRpb25zUmVzcG9uc2USLQoLaW52aXRhdGlvbnMYASADKAsyGC5nYXRlaG91c2UudjEuSW52aXRhdGlvbiJAChdSZXZva2VJbnZpdGF0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52aXRhdGlvbl9pZBgCIAEoCSIaChhSZXZva2VJbnZpdGF0aW9uUmVzcG9uc2UiOwoYU2VuZFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIhsKGVNlbmRQYXNzd29yZFJlc2V0UmVzcG9uc2UiNgoTUmVtb3ZlTWVtYmVyUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSIWChRSZW1vdmVNZW1iZXJSZXNwb25zZSIqChhHZXRPcmdNZmFTZXR0aW5nc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIksKGUdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USLgoIc2V0dGluZ3MYASABKAsyHC5nYXRlaG91c2UudjEuT3JnTWZhU2V0dGluZ3MiqQIKG1VwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSIwoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgCIAEoCEgAiAEBEikKHHJlcXVpcmVfbWZhX3VudHJ1c3RlZF9kZXZpY2UYAyABKAhIAYgBARIjChZ0cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhGAQgASgISAKIAQESGwoOdHJ1c3RfdHRsX2RheXMYBSABKAVIA4gBAUIZChdfcmVxdWlyZV9tZmFfbmV3X2RldmljZUIfCh1fcmVxdWlyZV9tZmFfdW50cnVzdGVkX2RldmljZUIZChdfdHJ1c3RfZGV2aWNlX2FmdGVyX21mYUIRCg9fdHJ1c3RfdHRsX2RheXMiTgocVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyIsChpHZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSgobR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEisKBnBvbGljeRgBIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5IlwKHVVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIrCgZwb2xpY3kYAiABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSJNCh5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiHAoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QiTwobR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiuwEKHVVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhcKCm1mYV9hbHdheXMYASABKAhIAIgBARIhChRkZXZpY2VfdHJ1c3RfZW5hYmxlZBgCIAEoCEgBiAEBEh8KEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBUgCiAEBQg0KC19tZmFfYWx3YXlzQhcKFV9kZXZpY2VfdHJ1c3RfZW5hYmxlZEIVChNfbWF4X3RydXN0X3R0bF9kYXlzIlIKHlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIwCghzZXR0aW5ncxgBIAEoCzIeLmdhdGVob3VzZS52MS5QbGF0Zm9ybVNldHRpbmdzIjkKFkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiQAoXTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiPQoYUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkiGwoZUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZSI8ChlSZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIjMKGlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKAUiOwoWU2V0VXNlckRpc2FibGVkUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1NldFVzZXJEaXNhYmxlZFJlc3BvbnNlIisKCkF1ZGl0QWN0b3ISDAoEa2luZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJItcCCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEicKBWFjdG9yGAQgASgLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0QWN0b3ISEwoGb3JnX2lkGAUgASgJSACIAQESFAoHdXNlcl9pZBgGIAEoCUgBiAEBEhYKCWRldmljZV9pZBgHIAEoCUgCiAEBEhYKCWNsaWVudF9pcBgIIAEoCUgDiAEBEhcKCnVzZXJfYWdlbnQYCSABKAlIBIgBARIoCgdwYXlsb2FkGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdfb3JnX2lkQgoKCF91c2VyX2lkQgwKCl9kZXZpY2VfaWRCDAoKX2NsaWVudF9pcEINCgtfdXNlcl9hZ2VudCLeAQoWTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESDQoFa2luZHMYAyADKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgGIAEoDRIOCgZjdXJzb3IYByABKAlCCQoHX29yZ19pZEIKCghfdXNlcl9pZCJYChdMaXN0QXVkaXRFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5nYXRlaG91c2UudjEuQXVkaXRFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCSJvChRTbXNEZXN0aW5hdGlvblBvbGljeRITCgZvcmdfaWQYASABKAlIAIgBARIZChFhbGxvd2VkX2NvdW50cmllcxgCIAMoCRIcChRyZWZ1c2VkX251bWJlcl90eXBlcxgDIAMoCUIJCgdfb3JnX2lkIhwKClN0cmluZ0xpc3QSDgoGdmFsdWVzGAEgAygJIkAKHkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBAUIJCgdfb3JnX2lkIlUKH0dldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USMgoGcG9saWN5GAEgASgLMiIuZ2F0ZWhvdXNlLnYxLlNtc0Rlc3RpbmF0aW9uUG9saWN5IrABCiFVcGRhdGVTbXNEZXN0aW5hdGlvblBvbGljeVJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESMwoRYWxsb3dlZF9jb3VudHJpZXMYAiABKAsyGC5nYXRlaG91c2UudjEuU3RyaW5nTGlzdBI2ChRyZWZ1c2VkX251bWJlcl90eXBlcxgDIAEoCzIYLmdhdGVob3VzZS52MS5TdHJpbmdMaXN0QgkKB19vcmdfaWQiWAoiVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3lSZXNwb25zZRIyCgZwb2xpY3kYASABKAsyIi5nYXRlaG91c2UudjEuU21zRGVzdGluYXRpb25Qb2xpY3kicgoaR2V0U21zVHJhZmZpY1JlcG9ydFJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJzCg1TbXNUcmFmZmljUm93Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRIMCgRzZW50GAMgASgEEhAKCHZlcmlmaWVkGAQgASgEEhcKCmNvbnZlcnNpb24YBSABKAFIAIgBAUINCgtfY29udmVyc2lvbiJIChtHZXRTbXNUcmFmZmljUmVwb3J0UmVzcG9uc2USKQoEcm93cxgBIAMoCzIbLmdhdGVob3VzZS52MS5TbXNUcmFmZmljUm93MpUQCgxBZG1pblNlcnZpY2USTAoJQ3JlYXRlT3JnEh4uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1JlcXVlc3QaHy5nYXRlaG91c2UudjEuQ3JlYXRlT3JnUmVzcG9uc2USTAoJQWRkTWVtYmVyEh4uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlcXVlc3QaHy5nYXRlaG91c2UudjEuQWRkTWVtYmVyUmVzcG9uc2USXgoPTGlzdEludml0YXRpb25zEiQuZ2F0ZWhvdXNlLnYxLkxpc3RJbnZpdGF0aW9uc1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdEludml0YXRpb25zUmVzcG9uc2USYQoQUmV2b2tlSW52aXRhdGlvbhIlLmdhdGVob3VzZS52MS5SZXZva2VJbnZpdGF0aW9uUmVxdWVzdBomLmdhdGVob3VzZS52MS5SZXZva2VJbnZpdGF0aW9uUmVzcG9uc2USZAoRU2VuZFBhc3N3b3JkUmVzZXQSJi5nYXRlaG91c2UudjEuU2VuZFBhc3N3b3JkUmVzZXRSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLlNlbmRQYXNzd29yZFJlc2V0UmVzcG9uc2USVQoMUmVtb3ZlTWVtYmVyEiEuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlcXVlc3QaIi5nYXRlaG91c2UudjEuUmVtb3ZlTWVtYmVyUmVzcG9uc2USZAoRR2V0T3JnTWZhU2V0dGluZ3MSJi5nYXRlaG91c2UudjEuR2V0T3JnTWZhU2V0dGluZ3NSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVzcG9uc2USbQoUVXBkYXRlT3JnTWZhU2V0dGluZ3MSKS5nYXRlaG91c2UudjEuVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXF1ZXN0GiouZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVzcG9uc2USagoTR2V0T3JnQnJvd3NlclBvbGljeRIoLmdhdGVob3VzZS52MS5HZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRPcmdCcm93c2VyUG9saWN5UmVzcG9uc2UScwoWVXBkYXRlT3JnQnJvd3NlclBvbGljeRIrLmdhdGVob3VzZS52MS5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVxdWVzdBosLmdhdGVob3VzZS52MS5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USagoTR2V0UGxhdGZvcm1TZXR0aW5ncxIoLmdhdGVob3VzZS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2UScwoWVXBkYXRlUGxhdGZvcm1TZXR0aW5ncxIrLmdhdGVob3VzZS52MS5VcGRhdGVQbGF0Zm9ybVNldHRpbmdzUmVxdWVzdBosLmdhdGVob3VzZS52MS5VcGRhdGVQbGF0Zm9ybVNldHRpbmdzUmVzcG9uc2USXgoPTGlzdFVzZXJEZXZpY2VzEiQuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USZAoRUmV2b2tlRGV2aWNlVHJ1c3QSJi5nYXRlaG91c2UudjEuUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0GicuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVzcG9uc2USZwoSUmV2b2tlVXNlclNlc3Npb25zEicuZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1JlcXVlc3QaKC5nYXRlaG91c2UudjEuUmV2b2tlVXNlclNlc3Npb25zUmVzcG9uc2USXgoPU2V0VXNlckRpc2FibGVkEiQuZ2F0ZWhvdXNlLnYxLlNldFVzZXJEaXNhYmxlZFJlcXVlc3QaJS5nYXRlaG91c2UudjEuU2V0VXNlckRpc2FibGVkUmVzcG9uc2USXgoPTGlzdEF1ZGl0RXZlbnRzEiQuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaJS5nYXRlaG91c2UudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USdgoXR2V0U21zRGVzdGluYXRpb25Qb2xpY3kSLC5nYXRlaG91c2UudjEuR2V0U21zRGVzdGluYXRpb25Qb2xpY3lSZXF1ZXN0Gi0uZ2F0ZWhvdXNlLnYxLkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USfwoaVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3kSLy5nYXRlaG91c2UudjEuVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3lSZXF1ZXN0GjAuZ2F0ZWhvdXNlLnYxLlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USagoTR2V0U21zVHJhZmZpY1JlcG9ydBIoLmdhdGVob3VzZS52MS5HZXRTbXNUcmFmZmljUmVwb3J0UmVxdWVzdBopLmdhdGVob3VzZS52MS5HZXRTbXNUcmFmZmljUmVwb3J0UmVzcG9uc2ViBnByb3RvMw", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhnYXRlaG91c2UvdjEvYWRtaW4ucHJvdG8SDGdhdGVob3VzZS52MSLsAQoOT3JnTWZhU2V0dGluZ3MSHgoWcmVxdWlyZV9tZmFfbmV3X2RldmljZRgBIAEoCBIkChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAIgASgIEh4KFnRydXN0X2RldmljZV9hZnRlcl9tZmEYAyABKAgSFgoOdHJ1c3RfdHRsX2RheXMYBCABKAUSFwoPYWxsb3dlZF9mYWN0b3JzGAUgAygJEiIKGnJlcXVpcmVfcGhpc2hpbmdfcmVzaXN0YW50GAYgASgIEh8KF3N0ZXBfdXBfbWF4X2FnZV9taW51dGVzGAcgASgFIhwKC0ZhY3RvcktpbmRzEg0KBWtpbmRzGAEgAygJImAKEFBsYXRmb3JtU2V0dGluZ3MSEgoKbWZhX2Fsd2F5cxgBIAEoCBIcChRkZXZpY2VfdHJ1c3RfZW5hYmxlZBgCIAEoCBIaChJtYXhfdHJ1c3RfdHRsX2RheXMYAyABKAUizwEKBkRldmljZRIKCgJpZBgBIAEoCRITCgtmaW5nZXJwcmludBgCIAEoCRIPCgd0cnVzdGVkGAMgASgIEjEKDXRydXN0ZWRfdW50aWwYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPAoQQ3JlYXRlT3JnUmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHNsdWcYAiABKAlIAIgBAUIHCgVfc2x1ZyIxChFDcmVhdGVPcmdSZXNwb25zZRIOCgZvcmdfaWQYASABKAkSDAoEc2x1ZxgCIAEoCSI/ChBBZGRNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRyb2xlGAMgASgJImkKEUFkZE1lbWJlclJlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEgwKBHJvbGUYAyABKAkSDgoGc3RhdHVzGAQgASgJEhUKDWludml0YXRpb25faWQYBSABKAkixAEKCkludml0YXRpb24SFQoNaW52aXRhdGlvbl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDQoFZW1haWwYAyABKAkSDAoEcm9sZRgEIAEoCRISCgppbnZpdGVkX2J5GAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIigKFkxpc3RJbnZpdGF0aW9uc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIkgKF0xpc3RJbnZpdGF0aW9uc1Jlc3BvbnNlEi0KC2ludml0YXRpb25zGAEgAygLMhguZ2F0ZWhvdXNlLnYxLkludml0YXRpb24iQAoXUmV2b2tlSW52aXRhdGlvblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhUKDWludml0YXRpb25faWQYAiABKAkiGgoYUmV2b2tlSW52aXRhdGlvblJlc3BvbnNlIjsKGFNlbmRQYXNzd29yZFJlc2V0UmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCSIbChlTZW5kUGFzc3dvcmRSZXNldFJlc3BvbnNlIjYKE1JlbW92ZU1lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiFgoUUmVtb3ZlTWVtYmVyUmVzcG9uc2UiKgoYR2V0T3JnTWZhU2V0dGluZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJLChlHZXRPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEi4KCHNldHRpbmdzGAEgASgLMhwuZ2F0ZWhvdXNlLnYxLk9yZ01mYVNldHRpbmdzIoAEChtVcGRhdGVPcmdNZmFTZXR0aW5nc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEiMKFnJlcXVpcmVfbWZhX25ld19kZXZpY2UYAiABKAhIAIgBARIpChxyZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlGAMgASgISAGIAQESIwoWdHJ1c3RfZGV2aWNlX2FmdGVyX21mYRgEIAEoCEgCiAEBEhsKDnRydXN0X3R0bF9kYXlzGAUgASgFSAOIAQESNwoPYWxsb3dlZF9mYWN0b3JzGAYgASgLMhkuZ2F0ZWhvdXNlLnYxLkZhY3RvcktpbmRzSASIAQESJwoacmVxdWlyZV9waGlzaGluZ19yZXNpc3RhbnQYByABKAhIBYgBARIkChdzdGVwX3VwX21heF9hZ2VfbWludXRlcxgIIAEoBUgGiAEBQhkKF19yZXF1aXJlX21mYV9uZXdfZGV2aWNlQh8KHV9yZXF1aXJlX21mYV91bnRydXN0ZWRfZGV2aWNlQhkKF190cnVzdF9kZXZpY2VfYWZ0ZXJfbWZhQhEKD190cnVzdF90dGxfZGF5c0ISChBfYWxsb3dlZF9mYWN0b3JzQh0KG19yZXF1aXJlX3BoaXNoaW5nX3Jlc2lzdGFudEIaChhfc3RlcF91cF9tYXhfYWdlX21pbnV0ZXMiTgocVXBkYXRlT3JnTWZhU2V0dGluZ3NSZXNwb25zZRIuCghzZXR0aW5ncxgBIAEoCzIcLmdhdGVob3VzZS52MS5PcmdNZmFTZXR0aW5ncyIsChpHZXRPcmdCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiSgobR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEisKBnBvbGljeRgBIAEoCzIbLmdhdGVob3VzZS52MS5Ccm93c2VyUG9saWN5IlwKHVVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3lSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIrCgZwb2xpY3kYAiABKAsyGy5nYXRlaG91c2UudjEuQnJvd3NlclBvbGljeSJNCh5VcGRhdGVPcmdCcm93c2VyUG9saWN5UmVzcG9uc2USKwoGcG9saWN5GAEgASgLMhsuZ2F0ZWhvdXNlLnYxLkJyb3dzZXJQb2xpY3kiHAoaR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QiTwobR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEjAKCHNldHRpbmdzGAEgASgLMh4uZ2F0ZWhvdXNlLnYxLlBsYXRmb3JtU2V0dGluZ3MiuwEKHVVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXF1ZXN0EhcKCm1mYV9hbHdheXMYASABKAhIAIgBARIhChRkZXZpY2VfdHJ1c3RfZW5hYmxlZBgCIAEoCEgBiAEBEh8KEm1heF90cnVzdF90dGxfZGF5cxgDIAEoBUgCiAEBQg0KC19tZmFfYWx3YXlzQhcKFV9kZXZpY2VfdHJ1c3RfZW5hYmxlZEIVChNfbWF4X3RydXN0X3R0bF9kYXlzIlIKHlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3NSZXNwb25zZRIwCghzZXR0aW5ncxgBIAEoCzIeLmdhdGVob3VzZS52MS5QbGF0Zm9ybVNldHRpbmdzIjkKFkxpc3RVc2VyRGV2aWNlc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiQAoXTGlzdFVzZXJEZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiPQoYUmV2b2tlRGV2aWNlVHJ1c3RSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkiGwoZUmV2b2tlRGV2aWNlVHJ1c3RSZXNwb25zZSI8ChlSZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIjMKGlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKAUiOwoWU2V0VXNlckRpc2FibGVkUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhAKCGRpc2FibGVkGAIgASgIIhkKF1NldFVzZXJEaXNhYmxlZFJlc3BvbnNlIisKCkF1ZGl0QWN0b3ISDAoEa2luZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJItcCCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEicKBWFjdG9yGAQgASgLMhguZ2F0ZWhvdXNlLnYxLkF1ZGl0QWN0b3ISEwoGb3JnX2lkGAUgASgJSACIAQESFAoHdXNlcl9pZBgGIAEoCUgBiAEBEhYKCWRldmljZV9pZBgHIAEoCUgCiAEBEhYKCWNsaWVudF9pcBgIIAEoCUgDiAEBEhcKCnVzZXJfYWdlbnQYCSABKAlIBIgBARIoCgdwYXlsb2FkGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdfb3JnX2lkQgoKCF91c2VyX2lkQgwKCl9kZXZpY2VfaWRCDAoKX2NsaWVudF9pcEINCgtfdXNlcl9hZ2VudCLeAQoWTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQESDQoFa2luZHMYAyADKAkSKQoFc2luY2UYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgGIAEoDRIOCgZjdXJzb3IYByABKAlCCQoHX29yZ19pZEIKCghfdXNlcl9pZCJYChdMaXN0QXVkaXRFdmVudHNSZXNwb25zZRIoCgZldmVudHMYASADKAsyGC5nYXRlaG91c2UudjEuQXVkaXRFdmVudBITCgtuZXh0X2N1cnNvchgCIAEoCSJvChRTbXNEZXN0aW5hdGlvblBvbGljeRITCgZvcmdfaWQYASABKAlIAIgBARIZChFhbGxvd2VkX2NvdW50cmllcxgCIAMoCRIcChRyZWZ1c2VkX251bWJlcl90eXBlcxgDIAMoCUIJCgdfb3JnX2lkIhwKClN0cmluZ0xpc3QSDgoGdmFsdWVzGAEgAygJIkAKHkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBAUIJCgdfb3JnX2lkIlUKH0dldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVzcG9uc2USMgoGcG9saWN5GAEgASgLMiIuZ2F0ZWhvdXNlLnYxLlNtc0Rlc3RpbmF0aW9uUG9saWN5IrABCiFVcGRhdGVTbXNEZXN0aW5hdGlvblBvbGljeVJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESMwoRYWxsb3dlZF9jb3VudHJpZXMYAiABKAsyGC5nYXRlaG91c2UudjEuU3RyaW5nTGlzdBI2ChRyZWZ1c2VkX251bWJlcl90eXBlcxgDIAEoCzIYLmdhdGVob3VzZS52MS5TdHJpbmdMaXN0QgkKB19vcmdfaWQiWAoiVXBkYXRlU21zRGVzdGluYXRpb25Qb2xpY3lSZXNwb25zZRIyCgZwb2xpY3kYASABKAsyIi5nYXRlaG91c2UudjEuU21zRGVzdGluYXRpb25Qb2xpY3kicgoaR2V0U21zVHJhZmZpY1JlcG9ydFJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJzCg1TbXNUcmFmZmljUm93Eg0KBXNjb3BlGAEgASgJEgsKA2tleRgCIAEoCRIMCgRzZW50GAMgASgEEhAKCHZlcmlmaWVkGAQgASgEEhcKCmNvbnZlcnNpb24YBSABKAFIAIgBAUINCgtfY29udmVyc2lvbiJIChtHZXRTbXNUcmFmZmljUmVwb3J0UmVzcG9uc2USKQoEcm93cxgBIAMoCzIbLmdhdGVob3VzZS52MS5TbXNUcmFmZmljUm93IjkKFkxpc3RVc2VyRmFjdG9yc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkilwEKClVzZXJGYWN0b3ISCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInUKF0xpc3RVc2VyRmFjdG9yc1Jlc3BvbnNlEikKB2ZhY3RvcnMYASADKAsyGC5nYXRlaG91c2UudjEuVXNlckZhY3RvchIbChNyZWNvdmVyeV9jb2Rlc19sZWZ0GAIgASgNEhIKCnBob25lX21hc2sYAyABKAkiSgoXUmVzZXRVc2VyRmFjdG9yc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIhoKGFJlc2V0VXNlckZhY3RvcnNSZXNwb25zZTLYEQoMQWRtaW5TZXJ2aWNlEkwKCUNyZWF0ZU9yZxIeLmdhdGVob3VzZS52MS5DcmVhdGVPcmdSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkNyZWF0ZU9yZ1Jlc3BvbnNlEkwKCUFkZE1lbWJlchIeLmdhdGVob3VzZS52MS5BZGRNZW1iZXJSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLkFkZE1lbWJlclJlc3BvbnNlEl4KD0xpc3RJbnZpdGF0aW9ucxIkLmdhdGVob3VzZS52MS5MaXN0SW52aXRhdGlvbnNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RJbnZpdGF0aW9uc1Jlc3BvbnNlEmEKEFJldm9rZUludml0YXRpb24SJS5nYXRlaG91c2UudjEuUmV2b2tlSW52aXRhdGlvblJlcXVlc3QaJi5nYXRlaG91c2UudjEuUmV2b2tlSW52aXRhdGlvblJlc3BvbnNlEmQKEVNlbmRQYXNzd29yZFJlc2V0EiYuZ2F0ZWhvdXNlLnYxLlNlbmRQYXNzd29yZFJlc2V0UmVxdWVzdBonLmdhdGVob3VzZS52MS5TZW5kUGFzc3dvcmRSZXNldFJlc3BvbnNlElUKDFJlbW92ZU1lbWJlchIhLmdhdGVob3VzZS52MS5SZW1vdmVNZW1iZXJSZXF1ZXN0GiIuZ2F0ZWhvdXNlLnYxLlJlbW92ZU1lbWJlclJlc3BvbnNlEmQKEUdldE9yZ01mYVNldHRpbmdzEiYuZ2F0ZWhvdXNlLnYxLkdldE9yZ01mYVNldHRpbmdzUmVxdWVzdBonLmdhdGVob3VzZS52MS5HZXRPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEm0KFFVwZGF0ZU9yZ01mYVNldHRpbmdzEikuZ2F0ZWhvdXNlLnYxLlVwZGF0ZU9yZ01mYVNldHRpbmdzUmVxdWVzdBoqLmdhdGVob3VzZS52MS5VcGRhdGVPcmdNZmFTZXR0aW5nc1Jlc3BvbnNlEmoKE0dldE9yZ0Jyb3dzZXJQb2xpY3kSKC5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0T3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEnMKFlVwZGF0ZU9yZ0Jyb3dzZXJQb2xpY3kSKy5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlT3JnQnJvd3NlclBvbGljeVJlc3BvbnNlEmoKE0dldFBsYXRmb3JtU2V0dGluZ3MSKC5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0UGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEnMKFlVwZGF0ZVBsYXRmb3JtU2V0dGluZ3MSKy5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1JlcXVlc3QaLC5nYXRlaG91c2UudjEuVXBkYXRlUGxhdGZvcm1TZXR0aW5nc1Jlc3BvbnNlEl4KD0xpc3RVc2VyRGV2aWNlcxIkLmdhdGVob3VzZS52MS5MaXN0VXNlckRldmljZXNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRGV2aWNlc1Jlc3BvbnNlEmQKEVJldm9rZURldmljZVRydXN0EiYuZ2F0ZWhvdXNlLnYxLlJldm9rZURldmljZVRydXN0UmVxdWVzdBonLmdhdGVob3VzZS52MS5SZXZva2VEZXZpY2VUcnVzdFJlc3BvbnNlEmcKElJldm9rZVVzZXJTZXNzaW9ucxInLmdhdGVob3VzZS52MS5SZXZva2VVc2VyU2Vzc2lvbnNSZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlJldm9rZVVzZXJTZXNzaW9uc1Jlc3BvbnNlEl4KD1NldFVzZXJEaXNhYmxlZBIkLmdhdGVob3VzZS52MS5TZXRVc2VyRGlzYWJsZWRSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLlNldFVzZXJEaXNhYmxlZFJlc3BvbnNlEl4KD0xpc3RBdWRpdEV2ZW50cxIkLmdhdGVob3VzZS52MS5MaXN0QXVkaXRFdmVudHNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlEnYKF0dldFNtc0Rlc3RpbmF0aW9uUG9saWN5EiwuZ2F0ZWhvdXNlLnYxLkdldFNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBotLmdhdGVob3VzZS52MS5HZXRTbXNEZXN0aW5hdGlvblBvbGljeVJlc3BvbnNlEn8KGlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5Ei8uZ2F0ZWhvdXNlLnYxLlVwZGF0ZVNtc0Rlc3RpbmF0aW9uUG9saWN5UmVxdWVzdBowLmdhdGVob3VzZS52MS5VcGRhdGVTbXNEZXN0aW5hdGlvblBvbGljeVJlc3BvbnNlEmoKE0dldFNtc1RyYWZmaWNSZXBvcnQSKC5nYXRlaG91c2UudjEuR2V0U21zVHJhZmZpY1JlcG9ydFJlcXVlc3QaKS5nYXRlaG91c2UudjEuR2V0U21zVHJhZmZpY1JlcG9ydFJlc3BvbnNlEl4KD0xpc3RVc2VyRmFjdG9ycxIkLmdhdGVob3VzZS52MS5MaXN0VXNlckZhY3RvcnNSZXF1ZXN0GiUuZ2F0ZWhvdXNlLnYxLkxpc3RVc2VyRmFjdG9yc1Jlc3BvbnNlEmEKEFJlc2V0VXNlckZhY3RvcnMSJS5nYXRlaG91c2UudjEuUmVzZXRVc2VyRmFjdG9yc1JlcXVlc3QaJi5nYXRlaG91c2UudjEuUmVzZXRVc2VyRmFjdG9yc1Jlc3BvbnNlYgZwcm90bzM", [file_gatehouse_v1_browser, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * OrgMfaSettings are an org's MFA and device-trust settings.
@@ -56,6 +56,30 @@ export type OrgMfaSettings = Message<"gatehouse.v1.OrgMfaSettings"> & {
    * @generated from field: int32 trust_ttl_days = 4;
    */
   trustTtlDays: number;
+
+  /**
+   * The factors that satisfy this org's MFA, of "sms", "totp", "webauthn",
+   * "recovery_code" (default all four); never empty.
+   *
+   * @generated from field: repeated string allowed_factors = 5;
+   */
+  allowedFactors: string[];
+
+  /**
+   * MFA must be a phishing-resistant factor (default false); stored, and
+   * enforced once passkeys exist.
+   *
+   * @generated from field: bool require_phishing_resistant = 6;
+   */
+  requirePhishingResistant: boolean;
+
+  /**
+   * AdminService calls and factor changes need a second factor verified
+   * within this many minutes in the session (default 15).
+   *
+   * @generated from field: int32 step_up_max_age_minutes = 7;
+   */
+  stepUpMaxAgeMinutes: number;
 };
 
 /**
@@ -64,6 +88,27 @@ export type OrgMfaSettings = Message<"gatehouse.v1.OrgMfaSettings"> & {
  */
 export const OrgMfaSettingsSchema: GenMessage<OrgMfaSettings> = /*@__PURE__*/
   messageDesc(file_gatehouse_v1_admin, 0);
+
+/**
+ * FactorKinds is a list of factor kinds that can be set or left unset.
+ *
+ * @generated from message gatehouse.v1.FactorKinds
+ */
+export type FactorKinds = Message<"gatehouse.v1.FactorKinds"> & {
+  /**
+   * Each of "sms", "totp", "webauthn", "recovery_code".
+   *
+   * @generated from field: repeated string kinds = 1;
+   */
+  kinds: string[];
+};
+
+/**
+ * Describes the message gatehouse.v1.FactorKinds.
+ * Use `create(FactorKindsSchema)` to create a new message.
+ */
+export const FactorKindsSchema: GenMessage<FactorKinds> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 1);
 
 /**
  * PlatformSettings apply to every org.
@@ -98,7 +143,7 @@ export type PlatformSettings = Message<"gatehouse.v1.PlatformSettings"> & {
  * Use `create(PlatformSettingsSchema)` to create a new message.
  */
 export const PlatformSettingsSchema: GenMessage<PlatformSettings> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 1);
+  messageDesc(file_gatehouse_v1_admin, 2);
 
 /**
  * Device is a user's device in an org, identified by its fingerprint.
@@ -155,7 +200,7 @@ export type Device = Message<"gatehouse.v1.Device"> & {
  * Use `create(DeviceSchema)` to create a new message.
  */
 export const DeviceSchema: GenMessage<Device> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 2);
+  messageDesc(file_gatehouse_v1_admin, 3);
 
 /**
  * CreateOrgRequest is the input of AdminService.CreateOrg.
@@ -186,7 +231,7 @@ export type CreateOrgRequest = Message<"gatehouse.v1.CreateOrgRequest"> & {
  * Use `create(CreateOrgRequestSchema)` to create a new message.
  */
 export const CreateOrgRequestSchema: GenMessage<CreateOrgRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 3);
+  messageDesc(file_gatehouse_v1_admin, 4);
 
 /**
  * CreateOrgResponse is the output of AdminService.CreateOrg.
@@ -214,7 +259,7 @@ export type CreateOrgResponse = Message<"gatehouse.v1.CreateOrgResponse"> & {
  * Use `create(CreateOrgResponseSchema)` to create a new message.
  */
 export const CreateOrgResponseSchema: GenMessage<CreateOrgResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 4);
+  messageDesc(file_gatehouse_v1_admin, 5);
 
 /**
  * AddMemberRequest is the input of AdminService.AddMember.
@@ -249,7 +294,7 @@ export type AddMemberRequest = Message<"gatehouse.v1.AddMemberRequest"> & {
  * Use `create(AddMemberRequestSchema)` to create a new message.
  */
 export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 5);
+  messageDesc(file_gatehouse_v1_admin, 6);
 
 /**
  * AddMemberResponse is the output of AdminService.AddMember.
@@ -299,7 +344,7 @@ export type AddMemberResponse = Message<"gatehouse.v1.AddMemberResponse"> & {
  * Use `create(AddMemberResponseSchema)` to create a new message.
  */
 export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 6);
+  messageDesc(file_gatehouse_v1_admin, 7);
 
 /**
  * Invitation is an open invitation as an org admin sees it (never its link).
@@ -354,7 +399,7 @@ export type Invitation = Message<"gatehouse.v1.Invitation"> & {
  * Use `create(InvitationSchema)` to create a new message.
  */
 export const InvitationSchema: GenMessage<Invitation> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 7);
+  messageDesc(file_gatehouse_v1_admin, 8);
 
 /**
  * ListInvitationsRequest is the input of AdminService.ListInvitations.
@@ -373,7 +418,7 @@ export type ListInvitationsRequest = Message<"gatehouse.v1.ListInvitationsReques
  * Use `create(ListInvitationsRequestSchema)` to create a new message.
  */
 export const ListInvitationsRequestSchema: GenMessage<ListInvitationsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 8);
+  messageDesc(file_gatehouse_v1_admin, 9);
 
 /**
  * ListInvitationsResponse is the output of AdminService.ListInvitations.
@@ -392,7 +437,7 @@ export type ListInvitationsResponse = Message<"gatehouse.v1.ListInvitationsRespo
  * Use `create(ListInvitationsResponseSchema)` to create a new message.
  */
 export const ListInvitationsResponseSchema: GenMessage<ListInvitationsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 9);
+  messageDesc(file_gatehouse_v1_admin, 10);
 
 /**
  * RevokeInvitationRequest is the input of AdminService.RevokeInvitation.
@@ -416,7 +461,7 @@ export type RevokeInvitationRequest = Message<"gatehouse.v1.RevokeInvitationRequ
  * Use `create(RevokeInvitationRequestSchema)` to create a new message.
  */
 export const RevokeInvitationRequestSchema: GenMessage<RevokeInvitationRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 10);
+  messageDesc(file_gatehouse_v1_admin, 11);
 
 /**
  * RevokeInvitationResponse is the output of AdminService.RevokeInvitation.
@@ -431,7 +476,7 @@ export type RevokeInvitationResponse = Message<"gatehouse.v1.RevokeInvitationRes
  * Use `create(RevokeInvitationResponseSchema)` to create a new message.
  */
 export const RevokeInvitationResponseSchema: GenMessage<RevokeInvitationResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 11);
+  messageDesc(file_gatehouse_v1_admin, 12);
 
 /**
  * SendPasswordResetRequest is the input of AdminService.SendPasswordReset.
@@ -457,7 +502,7 @@ export type SendPasswordResetRequest = Message<"gatehouse.v1.SendPasswordResetRe
  * Use `create(SendPasswordResetRequestSchema)` to create a new message.
  */
 export const SendPasswordResetRequestSchema: GenMessage<SendPasswordResetRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 12);
+  messageDesc(file_gatehouse_v1_admin, 13);
 
 /**
  * SendPasswordResetResponse is the output of AdminService.SendPasswordReset.
@@ -472,7 +517,7 @@ export type SendPasswordResetResponse = Message<"gatehouse.v1.SendPasswordResetR
  * Use `create(SendPasswordResetResponseSchema)` to create a new message.
  */
 export const SendPasswordResetResponseSchema: GenMessage<SendPasswordResetResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 13);
+  messageDesc(file_gatehouse_v1_admin, 14);
 
 /**
  * RemoveMemberRequest is the input of AdminService.RemoveMember.
@@ -500,7 +545,7 @@ export type RemoveMemberRequest = Message<"gatehouse.v1.RemoveMemberRequest"> & 
  * Use `create(RemoveMemberRequestSchema)` to create a new message.
  */
 export const RemoveMemberRequestSchema: GenMessage<RemoveMemberRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 14);
+  messageDesc(file_gatehouse_v1_admin, 15);
 
 /**
  * RemoveMemberResponse is the output of AdminService.RemoveMember.
@@ -515,7 +560,7 @@ export type RemoveMemberResponse = Message<"gatehouse.v1.RemoveMemberResponse"> 
  * Use `create(RemoveMemberResponseSchema)` to create a new message.
  */
 export const RemoveMemberResponseSchema: GenMessage<RemoveMemberResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 15);
+  messageDesc(file_gatehouse_v1_admin, 16);
 
 /**
  * GetOrgMfaSettingsRequest is the input of AdminService.GetOrgMfaSettings.
@@ -536,7 +581,7 @@ export type GetOrgMfaSettingsRequest = Message<"gatehouse.v1.GetOrgMfaSettingsRe
  * Use `create(GetOrgMfaSettingsRequestSchema)` to create a new message.
  */
 export const GetOrgMfaSettingsRequestSchema: GenMessage<GetOrgMfaSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 16);
+  messageDesc(file_gatehouse_v1_admin, 17);
 
 /**
  * GetOrgMfaSettingsResponse is the output of AdminService.GetOrgMfaSettings.
@@ -557,7 +602,7 @@ export type GetOrgMfaSettingsResponse = Message<"gatehouse.v1.GetOrgMfaSettingsR
  * Use `create(GetOrgMfaSettingsResponseSchema)` to create a new message.
  */
 export const GetOrgMfaSettingsResponseSchema: GenMessage<GetOrgMfaSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 17);
+  messageDesc(file_gatehouse_v1_admin, 18);
 
 /**
  * UpdateOrgMfaSettingsRequest is the input of
@@ -600,6 +645,27 @@ export type UpdateOrgMfaSettingsRequest = Message<"gatehouse.v1.UpdateOrgMfaSett
    * @generated from field: optional int32 trust_ttl_days = 5;
    */
   trustTtlDays?: number | undefined;
+
+  /**
+   * See OrgMfaSettings.allowed_factors; an empty list is refused.
+   *
+   * @generated from field: optional gatehouse.v1.FactorKinds allowed_factors = 6;
+   */
+  allowedFactors?: FactorKinds | undefined;
+
+  /**
+   * See OrgMfaSettings.require_phishing_resistant.
+   *
+   * @generated from field: optional bool require_phishing_resistant = 7;
+   */
+  requirePhishingResistant?: boolean | undefined;
+
+  /**
+   * See OrgMfaSettings.step_up_max_age_minutes; at least 1.
+   *
+   * @generated from field: optional int32 step_up_max_age_minutes = 8;
+   */
+  stepUpMaxAgeMinutes?: number | undefined;
 };
 
 /**
@@ -607,7 +673,7 @@ export type UpdateOrgMfaSettingsRequest = Message<"gatehouse.v1.UpdateOrgMfaSett
  * Use `create(UpdateOrgMfaSettingsRequestSchema)` to create a new message.
  */
 export const UpdateOrgMfaSettingsRequestSchema: GenMessage<UpdateOrgMfaSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 18);
+  messageDesc(file_gatehouse_v1_admin, 19);
 
 /**
  * UpdateOrgMfaSettingsResponse is the output of
@@ -629,7 +695,7 @@ export type UpdateOrgMfaSettingsResponse = Message<"gatehouse.v1.UpdateOrgMfaSet
  * Use `create(UpdateOrgMfaSettingsResponseSchema)` to create a new message.
  */
 export const UpdateOrgMfaSettingsResponseSchema: GenMessage<UpdateOrgMfaSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 19);
+  messageDesc(file_gatehouse_v1_admin, 20);
 
 /**
  * GetOrgBrowserPolicyRequest is the input of AdminService.GetOrgBrowserPolicy.
@@ -650,7 +716,7 @@ export type GetOrgBrowserPolicyRequest = Message<"gatehouse.v1.GetOrgBrowserPoli
  * Use `create(GetOrgBrowserPolicyRequestSchema)` to create a new message.
  */
 export const GetOrgBrowserPolicyRequestSchema: GenMessage<GetOrgBrowserPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 20);
+  messageDesc(file_gatehouse_v1_admin, 21);
 
 /**
  * GetOrgBrowserPolicyResponse is the output of
@@ -672,7 +738,7 @@ export type GetOrgBrowserPolicyResponse = Message<"gatehouse.v1.GetOrgBrowserPol
  * Use `create(GetOrgBrowserPolicyResponseSchema)` to create a new message.
  */
 export const GetOrgBrowserPolicyResponseSchema: GenMessage<GetOrgBrowserPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 21);
+  messageDesc(file_gatehouse_v1_admin, 22);
 
 /**
  * UpdateOrgBrowserPolicyRequest is the input of
@@ -701,7 +767,7 @@ export type UpdateOrgBrowserPolicyRequest = Message<"gatehouse.v1.UpdateOrgBrows
  * Use `create(UpdateOrgBrowserPolicyRequestSchema)` to create a new message.
  */
 export const UpdateOrgBrowserPolicyRequestSchema: GenMessage<UpdateOrgBrowserPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 22);
+  messageDesc(file_gatehouse_v1_admin, 23);
 
 /**
  * UpdateOrgBrowserPolicyResponse is the output of
@@ -723,7 +789,7 @@ export type UpdateOrgBrowserPolicyResponse = Message<"gatehouse.v1.UpdateOrgBrow
  * Use `create(UpdateOrgBrowserPolicyResponseSchema)` to create a new message.
  */
 export const UpdateOrgBrowserPolicyResponseSchema: GenMessage<UpdateOrgBrowserPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 23);
+  messageDesc(file_gatehouse_v1_admin, 24);
 
 /**
  * GetPlatformSettingsRequest is the input of AdminService.GetPlatformSettings.
@@ -738,7 +804,7 @@ export type GetPlatformSettingsRequest = Message<"gatehouse.v1.GetPlatformSettin
  * Use `create(GetPlatformSettingsRequestSchema)` to create a new message.
  */
 export const GetPlatformSettingsRequestSchema: GenMessage<GetPlatformSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 24);
+  messageDesc(file_gatehouse_v1_admin, 25);
 
 /**
  * GetPlatformSettingsResponse is the output of
@@ -760,7 +826,7 @@ export type GetPlatformSettingsResponse = Message<"gatehouse.v1.GetPlatformSetti
  * Use `create(GetPlatformSettingsResponseSchema)` to create a new message.
  */
 export const GetPlatformSettingsResponseSchema: GenMessage<GetPlatformSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 25);
+  messageDesc(file_gatehouse_v1_admin, 26);
 
 /**
  * UpdatePlatformSettingsRequest is the input of
@@ -796,7 +862,7 @@ export type UpdatePlatformSettingsRequest = Message<"gatehouse.v1.UpdatePlatform
  * Use `create(UpdatePlatformSettingsRequestSchema)` to create a new message.
  */
 export const UpdatePlatformSettingsRequestSchema: GenMessage<UpdatePlatformSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 26);
+  messageDesc(file_gatehouse_v1_admin, 27);
 
 /**
  * UpdatePlatformSettingsResponse is the output of
@@ -818,7 +884,7 @@ export type UpdatePlatformSettingsResponse = Message<"gatehouse.v1.UpdatePlatfor
  * Use `create(UpdatePlatformSettingsResponseSchema)` to create a new message.
  */
 export const UpdatePlatformSettingsResponseSchema: GenMessage<UpdatePlatformSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 27);
+  messageDesc(file_gatehouse_v1_admin, 28);
 
 /**
  * ListUserDevicesRequest is the input of AdminService.ListUserDevices.
@@ -846,7 +912,7 @@ export type ListUserDevicesRequest = Message<"gatehouse.v1.ListUserDevicesReques
  * Use `create(ListUserDevicesRequestSchema)` to create a new message.
  */
 export const ListUserDevicesRequestSchema: GenMessage<ListUserDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 28);
+  messageDesc(file_gatehouse_v1_admin, 29);
 
 /**
  * ListUserDevicesResponse is the output of AdminService.ListUserDevices.
@@ -867,7 +933,7 @@ export type ListUserDevicesResponse = Message<"gatehouse.v1.ListUserDevicesRespo
  * Use `create(ListUserDevicesResponseSchema)` to create a new message.
  */
 export const ListUserDevicesResponseSchema: GenMessage<ListUserDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 29);
+  messageDesc(file_gatehouse_v1_admin, 30);
 
 /**
  * RevokeDeviceTrustRequest is the input of AdminService.RevokeDeviceTrust.
@@ -895,7 +961,7 @@ export type RevokeDeviceTrustRequest = Message<"gatehouse.v1.RevokeDeviceTrustRe
  * Use `create(RevokeDeviceTrustRequestSchema)` to create a new message.
  */
 export const RevokeDeviceTrustRequestSchema: GenMessage<RevokeDeviceTrustRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 30);
+  messageDesc(file_gatehouse_v1_admin, 31);
 
 /**
  * RevokeDeviceTrustResponse is the output of AdminService.RevokeDeviceTrust.
@@ -910,7 +976,7 @@ export type RevokeDeviceTrustResponse = Message<"gatehouse.v1.RevokeDeviceTrustR
  * Use `create(RevokeDeviceTrustResponseSchema)` to create a new message.
  */
 export const RevokeDeviceTrustResponseSchema: GenMessage<RevokeDeviceTrustResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 31);
+  messageDesc(file_gatehouse_v1_admin, 32);
 
 /**
  * RevokeUserSessionsRequest is the input of AdminService.RevokeUserSessions.
@@ -938,7 +1004,7 @@ export type RevokeUserSessionsRequest = Message<"gatehouse.v1.RevokeUserSessions
  * Use `create(RevokeUserSessionsRequestSchema)` to create a new message.
  */
 export const RevokeUserSessionsRequestSchema: GenMessage<RevokeUserSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 32);
+  messageDesc(file_gatehouse_v1_admin, 33);
 
 /**
  * RevokeUserSessionsResponse is the output of AdminService.RevokeUserSessions.
@@ -959,7 +1025,7 @@ export type RevokeUserSessionsResponse = Message<"gatehouse.v1.RevokeUserSession
  * Use `create(RevokeUserSessionsResponseSchema)` to create a new message.
  */
 export const RevokeUserSessionsResponseSchema: GenMessage<RevokeUserSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 33);
+  messageDesc(file_gatehouse_v1_admin, 34);
 
 /**
  * SetUserDisabledRequest is the input of AdminService.SetUserDisabled.
@@ -987,7 +1053,7 @@ export type SetUserDisabledRequest = Message<"gatehouse.v1.SetUserDisabledReques
  * Use `create(SetUserDisabledRequestSchema)` to create a new message.
  */
 export const SetUserDisabledRequestSchema: GenMessage<SetUserDisabledRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 34);
+  messageDesc(file_gatehouse_v1_admin, 35);
 
 /**
  * SetUserDisabledResponse is the output of AdminService.SetUserDisabled.
@@ -1002,7 +1068,7 @@ export type SetUserDisabledResponse = Message<"gatehouse.v1.SetUserDisabledRespo
  * Use `create(SetUserDisabledResponseSchema)` to create a new message.
  */
 export const SetUserDisabledResponseSchema: GenMessage<SetUserDisabledResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 35);
+  messageDesc(file_gatehouse_v1_admin, 36);
 
 /**
  * AuditActor is who caused an audit event.
@@ -1032,7 +1098,7 @@ export type AuditActor = Message<"gatehouse.v1.AuditActor"> & {
  * Use `create(AuditActorSchema)` to create a new message.
  */
 export const AuditActorSchema: GenMessage<AuditActor> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 36);
+  messageDesc(file_gatehouse_v1_admin, 37);
 
 /**
  * AuditEvent is one entry of the audit trail. Optional fields are unset
@@ -1120,7 +1186,7 @@ export type AuditEvent = Message<"gatehouse.v1.AuditEvent"> & {
  * Use `create(AuditEventSchema)` to create a new message.
  */
 export const AuditEventSchema: GenMessage<AuditEvent> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 37);
+  messageDesc(file_gatehouse_v1_admin, 38);
 
 /**
  * ListAuditEventsRequest is the input of AdminService.ListAuditEvents. Every
@@ -1185,7 +1251,7 @@ export type ListAuditEventsRequest = Message<"gatehouse.v1.ListAuditEventsReques
  * Use `create(ListAuditEventsRequestSchema)` to create a new message.
  */
 export const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 38);
+  messageDesc(file_gatehouse_v1_admin, 39);
 
 /**
  * ListAuditEventsResponse is the output of AdminService.ListAuditEvents.
@@ -1213,7 +1279,7 @@ export type ListAuditEventsResponse = Message<"gatehouse.v1.ListAuditEventsRespo
  * Use `create(ListAuditEventsResponseSchema)` to create a new message.
  */
 export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 39);
+  messageDesc(file_gatehouse_v1_admin, 40);
 
 /**
  * SmsDestinationPolicy says where OTPs may be sent (docs/sms-fraud.md).
@@ -1251,7 +1317,7 @@ export type SmsDestinationPolicy = Message<"gatehouse.v1.SmsDestinationPolicy"> 
  * Use `create(SmsDestinationPolicySchema)` to create a new message.
  */
 export const SmsDestinationPolicySchema: GenMessage<SmsDestinationPolicy> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 40);
+  messageDesc(file_gatehouse_v1_admin, 41);
 
 /**
  * StringList wraps a list, so an update can tell "set to empty" from "unset".
@@ -1270,7 +1336,7 @@ export type StringList = Message<"gatehouse.v1.StringList"> & {
  * Use `create(StringListSchema)` to create a new message.
  */
 export const StringListSchema: GenMessage<StringList> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 41);
+  messageDesc(file_gatehouse_v1_admin, 42);
 
 /**
  * GetSmsDestinationPolicyRequest is the input of AdminService.GetSmsDestinationPolicy.
@@ -1291,7 +1357,7 @@ export type GetSmsDestinationPolicyRequest = Message<"gatehouse.v1.GetSmsDestina
  * Use `create(GetSmsDestinationPolicyRequestSchema)` to create a new message.
  */
 export const GetSmsDestinationPolicyRequestSchema: GenMessage<GetSmsDestinationPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 42);
+  messageDesc(file_gatehouse_v1_admin, 43);
 
 /**
  * GetSmsDestinationPolicyResponse is the output of AdminService.GetSmsDestinationPolicy.
@@ -1310,7 +1376,7 @@ export type GetSmsDestinationPolicyResponse = Message<"gatehouse.v1.GetSmsDestin
  * Use `create(GetSmsDestinationPolicyResponseSchema)` to create a new message.
  */
 export const GetSmsDestinationPolicyResponseSchema: GenMessage<GetSmsDestinationPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 43);
+  messageDesc(file_gatehouse_v1_admin, 44);
 
 /**
  * UpdateSmsDestinationPolicyRequest is the input of AdminService.UpdateSmsDestinationPolicy.
@@ -1345,7 +1411,7 @@ export type UpdateSmsDestinationPolicyRequest = Message<"gatehouse.v1.UpdateSmsD
  * Use `create(UpdateSmsDestinationPolicyRequestSchema)` to create a new message.
  */
 export const UpdateSmsDestinationPolicyRequestSchema: GenMessage<UpdateSmsDestinationPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 44);
+  messageDesc(file_gatehouse_v1_admin, 45);
 
 /**
  * UpdateSmsDestinationPolicyResponse is the output of AdminService.UpdateSmsDestinationPolicy.
@@ -1364,7 +1430,7 @@ export type UpdateSmsDestinationPolicyResponse = Message<"gatehouse.v1.UpdateSms
  * Use `create(UpdateSmsDestinationPolicyResponseSchema)` to create a new message.
  */
 export const UpdateSmsDestinationPolicyResponseSchema: GenMessage<UpdateSmsDestinationPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 45);
+  messageDesc(file_gatehouse_v1_admin, 46);
 
 /**
  * GetSmsTrafficReportRequest is the input of AdminService.GetSmsTrafficReport.
@@ -1392,7 +1458,7 @@ export type GetSmsTrafficReportRequest = Message<"gatehouse.v1.GetSmsTrafficRepo
  * Use `create(GetSmsTrafficReportRequestSchema)` to create a new message.
  */
 export const GetSmsTrafficReportRequestSchema: GenMessage<GetSmsTrafficReportRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 46);
+  messageDesc(file_gatehouse_v1_admin, 47);
 
 /**
  * SmsTrafficRow is one country's or one prefix's codes over the period.
@@ -1442,7 +1508,7 @@ export type SmsTrafficRow = Message<"gatehouse.v1.SmsTrafficRow"> & {
  * Use `create(SmsTrafficRowSchema)` to create a new message.
  */
 export const SmsTrafficRowSchema: GenMessage<SmsTrafficRow> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 47);
+  messageDesc(file_gatehouse_v1_admin, 48);
 
 /**
  * GetSmsTrafficReportResponse is the output of AdminService.GetSmsTrafficReport.
@@ -1463,13 +1529,160 @@ export type GetSmsTrafficReportResponse = Message<"gatehouse.v1.GetSmsTrafficRep
  * Use `create(GetSmsTrafficReportResponseSchema)` to create a new message.
  */
 export const GetSmsTrafficReportResponseSchema: GenMessage<GetSmsTrafficReportResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_admin, 48);
+  messageDesc(file_gatehouse_v1_admin, 49);
+
+/**
+ * ListUserFactorsRequest is the input of AdminService.ListUserFactors.
+ *
+ * @generated from message gatehouse.v1.ListUserFactorsRequest
+ */
+export type ListUserFactorsRequest = Message<"gatehouse.v1.ListUserFactorsRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ListUserFactorsRequest.
+ * Use `create(ListUserFactorsRequestSchema)` to create a new message.
+ */
+export const ListUserFactorsRequestSchema: GenMessage<ListUserFactorsRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 50);
+
+/**
+ * UserFactor is one of a member's authenticator apps.
+ *
+ * @generated from message gatehouse.v1.UserFactor
+ */
+export type UserFactor = Message<"gatehouse.v1.UserFactor"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * "totp".
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Unset when never used.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 5;
+   */
+  lastUsedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.UserFactor.
+ * Use `create(UserFactorSchema)` to create a new message.
+ */
+export const UserFactorSchema: GenMessage<UserFactor> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 51);
+
+/**
+ * ListUserFactorsResponse is the output of AdminService.ListUserFactors.
+ *
+ * @generated from message gatehouse.v1.ListUserFactorsResponse
+ */
+export type ListUserFactorsResponse = Message<"gatehouse.v1.ListUserFactorsResponse"> & {
+  /**
+   * @generated from field: repeated gatehouse.v1.UserFactor factors = 1;
+   */
+  factors: UserFactor[];
+
+  /**
+   * @generated from field: uint32 recovery_codes_left = 2;
+   */
+  recoveryCodesLeft: number;
+
+  /**
+   * The verified phone, masked; empty when none.
+   *
+   * @generated from field: string phone_mask = 3;
+   */
+  phoneMask: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ListUserFactorsResponse.
+ * Use `create(ListUserFactorsResponseSchema)` to create a new message.
+ */
+export const ListUserFactorsResponseSchema: GenMessage<ListUserFactorsResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 52);
+
+/**
+ * ResetUserFactorsRequest is the input of AdminService.ResetUserFactors.
+ *
+ * @generated from message gatehouse.v1.ResetUserFactorsRequest
+ */
+export type ResetUserFactorsRequest = Message<"gatehouse.v1.ResetUserFactorsRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * Why (recorded in the audit trail); required, at most 500 characters.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.ResetUserFactorsRequest.
+ * Use `create(ResetUserFactorsRequestSchema)` to create a new message.
+ */
+export const ResetUserFactorsRequestSchema: GenMessage<ResetUserFactorsRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 53);
+
+/**
+ * ResetUserFactorsResponse is the output of AdminService.ResetUserFactors.
+ *
+ * @generated from message gatehouse.v1.ResetUserFactorsResponse
+ */
+export type ResetUserFactorsResponse = Message<"gatehouse.v1.ResetUserFactorsResponse"> & {
+};
+
+/**
+ * Describes the message gatehouse.v1.ResetUserFactorsResponse.
+ * Use `create(ResetUserFactorsResponseSchema)` to create a new message.
+ */
+export const ResetUserFactorsResponseSchema: GenMessage<ResetUserFactorsResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_admin, 54);
 
 /**
  * AdminService lets org admins manage their org and platform admins manage
  * the platform.
  *
- * Every RPC requires `authorization: Bearer <access_token>`. Org-scoped RPCs
+ * Every RPC requires `authorization: Bearer <access_token>` of a session that
+ * verified a second factor within its org's step_up_max_age_minutes
+ * (otherwise FailedPrecondition "step-up required", ErrorDetail kind
+ * step_up_required: AccountService.StartStepUp, then VerifyMFA). Org-scoped RPCs
  * (those taking org_id) require the caller to be an admin of that org or a
  * platform admin; CreateOrg and the platform settings RPCs require a platform
  * admin. Errors common to all RPCs: Unauthenticated (missing, invalid or
@@ -1711,6 +1924,31 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof GetSmsTrafficReportRequestSchema;
     output: typeof GetSmsTrafficReportResponseSchema;
+  },
+  /**
+   * ListUserFactors lists a member's second factors (never a secret).
+   *
+   * @generated from rpc gatehouse.v1.AdminService.ListUserFactors
+   */
+  listUserFactors: {
+    methodKind: "unary";
+    input: typeof ListUserFactorsRequestSchema;
+    output: typeof ListUserFactorsResponseSchema;
+  },
+  /**
+   * ResetUserFactors is the audited way back for a member who lost every
+   * factor: it removes their authenticator apps and recovery codes, unlocks
+   * their phone (the next MFA collects one again), and ends every session,
+   * device trust and pending sign-in of theirs, in every org.
+   *
+   * Errors: InvalidArgument (empty reason), NotFound (not a member).
+   *
+   * @generated from rpc gatehouse.v1.AdminService.ResetUserFactors
+   */
+  resetUserFactors: {
+    methodKind: "unary";
+    input: typeof ResetUserFactorsRequestSchema;
+    output: typeof ResetUserFactorsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_admin, 0);

@@ -8,17 +8,95 @@
 // @generated from file gatehouse/v1/auth.proto (package gatehouse.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Message } from "@bufbuild/protobuf";
+import type { Message, UnknownEnum } from "@bufbuild/protobuf";
 
 /**
  * Describes the file gatehouse/v1/auth.proto.
  */
 export const file_gatehouse_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIiMKEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0IiMKElZlcmlmeUVtYWlsUmVxdWVzdBINCgV0b2tlbhgBIAEoCSIVChNWZXJpZnlFbWFpbFJlc3BvbnNlIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCSIsChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSI7ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAkiFwoVUmVzZXRQYXNzd29yZFJlc3BvbnNlIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiKAoQUmVzZW5kTUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiWwoRUmVzZW5kTUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iQwofU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBIRCglpbnRlbnRfaWQYASABKAkSDQoFcGhvbmUYAiABKAkiagogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iNQoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJIowBCgxBdXRoUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCRIOCgZvcmdfaWQYBSABKAkiVQoLTUZBUmVxdWlyZWQSFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0iIgoNUGhvbmVSZXF1aXJlZBIRCglpbnRlbnRfaWQYASABKAkyuQcKC0F1dGhTZXJ2aWNlEkkKCFJlZ2lzdGVyEh0uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVxdWVzdBoeLmdhdGVob3VzZS52MS5SZWdpc3RlclJlc3BvbnNlElIKC1ZlcmlmeUVtYWlsEiAuZ2F0ZWhvdXNlLnYxLlZlcmlmeUVtYWlsUmVxdWVzdBohLmdhdGVob3VzZS52MS5WZXJpZnlFbWFpbFJlc3BvbnNlEmEKEEFjY2VwdEludml0YXRpb24SJS5nYXRlaG91c2UudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJi5nYXRlaG91c2UudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEm0KFFJlcXVlc3RQYXNzd29yZFJlc2V0EikuZ2F0ZWhvdXNlLnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBoqLmdhdGVob3VzZS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlElgKDVJlc2V0UGFzc3dvcmQSIi5nYXRlaG91c2UudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaIy5nYXRlaG91c2UudjEuUmVzZXRQYXNzd29yZFJlc3BvbnNlEkAKBUxvZ2luEhouZ2F0ZWhvdXNlLnYxLkxvZ2luUmVxdWVzdBobLmdhdGVob3VzZS52MS5Mb2dpblJlc3BvbnNlEkYKB1JlZnJlc2gSHC5nYXRlaG91c2UudjEuUmVmcmVzaFJlcXVlc3QaHS5nYXRlaG91c2UudjEuUmVmcmVzaFJlc3BvbnNlEkMKBkxvZ291dBIbLmdhdGVob3VzZS52MS5Mb2dvdXRSZXF1ZXN0GhwuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlc3BvbnNlEnkKGFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQRItLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0Gi4uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEkcKCVZlcmlmeU1GQRIeLmdhdGVob3VzZS52MS5WZXJpZnlNRkFSZXF1ZXN0GhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZRJMCglSZXNlbmRNRkESHi5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVxdWVzdBofLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIioKElNlbmRNZmFDb2RlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRwoTU2VuZE1mYUNvZGVSZXNwb25zZRISCgpwaG9uZV9tYXNrGAEgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAIgASgNIi4KD01mYUZhY3Rvck9wdGlvbhIMCgRraW5kGAEgASgJEg0KBWxhYmVsGAIgASgJIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIiMKEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0IiMKElZlcmlmeUVtYWlsUmVxdWVzdBINCgV0b2tlbhgBIAEoCSIVChNWZXJpZnlFbWFpbFJlc3BvbnNlIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCSIsChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSI7ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAkiFwoVUmVzZXRQYXNzd29yZFJlc3BvbnNlIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiKAoQUmVzZW5kTUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiiwEKEVJlc2VuZE1GQVJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRISCgpwaG9uZV9tYXNrGAIgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAMgASgNEi4KB2ZhY3RvcnMYBCADKAsyHS5nYXRlaG91c2UudjEuTWZhRmFjdG9yT3B0aW9uIkMKH1N1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlcXVlc3QSEQoJaW50ZW50X2lkGAEgASgJEg0KBXBob25lGAIgASgJIpoBCiBTdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXNwb25zZRIUCgxjaGFsbGVuZ2VfaWQYASABKAkSEgoKcGhvbmVfbWFzaxgCIAEoCRIcChRyZXNlbmRfYWZ0ZXJfc2Vjb25kcxgDIAEoDRIuCgdmYWN0b3JzGAQgAygLMh0uZ2F0ZWhvdXNlLnYxLk1mYUZhY3Rvck9wdGlvbiJeChBWZXJpZnlNRkFSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRILCgNvdHAYAiABKAkSJwoGZmFjdG9yGAMgASgOMhcuZ2F0ZWhvdXNlLnYxLk1mYUZhY3RvciKmAQoMQXV0aFJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3VzZXJfaWQYBCABKAkSDgoGb3JnX2lkGAUgASgJEgsKA2FtchgGIAMoCRILCgNhYWwYByABKA0ihQEKC01GQVJlcXVpcmVkEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRISCgpwaG9uZV9tYXNrGAIgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAMgASgNEi4KB2ZhY3RvcnMYBCADKAsyHS5nYXRlaG91c2UudjEuTWZhRmFjdG9yT3B0aW9uIiIKDVBob25lUmVxdWlyZWQSEQoJaW50ZW50X2lkGAEgASgJKocBCglNZmFGYWN0b3ISGgoWTUZBX0ZBQ1RPUl9VTlNQRUNJRklFRBAAEhIKDk1GQV9GQUNUT1JfU01TEAESEwoPTUZBX0ZBQ1RPUl9UT1RQEAISHAoYTUZBX0ZBQ1RPUl9SRUNPVkVSWV9DT0RFEAMSFwoTTUZBX0ZBQ1RPUl9XRUJBVVRIThAEMo0ICgtBdXRoU2VydmljZRJJCghSZWdpc3RlchIdLmdhdGVob3VzZS52MS5SZWdpc3RlclJlcXVlc3QaHi5nYXRlaG91c2UudjEuUmVnaXN0ZXJSZXNwb25zZRJSCgtWZXJpZnlFbWFpbBIgLmdhdGVob3VzZS52MS5WZXJpZnlFbWFpbFJlcXVlc3QaIS5nYXRlaG91c2UudjEuVmVyaWZ5RW1haWxSZXNwb25zZRJhChBBY2NlcHRJbnZpdGF0aW9uEiUuZ2F0ZWhvdXNlLnYxLkFjY2VwdEludml0YXRpb25SZXF1ZXN0GiYuZ2F0ZWhvdXNlLnYxLkFjY2VwdEludml0YXRpb25SZXNwb25zZRJtChRSZXF1ZXN0UGFzc3dvcmRSZXNldBIpLmdhdGVob3VzZS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaKi5nYXRlaG91c2UudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRJYCg1SZXNldFBhc3N3b3JkEiIuZ2F0ZWhvdXNlLnYxLlJlc2V0UGFzc3dvcmRSZXF1ZXN0GiMuZ2F0ZWhvdXNlLnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZRJACgVMb2dpbhIaLmdhdGVob3VzZS52MS5Mb2dpblJlcXVlc3QaGy5nYXRlaG91c2UudjEuTG9naW5SZXNwb25zZRJGCgdSZWZyZXNoEhwuZ2F0ZWhvdXNlLnYxLlJlZnJlc2hSZXF1ZXN0Gh0uZ2F0ZWhvdXNlLnYxLlJlZnJlc2hSZXNwb25zZRJDCgZMb2dvdXQSGy5nYXRlaG91c2UudjEuTG9nb3V0UmVxdWVzdBocLmdhdGVob3VzZS52MS5Mb2dvdXRSZXNwb25zZRJ5ChhTdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkESLS5nYXRlaG91c2UudjEuU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBouLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXNwb25zZRJHCglWZXJpZnlNRkESHi5nYXRlaG91c2UudjEuVmVyaWZ5TUZBUmVxdWVzdBoaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2USTAoJUmVzZW5kTUZBEh4uZ2F0ZWhvdXNlLnYxLlJlc2VuZE1GQVJlcXVlc3QaHy5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVzcG9uc2USUgoLU2VuZE1mYUNvZGUSIC5nYXRlaG91c2UudjEuU2VuZE1mYUNvZGVSZXF1ZXN0GiEuZ2F0ZWhvdXNlLnYxLlNlbmRNZmFDb2RlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * SendMfaCodeRequest is the input of AuthService.SendMfaCode.
+ *
+ * @generated from message gatehouse.v1.SendMfaCodeRequest
+ */
+export type SendMfaCodeRequest = Message<"gatehouse.v1.SendMfaCodeRequest"> & {
+  /**
+   * Challenge id from MFARequired.
+   *
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.SendMfaCodeRequest.
+ * Use `create(SendMfaCodeRequestSchema)` to create a new message.
+ */
+export const SendMfaCodeRequestSchema: GenMessage<SendMfaCodeRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 0);
+
+/**
+ * SendMfaCodeResponse is the output of AuthService.SendMfaCode.
+ *
+ * @generated from message gatehouse.v1.SendMfaCodeResponse
+ */
+export type SendMfaCodeResponse = Message<"gatehouse.v1.SendMfaCodeResponse"> & {
+  /**
+   * The phone the code went to, masked as in MFARequired.
+   *
+   * @generated from field: string phone_mask = 1;
+   */
+  phoneMask: string;
+
+  /**
+   * Seconds until SendMfaCode or ResendMFA sends another code.
+   *
+   * @generated from field: uint32 resend_after_seconds = 2;
+   */
+  resendAfterSeconds: number;
+};
+
+/**
+ * Describes the message gatehouse.v1.SendMfaCodeResponse.
+ * Use `create(SendMfaCodeResponseSchema)` to create a new message.
+ */
+export const SendMfaCodeResponseSchema: GenMessage<SendMfaCodeResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 1);
+
+/**
+ * MfaFactorOption is one factor that completes a challenge.
+ *
+ * @generated from message gatehouse.v1.MfaFactorOption
+ */
+export type MfaFactorOption = Message<"gatehouse.v1.MfaFactorOption"> & {
+  /**
+   * "webauthn", "totp", "sms" or "recovery_code".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * What names it to its owner (the masked phone, the app's label, how many
+   * recovery codes are left).
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.MfaFactorOption.
+ * Use `create(MfaFactorOptionSchema)` to create a new message.
+ */
+export const MfaFactorOptionSchema: GenMessage<MfaFactorOption> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 2);
 
 /**
  * RegisterRequest is the input of AuthService.Register.
@@ -53,7 +131,7 @@ export type RegisterRequest = Message<"gatehouse.v1.RegisterRequest"> & {
  * Use `create(RegisterRequestSchema)` to create a new message.
  */
 export const RegisterRequestSchema: GenMessage<RegisterRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 0);
+  messageDesc(file_gatehouse_v1_auth, 3);
 
 /**
  * RegisterResponse is the output of AuthService.Register.
@@ -76,7 +154,7 @@ export type RegisterResponse = Message<"gatehouse.v1.RegisterResponse"> & {
  * Use `create(RegisterResponseSchema)` to create a new message.
  */
 export const RegisterResponseSchema: GenMessage<RegisterResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 1);
+  messageDesc(file_gatehouse_v1_auth, 4);
 
 /**
  * LoginRequest is the input of AuthService.Login.
@@ -120,7 +198,7 @@ export type LoginRequest = Message<"gatehouse.v1.LoginRequest"> & {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 2);
+  messageDesc(file_gatehouse_v1_auth, 5);
 
 /**
  * LoginResponse carries exactly one outcome of a login.
@@ -166,7 +244,7 @@ export type LoginResponse = Message<"gatehouse.v1.LoginResponse"> & {
  * Use `create(LoginResponseSchema)` to create a new message.
  */
 export const LoginResponseSchema: GenMessage<LoginResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 3);
+  messageDesc(file_gatehouse_v1_auth, 6);
 
 /**
  * RefreshRequest is the input of AuthService.Refresh.
@@ -195,7 +273,7 @@ export type RefreshRequest = Message<"gatehouse.v1.RefreshRequest"> & {
  * Use `create(RefreshRequestSchema)` to create a new message.
  */
 export const RefreshRequestSchema: GenMessage<RefreshRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 4);
+  messageDesc(file_gatehouse_v1_auth, 7);
 
 /**
  * RefreshResponse has the same shape as LoginResponse.
@@ -241,7 +319,7 @@ export type RefreshResponse = Message<"gatehouse.v1.RefreshResponse"> & {
  * Use `create(RefreshResponseSchema)` to create a new message.
  */
 export const RefreshResponseSchema: GenMessage<RefreshResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 5);
+  messageDesc(file_gatehouse_v1_auth, 8);
 
 /**
  * LogoutRequest is the input of AuthService.Logout. The session is taken
@@ -264,7 +342,7 @@ export type VerifyEmailRequest = Message<"gatehouse.v1.VerifyEmailRequest"> & {
  * Use `create(VerifyEmailRequestSchema)` to create a new message.
  */
 export const VerifyEmailRequestSchema: GenMessage<VerifyEmailRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 6);
+  messageDesc(file_gatehouse_v1_auth, 9);
 
 /**
  * VerifyEmailResponse is the output of AuthService.VerifyEmail.
@@ -279,7 +357,7 @@ export type VerifyEmailResponse = Message<"gatehouse.v1.VerifyEmailResponse"> & 
  * Use `create(VerifyEmailResponseSchema)` to create a new message.
  */
 export const VerifyEmailResponseSchema: GenMessage<VerifyEmailResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 7);
+  messageDesc(file_gatehouse_v1_auth, 10);
 
 /**
  * AcceptInvitationRequest is the input of AuthService.AcceptInvitation.
@@ -307,7 +385,7 @@ export type AcceptInvitationRequest = Message<"gatehouse.v1.AcceptInvitationRequ
  * Use `create(AcceptInvitationRequestSchema)` to create a new message.
  */
 export const AcceptInvitationRequestSchema: GenMessage<AcceptInvitationRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 8);
+  messageDesc(file_gatehouse_v1_auth, 11);
 
 /**
  * AcceptInvitationResponse is the output of AuthService.AcceptInvitation.
@@ -335,7 +413,7 @@ export type AcceptInvitationResponse = Message<"gatehouse.v1.AcceptInvitationRes
  * Use `create(AcceptInvitationResponseSchema)` to create a new message.
  */
 export const AcceptInvitationResponseSchema: GenMessage<AcceptInvitationResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 9);
+  messageDesc(file_gatehouse_v1_auth, 12);
 
 /**
  * RequestPasswordResetRequest is the input of AuthService.RequestPasswordReset.
@@ -354,7 +432,7 @@ export type RequestPasswordResetRequest = Message<"gatehouse.v1.RequestPasswordR
  * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
  */
 export const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 10);
+  messageDesc(file_gatehouse_v1_auth, 13);
 
 /**
  * RequestPasswordResetResponse is the output of AuthService.RequestPasswordReset.
@@ -369,7 +447,7 @@ export type RequestPasswordResetResponse = Message<"gatehouse.v1.RequestPassword
  * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
  */
 export const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 11);
+  messageDesc(file_gatehouse_v1_auth, 14);
 
 /**
  * ResetPasswordRequest is the input of AuthService.ResetPassword.
@@ -397,7 +475,7 @@ export type ResetPasswordRequest = Message<"gatehouse.v1.ResetPasswordRequest"> 
  * Use `create(ResetPasswordRequestSchema)` to create a new message.
  */
 export const ResetPasswordRequestSchema: GenMessage<ResetPasswordRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 12);
+  messageDesc(file_gatehouse_v1_auth, 15);
 
 /**
  * ResetPasswordResponse is the output of AuthService.ResetPassword.
@@ -412,7 +490,7 @@ export type ResetPasswordResponse = Message<"gatehouse.v1.ResetPasswordResponse"
  * Use `create(ResetPasswordResponseSchema)` to create a new message.
  */
 export const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 13);
+  messageDesc(file_gatehouse_v1_auth, 16);
 
 /**
  * @generated from message gatehouse.v1.LogoutRequest
@@ -425,7 +503,7 @@ export type LogoutRequest = Message<"gatehouse.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 14);
+  messageDesc(file_gatehouse_v1_auth, 17);
 
 /**
  * LogoutResponse is the output of AuthService.Logout.
@@ -440,7 +518,7 @@ export type LogoutResponse = Message<"gatehouse.v1.LogoutResponse"> & {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 15);
+  messageDesc(file_gatehouse_v1_auth, 18);
 
 /**
  * ResendMFARequest is the input of AuthService.ResendMFA.
@@ -461,7 +539,7 @@ export type ResendMFARequest = Message<"gatehouse.v1.ResendMFARequest"> & {
  * Use `create(ResendMFARequestSchema)` to create a new message.
  */
 export const ResendMFARequestSchema: GenMessage<ResendMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 16);
+  messageDesc(file_gatehouse_v1_auth, 19);
 
 /**
  * ResendMFAResponse is the output of AuthService.ResendMFA. The OTP is never
@@ -490,6 +568,14 @@ export type ResendMFAResponse = Message<"gatehouse.v1.ResendMFAResponse"> & {
    * @generated from field: uint32 resend_after_seconds = 3;
    */
   resendAfterSeconds: number;
+
+  /**
+   * The factors the user can complete this challenge with, as in
+   * MFARequired.factors.
+   *
+   * @generated from field: repeated gatehouse.v1.MfaFactorOption factors = 4;
+   */
+  factors: MfaFactorOption[];
 };
 
 /**
@@ -497,7 +583,7 @@ export type ResendMFAResponse = Message<"gatehouse.v1.ResendMFAResponse"> & {
  * Use `create(ResendMFAResponseSchema)` to create a new message.
  */
 export const ResendMFAResponseSchema: GenMessage<ResendMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 17);
+  messageDesc(file_gatehouse_v1_auth, 20);
 
 /**
  * SubmitPhoneAndRequestMFARequest is the input of
@@ -526,7 +612,7 @@ export type SubmitPhoneAndRequestMFARequest = Message<"gatehouse.v1.SubmitPhoneA
  * Use `create(SubmitPhoneAndRequestMFARequestSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFARequestSchema: GenMessage<SubmitPhoneAndRequestMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 18);
+  messageDesc(file_gatehouse_v1_auth, 21);
 
 /**
  * SubmitPhoneAndRequestMFAResponse is the output of
@@ -556,6 +642,14 @@ export type SubmitPhoneAndRequestMFAResponse = Message<"gatehouse.v1.SubmitPhone
    * @generated from field: uint32 resend_after_seconds = 3;
    */
   resendAfterSeconds: number;
+
+  /**
+   * The factors the user can complete this challenge with, as in
+   * MFARequired.factors.
+   *
+   * @generated from field: repeated gatehouse.v1.MfaFactorOption factors = 4;
+   */
+  factors: MfaFactorOption[];
 };
 
 /**
@@ -563,7 +657,7 @@ export type SubmitPhoneAndRequestMFAResponse = Message<"gatehouse.v1.SubmitPhone
  * Use `create(SubmitPhoneAndRequestMFAResponseSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFAResponseSchema: GenMessage<SubmitPhoneAndRequestMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 19);
+  messageDesc(file_gatehouse_v1_auth, 22);
 
 /**
  * VerifyMFARequest is the input of AuthService.VerifyMFA.
@@ -579,11 +673,20 @@ export type VerifyMFARequest = Message<"gatehouse.v1.VerifyMFARequest"> & {
   challengeId: string;
 
   /**
-   * The 6-digit one-time password received by SMS.
+   * The 6-digit code received by SMS or shown by the authenticator app, or
+   * a recovery code, as factor says.
    *
    * @generated from field: string otp = 2;
    */
   otp: string;
+
+  /**
+   * The factor otp belongs to; unspecified is SMS. A factor the org does
+   * not allow or the user does not have is answered as a wrong code.
+   *
+   * @generated from field: gatehouse.v1.MfaFactor factor = 3;
+   */
+  factor: MfaFactor;
 };
 
 /**
@@ -591,7 +694,7 @@ export type VerifyMFARequest = Message<"gatehouse.v1.VerifyMFARequest"> & {
  * Use `create(VerifyMFARequestSchema)` to create a new message.
  */
 export const VerifyMFARequestSchema: GenMessage<VerifyMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 20);
+  messageDesc(file_gatehouse_v1_auth, 23);
 
 /**
  * AuthResponse carries the tokens of a new or refreshed session.
@@ -634,6 +737,23 @@ export type AuthResponse = Message<"gatehouse.v1.AuthResponse"> & {
    * @generated from field: string org_id = 5;
    */
   orgId: string;
+
+  /**
+   * What the session proved (RFC 8176 values): "pwd", then the second
+   * factor's ("sms", "otp" for an authenticator app, "rec" for a recovery
+   * code) when one was verified.
+   *
+   * @generated from field: repeated string amr = 6;
+   */
+  amr: string[];
+
+  /**
+   * Authenticator assurance level: 1 (password only) or 2 (a second factor
+   * too).
+   *
+   * @generated from field: uint32 aal = 7;
+   */
+  aal: number;
 };
 
 /**
@@ -641,10 +761,11 @@ export type AuthResponse = Message<"gatehouse.v1.AuthResponse"> & {
  * Use `create(AuthResponseSchema)` to create a new message.
  */
 export const AuthResponseSchema: GenMessage<AuthResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 21);
+  messageDesc(file_gatehouse_v1_auth, 24);
 
 /**
- * MFARequired means an OTP was sent to the user's phone.
+ * MFARequired means a second factor is required: an OTP was sent to the
+ * user's phone when SMS is the only factor listed.
  *
  * @generated from message gatehouse.v1.MFARequired
  */
@@ -670,6 +791,15 @@ export type MFARequired = Message<"gatehouse.v1.MFARequired"> & {
    * @generated from field: uint32 resend_after_seconds = 3;
    */
   resendAfterSeconds: number;
+
+  /**
+   * The factors the user can complete this challenge with, strongest
+   * first. When "sms" is the only one, its code was sent; otherwise no SMS
+   * is sent until SendMfaCode, and phone_mask is empty when "sms" is absent.
+   *
+   * @generated from field: repeated gatehouse.v1.MfaFactorOption factors = 4;
+   */
+  factors: MfaFactorOption[];
 };
 
 /**
@@ -677,7 +807,7 @@ export type MFARequired = Message<"gatehouse.v1.MFARequired"> & {
  * Use `create(MFARequiredSchema)` to create a new message.
  */
 export const MFARequiredSchema: GenMessage<MFARequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 22);
+  messageDesc(file_gatehouse_v1_auth, 25);
 
 /**
  * PhoneRequired means MFA is required but the user has no phone on file.
@@ -698,7 +828,62 @@ export type PhoneRequired = Message<"gatehouse.v1.PhoneRequired"> & {
  * Use `create(PhoneRequiredSchema)` to create a new message.
  */
 export const PhoneRequiredSchema: GenMessage<PhoneRequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 23);
+  messageDesc(file_gatehouse_v1_auth, 26);
+
+/**
+ * MfaFactor is the factor a VerifyMFA code belongs to.
+ *
+ * @generated from enum gatehouse.v1.MfaFactor
+ */
+export const MfaFactor = {
+  /**
+   * The SMS code, as before factors existed.
+   *
+   * @generated from enum value: MFA_FACTOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * The SMS code.
+   *
+   * @generated from enum value: MFA_FACTOR_SMS = 1;
+   */
+  SMS: 1,
+
+  /**
+   * A code of an authenticator app (RFC 6238).
+   *
+   * @generated from enum value: MFA_FACTOR_TOTP = 2;
+   */
+  TOTP: 2,
+
+  /**
+   * One of the user's single-use recovery codes.
+   *
+   * @generated from enum value: MFA_FACTOR_RECOVERY_CODE = 3;
+   */
+  RECOVERY_CODE: 3,
+
+  /**
+   * A passkey or security key.
+   *
+   * @generated from enum value: MFA_FACTOR_WEBAUTHN = 4;
+   */
+  WEBAUTHN: 4,
+} as const;
+
+/**
+ * MfaFactor is the factor a VerifyMFA code belongs to.
+ *
+ * @generated from enum gatehouse.v1.MfaFactor
+ */
+export type MfaFactor = (typeof MfaFactor)[keyof typeof MfaFactor] | UnknownEnum;
+
+/**
+ * Describes the enum gatehouse.v1.MfaFactor.
+ */
+export const MfaFactorSchema: GenEnum<MfaFactor> = /*@__PURE__*/
+  enumDesc(file_gatehouse_v1_auth, 0);
 
 /**
  * AuthService signs users in and out.
@@ -899,6 +1084,26 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof ResendMFARequestSchema;
     output: typeof ResendMFAResponseSchema;
+  },
+  /**
+   * SendMfaCode sends an SMS code for a challenge whose user has other
+   * factors too (Login and Refresh send none then; MFARequired.factors lists
+   * "sms"). The challenge keeps its id and its spent attempts. The OTP send
+   * limits apply, and a code already sent is replaced only
+   * resend_after_seconds after it was sent.
+   *
+   * Public. Errors: InvalidArgument (empty challenge_id), Unauthenticated
+   * ("invalid or expired MFA challenge": unknown challenge, or SMS is not one
+   * of its factors), FailedPrecondition ("MFA challenge expired"),
+   * ResourceExhausted (too soon or OTP send limits), Unavailable (SMS
+   * provider failure).
+   *
+   * @generated from rpc gatehouse.v1.AuthService.SendMfaCode
+   */
+  sendMfaCode: {
+    methodKind: "unary";
+    input: typeof SendMfaCodeRequestSchema;
+    output: typeof SendMfaCodeResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_auth, 0);

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AuditEvent, AuditEventKind } from "../../../audit/events.ts";
+import { DEFAULT_ORG_MFA_SETTINGS } from "../../../model.ts";
 import type { AuditQuery, Stores } from "../../../ports.ts";
 import { DAY, DEVICE_ID, expectRejectionKind, MINUTE, ORG_ID, OTHER_ORG_ID, OTHER_USER_ID, T0, USER_ID } from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
@@ -91,9 +92,7 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
           deviceId: null,
           clientIp: null,
           userAgent: null,
-          payload: {
-            settings: { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: true, trustTtlDays: 0, smsAllowedCountries: [] },
-          },
+          payload: { settings: { ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 0 } },
         },
         {
           id: "event-revoked",

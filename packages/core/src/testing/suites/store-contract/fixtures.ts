@@ -92,6 +92,9 @@ export function aSession(overrides: Partial<Session> = {}): Session {
     createdAt: T0,
     expiresAt: T0 + 90 * DAY,
     revokedAt: null,
+    amr: ["pwd"],
+    aal: 1,
+    mfaAt: null,
     ...overrides,
   };
 }

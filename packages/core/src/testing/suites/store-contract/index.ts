@@ -5,6 +5,7 @@ import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
 import { describeEmailOwnershipContract } from "./email-ownership.ts";
+import { describeFactorsContract } from "./factors.ts";
 import type { StoreContractHandle } from "./handle.ts";
 import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
@@ -59,5 +60,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describePurgeContract(current);
     describeAuditContract(current);
     describeAccountSecurityContract(stores);
+    describeFactorsContract(stores);
   });
 }

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { PlatformSettings } from "../../../model.ts";
+import { DEFAULT_ORG_MFA_SETTINGS, type PlatformSettings } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
 import { ORG_ID, OTHER_ORG_ID, seedGraph } from "./fixtures.ts";
 
@@ -55,25 +55,31 @@ export function describeSettingsContract(current: () => Stores): void {
         trustDeviceAfterMfa: false,
         trustTtlDays: 0,
         smsAllowedCountries: ["FR"],
+        allowedFactors: ["totp", "recovery_code"] as const,
+        requirePhishingResistant: true,
+        stepUpMaxAgeMinutes: 5,
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(settings);
       expect(await stores.settings.getOrg(OTHER_ORG_ID)).toBeNull();
-      const replaced = { requireMfaNewDevice: true, requireMfaUntrustedDevice: false, trustDeviceAfterMfa: true, trustTtlDays: 30, smsAllowedCountries: [] };
+      const replaced = {
+        requireMfaNewDevice: true,
+        requireMfaUntrustedDevice: false,
+        trustDeviceAfterMfa: true,
+        trustTtlDays: 30,
+        allowedFactors: ["sms"] as const,
+        requirePhishingResistant: false,
+        stepUpMaxAgeMinutes: 60,
+        smsAllowedCountries: [],
+      };
       await stores.settings.putOrg(ORG_ID, replaced);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(replaced);
     });
 
     it("reads the platform and one org's settings together, each null while never stored", async () => {
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org: null });
-      const org = {
-        requireMfaNewDevice: true,
-        requireMfaUntrustedDevice: false,
-        trustDeviceAfterMfa: true,
-        trustTtlDays: 0,
-        smsAllowedCountries: ["DE", "AT"],
-      };
+      const org = { ...DEFAULT_ORG_MFA_SETTINGS, requireMfaUntrustedDevice: false, trustTtlDays: 0, smsAllowedCountries: ["DE", "AT"] };
       await stores.settings.putOrg(ORG_ID, org);
       expect(await stores.settings.getForOrg(ORG_ID)).toEqual({ platform: null, org });
       const platform: PlatformSettings = {

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import type { OrgMfaSettings } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
 import {
   aDevice,
@@ -22,7 +23,16 @@ const PLATFORM = {
   smsAllowedCountries: ["US"],
   smsRefusedNumberTypes: ["premium_rate" as const],
 };
-const ORG_SETTINGS = { requireMfaNewDevice: false, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: false, trustTtlDays: 3, smsAllowedCountries: ["US"] };
+const ORG_SETTINGS: OrgMfaSettings = {
+  requireMfaNewDevice: false,
+  requireMfaUntrustedDevice: true,
+  trustDeviceAfterMfa: false,
+  trustTtlDays: 3,
+  allowedFactors: ["sms", "totp"],
+  requirePhishingResistant: false,
+  stepUpMaxAgeMinutes: 10,
+  smsAllowedCountries: ["US"],
+};
 
 /** `SignInFactsStore.read`: user, membership, device and settings of one sign-in, in one read. */
 export function describeSignInFactsContract(current: () => Stores): void {

@@ -1,0 +1,42 @@
+import type { Context } from "../context.ts";
+import type { FactorKind, OrgMfaSettings, User } from "../model.ts";
+import { maskPhone } from "../phone.ts";
+import type { MfaFactorOption } from "../results.ts";
+
+/** Strongest first, as the sign-in page offers them. */
+const STRENGTH: readonly FactorKind[] = ["webauthn", "totp", "sms", "recovery_code"];
+
+/**
+ * The factors a user can complete MFA with in an org: those the user holds (a phone on file, a confirmed
+ * authenticator app, recovery codes left) that the org allows. Nothing else is ever listed, so the list
+ * tells a client only what the user set up.
+ */
+export async function usableFactors(ctx: Context, user: User, org: OrgMfaSettings): Promise<MfaFactorOption[]> {
+  const options: MfaFactorOption[] = [];
+  for (const kind of STRENGTH) {
+    if (!org.allowedFactors.includes(kind)) continue;
+    const label = await labelOf(ctx, user, kind);
+    if (label !== null) options.push({ kind, label });
+  }
+  return options;
+}
+
+async function labelOf(ctx: Context, user: User, kind: FactorKind): Promise<string | null> {
+  switch (kind) {
+    case "sms":
+      return user.phone === null ? null : maskPhone(user.phone);
+    case "totp": {
+      const apps = (await ctx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null);
+      return apps.length === 0 ? null : apps.map((factor) => factor.label).join(", ");
+    }
+    case "recovery_code": {
+      const left = await ctx.stores.factors.countRecoveryCodes(user.id);
+      return left === 0 ? null : `${left} recovery codes left`;
+    }
+    case "webauthn":
+      return null;
+  }
+}
+
+/** The SMS option alone: the code goes out at once, as the spec's flow has it. */
+export const isSmsOnly = (factors: readonly MfaFactorOption[]): boolean => factors.length === 1 && factors[0]?.kind === "sms";

@@ -1,0 +1,189 @@
+import { describe, expect, it } from "vitest";
+import type { AuditEvent } from "../src/audit/events.ts";
+import { GatehouseError } from "../src/errors.ts";
+import { totpCodeAt } from "../src/factors/totp.ts";
+import type { IssuedTokens } from "../src/results.ts";
+import type { Actor } from "../src/use-cases/admin.ts";
+import { createHarness, signInWithPhone, type Harness } from "./harness.ts";
+
+const SYSTEM: Actor = { kind: "system" };
+const STEP_MS = 30_000;
+
+async function kindOf(operation: Promise<unknown>): Promise<string> {
+  return operation.then(
+    () => "resolved",
+    (error: unknown) => (error instanceof GatehouseError ? error.kind : String(error)),
+  );
+}
+
+async function events(h: Harness, kind: AuditEvent["kind"]): Promise<AuditEvent[]> {
+  return (await h.stores.audit.list({ limit: 1000, kinds: [kind] })).events;
+}
+
+/** Signs in with SMS, enrols an authenticator app and recovery codes; returns the secret and the codes. */
+async function enrolled(h: Harness): Promise<{ secret: string; codes: string[]; tokens: IssuedTokens }> {
+  const tokens = await signInWithPhone(h, "laptop");
+  const principal = await h.gatehouse.authenticate(tokens.accessToken);
+  const { enrollmentId, secret, otpauthUri } = await h.gatehouse.account.startTotpEnrollment(principal, "Phone app");
+  expect(otpauthUri).toContain(`secret=${secret}`);
+  await h.gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, h.clock.now()));
+  const codes = await h.gatehouse.account.generateRecoveryCodes(principal);
+  return { secret, codes, tokens };
+}
+
+/** A new device's sign-in: the challenge, with no SMS sent. */
+async function challengeOnNewDevice(h: Harness, fingerprint: string) {
+  const sent = h.sms.sent.length;
+  const outcome = await h.login(fingerprint);
+  if (outcome.kind !== "mfa_required") throw new Error(`expected MFA, got ${outcome.kind}`);
+  expect(h.sms.sent.length).toBe(sent);
+  return outcome.challenge;
+}
+
+describe("authenticator apps and recovery codes", () => {
+  it("lists the user's factors strongest first and sends no SMS until asked", async () => {
+    const h = await createHarness();
+    await enrolled(h);
+    const challenge = await challengeOnNewDevice(h, "tablet");
+    expect(challenge.factors.map((factor) => factor.kind)).toEqual(["totp", "sms", "recovery_code"]);
+    expect(challenge.factors[0]?.label).toBe("Phone app");
+    expect(challenge.factors[2]?.label).toBe("10 recovery codes left");
+
+    const sent = await h.gatehouse.sendMfaCode({ challengeId: challenge.challengeId });
+    expect(sent.phoneMask).toBe("+*******4567");
+    const otp = h.sms.lastOtpFor(challenge.challengeId);
+    expect(otp).toBeDefined();
+    const tokens = await h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: otp!, factor: "sms" });
+    expect([tokens.amr, tokens.aal]).toEqual([["pwd", "sms"], 2]);
+  });
+
+  it("signs in with an app's code once: the same code again is refused, concurrently too", async () => {
+    const h = await createHarness();
+    const { secret } = await enrolled(h);
+    h.clock.advance(STEP_MS);
+    const code = totpCodeAt(secret, h.clock.now());
+    const first = await challengeOnNewDevice(h, "tablet");
+    const tokens = await h.gatehouse.verifyMfa({ challengeId: first.challengeId, otp: code, factor: "totp" });
+    expect([tokens.amr, tokens.aal]).toEqual([["pwd", "otp"], 2]);
+    expect((await events(h, "mfa.verified"))[0]?.payload).toMatchObject({ factor: "totp" });
+
+    const [a, b] = [await challengeOnNewDevice(h, "phone"), await challengeOnNewDevice(h, "desktop")];
+    const replays = await Promise.all([a, b].map((c) => kindOf(h.gatehouse.verifyMfa({ challengeId: c.challengeId, otp: code, factor: "totp" }))));
+    expect(replays).toEqual(["invalid_otp", "invalid_otp"]);
+    h.clock.advance(STEP_MS);
+    const next = await h.gatehouse.verifyMfa({ challengeId: a.challengeId, otp: totpCodeAt(secret, h.clock.now()), factor: "totp" });
+    expect(next.amr).toEqual(["pwd", "otp"]);
+  });
+
+  it("takes a recovery code once and says how many are left", async () => {
+    const h = await createHarness();
+    const { codes } = await enrolled(h);
+    const first = await challengeOnNewDevice(h, "tablet");
+    const tokens = await h.gatehouse.verifyMfa({ challengeId: first.challengeId, otp: codes[0]!.toUpperCase(), factor: "recovery_code" });
+    expect(tokens.amr).toEqual(["pwd", "rec"]);
+    expect((await events(h, "recovery_code.used"))[0]?.payload).toEqual({ left: 9 });
+    const again = await challengeOnNewDevice(h, "phone");
+    expect(await kindOf(h.gatehouse.verifyMfa({ challengeId: again.challengeId, otp: codes[0]!, factor: "recovery_code" }))).toBe("invalid_otp");
+  });
+
+  it("answers a factor the org does not allow, or the user does not have, exactly like a wrong code, and counts it", async () => {
+    const h = await createHarness();
+    const { secret } = await enrolled(h);
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: ["sms", "recovery_code"] });
+    const challenge = await challengeOnNewDevice(h, "tablet");
+    expect(challenge.factors.map((factor) => factor.kind)).toEqual(["sms", "recovery_code"]);
+    const right = totpCodeAt(secret, h.clock.now() + STEP_MS);
+    const refused = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: right, factor: "totp" }));
+    const wrong = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: "000000", factor: "sms" }));
+    const passkey = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: "", factor: "webauthn" }));
+    expect([refused, wrong, passkey]).toEqual(["invalid_otp", "invalid_otp", "invalid_otp"]);
+    expect((await h.stores.challenges.findById(challenge.challengeId))?.attempts).toBe(3);
+  });
+
+  it("refuses an empty list of allowed factors, naming the setting", async () => {
+    const h = await createHarness();
+    await expect(h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: [] })).rejects.toMatchObject({
+      kind: "invalid_argument",
+      details: { field: "allowed_factors" },
+    });
+  });
+
+  it("sends an SMS at once when the phone is the user's only factor, as the spec's flow does", async () => {
+    const h = await createHarness();
+    await signInWithPhone(h, "laptop");
+    const outcome = await h.login("tablet");
+    if (outcome.kind !== "mfa_required") throw new Error("expected MFA");
+    expect(outcome.challenge.factors).toEqual([{ kind: "sms", label: "+*******4567" }]);
+    expect(h.sms.lastOtpFor(outcome.challenge.challengeId)).toBeDefined();
+  });
+});
+
+describe("step-up", () => {
+  it("asks a session whose second factor is stale, then renews it for the same session with new tokens", async () => {
+    const h = await createHarness();
+    const { secret, tokens } = await enrolled(h);
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { stepUpMaxAgeMinutes: 5 });
+    h.clock.advance(5 * 60_000);
+    await h.gatehouse.account.requireStepUp(await h.gatehouse.authenticate(tokens.accessToken));
+    h.clock.advance(1);
+    const principal = await h.gatehouse.authenticate(tokens.accessToken);
+    expect(await kindOf(h.gatehouse.account.requireStepUp(principal))).toBe("step_up_required");
+    expect(await kindOf(h.gatehouse.account.generateRecoveryCodes(principal))).toBe("step_up_required");
+
+    const challenge = await h.gatehouse.account.startStepUp(principal);
+    const stepped = await h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: totpCodeAt(secret, h.clock.now()), factor: "totp" });
+    expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toBe("unauthenticated");
+    const renewed = await h.gatehouse.authenticate(stepped.accessToken);
+    expect(renewed).toMatchObject({ sessionId: principal.sessionId, amr: ["pwd", "otp"], aal: 2, mfaAt: h.clock.now() });
+    await h.gatehouse.account.requireStepUp(renewed);
+    expect((await events(h, "session.stepped_up"))[0]?.payload).toEqual({ sessionId: principal.sessionId, factor: "totp" });
+  });
+
+  it("stays a step-up of the same session when its code is sent on request or resent", async () => {
+    const h = await createHarness();
+    const { tokens } = await enrolled(h);
+    const principal = await h.gatehouse.authenticate(tokens.accessToken);
+    const challenge = await h.gatehouse.account.startStepUp(principal);
+    expect(challenge.factors.map((factor) => factor.kind)).toEqual(["totp", "sms", "recovery_code"]);
+    await h.gatehouse.sendMfaCode({ challengeId: challenge.challengeId });
+    h.clock.advance(60_000);
+    const resent = await h.gatehouse.resendMfa({ challengeId: challenge.challengeId });
+    const stepped = await h.gatehouse.verifyMfa({ challengeId: resent.challengeId, otp: h.sms.lastOtpFor(resent.challengeId)!, factor: "sms" });
+    expect((await h.gatehouse.authenticate(stepped.accessToken)).sessionId).toBe(principal.sessionId);
+    expect(await events(h, "session.created")).toHaveLength(1);
+  });
+
+  it("lets a user with no factor add the first one without a step-up", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    const outcome = await h.login("laptop");
+    if (outcome.kind !== "tokens") throw new Error("expected tokens");
+    expect([outcome.tokens.amr, outcome.tokens.aal]).toEqual([["pwd"], 1]);
+    const principal = await h.gatehouse.authenticate(outcome.tokens.accessToken);
+    expect(await h.gatehouse.account.generateRecoveryCodes(principal)).toHaveLength(10);
+    expect(await kindOf(h.gatehouse.account.generateRecoveryCodes(principal))).toBe("step_up_required");
+  });
+
+  it("keeps the last factor the org accepts", async () => {
+    const h = await createHarness();
+    const { tokens } = await enrolled(h);
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: ["totp"] });
+    const principal = await h.gatehouse.authenticate(tokens.accessToken);
+    const [app] = (await h.gatehouse.account.listFactors(principal)).factors;
+    expect(await kindOf(h.gatehouse.account.removeFactor(principal, app!.id))).toBe("permission_denied");
+    await h.gatehouse.account.removeFactor(principal, "recovery_codes");
+    expect((await h.gatehouse.account.listFactors(principal)).recoveryCodesLeft).toBe(0);
+  });
+});
+
+describe("an admin's factor reset", () => {
+  it("removes the apps and codes, unlocks the phone and ends every session and device trust, with the reason", async () => {
+    const h = await createHarness();
+    const { tokens } = await enrolled(h);
+    await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost phone, identity checked");
+    expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toBe("unauthenticated");
+    expect((await h.login("laptop")).kind).toBe("phone_required");
+    expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(0);
+    expect((await events(h, "factors.reset"))[0]?.payload).toEqual({ reason: "lost phone, identity checked", removed: 12 });
+  });
+});
