@@ -109,5 +109,14 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
 
     const revoked = runCli(["audit", "list", "--org", "acme", "--kind", "session.revoked"], env).lines;
     expect(revoked).toEqual([expect.objectContaining({ kind: "session.revoked", org_id: acme })]);
+
+    // 4. The thief may have enrolled a factor or swapped nothing we can see: reset the factors, which also
+    // unlocks the phone, so the owner's next sign-in collects a phone again.
+    expect(runCli(["factors", "reset", EMAIL, "--reason", "stolen account"], env).json).toEqual({ reset: true });
+    expect(runCli(["factors", "list", EMAIL], env).json).toEqual({ factors: [], recovery_codes_left: 0, phone_mask: "" });
+    expect((await login(acme, "laptop")).result.case).toBe("phoneRequired");
+    expect(runCli(["audit", "list", "--user", EMAIL, "--kind", "factors.reset"], env).lines).toEqual([
+      expect.objectContaining({ kind: "factors.reset", payload: expect.objectContaining({ reason: "stolen account" }) }),
+    ]);
   });
 });
