@@ -36,6 +36,7 @@ describe("SMS guard log lines", () => {
       OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
       SMS_PROVIDER: "none",
       EMAIL_VERIFICATION: "off",
+      FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
     });
     const { logger, lines } = capture();
     engine = await createEngine(production, logger);
