@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { PRODUCTION_SECRETS } from "./support/production-env.ts";
 
 function problems(env: Record<string, string>): string {
   try {
@@ -12,12 +13,7 @@ function problems(env: Record<string, string>): string {
 }
 
 /** What production asks of every start besides email. */
-const PRODUCTION = {
-  APP_ENV: "production",
-  OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
-  FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-  SMS_PROVIDER: "none",
-};
+const PRODUCTION = { APP_ENV: "production", ...PRODUCTION_SECRETS, SMS_PROVIDER: "none" };
 const SMTP = { EMAIL_SMTP_URL: "smtps://mailer:secret-pw@smtp.example.com", EMAIL_FROM: "Gatehouse <no-reply@example.com>" };
 
 describe("email configuration", () => {

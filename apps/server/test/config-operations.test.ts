@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { PRODUCTION_ENV } from "./support/production-env.ts";
 
 const TWILIO = {
   SMS_PROVIDER: "twilio",
@@ -104,15 +105,7 @@ describe("metrics, reflection and log settings", () => {
       logFormat: "auto",
       logRequests: true,
     });
-    expect(
-      loadConfig({
-        APP_ENV: "production",
-        SMS_PROVIDER: "none",
-        OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
-        FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-        EMAIL_VERIFICATION: "off",
-      }).observability.logRequests,
-    ).toBe(false);
+    expect(loadConfig(PRODUCTION_ENV).observability.logRequests).toBe(false);
     expect(loadConfig({ METRICS_PORT: "9464", GRPC_REFLECTION: "false", LOG_FORMAT: "json" }).observability).toMatchObject({
       metricsPort: 9464,
       grpcReflection: false,

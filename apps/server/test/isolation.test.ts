@@ -14,6 +14,7 @@ import { clientsFor, type Clients } from "./support/clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 import { stepUpWithNewApp } from "./support/step-up.ts";
+import { PRODUCTION_ENV } from "./support/production-env.ts";
 
 const PASSWORD = "correct horse battery";
 const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
@@ -174,14 +175,7 @@ describe("gRPC reflection", () => {
         servers.push(server);
         return server.logEntry((entry) => entry.msg === "gatehouse listening").then((entry) => entry.reflection);
       };
-      // What production asks of every start besides reflection.
-      const production = {
-        APP_ENV: "production",
-        OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
-        FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-        SMS_PROVIDER: "none",
-        EMAIL_VERIFICATION: "off",
-      };
+      const production = PRODUCTION_ENV;
       expect(await reflectionOf(production)).toBe(false);
       expect(await reflectionOf({ APP_ENV: "development" })).toBe(true);
       expect(await reflectionOf({ ...production, GRPC_REFLECTION: "true" })).toBe(true);

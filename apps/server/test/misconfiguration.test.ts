@@ -12,14 +12,10 @@ import { startupNotices } from "../src/startup-notices.ts";
 import { openStorage } from "../src/storage.ts";
 import { clientsFor } from "./support/clients.ts";
 import { runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
+import { PRODUCTION_SECRETS } from "./support/production-env.ts";
 
 /** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
-const PRODUCTION = {
-  APP_ENV: "production",
-  OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
-  FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-  EMAIL_VERIFICATION: "off",
-};
+const PRODUCTION = { APP_ENV: "production", ...PRODUCTION_SECRETS, EMAIL_VERIFICATION: "off" };
 
 function problemsOf(env: Record<string, string>): string {
   try {

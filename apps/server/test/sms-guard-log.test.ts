@@ -7,6 +7,7 @@ import { createEngine, type Engine } from "../src/engine.ts";
 import { createLogger } from "../src/logger.ts";
 import { smsGuardObserver, warnIfEveryCountryAllowed } from "../src/sms-guard-log.ts";
 import { tempSqliteDatabase, type TestDatabase } from "./support/server-process.ts";
+import { PRODUCTION_ENV } from "./support/production-env.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -30,14 +31,7 @@ describe("SMS guard log lines", () => {
 
   it("production with every country allowed warns at start with a suggested list; a list, or another environment, does not", async () => {
     db = tempSqliteDatabase();
-    const production = loadConfig({
-      DATABASE_URL: db.databaseUrl,
-      APP_ENV: "production",
-      OTP_HASH_KEY: "an-otp-hash-key-for-tests-0123456789",
-      SMS_PROVIDER: "none",
-      EMAIL_VERIFICATION: "off",
-      FACTOR_ENCRYPTION_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
-    });
+    const production = loadConfig({ DATABASE_URL: db.databaseUrl, ...PRODUCTION_ENV });
     const { logger, lines } = capture();
     engine = await createEngine(production, logger);
     await warnIfEveryCountryAllowed(production, engine.gatehouse, logger);
