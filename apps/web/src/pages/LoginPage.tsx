@@ -117,7 +117,6 @@ export function LoginPage(): ReactNode {
             restartLabel="Start over"
             verify={async (otp, factor) => {
               follow({ kind: "tokens", tokens: await services.auth.verifyMfa(step.challenge.challengeId, otp, factor) });
-              return null;
             }}
             sendSms={() => services.auth.sendMfaCode(step.challenge.challengeId)}
             onResend={async (): Promise<ResendProblem | null> => {

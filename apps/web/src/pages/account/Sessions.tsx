@@ -18,6 +18,9 @@ const METHOD_NAMES: Readonly<Record<string, string>> = {
   webauthn: "passkey",
 };
 
+/** A device is named by the start of its id (its fingerprint): enough to tell the user's devices apart. */
+const deviceName = (session: AccountSessionView): string => (session.deviceLabel === "" ? "Unknown device" : `Device ${session.deviceLabel.slice(0, 8)}`);
+
 const provedWith = (amr: readonly string[]): string => amr.map((method) => METHOD_NAMES[method] ?? method).join(" and ");
 
 /** The user's signed-in sessions in this organization: revoke one, or all but this one. */
@@ -56,7 +59,7 @@ export function Sessions(): ReactNode {
         {sessions.map((session) => (
           <li className="item" key={session.id}>
             <div>
-              <strong>{session.current ? "This session" : `Device ${session.deviceLabel.slice(0, 8) || "unknown"}`}</strong>
+              <strong>{session.current ? "This session" : deviceName(session)}</strong>
               <p className="hint">
                 Signed in {formatMoment(session.createdAt, "earlier")} with {provedWith(session.amr)} · last active {formatMoment(session.lastSeenAt)}
               </p>
@@ -68,7 +71,7 @@ export function Sessions(): ReactNode {
                 busy={busy === session.id}
                 busyLabel="Signing out…"
                 disabled={busy !== null}
-                aria-label={`Sign out the session from ${formatMoment(session.createdAt, "earlier")}`}
+                aria-label={`Sign out ${deviceName(session)}, signed in ${formatMoment(session.createdAt, "earlier")}`}
               >
                 Sign out
               </Button>

@@ -63,7 +63,6 @@ export function StepUpPanel({ onDone, onCancel }: StepUpPanelProps): ReactNode {
           verify={async (otp, factor) => {
             sessions.set(sessionFromTokens(await auth.verifyMfa(state.challenge.challengeId, otp, factor)));
             onDone();
-            return null;
           }}
           sendSms={() => auth.sendMfaCode(state.challenge.challengeId)}
           onResend={async (): Promise<ResendProblem | null> => {

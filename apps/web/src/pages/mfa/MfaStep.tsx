@@ -2,14 +2,14 @@ import { useEffect, useRef, useState } from "react";
 import type { ReactNode } from "react";
 import type { FactorKindView, MfaChallengeView } from "@gatehouse/contract";
 import type { SmsSent } from "../../api/auth-client.ts";
-import { describeAuthError, type AuthStep } from "../../api/auth-errors.ts";
+import { describeAuthError } from "../../api/auth-errors.ts";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { OtpStep, type CodeProblem, type ResendProblem } from "../login/OtpStep.tsx";
 import type { FormProblem } from "../login/use-form-problem.ts";
 import { CodeFactorForm } from "./CodeFactorForm.tsx";
 import { FactorChooser } from "./FactorChooser.tsx";
-import { initialFactor, offeredFactors } from "./factor-choices.ts";
+import { initialFactor, offeredFactors, type OfferedFactor } from "./factor-choices.ts";
 
 interface MfaStepProps {
   readonly challenge: MfaChallengeView;
@@ -17,16 +17,14 @@ interface MfaStepProps {
   readonly smsSent: boolean;
   /** Set when this challenge replaced another one (a resend). */
   readonly resent: boolean;
-  /** Resolves with the problem, or null once the code was accepted. */
-  readonly verify: (otp: string, factor: FactorKindView) => Promise<null>;
+  /** Resolves once the code was accepted; a refusal rejects with the server's error. */
+  readonly verify: (otp: string, factor: FactorKindView) => Promise<void>;
   readonly sendSms: () => Promise<SmsSent>;
   /** Resolves with the problem, or null when a new challenge replaced this one. */
   readonly onResend: () => Promise<ResendProblem | null>;
   readonly onRestart: () => void;
   readonly restartLabel: string;
 }
-
-const STEP_OF: Readonly<Record<FactorKindView, AuthStep>> = { sms: "otp", totp: "app-code", recovery_code: "recovery-code", webauthn: "otp" };
 
 /**
  * The second factor of a sign-in or a step-up: the factor the challenge offers first (see
@@ -39,11 +37,12 @@ export function MfaStep({ challenge, smsSent, resent, verify, sendSms, onResend,
   const [sms, setSms] = useState<SmsSent | null>(() => (smsSent ? { phoneMask: challenge.phoneMask, resendAfterSeconds: challenge.resendAfterSeconds } : null));
   const [spent, setSpent] = useState<string | null>(null);
 
-  const submit = async (otp: string, factor: FactorKindView): Promise<CodeProblem | null> => {
+  const submit = async (otp: string, factor: OfferedFactor): Promise<CodeProblem | null> => {
     try {
-      return await verify(otp, factor);
+      await verify(otp, factor.kind);
+      return null;
     } catch (error) {
-      const { message, field, challengeSpent } = describeAuthError(error, STEP_OF[factor]);
+      const { message, field, challengeSpent } = describeAuthError(error, factor.choice.errorStep);
       return { message, field, challengeSpent };
     }
   };
@@ -73,33 +72,35 @@ export function MfaStep({ challenge, smsSent, resent, verify, sendSms, onResend,
   const factor = offered.find(({ kind }) => kind === chosen);
 
   if (factor === undefined) return <FactorChooser offered={offered} onChoose={choose} onRestart={onRestart} restartLabel={restartLabel} />;
-  if (factor.choice.entry === null) {
-    return (
-      <OtpStep
-        challengeId={challenge.challengeId}
-        phoneMask={sms?.phoneMask ?? challenge.phoneMask}
-        resendAfterSeconds={sms?.resendAfterSeconds ?? challenge.resendAfterSeconds}
-        resent={resent}
-        onSubmit={(otp) => submit(otp, "sms")}
-        onResend={onResend}
-        onRestart={onRestart}
-        restartLabel={restartLabel}
-        otherWays={otherWays}
-      />
-    );
+  switch (factor.choice.form.type) {
+    case "sms":
+      return (
+        <OtpStep
+          challengeId={challenge.challengeId}
+          phoneMask={sms?.phoneMask ?? challenge.phoneMask}
+          resendAfterSeconds={sms?.resendAfterSeconds ?? challenge.resendAfterSeconds}
+          resent={resent}
+          onSubmit={(otp) => submit(otp, factor)}
+          onResend={onResend}
+          onRestart={onRestart}
+          restartLabel={restartLabel}
+          otherWays={otherWays}
+        />
+      );
+    case "code":
+      return (
+        <CodeFactorForm
+          key={factor.kind}
+          entry={factor.choice.form.entry}
+          label={factor.label}
+          onSubmit={(otp) => submit(otp, factor)}
+          onSpent={setSpent}
+          otherWays={otherWays}
+          onRestart={onRestart}
+          restartLabel={restartLabel}
+        />
+      );
   }
-  return (
-    <CodeFactorForm
-      key={factor.kind}
-      entry={factor.choice.entry}
-      label={factor.label}
-      onSubmit={(otp) => submit(otp, factor.kind)}
-      onSpent={setSpent}
-      otherWays={otherWays}
-      onRestart={onRestart}
-      restartLabel={restartLabel}
-    />
-  );
 }
 
 function ChallengeSpent({
