@@ -8,7 +8,7 @@
  * Screenshots go to .test-results/screenshots/; to refresh docs/screenshots/ set
  * UPDATE_SCREENSHOTS=1 (they are also written there when missing).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromJson, toBinary, type JsonValue } from "@bufbuild/protobuf";
@@ -18,9 +18,19 @@ import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor } from "../../server/test/support/clients.ts";
-import { DEV_ENV, REPO_ROOT, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
+import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import { buildClient, CHROMIUM_ARGS, CHROMIUM_PATH, cli, expectAccessible, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import {
+  buildClient,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  cli,
+  expectAccessible,
+  hasChromium,
+  inCi,
+  screenshot,
+  warnWithoutChromium,
+} from "./e2e-support/chromium-harness.ts";
 
 warnWithoutChromium("web e2e");
 
@@ -54,21 +64,6 @@ const DOWNLOAD_ONLY_POLICY = {
   access_control: { allowed_domains: ["example.com"], blocked_domains: [], default_action: "deny", wildcard_supported: false },
   action_restrictions: { allowed_actions: ["navigate", "download"], read_only_mode: false },
 };
-
-const screenshotDir = join(REPO_ROOT, ".test-results/screenshots");
-const docsScreenshotDir = join(REPO_ROOT, "docs/screenshots");
-
-/** Saves to .test-results/screenshots; with `docs`, also to docs/screenshots when asked to or missing. */
-async function screenshot(page: Page, name: string, { fullPage = false, docs = true } = {}): Promise<void> {
-  mkdirSync(screenshotDir, { recursive: true });
-  const buffer = await page.screenshot({ path: join(screenshotDir, name), fullPage, animations: "disabled", caret: "hide" });
-  const docsPath = join(docsScreenshotDir, name);
-  if (docs && (process.env.UPDATE_SCREENSHOTS === "1" || !existsSync(docsPath))) {
-    mkdirSync(docsScreenshotDir, { recursive: true });
-    await page.screenshot({ path: docsPath, fullPage, animations: "disabled", caret: "hide" });
-  }
-  expect(buffer.length).toBeGreaterThan(1000);
-}
 
 describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev OTP mode)", () => {
   let db: TestDatabase;

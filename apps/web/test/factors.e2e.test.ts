@@ -13,7 +13,16 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import { buildClient, CHROMIUM_ARGS, CHROMIUM_PATH, expectAccessible, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import {
+  buildClient,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  expectAccessible,
+  hasChromium,
+  inCi,
+  screenshot,
+  warnWithoutChromium,
+} from "./e2e-support/chromium-harness.ts";
 
 warnWithoutChromium("web factors e2e");
 
@@ -120,6 +129,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     expect(setupKey).toMatch(/^[A-Z2-7]{16,}$/);
     expect(await page.getByLabel("Setup link").inputValue()).toMatch(new RegExp(`^otpauth://totp/.*secret=${setupKey}`));
     await expectAccessible(page, "authenticator app setup");
+    await screenshot(page, "account-add-app.png", { fullPage: true });
 
     await page.getByLabel("Code from the app").fill(appCode() === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Confirm" }).click();
@@ -162,6 +172,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
       "Use a recovery code",
     ]);
     await expectAccessible(page, "factor chooser");
+    await screenshot(page, "factor-choice.png");
     await chooser.getByRole("button", { name: "Use your authenticator app" }).click();
     // The code that confirmed the app is used up: the next time step's code is one the server has not seen.
     appSignInCode = appCode(1);

@@ -5,19 +5,21 @@ interface ReadOnlyFieldProps {
   readonly label: string;
   readonly value: string;
   readonly hint?: string;
-  readonly className?: string;
+  /** Monospaced value, for a key read character by character. */
+  readonly monospace?: boolean;
 }
 
 /** A value to read or copy (a setup key): a labelled read-only input, selected whole on focus. */
-export function ReadOnlyField({ label, value, hint, className }: ReadOnlyFieldProps): ReactNode {
+export function ReadOnlyField({ label, value, hint, monospace = false }: ReadOnlyFieldProps): ReactNode {
   const id = useId();
   const hintId = `${id}-hint`;
   return (
-    <div className={["field", className].filter(Boolean).join(" ")}>
+    <div className="field">
       <label htmlFor={id}>{label}</label>
       <input
         id={id}
         type="text"
+        className={monospace ? "mono" : undefined}
         value={value}
         readOnly
         spellCheck={false}

@@ -4,7 +4,7 @@
  * fail under CI and are skipped, with a warning, elsewhere.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -64,4 +64,19 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
     violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
     what,
   ).toEqual([]);
+}
+
+const screenshotDir = join(REPO_ROOT, ".test-results/screenshots");
+const docsScreenshotDir = join(REPO_ROOT, "docs/screenshots");
+
+/** Saves to .test-results/screenshots; with `docs`, also to docs/screenshots when asked to or missing. */
+export async function screenshot(page: Page, name: string, { fullPage = false, docs = true } = {}): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true });
+  const buffer = await page.screenshot({ path: join(screenshotDir, name), fullPage, animations: "disabled", caret: "hide" });
+  const docsPath = join(docsScreenshotDir, name);
+  if (docs && (process.env.UPDATE_SCREENSHOTS === "1" || !existsSync(docsPath))) {
+    mkdirSync(docsScreenshotDir, { recursive: true });
+    await page.screenshot({ path: docsPath, fullPage, animations: "disabled", caret: "hide" });
+  }
+  expect(buffer.length).toBeGreaterThan(1000);
 }

@@ -49,7 +49,7 @@ export function Devices(): ReactNode {
       <h2 id="devices-heading">Devices</h2>
       {current === undefined ? null : (
         <p>
-          <strong>This browser</strong>: {trustOf(current, now).toLowerCase()}.
+          <strong>This browser</strong> · {trustOf(current, now)}
         </p>
       )}
       {loaded.data === null && loaded.problem === null ? <p>Loading…</p> : null}

@@ -57,7 +57,7 @@ export function TotpSetup({ enrollment, onConfirmed, onCancel }: TotpSetupProps)
         </li>
         <li>
           <p>Or, if you cannot scan it, type this key into the app (time based, 6 digits, 30 seconds):</p>
-          <ReadOnlyField label="Setup key" value={grouped(enrollment.secret)} className="mono" />
+          <ReadOnlyField label="Setup key" value={grouped(enrollment.secret)} monospace />
           <ReadOnlyField label="Setup link" value={enrollment.otpauthUri} hint="For apps and password managers that take the whole link." />
         </li>
         <li>
