@@ -183,7 +183,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     expect(trustedFingerprint).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it("the same app code again is refused; a recovery code works once", async () => {
+  it("the same app code again is refused; a recovery code works once; a text message is sent only when asked for", async () => {
     const page = await newPage();
     await submitCredentials(page);
     await page.getByLabel("Authenticator app code").fill(appSignInCode);
@@ -211,6 +211,17 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     await expect.poll(() => again.getByRole("textbox", { name: "Recovery code" }).getAttribute("aria-invalid")).toBe("true");
     await again.getByText("That recovery code is not right, or it was already used.").waitFor();
     await expectAccessible(again, "recovery code refused");
+
+    // Signed out, the text message goes out only now, on request, and completes the same challenge.
+    await again.getByRole("button", { name: "Choose another way" }).click();
+    const sent = again.waitForResponse((response) => response.url().endsWith("/gatehouse.v1.AuthService/SendMfaCode"));
+    await again.getByRole("button", { name: "Text me a code" }).click();
+    expect((await sent).status()).toBe(200);
+    expect(await again.getByTestId("phone-mask").textContent()).toBe("+*******8888");
+    await again.getByRole("button", { name: "Fill code (dev mode)" }).click();
+    await expect.poll(() => again.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await again.getByRole("button", { name: "Verify" }).click();
+    await again.waitForURL("**/browser");
   });
 
   it("a change without a recent second factor asks for one (a texted code, sent on request), then goes through", async () => {
