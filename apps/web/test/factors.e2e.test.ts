@@ -249,10 +249,48 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     const fresh = await list.getByRole("listitem").allTextContents();
     expect(fresh).toHaveLength(10);
     expect(fresh).not.toContain(recoveryCodes[1]);
+    recoveryCodes = fresh;
     expect(await stepUp.count()).toBe(0);
     // The same session now holds the step-up: its new tokens are stored, and it says what it proved.
     await page.reload();
     const current = page.getByRole("list", { name: "Your sessions" }).getByRole("listitem").filter({ hasText: "This session" });
     await expect.poll(() => current.textContent()).toMatch(/with password and text message/);
+  });
+
+  it("removes the app, signs out every other session and forgets another device", async () => {
+    const page = await newPage(trustedFingerprint);
+    await submitCredentials(page);
+    await page.waitForURL("**/browser");
+    await goToAccount(page);
+
+    // A new password-only session: removing the app asks for a step-up, done with a recovery code.
+    await page.getByRole("button", { name: "Remove Work phone" }).click();
+    const stepUp = page.getByRole("region", { name: "Confirm it is you" });
+    await stepUp.getByRole("button", { name: "Choose another way" }).click();
+    await stepUp.getByRole("button", { name: "Use a recovery code" }).click();
+    await stepUp.getByRole("textbox", { name: "Recovery code" }).fill(recoveryCodes[0] ?? "");
+    await stepUp.getByRole("button", { name: "Verify" }).click();
+    await page.getByText("Work phone is removed.").waitFor();
+    const factors = page.getByRole("list", { name: "Your second factors" });
+    await expect.poll(() => factors.getByRole("listitem").allTextContents()).toEqual([expect.stringContaining("+*******8888")]);
+
+    const sessions = page.getByRole("list", { name: "Your sessions" });
+    await expect.poll(() => sessions.getByRole("listitem").count()).toBeGreaterThan(1);
+    await page.getByRole("button", { name: "Sign out everywhere else" }).click();
+    await page.getByText(/other sessions? (is|are) signed out/).waitFor();
+    await expect.poll(() => sessions.getByRole("listitem").allTextContents()).toEqual([expect.stringContaining("This session")]);
+
+    // The other browsers that completed MFA are trusted; forgetting one ends its trust.
+    const others = page.getByRole("list", { name: "Your other devices" });
+    const trusted = others.getByRole("listitem").filter({ hasText: "Skips the second factor" });
+    const before = await trusted.count();
+    expect(before).toBeGreaterThan(0);
+    await trusted
+      .first()
+      .getByRole("button", { name: /^Forget device / })
+      .click();
+    await page.getByText("That device is forgotten").waitFor();
+    await expect.poll(() => trusted.count()).toBe(before - 1);
+    await expectAccessible(page, "account page after changes");
   });
 });
