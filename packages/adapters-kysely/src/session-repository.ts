@@ -198,14 +198,15 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
       return result.numUpdatedRows > 0n;
     },
 
-    async revokeByUser(orgId, userId, now) {
+    async revokeByUser(userId, now, scope = {}) {
       let revoke = db
         .updateTable("sessions")
         .set({ revoked_at: now })
         .where("user_id", "=", userId)
         .where("revoked_at", "is", null)
         .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]));
-      if (orgId !== null) revoke = revoke.where("org_id", "=", orgId);
+      if (scope.orgId !== undefined) revoke = revoke.where("org_id", "=", scope.orgId);
+      if (scope.keepSessionId !== undefined) revoke = revoke.where("id", "!=", scope.keepSessionId);
       const result = await revoke.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
@@ -218,18 +219,6 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
         .where("revoked_at", "is", null)
         .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]))
         .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
-
-    async revokeEverywhere(userId, now, keepSessionId) {
-      let update = db
-        .updateTable("sessions")
-        .set({ revoked_at: now })
-        .where("user_id", "=", userId)
-        .where("revoked_at", "is", null)
-        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]));
-      if (keepSessionId !== undefined) update = update.where("id", "!=", keepSessionId);
-      const result = await update.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
   };
