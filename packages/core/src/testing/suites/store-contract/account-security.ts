@@ -100,6 +100,12 @@ export function describeAccountSecurityContract(current: () => Stores): void {
         expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: now });
       });
 
+      it("of concurrent evictions, each device's lost trust is counted once", async () => {
+        const counts = await times(10, () => stores.devices.evictByUser(USER_ID, now));
+        expect(counts.reduce((sum, count) => sum + count, 0)).toBe(2);
+        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, sessionIssuedAt: null });
+      });
+
       it("finds nothing to do for a user without devices", async () => {
         expect(await stores.devices.evictByUser("nobody", now)).toBe(0);
         expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: T0 });
@@ -148,6 +154,13 @@ export function describeAccountSecurityContract(current: () => Stores): void {
         expect(await stores.sessions.findActiveByAccessTokenHash("access-4", now)).not.toBeNull();
         expect(await stores.sessions.revokeByUser(USER_ID, now, { keepSessionId: "s-2" })).toBe(0);
         expect(await stores.sessions.revokeByUser(USER_ID, now)).toBe(1);
+      });
+
+      it("of concurrent revokeByUser calls, each session is counted once", async () => {
+        await stores.sessions.create(session("s-1", "1"));
+        await stores.sessions.create(session("s-2", "2", { orgId: OTHER_ORG_ID, deviceId: OTHER_ORG_DEVICE_ID }));
+        const counts = await times(10, () => stores.sessions.revokeByUser(USER_ID, now));
+        expect(counts.reduce((sum, count) => sum + count, 0)).toBe(2);
       });
 
       it("revokeByDevice ends the device's active sessions only", async () => {
