@@ -60,9 +60,7 @@ if (dialect === "postgres") {
   url.searchParams.set("options", `-c search_path=${schema}`);
   const pool = new pg.Pool({ connectionString: url.toString() });
   // Every round trip ends with the server's ReadyForQuery: a BEGIN that rides with the first statement is a statement but no round trip of its own.
-  pool.on("connect", (client) =>
-    (client as unknown as { connection: { on(event: "readyForQuery", listener: () => void): void } }).connection.on("readyForQuery", () => roundTrips++),
-  );
+  pool.on("connect", (client) => client.connection.on("readyForQuery", () => roundTrips++));
   opened = await openPostgresStores({ pool, onQuery, preparedStatements: !unnamed });
   closePool = () => pool.end();
 } else {

@@ -139,21 +139,17 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       return result.numUpdatedRows > 0n;
     },
 
-    async evictByUser(orgId, userId, now) {
+    async evictByUser(userId, now, scope = {}) {
       return atomically(db, async (trx) => {
-        let revoke = trx
-          .updateTable("devices")
+        let reached = trx.updateTable("devices").where("user_id", "=", userId);
+        if (scope.orgId !== undefined) reached = reached.where("org_id", "=", scope.orgId);
+        if (scope.keepDeviceId !== undefined) reached = reached.where("id", "!=", scope.keepDeviceId);
+        const result = await reached
           .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
-          .where("user_id", "=", userId)
           .where("trusted", "=", toDbBool(dialect, true))
-          .where("trusted_until", ">", now);
-        let renew = trx.updateTable("devices").set({ session_issued_at: null }).where("user_id", "=", userId);
-        if (orgId !== null) {
-          revoke = revoke.where("org_id", "=", orgId);
-          renew = renew.where("org_id", "=", orgId);
-        }
-        const result = await revoke.executeTakeFirst();
-        await renew.execute();
+          .where("trusted_until", ">", now)
+          .executeTakeFirst();
+        await reached.set({ session_issued_at: null }).execute();
         return Number(result.numUpdatedRows);
       });
     },
@@ -161,17 +157,6 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
     async findWithSession(userId, fingerprint) {
       const [row] = await selectWithSession(userId, fingerprint);
       return row === undefined ? null : toDevice(row);
-    },
-
-    async revokeTrustEverywhere(userId, now, keepDeviceId) {
-      let update = db
-        .updateTable("devices")
-        .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
-        .where("user_id", "=", userId)
-        .where("trusted", "=", toDbBool(dialect, true));
-      if (keepDeviceId !== undefined) update = update.where("id", "!=", keepDeviceId);
-      const result = await update.executeTakeFirst();
-      return Number(result.numUpdatedRows);
     },
   };
 }

@@ -5,6 +5,7 @@
  */
 export { createKyselyStores } from "./create-kysely-stores.ts";
 export { MIGRATION_NAMES, migrateToLatest, type MigrateOptions } from "./migrations.ts";
+export type { OpenedStores } from "./opened-stores.ts";
 export { purgeExpired, type PurgedCounts, type PurgeRetention } from "./purge-expired.ts";
 export type { SqlDialect } from "./dialect-differences.ts";
 export type { Database } from "./schema.ts";

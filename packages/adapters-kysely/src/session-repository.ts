@@ -1,5 +1,5 @@
-import type { Session, SessionStore } from "@gatehouse/core";
-import { sql, type Kysely, type Selectable } from "kysely";
+import type { Session, SessionStore, TokenPair } from "@gatehouse/core";
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
@@ -46,6 +46,21 @@ function toSession(row: Selectable<SessionsTable>): Session {
 /** `expiry`, or the session's absolute end when that comes first: rotation never extends a session. */
 function capped(expiry: number) {
   return sql<number>`CASE WHEN expires_at < ${expiry} THEN expires_at ELSE ${expiry} END`;
+}
+
+/** The session's columns for a new token pair, each expiry capped at its absolute end (rotation and step-up). */
+function tokenColumns(next: TokenPair) {
+  return {
+    access_token_hash: next.accessTokenHash,
+    access_expires_at: capped(next.accessExpiresAt),
+    refresh_token_hash: next.refreshTokenHash,
+    refresh_expires_at: capped(next.refreshExpiresAt),
+  };
+}
+
+/** A session still usable at `now` by one of its tokens: what revoking counts. */
+function liveAt(now: number) {
+  return (eb: ExpressionBuilder<Database, "sessions">) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]);
 }
 
 export function createSessionRepository(db: Kysely<Database>, cache: PreparedQueryCache): SessionStore {
@@ -96,15 +111,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
       const row = await failOnDuplicate(() =>
         db
           .updateTable("sessions")
-          .set({
-            access_token_hash: next.accessTokenHash,
-            access_expires_at: capped(next.accessExpiresAt),
-            refresh_token_hash: next.refreshTokenHash,
-            refresh_expires_at: capped(next.refreshExpiresAt),
-            amr: proof.amr.join(","),
-            aal: proof.aal,
-            mfa_at: proof.mfaAt,
-          })
+          .set({ ...tokenColumns(next), amr: proof.amr.join(","), aal: proof.aal, mfa_at: proof.mfaAt })
           .where("id", "=", sessionId)
           .where("revoked_at", "is", null)
           .where("expires_at", ">", now)
@@ -131,12 +138,7 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
         atomically(db, async (trx) => {
           const rotated = await trx
             .updateTable("sessions")
-            .set({
-              access_token_hash: next.accessTokenHash,
-              access_expires_at: capped(next.accessExpiresAt),
-              refresh_token_hash: next.refreshTokenHash,
-              refresh_expires_at: capped(next.refreshExpiresAt),
-            })
+            .set(tokenColumns(next))
             .where("refresh_token_hash", "=", refreshTokenHash)
             .where("revoked_at", "is", null)
             .where("refresh_expires_at", ">", now)
@@ -198,14 +200,10 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
       return result.numUpdatedRows > 0n;
     },
 
-    async revokeByUser(orgId, userId, now) {
-      let revoke = db
-        .updateTable("sessions")
-        .set({ revoked_at: now })
-        .where("user_id", "=", userId)
-        .where("revoked_at", "is", null)
-        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]));
-      if (orgId !== null) revoke = revoke.where("org_id", "=", orgId);
+    async revokeByUser(userId, now, scope = {}) {
+      let revoke = db.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).where(liveAt(now));
+      if (scope.orgId !== undefined) revoke = revoke.where("org_id", "=", scope.orgId);
+      if (scope.keepSessionId !== undefined) revoke = revoke.where("id", "!=", scope.keepSessionId);
       const result = await revoke.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
@@ -216,20 +214,8 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
         .set({ revoked_at: now })
         .where("device_id", "=", deviceId)
         .where("revoked_at", "is", null)
-        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]))
+        .where(liveAt(now))
         .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
-
-    async revokeEverywhere(userId, now, keepSessionId) {
-      let update = db
-        .updateTable("sessions")
-        .set({ revoked_at: now })
-        .where("user_id", "=", userId)
-        .where("revoked_at", "is", null)
-        .where((eb) => eb.or([eb("access_expires_at", ">", now), eb("refresh_expires_at", ">", now)]));
-      if (keepSessionId !== undefined) update = update.where("id", "!=", keepSessionId);
-      const result = await update.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
   };

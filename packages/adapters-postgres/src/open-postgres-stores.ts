@@ -6,12 +6,10 @@ import {
   StorageFaultsDialect,
   storageFaultCause,
   type Database,
-  type PurgedCounts,
-  type PurgeRetention,
+  type OpenedStores,
   type QueryTimingHook,
   type StorageFaultObserver,
 } from "@gatehouse/adapters-kysely";
-import type { EpochMs, Stores } from "@gatehouse/core";
 import { Kysely, PGliteDialect, type Dialect, type PGlite } from "kysely";
 import pg from "pg";
 import { withCurrentSchemaIntrospection } from "./current-schema-introspection.ts";
@@ -67,15 +65,9 @@ const CLIENT_READ_MARGIN_MS = 1_000;
 /** TCP keepalive probes start after this much silence, so a dead peer is found on idle connections too. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
-export interface PostgresStores {
-  readonly stores: Stores;
-  readonly db: Kysely<Database>;
+export interface PostgresStores extends OpenedStores {
   /** Migrations this open applied, in order; empty when the schema was already current. */
   readonly applied: readonly string[];
-  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges) and audit events past their retention; see `purgeExpired`. */
-  purgeExpired(now: EpochMs, retention: PurgeRetention): Promise<PurgedCounts>;
-  /** A cheap `select 1`: rejects while the database is unreachable (readiness probes). */
-  ping(): Promise<void>;
   /** Ends the pool when Gatehouse created it; a pool or PGlite passed in is left to its owner. */
   close(): Promise<void>;
 }

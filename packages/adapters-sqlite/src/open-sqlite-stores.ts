@@ -9,12 +9,10 @@ import {
   storageFaultCause,
   StorageFaultsDialect,
   type Database,
-  type PurgedCounts,
-  type PurgeRetention,
+  type OpenedStores,
   type QueryTimingHook,
   type StorageFaultObserver,
 } from "@gatehouse/adapters-kysely";
-import type { EpochMs, Stores } from "@gatehouse/core";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely } from "kysely";
 import { startBackgroundCheckpoint, type BackgroundCheckpoint } from "./background-checkpoint.ts";
@@ -39,16 +37,9 @@ export interface SqliteStoresOptions {
   readonly backgroundCheckpoint?: boolean | undefined;
 }
 
-export interface SqliteStores {
-  readonly stores: Stores;
-  readonly db: Kysely<Database>;
+export interface SqliteStores extends OpenedStores {
   /** Migrations this open applied, in order; empty when the file was already current. */
   readonly appliedMigrations: readonly string[];
-  /** Deletes dead rows (ended rate-limit windows, stale retired tokens, old intents and challenges) and audit events past their retention; see `purgeExpired`. */
-  purgeExpired(now: EpochMs, retention: PurgeRetention): Promise<PurgedCounts>;
-  /** A cheap `select 1`: rejects while the database is unreachable (readiness probes). */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;

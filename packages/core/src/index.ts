@@ -46,7 +46,7 @@ export { totpCodeAt } from "./factors/totp.ts";
 export type { OrgInfo } from "./use-cases/org-info.ts";
 export type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./use-cases/sms-destination-policy.ts";
 export type { SmsBreakerConfig } from "./config.ts";
-export type { SmsGuardObserver, SmsRefusalReason } from "./sms-guard.ts";
+export type { SmsGuardObserver, SmsRefusalReason } from "./sms-guard-setup.ts";
 export { isValidSlug, MAX_SLUG_LENGTH } from "./org-slug.ts";
 export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./mfa-policy.ts";
 export { generateOtp, hashOtp, otpMatches } from "./otp.ts";

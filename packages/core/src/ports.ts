@@ -188,22 +188,18 @@ export interface DeviceStore {
   /** Clears trust and records the revocation time. Returns false when missing. */
   revokeTrust(deviceId: string, now: EpochMs): Promise<boolean>;
   /**
-   * Eviction of the user's devices in the org (`orgId` null: in every org), atomically: every one that is
-   * trusted now (trusted flag set and `trustedUntil > now`) loses its trust as `revokeTrust` does, and every
-   * one becomes new again (`sessionIssuedAt` null), so the next sign-in from any of them is judged as from a
-   * new device. Returns how many lost their trust.
+   * Atomic eviction of the user's devices in `scope.orgId` (absent: in every org), except the one
+   * `scope.keepDeviceId` names: each that is trusted now (trusted flag set and `trustedUntil > now`) loses
+   * its trust as `revokeTrust` does, and each becomes new again (`sessionIssuedAt` null), so the next
+   * sign-in from any of them is judged as from a new device, whatever the org's rule for untrusted ones.
+   * Another user's devices, and the kept one, are left as they are. Returns how many lost their trust.
    */
-  evictByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
+  evictByUser(userId: string, now: EpochMs, scope?: { readonly orgId?: string; readonly keepDeviceId?: string }): Promise<number>;
   /**
    * A device of the user with this fingerprint, in any org, that has had a session issued
    * (`sessionIssuedAt` set): the sign-in comes from a device its owner used before. Null when none has.
    */
   findWithSession(userId: string, fingerprint: string): Promise<Device | null>;
-  /**
-   * `revokeTrust` for every trusted device of the user in every org, except the device `keepDeviceId` names;
-   * returns how many devices lost their trust (already untrusted ones are left as they are).
-   */
-  revokeTrustEverywhere(userId: string, now: EpochMs, keepDeviceId?: string): Promise<number>;
   /**
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
    * when it is still null, so the first issuance is kept whatever the concurrency. With
@@ -372,12 +368,14 @@ export interface SessionStore {
   listActiveByUser(orgId: string, userId: string, now: EpochMs): Promise<Session[]>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
-  /** Revokes every active session of the user in the org (`orgId` null: in every org); returns how many. */
-  revokeByUser(orgId: string | null, userId: string, now: EpochMs): Promise<number>;
+  /**
+   * Atomic: revokes every active session of the user (not revoked, its access or refresh token not yet
+   * expired) in `scope.orgId` (absent: in every org), except the one `scope.keepSessionId` names; returns
+   * how many. Another user's sessions, and the kept one, are left as they are.
+   */
+  revokeByUser(userId: string, now: EpochMs, scope?: { readonly orgId?: string; readonly keepSessionId?: string }): Promise<number>;
   /** Revokes every active session issued for the device; returns how many. */
   revokeByDevice(deviceId: string, now: EpochMs): Promise<number>;
-  /** Revokes every active session of the user in every org, except the session `keepSessionId` names; returns how many. */
-  revokeEverywhere(userId: string, now: EpochMs, keepSessionId?: string): Promise<number>;
 }
 
 export interface SettingsStore {

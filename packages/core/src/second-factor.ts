@@ -1,6 +1,6 @@
 import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type RequestMeta } from "./audit/record.ts";
 import type { Context } from "./context.ts";
-import { GatehouseError } from "./errors.ts";
+import { GatehouseError, rateLimited } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { isSmsOnly, usableFactors } from "./factors/usable-factors.ts";
 import type { MfaChallenge, OrgMfaSettings, User } from "./model.ts";
@@ -31,6 +31,23 @@ export function targetOf(challenge: MfaChallenge): LoginTarget {
 /** Whom a challenge's events are about. */
 function subjectOfTarget(target: LoginTarget, request: RequestMeta | undefined): AuditSubject & { readonly orgId: string } {
   return { actor: { kind: "user", userId: target.userId }, userId: target.userId, orgId: target.orgId, deviceId: target.deviceId, request };
+}
+
+/**
+ * The pending challenge a new code is asked for (a resend, or a code sent on request): unknown, or not
+ * `usable`, it is `invalid_mfa_challenge`; past its expiry, `challenge_expired`.
+ */
+export async function findPendingChallenge(tx: Context, challengeId: string, usable: (challenge: MfaChallenge) => boolean = () => true): Promise<MfaChallenge> {
+  const pending = await tx.stores.challenges.findById(challengeId);
+  if (pending === null || !usable(pending)) throw new GatehouseError("invalid_mfa_challenge");
+  if (pending.expiresAt <= tx.clock.now()) throw new GatehouseError("challenge_expired");
+  return pending;
+}
+
+/** Refuses a new code, recorded as a refusal, until `otpResendIntervalMs` after the pending challenge was created. */
+export async function refuseEarlyResend(tx: Context, pending: MfaChallenge, request: RequestMeta | undefined): Promise<void> {
+  const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - tx.clock.now();
+  if (waitMs > 0) throw await recordRefusal(tx, subjectOfTarget(targetOf(pending), request), "otp_resend_interval", rateLimited(waitMs / 1000));
 }
 
 /** A challenge a unit of work stored, whose code goes out once that unit has committed (`sendChallenge`). */

@@ -6,7 +6,7 @@
  */
 import { recordAudit, recordRefusal, type AuditSubject } from "./audit/record.ts";
 import type { RateLimitName, SmsBreakerScope } from "./audit/events.ts";
-import type { SmsBreakerConfig } from "./config.ts";
+import type { SmsRefusalReason } from "./sms-guard-setup.ts";
 import type { Context } from "./context.ts";
 import { rateLimited } from "./errors.ts";
 import type { EpochMs } from "./model.ts";
@@ -14,23 +14,6 @@ import type { SmsTrafficReading } from "./ports.ts";
 import { maskPhone } from "./phone.ts";
 import { effectiveSettings } from "./settings.ts";
 import { classifyDestination, destinationRefusal, type SmsDestination } from "./sms-destination.ts";
-
-/** Why a send was refused before it went out: the label of `gatehouse_sms_refusals_total`. */
-export type SmsRefusalReason = "country_not_allowed" | "number_type" | "prefix_velocity" | "country_velocity" | "conversion_breaker";
-
-export interface SmsGuardObserver {
-  refused(reason: SmsRefusalReason): void;
-  /** A breaker opened: sends to `key` are refused until `openUntil`. */
-  breakerTripped(trip: {
-    readonly scope: SmsBreakerScope;
-    readonly key: string;
-    readonly sent: number;
-    readonly verified: number;
-    readonly openUntil: EpochMs;
-  }): void;
-}
-
-export const IGNORE_SMS_GUARD: SmsGuardObserver = { refused: () => undefined, breakerTripped: () => undefined };
 
 /** Counts are kept per 5 minutes: the breaker's window slides in these steps. */
 export const SMS_TRAFFIC_BUCKET_MS = 5 * 60_000;
@@ -46,14 +29,6 @@ export const smsTrafficKeys = (destination: SmsDestination): [country: string, p
 export const VELOCITY_REFUSALS: Partial<Record<RateLimitName, SmsRefusalReason>> = {
   otp_sends_per_prefix: "prefix_velocity",
 };
-
-export function checkSmsBreakerConfig(config: SmsBreakerConfig): void {
-  const { windowMs, minConversion, minSendsPerPrefix, minSendsPerCountry, cooldownMs } = config;
-  const positive = [windowMs, minSendsPerPrefix, minSendsPerCountry, cooldownMs].every((value) => Number.isInteger(value) && value >= 1);
-  if (!positive || !(minConversion >= 0 && minConversion <= 1)) {
-    throw new RangeError("smsBreaker needs whole windowMs, cooldownMs and minimum sends ≥ 1, and a minConversion from 0 to 1");
-  }
-}
 
 /**
  * Inside the unit of work that prepares a challenge: refuses a destination the org's or the platform's

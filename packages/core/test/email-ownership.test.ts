@@ -237,6 +237,17 @@ describe("password reset", () => {
     expect(changed.map((event) => event.payload)).toEqual([{ reason: "reset", reclaimed: false }]);
   });
 
+  it("also where the org asks MFA of new devices only: every device used before is new again, and the eviction is audited", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await signInWithPhone(h, "laptop");
+    expect((await h.login("laptop")).kind).toBe("tokens");
+    await h.gatehouse.requestPasswordReset({ email: "ada@example.com" });
+    await h.gatehouse.resetPassword({ token: tokenFor(h, "ada@example.com", "reset-password"), newPassword: OWNER_PASSWORD });
+    expect((await h.login("laptop", "ada@example.com", OWNER_PASSWORD)).kind).toBe("mfa_required");
+    expect(await kinds(h, h.userId)).toEqual(expect.arrayContaining(["session.revoked", "device.trust_revoked", "password.changed"]));
+  });
+
   it("a reset of a never-verified account takes it back from whoever registered it", async () => {
     const h = await createHarness();
     const { userId } = await h.gatehouse.register({ email: NEW_HIRE, password: ATTACKER_PASSWORD, displayName: "Mallory" });
@@ -285,6 +296,16 @@ describe("ChangePassword", () => {
 
     await expect(h.gatehouse.authenticate(laptop.accessToken)).resolves.toMatchObject({ userId: h.userId });
     await expect(h.gatehouse.authenticate(phone.accessToken)).rejects.toMatchObject({ kind: "unauthenticated" });
+    expect((await h.login("laptop", "ada@example.com", OWNER_PASSWORD)).kind).toBe("tokens");
+    expect((await h.login("phone", "ada@example.com", OWNER_PASSWORD)).kind).toBe("mfa_required");
+  });
+
+  it("where the org asks MFA of new devices only, the other devices are new again; the current one stays known", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    const laptop = await signInWithPhone(h, "laptop");
+    await signInWithPhone(h, "phone");
+    await h.gatehouse.changePassword(await h.gatehouse.authenticate(laptop.accessToken), { currentPassword: PASSWORD, newPassword: OWNER_PASSWORD });
     expect((await h.login("laptop", "ada@example.com", OWNER_PASSWORD)).kind).toBe("tokens");
     expect((await h.login("phone", "ada@example.com", OWNER_PASSWORD)).kind).toBe("mfa_required");
   });

@@ -197,4 +197,14 @@ describe("an admin's factor reset", () => {
     expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(0);
     expect((await events(h, "factors.reset"))[0]?.payload).toEqual({ reason: "lost phone, identity checked", removed: 12 });
   });
+
+  it("where the org asks MFA of new devices only, the holder of the password on a device used before still needs a factor", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await enrolled(h);
+    expect((await h.login("laptop")).kind).toBe("tokens");
+    await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost phone, identity checked");
+    expect((await h.login("laptop")).kind).toBe("phone_required");
+    expect(await events(h, "device.trust_revoked")).toHaveLength(1);
+  });
 });

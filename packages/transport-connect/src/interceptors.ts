@@ -8,8 +8,8 @@ import { clientIpKey, edgeAuthKey, edgeRefusalKey, principalKey } from "./reques
 /** Fully qualified `package.Service/Method`, as in the gRPC path. */
 export type MethodName = string;
 
-/** The RPCs that take no bearer token (api.md); every other method requires one. */
-export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
+/** The sign-in and account-recovery RPCs: public, and each limited per client IP. */
+const PUBLIC_AUTH_METHODS: readonly MethodName[] = [
   "gatehouse.v1.AuthService/Register",
   "gatehouse.v1.AuthService/Login",
   "gatehouse.v1.AuthService/Refresh",
@@ -21,6 +21,11 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
   "gatehouse.v1.AuthService/AcceptInvitation",
   "gatehouse.v1.AuthService/RequestPasswordReset",
   "gatehouse.v1.AuthService/ResetPassword",
+];
+
+/** The RPCs that take no bearer token (api.md); every other method requires one. */
+export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
+  ...PUBLIC_AUTH_METHODS,
   "gatehouse.v1.DevService/GetOTP",
   // Infrastructure: load balancers probe health and gRPC tools ask for the schema without credentials.
   "grpc.health.v1.Health/Check",
@@ -31,19 +36,7 @@ export const PUBLIC_METHODS: ReadonlySet<MethodName> = new Set([
 ]);
 
 /** The public RPCs a single client IP may call at most `RATE_LIMIT_IP_PER_MINUTE` times a minute. */
-export const IP_LIMITED_METHODS: ReadonlySet<MethodName> = new Set([
-  "gatehouse.v1.AuthService/Register",
-  "gatehouse.v1.AuthService/Login",
-  "gatehouse.v1.AuthService/Refresh",
-  "gatehouse.v1.AuthService/SubmitPhoneAndRequestMFA",
-  "gatehouse.v1.AuthService/VerifyMFA",
-  "gatehouse.v1.AuthService/ResendMFA",
-  "gatehouse.v1.AuthService/SendMfaCode",
-  "gatehouse.v1.AuthService/VerifyEmail",
-  "gatehouse.v1.AuthService/AcceptInvitation",
-  "gatehouse.v1.AuthService/RequestPasswordReset",
-  "gatehouse.v1.AuthService/ResetPassword",
-]);
+export const IP_LIMITED_METHODS: ReadonlySet<MethodName> = new Set(PUBLIC_AUTH_METHODS);
 
 /** The `package.Service/Method` a request calls. */
 export const methodName = (req: { service: { typeName: string }; method: { name: string } }): MethodName => `${req.service.typeName}/${req.method.name}`;

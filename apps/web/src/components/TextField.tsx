@@ -56,3 +56,8 @@ export function TextField(props: TextFieldProps): ReactNode {
     </div>
   );
 }
+
+/** The email field of the sign-in, registration and reset forms: one label, name and keyboard everywhere. */
+export function EmailField(props: Omit<TextFieldProps, "label" | "name" | "type" | "inputMode" | "required">): ReactNode {
+  return <TextField autoComplete="email" {...props} label="Email" name="email" type="email" inputMode="email" required />;
+}

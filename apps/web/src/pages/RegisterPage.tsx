@@ -6,7 +6,7 @@ import { Button } from "../components/Button.tsx";
 import { FormAlert } from "../components/FormAlert.tsx";
 import { DevMailbox } from "../components/DevMailbox.tsx";
 import { LiveMessage } from "../components/Notice.tsx";
-import { TextField } from "../components/TextField.tsx";
+import { EmailField, TextField } from "../components/TextField.tsx";
 import { Link, Redirect } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import { useFormProblem } from "./login/use-form-problem.ts";
@@ -70,19 +70,7 @@ export function RegisterPage(): ReactNode {
       <div className="card auth-card">
         <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="register-heading" data-testid="register-form">
           <h1 id="register-heading">Create an account</h1>
-          <TextField
-            label="Email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            inputMode="email"
-            value={email}
-            onChange={setEmail}
-            required
-            inputRef={emailField}
-            error={form.fieldError("email")}
-            testId="register-email"
-          />
+          <EmailField value={email} onChange={setEmail} inputRef={emailField} error={form.fieldError("email")} testId="register-email" />
           <TextField
             label="Password"
             name="password"

@@ -119,6 +119,11 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Whether a user's record in `orgId` with `id` is reached by an eviction of `scopeOrgId` (undefined: every org) keeping `keepId`. */
+function inScope(orgId: string, id: string, scopeOrgId: string | undefined, keepId: string | undefined): boolean {
+  return (scopeOrgId === undefined || orgId === scopeOrgId) && id !== keepId;
+}
+
 function alreadyExists(): GatehouseError {
   return new GatehouseError("already_exists");
 }
@@ -259,10 +264,10 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
     async revokeTrust(deviceId, now) {
       return update(deviceId, { trusted: false, trustedUntil: null, trustRevokedAt: now });
     },
-    async evictByUser(orgId, userId, now) {
+    async evictByUser(userId, now, scope = {}) {
       let revoked = 0;
       for (const device of devices.values()) {
-        if (device.userId !== userId || (orgId !== null && device.orgId !== orgId)) continue;
+        if (device.userId !== userId || !inScope(device.orgId, device.id, scope.orgId, scope.keepDeviceId)) continue;
         const trustedNow = device.trusted && device.trustedUntil !== null && device.trustedUntil > now;
         update(device.id, { sessionIssuedAt: null, ...(trustedNow ? { trusted: false, trustedUntil: null, trustRevokedAt: now } : {}) });
         if (trustedNow) revoked++;
@@ -273,19 +278,6 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
       return copyOrNull(
         [...devices.values()].find((device) => device.userId === userId && device.fingerprint === fingerprint && device.sessionIssuedAt !== null),
       );
-    },
-    async revokeTrustEverywhere(userId, now, keepDeviceId) {
-      let revoked = 0;
-      for (const device of devices.values()) {
-        if (
-          device.userId === userId &&
-          device.id !== keepDeviceId &&
-          device.trusted &&
-          update(device.id, { trusted: false, trustedUntil: null, trustRevokedAt: now })
-        )
-          revoked++;
-      }
-      return revoked;
     },
     async markSessionIssued(deviceId, now, trustedUntil) {
       const device = devices.get(deviceId);
@@ -553,11 +545,12 @@ function createSessionStore(tables: MemoryTables): SessionStore {
     async revoke(sessionId, now) {
       return revokeIfActive(sessions.get(sessionId), now);
     },
-    async revokeByUser(orgId, userId, now) {
+    async revokeByUser(userId, now, scope = {}) {
       let revoked = 0;
       for (const session of sessions.values()) {
         const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
-        if ((orgId === null || session.orgId === orgId) && session.userId === userId && live && revokeIfActive(session, now)) revoked++;
+        const reached = session.userId === userId && inScope(session.orgId, session.id, scope.orgId, scope.keepSessionId);
+        if (reached && live && revokeIfActive(session, now)) revoked++;
       }
       return revoked;
     },
@@ -566,14 +559,6 @@ function createSessionStore(tables: MemoryTables): SessionStore {
       for (const session of sessions.values()) {
         const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
         if (session.deviceId === deviceId && live && revokeIfActive(session, now)) revoked++;
-      }
-      return revoked;
-    },
-    async revokeEverywhere(userId, now, keepSessionId) {
-      let revoked = 0;
-      for (const session of sessions.values()) {
-        const live = session.accessExpiresAt > now || session.refreshExpiresAt > now;
-        if (session.userId === userId && session.id !== keepSessionId && live && revokeIfActive(session, now)) revoked++;
       }
       return revoked;
     },

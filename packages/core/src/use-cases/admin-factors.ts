@@ -78,7 +78,7 @@ async function reset(ctx: Context, actor: Actor, orgId: string | null, user: Use
     const subject = adminSubject(actor, orgId, { userId: user.id });
     const removed = await tx.stores.factors.deleteAllByUser(user.id);
     const phoneUnlocked = await tx.stores.users.clearPhone(user.id);
-    await endSignInsEverywhere(tx, user.id, subject, {}, "factors_reset");
+    await endSignInsEverywhere(tx, user.id, subject, "factors_reset");
     await recordAudit(tx, "factors.reset", subject, { reason: why, removed: removed + (phoneUnlocked ? 1 : 0) });
   });
 }

@@ -1,4 +1,5 @@
 import { auditActorOf, recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { endSignInsEverywhere, evictUser } from "../end-sign-ins.ts";
 import { consumeAll, rateLimitKeys } from "../rate-limits.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
@@ -171,18 +172,8 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
     if (!(await tx.stores.orgs.removeMembership(orgId, memberId))) throw new GatehouseError("not_found", "membership not found");
     const subject = adminSubject(actor, orgId, { userId: memberId });
     await recordAudit(tx, "member.removed", subject, {});
-    const count = await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
-    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "member_removed", sessionId: null, count });
-    await endDeviceTrust(tx, orgId, memberId, subject);
+    await evictUser(tx, memberId, subject, "member_removed", { orgId });
   });
-}
-
-/**
- * Ends the trust of the user's devices in the org (null: every org) and makes them new again, so the next
- * sign-in needs MFA whatever the org's rules for untrusted devices; recorded as one event without a device.
- */
-async function endDeviceTrust(tx: Context, orgId: string | null, userId: string, subject: AuditSubject): Promise<void> {
-  if ((await tx.stores.devices.evictByUser(orgId, userId, tx.clock.now())) > 0) await recordAudit(tx, "device.trust_revoked", subject, {});
 }
 
 /** `removeMember` for who knows the email (the command line), as `addMember` takes it. */
@@ -274,11 +265,7 @@ export async function revokeUserSessions(ctx: Context, actor: Actor, orgId: stri
   await requireOrgAdmin(ctx, actor, orgId);
   const memberId = requireId("user_id", userId);
   const revokedCount = await inTransaction(ctx, async (tx) => {
-    const subject = adminSubject(actor, orgId, { userId: memberId });
-    const count = await tx.stores.sessions.revokeByUser(orgId, memberId, tx.clock.now());
-    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "admin", sessionId: null, count });
-    await endDeviceTrust(tx, orgId, memberId, subject);
-    return count;
+    return evictUser(tx, memberId, adminSubject(actor, orgId, { userId: memberId }), "admin", { orgId });
   });
   return { revokedCount };
 }
@@ -300,11 +287,7 @@ export async function setUserDisabled(ctx: Context, actor: Actor, userId: string
     const subject = adminSubject(actor, null, { userId: targetId });
     if (!(await tx.stores.users.setDisabled(targetId, disabled ? now : null))) return;
     await recordAudit(tx, disabled ? "user.disabled" : "user.enabled", subject, {});
-    if (!disabled) return;
-    const count = await tx.stores.sessions.revokeByUser(null, targetId, now);
-    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "user_disabled", sessionId: null, count });
-    await endDeviceTrust(tx, null, targetId, subject);
-    await Promise.all([tx.stores.challenges.deleteByUser(targetId), tx.stores.intents.deleteByUser(targetId)]);
+    if (disabled) await endSignInsEverywhere(tx, targetId, subject, "user_disabled");
   });
 }
 

@@ -156,7 +156,7 @@ export async function acceptInvitation(ctx: Context, input: AcceptInvitationInpu
       await recordAudit(tx, "user.registered", subject, { emailVerified: true });
     } else if (existing?.emailVerifiedAt === null && (await tx.stores.users.reclaimUnverified(userId, passwordHash, now))) {
       reclaimed = true;
-      await endSignInsEverywhere(tx, userId, subject);
+      await endSignInsEverywhere(tx, userId, subject, "password_changed");
       await tx.stores.emailTokens.deleteByUser(userId, "verify_email");
       await tx.stores.emailTokens.deleteByUser(userId, "reset_password");
       await recordAudit(tx, "email.verified", subject, {});

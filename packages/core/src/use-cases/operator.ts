@@ -3,8 +3,8 @@
  * people type (an email, a slug), and end a user's sessions or a device's trust. Platform admins only
  * (the command line acts as the system actor); eviction goes through the same rules as the admin RPCs.
  */
-import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
+import { evictUser } from "../end-sign-ins.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId } from "../input.ts";
 import type { Device, Org, User } from "../model.ts";
@@ -50,12 +50,7 @@ export async function revokeUserSessionsEverywhere(ctx: Context, actor: Actor, u
   await requirePlatformAdmin(ctx, actor);
   const targetId = requireId("user_id", userId);
   const revokedCount = await inTransaction(ctx, async (tx) => {
-    const now = tx.clock.now();
-    const subject = adminSubject(actor, null, { userId: targetId });
-    const count = await tx.stores.sessions.revokeByUser(null, targetId, now);
-    if (count > 0) await recordAudit(tx, "session.revoked", subject, { reason: "admin", sessionId: null, count });
-    if ((await tx.stores.devices.evictByUser(null, targetId, now)) > 0) await recordAudit(tx, "device.trust_revoked", subject, {});
-    return count;
+    return evictUser(tx, targetId, adminSubject(actor, null, { userId: targetId }), "admin");
   });
   return { revokedCount };
 }

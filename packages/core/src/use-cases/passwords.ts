@@ -95,7 +95,7 @@ export async function resetPassword(ctx: Context, input: ResetPasswordInput): Pr
     }
     await tx.stores.emailTokens.deleteByUser(user.id, "reset_password");
     await tx.stores.emailTokens.deleteByUser(user.id, "verify_email");
-    await endSignInsEverywhere(tx, user.id, subject);
+    await endSignInsEverywhere(tx, user.id, subject, "password_changed");
     await recordAudit(tx, "password.changed", subject, { reason: "reset", reclaimed });
   });
 }
@@ -125,7 +125,7 @@ export async function changePassword(ctx: Context, checkCredentials: CredentialC
   await inTransaction(ctx, async (tx) => {
     if (!(await tx.stores.users.replacePasswordHash(user.id, current.passwordHash, passwordHash))) throw new GatehouseError("unauthenticated");
     const subject = { actor: { kind: "user", userId: user.id }, orgId: principal.orgId, userId: user.id, request: input.request } as const;
-    await endSignInsEverywhere(tx, user.id, subject, { sessionId: principal.sessionId, deviceId: principal.deviceId });
+    await endSignInsEverywhere(tx, user.id, subject, "password_changed", { keepSessionId: principal.sessionId, keepDeviceId: principal.deviceId });
     await recordAudit(tx, "password.changed", subject, { reason: "change", reclaimed: false });
   });
 }

@@ -1,13 +1,13 @@
-import { recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { GatehouseError, rateLimited } from "../errors.ts";
+import { GatehouseError } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { MfaChallenge } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import { usableFactors } from "../factors/usable-factors.ts";
 import type { MfaFactorOption, MfaRequired } from "../results.ts";
 import { effectiveSettings } from "../settings.ts";
-import { prepareChallenge, restoringOnRefusal, sendChallenge, targetOf } from "../second-factor.ts";
+import { findPendingChallenge, prepareChallenge, refuseEarlyResend, restoringOnRefusal, sendChallenge, targetOf } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 export interface ResendMfaInput {
@@ -28,20 +28,7 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
   const challengeId = requireId("challenge_id", input.challengeId);
 
   const { replaced, prepared } = await inTransaction(ctx, async (tx) => {
-    const now = tx.clock.now();
-    const pending = await tx.stores.challenges.findById(challengeId);
-    if (pending === null) throw new GatehouseError("invalid_mfa_challenge");
-    if (pending.expiresAt <= now) throw new GatehouseError("challenge_expired");
-    const subject: AuditSubject = {
-      actor: { kind: "user", userId: pending.userId },
-      userId: pending.userId,
-      orgId: pending.orgId,
-      deviceId: pending.deviceId,
-      request: input.request,
-    };
-    const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - now;
-    if (waitMs > 0) throw await recordRefusal(tx, subject, "otp_resend_interval", rateLimited(waitMs / 1000));
-
+    await refuseEarlyResend(tx, await findPendingChallenge(tx, challengeId), input.request);
     const replaced = await tx.stores.challenges.consume(challengeId);
     if (replaced === null) throw new GatehouseError("invalid_mfa_challenge");
     const factors = await factorsOf(tx, replaced);

@@ -1,10 +1,10 @@
-import { recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { GatehouseError, rateLimited } from "../errors.ts";
+import { GatehouseError } from "../errors.ts";
 import { usableFactors } from "../factors/usable-factors.ts";
 import { requireId } from "../input.ts";
 import type { MfaRequired } from "../results.ts";
-import { prepareChallenge, restoringOnRefusal, sendChallenge, targetOf } from "../second-factor.ts";
+import { findPendingChallenge, prepareChallenge, refuseEarlyResend, restoringOnRefusal, sendChallenge, targetOf } from "../second-factor.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
@@ -24,20 +24,9 @@ export async function sendMfaCode(ctx: Context, input: SendMfaCodeInput): Promis
   const challengeId = requireId("challenge_id", input.challengeId);
 
   const { pending, prepared } = await inTransaction(ctx, async (tx) => {
-    const now = tx.clock.now();
-    const pending = await tx.stores.challenges.findById(challengeId);
-    if (pending === null || pending.phone === "") throw new GatehouseError("invalid_mfa_challenge");
-    if (pending.expiresAt <= now) throw new GatehouseError("challenge_expired");
-    const target = targetOf(pending);
-    const subject: AuditSubject = {
-      actor: { kind: "user", userId: pending.userId },
-      userId: pending.userId,
-      orgId: pending.orgId,
-      deviceId: pending.deviceId,
-      request: input.request,
-    };
-    const waitMs = pending.createdAt + tx.config.otpResendIntervalMs - now;
-    if (pending.codeHash !== "" && waitMs > 0) throw await recordRefusal(tx, subject, "otp_resend_interval", rateLimited(waitMs / 1000));
+    const pending = await findPendingChallenge(tx, challengeId, (challenge) => challenge.phone !== "");
+    // A challenge Login stored without a code has sent nothing yet: its first code is no resend.
+    if (pending.codeHash !== "") await refuseEarlyResend(tx, pending, input.request);
 
     const facts = await tx.stores.signInFacts.read(pending.userId, pending.orgId, null);
     if (facts === null || facts.user.phone !== pending.phone) throw new GatehouseError("invalid_mfa_challenge");
@@ -46,7 +35,7 @@ export async function sendMfaCode(ctx: Context, input: SendMfaCodeInput): Promis
 
     if ((await tx.stores.challenges.consume(challengeId)) === null) throw new GatehouseError("invalid_mfa_challenge");
     const prepared = await restoringOnRefusal(
-      () => prepareChallenge(tx, target, pending.phone, input.request, factors, pending),
+      () => prepareChallenge(tx, targetOf(pending), pending.phone, input.request, factors, pending),
       () => tx.stores.challenges.create(pending),
     );
     return { pending, prepared };

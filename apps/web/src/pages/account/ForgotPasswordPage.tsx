@@ -7,7 +7,7 @@ import { Button } from "../../components/Button.tsx";
 import { DevMailbox } from "../../components/DevMailbox.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
-import { TextField } from "../../components/TextField.tsx";
+import { EmailField } from "../../components/TextField.tsx";
 import { Link } from "../../router.tsx";
 import { useFormProblem } from "../login/use-form-problem.ts";
 
@@ -53,18 +53,7 @@ export function ForgotPasswordPage(): ReactNode {
           </>
         ) : (
           <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-label="Reset your password" data-testid="forgot-password-form">
-            <TextField
-              label="Email"
-              name="email"
-              type="email"
-              autoComplete="email"
-              inputMode="email"
-              value={email}
-              onChange={setEmail}
-              required
-              inputRef={emailField}
-              error={form.fieldError("email")}
-            />
+            <EmailField value={email} onChange={setEmail} inputRef={emailField} error={form.fieldError("email")} />
             <FormAlert message={form.formError} alertRef={form.alertRef} />
             <Button type="submit" busy={busy} busyLabel="Sending…">
               Email me a reset link

@@ -3,7 +3,7 @@ import type { FormEvent, ReactNode } from "react";
 import type { LoginInput } from "../../api/auth-client.ts";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
-import { TextField } from "../../components/TextField.tsx";
+import { EmailField, TextField } from "../../components/TextField.tsx";
 import { Link } from "../../router.tsx";
 import { useFormProblem, type FormProblem } from "./use-form-problem.ts";
 
@@ -43,19 +43,7 @@ export function CredentialsStep({ initial, onSubmit }: CredentialsStepProps): Re
   return (
     <form className="stack" onSubmit={(event) => void submit(event)} noValidate aria-labelledby="login-heading" data-testid="login-form">
       <h1 id="login-heading">Sign in</h1>
-      <TextField
-        label="Email"
-        name="email"
-        type="email"
-        autoComplete="username"
-        inputMode="email"
-        value={email}
-        onChange={setEmail}
-        required
-        inputRef={emailField}
-        error={form.fieldError("email")}
-        testId="login-email"
-      />
+      <EmailField autoComplete="username" value={email} onChange={setEmail} inputRef={emailField} error={form.fieldError("email")} testId="login-email" />
       <TextField
         label="Password"
         name="password"

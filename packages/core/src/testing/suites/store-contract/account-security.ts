@@ -67,18 +67,48 @@ export function describeAccountSecurityContract(current: () => Stores): void {
       });
 
       it("ends the trust of the user's trusted devices in one org and makes each device there new again, and only there", async () => {
-        expect(await stores.devices.evictByUser(ORG_ID, USER_ID, now)).toBe(1);
+        expect(await stores.devices.evictByUser(USER_ID, now, { orgId: ORG_ID })).toBe(1);
         expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: false, trustedUntil: null, trustRevokedAt: now, sessionIssuedAt: null });
         expect(await stores.devices.findById("device-expired")).toMatchObject({ trustRevokedAt: null, sessionIssuedAt: null });
         expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: true, trustRevokedAt: null, sessionIssuedAt: T0 });
         expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true, trustRevokedAt: null, sessionIssuedAt: T0 });
-        expect(await stores.devices.evictByUser(ORG_ID, USER_ID, now + 1)).toBe(0);
+        expect(await stores.devices.evictByUser(USER_ID, now + 1, { orgId: ORG_ID })).toBe(0);
       });
 
       it("with no org, in every org of the user", async () => {
-        expect(await stores.devices.evictByUser(null, USER_ID, now)).toBe(2);
+        expect(await stores.devices.evictByUser(USER_ID, now)).toBe(2);
+        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: false, trustRevokedAt: now, sessionIssuedAt: null });
         expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, trustRevokedAt: now, sessionIssuedAt: null });
+        expect(await stores.devices.findById("device-expired")).toMatchObject({ trustRevokedAt: null, sessionIssuedAt: null });
         expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: T0 });
+        expect(await stores.devices.evictByUser(USER_ID, now)).toBe(0);
+      });
+
+      it("leaves the kept device trusted and known, in every org or in its own", async () => {
+        expect(await stores.devices.evictByUser(USER_ID, now, { keepDeviceId: DEVICE_ID })).toBe(1);
+        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({
+          trusted: true,
+          trustedUntil: T0 + 30 * DAY,
+          trustRevokedAt: null,
+          sessionIssuedAt: T0,
+        });
+        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, trustRevokedAt: now, sessionIssuedAt: null });
+        expect(await stores.devices.findById("device-expired")).toMatchObject({ sessionIssuedAt: null });
+        await stores.devices.markSessionIssued(OTHER_ORG_DEVICE_ID, now, now + DAY);
+        expect(await stores.devices.evictByUser(USER_ID, now, { orgId: ORG_ID, keepDeviceId: DEVICE_ID })).toBe(0);
+        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: T0 });
+        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: now });
+      });
+
+      it("of concurrent evictions, each device's lost trust is counted once", async () => {
+        const counts = await times(10, () => stores.devices.evictByUser(USER_ID, now));
+        expect(counts.reduce((sum, count) => sum + count, 0)).toBe(2);
+        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, sessionIssuedAt: null });
+      });
+
+      it("finds nothing to do for a user without devices", async () => {
+        expect(await stores.devices.evictByUser("nobody", now)).toBe(0);
+        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: true, sessionIssuedAt: T0 });
       });
     });
 
@@ -103,11 +133,34 @@ export function describeAccountSecurityContract(current: () => Stores): void {
         await stores.sessions.create(session("s-1", "1"));
         await stores.sessions.create(session("s-2", "2", { orgId: OTHER_ORG_ID, deviceId: OTHER_ORG_DEVICE_ID }));
         await stores.sessions.create(session("s-3", "3", { userId: OTHER_USER_ID, deviceId: OTHER_USER_DEVICE_ID }));
-        expect(await stores.sessions.revokeByUser(null, USER_ID, now)).toBe(2);
+        expect(await stores.sessions.revokeByUser(USER_ID, now)).toBe(2);
         expect(await stores.sessions.findActiveByAccessTokenHash("access-1", now)).toBeNull();
         expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now)).toBeNull();
         expect(await stores.sessions.findActiveByAccessTokenHash("access-3", now)).not.toBeNull();
-        expect(await stores.sessions.revokeByUser(null, USER_ID, now)).toBe(0);
+        expect(await stores.sessions.revokeByUser(USER_ID, now)).toBe(0);
+      });
+
+      it("revokeByUser leaves the kept session active, in every org or in its own", async () => {
+        await stores.sessions.create(session("s-1", "1"));
+        await stores.sessions.create(session("s-2", "2"));
+        await stores.sessions.create(session("s-3", "3", { orgId: OTHER_ORG_ID, deviceId: OTHER_ORG_DEVICE_ID }));
+        await stores.sessions.create(session("s-4", "4", { userId: OTHER_USER_ID, deviceId: OTHER_USER_DEVICE_ID }));
+        expect(await stores.sessions.revokeByUser(USER_ID, now, { orgId: ORG_ID, keepSessionId: "s-2" })).toBe(1);
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-1", now)).toBeNull();
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-3", now)).not.toBeNull();
+        expect(await stores.sessions.revokeByUser(USER_ID, now, { keepSessionId: "s-2" })).toBe(1);
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now)).not.toBeNull();
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-3", now)).toBeNull();
+        expect(await stores.sessions.findActiveByAccessTokenHash("access-4", now)).not.toBeNull();
+        expect(await stores.sessions.revokeByUser(USER_ID, now, { keepSessionId: "s-2" })).toBe(0);
+        expect(await stores.sessions.revokeByUser(USER_ID, now)).toBe(1);
+      });
+
+      it("of concurrent revokeByUser calls, each session is counted once", async () => {
+        await stores.sessions.create(session("s-1", "1"));
+        await stores.sessions.create(session("s-2", "2", { orgId: OTHER_ORG_ID, deviceId: OTHER_ORG_DEVICE_ID }));
+        const counts = await times(10, () => stores.sessions.revokeByUser(USER_ID, now));
+        expect(counts.reduce((sum, count) => sum + count, 0)).toBe(2);
       });
 
       it("revokeByDevice ends the device's active sessions only", async () => {

@@ -1,25 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { EmailToken, Invitation } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
-import {
-  aDevice,
-  aSession,
-  aUser,
-  DAY,
-  DEVICE_ID,
-  expectRejectionKind,
-  MINUTE,
-  ORG_ID,
-  OTHER_ORG_DEVICE_ID,
-  OTHER_ORG_ID,
-  OTHER_USER_DEVICE_ID,
-  OTHER_USER_ID,
-  seedGraph,
-  T0,
-  times,
-  tokenPair,
-  USER_ID,
-} from "./fixtures.ts";
+import { aUser, DAY, expectRejectionKind, MINUTE, ORG_ID, OTHER_ORG_ID, OTHER_USER_ID, seedGraph, T0, times, USER_ID } from "./fixtures.ts";
 
 function anEmailToken(overrides: Partial<EmailToken> = {}): EmailToken {
   return { tokenHash: "a".repeat(64), purpose: "verify_email", userId: USER_ID, expiresAt: T0 + DAY, createdAt: T0, ...overrides };
@@ -188,33 +170,6 @@ export function describeEmailOwnershipContract(current: () => Stores): void {
         await stores.invitations.put(anInvitation());
         const results = await times(50, () => stores.invitations.consume(anInvitation().tokenHash, T0));
         expect(results.filter((result) => result !== null)).toHaveLength(1);
-      });
-    });
-
-    describe("ending sign-ins everywhere", () => {
-      it("revokes the user's live sessions in every org but the one kept", async () => {
-        await stores.sessions.create(aSession());
-        await stores.sessions.create(aSession({ id: "session-2", ...tokenPair("2") }));
-        await stores.sessions.create(aSession({ id: "session-3", orgId: OTHER_ORG_ID, deviceId: OTHER_ORG_DEVICE_ID, ...tokenPair("3") }));
-        await stores.sessions.create(aSession({ id: "session-4", userId: OTHER_USER_ID, deviceId: OTHER_USER_DEVICE_ID, ...tokenPair("4") }));
-        expect(await stores.sessions.revokeEverywhere(USER_ID, T0 + MINUTE, "session-2")).toBe(2);
-        expect(await stores.sessions.findActiveByAccessTokenHash(tokenPair("1").accessTokenHash, T0 + MINUTE)).toBeNull();
-        expect(await stores.sessions.findActiveByAccessTokenHash(tokenPair("3").accessTokenHash, T0 + MINUTE)).toBeNull();
-        expect(await stores.sessions.findActiveByAccessTokenHash(tokenPair("2").accessTokenHash, T0 + MINUTE)).not.toBeNull();
-        expect(await stores.sessions.findActiveByAccessTokenHash(tokenPair("4").accessTokenHash, T0 + MINUTE)).not.toBeNull();
-        expect(await stores.sessions.revokeEverywhere(USER_ID, T0 + MINUTE)).toBe(1);
-      });
-
-      it("revokes the trust of the user's devices in every org but the one kept", async () => {
-        for (const id of [DEVICE_ID, OTHER_ORG_DEVICE_ID, OTHER_USER_DEVICE_ID]) await stores.devices.markTrusted(id, T0 + DAY);
-        await stores.devices.getOrCreate(aDevice({ id: "device-4", fingerprint: "fp-4" }));
-        await stores.devices.markTrusted("device-4", T0 + DAY);
-        expect(await stores.devices.revokeTrustEverywhere(USER_ID, T0 + MINUTE, "device-4")).toBe(2);
-        expect(await stores.devices.findById(DEVICE_ID)).toMatchObject({ trusted: false, trustedUntil: null, trustRevokedAt: T0 + MINUTE });
-        expect(await stores.devices.findById(OTHER_ORG_DEVICE_ID)).toMatchObject({ trusted: false, trustRevokedAt: T0 + MINUTE });
-        expect(await stores.devices.findById("device-4")).toMatchObject({ trusted: true, trustedUntil: T0 + DAY });
-        expect(await stores.devices.findById(OTHER_USER_DEVICE_ID)).toMatchObject({ trusted: true });
-        expect(await stores.devices.revokeTrustEverywhere(USER_ID, T0 + MINUTE, "device-4")).toBe(0);
       });
     });
   });

@@ -120,8 +120,8 @@ export function describeSessionsContract(current: () => Stores): void {
       await stores.sessions.create(aSession({ id: "session-4", ...tokenPair("4", T0 - 60 * DAY) }));
       await stores.sessions.create(aSession({ id: "session-5", ...tokenPair("5"), orgId: OTHER_ORG_ID, deviceId: OTHER_ORG_DEVICE_ID }));
       await stores.sessions.create(aSession({ id: "session-6", ...tokenPair("6"), userId: OTHER_USER_ID, deviceId: OTHER_USER_DEVICE_ID }));
-      expect(await stores.sessions.revokeByUser(ORG_ID, USER_ID, now)).toBe(2);
-      expect(await stores.sessions.revokeByUser(ORG_ID, USER_ID, now)).toBe(0);
+      expect(await stores.sessions.revokeByUser(USER_ID, now, { orgId: ORG_ID })).toBe(2);
+      expect(await stores.sessions.revokeByUser(USER_ID, now, { orgId: ORG_ID })).toBe(0);
       expect(await stores.sessions.findActiveByAccessTokenHash("access-1", now)).toBeNull();
       expect(await stores.sessions.findActiveByAccessTokenHash("access-2", now)).toBeNull();
       expect(await stores.sessions.findActiveByAccessTokenHash("access-5", now)).not.toBeNull();
