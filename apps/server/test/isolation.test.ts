@@ -196,61 +196,87 @@ interface ProbeRequest {
   readonly body?: string;
 }
 
+/** One timed request: when it started (epoch ms, comparable across this machine's processes) and how long it took. */
+interface Sample {
+  readonly start: number;
+  readonly latency: number;
+}
+
+interface Probe {
+  /** Samples taken so far. */
+  count(): number;
+  /** Resolves once the probe has taken `count` samples in all. */
+  reached(count: number): Promise<void>;
+  /** Stops the probe; resolves with every sample, in order. */
+  stop(): Promise<Sample[]>;
+}
+
 /**
- * Times `request` in a process of its own, one after another, until `stop` is called or, when `samples` is
- * given, until it has that many (`ended`): the test's own process is busy with the load it sends, and its
- * pauses must not count against the server. A latency is Infinity when the answer is not a 200.
+ * Times `request` in a process of its own, one after another, until `stop` is called: the test's own process
+ * is busy with the load it sends, and its pauses must not count against the server. A latency is Infinity
+ * when the answer is not a 200. Each sample is reported as it is taken, so the test can wait for a count.
  */
-async function latencyProbe(request: ProbeRequest, samples?: number): Promise<{ stop(): Promise<number[]>; ended(): Promise<number[]> }> {
+async function latencyProbe(request: ProbeRequest): Promise<Probe> {
   const script = `
     const { url, method, headers, body } = ${JSON.stringify(request)};
-    const limit = ${samples ?? "Infinity"};
     let stopped = false;
-    const latencies = [];
     process.stdin.on("data", () => (stopped = true));
     const once = async () => {
       const started = performance.now();
       const response = await fetch(url, { method, headers, body });
       await response.text();
-      return response.status === 200 ? performance.now() - started : Infinity;
+      return { start: performance.timeOrigin + started, latency: response.status === 200 ? performance.now() - started : Infinity };
     };
     (async () => {
       // One request first, so the connection and the fetch machinery are up before any latency counts.
       await once();
       process.stdout.write("ready\\n");
-      while (!stopped && latencies.length < limit) latencies.push(await once());
-      process.stdout.write(JSON.stringify(latencies));
+      while (!stopped) {
+        const { start, latency } = await once();
+        process.stdout.write(start + " " + latency + "\\n");
+      }
       process.exit(0);
     })();`;
   const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
-  let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const samples: Sample[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  await new Promise<void>((resolve) => {
-    const onData = () => {
-      if (!output.includes("ready\n")) return;
-      child.stdout.off("data", onData);
-      output = output.slice(output.indexOf("ready\n") + "ready\n".length);
-      resolve();
-    };
-    child.stdout.on("data", onData);
+  let ready: () => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  let buffer = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (line === "ready") ready();
+      else {
+        const [start, latency] = line.split(" ").map(Number) as [number, number];
+        samples.push({ start, latency });
+      }
+    }
+    for (const waiter of waiters.filter(({ count }) => samples.length >= count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
   });
-  const ended = async () => {
-    await exited;
-    return JSON.parse(output) as number[];
-  };
+  await isReady;
   return {
-    stop: () => {
+    count: () => samples.length,
+    reached: (count) => (samples.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    stop: async () => {
       child.stdin.end("stop");
-      return ended();
+      await exited;
+      return samples;
     },
-    ended,
   };
 }
 
-/** Times `GET /healthz` (see `latencyProbe`). */
-function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
-  return latencyProbe({ url: `${url}/healthz` });
+/** Times `GET /healthz` (see `latencyProbe`); `stop` resolves with the latencies. */
+async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
+  const probe = await latencyProbe({ url: `${url}/healthz` });
+  return { stop: async () => (await probe.stop()).map(({ latency }) => latency) };
 }
 
 /** The 99th percentile (nearest rank). */
@@ -399,11 +425,21 @@ describe.each(BACKENDS.filter((backend) => backend.available))("another org whil
       await saved.arrayBuffer();
     };
 
-    const unloaded = await (await latencyProbe(checkUrl, 500)).ended();
+    // Unloaded and loaded windows alternate, so that a change in the machine's own load between them weighs on
+    // both sides alike: 150 samples with no save running, then one save, four times, then 150 more.
     const probe = await latencyProbe(checkUrl);
-    // Four saves, within the org's limit of ten a minute.
-    for (let round = 0; round < 4; round++) await save();
-    const loaded = await probe.stop();
+    const saving: { from: number; to: number }[] = [];
+    for (let round = 0; round < 4; round++) {
+      await probe.reached(probe.count() + 150);
+      const from = performance.timeOrigin + performance.now();
+      await save();
+      saving.push({ from, to: performance.timeOrigin + performance.now() });
+    }
+    await probe.reached(probe.count() + 150);
+    const taken = await probe.stop();
+    const overlapsSave = ({ start, latency }: Sample) => saving.some(({ from, to }) => start < to && start + latency > from);
+    const loaded = taken.filter(overlapsSave).map(({ latency }) => latency);
+    const unloaded = taken.filter((sample) => !overlapsSave(sample)).map(({ latency }) => latency);
 
     expect([...unloaded, ...loaded].filter((latency) => latency === Infinity)).toEqual([]);
     const figures = `unloaded p99 ${p99(unloaded).toFixed(1)} ms (${unloaded.length}), loaded p99 ${p99(loaded).toFixed(1)} ms (${loaded.length}), loaded max ${Math.max(...loaded).toFixed(1)} ms`;
