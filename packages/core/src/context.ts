@@ -24,8 +24,8 @@ export interface GatehouseDeps {
   /** Told of the password-hash queue's depth and of each hash's wait and run time (metrics). */
   readonly hashQueueObserver?: HashQueueObserver;
   /**
-   * Awaited between the slices of a long computation (compiling a large browser policy), so that other
-   * requests run meanwhile. Defaults to a zero-delay timer.
+   * Awaited between the slices of a long computation (validating a large browser policy before it is saved,
+   * compiling it after), so that other requests run meanwhile. Defaults to a zero-delay timer.
    */
   readonly pause?: () => Promise<void>;
   /** Told of every SMS send refused by the destination guard and of every breaker that trips (metrics, the operator's log). */
@@ -48,6 +48,8 @@ export interface Context {
   /** Seals and opens TOTP secrets under the factor key. */
   readonly secretBox: SecretBox;
   readonly recoveryCodes: RecoveryCodeHasher;
+  /** Awaited between the slices of a long computation (see `GatehouseDeps.pause`). */
+  readonly pause: () => Promise<void>;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
   readonly pendingAudit?: AuditEvent[];
 }
@@ -85,5 +87,11 @@ export function createContext(deps: GatehouseDeps): Context {
     newAuditId: createAuditIdSource(deps.random),
     secretBox: createSecretBox(factorKey, deps.random),
     recoveryCodes: createRecoveryCodeHasher(factorKey),
+    pause: deps.pause ?? yieldToEventLoop,
   };
+}
+
+/** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

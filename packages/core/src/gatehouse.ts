@@ -54,9 +54,6 @@ import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUse
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
-/** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 export interface AdminApi {
   /** `slug` omitted or empty: derived from the name (see admin.ts). */
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
@@ -169,7 +166,7 @@ export interface Gatehouse {
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
   const ctx = createContext(deps);
   const checkCredentials = createCredentialCheck(ctx);
-  const policies = createBrowserPolicyReader(ctx, deps.pause ?? yieldToEventLoop);
+  const policies = createBrowserPolicyReader(ctx);
   return {
     register: (input) => register(ctx, input),
     verifyEmail: (input) => verifyEmail(ctx, input),
@@ -206,7 +203,13 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       getPlatformSettings: (actor) => admin.getPlatformSettings(ctx, actor),
       updatePlatformSettings: (actor, patch) => admin.updatePlatformSettings(ctx, actor, patch),
       getOrgBrowserPolicy: (actor, orgId) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
-      updateOrgBrowserPolicy: (actor, orgId, policy) => admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy),
+      updateOrgBrowserPolicy: async (actor, orgId, policy) => {
+        const stored = await admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy);
+        // This replica compiles what it saved rather than read back and parse megabytes it holds; the save answers
+        // once the policy is in service here, so the saving admin's next check applies it.
+        await policies.prime(orgId, stored);
+        return stored.policy;
+      },
       listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
       revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),

@@ -14,6 +14,19 @@ async function memberHarness() {
   return { ...h, principal };
 }
 
+/** Another replica on the same stores: what it saves, the harness's gatehouse reads from the store. */
+function otherReplica(h: Awaited<ReturnType<typeof memberHarness>>, pause?: () => Promise<void>) {
+  return createGatehouse({
+    stores: h.stores,
+    clock: h.clock,
+    random: h.random,
+    sms: h.sms,
+    email: h.email,
+    config: { password: TEST_PASSWORD_PARAMS },
+    ...(pause === undefined ? {} : { pause }),
+  });
+}
+
 describe("browser policy reads", () => {
   it("applies the default policy until the org saves one, then the saved one at the next check", async () => {
     const h = await memberHarness();
@@ -45,7 +58,7 @@ describe("browser policy reads", () => {
 
   it("reads a version's policy once and otherwise asks the store for the version only", async () => {
     const h = await memberHarness();
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
     const version = vi.spyOn(h.stores.browserPolicies, "version");
     const get = vi.spyOn(h.stores.browserPolicies, "get");
     for (let i = 0; i < 3; i++) await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
@@ -56,7 +69,7 @@ describe("browser policy reads", () => {
   it("reads and compiles a new version once however many requests ask for it together", async () => {
     const h = await memberHarness();
     await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
     const get = vi.spyOn(h.stores.browserPolicies, "get");
     const decisions = await Promise.all(Array.from({ length: 30 }, () => h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")));
     // The first request loads the new version; those that arrive while it loads are answered from the previous one.
@@ -68,35 +81,39 @@ describe("browser policy reads", () => {
 
   it("compiles a large policy in slices, serving the previous version to the requests that arrive meanwhile", async () => {
     const h = await memberHarness();
-    const pauses: (() => void)[] = [];
-    let paused = () => {};
+    // Pauses pass at once, except while `onHeld` is set: then each is held until the test releases it.
+    const held: (() => void)[] = [];
+    let onHeld: (() => void) | null = null;
     const pause = () =>
       new Promise<void>((resolve) => {
-        pauses.push(resolve);
-        paused();
+        if (onHeld === null) return resolve();
+        held.push(resolve);
+        onHeld();
       });
-    const replica = createGatehouse({
-      stores: h.stores,
-      clock: h.clock,
-      random: h.random,
-      sms: h.sms,
-      email: h.email,
-      config: { password: TEST_PASSWORD_PARAMS },
-      pause,
-    });
-    await replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("old.example"));
+    // The replica reads what the harness's gatehouse saves.
+    const replica = otherReplica(h, pause);
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("old.example"));
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
     const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);
-    await replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
-    const firstPause = new Promise<void>((resolve) => (paused = resolve));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
+    const firstPause = new Promise<void>((resolve) => (onHeld = resolve));
     const first = replica.checkUrlAccess(h.principal, h.orgId, "https://new.example");
     await firstPause;
     // The compile is between two slices: a request now gets the previous version at once.
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
-    paused = () => pauses.shift()!();
-    pauses.shift()!();
+    onHeld = null;
+    held.shift()!();
     expect((await first).reasonCode).toBe("blocked");
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).allowed).toBe(true);
+  });
+
+  it("compiles what this replica saved without reading it back, and applies it from the saving admin's next check", async () => {
+    const h = await memberHarness();
+    await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
+    const get = vi.spyOn(h.stores.browserPolicies, "get");
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
+    expect(get).not.toHaveBeenCalled();
   });
 
   it("shares one frozen policy between requests, so no caller can change what the next one sees", async () => {
@@ -109,6 +126,30 @@ describe("browser policy reads", () => {
 });
 
 describe("browser policy writes", () => {
+  it("validates a large policy in slices: other requests are answered while it is between two of them", async () => {
+    const h = await memberHarness();
+    const held: (() => void)[] = [];
+    let onHeld: (() => void) | null = null;
+    const pause = () =>
+      new Promise<void>((resolve) => {
+        if (onHeld === null) return resolve();
+        held.push(resolve);
+        onHeld();
+      });
+    const replica = otherReplica(h, pause);
+    const firstPause = new Promise<void>((resolve) => (onHeld = resolve));
+    const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);
+    const save = replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
+    await firstPause;
+    // Nothing is stored yet, and another request is answered meanwhile.
+    expect(await h.stores.browserPolicies.version(h.orgId)).toBeNull();
+    expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://new.example")).reasonCode).not.toBe("blocked");
+    onHeld = null;
+    held.shift()!();
+    expect((await save).accessControl.blockedDomains).toHaveLength(10_001);
+    expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://new.example")).reasonCode).toBe("blocked");
+  });
+
   it("limits an org's admins to browserPolicyWritesPerOrg saves a window, per org, and never the CLI", async () => {
     const h = await createHarness({ browserPolicyWritesPerOrg: [{ limit: 2, windowMs: 60_000 }] });
     const admin = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);

@@ -4,6 +4,7 @@ import { hostKey } from "./host-key.ts";
 import type { HostKey } from "./host-key.ts";
 import { HostTable, MAX_KEYS_AT_ONCE } from "./host-table.ts";
 import type { HostHash, HostLookup } from "./host-table.ts";
+import { runAtOnce, runInSlices, SliceCounter, type Slices } from "./slices.ts";
 import type { AccessControl, DefaultAction } from "./types.ts";
 
 /** Bits of a key in `CompiledAccessControl.hosts`: which list holds it, and whether exactly or as a `*.` base. */
@@ -51,34 +52,22 @@ export type HostListing = "blocked" | "allowed" | "unlisted";
  * so a bad row cannot take an org's browsing down.
  */
 export function compileAccessControl(accessControl: AccessControl, options: CompileOptions = {}): CompiledAccessControl {
-  const steps = compileSteps(accessControl, options);
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-  }
+  return runAtOnce(compileSteps(accessControl, options));
 }
 
-/** Entries compiled between two yields of `compileSteps`: a slice of a few milliseconds. */
-export const COMPILE_SLICE_ENTRIES = 1024;
-
 /**
- * `compileAccessControl` in slices: between two slices of `COMPILE_SLICE_ENTRIES` entries it awaits `pause`,
+ * `compileAccessControl` in slices: between two slices of `SLICE_ENTRIES` entries it awaits `pause`,
  * so a large policy does not hold the event loop for the whole compile. A policy of one slice compiles at once.
  */
-export async function compileAccessControlInSlices(
+export function compileAccessControlInSlices(
   accessControl: AccessControl,
   pause: () => Promise<void>,
   options: CompileOptions = {},
 ): Promise<CompiledAccessControl> {
-  const steps = compileSteps(accessControl, options);
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-    await pause();
-  }
+  return runInSlices(compileSteps(accessControl, options), pause);
 }
 
-function* compileSteps(accessControl: AccessControl, options: CompileOptions): Generator<void, CompiledAccessControl> {
+function* compileSteps(accessControl: AccessControl, options: CompileOptions): Slices<CompiledAccessControl> {
   const skipped: SkippedEntry[] = [];
   const { allowedDomains, blockedDomains } = accessControl;
   const hosts = new HostTable(allowedDomains.length + blockedDomains.length, options.hostHash);
@@ -90,13 +79,10 @@ function* compileSteps(accessControl: AccessControl, options: CompileOptions): G
     if (!added) skipped.push({ list, entry: text, reason: "the host key cannot be stored" });
     return added;
   };
-  let sinceYield = 0;
-  function* addList(list: HostListName, entries: readonly string[], exactBit: number, wildBit: number): Generator<void, void> {
+  const slices = new SliceCounter();
+  function* addList(list: HostListName, entries: readonly string[], exactBit: number, wildBit: number): Slices<void> {
     for (const text of entries) {
-      if (++sinceYield === COMPILE_SLICE_ENTRIES) {
-        sinceYield = 0;
-        yield;
-      }
+      if (slices.due()) yield;
       const entry = storedEntry(text);
       if (typeof entry === "string") skipped.push({ list, entry: text, reason: entry });
       else if (entry.kind === "exact") addKey(list, text, entry.key, exactBit);

@@ -18,4 +18,4 @@ export type {
   UrlDecision,
   UrlReasonCode,
 } from "./types.ts";
-export { MAX_LIST_ENTRIES, validateBrowserPolicy } from "./validate-policy.ts";
+export { MAX_LIST_ENTRIES, validateBrowserPolicy, validateBrowserPolicyInSlices } from "./validate-policy.ts";

@@ -1,5 +1,6 @@
 import { invalidArgument } from "../errors.ts";
 import { formatEntry, normalizeEntry } from "./entries.ts";
+import { runAtOnce, runInSlices, SliceCounter, type Slices } from "./slices.ts";
 import { BROWSER_ACTIONS, DEFAULT_ACTIONS, DEFAULT_BROWSER_POLICY } from "./types.ts";
 import type { AccessControl, ActionRestrictions, BrowserAction, BrowserPolicy, BrowserPolicyInput, DefaultAction } from "./types.ts";
 
@@ -15,21 +16,34 @@ const MAX_REPORTED_VIOLATIONS = 1000;
  * whose `violations` name every bad value (up to 1,000, then a count), so an admin fixes them in one pass.
  */
 export function validateBrowserPolicy(input: BrowserPolicyInput): BrowserPolicy {
+  return runAtOnce(validationSteps(input));
+}
+
+/**
+ * `validateBrowserPolicy` in slices: between two slices of `SLICE_ENTRIES` entries it awaits `pause`, so a
+ * large policy being saved does not hold the event loop while its entries are normalised. Same rules, same errors.
+ */
+export function validateBrowserPolicyInSlices(input: BrowserPolicyInput, pause: () => Promise<void>): Promise<BrowserPolicy> {
+  return runInSlices(validationSteps(input), pause);
+}
+
+function* validationSteps(input: BrowserPolicyInput): Slices<BrowserPolicy> {
   const violations = new Violations();
-  const accessControl = validateAccessControl(input.accessControl, violations);
+  const accessControl = yield* validateAccessControl(input.accessControl, violations);
   const actionRestrictions = validateActionRestrictions(input.actionRestrictions, violations);
   violations.throwIfAny();
   return { accessControl, actionRestrictions };
 }
 
-function validateAccessControl(input: BrowserPolicyInput["accessControl"], violations: Violations): AccessControl {
+function* validateAccessControl(input: BrowserPolicyInput["accessControl"], violations: Violations): Slices<AccessControl> {
   if (!isObject(input)) {
     violations.add("access_control", "must be an object");
     return DEFAULT_BROWSER_POLICY.accessControl;
   }
   const wildcardSupported = input.wildcardSupported;
   const options = { wildcardSupported: wildcardSupported === true };
-  const hostList = (field: string, entries: readonly string[]): string[] => {
+  const slices = new SliceCounter();
+  function* hostList(field: string, entries: readonly string[]): Slices<string[]> {
     if (!Array.isArray(entries)) {
       violations.add(field, "must be a list of host names");
       return [];
@@ -40,15 +54,16 @@ function validateAccessControl(input: BrowserPolicyInput["accessControl"], viola
     }
     const kept = new Set<string>();
     for (let index = 0; index < entries.length; index++) {
+      if (slices.due()) yield;
       const raw: unknown = entries[index];
       const result = typeof raw === "string" ? normalizeEntry(raw, options) : { ok: false as const, message: "must be a string" };
       if (result.ok) kept.add(formatEntry(result.entry));
       else violations.add(`${field}[${index}]`, result.message);
     }
     return [...kept];
-  };
-  const allowedDomains = hostList("access_control.allowed_domains", input.allowedDomains);
-  const blockedDomains = hostList("access_control.blocked_domains", input.blockedDomains);
+  }
+  const allowedDomains = yield* hostList("access_control.allowed_domains", input.allowedDomains);
+  const blockedDomains = yield* hostList("access_control.blocked_domains", input.blockedDomains);
   const defaultAction = input.defaultAction;
   if (!isDefaultAction(defaultAction)) {
     violations.add("access_control.default_action", `${quote(defaultAction)}: use "allow" or "deny"`);

@@ -21,7 +21,8 @@ import {
 } from "../model.ts";
 import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
 import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
-import { validateBrowserPolicy } from "../url-policy/validate-policy.ts";
+import type { VersionedBrowserPolicy } from "../ports.ts";
+import { validateBrowserPolicyInSlices } from "../url-policy/validate-policy.ts";
 import { inTransaction } from "../unit-of-work.ts";
 
 /**
@@ -221,8 +222,11 @@ export async function getOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: str
   return (await ctx.stores.browserPolicies.get(orgId))?.policy ?? DEFAULT_BROWSER_POLICY;
 }
 
-/** The whole update is refused, with a message per bad entry, when any entry is invalid. */
-export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy> {
+/**
+ * The whole update is refused, with a message per bad entry, when any entry is invalid. A large policy is
+ * validated in slices (`ctx.pause` between them): one org's save does not hold the other orgs' requests.
+ */
+export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<VersionedBrowserPolicy> {
   await requireOrgAdmin(ctx, actor, orgId);
   if (actor.kind === "user") {
     const limit = {
@@ -233,11 +237,11 @@ export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: 
     const consumed = await consumeAll(ctx.stores.rateLimiter, [limit], ctx.clock.now());
     if (!consumed.allowed) throw await inTransaction(ctx, (tx) => recordRefusal(tx, adminSubject(actor, orgId), consumed.limit, consumed.refusal));
   }
-  const valid = validateBrowserPolicy(policy);
+  const valid = await validateBrowserPolicyInSlices(policy, ctx.pause);
   return inTransaction(ctx, async (tx) => {
     const stored = await tx.stores.browserPolicies.put(orgId, valid);
     await recordAudit(tx, "browser_policy.changed", adminSubject(actor, orgId), { version: stored.version });
-    return stored.policy;
+    return stored;
   });
 }
 

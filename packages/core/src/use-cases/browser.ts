@@ -6,6 +6,7 @@ import type { Principal } from "../results.ts";
 import { checkUrl } from "../url-policy/check-url.ts";
 import { PolicyCache, type CachedPolicy } from "../url-policy/policy-cache.ts";
 import { DEFAULT_BROWSER_POLICY, type UrlDecision } from "../url-policy/types.ts";
+import type { VersionedBrowserPolicy } from "../ports.ts";
 
 /** Enough for every org a replica serves in practice; an evicted org just compiles again. */
 const POLICY_CACHE_CAPACITY = 10_000;
@@ -20,18 +21,24 @@ export interface BrowserPolicyReader {
    * that join the load and find an older version cached are answered from that one.
    */
   read(orgId: string): Promise<CachedPolicy>;
+  /**
+   * Compiles a policy this replica has just stored, as a load of its version would (once, in slices), without
+   * reading back and parsing what it already holds; resolves once it is in service. Requests that arrive
+   * meanwhile keep the previous version.
+   */
+  prime(orgId: string, stored: VersionedBrowserPolicy): Promise<void>;
 }
 
-/** `pause` lets the event loop run between the slices of a large policy's compile. */
-export function createBrowserPolicyReader(ctx: Context, pause: () => Promise<void>): BrowserPolicyReader {
-  const cache = new PolicyCache(POLICY_CACHE_CAPACITY, pause);
+/** `ctx.pause` lets the event loop run between the slices of a large policy's compile. */
+export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
+  const cache = new PolicyCache(POLICY_CACHE_CAPACITY, ctx.pause);
   const loading = new Map<string, Promise<CachedPolicy>>();
-  const load = (orgId: string, version: number): Promise<CachedPolicy> => {
+  const load = (orgId: string, version: number, saved?: VersionedBrowserPolicy): Promise<CachedPolicy> => {
     const key = `${version}:${orgId}`;
     let pending = loading.get(key);
     if (pending === undefined) {
       pending = (async () => {
-        const stored = version === DEFAULT_VERSION ? null : await ctx.stores.browserPolicies.get(orgId);
+        const stored = saved ?? (version === DEFAULT_VERSION ? null : await ctx.stores.browserPolicies.get(orgId));
         // The store may hold a newer version by now: that one is compiled and cached, never an older one over it.
         const entry = await cache.compile(stored?.version ?? DEFAULT_VERSION, stored?.policy ?? DEFAULT_BROWSER_POLICY);
         const cached = cache.get(orgId);
@@ -50,6 +57,10 @@ export function createBrowserPolicyReader(ctx: Context, pause: () => Promise<voi
       // Another request is already loading this version: the previous one stays in service until it is ready.
       if (cached !== undefined && loading.has(`${version}:${orgId}`)) return cached;
       return load(orgId, version);
+    },
+    async prime(orgId, stored) {
+      const cached = cache.get(orgId);
+      if (cached === undefined || cached.version < stored.version) await load(orgId, stored.version, stored);
     },
   };
 }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { normalizeEntryByParsing } from "../../src/url-policy/entries.ts";
 import { checkUrl, compileAccessControl, formatEntry, hostKey, hostKeyOf, listingOf, normalizeEntry } from "../../src/url-policy/index.ts";
 import type { HostHash, HostKey, UrlDecision } from "../../src/url-policy/index.ts";
 
@@ -115,6 +116,24 @@ describe("entry normalisation properties", () => {
         expect(checkUrl(compiled, `https://${first.entry.key}/`).allowed).toBe(true);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  // Close to the stored form on purpose: the labels the no-parse path takes, and those it must leave to the parser.
+  const nearStoredLabel = fc.oneof(
+    fc.string({ unit: fc.constantFrom(..."az09-_"), minLength: 1, maxLength: 5 }),
+    fc.constantFrom("xn--bcher-kva", "xn--zz", "xn--", "0x", "0x1f", "123", "0", "a".repeat(64), "*", "", "A", "ａ"),
+  );
+  const nearStored = fc
+    .tuple(fc.constantFrom("", "*.", "."), fc.array(nearStoredLabel, { minLength: 1, maxLength: 5 }), fc.constantFrom("", "."))
+    .map(([prefix, labels, suffix]) => `${prefix}${labels.join(".")}${suffix}`);
+
+  it("gives what the URL parser gives, for entries in their stored form (checked without it) and every other", () => {
+    fc.assert(
+      fc.property(fc.oneof(entryText, nearStored), fc.boolean(), (raw, wildcardSupported) => {
+        expect(normalizeEntry(raw, { wildcardSupported })).toEqual(normalizeEntryByParsing(raw, { wildcardSupported }));
+      }),
+      { numRuns: 5000 },
     );
   });
 

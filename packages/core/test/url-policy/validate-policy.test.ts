@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../../src/errors.ts";
-import { BROWSER_ACTIONS, DEFAULT_BROWSER_POLICY, MAX_LIST_ENTRIES, validateBrowserPolicy } from "../../src/url-policy/index.ts";
+import { BROWSER_ACTIONS, DEFAULT_BROWSER_POLICY, MAX_LIST_ENTRIES, validateBrowserPolicy, validateBrowserPolicyInSlices } from "../../src/url-policy/index.ts";
 import type { AccessControl, ActionRestrictions, BrowserPolicy } from "../../src/url-policy/index.ts";
 
 function policy(accessControl: Partial<AccessControl>, actionRestrictions: Partial<ActionRestrictions> = {}): BrowserPolicy {
@@ -124,5 +124,35 @@ describe("validateBrowserPolicy", () => {
     const violations = rejection(policy({ allowedDomains: bad })).details.violations ?? [];
     expect(violations).toHaveLength(1001);
     expect(violations.at(-1)).toBe("…and 500 more");
+  });
+});
+
+describe("validateBrowserPolicyInSlices", () => {
+  // Valid entries, stored-form and not, across several slices, with bad ones in the first, a middle and the last slice.
+  const entries = Array.from({ length: 5000 }, (_, i) => (i % 7 === 0 ? ` Site-${i}.EXAMPLE. ` : `site-${i}.example`));
+  const bad = [...entries];
+  for (const at of [3, 2500, 4999]) bad[at] = `bad ${at}.example`;
+
+  it("pauses between slices and gives what validateBrowserPolicy gives", async () => {
+    let pauses = 0;
+    const pause = async () => {
+      pauses++;
+    };
+    const input = policy({ allowedDomains: entries.slice(0, 1500), blockedDomains: entries });
+    expect(await validateBrowserPolicyInSlices(input, pause)).toEqual(validateBrowserPolicy(input));
+    expect(pauses).toBe(Math.floor(6500 / 1024));
+  });
+
+  it("refuses with the same error as validateBrowserPolicy, naming every bad entry", async () => {
+    const input = policy({ blockedDomains: bad });
+    const sliced = await validateBrowserPolicyInSlices(input, async () => {}).then(
+      () => {
+        throw new Error("expected the policy to be refused");
+      },
+      (error: unknown) => error,
+    );
+    expect(sliced).toBeInstanceOf(GatehouseError);
+    expect(sliced).toEqual(rejection(input));
+    expect((sliced as GatehouseError).message).toBe(rejection(input).message);
   });
 });
