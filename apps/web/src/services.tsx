@@ -1,5 +1,7 @@
 import { createContext, useContext, useSyncExternalStore } from "react";
 import { createConnectTransport } from "@connectrpc/connect-web";
+import { createAccountClient } from "./api/account-client.ts";
+import type { AccountClient } from "./api/account-client.ts";
 import { createAuthClient } from "./api/auth-client.ts";
 import type { AuthClient } from "./api/auth-client.ts";
 import { createBrowserApi } from "./api/browser-api.ts";
@@ -15,6 +17,9 @@ export interface AppServices {
   readonly sessions: SessionStore;
   readonly auth: AuthClient;
   readonly browser: BrowserApi;
+  readonly account: AccountClient;
+  /** This browser's device id, as Login and Refresh send it (the account page marks this device with it). */
+  readonly deviceFingerprint: () => string;
   /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
@@ -75,7 +80,15 @@ export function createAppServices(win: Window): AppServices {
       }
     },
   };
-  return { sessions, auth, browser: createBrowserApi(transport), fetch: fetchImpl, lastOrg };
+  return {
+    sessions,
+    auth,
+    browser: createBrowserApi(transport),
+    account: createAccountClient(transport),
+    deviceFingerprint: getFingerprint,
+    fetch: fetchImpl,
+    lastOrg,
+  };
 }
 
 const ServicesContext = createContext<AppServices | null>(null);

@@ -8,9 +8,7 @@
  * Screenshots go to .test-results/screenshots/; to refresh docs/screenshots/ set
  * UPDATE_SCREENSHOTS=1 (they are also written there when missing).
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromJson, toBinary, type JsonValue } from "@bufbuild/protobuf";
@@ -20,16 +18,21 @@ import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor } from "../../server/test/support/clients.ts";
-import { DEV_ENV, REPO_ROOT, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
+import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
+import {
+  buildClient,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  cli,
+  expectAccessible,
+  hasChromium,
+  inCi,
+  screenshot,
+  warnWithoutChromium,
+} from "./e2e-support/chromium-harness.ts";
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-const hasChromium = existsSync(CHROMIUM_PATH);
-const inCi = Boolean(process.env.CI);
-if (!hasChromium && !inCi) {
-  console.warn(`[web e2e] SKIPPED: no Chromium at ${CHROMIUM_PATH}. Install it (apt-get install -y --no-install-recommends chromium) or set CHROMIUM_PATH.`);
-}
+warnWithoutChromium("web e2e");
 
 const EMAIL = "ada@example.com";
 /** A second member, for the tests that must not spend Ada's OTP sends (5 per phone per 15 minutes); never verifies a phone. */
@@ -45,7 +48,6 @@ const SESSION_KEY = "gatehouse.session";
 const ACME = "acme";
 /** ResendMFA's wait in this server, short so the test sees the countdown end without a long wait. */
 const RESEND_INTERVAL_SECONDS = 2;
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** Read-only org: everything allowed except what read-only mode turns off. */
 const READ_ONLY_POLICY = {
@@ -62,36 +64,6 @@ const DOWNLOAD_ONLY_POLICY = {
   access_control: { allowed_domains: ["example.com"], blocked_domains: [], default_action: "deny", wildcard_supported: false },
   action_restrictions: { allowed_actions: ["navigate", "download"], read_only_mode: false },
 };
-
-function cli(args: string[], env: Record<string, string>, input?: string): Record<string, unknown> {
-  const result = runCli(args, env, input);
-  if (result.status !== 0) throw new Error(`gatehouse ${args.join(" ")} failed: ${result.stderr}`);
-  return result.json;
-}
-
-function buildClient(outDir: string): void {
-  const vite = join(REPO_ROOT, "node_modules/vite/bin/vite.js");
-  const result = spawnSync(process.execPath, [vite, "build", "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"], {
-    cwd: join(REPO_ROOT, "apps/web"),
-    encoding: "utf8",
-  });
-  if (result.status !== 0 || !existsSync(join(outDir, "index.html"))) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`);
-}
-
-const screenshotDir = join(REPO_ROOT, ".test-results/screenshots");
-const docsScreenshotDir = join(REPO_ROOT, "docs/screenshots");
-
-/** Saves to .test-results/screenshots; with `docs`, also to docs/screenshots when asked to or missing. */
-async function screenshot(page: Page, name: string, { fullPage = false, docs = true } = {}): Promise<void> {
-  mkdirSync(screenshotDir, { recursive: true });
-  const buffer = await page.screenshot({ path: join(screenshotDir, name), fullPage, animations: "disabled", caret: "hide" });
-  const docsPath = join(docsScreenshotDir, name);
-  if (docs && (process.env.UPDATE_SCREENSHOTS === "1" || !existsSync(docsPath))) {
-    mkdirSync(docsScreenshotDir, { recursive: true });
-    await page.screenshot({ path: docsPath, fullPage, animations: "disabled", caret: "hide" });
-  }
-  expect(buffer.length).toBeGreaterThan(1000);
-}
 
 describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev OTP mode)", () => {
   let db: TestDatabase;
@@ -173,23 +145,6 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByLabel("Organization", { exact: true }).fill(org);
-  }
-
-  /** axe-core on the page as it is now: no serious or critical violation (WCAG 2.x A/AA and best practices). */
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    // Evaluated through the DevTools protocol, which the page's strict CSP (no inline scripts) does not govern.
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }
-      ).axe;
-      const results = await axe.run(document);
-      return results.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-    });
-    expect(
-      violations.filter((v) => v.impact === "serious" || v.impact === "critical"),
-      what,
-    ).toEqual([]);
   }
 
   const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("data-testid"));

@@ -156,6 +156,17 @@ describe("step-up", () => {
     expect(await events(h, "session.created")).toHaveLength(1);
   });
 
+  it("a resend of the code to a phone being verified lists that phone, as SubmitPhone's answer did", async () => {
+    const h = await createHarness();
+    const outcome = await h.login("laptop");
+    if (outcome.kind !== "phone_required") throw new Error(`expected a phone intent, got ${outcome.kind}`);
+    const submitted = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15551234567" });
+    h.clock.advance(60_000);
+    const resent = await h.gatehouse.resendMfa({ challengeId: submitted.challengeId });
+    expect(resent.factors).toEqual(submitted.factors);
+    expect(resent.factors).toEqual([{ kind: "sms", label: "+*******4567" }]);
+  });
+
   it("lets a user with no factor add the first one without a step-up", async () => {
     const h = await createHarness();
     await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });

@@ -209,6 +209,23 @@ describe("AuthService over the in-memory router transport", () => {
     });
   });
 
+  describe("SendMfaCode", () => {
+    it("texts a code on request, with no bearer token, to a signed-out user who has another factor too", async () => {
+      await h.member("ada@example.com");
+      const first = await h.signIn("ada@example.com");
+      await h.account.generateRecoveryCodes({}, bearer(first.accessToken));
+      const login = await h.auth.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId, deviceFingerprint: "new-laptop" });
+      if (login.result.case !== "mfaRequired") throw new Error(`expected mfaRequired, got ${login.result.case}`);
+      const { challengeId, factors } = login.result.value;
+      expect(factors.map(({ kind }) => kind)).toEqual(["sms", "recovery_code"]);
+      expect(h.sms.lastOtpFor(challengeId)).toBeUndefined();
+
+      const sent = await h.auth.sendMfaCode({ challengeId });
+      expect(sent.phoneMask.endsWith(PHONE.slice(-4))).toBe(true);
+      expect((await h.auth.verifyMFA({ challengeId, otp: h.sms.lastOtpFor(challengeId)! })).accessToken).not.toBe("");
+    });
+  });
+
   describe("Refresh and Logout", () => {
     beforeEach(async () => {
       await h.member("ada@example.com");

@@ -1,6 +1,15 @@
 import type { Client, Transport } from "@connectrpc/connect";
 import { createClient } from "@connectrpc/connect";
-import { authOutcomeFromWire, mfaChallengeFromWire, tokensFromWire, type AuthOutcomeView, type MfaChallengeView, type TokensView } from "@gatehouse/contract";
+import {
+  authOutcomeFromWire,
+  mfaChallengeFromWire,
+  mfaFactorToWire,
+  tokensFromWire,
+  type AuthOutcomeView,
+  type FactorKindView,
+  type MfaChallengeView,
+  type TokensView,
+} from "@gatehouse/contract";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 
 export interface LoginInput {
@@ -16,11 +25,20 @@ export interface RegisterInput {
   readonly displayName: string;
 }
 
+/** Where SendMfaCode sent the code, and how long until another can be sent. */
+export interface SmsSent {
+  readonly phoneMask: string;
+  readonly resendAfterSeconds: number;
+}
+
 export interface AuthClient {
   register(input: RegisterInput): Promise<void>;
   login(input: LoginInput): Promise<AuthOutcomeView>;
   submitPhone(intentId: string, phone: string): Promise<MfaChallengeView>;
-  verifyMfa(challengeId: string, otp: string): Promise<TokensView>;
+  /** `otp` is what `factor` shows: the SMS or app code, or a recovery code. */
+  verifyMfa(challengeId: string, otp: string, factor: FactorKindView): Promise<TokensView>;
+  /** Texts a code for a challenge whose user has other factors too (the challenge keeps its id). */
+  sendMfaCode(challengeId: string): Promise<SmsSent>;
   /** A new code (and a new challenge id) for a pending challenge. */
   resendMfa(challengeId: string): Promise<MfaChallengeView>;
   refresh(refreshToken: string): Promise<AuthOutcomeView>;
@@ -47,8 +65,12 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
     async resendMfa(challengeId) {
       return mfaChallengeFromWire(await client.resendMFA({ challengeId }));
     },
-    async verifyMfa(challengeId, otp) {
-      return tokensFromWire(await client.verifyMFA({ challengeId, otp }));
+    async verifyMfa(challengeId, otp, factor) {
+      return tokensFromWire(await client.verifyMFA({ challengeId, otp, factor: mfaFactorToWire(factor) }));
+    },
+    async sendMfaCode(challengeId) {
+      const { phoneMask, resendAfterSeconds } = await client.sendMfaCode({ challengeId });
+      return { phoneMask, resendAfterSeconds };
     },
     async refresh(refreshToken) {
       return authOutcomeFromWire(await client.refresh({ refreshToken, deviceFingerprint: fingerprint() }));

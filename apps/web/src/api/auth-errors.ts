@@ -3,7 +3,16 @@ import { errorFactsOf } from "@gatehouse/contract";
 import { formatWait } from "../format-wait.ts";
 
 /** Which form the error came from; the same kind reads differently on each. */
-export type AuthStep = "login" | "register" | "phone" | "otp" | "resend" | "link";
+export type AuthStep = "login" | "register" | "phone" | "otp" | "app-code" | "recovery-code" | "resend" | "link";
+
+/** A wrong code, in the words of the factor it was typed for. */
+const WRONG_CODE: Readonly<Record<"otp" | "app-code" | "recovery-code", string>> = {
+  otp: "That code is not right, or it has expired. Check it, or send a new code.",
+  "app-code": "That code is not right. Enter the code your authenticator app shows now.",
+  "recovery-code": "That recovery code is not right, or it was already used.",
+};
+
+const isCodeStep = (step: AuthStep): step is keyof typeof WRONG_CODE => step in WRONG_CODE;
 
 /** A failure in the user's words, and the form field it belongs to (null: the form as a whole). */
 export interface AuthProblem {
@@ -34,6 +43,7 @@ function invalidArgument(field: string | null, step: AuthStep): AuthProblem {
   }
   if (field === "current_password") return { message: "That is not your current password.", field, retryAfterSeconds: null };
   if (field === "token") return formProblem("This link is not complete. Open it again from the email.");
+  if (field === "otp" && (step === "app-code" || step === "recovery-code")) return formProblem(WRONG_CODE[step], field);
   const message = field === null ? undefined : FIELD_MESSAGES[field];
   if (message !== undefined) return { message, field, retryAfterSeconds: null };
   return { message: "This sign-in attempt can no longer be used. Start over.", field: null, retryAfterSeconds: null };
@@ -79,7 +89,7 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       if (field === "challenge_id") return SPENT;
       return step === "resend"
         ? { ...formProblem("This sign-in attempt has expired. Start over."), challengeSpent: true }
-        : formProblem("That code is not right, or it has expired. Check it, or send a new code.", "otp");
+        : formProblem(WRONG_CODE[isCodeStep(step) ? step : "otp"], "otp");
     case "challenge_expired":
       return formProblem("This code has expired. Start over to get a new one.");
     case "phone_already_verified":

@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, ReactNode } from "react";
+import type { ButtonHTMLAttributes, ReactNode, Ref } from "react";
 
 interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, "disabled"> {
   readonly variant?: "primary" | "secondary" | "ghost";
@@ -7,6 +7,7 @@ interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement>, "dis
   readonly busy?: boolean;
   readonly busyLabel?: string;
   readonly testId?: string;
+  readonly ref?: Ref<HTMLButtonElement> | undefined;
 }
 
 /** A button that sets both `disabled` and `aria-disabled`, and says when it is busy. */

@@ -1,10 +1,9 @@
-import { useState } from "react";
 import type { ReactNode } from "react";
 import { AppShell } from "../components/AppShell.tsx";
-import { Button } from "../components/Button.tsx";
 import { LiveMessage } from "../components/Notice.tsx";
+import { SignOutButton } from "../components/SignOutButton.tsx";
 import { loginPathReturningTo } from "../return-path.ts";
-import { Link, navigate, Redirect } from "../router.tsx";
+import { Link, Redirect } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import type { Session } from "../session.ts";
 import { ActionPanel } from "./browser/ActionPanel.tsx";
@@ -18,26 +17,6 @@ export function BrowserPage(): ReactNode {
   const session = useSession();
   if (session === null) return <Redirect to={loginPathReturningTo("/browser")} notice="sign-in-required" />;
   return <SignedInBrowser session={session} />;
-}
-
-function SignOutButton(): ReactNode {
-  const { auth, sessions } = useServices();
-  const [busy, setBusy] = useState(false);
-  const signOut = async (): Promise<void> => {
-    setBusy(true);
-    try {
-      await auth.logout();
-    } catch {
-      // The session is dropped locally either way; an already-invalid token needs no logout.
-    }
-    sessions.clear();
-    navigate("/login", { replace: true, notice: "signed-out" });
-  };
-  return (
-    <Button variant="ghost" busy={busy} busyLabel="Signing out…" onClick={() => void signOut()} testId="sign-out">
-      Sign out
-    </Button>
-  );
 }
 
 function SignedInBrowser({ session }: { readonly session: Session }): ReactNode {

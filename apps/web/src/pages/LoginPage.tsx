@@ -11,14 +11,16 @@ import type { Notice } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
 import { sessionFromTokens } from "../session.ts";
 import { CredentialsStep } from "./login/CredentialsStep.tsx";
-import { OtpStep, type CodeProblem, type ResendProblem } from "./login/OtpStep.tsx";
+import type { ResendProblem } from "./login/OtpStep.tsx";
 import { PhoneStep } from "./login/PhoneStep.tsx";
 import type { FormProblem } from "./login/use-form-problem.ts";
+import { smsSentWith } from "./mfa/factor-choices.ts";
+import { MfaStep } from "./mfa/MfaStep.tsx";
 
 type Step =
   | { readonly kind: "credentials" }
   | { readonly kind: "phone"; readonly intentId: string }
-  | ({ readonly kind: "otp"; readonly resent: boolean } & MfaChallengeView);
+  | { readonly kind: "otp"; readonly resent: boolean; readonly smsSent: boolean; readonly challenge: MfaChallengeView };
 
 const NOTICE_TEXT: Record<Notice, { readonly text: string; readonly tone: "success" | "info" }> = {
   "session-ended": { text: "Your session has ended. Sign in again to continue.", tone: "info" },
@@ -39,13 +41,8 @@ const problemOf = (error: unknown, step: AuthStep): FormProblem => {
   return { message, field };
 };
 
-const codeProblemOf = (error: unknown): CodeProblem => {
-  const { message, field, challengeSpent } = describeAuthError(error, "otp");
-  return { message, field, challengeSpent };
-};
-
 /**
- * /login: credentials, then the phone step and/or the code step when the server asks for MFA.
+ * /login: credentials, then the phone step and/or the second factor when the server asks for MFA.
  * `?org=acme` prefills the organization; `?next=/path` is where a successful sign-in returns (same site only).
  */
 export function LoginPage(): ReactNode {
@@ -71,7 +68,7 @@ export function LoginPage(): ReactNode {
         setStep({ kind: "phone", intentId: outcome.intent.intentId });
         return;
       case "mfa_required":
-        setStep({ kind: "otp", resent, ...outcome.challenge });
+        setStep({ kind: "otp", resent, smsSent: resent || smsSentWith(outcome.challenge), challenge: outcome.challenge });
         return;
     }
   };
@@ -80,7 +77,7 @@ export function LoginPage(): ReactNode {
   const noticeText = step.kind === "credentials" && notice !== null ? NOTICE_TEXT[notice] : null;
 
   return (
-    <AppShell title={step.kind === "credentials" ? "Sign in" : step.kind === "phone" ? "Add your phone" : "Enter your code"}>
+    <AppShell title={step.kind === "credentials" ? "Sign in" : step.kind === "phone" ? "Add your phone" : "Confirm it’s you"}>
       <div className="card auth-card">
         <LiveMessage message={noticeText?.text ?? null} tone={noticeText?.tone ?? "info"} testId="page-notice" />
         {step.kind === "credentials" ? (
@@ -111,24 +108,20 @@ export function LoginPage(): ReactNode {
             }}
           />
         ) : (
-          <OtpStep
-            key={step.challengeId}
-            challengeId={step.challengeId}
-            phoneMask={step.phoneMask}
-            resendAfterSeconds={step.resendAfterSeconds}
+          <MfaStep
+            key={step.challenge.challengeId}
+            challenge={step.challenge}
+            smsSent={step.smsSent}
             resent={step.resent}
             onRestart={restart}
-            onSubmit={async (otp) => {
-              try {
-                follow({ kind: "tokens", tokens: await services.auth.verifyMfa(step.challengeId, otp) });
-                return null;
-              } catch (error) {
-                return codeProblemOf(error);
-              }
+            restartLabel="Start over"
+            verify={async (otp, factor) => {
+              follow({ kind: "tokens", tokens: await services.auth.verifyMfa(step.challenge.challengeId, otp, factor) });
             }}
+            sendSms={() => services.auth.sendMfaCode(step.challenge.challengeId)}
             onResend={async (): Promise<ResendProblem | null> => {
               try {
-                follow({ kind: "mfa_required", challenge: await services.auth.resendMfa(step.challengeId) }, true);
+                follow({ kind: "mfa_required", challenge: await services.auth.resendMfa(step.challenge.challengeId) }, true);
                 return null;
               } catch (error) {
                 const { message, field, retryAfterSeconds, challengeSpent } = describeAuthError(error, "resend");

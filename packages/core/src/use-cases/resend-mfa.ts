@@ -3,6 +3,7 @@ import type { Context } from "../context.ts";
 import { GatehouseError, rateLimited } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { MfaChallenge } from "../model.ts";
+import { maskPhone } from "../phone.ts";
 import { usableFactors } from "../factors/usable-factors.ts";
 import type { MfaFactorOption, MfaRequired } from "../results.ts";
 import { effectiveSettings } from "../settings.ts";
@@ -53,9 +54,13 @@ export async function resendMfa(ctx: Context, input: ResendMfaInput): Promise<Mf
   return sendChallenge(ctx, prepared, (tx) => tx.stores.challenges.create(replaced));
 }
 
-/** The answer lists what the user can use now, as Login's did. */
+/**
+ * The answer lists what the user can use now, as Login's did. SubmitPhone's challenge texts a phone that
+ * is not the user's until its code is verified: its resend lists that phone, as SubmitPhone's answer did.
+ */
 async function factorsOf(tx: Context, challenge: MfaChallenge): Promise<MfaFactorOption[]> {
   const facts = await tx.stores.signInFacts.read(challenge.userId, challenge.orgId, null);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
+  if (facts.user.phone === null && challenge.phone !== "") return [{ kind: "sms", label: maskPhone(challenge.phone) }];
   return usableFactors(tx, facts.user, effectiveSettings(facts.settings).org);
 }

@@ -31,10 +31,24 @@ interface OtpStepProps {
   /** Resolves with the problem, or null when a new challenge replaced this one. */
   readonly onResend: () => Promise<ResendProblem | null>;
   readonly onRestart: () => void;
+  /** The way out of this step ("Start over" on sign-in). */
+  readonly restartLabel?: string;
+  /** Other factors to use instead ("Choose another way"), when the user has any. */
+  readonly otherWays?: ReactNode;
 }
 
 /** Step 3: the 6-digit code, "Resend code" with its countdown, and in dev OTP mode a helper that fills the code. */
-export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, onSubmit, onResend, onRestart }: OtpStepProps): ReactNode {
+export function OtpStep({
+  challengeId,
+  phoneMask,
+  resendAfterSeconds,
+  resent,
+  onSubmit,
+  onResend,
+  onRestart,
+  restartLabel = "Start over",
+  otherWays = null,
+}: OtpStepProps): ReactNode {
   const { fetch } = useServices();
   const [otp, setOtp] = useState("");
   const [busy, setBusy] = useState(false);
@@ -104,7 +118,7 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
         <h1 id="otp-heading">Start over to sign in</h1>
         <FormAlert message={form.formError} alertRef={form.alertRef} />
         <Button onClick={onRestart} testId="otp-start-over">
-          Start over
+          {restartLabel}
         </Button>
       </div>
     );
@@ -163,8 +177,9 @@ export function OtpStep({ challengeId, phoneMask, resendAfterSeconds, resent, on
           {waiting ? `You can ask for a new code in ${formatWait(countdown.secondsLeft)}.` : "No code? You can ask for a new one."}
         </p>
       </div>
+      {otherWays}
       <Button variant="ghost" onClick={onRestart} disabled={busy}>
-        Start over
+        {restartLabel}
       </Button>
     </form>
   );
