@@ -24,6 +24,11 @@ const CHALLENGE_BYTES = 32;
 const MAX_RESPONSE_CHARS = 16_384;
 /** How long the browser waits for the authenticator; the challenge's own expiry is the server's limit. */
 const CEREMONY_TIMEOUT_MS = 120_000;
+/**
+ * EdDSA, ES256, RS256: the library's defaults without ML-DSA, which Node 24 marks experimental (probing it
+ * prints a warning on every start); every passkey provider offers ES256.
+ */
+const ALGORITHMS = [-8, -7, -257];
 const TRANSPORTS: readonly AuthenticatorTransport[] = ["ble", "hybrid", "internal", "nfc", "usb"];
 
 export function newWebAuthnChallenge(random: RandomSource): string {
@@ -52,6 +57,7 @@ export async function registrationOptionsJson(rp: WebAuthnRelyingParty, challeng
     attestationType: "none",
     excludeCredentials: held.map(descriptorOf),
     authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
+    supportedAlgorithmIDs: ALGORITHMS,
   });
   return JSON.stringify(options);
 }
@@ -133,6 +139,7 @@ export async function verifyRegistration(
       expectedOrigin: [...rp.origins],
       expectedRPID: rp.rpId,
       requireUserVerification: false,
+      supportedAlgorithmIDs: ALGORITHMS,
     });
     if (!verified.verified) return null;
     const { credential, aaguid, credentialBackedUp } = verified.registrationInfo;
