@@ -117,6 +117,37 @@ describe("passkeys as a second factor", () => {
     );
   });
 
+  it("as a second factor takes presence without user verification (the password was the other factor)", async () => {
+    const h = await createHarness();
+    const { authenticator } = await withPasskey(h);
+    const { challenge, options } = await passkeyChallenge(h, "tablet");
+    expect((await verifyWith(h, challenge.challengeId, authenticator.authenticate(options, { userVerified: false }))).aal).toBe(2);
+  });
+
+  it("steps up a session with the passkey", async () => {
+    const h = await createHarness();
+    const { authenticator, principal } = await withPasskey(h);
+    h.clock.advance(60 * 60_000);
+    const challenge = await h.gatehouse.account.startStepUp(principal);
+    const options = challenge.factors.find((factor) => factor.kind === "webauthn")?.webauthnOptionsJson ?? "";
+    const tokens = await verifyWith(h, challenge.challengeId, authenticator.authenticate(options));
+    const stepped = await h.gatehouse.authenticate(tokens.accessToken);
+    expect([stepped.sessionId, stepped.amr, stepped.mfaAt]).toEqual([principal.sessionId, ["pwd", "webauthn"], h.clock.now()]);
+  });
+
+  it("is removed by an admin's factor reset, with its pending ceremonies", async () => {
+    const h = await createHarness();
+    const { authenticator } = await withPasskey(h);
+    const { challenge } = await passkeyChallenge(h, "tablet");
+    await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost laptop, identity checked");
+    expect(await h.stores.factors.listWebAuthn(h.userId)).toEqual([]);
+    expect(await h.stores.factors.consumeWebAuthnChallenge(challenge.challengeId, "authenticate", h.clock.now())).toBeNull();
+    const { challengeId, webauthnOptionsJson } = await h.gatehouse.startPasskeySignIn({ orgId: h.orgId });
+    expect(await kindOf(h.gatehouse.finishPasskeySignIn({ challengeId, webauthnResponseJson: authenticator.authenticate(webauthnOptionsJson) }))).toBe(
+      "invalid_credentials",
+    );
+  });
+
   it("keeps the counter rule: forward, or 0 twice", () => {
     const cases: [number, number, boolean][] = [
       [0, 0, true],
