@@ -277,5 +277,8 @@ describe("passkey sign-in without a password", () => {
     const h = await createHarness({ passkeySignInsPerClient: { limit: 2, windowMs: 60_000 } });
     const start = () => kindOf(h.gatehouse.startPasskeySignIn({ orgId: h.orgId, request: { clientIp: "192.0.2.9" } }));
     expect([await start(), await start(), await start()]).toEqual(["resolved", "resolved", "rate_limited"]);
+    // An embedder's own calls name no client and are not limited here.
+    const own = () => kindOf(h.gatehouse.startPasskeySignIn({ orgId: h.orgId }));
+    expect([await own(), await own(), await own()]).toEqual(["resolved", "resolved", "resolved"]);
   });
 });

@@ -38,15 +38,18 @@ const DISABLED = "passkey sign-in is not enabled for this organization";
 /**
  * Request options for a sign-in with a passkey and no password, in an org whose `passkey_sign_in` is on (an
  * unknown org is answered the same as one where it is off). Each call stores a challenge, so calls are
- * limited per client IP.
+ * limited per client IP (`passkeySignInsPerClient`).
  */
 export async function startPasskeySignIn(ctx: Context, input: StartPasskeySignInInput): Promise<PasskeySignInChallenge> {
   const orgReference = requireOrgReference(input.orgId);
   const now = ctx.clock.now();
-  const { limit, windowMs } = ctx.config.passkeySignInsPerClient;
-  const clientIp = input.request?.clientIp ?? "";
-  const taken = await ctx.stores.rateLimiter.consume(rateLimitKeys.passkeySignInsPerClient(clientIp), limit, windowMs, now);
-  if (!taken.allowed) throw rateLimited((taken.retryAt - now) / 1000);
+  const clientIp = input.request?.clientIp;
+  // An embedder's own call names no client: it is not limited here, as its audit events are not.
+  if (clientIp !== undefined) {
+    const { limit, windowMs } = ctx.config.passkeySignInsPerClient;
+    const taken = await ctx.stores.rateLimiter.consume(rateLimitKeys.passkeySignInsPerClient(clientIp), limit, windowMs, now);
+    if (!taken.allowed) throw rateLimited((taken.retryAt - now) / 1000);
+  }
   const orgId = await resolveOrgId(ctx, orgReference);
   const org = await ctx.stores.orgs.findById(orgId);
   const settings = effectiveSettings(await ctx.stores.settings.getForOrg(orgId)).org;
