@@ -1,5 +1,5 @@
 import type { Context } from "../context.ts";
-import type { FactorKind, OrgMfaSettings, User } from "../model.ts";
+import type { FactorKind, OrgMfaSettings, User, WebAuthnFactor } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { MfaFactorOption } from "../results.ts";
 import { factorsAllowedFor } from "./passkeys.ts";
@@ -16,16 +16,17 @@ const STRENGTH: readonly FactorKind[] = ["webauthn", "totp", "sms", "recovery_co
  */
 export async function usableFactors(ctx: Context, user: User, org: OrgMfaSettings): Promise<MfaFactorOption[]> {
   const options: MfaFactorOption[] = [];
-  const allowed = factorsAllowedFor(org, (await ctx.stores.factors.listWebAuthn(user.id)).length > 0);
+  const passkeys = await ctx.stores.factors.listWebAuthn(user.id);
+  const allowed = factorsAllowedFor(org, passkeys.length > 0);
   for (const kind of STRENGTH) {
     if (!allowed.includes(kind)) continue;
-    const label = await labelOf(ctx, user, kind);
+    const label = await labelOf(ctx, user, kind, passkeys);
     if (label !== null) options.push({ kind, label });
   }
   return options;
 }
 
-async function labelOf(ctx: Context, user: User, kind: FactorKind): Promise<string | null> {
+async function labelOf(ctx: Context, user: User, kind: FactorKind, passkeys: readonly WebAuthnFactor[]): Promise<string | null> {
   switch (kind) {
     case "sms":
       return user.phone === null ? null : maskPhone(user.phone);
@@ -37,10 +38,8 @@ async function labelOf(ctx: Context, user: User, kind: FactorKind): Promise<stri
       const left = await ctx.stores.factors.countRecoveryCodes(user.id);
       return left === 0 ? null : `${left} recovery codes left`;
     }
-    case "webauthn": {
-      const passkeys = await ctx.stores.factors.listWebAuthn(user.id);
+    case "webauthn":
       return passkeys.length === 0 ? null : passkeys.map((factor) => factor.label).join(", ");
-    }
   }
 }
 
