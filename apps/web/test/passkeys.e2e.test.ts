@@ -167,4 +167,19 @@ describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authentica
     await expect.poll(() => page.getByText("This laptop is removed.").isVisible()).toBe(true);
     await expect.poll(() => passkeyList().getByRole("listitem").allTextContents()).toEqual(["No passkey yet."]);
   });
+
+  it("under require_phishing_resistant, a user without a passkey signs in with the texted code and lands on /account to add one", async () => {
+    cli(["org", "settings", orgId, "--json", '{"require_phishing_resistant": true}'], env);
+    await signOut();
+    await signInWithPassword();
+    // The phone is the one factor left: its code was sent with the challenge.
+    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
+    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await page.getByRole("button", { name: "Verify" }).click();
+    await page.waitForURL("**/account");
+    await expect.poll(() => page.getByText("Your organization asks you to add a passkey.").isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await expect.poll(() => passkeyList().getByRole("listitem").allTextContents()).toEqual([expect.stringContaining("Passkey")]);
+    await expect.poll(() => page.getByText("Your organization asks you to add a passkey.").count()).toBe(0);
+  });
 });
