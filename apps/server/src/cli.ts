@@ -429,7 +429,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
   "factors list": {
-    summary: "the user's second factors (never a secret): authenticator apps, recovery codes left, the masked phone",
+    summary: "the user's second factors (never a secret): passkeys, authenticator apps, recovery codes left, the masked phone",
     params: { user: USER_PARAM },
     options: {},
     output: '{"factors": [{id, kind, label, created_at, last_used_at}], "recovery_codes_left", "phone_mask"}',
@@ -450,7 +450,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   "factors reset": {
     summary:
-      "for a user who lost every factor: removes authenticator apps and recovery codes, unlocks the phone, ends every session and device trust (audited)",
+      "for a user who lost every factor: removes passkeys, authenticator apps and recovery codes, unlocks the phone, ends every session and device trust (audited)",
     params: { user: USER_PARAM },
     options: { reason: ["<text>", "required: why, recorded in the audit trail"] },
     output: '{"reset": true}',

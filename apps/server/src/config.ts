@@ -8,12 +8,14 @@ import {
   type Argon2idParams,
   type PhoneRegion,
   type SmsBreakerConfig,
+  type WebAuthnRelyingParty,
 } from "@gatehouse/core";
 import { DEFAULT_CONNECTION_LIMITS, defaultPerIp, type ConnectionLimits } from "./connection-limits.ts";
 import { readLifecycle, type LifecycleConfig } from "./lifecycle-config.ts";
 import { readEmailConfig, type EmailConfig } from "./email-config.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
+import { readWebAuthnConfig } from "./webauthn-config.ts";
 
 /**
  * Server configuration from the environment, validated before the port opens. Every problem
@@ -53,6 +55,8 @@ export interface ServerConfig {
   readonly otpHashKey: string | undefined;
   /** FACTOR_ENCRYPTION_KEY decoded (32 bytes); undefined outside production: the core's development key. */
   readonly factorEncryptionKey: Uint8Array | undefined;
+  /** WEBAUTHN_RP_ID, WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (webauthn-config.ts). */
+  readonly webauthn: WebAuthnRelyingParty;
   readonly rateLimitIpPerMinute: number;
   /** The longest a refused public auth RPC (ResourceExhausted) waits before its answer; 0 answers at once. */
   readonly refusalPauseMs: number;
@@ -261,6 +265,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,
     factorEncryptionKey,
+    webauthn: readWebAuthnConfig(text, problems, { port }),
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
     refusalPauseMs,
     trustProxyHops: int("TRUST_PROXY", 0, 0, 10),

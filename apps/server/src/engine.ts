@@ -81,6 +81,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     config: {
       otpHashKey: config.otpHashKey,
       factorEncryptionKey: config.factorEncryptionKey,
+      webauthn: config.webauthn,
       password: config.passwordHash.argon2id,
       passwordHashConcurrency: config.passwordHash.concurrency,
       passwordHashQueueLimit: config.passwordHash.queueLimit,

@@ -256,6 +256,7 @@ describe("CLI", () => {
       allowed_factors: ["sms", "totp", "webauthn", "recovery_code"],
       require_phishing_resistant: false,
       step_up_max_age_minutes: 15,
+      passkey_sign_in: true,
     });
     expect(runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env).json.trust_ttl_days).toBe(7);
     expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({

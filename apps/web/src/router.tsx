@@ -2,7 +2,7 @@ import { useEffect, useSyncExternalStore } from "react";
 import type { AnchorHTMLAttributes, MouseEvent, ReactNode } from "react";
 
 /** One-off messages carried to the next page in `history.state` (never in the URL). */
-export type Notice = "session-ended" | "signed-out" | "sign-in-required";
+export type Notice = "session-ended" | "signed-out" | "sign-in-required" | "passkey-required";
 
 export interface RouteLocation {
   readonly pathname: string;
@@ -11,7 +11,7 @@ export interface RouteLocation {
   readonly notice: Notice | null;
 }
 
-const NOTICES: readonly Notice[] = ["session-ended", "signed-out", "sign-in-required"];
+const NOTICES: readonly Notice[] = ["session-ended", "signed-out", "sign-in-required", "passkey-required"];
 const listeners = new Set<() => void>();
 
 function readLocation(): RouteLocation {

@@ -20,6 +20,24 @@ function wireError(code: Code, kind: string, field = "", retryAfterSeconds = 0):
 }
 
 describe("describeAuthError: keyed on the error's kind and field, never its message", () => {
+  it.each<[AuthStep, ConnectError, string]>([
+    ["passkey", serverError(Code.Unauthenticated, "invalid_otp"), "That passkey was not accepted for this account. Try it again, or choose another way."],
+    [
+      "passkey-sign-in",
+      serverError(Code.Unauthenticated, "invalid_credentials"),
+      "That passkey was not accepted. Use a passkey of this account, or sign in with your password.",
+    ],
+    ["passkey-sign-in", serverError(Code.Unauthenticated, "invalid_mfa_challenge"), "This passkey sign-in has expired. Try again."],
+    [
+      "passkey-sign-in",
+      serverError(Code.PermissionDenied, "permission_denied"),
+      "This organization does not allow passkey sign-in, or your account cannot sign in to it. Sign in with your password.",
+    ],
+    ["login", serverError(Code.Unauthenticated, "invalid_credentials"), "The email or password is incorrect."],
+  ])("words a passkey refusal at %s", (step, error, message) => {
+    expect(describeAuthError(error, step).message).toBe(message);
+  });
+
   it("marks the code step spent on the last wrong code and on a dead challenge's resend, never on an ordinary wrong code", () => {
     const spentOf = (step: AuthStep, field: string) =>
       describeAuthError(serverError(Code.Unauthenticated, "invalid_mfa_challenge", field), step).challengeSpent;

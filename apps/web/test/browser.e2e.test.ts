@@ -167,7 +167,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
   async function signIn(page: Page, org: string): Promise<boolean> {
     await page.goto("/login");
     await fillCredentials(page, org);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.locator('[data-testid="otp-form"], [data-testid="policy-summary"]').first().waitFor();
     const mfa = await page.getByTestId("otp-form").isVisible();
     if (mfa) {
@@ -249,7 +249,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     const page = await newPage();
     await page.goto("/login");
     await fillCredentials(page, readOnlyOrg);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByTestId("otp-form").waitFor();
     await page.getByLabel("6-digit code").fill("000000");
     await page.getByRole("button", { name: "Verify" }).click();
@@ -270,7 +270,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     const page = await newPage();
     await page.goto("/login");
     await fillCredentials(page, readOnlyOrg, email);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByLabel("Mobile phone number").fill("+15557000123");
     await page.getByRole("button", { name: "Send code" }).click();
     await page.getByTestId("otp-form").waitFor();
@@ -309,7 +309,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     );
     await page.goto("/login");
     await fillCredentials(page, ACME, OTHER_EMAIL);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByLabel("Mobile phone number").fill("+44 7911 123456");
     const probed = page.waitForRequest((r) => r.url().includes("/api/dev/mfa/otp"));
     await page.getByRole("button", { name: "Send code" }).click();
@@ -491,7 +491,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await early.getByLabel("Email").fill("grace@example.com");
     await early.getByLabel("Password").fill("another long passphrase");
     await early.getByLabel("Organization", { exact: true }).fill(ACME);
-    await early.getByRole("button", { name: "Sign in" }).click();
+    await early.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => early.getByTestId("form-error").textContent()).toMatch(/Confirm your email address first/);
 
     await openDevMail(page);
@@ -505,7 +505,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByLabel("Email").fill("grace@example.com");
     await page.getByLabel("Password").fill("another long passphrase");
     await page.getByLabel("Organization", { exact: true }).fill(ACME);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => descriptionOf(page, "Organization")).toContainEqual(expect.stringMatching(/not a member of that organization/));
   });
 
@@ -533,10 +533,10 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
 
     await page.getByRole("link", { name: "Sign in" }).click();
     await fillCredentials(page, ACME, "reset.me@example.com");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => page.getByTestId("form-error").textContent()).toMatch(/email or password is incorrect/);
     await page.getByLabel("Password").fill("a fresh start 2026");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("textbox", { name: "Mobile phone number" }).waitFor();
   });
 
@@ -572,7 +572,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     const page = await newPage();
     await page.goto("/login");
     await fillCredentials(page, ACME, "change.me@example.com");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("textbox", { name: "Mobile phone number" }).fill("+1 555 010 7777");
     await page.getByRole("button", { name: /Send code/ }).click();
     await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
@@ -611,7 +611,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     expect(await descriptionOf(page, "Organization")).toEqual(["Your organization's short name, for example acme. Your administrator can tell you."]);
     await page.getByLabel("Email").fill(EMAIL);
     await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL("**/browser");
     await expect.poll(() => page.getByText("Organization: Acme").isVisible()).toBe(true);
     expect(await page.locator("body").innerText()).not.toContain(readOnlyOrg);
@@ -656,14 +656,14 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByLabel("Email").fill(EMAIL);
     await page.getByLabel("Password").fill("not the password");
     await page.getByLabel("Organization", { exact: true }).fill(ACME);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => page.getByRole("alert").filter({ hasText: "The email or password is incorrect." }).isVisible()).toBe(true);
     await expect.poll(() => focusedRole(page)).toBe("alert");
     await expectAccessible(page, "sign-in with a form error");
 
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByLabel("Organization", { exact: true }).fill("no-such-org");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => focusedTestId(page)).toBe("login-org");
     expect(await page.getByLabel("Organization", { exact: true }).getAttribute("aria-invalid")).toBe("true");
     expect((await descriptionOf(page, "Organization"))[0]).toBe("This account is not a member of that organization. Check the organization's short name.");
@@ -681,7 +681,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     const page = await newPage();
     await page.goto("/login");
     await fillCredentials(page, ACME, OTHER_EMAIL); // no verified phone yet, and its own send budget
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByLabel("Mobile phone number").fill("+1 555 777 0101");
     await page.getByRole("button", { name: "Send code" }).click();
     await page.getByTestId("otp-form").waitFor();
@@ -737,14 +737,14 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await expect.poll(() => page.getByText("Sign in to continue.").isVisible()).toBe(true);
     await expectAccessible(page, "sign-in with a notice");
     await fillCredentials(page, ACME);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL("**/browser");
 
     for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
       const other = await newPage({ trustedDevice: true });
       await other.goto(`/login?next=${encodeURIComponent(next)}`);
       await fillCredentials(other, ACME);
-      await other.getByRole("button", { name: "Sign in" }).click();
+      await other.getByRole("button", { name: "Sign in", exact: true }).click();
       await other.waitForURL("**/browser");
       expect(new URL(other.url()).origin).toBe(server.url);
     }

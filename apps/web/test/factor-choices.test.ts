@@ -7,17 +7,20 @@ const challenge = (kinds: FactorKindView[]) => ({ challengeId: "c", phoneMask: "
 
 describe("the factors the code step offers", () => {
   it("keeps the server's order (strongest first) and drops a kind this client cannot offer", () => {
-    const offered = offeredFactors(["webauthn", "totp", "sms", "recovery_code"].map((kind) => option(kind as FactorKindView)));
+    const offered = offeredFactors(["webauthn", "totp", "a-newer-kind", "sms", "recovery_code"].map((kind) => option(kind as FactorKindView)));
     expect(offered.map(({ kind, choice }) => [kind, choice.choose])).toEqual([
+      ["webauthn", "Use a passkey"],
       ["totp", "Use your authenticator app"],
       ["sms", "Text me a code"],
       ["recovery_code", "Use a recovery code"],
     ]);
-    expect(offered[0]?.label).toBe("totp label");
+    expect(offered[0]?.label).toBe("webauthn label");
   });
 
   it.each<[FactorKindView[], boolean, FactorKindView | null]>([
     [["sms"], true, "sms"],
+    // The passkey prompt opens only when the user picks it.
+    [["webauthn", "totp", "sms"], false, null],
     [["totp", "sms", "recovery_code"], false, "totp"],
     [["totp", "sms", "recovery_code"], true, "sms"],
     [["sms", "recovery_code"], false, null],

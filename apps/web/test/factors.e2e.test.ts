@@ -92,7 +92,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     await page.getByLabel("Email").fill(EMAIL);
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
 
   /** The app's code `stepsAhead` time steps from now (0: the current one). */

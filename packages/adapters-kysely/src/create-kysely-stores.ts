@@ -46,7 +46,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     intents: createIntentRepository(db),
     emailTokens: createEmailTokenRepository(db),
     invitations: createInvitationRepository(db),
-    factors: createFactorRepository(db),
+    factors: createFactorRepository(db, dialect),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),

@@ -1,9 +1,9 @@
-import type { FactorStore, TotpFactor } from "@gatehouse/core";
+import type { FactorStore, TotpFactor, WebAuthnChallenge, WebAuthnFactor } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
 import { insertUnlessTaken } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
-import { fromDbBigint } from "./dialect-differences.ts";
-import type { Database, TotpFactorsTable } from "./schema.ts";
+import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
+import type { Database, TotpFactorsTable, WebAuthnChallengesTable, WebAuthnFactorsTable } from "./schema.ts";
 
 const nullableMs = (value: Selectable<TotpFactorsTable>["last_step"]) => (value === null ? null : fromDbBigint(value));
 
@@ -20,7 +20,36 @@ function toTotpFactor(row: Selectable<TotpFactorsTable>): TotpFactor {
   };
 }
 
-export function createFactorRepository(db: Kysely<Database>): FactorStore {
+function toWebAuthnFactor(row: Selectable<WebAuthnFactorsTable>): WebAuthnFactor {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    label: row.label,
+    credentialId: row.credential_id,
+    publicKey: row.public_key,
+    counter: fromDbBigint(row.counter),
+    transports: row.transports === "" ? [] : row.transports.split(","),
+    aaguid: row.aaguid,
+    backedUp: fromDbBool(row.backed_up),
+    createdAt: fromDbBigint(row.created_at),
+    lastUsedAt: nullableMs(row.last_used_at),
+  };
+}
+
+function toWebAuthnChallenge(row: Selectable<WebAuthnChallengesTable>): WebAuthnChallenge {
+  return {
+    id: row.id,
+    ceremony: row.ceremony,
+    userId: row.user_id,
+    orgId: row.org_id,
+    challenge: row.challenge,
+    label: row.label,
+    expiresAt: fromDbBigint(row.expires_at),
+    createdAt: fromDbBigint(row.created_at),
+  };
+}
+
+export function createFactorRepository(db: Kysely<Database>, dialect: SqlDialect): FactorStore {
   const countCodes = async (from: Kysely<Database>, userId: string) => {
     const row = await from
       .selectFrom("recovery_codes")
@@ -99,11 +128,84 @@ export function createFactorRepository(db: Kysely<Database>): FactorStore {
       return countCodes(db, userId);
     },
 
+    async createWebAuthn(factor) {
+      // ON CONFLICT DO NOTHING covers both keys: the id and the unique credential id.
+      await insertUnlessTaken(
+        db.insertInto("webauthn_factors").values({
+          id: factor.id,
+          user_id: factor.userId,
+          label: factor.label,
+          credential_id: factor.credentialId,
+          public_key: factor.publicKey,
+          counter: factor.counter,
+          transports: factor.transports.join(","),
+          aaguid: factor.aaguid,
+          backed_up: toDbBool(dialect, factor.backedUp),
+          created_at: factor.createdAt,
+          last_used_at: factor.lastUsedAt,
+        }),
+      );
+    },
+
+    async listWebAuthn(userId) {
+      const rows = await db.selectFrom("webauthn_factors").selectAll().where("user_id", "=", userId).orderBy("created_at").orderBy("id").execute();
+      return rows.map(toWebAuthnFactor);
+    },
+
+    async findWebAuthnByCredentialId(credentialId) {
+      const row = await db.selectFrom("webauthn_factors").selectAll().where("credential_id", "=", credentialId).executeTakeFirst();
+      return row === undefined ? null : toWebAuthnFactor(row);
+    },
+
+    async acceptWebAuthnCounter(id, counter, backedUp, now) {
+      // One guarded UPDATE, as acceptTotpStep: of concurrent writers of one counter the row lock lets one through.
+      const result = await db
+        .updateTable("webauthn_factors")
+        .set({ counter, backed_up: toDbBool(dialect, backedUp), last_used_at: now })
+        .where("id", "=", id)
+        // A new count of 0 passes only a stored 0 (an authenticator that keeps no counter); any other must move forward.
+        .where("counter", counter === 0 ? "=" : "<", counter)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async deleteWebAuthn(userId, id) {
+      const result = await db.deleteFrom("webauthn_factors").where("id", "=", id).where("user_id", "=", userId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async putWebAuthnChallenge(challenge) {
+      const columns = {
+        ceremony: challenge.ceremony,
+        user_id: challenge.userId,
+        org_id: challenge.orgId,
+        challenge: challenge.challenge,
+        label: challenge.label,
+        expires_at: challenge.expiresAt,
+        created_at: challenge.createdAt,
+      };
+      await db
+        .insertInto("webauthn_challenges")
+        .values({ id: challenge.id, ...columns })
+        .onConflict((conflict) => conflict.column("id").doUpdateSet(columns))
+        .execute();
+    },
+
+    async consumeWebAuthnChallenge(id, ceremony, now) {
+      // Deleted whatever its expiry, so an expired one cannot linger; only an unexpired one is handed out.
+      const row = await db.deleteFrom("webauthn_challenges").where("id", "=", id).where("ceremony", "=", ceremony).returningAll().executeTakeFirst();
+      if (row === undefined) return null;
+      const challenge = toWebAuthnChallenge(row);
+      return challenge.expiresAt > now ? challenge : null;
+    },
+
     async deleteAllByUser(userId) {
       return atomically(db, async (trx) => {
         const factors = await trx.deleteFrom("totp_factors").where("user_id", "=", userId).executeTakeFirst();
+        const passkeys = await trx.deleteFrom("webauthn_factors").where("user_id", "=", userId).executeTakeFirst();
         const codes = await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).executeTakeFirst();
-        return Number(factors.numDeletedRows) + Number(codes.numDeletedRows);
+        await trx.deleteFrom("webauthn_challenges").where("user_id", "=", userId).execute();
+        return Number(factors.numDeletedRows) + Number(passkeys.numDeletedRows) + Number(codes.numDeletedRows);
       });
     },
   };

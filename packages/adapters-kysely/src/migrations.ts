@@ -358,6 +358,50 @@ export const migrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+
+  /*
+   * Passkeys (design/factors.md): the credentials, the pending ceremonies' challenges, and the org
+   * setting `passkey_sign_in` (on by default, as the design has it).
+   */
+  "0011_passkeys": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("passkey_sign_in", "boolean", (col) => col.notNull().defaultTo(true))
+        .execute();
+      await db.schema
+        .createTable("webauthn_factors")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("label", "text", (col) => col.notNull())
+        .addColumn("credential_id", "text", (col) => col.notNull())
+        .addColumn("public_key", "text", (col) => col.notNull())
+        .addColumn("counter", "bigint", (col) => col.notNull())
+        .addColumn("transports", "text", (col) => col.notNull())
+        .addColumn("aaguid", "text", (col) => col.notNull())
+        .addColumn("backed_up", "boolean", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addColumn("last_used_at", "bigint")
+        .execute();
+      await db.schema.createIndex("webauthn_factors_credential_unique").unique().on("webauthn_factors").column("credential_id").execute();
+      await db.schema.createIndex("webauthn_factors_user").on("webauthn_factors").column("user_id").execute();
+
+      // No foreign keys: a sign-in's challenge has no user yet, and a dangling one only waits for its expiry.
+      await db.schema
+        .createTable("webauthn_challenges")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("ceremony", "text", (col) => col.notNull())
+        .addColumn("user_id", "text")
+        .addColumn("org_id", "text", (col) => col.notNull())
+        .addColumn("challenge", "text", (col) => col.notNull())
+        .addColumn("label", "text", (col) => col.notNull())
+        .addColumn("expires_at", "bigint", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("webauthn_challenges_user").on("webauthn_challenges").column("user_id").execute();
+      await db.schema.createIndex("webauthn_challenges_expires_at").on("webauthn_challenges").column("expires_at").execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

@@ -26,7 +26,7 @@ export interface PurgeRetention {
 /**
  * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
  * window, retired refresh hashes past their reuse-detection expiry, expired intents, email-link
- * tokens and invitations, challenges a day past expiry, SMS breakers that have closed; and audit events
+ * tokens and invitations, WebAuthn challenges, MFA challenges a day past expiry, SMS breakers that have closed; and audit events
  * and SMS traffic counts (the conversion report's record) past the audit retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
@@ -42,6 +42,8 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .deleteFrom("mfa_challenges")
     .where("expires_at", "<=", now - EXPIRED_CHALLENGE_GRACE_MS)
     .executeTakeFirst();
+  // A WebAuthn challenge past its expiry answers nothing (its MFA challenge keeps the expired answer).
+  const ceremonies = await db.deleteFrom("webauthn_challenges").where("expires_at", "<=", now).executeTakeFirst();
   const emailTokens = await db.deleteFrom("email_tokens").where("expires_at", "<=", now).executeTakeFirst();
   const invitations = await db.deleteFrom("invitations").where("expires_at", "<=", now).executeTakeFirst();
   const auditEvents = await db
@@ -57,7 +59,7 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
     intents: Number(intents.numDeletedRows),
-    challenges: Number(challenges.numDeletedRows),
+    challenges: Number(challenges.numDeletedRows) + Number(ceremonies.numDeletedRows),
     auditEvents: Number(auditEvents.numDeletedRows),
     emailTokens: Number(emailTokens.numDeletedRows),
     invitations: Number(invitations.numDeletedRows),

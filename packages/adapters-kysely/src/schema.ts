@@ -153,6 +153,8 @@ export interface OrgMfaSettingsTable {
   allowed_factors: string;
   require_phishing_resistant: BoolColumn;
   step_up_max_age_minutes: number;
+  /** 0011_passkeys. */
+  passkey_sign_in: BoolColumn;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */
@@ -182,6 +184,35 @@ export interface TotpFactorsTable {
 export interface RecoveryCodesTable {
   user_id: string;
   code_hash: string;
+  created_at: EpochMsColumn;
+}
+
+/** 0011_passkeys: a user's passkeys and security keys. */
+export interface WebAuthnFactorsTable {
+  id: string;
+  user_id: string;
+  label: string;
+  /** Unique across users. */
+  credential_id: string;
+  public_key: string;
+  counter: ColumnType<DbBigint, number, number>;
+  /** Comma-separated. */
+  transports: string;
+  aaguid: string;
+  backed_up: BoolColumn;
+  created_at: EpochMsColumn;
+  last_used_at: NullableEpochMsColumn;
+}
+
+/** 0011_passkeys: one row per pending WebAuthn ceremony, deleted by its first answer. */
+export interface WebAuthnChallengesTable {
+  id: string;
+  ceremony: "register" | "authenticate" | "sign_in";
+  user_id: string | null;
+  org_id: string;
+  challenge: string;
+  label: string;
+  expires_at: EpochMsColumn;
   created_at: EpochMsColumn;
 }
 
@@ -242,4 +273,6 @@ export interface Database {
   sms_breakers: SmsBreakersTable;
   totp_factors: TotpFactorsTable;
   recovery_codes: RecoveryCodesTable;
+  webauthn_factors: WebAuthnFactorsTable;
+  webauthn_challenges: WebAuthnChallengesTable;
 }

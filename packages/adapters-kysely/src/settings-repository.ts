@@ -27,6 +27,7 @@ type OrgColumns = Pick<
   | "allowed_factors"
   | "require_phishing_resistant"
   | "step_up_max_age_minutes"
+  | "passkey_sign_in"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -58,6 +59,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     smsAllowedCountries: jsonList(row.sms_allowed_countries, DEFAULT_ORG_MFA_SETTINGS.smsAllowedCountries),
     allowedFactors: toFactorKinds(row.allowed_factors),
     requirePhishingResistant: fromDbBool(row.require_phishing_resistant),
+    passkeySignIn: fromDbBool(row.passkey_sign_in),
     stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
   };
 }
@@ -77,6 +79,7 @@ export interface SettingsForOrgRow {
   readonly allowed_factors: string | null;
   readonly require_phishing_resistant: DbBool | null;
   readonly step_up_max_age_minutes: number | null;
+  readonly passkey_sign_in: DbBool | null;
 }
 
 /**
@@ -103,6 +106,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("allowed_factors"),
     fromOrg("require_phishing_resistant"),
     fromOrg("step_up_max_age_minutes"),
+    fromOrg("passkey_sign_in"),
   ]);
 }
 
@@ -127,6 +131,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     allowed_factors,
     require_phishing_resistant,
     step_up_max_age_minutes,
+    passkey_sign_in,
   } = row;
   const org =
     require_mfa_new_device === null ||
@@ -135,7 +140,8 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     trust_ttl_days === null ||
     allowed_factors === null ||
     require_phishing_resistant === null ||
-    step_up_max_age_minutes === null
+    step_up_max_age_minutes === null ||
+    passkey_sign_in === null
       ? null
       : toOrgSettings({
           require_mfa_new_device,
@@ -146,6 +152,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           allowed_factors,
           require_phishing_resistant,
           step_up_max_age_minutes,
+          passkey_sign_in,
         });
   return { platform, org };
 }
@@ -187,6 +194,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         allowed_factors: settings.allowedFactors.join(","),
         require_phishing_resistant: toDbBool(dialect, settings.requirePhishingResistant),
         step_up_max_age_minutes: settings.stepUpMaxAgeMinutes,
+        passkey_sign_in: toDbBool(dialect, settings.passkeySignIn),
       };
       await db
         .insertInto("org_mfa_settings")

@@ -18,6 +18,7 @@ describe("MIGRATION_NAMES", () => {
       "0008_email_ownership",
       "0009_factors",
       "0010_sms_destinations",
+      "0011_passkeys",
     ]);
   });
 });

@@ -19,8 +19,10 @@ export interface TokensView {
   readonly orgId: string;
   /** What the session proved: "pwd", then the second factor's value. */
   readonly amr: readonly string[];
-  /** 1: password only; 2: a second factor too. */
+  /** 1: password only; 2: a second factor too, or a user-verified passkey. */
   readonly aal: AssuranceLevelView;
+  /** The org requires a phishing-resistant factor and the user holds no passkey yet: ask them to add one. */
+  readonly passkeyEnrollmentRequired?: boolean;
 }
 
 export type AssuranceLevelView = 1 | 2;
@@ -29,6 +31,8 @@ export type AssuranceLevelView = 1 | 2;
 export interface MfaFactorOptionView {
   readonly kind: FactorKindView;
   readonly label: string;
+  /** For `webauthn`: the `PublicKeyCredentialRequestOptionsJSON` for `navigator.credentials.get`. */
+  readonly webauthnOptionsJson?: string;
 }
 
 /** A second factor is required: the challenge to verify (the core's `MfaRequired` has this shape). */
@@ -62,6 +66,7 @@ export interface WireTokens {
   orgId: string;
   amr: string[];
   aal: number;
+  passkeyEnrollmentRequired: boolean;
 }
 
 /** The oneof LoginResponse and RefreshResponse share (same names and numbers). */
@@ -79,6 +84,7 @@ export function tokensToWire(tokens: TokensView): WireTokens {
     orgId: tokens.orgId,
     amr: [...tokens.amr],
     aal: tokens.aal,
+    passkeyEnrollmentRequired: tokens.passkeyEnrollmentRequired === true,
   };
 }
 
@@ -93,6 +99,7 @@ export function tokensFromWire(tokens: AuthResponse): TokensView {
     amr: [...tokens.amr],
     // An older server sends no level: its sessions are read as password only.
     aal: tokens.aal === 2 ? 2 : 1,
+    ...(tokens.passkeyEnrollmentRequired ? { passkeyEnrollmentRequired: true } : {}),
   };
 }
 
@@ -105,7 +112,7 @@ export function mfaChallengeToWire(challenge: MfaChallengeView): WireMfaChalleng
     challengeId: challenge.challengeId,
     phoneMask: challenge.phoneMask,
     resendAfterSeconds: challenge.resendAfterSeconds,
-    factors: challenge.factors.map(({ kind, label }) => ({ kind, label })),
+    factors: challenge.factors.map(({ kind, label, webauthnOptionsJson }) => ({ kind, label, webauthnOptionsJson: webauthnOptionsJson ?? "" })),
   };
 }
 
@@ -117,7 +124,9 @@ export function mfaChallengeFromWire(challenge: WireMfaChallenge): MfaChallengeV
     challengeId: challenge.challengeId,
     phoneMask: challenge.phoneMask,
     resendAfterSeconds: challenge.resendAfterSeconds,
-    factors: challenge.factors.flatMap(({ kind, label }) => (isFactorKind(kind) ? [{ kind, label }] : [])),
+    factors: challenge.factors.flatMap(({ kind, label, webauthnOptionsJson }) =>
+      isFactorKind(kind) ? [webauthnOptionsJson === "" ? { kind, label } : { kind, label, webauthnOptionsJson }] : [],
+    ),
   };
 }
 

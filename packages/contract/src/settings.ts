@@ -23,6 +23,7 @@ export interface OrgMfaSettingsView {
   /** Never empty. */
   readonly allowedFactors: readonly FactorKindView[];
   readonly requirePhishingResistant: boolean;
+  readonly passkeySignIn: boolean;
   readonly stepUpMaxAgeMinutes: number;
 }
 
@@ -45,6 +46,7 @@ export interface OrgMfaSettingsJson {
   allowed_factors: FactorKindView[];
   require_phishing_resistant: boolean;
   step_up_max_age_minutes: number;
+  passkey_sign_in: boolean;
 }
 
 export interface PlatformSettingsJson {
@@ -65,6 +67,7 @@ const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   allowedFactors: ["allowed_factors", "factors"],
   requirePhishingResistant: ["require_phishing_resistant", "boolean"],
   stepUpMaxAgeMinutes: ["step_up_max_age_minutes", "integer"],
+  passkeySignIn: ["passkey_sign_in", "boolean"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {

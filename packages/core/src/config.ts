@@ -5,6 +5,16 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** WEBAUTHN_RP_ID, WEBAUTHN_RP_NAME and WEBAUTHN_ORIGINS. */
+export interface WebAuthnRelyingParty {
+  /** A registrable domain (never an IP address): passkeys made for it work on it and its subdomains only. */
+  readonly rpId: string;
+  /** Shown by the authenticator. */
+  readonly rpName: string;
+  /** The origins a ceremony's client data may name (scheme, host and port); at least one. */
+  readonly origins: readonly string[];
+}
+
 export interface WindowLimit {
   readonly limit: number;
   readonly windowMs: number;
@@ -33,6 +43,8 @@ export interface GatehouseConfig {
   readonly factorEncryptionKey: Uint8Array | undefined;
   /** The issuer authenticator apps show next to the account (the `otpauth://` URI's issuer). */
   readonly totpIssuer: string;
+  /** The WebAuthn relying party passkeys are bound to (see factors/webauthn.ts). */
+  readonly webauthn: WebAuthnRelyingParty;
   /** Argon2id parameters of new hashes; stored hashes with others are replaced at their next successful login. */
   readonly password: Argon2idParams;
   /** Password hashes computed at once (the server sets its cores). */
@@ -48,6 +60,8 @@ export interface GatehouseConfig {
   readonly passwordFailuresPerAccount: WindowLimit;
   /** Audit events of unauthenticated callers recorded per client IP; past it they are dropped (see audit/record.ts). */
   readonly anonymousAuditPerIp: WindowLimit;
+  /** StartPasskeySignIn per client IP: each stores a challenge for anyone who asks. */
+  readonly passkeySignInsPerClient: WindowLimit;
   /** Wrong OTPs per user across all challenges. */
   readonly otpFailuresPerUser: WindowLimit;
   /** Send limits: every window of one list has a length of its own (a window's log is keyed by its length). */
@@ -114,6 +128,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   otpHashKey: undefined,
   factorEncryptionKey: undefined,
   totpIssuer: "Gatehouse",
+  webauthn: { rpId: "localhost", rpName: "Gatehouse", origins: ["http://localhost:8080"] },
   password: OWASP_ARGON2ID_PARAMS,
   // libuv's default thread pool, which runs node:crypto's KDFs, has 4 threads: more would wait there, unbounded.
   passwordHashConcurrency: 4,
@@ -121,6 +136,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   otpAttemptsPerChallenge: 5,
   passwordFailuresPerAccount: { limit: 10, windowMs: 15 * MINUTE },
   anonymousAuditPerIp: { limit: 50, windowMs: 15 * MINUTE },
+  passkeySignInsPerClient: { limit: 30, windowMs: MINUTE },
   otpFailuresPerUser: { limit: 10, windowMs: 15 * MINUTE },
   otpSendsPerPhone: [
     { limit: 5, windowMs: 15 * MINUTE },

@@ -38,6 +38,14 @@ import {
   type ResetPasswordInput,
 } from "./use-cases/passwords.ts";
 import { verifyEmail, type VerifyEmailInput } from "./use-cases/verify-email.ts";
+import { finishPasskeyRegistration, startPasskeyRegistration, type PasskeyRegistration } from "./use-cases/account-passkeys.ts";
+import {
+  finishPasskeySignIn,
+  startPasskeySignIn,
+  type FinishPasskeySignInInput,
+  type PasskeySignInChallenge,
+  type StartPasskeySignInInput,
+} from "./use-cases/passkey-sign-in.ts";
 import * as smsPolicy from "./use-cases/sms-destination-policy.ts";
 import type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./use-cases/sms-destination-policy.ts";
 import {
@@ -111,6 +119,10 @@ export interface AccountApi {
   startTotpEnrollment(principal: Principal, label: string): Promise<TotpEnrollment>;
   confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
   generateRecoveryCodes(principal: Principal, request?: RequestMeta): Promise<string[]>;
+  /** Creation options for a new passkey (see use-cases/account-passkeys.ts). */
+  startPasskeyRegistration(principal: Principal, label: string): Promise<PasskeyRegistration>;
+  /** Verifies the authenticator's answer and adds the passkey; answers its factor id. */
+  finishPasskeyRegistration(principal: Principal, registrationId: string, webauthnResponseJson: string, request?: RequestMeta): Promise<string>;
   removeFactor(principal: Principal, factorId: string, request?: RequestMeta): Promise<void>;
   listSessions(principal: Principal): Promise<SessionView[]>;
   revokeSession(principal: Principal, sessionId: string, request?: RequestMeta): Promise<void>;
@@ -150,6 +162,10 @@ export interface Gatehouse {
   resendMfa(input: ResendMfaInput): Promise<MfaRequired>;
   /** Sends an SMS code for a challenge of a user with other factors too (Login sent none). */
   sendMfaCode(input: SendMfaCodeInput): Promise<MfaRequired>;
+  /** Request options for a passkey sign-in without a password, where the org allows it. */
+  startPasskeySignIn(input: StartPasskeySignInInput): Promise<PasskeySignInChallenge>;
+  /** A user-verified passkey's assertion: an AAL2 session (see use-cases/passkey-sign-in.ts). */
+  finishPasskeySignIn(input: FinishPasskeySignInInput): Promise<IssuedTokens>;
   /** Resolves a bearer access token; throws `unauthenticated`. */
   authenticate(accessToken: string): Promise<Principal>;
   /** `request`: where the call came from, recorded with the session's revocation. */
@@ -180,6 +196,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     verifyMfa: (input) => verifyMfa(ctx, input),
     resendMfa: (input) => resendMfa(ctx, input),
     sendMfaCode: (input) => sendMfaCode(ctx, input),
+    startPasskeySignIn: (input) => startPasskeySignIn(ctx, input),
+    finishPasskeySignIn: (input) => finishPasskeySignIn(ctx, input),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {
@@ -235,6 +253,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       startTotpEnrollment: (principal, label) => startTotpEnrollment(ctx, principal, label),
       confirmTotpEnrollment: (principal, enrollmentId, code, request) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
       generateRecoveryCodes: (principal, request) => generateRecoveryCodes(ctx, principal, request),
+      startPasskeyRegistration: (principal, label) => startPasskeyRegistration(ctx, principal, label),
+      finishPasskeyRegistration: (principal, registrationId, response, request) => finishPasskeyRegistration(ctx, principal, registrationId, response, request),
       removeFactor: (principal, factorId, request) => removeFactor(ctx, principal, factorId, request),
       listSessions: (principal) => listSessions(ctx, principal),
       revokeSession: (principal, sessionId, request) => revokeSession(ctx, principal, sessionId, request),

@@ -104,9 +104,12 @@ export interface Session {
    */
   readonly expiresAt: EpochMs;
   readonly revokedAt: EpochMs | null;
-  /** What the session proved (RFC 8176 names): `pwd`, then the second factor's (`sms`, `otp`, `rec`). */
+  /**
+   * What the session proved (RFC 8176 names): `pwd`, then the second factor's (`sms`, `otp`, `rec`,
+   * `webauthn`); a passkey sign-in without a password is `webauthn` alone.
+   */
   readonly amr: readonly string[];
-  /** 1: password only; 2: a second factor too. */
+  /** 1: password only; 2: a second factor too, or a user-verified passkey. */
   readonly aal: AssuranceLevel;
   /** When its last second factor was verified (sign-in or step-up); null when it never had one. */
   readonly mfaAt: EpochMs | null;
@@ -141,8 +144,13 @@ export interface OrgMfaSettings {
   readonly smsAllowedCountries: readonly string[];
   /** The factors that satisfy this org's MFA; never empty. */
   readonly allowedFactors: readonly FactorKind[];
-  /** Stored now; enforced once passkeys exist. */
+  /**
+   * MFA must be a passkey (`webauthn`) for a user who holds one; a user who holds none completes MFA with
+   * the other allowed factors and is asked to enrol one (`IssuedTokens.passkeyEnrollmentRequired`).
+   */
   readonly requirePhishingResistant: boolean;
+  /** Members may sign in with a passkey alone, no password (StartPasskeySignIn / FinishPasskeySignIn). */
+  readonly passkeySignIn: boolean;
   /** How recent a session's second factor must be for admin calls and factor changes. */
   readonly stepUpMaxAgeMinutes: number;
 }
@@ -183,6 +191,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   smsAllowedCountries: [],
   allowedFactors: FACTOR_KINDS,
   requirePhishingResistant: false,
+  passkeySignIn: true,
   stepUpMaxAgeMinutes: 15,
 };
 
@@ -235,5 +244,50 @@ export interface TotpFactor {
 export interface RecoveryCode {
   readonly userId: string;
   readonly codeHash: string;
+  readonly createdAt: EpochMs;
+}
+
+/**
+ * A passkey or security key of a user (WebAuthn). The credential id is unique across users: an
+ * authenticator's assertion names it, and it alone says whose passkey answered a sign-in.
+ */
+export interface WebAuthnFactor {
+  readonly id: string;
+  readonly userId: string;
+  readonly label: string;
+  /** Base64url, as the authenticator made it. */
+  readonly credentialId: string;
+  /** The COSE public key, base64url. */
+  readonly publicKey: string;
+  /** The last signature counter accepted; 0 for authenticators that keep none. */
+  readonly counter: number;
+  /** What the browser reported (`internal`, `usb`, `hybrid`…), passed back as a hint in request options. */
+  readonly transports: readonly string[];
+  /** The authenticator model's id (all zeros when it does not tell). */
+  readonly aaguid: string;
+  /** Whether the credential is synced (a multi-device passkey) as of its last use. */
+  readonly backedUp: boolean;
+  readonly createdAt: EpochMs;
+  readonly lastUsedAt: EpochMs | null;
+}
+
+/** What a WebAuthn challenge is for: adding a passkey, a second factor on an MFA challenge, or a passkey sign-in. */
+export type WebAuthnCeremony = "register" | "authenticate" | "sign_in";
+
+/**
+ * The random challenge one WebAuthn ceremony signs. Single use: whatever answer comes back, right or wrong,
+ * it is consumed first. For `authenticate` its id is the MFA challenge's and it expires with it.
+ */
+export interface WebAuthnChallenge {
+  readonly id: string;
+  readonly ceremony: WebAuthnCeremony;
+  /** The user it was issued to; null for a passkey sign-in (the passkey says who). */
+  readonly userId: string | null;
+  readonly orgId: string;
+  /** Base64url, 32 random bytes. */
+  readonly challenge: string;
+  /** For `register`: the name the passkey gets; empty otherwise. */
+  readonly label: string;
+  readonly expiresAt: EpochMs;
   readonly createdAt: EpochMs;
 }

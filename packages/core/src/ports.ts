@@ -27,6 +27,9 @@ import type {
   RecoveryCode,
   Session,
   TotpFactor,
+  WebAuthnCeremony,
+  WebAuthnChallenge,
+  WebAuthnFactor,
   User,
 } from "./model.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
@@ -277,7 +280,7 @@ export interface InvitationStore {
   delete(orgId: string, invitationId: string): Promise<boolean>;
 }
 
-/** A user's authenticator apps and recovery codes (design/factors.md); the phone stays on the user. */
+/** A user's authenticator apps, passkeys and recovery codes (design/factors.md); the phone stays on the user. */
 export interface FactorStore {
   /** Throws `already_exists` on a duplicate id. */
   createTotp(factor: TotpFactor): Promise<void>;
@@ -302,7 +305,28 @@ export interface FactorStore {
    */
   consumeRecoveryCode(userId: string, codeHash: string): Promise<number | null>;
   countRecoveryCodes(userId: string): Promise<number>;
-  /** Deletes every authenticator app and recovery code of the user; returns how many records went. */
+  /** Throws `already_exists` on a duplicate id or a credential id any user holds already. */
+  createWebAuthn(factor: WebAuthnFactor): Promise<void>;
+  /** The user's passkeys, oldest first (ties by id). */
+  listWebAuthn(userId: string): Promise<WebAuthnFactor[]>;
+  findWebAuthnByCredentialId(credentialId: string): Promise<WebAuthnFactor | null>;
+  /**
+   * Atomic compare-and-set of the signature counter: records `counter`, `backedUp` and `lastUsedAt = now`
+   * only while the stored counter is below `counter`, or both are 0 (an authenticator that keeps no
+   * counter). False otherwise (missing, or a counter that did not move forward: a cloned authenticator, or
+   * a concurrent use of the same count); of concurrent calls with one counter at most one gets true.
+   */
+  acceptWebAuthnCounter(id: string, counter: number, backedUp: boolean, now: EpochMs): Promise<boolean>;
+  /** Deletes the user's passkey with this id; false when the user has none with it. */
+  deleteWebAuthn(userId: string, id: string): Promise<boolean>;
+  /** Stores a ceremony's challenge, replacing one with the same id. */
+  putWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void>;
+  /**
+   * Atomic single use: deletes and returns the challenge with this id and ceremony while `expiresAt > now`;
+   * null otherwise (an expired one is deleted too). Of concurrent calls at most one gets it.
+   */
+  consumeWebAuthnChallenge(id: string, ceremony: WebAuthnCeremony, now: EpochMs): Promise<WebAuthnChallenge | null>;
+  /** Deletes every authenticator app, passkey, recovery code and WebAuthn challenge of the user; returns how many factor records went (challenges not counted). */
   deleteAllByUser(userId: string): Promise<number>;
 }
 

@@ -56,4 +56,5 @@ export const rateLimitKeys = {
   /** A device that had a session for the user: its fingerprint is hashed to keep the key short. */
   passwordFailuresPerKnownDevice: (userId: string, fingerprint: string) => `password-fail:device:${userId}:${hashToken(fingerprint)}`,
   anonymousAuditPerIp: (clientIp: string) => `audit-anon:ip:${clientIp}`,
+  passkeySignInsPerClient: (clientIp: string) => `passkey-sign-in:ip:${clientIp}`,
 };

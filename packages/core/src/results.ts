@@ -10,13 +10,20 @@ export interface IssuedTokens {
   /** What the session proved: `pwd`, then the second factor's value (`sms`, `otp`, `rec`). */
   readonly amr: readonly string[];
   readonly aal: AssuranceLevel;
+  /**
+   * The org requires a phishing-resistant factor and the user holds no passkey yet: the client asks them to
+   * add one now (the session's fresh second factor lets them, without another step-up).
+   */
+  readonly passkeyEnrollmentRequired?: boolean;
 }
 
 /** A factor the user can complete a challenge with: one the user has and the org allows. */
 export interface MfaFactorOption {
   readonly kind: FactorKind;
-  /** What names it to its owner: the masked phone, the authenticator app's label, how many recovery codes are left. */
+  /** What names it to its owner: the masked phone, the authenticator app's or passkeys' labels, how many recovery codes are left. */
   readonly label: string;
+  /** For `webauthn`: the `PublicKeyCredentialRequestOptionsJSON` to pass to `navigator.credentials.get`. */
+  readonly webauthnOptionsJson?: string;
 }
 
 export interface MfaRequired {

@@ -2,6 +2,7 @@ import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type R
 import type { Context } from "./context.ts";
 import { GatehouseError, rateLimited } from "./errors.ts";
 import { newId } from "./ids.ts";
+import { withPasskeyOptions } from "./factors/passkeys.ts";
 import { isSmsOnly, usableFactors } from "./factors/usable-factors.ts";
 import type { MfaChallenge, OrgMfaSettings, User } from "./model.ts";
 import { generateOtp, hashOtp } from "./otp.ts";
@@ -108,16 +109,19 @@ export async function prepareChallenge(
   await tx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(now), 1, 0);
   const id = replacing?.id ?? newId(tx.random);
   const otp = generateOtp(tx.random);
+  const expiresAt = now + tx.config.challengeTtlMs;
   await tx.stores.challenges.create({
     id,
     ...target,
     phone,
     codeHash: hashOtp(otp, id, tx.config.otpHashKey),
     attempts: replacing?.attempts ?? 0,
-    expiresAt: now + tx.config.challengeTtlMs,
+    expiresAt,
     createdAt: now,
   });
-  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000), factors };
+  // A replacement keeps its id, and with it the WebAuthn challenge it already had.
+  const options = replacing === undefined ? await withPasskeyOptions(tx, id, target, expiresAt, factors) : factors;
+  const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000), factors: options };
   return { answer, phone, otp, receipts: taken.receipts, subject, destination };
 }
 
@@ -204,8 +208,10 @@ export async function storeCodelessChallenge(tx: Context, target: LoginTarget, u
   const now = tx.clock.now();
   const id = newId(tx.random);
   const phone = factors.some((factor) => factor.kind === "sms") ? (user.phone ?? "") : "";
-  await tx.stores.challenges.create({ id, ...target, phone, codeHash: "", attempts: 0, expiresAt: now + tx.config.challengeTtlMs, createdAt: now });
-  return { challengeId: id, phoneMask: phone === "" ? "" : maskPhone(phone), resendAfterSeconds: 0, factors };
+  const expiresAt = now + tx.config.challengeTtlMs;
+  await tx.stores.challenges.create({ id, ...target, phone, codeHash: "", attempts: 0, expiresAt, createdAt: now });
+  const options = await withPasskeyOptions(tx, id, target, expiresAt, factors);
+  return { challengeId: id, phoneMask: phone === "" ? "" : maskPhone(phone), resendAfterSeconds: 0, factors: options };
 }
 
 /** After the unit of work committed: sends the code of a challenge step; the other steps are the answer as they are. */

@@ -40,15 +40,19 @@ export function toIssuedTokens(fresh: FreshTokens, owner: TokensOwner): IssuedTo
   return { accessToken: fresh.accessToken, refreshToken: fresh.refreshToken, expiresAt: fresh.pair.accessExpiresAt, userId, orgId, amr, aal };
 }
 
-/** A password sign-in, then (`factor`) the second factor verified at `now`. */
-export function proofOf(factor: FactorKind | null, now: EpochMs): StepUpProof {
+/**
+ * What a sign-in proved. `"passkey"`: a user-verified passkey alone (possession plus PIN or biometric, so
+ * AAL2); otherwise a password, then (`factor`) the second factor verified at `now`.
+ */
+export function proofOf(factor: FactorKind | "passkey" | null, now: EpochMs): StepUpProof {
   if (factor === null) return { amr: ["pwd"], aal: 1, mfaAt: null };
+  if (factor === "passkey") return { amr: [AMR_OF_FACTOR.webauthn], aal: 2, mfaAt: now };
   return { amr: ["pwd", AMR_OF_FACTOR[factor]], aal: 2, mfaAt: now };
 }
 
 /**
  * A new session for a device; only token hashes are stored. `factor` is the second factor the sign-in
- * verified (null: none was asked). The device stops being new and, with `trustedUntil`, is trusted until
+ * verified (null: none was asked; `"passkey"`: a passkey sign-in without a password). The device stops being new and, with `trustedUntil`, is trusted until
  * then in the same write (the caller records `device.trusted`). Recorded as `session.created`.
  */
 export async function issueSession(
@@ -57,7 +61,7 @@ export async function issueSession(
   orgId: string,
   deviceId: string,
   request: RequestMeta | undefined,
-  factor: FactorKind | null,
+  factor: FactorKind | "passkey" | null,
   trustedUntil?: EpochMs,
 ): Promise<IssuedTokens> {
   const now = tx.clock.now();

@@ -3,6 +3,7 @@ import type { AuditEvent } from "../src/audit/events.ts";
 import { GatehouseError } from "../src/errors.ts";
 import { totpCodeAt } from "../src/factors/totp.ts";
 import type { IssuedTokens } from "../src/results.ts";
+import { SoftAuthenticator } from "../src/testing/index.ts";
 import type { Actor } from "../src/use-cases/admin.ts";
 import { createHarness, signInWithPhone, type Harness } from "./harness.ts";
 
@@ -95,7 +96,9 @@ describe("authenticator apps and recovery codes", () => {
     const right = totpCodeAt(secret, h.clock.now() + STEP_MS);
     const refused = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: right, factor: "totp" }));
     const wrong = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: "000000", factor: "sms" }));
-    const passkey = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: "", factor: "webauthn" }));
+    // A well-formed assertion by a passkey the user does not hold (a missing one is refused at the edge).
+    const assertion = new SoftAuthenticator({ origin: "http://localhost:8080" }).authenticate(JSON.stringify({ challenge: "AAAA" }));
+    const passkey = await kindOf(h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: "", factor: "webauthn", webauthnResponseJson: assertion }));
     expect([refused, wrong, passkey]).toEqual(["invalid_otp", "invalid_otp", "invalid_otp"]);
     expect((await h.stores.challenges.findById(challenge.challengeId))?.attempts).toBe(3);
   });

@@ -17,6 +17,8 @@ const PUBLIC_AUTH_METHODS: readonly MethodName[] = [
   "gatehouse.v1.AuthService/VerifyMFA",
   "gatehouse.v1.AuthService/ResendMFA",
   "gatehouse.v1.AuthService/SendMfaCode",
+  "gatehouse.v1.AuthService/StartPasskeySignIn",
+  "gatehouse.v1.AuthService/FinishPasskeySignIn",
   "gatehouse.v1.AuthService/VerifyEmail",
   "gatehouse.v1.AuthService/AcceptInvitation",
   "gatehouse.v1.AuthService/RequestPasswordReset",

@@ -96,6 +96,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         sms_allowed_countries: [],
         allowed_factors: ["sms", "totp", "webauthn", "recovery_code"],
         require_phishing_resistant: false,
+        passkey_sign_in: true,
         step_up_max_age_minutes: 15,
       },
     });

@@ -4,7 +4,7 @@ import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { deviceFromWire, mfaChallengeFromWire, type DeviceView, type MfaChallengeView } from "@gatehouse/contract";
 import { AccountService } from "@gatehouse/contract/gen/gatehouse/v1/account_pb";
 
-/** A confirmed factor the user can remove (an authenticator app); times are epoch milliseconds. */
+/** A factor the user can remove (a passkey or an authenticator app); times are epoch milliseconds. */
 export interface FactorView {
   readonly id: string;
   readonly kind: string;
@@ -46,6 +46,10 @@ export interface AccountClient {
   startTotpEnrollment(label: string): Promise<TotpEnrollmentView>;
   /** The new factor's id. */
   confirmTotpEnrollment(enrollmentId: string, code: string): Promise<string>;
+  /** Creation options for a new passkey, and the registration they belong to. */
+  startPasskeyRegistration(label: string): Promise<{ readonly registrationId: string; readonly webauthnOptionsJson: string }>;
+  /** The new passkey's factor id. */
+  finishPasskeyRegistration(registrationId: string, webauthnResponseJson: string): Promise<string>;
   /** Ten new codes, replacing any earlier set; the server keeps only their hashes. */
   generateRecoveryCodes(): Promise<readonly string[]>;
   removeFactor(factorId: string): Promise<void>;
@@ -82,6 +86,13 @@ export function createAccountClient(transport: Transport): AccountClient {
     },
     async confirmTotpEnrollment(enrollmentId, code) {
       return (await client.confirmTotpEnrollment({ enrollmentId, code })).factorId;
+    },
+    async startPasskeyRegistration(label) {
+      const { registrationId, webauthnOptionsJson } = await client.startPasskeyRegistration({ label });
+      return { registrationId, webauthnOptionsJson };
+    },
+    async finishPasskeyRegistration(registrationId, webauthnResponseJson) {
+      return (await client.finishPasskeyRegistration({ registrationId, webauthnResponseJson })).factorId;
     },
     async generateRecoveryCodes() {
       return (await client.generateRecoveryCodes({})).codes;

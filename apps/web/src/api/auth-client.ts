@@ -35,8 +35,11 @@ export interface AuthClient {
   register(input: RegisterInput): Promise<void>;
   login(input: LoginInput): Promise<AuthOutcomeView>;
   submitPhone(intentId: string, phone: string): Promise<MfaChallengeView>;
-  /** `otp` is what `factor` shows: the SMS or app code, or a recovery code. */
+  /** `otp` is what `factor` shows: the SMS or app code, or a recovery code; for `webauthn`, the passkey's answer (JSON). */
   verifyMfa(challengeId: string, otp: string, factor: FactorKindView): Promise<TokensView>;
+  /** Request options for a sign-in with a passkey and no password, in the org (its short name or id). */
+  startPasskeySignIn(org: string): Promise<{ readonly challengeId: string; readonly webauthnOptionsJson: string }>;
+  finishPasskeySignIn(challengeId: string, webauthnResponseJson: string): Promise<TokensView>;
   /** Texts a code for a challenge whose user has other factors too (the challenge keeps its id). */
   sendMfaCode(challengeId: string): Promise<SmsSent>;
   /** A new code (and a new challenge id) for a pending challenge. */
@@ -66,7 +69,17 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
       return mfaChallengeFromWire(await client.resendMFA({ challengeId }));
     },
     async verifyMfa(challengeId, otp, factor) {
-      return tokensFromWire(await client.verifyMFA({ challengeId, otp, factor: mfaFactorToWire(factor) }));
+      const answer = factor === "webauthn" ? { otp: "", webauthnResponseJson: otp } : { otp };
+      return tokensFromWire(await client.verifyMFA({ challengeId, ...answer, factor: mfaFactorToWire(factor) }));
+    },
+    async startPasskeySignIn(org) {
+      const { challengeId, webauthnOptionsJson } = await client.startPasskeySignIn({ orgId: org });
+      return { challengeId, webauthnOptionsJson };
+    },
+    async finishPasskeySignIn(challengeId, webauthnResponseJson) {
+      const { tokens } = await client.finishPasskeySignIn({ challengeId, webauthnResponseJson, deviceFingerprint: fingerprint() });
+      if (tokens === undefined) throw new Error("The server answered without tokens.");
+      return tokensFromWire(tokens);
     },
     async sendMfaCode(challengeId) {
       const { phoneMask, resendAfterSeconds } = await client.sendMfaCode({ challengeId });

@@ -3,13 +3,14 @@ import { errorFactsOf } from "@gatehouse/contract";
 import { formatWait } from "../format-wait.ts";
 
 /** Which form the error came from; the same kind reads differently on each. */
-export type AuthStep = "login" | "register" | "phone" | "otp" | "app-code" | "recovery-code" | "resend" | "link";
+export type AuthStep = "login" | "register" | "phone" | "otp" | "app-code" | "recovery-code" | "passkey" | "passkey-sign-in" | "resend" | "link";
 
 /** A wrong code, in the words of the factor it was typed for. */
-const WRONG_CODE: Readonly<Record<"otp" | "app-code" | "recovery-code", string>> = {
+const WRONG_CODE: Readonly<Record<"otp" | "app-code" | "recovery-code" | "passkey", string>> = {
   otp: "That code is not right, or it has expired. Check it, or send a new code.",
   "app-code": "That code is not right. Enter the code your authenticator app shows now.",
   "recovery-code": "That recovery code is not right, or it was already used.",
+  passkey: "That passkey was not accepted for this account. Try it again, or choose another way.",
 };
 
 const isCodeStep = (step: AuthStep): step is keyof typeof WRONG_CODE => step in WRONG_CODE;
@@ -76,7 +77,11 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
     case "invalid_argument":
       return invalidArgument(field, step);
     case "invalid_credentials":
-      return formProblem("The email or password is incorrect.");
+      return formProblem(
+        step === "passkey-sign-in"
+          ? "That passkey was not accepted. Use a passkey of this account, or sign in with your password."
+          : "The email or password is incorrect.",
+      );
     case "not_org_member":
       return formProblem("This account is not a member of that organization. Check the organization's short name.", "org_id");
     case "already_exists":
@@ -85,6 +90,7 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("This sign-in attempt has expired. Start over.");
     case "invalid_mfa_challenge":
     case "invalid_otp":
+      if (step === "passkey-sign-in") return formProblem("This passkey sign-in has expired. Try again.");
       // `challenge_id` at fault: that wrong code used the challenge's last attempt (see verify-mfa.ts).
       if (field === "challenge_id") return SPENT;
       return step === "resend"
@@ -110,8 +116,11 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("Confirm it is you with your second factor first.");
     case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
-    case "unauthenticated":
     case "permission_denied":
+      if (step === "passkey-sign-in")
+        return formProblem("This organization does not allow passkey sign-in, or your account cannot sign in to it. Sign in with your password.");
+      return formProblem("Something went wrong. Try again.");
+    case "unauthenticated":
     case "not_found":
     case "phone_required_for_mfa":
       return formProblem("Something went wrong. Try again.");

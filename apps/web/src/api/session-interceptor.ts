@@ -4,7 +4,17 @@ import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { sessionFromTokens, type Session, type SessionStore } from "../session.ts";
 
 /** AuthService methods a signed-out browser calls: they carry no bearer token. */
-const PUBLIC_AUTH_METHODS: ReadonlySet<string> = new Set(["Register", "Login", "SubmitPhoneAndRequestMFA", "VerifyMFA", "ResendMFA", "SendMfaCode", "Refresh"]);
+const PUBLIC_AUTH_METHODS: ReadonlySet<string> = new Set([
+  "Register",
+  "Login",
+  "SubmitPhoneAndRequestMFA",
+  "VerifyMFA",
+  "ResendMFA",
+  "SendMfaCode",
+  "Refresh",
+  "StartPasskeySignIn",
+  "FinishPasskeySignIn",
+]);
 
 export interface SessionInterceptorDeps {
   readonly sessions: SessionStore;

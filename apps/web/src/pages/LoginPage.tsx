@@ -9,6 +9,7 @@ import { safeReturnPath } from "../return-path.ts";
 import { navigate, Redirect, useLocation } from "../router.tsx";
 import type { Notice } from "../router.tsx";
 import { useServices, useSession } from "../services.tsx";
+import { PasskeyCeremonyError, answerWithPasskey } from "../passkeys.ts";
 import { sessionFromTokens } from "../session.ts";
 import { CredentialsStep } from "./login/CredentialsStep.tsx";
 import type { ResendProblem } from "./login/OtpStep.tsx";
@@ -26,6 +27,7 @@ const NOTICE_TEXT: Record<Notice, { readonly text: string; readonly tone: "succe
   "session-ended": { text: "Your session has ended. Sign in again to continue.", tone: "info" },
   "signed-out": { text: "You have signed out.", tone: "info" },
   "sign-in-required": { text: "Sign in to continue.", tone: "info" },
+  "passkey-required": { text: "Sign in to continue.", tone: "info" },
 };
 
 /** A sign-in link may name the org (`?org=acme`); anything that is not an id or a short name is ignored. */
@@ -62,7 +64,9 @@ export function LoginPage(): ReactNode {
       case "tokens":
         services.lastOrg.set(typedOrg.current);
         services.sessions.set(sessionFromTokens(outcome.tokens));
-        navigate(returnPath, { replace: true });
+        // The org asks for a passkey and the user has none: the account page, where one is added, comes first.
+        if (outcome.tokens.passkeyEnrollmentRequired === true) navigate("/account", { replace: true, notice: "passkey-required" });
+        else navigate(returnPath, { replace: true });
         return;
       case "phone_required":
         setStep({ kind: "phone", intentId: outcome.intent.intentId });
@@ -91,6 +95,18 @@ export function LoginPage(): ReactNode {
                 return null;
               } catch (error) {
                 return problemOf(error, "login");
+              }
+            }}
+            onPasskey={async (org) => {
+              typedOrg.current = org;
+              try {
+                const { challengeId, webauthnOptionsJson } = await services.auth.startPasskeySignIn(org);
+                const answer = await answerWithPasskey(webauthnOptionsJson);
+                follow({ kind: "tokens", tokens: await services.auth.finishPasskeySignIn(challengeId, answer) });
+                return null;
+              } catch (error) {
+                if (error instanceof PasskeyCeremonyError) return { message: error.message, field: null };
+                return problemOf(error, "passkey-sign-in");
               }
             }}
           />

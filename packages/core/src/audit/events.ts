@@ -9,7 +9,17 @@ import type { EpochMs, FactorKind, OrgMfaSettings, OrgRole, PlatformSettings } f
 export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
 
 /** Why a sign-in was refused. An unknown email and a wrong password are told apart here only: the caller never learns which. */
-export type SignInFailureReason = "unknown_email" | "wrong_password" | "email_not_verified" | "unknown_org" | "not_org_member" | "user_disabled";
+export type SignInFailureReason =
+  | "unknown_email"
+  | "wrong_password"
+  | "email_not_verified"
+  | "unknown_org"
+  | "not_org_member"
+  | "user_disabled"
+  /** A passkey sign-in: no such passkey, or its assertion did not verify (origin, RP id, signature, user verification, counter). */
+  | "passkey_refused"
+  /** A passkey sign-in in an org whose `passkey_sign_in` is off. */
+  | "passkey_sign_in_disabled";
 
 /** Why a verification failed without locking the challenge out. */
 export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_expired";
@@ -45,7 +55,8 @@ export type RateLimitName =
   | "sms_conversion_breaker"
   | "browser_policy_writes_per_org"
   | "email_sends_per_address"
-  | "email_sends_per_client";
+  | "email_sends_per_client"
+  | "passkey_sign_ins_per_client";
 
 /** Which breaker tripped: a region's (`key` is the region) or a number prefix's (`key` is the E.164 number without its last four digits). */
 export type SmsBreakerScope = "country" | "prefix";
@@ -98,6 +109,11 @@ export interface AuditPayloads {
   "factor.removed": { readonly factorId: string; readonly kind: FactorKind };
   /** An admin reset the user's factors (`reason` as the admin gave it): apps and codes removed, phone unlocked, sessions ended. */
   "factors.reset": { readonly reason: string; readonly removed: number };
+  /**
+   * A passkey answered with a signature counter that did not move forward past a non-zero one: a sign of a
+   * cloned authenticator. The answer was refused.
+   */
+  "passkey.counter_regressed": { readonly factorId: string; readonly storedCounter: number; readonly receivedCounter: number };
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
@@ -151,6 +167,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "factor.enrolled": true,
   "factor.removed": true,
   "factors.reset": true,
+  "passkey.counter_regressed": true,
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,

@@ -3,6 +3,8 @@ import { invalidArgument } from "../errors.ts";
 import { requireOtp } from "../input.ts";
 import type { FactorKind, MfaChallenge, OrgMfaSettings, User } from "../model.ts";
 import { otpMatches } from "../otp.ts";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
+import { checkPasskeyAnswer, factorsAllowedFor, holdsPasskey } from "./passkeys.ts";
 import { normaliseRecoveryCode } from "./recovery-codes.ts";
 import { matchTotpStep } from "./totp.ts";
 
@@ -25,7 +27,9 @@ const WRONG: FactorCheck = { matched: false };
  * Inside the unit of work that claimed one of the challenge's attempts: whether `code` proves `factor`.
  * A factor the org does not allow or the user does not hold is simply not matched, so the caller answers
  * it exactly as a wrong code. A TOTP code is used up by the compare-and-set of its time step, a recovery
- * code by its atomic delete: a second use of either, concurrent or not, is not matched.
+ * code by its atomic delete, a passkey's answer by the atomic consumption of its WebAuthn challenge: a
+ * second use of any, concurrent or not, is not matched. Under `require_phishing_resistant` a user who holds
+ * a passkey proves nothing with another factor.
  */
 export async function checkFactor(
   tx: Context,
@@ -34,8 +38,9 @@ export async function checkFactor(
   org: OrgMfaSettings,
   factor: FactorKind,
   code: string,
+  passkeyAnswer?: AuthenticationResponseJSON,
 ): Promise<FactorCheck> {
-  if (!org.allowedFactors.includes(factor)) return WRONG;
+  if (!factorsAllowedFor(org, await holdsPasskey(tx, user.id)).includes(factor)) return WRONG;
   switch (factor) {
     case "sms":
       return { matched: otpMatches(code, challenge.id, challenge.codeHash, tx.config.otpHashKey) };
@@ -46,7 +51,7 @@ export async function checkFactor(
       return left === null ? WRONG : { matched: true, recoveryCodesLeft: left };
     }
     case "webauthn":
-      return WRONG;
+      return passkeyAnswer === undefined ? WRONG : { matched: await checkPasskeyAnswer(tx, challenge, user, passkeyAnswer) };
   }
 }
 

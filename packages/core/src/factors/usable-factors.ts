@@ -1,27 +1,32 @@
 import type { Context } from "../context.ts";
-import type { FactorKind, OrgMfaSettings, User } from "../model.ts";
+import type { FactorKind, OrgMfaSettings, User, WebAuthnFactor } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { MfaFactorOption } from "../results.ts";
+import { factorsAllowedFor } from "./passkeys.ts";
 
 /** Strongest first, as the sign-in page offers them. */
 const STRENGTH: readonly FactorKind[] = ["webauthn", "totp", "sms", "recovery_code"];
 
 /**
  * The factors a user can complete MFA with in an org: those the user holds (a phone on file, a confirmed
- * authenticator app, recovery codes left) that the org allows. Nothing else is ever listed, so the list
- * tells a client only what the user set up.
+ * authenticator app, a passkey, recovery codes left) that the org allows (only a passkey, under
+ * `require_phishing_resistant`, for a user who holds one). Nothing else is ever listed, so the list tells a
+ * client only what the user set up. The `webauthn` option gets its request options where the challenge is
+ * stored (`withPasskeyOptions`).
  */
 export async function usableFactors(ctx: Context, user: User, org: OrgMfaSettings): Promise<MfaFactorOption[]> {
   const options: MfaFactorOption[] = [];
+  const passkeys = await ctx.stores.factors.listWebAuthn(user.id);
+  const allowed = factorsAllowedFor(org, passkeys.length > 0);
   for (const kind of STRENGTH) {
-    if (!org.allowedFactors.includes(kind)) continue;
-    const label = await labelOf(ctx, user, kind);
+    if (!allowed.includes(kind)) continue;
+    const label = await labelOf(ctx, user, kind, passkeys);
     if (label !== null) options.push({ kind, label });
   }
   return options;
 }
 
-async function labelOf(ctx: Context, user: User, kind: FactorKind): Promise<string | null> {
+async function labelOf(ctx: Context, user: User, kind: FactorKind, passkeys: readonly WebAuthnFactor[]): Promise<string | null> {
   switch (kind) {
     case "sms":
       return user.phone === null ? null : maskPhone(user.phone);
@@ -34,7 +39,7 @@ async function labelOf(ctx: Context, user: User, kind: FactorKind): Promise<stri
       return left === 0 ? null : `${left} recovery codes left`;
     }
     case "webauthn":
-      return null;
+      return passkeys.length === 0 ? null : passkeys.map((factor) => factor.label).join(", ");
   }
 }
 

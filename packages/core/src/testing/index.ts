@@ -9,3 +9,4 @@ export { OutboxSmsSender } from "./outbox-sms-sender.ts";
 export { OutboxEmailSender } from "./outbox-email-sender.ts";
 export { createMemoryStores } from "./memory-stores.ts";
 export { createMemoryAuditStore, type MemoryAuditStore } from "./memory-audit-store.ts";
+export { SoftAuthenticator, type CeremonyBending, type SoftAuthenticatorOptions } from "./soft-authenticator.ts";

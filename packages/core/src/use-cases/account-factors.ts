@@ -42,13 +42,13 @@ export interface TotpEnrollment {
   readonly otpauthUri: string;
 }
 
-async function currentUser(ctx: Context, principal: Principal): Promise<User> {
+export async function currentUser(ctx: Context, principal: Principal): Promise<User> {
   const user = await ctx.stores.users.findById(principal.userId);
   if (user === null) throw new GatehouseError("unauthenticated");
   return user;
 }
 
-function subjectOf(principal: Principal, request: RequestMeta | undefined): AuditSubject {
+export function subjectOf(principal: Principal, request: RequestMeta | undefined): AuditSubject {
   return { actor: { kind: "user", userId: principal.userId }, orgId: principal.orgId, userId: principal.userId, deviceId: principal.deviceId, request };
 }
 
@@ -56,18 +56,27 @@ function subjectOf(principal: Principal, request: RequestMeta | undefined): Audi
 async function hasAnyFactor(ctx: Context, user: User): Promise<boolean> {
   if (user.phone !== null) return true;
   if ((await ctx.stores.factors.listTotp(user.id)).some((factor) => factor.confirmedAt !== null)) return true;
+  if ((await ctx.stores.factors.listWebAuthn(user.id)).length > 0) return true;
   return (await ctx.stores.factors.countRecoveryCodes(user.id)) > 0;
 }
 
-async function requireStepUpUnlessFirst(ctx: Context, principal: Principal, user: User): Promise<void> {
+export async function requireStepUpUnlessFirst(ctx: Context, principal: Principal, user: User): Promise<void> {
   if (await hasAnyFactor(ctx, user)) await requireStepUp(ctx, principal);
 }
 
 export async function listFactors(ctx: Context, principal: Principal): Promise<FactorsView> {
-  const user = await currentUser(ctx, principal);
+  return factorsViewOf(ctx, await currentUser(ctx, principal));
+}
+
+/** A user's factors as their owner and their admins see them: never a secret. */
+export async function factorsViewOf(ctx: Context, user: User): Promise<FactorsView> {
   const apps = (await ctx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null);
+  const passkeys = await ctx.stores.factors.listWebAuthn(user.id);
   return {
-    factors: apps.map(({ id, label, createdAt, lastUsedAt }) => ({ id, kind: "totp", label, createdAt, lastUsedAt })),
+    factors: [
+      ...passkeys.map(({ id, label, createdAt, lastUsedAt }) => ({ id, kind: "webauthn" as const, label, createdAt, lastUsedAt })),
+      ...apps.map(({ id, label, createdAt, lastUsedAt }) => ({ id, kind: "totp" as const, label, createdAt, lastUsedAt })),
+    ],
     recoveryCodesLeft: await ctx.stores.factors.countRecoveryCodes(user.id),
     phoneMask: user.phone !== null && user.phoneVerified ? maskPhone(user.phone) : "",
   };
@@ -150,9 +159,9 @@ export async function generateRecoveryCodes(ctx: Context, principal: Principal, 
 }
 
 /**
- * Removes an authenticator app (its id) or every recovery code (`recovery_codes`). Needs a step-up. The
- * last factor this org accepts is kept: without it the user could not complete MFA here. The phone is
- * not removable (the spec locks it; an admin's ResetUserFactors unlocks it).
+ * Removes an authenticator app or a passkey (its id) or every recovery code (`recovery_codes`). Needs a
+ * step-up. The last factor this org accepts is kept: without it the user could not complete MFA here. The
+ * phone is not removable (the spec locks it; an admin's ResetUserFactors unlocks it).
  */
 export async function removeFactor(ctx: Context, principal: Principal, factorId: string, request?: RequestMeta): Promise<void> {
   const id = requireId("factor_id", factorId);
@@ -160,17 +169,24 @@ export async function removeFactor(ctx: Context, principal: Principal, factorId:
   await requireStepUp(ctx, principal);
   const org = await orgSettingsOf(ctx, principal.orgId);
   await inTransaction(ctx, async (tx) => {
-    const kind: FactorKind = id === RECOVERY_CODES_FACTOR_ID ? "recovery_code" : "totp";
+    const passkeys = await tx.stores.factors.listWebAuthn(user.id);
+    const kind: FactorKind = id === RECOVERY_CODES_FACTOR_ID ? "recovery_code" : passkeys.some((factor) => factor.id === id) ? "webauthn" : "totp";
     const before = await usableFactors(tx, user, org);
     const removed =
-      kind === "recovery_code" ? (await tx.stores.factors.countRecoveryCodes(user.id)) > 0 : (await tx.stores.factors.findTotp(id))?.userId === user.id;
+      kind === "recovery_code"
+        ? (await tx.stores.factors.countRecoveryCodes(user.id)) > 0
+        : kind === "webauthn" || (await tx.stores.factors.findTotp(id))?.userId === user.id;
     if (!removed) throw new GatehouseError("not_found", "factor not found");
-    const apps = kind === "totp" ? (await tx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null && factor.id !== id) : [];
-    const lastOfKind = kind === "recovery_code" || apps.length === 0;
+    const othersOfKind =
+      kind === "totp"
+        ? (await tx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null && factor.id !== id)
+        : passkeys.filter((factor) => factor.id !== id);
+    const lastOfKind = kind === "recovery_code" || othersOfKind.length === 0;
     if (lastOfKind && before.length === 1 && before[0]?.kind === kind) {
       throw new GatehouseError("permission_denied", "this is the last second factor this organization accepts; add another first");
     }
     if (kind === "recovery_code") await tx.stores.factors.replaceRecoveryCodes(user.id, []);
+    else if (kind === "webauthn") await tx.stores.factors.deleteWebAuthn(user.id, id);
     else await tx.stores.factors.deleteTotp(user.id, id);
     await recordAudit(tx, "factor.removed", subjectOf(principal, request), { factorId: id, kind });
   });

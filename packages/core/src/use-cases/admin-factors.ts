@@ -4,9 +4,8 @@ import { endSignInsEverywhere } from "../end-sign-ins.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
 import type { User } from "../model.ts";
-import { maskPhone } from "../phone.ts";
 import { inTransaction } from "../unit-of-work.ts";
-import type { FactorsView } from "./account-factors.ts";
+import { factorsViewOf, type FactorsView } from "./account-factors.ts";
 import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./admin.ts";
 
 const MAX_REASON_LENGTH = 500;
@@ -32,26 +31,17 @@ async function userByReference(ctx: Context, actor: Actor, reference: string): P
 /** What factors a member holds (never a secret): authenticator apps, recovery codes left, the masked phone. */
 export async function listUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<FactorsView> {
   await requireOrgAdmin(ctx, actor, orgId);
-  return factorsOf(ctx, await memberOf(ctx, orgId, userId));
+  return factorsViewOf(ctx, await memberOf(ctx, orgId, userId));
 }
 
 /** `listUserFactors` for the command line, naming the user by email or id. */
 export async function listUserFactorsByReference(ctx: Context, actor: Actor, reference: string): Promise<FactorsView> {
-  return factorsOf(ctx, await userByReference(ctx, actor, reference));
-}
-
-async function factorsOf(ctx: Context, user: User): Promise<FactorsView> {
-  const apps = (await ctx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null);
-  return {
-    factors: apps.map(({ id, label, createdAt, lastUsedAt }) => ({ id, kind: "totp", label, createdAt, lastUsedAt })),
-    recoveryCodesLeft: await ctx.stores.factors.countRecoveryCodes(user.id),
-    phoneMask: user.phone !== null && user.phoneVerified ? maskPhone(user.phone) : "",
-  };
+  return factorsViewOf(ctx, await userByReference(ctx, actor, reference));
 }
 
 /**
- * The audited way back for a member who lost every factor: removes their authenticator apps and recovery
- * codes, unlocks the phone (the next MFA collects one again), and ends every session, device trust and
+ * The audited way back for a member who lost every factor: removes their authenticator apps, passkeys and
+ * recovery codes, unlocks the phone (the next MFA collects one again), and ends every session, device trust and
  * half-done sign-in of theirs, in every org. One unit of work, recorded with the admin's reason.
  */
 export async function resetUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string, reason: string): Promise<void> {

@@ -96,6 +96,10 @@ function requireAllowedFactors(value: readonly FactorKind[]): readonly FactorKin
 function requireOrgMfaSettings(settings: OrgMfaSettings): void {
   requireTtlDays("trust_ttl_days", settings.trustTtlDays);
   requireAllowedFactors(settings.allowedFactors);
+  // A requirement no allowed factor can meet would leave the org's members only their weaker factors.
+  if (settings.requirePhishingResistant && !settings.allowedFactors.includes("webauthn")) {
+    throw invalidArgument("require_phishing_resistant", 'needs "webauthn" in allowed_factors');
+  }
   if (!Number.isInteger(settings.stepUpMaxAgeMinutes) || settings.stepUpMaxAgeMinutes < 1 || settings.stepUpMaxAgeMinutes > MAX_STEP_UP_MINUTES) {
     throw invalidArgument("step_up_max_age_minutes", `must be a whole number from 1 to ${MAX_STEP_UP_MINUTES}`);
   }

@@ -2,7 +2,9 @@ import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from 
 import type { Context } from "../context.ts";
 import { DAY_MS } from "../config.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
+import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { checkFactor, requireFactorCode } from "../factors/check-factor.ts";
+import { requireAuthenticationResponse } from "../factors/webauthn.ts";
 import { requireId } from "../input.ts";
 import { evaluateMfaPolicy } from "../mfa-policy.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
@@ -20,6 +22,8 @@ export interface VerifyMfaInput {
   readonly otp: string;
   /** Absent: SMS, as in the spec. */
   readonly factor?: FactorKind;
+  /** For `webauthn`: the `AuthenticationResponseJSON` (then `otp` is ignored). */
+  readonly webauthnResponseJson?: string;
   /** Recorded with the audit events. */
   readonly request?: RequestMeta;
 }
@@ -37,8 +41,17 @@ export interface VerifyMfaInput {
 export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
   const factor = input.factor ?? "sms";
-  const code = requireFactorCode(factor, input.otp);
-  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, code, input.request));
+  const answer: FactorAnswer =
+    factor === "webauthn"
+      ? { code: "", passkey: requireAuthenticationResponse("webauthn_response_json", input.webauthnResponseJson ?? "") }
+      : { code: requireFactorCode(factor, input.otp) };
+  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, answer, input.request));
+}
+
+/** What the caller sent for the factor: a code, or a passkey's assertion. */
+interface FactorAnswer {
+  readonly code: string;
+  readonly passkey?: AuthenticationResponseJSON;
 }
 
 /** Whom a challenge's events are about: its user, org and device, with the request. */
@@ -46,7 +59,13 @@ function subjectOf(challenge: MfaChallenge, request: RequestMeta | undefined): A
   return { actor: { kind: "user", userId: challenge.userId }, orgId: challenge.orgId, userId: challenge.userId, deviceId: challenge.deviceId, request };
 }
 
-async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKind, code: string, request: RequestMeta | undefined): Promise<IssuedTokens> {
+async function verifyAndIssue(
+  tx: Context,
+  challengeId: string,
+  factor: FactorKind,
+  answer: FactorAnswer,
+  request: RequestMeta | undefined,
+): Promise<IssuedTokens> {
   const { stores, config } = tx;
 
   const now = tx.clock.now();
@@ -70,7 +89,8 @@ async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKi
 
   const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
-  const check = await checkFactor(tx, claimed, facts.user, effectiveSettings(facts.settings).org, factor, code);
+  const org = effectiveSettings(facts.settings).org;
+  const check = await checkFactor(tx, claimed, facts.user, org, factor, answer.code, answer.passkey);
   if (!check.matched) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {
       await stores.challenges.delete(claimed.id);
@@ -97,11 +117,13 @@ async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKi
   await recordAudit(tx, "mfa.verified", subject, { challengeId, factor });
   if (check.recoveryCodesLeft !== undefined) await recordAudit(tx, "recovery_code.used", subject, { left: check.recoveryCodesLeft });
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(claimed.phone) });
-  if (claimed.stepUpSessionId !== undefined) return stepUp(tx, claimed.stepUpSessionId, factor, subject);
+  // Reached with another factor only by a user who holds no passkey (see `factorsAllowedFor`).
+  const enrol = org.requirePhishingResistant && factor !== "webauthn" ? { passkeyEnrollmentRequired: true } : {};
+  if (claimed.stepUpSessionId !== undefined) return { ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol };
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
-  return tokens;
+  return { ...tokens, ...enrol };
 }
 
 /**

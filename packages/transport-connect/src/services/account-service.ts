@@ -25,6 +25,10 @@ export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof A
       factorId: await account.confirmTotpEnrollment(requirePrincipal(ctx), req.enrollmentId, req.code, requestMetaOf(ctx)),
     }),
     generateRecoveryCodes: async (_req, ctx) => ({ codes: await account.generateRecoveryCodes(requirePrincipal(ctx), requestMetaOf(ctx)) }),
+    startPasskeyRegistration: (req, ctx) => account.startPasskeyRegistration(requirePrincipal(ctx), req.label),
+    finishPasskeyRegistration: async (req, ctx) => ({
+      factorId: await account.finishPasskeyRegistration(requirePrincipal(ctx), req.registrationId, req.webauthnResponseJson, requestMetaOf(ctx)),
+    }),
     removeFactor: async (req, ctx) => {
       await account.removeFactor(requirePrincipal(ctx), req.factorId, requestMetaOf(ctx));
       return {};

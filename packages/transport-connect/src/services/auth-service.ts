@@ -55,6 +55,7 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
           challengeId: req.challengeId,
           otp: req.otp,
           factor: mfaFactorFromWire(req.factor, invalidArgument),
+          webauthnResponseJson: req.webauthnResponseJson,
           request: requestMetaOf(ctx),
         }),
       ),
@@ -63,5 +64,16 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
       const { phoneMask, resendAfterSeconds } = await gatehouse.sendMfaCode({ challengeId: req.challengeId, request: requestMetaOf(ctx) });
       return { phoneMask, resendAfterSeconds };
     },
+    startPasskeySignIn: (req, ctx) => gatehouse.startPasskeySignIn({ orgId: req.orgId, request: requestMetaOf(ctx) }),
+    finishPasskeySignIn: async (req, ctx) => ({
+      tokens: tokensToWire(
+        await gatehouse.finishPasskeySignIn({
+          challengeId: req.challengeId,
+          webauthnResponseJson: req.webauthnResponseJson,
+          deviceFingerprint: req.deviceFingerprint,
+          request: requestMetaOf(ctx),
+        }),
+      ),
+    }),
   };
 }

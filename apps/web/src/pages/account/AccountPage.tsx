@@ -6,10 +6,11 @@ import { AppShell } from "../../components/AppShell.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { SignOutButton } from "../../components/SignOutButton.tsx";
-import { Link, Redirect } from "../../router.tsx";
+import { Link, Redirect, useLocation } from "../../router.tsx";
 import { useServices, useSession } from "../../services.tsx";
 import type { Session } from "../../session.ts";
 import { AuthenticatorApps } from "./AuthenticatorApps.tsx";
+import { Passkeys } from "./Passkeys.tsx";
 import { Devices } from "./Devices.tsx";
 import { PasswordForm } from "./PasswordForm.tsx";
 import { RecoveryCodes } from "./RecoveryCodes.tsx";
@@ -19,7 +20,7 @@ import { useLoaded } from "./use-loaded.ts";
 import { StepUpProvider, useStepUpState } from "./use-step-up.tsx";
 
 /**
- * /account: the password, second factors, recovery codes, sessions and devices. A change the server
+ * /account: the password, passkeys, second factors, recovery codes, sessions and devices. A change the server
  * answers "step-up required" shows "Confirm it is you" in place of the page, then runs again.
  */
 export function AccountPage(): ReactNode {
@@ -31,6 +32,7 @@ export function AccountPage(): ReactNode {
 function SignedInAccount({ session }: { readonly session: Session }): ReactNode {
   const { account } = useServices();
   const stepUp = useStepUpState();
+  const { notice } = useLocation();
   const factors = useLoaded(
     () => account.listFactors(),
     (error) => describeAccountError(error, "load").message,
@@ -56,6 +58,7 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
           <FormAlert message={factors.problem} alertRef={null} />
           {factors.data === null ? null : (
             <>
+              <Passkeys factors={factors.data} reload={factors.reload} required={notice === "passkey-required"} />
               <AuthenticatorApps factors={factors.data} reload={factors.reload} />
               <RecoveryCodes left={factors.data.recoveryCodesLeft} reload={factors.reload} />
             </>

@@ -46,7 +46,7 @@ export function FactorChooser({ offered, onChoose, onRestart, restartLabel }: Fa
                 onClick={() => void choose(kind)}
                 disabled={busy !== null && busy !== kind}
                 busy={busy === kind}
-                busyLabel="Sending…"
+                busyLabel={choice.busy}
                 aria-describedby={describedBy}
                 ref={index === 0 ? firstChoice : undefined}
               >

@@ -5,6 +5,7 @@ import type { SmsSent } from "../../api/auth-client.ts";
 import { describeAuthError } from "../../api/auth-errors.ts";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
+import { PasskeyCeremonyError, answerWithPasskey } from "../../passkeys.ts";
 import { OtpStep, type CodeProblem, type ResendProblem } from "../login/OtpStep.tsx";
 import type { FormProblem } from "../login/use-form-problem.ts";
 import { CodeFactorForm } from "./CodeFactorForm.tsx";
@@ -17,7 +18,7 @@ interface MfaStepProps {
   readonly smsSent: boolean;
   /** Set when this challenge replaced another one (a resend). */
   readonly resent: boolean;
-  /** Resolves once the code was accepted; a refusal rejects with the server's error. */
+  /** Resolves once the code (for `webauthn`, the passkey's answer as JSON) was accepted; a refusal rejects with the server's error. */
   readonly verify: (otp: string, factor: FactorKindView) => Promise<void>;
   readonly sendSms: () => Promise<SmsSent>;
   /** Resolves with the problem, or null when a new challenge replaced this one. */
@@ -48,6 +49,8 @@ export function MfaStep({ challenge, smsSent, resent, verify, sendSms, onResend,
   };
 
   const choose = async (kind: FactorKindView): Promise<FormProblem | null> => {
+    const passkey = offered.find((factor) => factor.kind === kind && factor.choice.form.type === "passkey");
+    if (passkey !== undefined) return choosePasskey(passkey);
     if (kind === "sms" && sms === null) {
       try {
         setSms(await sendSms());
@@ -61,6 +64,20 @@ export function MfaStep({ challenge, smsSent, resent, verify, sendSms, onResend,
     return null;
   };
 
+  /** The passkey prompt, then VerifyMFA with its answer; the chooser stays, showing what went wrong. */
+  const choosePasskey = async (factor: OfferedFactor): Promise<FormProblem | null> => {
+    try {
+      const answer = await answerWithPasskey(factor.webauthnOptionsJson ?? "{}");
+      await verify(answer, factor.kind);
+      return null;
+    } catch (error) {
+      if (error instanceof PasskeyCeremonyError) return { message: error.message, field: null };
+      const { message, challengeSpent } = describeAuthError(error, factor.choice.errorStep);
+      if (challengeSpent === true) setSpent(message);
+      return { message, field: null };
+    }
+  };
+
   if (spent !== null) return <ChallengeSpent message={spent} onRestart={onRestart} restartLabel={restartLabel} />;
 
   const otherWays =
@@ -71,8 +88,11 @@ export function MfaStep({ challenge, smsSent, resent, verify, sendSms, onResend,
     ) : null;
   const factor = offered.find(({ kind }) => kind === chosen);
 
-  if (factor === undefined) return <FactorChooser offered={offered} onChoose={choose} onRestart={onRestart} restartLabel={restartLabel} />;
+  const chooser = <FactorChooser offered={offered} onChoose={choose} onRestart={onRestart} restartLabel={restartLabel} />;
+  if (factor === undefined) return chooser;
   switch (factor.choice.form.type) {
+    case "passkey":
+      return chooser;
     case "sms":
       return (
         <OtpStep

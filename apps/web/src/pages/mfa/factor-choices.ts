@@ -16,13 +16,16 @@ export interface CodeEntry {
 
 /**
  * How a factor is completed: `sms`, the texted code on the SMS step (its resend, its dev helper);
- * `code`, a code the user already holds, typed as `entry` says. MfaStep renders one form per type.
+ * `code`, a code the user already holds, typed as `entry` says; `passkey`, the browser's passkey prompt,
+ * opened by the choice itself (no form of its own). MfaStep renders one form per type.
  */
-export type FactorForm = { readonly type: "sms" } | { readonly type: "code"; readonly entry: CodeEntry };
+export type FactorForm = { readonly type: "sms" } | { readonly type: "code"; readonly entry: CodeEntry } | { readonly type: "passkey" };
 
 /** One way to complete a challenge: its button's name, its form, and how its refusals are worded. */
 export interface FactorChoice {
   readonly choose: string;
+  /** The choice's button while it works: sending the text, waiting for the passkey. */
+  readonly busy: string;
   readonly form: FactorForm;
   readonly errorStep: AuthStep;
 }
@@ -36,8 +39,10 @@ const RECOVERY_CODE = /^[A-Za-z0-9]{16}$/;
  * name is not offered: a new kind (passkeys) is one entry here and, for a new form type, its form in MfaStep.
  */
 export const FACTOR_CHOICES: Readonly<Partial<Record<FactorKindView, FactorChoice>>> = {
+  webauthn: { choose: "Use a passkey", busy: "Waiting for your passkey…", errorStep: "passkey", form: { type: "passkey" } },
   totp: {
     choose: "Use your authenticator app",
+    busy: "Opening…",
     errorStep: "app-code",
     form: {
       type: "code",
@@ -53,9 +58,10 @@ export const FACTOR_CHOICES: Readonly<Partial<Record<FactorKindView, FactorChoic
       },
     },
   },
-  sms: { choose: "Text me a code", errorStep: "otp", form: { type: "sms" } },
+  sms: { choose: "Text me a code", busy: "Sending…", errorStep: "otp", form: { type: "sms" } },
   recovery_code: {
     choose: "Use a recovery code",
+    busy: "Opening…",
     errorStep: "recovery-code",
     form: {
       type: "code",
@@ -88,7 +94,8 @@ export function offeredFactors(options: readonly MfaFactorOptionView[]): Offered
 
 /**
  * The factor whose form opens first: SMS when its code is already on its way, else the strongest
- * when it needs nothing sent. Null: the list of choices, so no text message goes out unasked.
+ * when it is a code to type. Null: the list of choices, so no text message goes out unasked and the
+ * passkey prompt opens only when the user asks for it.
  */
 export function initialFactor(offered: readonly OfferedFactor[], smsSent: boolean): FactorKindView | null {
   if (smsSent && offered.some((factor) => factor.kind === "sms")) return "sms";

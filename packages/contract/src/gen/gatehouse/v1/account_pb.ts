@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/account.proto.
  */
 export const file_gatehouse_v1_account: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYXRlaG91c2UvdjEvYWNjb3VudC5wcm90bxIMZ2F0ZWhvdXNlLnYxIpMBCgZGYWN0b3ISCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RGYWN0b3JzUmVxdWVzdCJtChNMaXN0RmFjdG9yc1Jlc3BvbnNlEiUKB2ZhY3RvcnMYASADKAsyFC5nYXRlaG91c2UudjEuRmFjdG9yEhsKE3JlY292ZXJ5X2NvZGVzX2xlZnQYAiABKA0SEgoKcGhvbmVfbWFzaxgDIAEoCSIrChpTdGFydFRvdHBFbnJvbGxtZW50UmVxdWVzdBINCgVsYWJlbBgBIAEoCSJZChtTdGFydFRvdHBFbnJvbGxtZW50UmVzcG9uc2USFQoNZW5yb2xsbWVudF9pZBgBIAEoCRIOCgZzZWNyZXQYAiABKAkSEwoLb3RwYXV0aF91cmkYAyABKAkiQwocQ29uZmlybVRvdHBFbnJvbGxtZW50UmVxdWVzdBIVCg1lbnJvbGxtZW50X2lkGAEgASgJEgwKBGNvZGUYAiABKAkiMgodQ29uZmlybVRvdHBFbnJvbGxtZW50UmVzcG9uc2USEQoJZmFjdG9yX2lkGAEgASgJIh4KHEdlbmVyYXRlUmVjb3ZlcnlDb2Rlc1JlcXVlc3QiLgodR2VuZXJhdGVSZWNvdmVyeUNvZGVzUmVzcG9uc2USDQoFY29kZXMYASADKAkiKAoTUmVtb3ZlRmFjdG9yUmVxdWVzdBIRCglmYWN0b3JfaWQYASABKAkiFgoUUmVtb3ZlRmFjdG9yUmVzcG9uc2UisgEKDkFjY291bnRTZXNzaW9uEgoKAmlkGAEgASgJEi4KCmNyZWF0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZGV2aWNlX2xhYmVsGAQgASgJEgsKA2FtchgFIAMoCRIPCgdjdXJyZW50GAYgASgIIhUKE0xpc3RTZXNzaW9uc1JlcXVlc3QiRgoUTGlzdFNlc3Npb25zUmVzcG9uc2USLgoIc2Vzc2lvbnMYASADKAsyHC5nYXRlaG91c2UudjEuQWNjb3VudFNlc3Npb24iKgoUUmV2b2tlU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIXChVSZXZva2VTZXNzaW9uUmVzcG9uc2UiFAoSTGlzdERldmljZXNSZXF1ZXN0IjwKE0xpc3REZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiKAoTRm9yZ2V0RGV2aWNlUmVxdWVzdBIRCglkZXZpY2VfaWQYASABKAkiFgoURm9yZ2V0RGV2aWNlUmVzcG9uc2UiFAoSU3RhcnRTdGVwVXBSZXF1ZXN0IkYKE1N0YXJ0U3RlcFVwUmVzcG9uc2USLwoMbWZhX3JlcXVpcmVkGAEgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkIkcKFUNoYW5nZVBhc3N3b3JkUmVxdWVzdBIYChBjdXJyZW50X3Bhc3N3b3JkGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCSIYChZDaGFuZ2VQYXNzd29yZFJlc3BvbnNlMpgICg5BY2NvdW50U2VydmljZRJbCg5DaGFuZ2VQYXNzd29yZBIjLmdhdGVob3VzZS52MS5DaGFuZ2VQYXNzd29yZFJlcXVlc3QaJC5nYXRlaG91c2UudjEuQ2hhbmdlUGFzc3dvcmRSZXNwb25zZRJSCgtMaXN0RmFjdG9ycxIgLmdhdGVob3VzZS52MS5MaXN0RmFjdG9yc1JlcXVlc3QaIS5nYXRlaG91c2UudjEuTGlzdEZhY3RvcnNSZXNwb25zZRJqChNTdGFydFRvdHBFbnJvbGxtZW50EiguZ2F0ZWhvdXNlLnYxLlN0YXJ0VG90cEVucm9sbG1lbnRSZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLlN0YXJ0VG90cEVucm9sbG1lbnRSZXNwb25zZRJwChVDb25maXJtVG90cEVucm9sbG1lbnQSKi5nYXRlaG91c2UudjEuQ29uZmlybVRvdHBFbnJvbGxtZW50UmVxdWVzdBorLmdhdGVob3VzZS52MS5Db25maXJtVG90cEVucm9sbG1lbnRSZXNwb25zZRJwChVHZW5lcmF0ZVJlY292ZXJ5Q29kZXMSKi5nYXRlaG91c2UudjEuR2VuZXJhdGVSZWNvdmVyeUNvZGVzUmVxdWVzdBorLmdhdGVob3VzZS52MS5HZW5lcmF0ZVJlY292ZXJ5Q29kZXNSZXNwb25zZRJVCgxSZW1vdmVGYWN0b3ISIS5nYXRlaG91c2UudjEuUmVtb3ZlRmFjdG9yUmVxdWVzdBoiLmdhdGVob3VzZS52MS5SZW1vdmVGYWN0b3JSZXNwb25zZRJVCgxMaXN0U2Vzc2lvbnMSIS5nYXRlaG91c2UudjEuTGlzdFNlc3Npb25zUmVxdWVzdBoiLmdhdGVob3VzZS52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJYCg1SZXZva2VTZXNzaW9uEiIuZ2F0ZWhvdXNlLnYxLlJldm9rZVNlc3Npb25SZXF1ZXN0GiMuZ2F0ZWhvdXNlLnYxLlJldm9rZVNlc3Npb25SZXNwb25zZRJSCgtMaXN0RGV2aWNlcxIgLmdhdGVob3VzZS52MS5MaXN0RGV2aWNlc1JlcXVlc3QaIS5nYXRlaG91c2UudjEuTGlzdERldmljZXNSZXNwb25zZRJVCgxGb3JnZXREZXZpY2USIS5nYXRlaG91c2UudjEuRm9yZ2V0RGV2aWNlUmVxdWVzdBoiLmdhdGVob3VzZS52MS5Gb3JnZXREZXZpY2VSZXNwb25zZRJSCgtTdGFydFN0ZXBVcBIgLmdhdGVob3VzZS52MS5TdGFydFN0ZXBVcFJlcXVlc3QaIS5nYXRlaG91c2UudjEuU3RhcnRTdGVwVXBSZXNwb25zZWIGcHJvdG8z", [file_gatehouse_v1_admin, file_gatehouse_v1_auth, file_google_protobuf_timestamp]);
+  fileDesc("ChpnYXRlaG91c2UvdjEvYWNjb3VudC5wcm90bxIMZ2F0ZWhvdXNlLnYxIpMBCgZGYWN0b3ISCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkxpc3RGYWN0b3JzUmVxdWVzdCJtChNMaXN0RmFjdG9yc1Jlc3BvbnNlEiUKB2ZhY3RvcnMYASADKAsyFC5nYXRlaG91c2UudjEuRmFjdG9yEhsKE3JlY292ZXJ5X2NvZGVzX2xlZnQYAiABKA0SEgoKcGhvbmVfbWFzaxgDIAEoCSIrChpTdGFydFRvdHBFbnJvbGxtZW50UmVxdWVzdBINCgVsYWJlbBgBIAEoCSJZChtTdGFydFRvdHBFbnJvbGxtZW50UmVzcG9uc2USFQoNZW5yb2xsbWVudF9pZBgBIAEoCRIOCgZzZWNyZXQYAiABKAkSEwoLb3RwYXV0aF91cmkYAyABKAkiQwocQ29uZmlybVRvdHBFbnJvbGxtZW50UmVxdWVzdBIVCg1lbnJvbGxtZW50X2lkGAEgASgJEgwKBGNvZGUYAiABKAkiMgodQ29uZmlybVRvdHBFbnJvbGxtZW50UmVzcG9uc2USEQoJZmFjdG9yX2lkGAEgASgJIjAKH1N0YXJ0UGFzc2tleVJlZ2lzdHJhdGlvblJlcXVlc3QSDQoFbGFiZWwYASABKAkiWgogU3RhcnRQYXNza2V5UmVnaXN0cmF0aW9uUmVzcG9uc2USFwoPcmVnaXN0cmF0aW9uX2lkGAEgASgJEh0KFXdlYmF1dGhuX29wdGlvbnNfanNvbhgCIAEoCSJbCiBGaW5pc2hQYXNza2V5UmVnaXN0cmF0aW9uUmVxdWVzdBIXCg9yZWdpc3RyYXRpb25faWQYASABKAkSHgoWd2ViYXV0aG5fcmVzcG9uc2VfanNvbhgCIAEoCSI2CiFGaW5pc2hQYXNza2V5UmVnaXN0cmF0aW9uUmVzcG9uc2USEQoJZmFjdG9yX2lkGAEgASgJIh4KHEdlbmVyYXRlUmVjb3ZlcnlDb2Rlc1JlcXVlc3QiLgodR2VuZXJhdGVSZWNvdmVyeUNvZGVzUmVzcG9uc2USDQoFY29kZXMYASADKAkiKAoTUmVtb3ZlRmFjdG9yUmVxdWVzdBIRCglmYWN0b3JfaWQYASABKAkiFgoUUmVtb3ZlRmFjdG9yUmVzcG9uc2UisgEKDkFjY291bnRTZXNzaW9uEgoKAmlkGAEgASgJEi4KCmNyZWF0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3Rfc2Vlbl9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZGV2aWNlX2xhYmVsGAQgASgJEgsKA2FtchgFIAMoCRIPCgdjdXJyZW50GAYgASgIIhUKE0xpc3RTZXNzaW9uc1JlcXVlc3QiRgoUTGlzdFNlc3Npb25zUmVzcG9uc2USLgoIc2Vzc2lvbnMYASADKAsyHC5nYXRlaG91c2UudjEuQWNjb3VudFNlc3Npb24iKgoUUmV2b2tlU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIXChVSZXZva2VTZXNzaW9uUmVzcG9uc2UiFAoSTGlzdERldmljZXNSZXF1ZXN0IjwKE0xpc3REZXZpY2VzUmVzcG9uc2USJQoHZGV2aWNlcxgBIAMoCzIULmdhdGVob3VzZS52MS5EZXZpY2UiKAoTRm9yZ2V0RGV2aWNlUmVxdWVzdBIRCglkZXZpY2VfaWQYASABKAkiFgoURm9yZ2V0RGV2aWNlUmVzcG9uc2UiFAoSU3RhcnRTdGVwVXBSZXF1ZXN0IkYKE1N0YXJ0U3RlcFVwUmVzcG9uc2USLwoMbWZhX3JlcXVpcmVkGAEgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkIkcKFUNoYW5nZVBhc3N3b3JkUmVxdWVzdBIYChBjdXJyZW50X3Bhc3N3b3JkGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCSIYChZDaGFuZ2VQYXNzd29yZFJlc3BvbnNlMpEKCg5BY2NvdW50U2VydmljZRJbCg5DaGFuZ2VQYXNzd29yZBIjLmdhdGVob3VzZS52MS5DaGFuZ2VQYXNzd29yZFJlcXVlc3QaJC5nYXRlaG91c2UudjEuQ2hhbmdlUGFzc3dvcmRSZXNwb25zZRJSCgtMaXN0RmFjdG9ycxIgLmdhdGVob3VzZS52MS5MaXN0RmFjdG9yc1JlcXVlc3QaIS5nYXRlaG91c2UudjEuTGlzdEZhY3RvcnNSZXNwb25zZRJqChNTdGFydFRvdHBFbnJvbGxtZW50EiguZ2F0ZWhvdXNlLnYxLlN0YXJ0VG90cEVucm9sbG1lbnRSZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLlN0YXJ0VG90cEVucm9sbG1lbnRSZXNwb25zZRJwChVDb25maXJtVG90cEVucm9sbG1lbnQSKi5nYXRlaG91c2UudjEuQ29uZmlybVRvdHBFbnJvbGxtZW50UmVxdWVzdBorLmdhdGVob3VzZS52MS5Db25maXJtVG90cEVucm9sbG1lbnRSZXNwb25zZRJwChVHZW5lcmF0ZVJlY292ZXJ5Q29kZXMSKi5nYXRlaG91c2UudjEuR2VuZXJhdGVSZWNvdmVyeUNvZGVzUmVxdWVzdBorLmdhdGVob3VzZS52MS5HZW5lcmF0ZVJlY292ZXJ5Q29kZXNSZXNwb25zZRJ5ChhTdGFydFBhc3NrZXlSZWdpc3RyYXRpb24SLS5nYXRlaG91c2UudjEuU3RhcnRQYXNza2V5UmVnaXN0cmF0aW9uUmVxdWVzdBouLmdhdGVob3VzZS52MS5TdGFydFBhc3NrZXlSZWdpc3RyYXRpb25SZXNwb25zZRJ8ChlGaW5pc2hQYXNza2V5UmVnaXN0cmF0aW9uEi4uZ2F0ZWhvdXNlLnYxLkZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXF1ZXN0Gi8uZ2F0ZWhvdXNlLnYxLkZpbmlzaFBhc3NrZXlSZWdpc3RyYXRpb25SZXNwb25zZRJVCgxSZW1vdmVGYWN0b3ISIS5nYXRlaG91c2UudjEuUmVtb3ZlRmFjdG9yUmVxdWVzdBoiLmdhdGVob3VzZS52MS5SZW1vdmVGYWN0b3JSZXNwb25zZRJVCgxMaXN0U2Vzc2lvbnMSIS5nYXRlaG91c2UudjEuTGlzdFNlc3Npb25zUmVxdWVzdBoiLmdhdGVob3VzZS52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJYCg1SZXZva2VTZXNzaW9uEiIuZ2F0ZWhvdXNlLnYxLlJldm9rZVNlc3Npb25SZXF1ZXN0GiMuZ2F0ZWhvdXNlLnYxLlJldm9rZVNlc3Npb25SZXNwb25zZRJSCgtMaXN0RGV2aWNlcxIgLmdhdGVob3VzZS52MS5MaXN0RGV2aWNlc1JlcXVlc3QaIS5nYXRlaG91c2UudjEuTGlzdERldmljZXNSZXNwb25zZRJVCgxGb3JnZXREZXZpY2USIS5nYXRlaG91c2UudjEuRm9yZ2V0RGV2aWNlUmVxdWVzdBoiLmdhdGVob3VzZS52MS5Gb3JnZXREZXZpY2VSZXNwb25zZRJSCgtTdGFydFN0ZXBVcBIgLmdhdGVob3VzZS52MS5TdGFydFN0ZXBVcFJlcXVlc3QaIS5nYXRlaG91c2UudjEuU3RhcnRTdGVwVXBSZXNwb25zZWIGcHJvdG8z", [file_gatehouse_v1_admin, file_gatehouse_v1_auth, file_google_protobuf_timestamp]);
 
 /**
  * Factor is one of the user's second factors.
@@ -35,7 +35,7 @@ export type Factor = Message<"gatehouse.v1.Factor"> & {
   id: string;
 
   /**
-   * "totp" (an authenticator app).
+   * "webauthn" (a passkey) or "totp" (an authenticator app).
    *
    * @generated from field: string kind = 2;
    */
@@ -213,6 +213,99 @@ export const ConfirmTotpEnrollmentResponseSchema: GenMessage<ConfirmTotpEnrollme
   messageDesc(file_gatehouse_v1_account, 6);
 
 /**
+ * StartPasskeyRegistrationRequest is the input of AccountService.StartPasskeyRegistration.
+ *
+ * @generated from message gatehouse.v1.StartPasskeyRegistrationRequest
+ */
+export type StartPasskeyRegistrationRequest = Message<"gatehouse.v1.StartPasskeyRegistrationRequest"> & {
+  /**
+   * What the user calls the passkey (default "Passkey"); at most 64
+   * characters.
+   *
+   * @generated from field: string label = 1;
+   */
+  label: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.StartPasskeyRegistrationRequest.
+ * Use `create(StartPasskeyRegistrationRequestSchema)` to create a new message.
+ */
+export const StartPasskeyRegistrationRequestSchema: GenMessage<StartPasskeyRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_account, 7);
+
+/**
+ * StartPasskeyRegistrationResponse is the output of AccountService.StartPasskeyRegistration.
+ *
+ * @generated from message gatehouse.v1.StartPasskeyRegistrationResponse
+ */
+export type StartPasskeyRegistrationResponse = Message<"gatehouse.v1.StartPasskeyRegistrationResponse"> & {
+  /**
+   * @generated from field: string registration_id = 1;
+   */
+  registrationId: string;
+
+  /**
+   * PublicKeyCredentialCreationOptionsJSON for navigator.credentials.create.
+   *
+   * @generated from field: string webauthn_options_json = 2;
+   */
+  webauthnOptionsJson: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.StartPasskeyRegistrationResponse.
+ * Use `create(StartPasskeyRegistrationResponseSchema)` to create a new message.
+ */
+export const StartPasskeyRegistrationResponseSchema: GenMessage<StartPasskeyRegistrationResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_account, 8);
+
+/**
+ * FinishPasskeyRegistrationRequest is the input of AccountService.FinishPasskeyRegistration.
+ *
+ * @generated from message gatehouse.v1.FinishPasskeyRegistrationRequest
+ */
+export type FinishPasskeyRegistrationRequest = Message<"gatehouse.v1.FinishPasskeyRegistrationRequest"> & {
+  /**
+   * @generated from field: string registration_id = 1;
+   */
+  registrationId: string;
+
+  /**
+   * The RegistrationResponseJSON the browser produced.
+   *
+   * @generated from field: string webauthn_response_json = 2;
+   */
+  webauthnResponseJson: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.FinishPasskeyRegistrationRequest.
+ * Use `create(FinishPasskeyRegistrationRequestSchema)` to create a new message.
+ */
+export const FinishPasskeyRegistrationRequestSchema: GenMessage<FinishPasskeyRegistrationRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_account, 9);
+
+/**
+ * FinishPasskeyRegistrationResponse is the output of AccountService.FinishPasskeyRegistration.
+ *
+ * @generated from message gatehouse.v1.FinishPasskeyRegistrationResponse
+ */
+export type FinishPasskeyRegistrationResponse = Message<"gatehouse.v1.FinishPasskeyRegistrationResponse"> & {
+  /**
+   * @generated from field: string factor_id = 1;
+   */
+  factorId: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.FinishPasskeyRegistrationResponse.
+ * Use `create(FinishPasskeyRegistrationResponseSchema)` to create a new message.
+ */
+export const FinishPasskeyRegistrationResponseSchema: GenMessage<FinishPasskeyRegistrationResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_account, 10);
+
+/**
  * GenerateRecoveryCodesRequest is the input of AccountService.GenerateRecoveryCodes.
  *
  * @generated from message gatehouse.v1.GenerateRecoveryCodesRequest
@@ -225,7 +318,7 @@ export type GenerateRecoveryCodesRequest = Message<"gatehouse.v1.GenerateRecover
  * Use `create(GenerateRecoveryCodesRequestSchema)` to create a new message.
  */
 export const GenerateRecoveryCodesRequestSchema: GenMessage<GenerateRecoveryCodesRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 7);
+  messageDesc(file_gatehouse_v1_account, 11);
 
 /**
  * GenerateRecoveryCodesResponse is the output of AccountService.GenerateRecoveryCodes.
@@ -246,7 +339,7 @@ export type GenerateRecoveryCodesResponse = Message<"gatehouse.v1.GenerateRecove
  * Use `create(GenerateRecoveryCodesResponseSchema)` to create a new message.
  */
 export const GenerateRecoveryCodesResponseSchema: GenMessage<GenerateRecoveryCodesResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 8);
+  messageDesc(file_gatehouse_v1_account, 12);
 
 /**
  * RemoveFactorRequest is the input of AccountService.RemoveFactor.
@@ -265,7 +358,7 @@ export type RemoveFactorRequest = Message<"gatehouse.v1.RemoveFactorRequest"> & 
  * Use `create(RemoveFactorRequestSchema)` to create a new message.
  */
 export const RemoveFactorRequestSchema: GenMessage<RemoveFactorRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 9);
+  messageDesc(file_gatehouse_v1_account, 13);
 
 /**
  * RemoveFactorResponse is the output of AccountService.RemoveFactor.
@@ -280,7 +373,7 @@ export type RemoveFactorResponse = Message<"gatehouse.v1.RemoveFactorResponse"> 
  * Use `create(RemoveFactorResponseSchema)` to create a new message.
  */
 export const RemoveFactorResponseSchema: GenMessage<RemoveFactorResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 10);
+  messageDesc(file_gatehouse_v1_account, 14);
 
 /**
  * AccountSession is one of the user's sessions.
@@ -330,7 +423,7 @@ export type AccountSession = Message<"gatehouse.v1.AccountSession"> & {
  * Use `create(AccountSessionSchema)` to create a new message.
  */
 export const AccountSessionSchema: GenMessage<AccountSession> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 11);
+  messageDesc(file_gatehouse_v1_account, 15);
 
 /**
  * ListSessionsRequest is the input of AccountService.ListSessions.
@@ -345,7 +438,7 @@ export type ListSessionsRequest = Message<"gatehouse.v1.ListSessionsRequest"> & 
  * Use `create(ListSessionsRequestSchema)` to create a new message.
  */
 export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 12);
+  messageDesc(file_gatehouse_v1_account, 16);
 
 /**
  * ListSessionsResponse is the output of AccountService.ListSessions.
@@ -364,7 +457,7 @@ export type ListSessionsResponse = Message<"gatehouse.v1.ListSessionsResponse"> 
  * Use `create(ListSessionsResponseSchema)` to create a new message.
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 13);
+  messageDesc(file_gatehouse_v1_account, 17);
 
 /**
  * RevokeSessionRequest is the input of AccountService.RevokeSession.
@@ -383,7 +476,7 @@ export type RevokeSessionRequest = Message<"gatehouse.v1.RevokeSessionRequest"> 
  * Use `create(RevokeSessionRequestSchema)` to create a new message.
  */
 export const RevokeSessionRequestSchema: GenMessage<RevokeSessionRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 14);
+  messageDesc(file_gatehouse_v1_account, 18);
 
 /**
  * RevokeSessionResponse is the output of AccountService.RevokeSession.
@@ -398,7 +491,7 @@ export type RevokeSessionResponse = Message<"gatehouse.v1.RevokeSessionResponse"
  * Use `create(RevokeSessionResponseSchema)` to create a new message.
  */
 export const RevokeSessionResponseSchema: GenMessage<RevokeSessionResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 15);
+  messageDesc(file_gatehouse_v1_account, 19);
 
 /**
  * ListDevicesRequest is the input of AccountService.ListDevices.
@@ -413,7 +506,7 @@ export type ListDevicesRequest = Message<"gatehouse.v1.ListDevicesRequest"> & {
  * Use `create(ListDevicesRequestSchema)` to create a new message.
  */
 export const ListDevicesRequestSchema: GenMessage<ListDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 16);
+  messageDesc(file_gatehouse_v1_account, 20);
 
 /**
  * ListDevicesResponse is the output of AccountService.ListDevices.
@@ -432,7 +525,7 @@ export type ListDevicesResponse = Message<"gatehouse.v1.ListDevicesResponse"> & 
  * Use `create(ListDevicesResponseSchema)` to create a new message.
  */
 export const ListDevicesResponseSchema: GenMessage<ListDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 17);
+  messageDesc(file_gatehouse_v1_account, 21);
 
 /**
  * ForgetDeviceRequest is the input of AccountService.ForgetDevice.
@@ -451,7 +544,7 @@ export type ForgetDeviceRequest = Message<"gatehouse.v1.ForgetDeviceRequest"> & 
  * Use `create(ForgetDeviceRequestSchema)` to create a new message.
  */
 export const ForgetDeviceRequestSchema: GenMessage<ForgetDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 18);
+  messageDesc(file_gatehouse_v1_account, 22);
 
 /**
  * ForgetDeviceResponse is the output of AccountService.ForgetDevice.
@@ -466,7 +559,7 @@ export type ForgetDeviceResponse = Message<"gatehouse.v1.ForgetDeviceResponse"> 
  * Use `create(ForgetDeviceResponseSchema)` to create a new message.
  */
 export const ForgetDeviceResponseSchema: GenMessage<ForgetDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 19);
+  messageDesc(file_gatehouse_v1_account, 23);
 
 /**
  * StartStepUpRequest is the input of AccountService.StartStepUp.
@@ -481,7 +574,7 @@ export type StartStepUpRequest = Message<"gatehouse.v1.StartStepUpRequest"> & {
  * Use `create(StartStepUpRequestSchema)` to create a new message.
  */
 export const StartStepUpRequestSchema: GenMessage<StartStepUpRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 20);
+  messageDesc(file_gatehouse_v1_account, 24);
 
 /**
  * StartStepUpResponse is the output of AccountService.StartStepUp: the
@@ -502,7 +595,7 @@ export type StartStepUpResponse = Message<"gatehouse.v1.StartStepUpResponse"> & 
  * Use `create(StartStepUpResponseSchema)` to create a new message.
  */
 export const StartStepUpResponseSchema: GenMessage<StartStepUpResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 21);
+  messageDesc(file_gatehouse_v1_account, 25);
 
 /**
  * ChangePasswordRequest is the input of AccountService.ChangePassword.
@@ -526,7 +619,7 @@ export type ChangePasswordRequest = Message<"gatehouse.v1.ChangePasswordRequest"
  * Use `create(ChangePasswordRequestSchema)` to create a new message.
  */
 export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 22);
+  messageDesc(file_gatehouse_v1_account, 26);
 
 /**
  * ChangePasswordResponse is the output of AccountService.ChangePassword.
@@ -541,7 +634,7 @@ export type ChangePasswordResponse = Message<"gatehouse.v1.ChangePasswordRespons
  * Use `create(ChangePasswordResponseSchema)` to create a new message.
  */
 export const ChangePasswordResponseSchema: GenMessage<ChangePasswordResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_account, 23);
+  messageDesc(file_gatehouse_v1_account, 27);
 
 /**
  * AccountService lets signed-in users manage their own account.
@@ -625,6 +718,38 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof GenerateRecoveryCodesRequestSchema;
     output: typeof GenerateRecoveryCodesResponseSchema;
+  },
+  /**
+   * StartPasskeyRegistration answers creation options for a new passkey
+   * (no attestation asked; the user's passkeys excluded; a discoverable
+   * credential and user verification preferred). Its challenge is single
+   * use and lives as an MFA challenge.
+   *
+   * Errors: InvalidArgument (label, or 10 passkeys held already),
+   * FailedPrecondition (step-up required).
+   *
+   * @generated from rpc gatehouse.v1.AccountService.StartPasskeyRegistration
+   */
+  startPasskeyRegistration: {
+    methodKind: "unary";
+    input: typeof StartPasskeyRegistrationRequestSchema;
+    output: typeof StartPasskeyRegistrationResponseSchema;
+  },
+  /**
+   * FinishPasskeyRegistration verifies the authenticator's answer (the
+   * registration's challenge, a configured origin, the RP id) and adds the
+   * passkey.
+   *
+   * Errors: InvalidArgument (webauthn_response_json: malformed, not made for
+   * this registration, or a passkey already registered), NotFound (unknown,
+   * used or expired registration), FailedPrecondition (step-up required).
+   *
+   * @generated from rpc gatehouse.v1.AccountService.FinishPasskeyRegistration
+   */
+  finishPasskeyRegistration: {
+    methodKind: "unary";
+    input: typeof FinishPasskeyRegistrationRequestSchema;
+    output: typeof FinishPasskeyRegistrationResponseSchema;
   },
   /**
    * RemoveFactor removes an authenticator app (its id) or every recovery

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { RecoveryCode, TotpFactor } from "../../../model.ts";
+import type { RecoveryCode, TotpFactor, WebAuthnChallenge, WebAuthnFactor } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
 import {
   aChallenge,
@@ -27,6 +27,37 @@ function aTotpFactor(overrides: Partial<TotpFactor> = {}): TotpFactor {
     confirmedAt: null,
     createdAt: T0,
     lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+function aPasskey(overrides: Partial<WebAuthnFactor> = {}): WebAuthnFactor {
+  return {
+    id: "passkey-1",
+    userId: USER_ID,
+    label: "Laptop",
+    credentialId: "Y3JlZGVudGlhbC0x",
+    publicKey: "cHVibGljLWtleQ",
+    counter: 0,
+    transports: ["internal", "hybrid"],
+    aaguid: "00000000-0000-0000-0000-000000000000",
+    backedUp: false,
+    createdAt: T0,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+function aCeremony(overrides: Partial<WebAuthnChallenge> = {}): WebAuthnChallenge {
+  return {
+    id: "ceremony-1",
+    ceremony: "authenticate",
+    userId: USER_ID,
+    orgId: ORG_ID,
+    challenge: "c2lnbi10aGlz",
+    label: "",
+    expiresAt: T0 + 10 * MINUTE,
+    createdAt: T0,
     ...overrides,
   };
 }
@@ -110,11 +141,63 @@ export function describeFactorsContract(current: () => Stores): void {
       expect(used.filter((left) => left !== null)).toEqual([2]);
     });
 
+    it("round-trips a passkey, finds it by credential id, and refuses a duplicate id or credential id", async () => {
+      await stores.factors.createWebAuthn(aPasskey());
+      await stores.factors.createWebAuthn(aPasskey({ id: "passkey-0", credentialId: "b3RoZXI", transports: [], createdAt: T0 + MINUTE }));
+      await expectRejectionKind(stores.factors.createWebAuthn(aPasskey({ credentialId: "bmV3" })), "already_exists");
+      await expectRejectionKind(stores.factors.createWebAuthn(aPasskey({ id: "passkey-theirs", userId: OTHER_USER_ID })), "already_exists");
+      expect(await stores.factors.findWebAuthnByCredentialId("Y3JlZGVudGlhbC0x")).toEqual(aPasskey());
+      expect(await stores.factors.findWebAuthnByCredentialId("missing")).toBeNull();
+      expect((await stores.factors.listWebAuthn(USER_ID)).map((factor) => [factor.id, factor.transports])).toEqual([
+        ["passkey-1", ["internal", "hybrid"]],
+        ["passkey-0", []],
+      ]);
+      expect(await stores.factors.deleteWebAuthn(OTHER_USER_ID, "passkey-1")).toBe(false);
+      expect(await stores.factors.deleteWebAuthn(USER_ID, "passkey-1")).toBe(true);
+      expect(await stores.factors.findWebAuthnByCredentialId("Y3JlZGVudGlhbC0x")).toBeNull();
+    });
+
+    it("moves a passkey's counter forward only, and lets 0 follow 0", async () => {
+      await stores.factors.createWebAuthn(aPasskey());
+      expect(await stores.factors.acceptWebAuthnCounter("passkey-1", 0, false, T0 + 1)).toBe(true);
+      expect(await stores.factors.acceptWebAuthnCounter("passkey-1", 7, true, T0 + 2)).toBe(true);
+      expect(await stores.factors.acceptWebAuthnCounter("passkey-1", 7, true, T0 + 3)).toBe(false);
+      expect(await stores.factors.acceptWebAuthnCounter("passkey-1", 0, true, T0 + 3)).toBe(false);
+      expect(await stores.factors.acceptWebAuthnCounter("missing", 9, true, T0 + 3)).toBe(false);
+      expect(await stores.factors.findWebAuthnByCredentialId("Y3JlZGVudGlhbC0x")).toMatchObject({ counter: 7, backedUp: true, lastUsedAt: T0 + 2 });
+    });
+
+    it("lets exactly one of concurrent uses of one counter through", async () => {
+      await stores.factors.createWebAuthn(aPasskey({ counter: 3 }));
+      const accepted = await times(8, () => stores.factors.acceptWebAuthnCounter("passkey-1", 4, false, T0));
+      expect(accepted.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("consumes a WebAuthn challenge once, for its ceremony, while unexpired", async () => {
+      await stores.factors.putWebAuthnChallenge(aCeremony());
+      await stores.factors.putWebAuthnChallenge(aCeremony({ id: "ceremony-2", ceremony: "sign_in", userId: null, expiresAt: T0 + MINUTE }));
+      expect(await stores.factors.consumeWebAuthnChallenge("ceremony-1", "register", T0)).toBeNull();
+      expect(await stores.factors.consumeWebAuthnChallenge("ceremony-1", "authenticate", T0)).toEqual(aCeremony());
+      expect(await stores.factors.consumeWebAuthnChallenge("ceremony-1", "authenticate", T0)).toBeNull();
+      expect(await stores.factors.consumeWebAuthnChallenge("ceremony-2", "sign_in", T0 + MINUTE)).toBeNull();
+      expect(await stores.factors.consumeWebAuthnChallenge("ceremony-2", "sign_in", T0)).toBeNull();
+    });
+
+    it("hands one WebAuthn challenge to exactly one of concurrent consumers", async () => {
+      await stores.factors.putWebAuthnChallenge(aCeremony({ ceremony: "sign_in", userId: null }));
+      const consumed = await times(8, () => stores.factors.consumeWebAuthnChallenge("ceremony-1", "sign_in", T0));
+      expect(consumed.filter((challenge) => challenge !== null)).toHaveLength(1);
+    });
+
     it("deletes every factor record of one user", async () => {
       await stores.factors.createTotp(aTotpFactor());
       await stores.factors.createTotp(aTotpFactor({ id: "totp-other", userId: OTHER_USER_ID }));
       await stores.factors.replaceRecoveryCodes(USER_ID, codes(USER_ID, "gone"));
-      expect(await stores.factors.deleteAllByUser(USER_ID)).toBe(4);
+      await stores.factors.createWebAuthn(aPasskey());
+      await stores.factors.putWebAuthnChallenge(aCeremony({ ceremony: "register" }));
+      expect(await stores.factors.deleteAllByUser(USER_ID)).toBe(5);
+      expect(await stores.factors.listWebAuthn(USER_ID)).toEqual([]);
+      expect(await stores.factors.consumeWebAuthnChallenge("ceremony-1", "register", T0)).toBeNull();
       expect(await stores.factors.listTotp(USER_ID)).toEqual([]);
       expect(await stores.factors.countRecoveryCodes(USER_ID)).toBe(0);
       expect(await stores.factors.findTotp("totp-other")).not.toBeNull();

@@ -57,6 +57,7 @@ export function describeSettingsContract(current: () => Stores): void {
         smsAllowedCountries: ["FR"],
         allowedFactors: ["totp", "recovery_code"] as const,
         requirePhishingResistant: true,
+        passkeySignIn: false,
         stepUpMaxAgeMinutes: 5,
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
@@ -70,6 +71,7 @@ export function describeSettingsContract(current: () => Stores): void {
         trustTtlDays: 30,
         allowedFactors: ["sms"] as const,
         requirePhishingResistant: false,
+        passkeySignIn: true,
         stepUpMaxAgeMinutes: 60,
         smsAllowedCountries: [],
       };

@@ -30,6 +30,7 @@ const ORG_SETTINGS: OrgMfaSettings = {
   trustTtlDays: 3,
   allowedFactors: ["sms", "totp"],
   requirePhishingResistant: false,
+  passkeySignIn: false,
   stepUpMaxAgeMinutes: 10,
   smsAllowedCountries: ["US"],
 };
