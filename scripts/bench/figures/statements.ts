@@ -1,8 +1,8 @@
 /**
  * How many statements Login (MFA required, phone on file) and VerifyMFA send, on PostgreSQL in how many round
  * trips (every ReadyForQuery ends one), and how long they spend in the database: in process through the real
- * stores, no HTTP, a cheap password hash. Reported against budgets: the counts when the budgets moved here from
- * the unit tests, so that a statement added to the sign-in shows up as a MISS and is decided on, not slipped in.
+ * stores, no HTTP, a cheap password hash. Reported against budgets (issue 33 keeps them here, not in unit tests): the
+ * counts of 2026-11-27, so that a statement added to the sign-in shows up as a MISS and is decided on, not slipped in.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
