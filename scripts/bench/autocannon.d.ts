@@ -7,7 +7,6 @@ declare module "autocannon" {
     path?: string;
     headers?: Record<string, string>;
     body?: string;
-    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
   }
 
   interface Options {
@@ -17,24 +16,10 @@ declare module "autocannon" {
     duration?: number;
     amount?: number;
     timeout?: number;
-    method?: string;
-    headers?: Record<string, string>;
-    body?: string;
     requests?: Request[];
   }
 
-  interface Result {
-    duration: number;
-    errors: number;
-    timeouts: number;
-    non2xx: number;
-    statusCodeStats: Record<string, { count: number }>;
-  }
+  type Instance = EventEmitter & PromiseLike<{ errors: number; non2xx: number; statusCodeStats: Record<string, { count: number }> }>;
 
-  interface Instance extends EventEmitter, PromiseLike<Result> {
-    stop(): void;
-  }
-
-  function autocannon(options: Options): Instance;
-  export default autocannon;
+  export default function autocannon(options: Options): Instance;
 }

@@ -1,16 +1,15 @@
 /**
- * Seeds the bench database in process, through the core's own API and store ports, before the
- * server starts (the server is not running: no CLI process per user, no OTP send limits to wait
- * out). Users that only need to exist in bulk share one precomputed password hash; challenges for
- * "VerifyMFA alone" are written as Login would write them, with their OTPs kept for the requests.
+ * Seeds a bench database in process, through the core's own API and store ports, before the server
+ * starts (no CLI process per user, no send limits to wait out). Users that only need to exist in bulk
+ * share one precomputed password hash.
  */
-import { randomInt, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   createKdfPasswordHasher,
   cryptoRandom,
-  hashOtp,
   OWASP_ARGON2ID_PARAMS,
   SYSTEM_ACTOR,
+  totpCodeAt,
   type AccessControl,
   type Argon2idParams,
   type Gatehouse,
@@ -22,8 +21,8 @@ import { generateCorpus, generatePolicy } from "./hosts.ts";
 export const PASSWORD = "bench correct horse battery";
 /**
  * The cheap hash of the cross-check users: Gatehouse's own time without the KDF. A server rehashes
- * any hash whose parameters are not its own at login, so those users log in to a second server
- * configured with these (CHEAP_ENV).
+ * any hash whose parameters are not its own at login, so those users log in to a server configured
+ * with these (CHEAP_ENV).
  */
 export const CHEAP_ARGON2ID: Argon2idParams = { memoryKiB: 1024, passes: 1, parallelism: 1 };
 export const CHEAP_ENV = { PASSWORD_HASH_MEMORY_KIB: String(CHEAP_ARGON2ID.memoryKiB), PASSWORD_HASH_PASSES: String(CHEAP_ARGON2ID.passes) };
@@ -31,19 +30,21 @@ export const CHEAP_ENV = { PASSWORD_HASH_MEMORY_KIB: String(CHEAP_ARGON2ID.memor
 export interface BenchUser {
   readonly email: string;
   readonly password: string;
+  /** The base32 secret of the user's one authenticator app (TOTP users only). */
+  readonly totpSecret?: string;
 }
 
 export interface FixtureOptions {
   readonly databaseUrl: string;
   /** Entries in the check-url org's policy (a third wildcards). */
   readonly policyEntries: number;
-  /** Users for the full MFA flow with the production hash (5 flows each: the per-phone send limit). */
+  /** Users with a verified phone, for the SMS flow with the production hash (5 flows each: the per-phone send limit). */
   readonly mfaUsers: number;
-  /** Users for the MFA flow with a cheap hash (the added-time cross-check). */
+  /** The same with the cheap hash. */
   readonly cheapMfaUsers: number;
-  /** Challenges for "VerifyMFA alone". */
-  readonly verifyChallenges: number;
-  /** Skip everything but the check-url org, policy and token (the scaling runs). */
+  /** Cheap-hash users with an authenticator app and no phone, for the TOTP flow. */
+  readonly totpUsers?: number;
+  /** Skip everything but the check-url org, policy and token. */
   readonly checkUrlOnly?: boolean;
 }
 
@@ -56,13 +57,10 @@ export interface Fixture {
   readonly orgSmallPolicy: string;
   /** Production-hash user, member of orgNoMfa. */
   readonly loginUser: BenchUser;
-  /** Cheap-hash user, member of orgNoMfa: the Login cross-check and the bearer token. */
-  readonly cheapLoginUser: BenchUser;
   readonly mfaUsers: readonly BenchUser[];
   readonly cheapMfaUsers: readonly BenchUser[];
-  /** JSON bodies of VerifyMFA requests, each for its own live challenge. */
-  readonly verifyBodies: readonly string[];
-  /** A bearer token of cheapLoginUser for orgNoMfa (valid 15 minutes). */
+  readonly totpUsers: readonly BenchUser[];
+  /** A bearer token for orgNoMfa (valid 15 minutes). */
   readonly accessToken: string;
   /** The same user's token for orgSmallPolicy: a session acts only for the org it was issued for. */
   readonly smallPolicyAccessToken: string;
@@ -70,124 +68,68 @@ export interface Fixture {
   readonly checkUrls: readonly string[];
 }
 
-const policyInput = (accessControl: AccessControl) => ({
-  accessControl,
-  actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
-});
+const policyInput = (accessControl: AccessControl) => ({ accessControl, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } });
 
 export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
-  // The server's own engine; cheap password parameters, so the bearer token's login below keeps the
-  // cheap user's hash as it is.
+  // The server's own engine with cheap password parameters, so the logins below keep the cheap hashes as they are.
   const engine = await benchEngine(options.databaseUrl, CHEAP_ENV);
   try {
     const { gatehouse } = engine;
     const { stores } = engine.storage;
     const { admin } = gatehouse;
-    const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
     const noMfa = { requireMfaNewDevice: false, requireMfaUntrustedDevice: false };
-    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgNoMfa, noMfa);
+    const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
     const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: MFA on new devices")).orgId;
     const orgSmallPolicy = (await admin.createOrg(SYSTEM_ACTOR, "Bench: 10-entry policy")).orgId;
-    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgSmallPolicy, noMfa);
+    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, noMfa);
     const policy = generatePolicy(options.policyEntries);
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgNoMfa, policyInput(policy.accessControl));
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgSmallPolicy, policyInput(generatePolicy(10).accessControl));
-    const checkUrls = generateCorpus(policy, 16);
 
     const cheapHash = await createKdfPasswordHasher(CHEAP_ARGON2ID, cryptoRandom).hash(PASSWORD);
-    const cheapLoginUser = await createUser(stores, "cheap-login@bench.test", cheapHash, null);
-    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, cheapLoginUser.email, "member");
-    const accessToken = await tokenFor(gatehouse, cheapLoginUser, orgNoMfa);
-    const smallPolicyAccessToken = await tokenFor(gatehouse, cheapLoginUser, orgSmallPolicy);
-
-    if (options.checkUrlOnly === true) {
-      return {
-        orgNoMfa,
-        orgMfa,
-        orgSmallPolicy,
-        loginUser: cheapLoginUser,
-        cheapLoginUser,
-        mfaUsers: [],
-        cheapMfaUsers: [],
-        verifyBodies: [],
-        accessToken,
-        smallPolicyAccessToken,
-        checkUrls,
-      };
-    }
-
-    // One production-cost hash (OWASP's Argon2id, the server's default); bulk MFA users reuse it.
-    const prodHash = await createKdfPasswordHasher(OWASP_ARGON2ID_PARAMS, cryptoRandom).hash(PASSWORD);
-    const loginUser: BenchUser = await createUser(stores, "login@bench.test", prodHash, null, orgNoMfa);
-
-    let phone = 0;
-    const nextPhone = () => `+1555${String(2_000_000 + ++phone).padStart(7, "0")}`;
-    const mfaUsers: BenchUser[] = [];
-    for (let i = 0; i < options.mfaUsers; i++) mfaUsers.push(await createUser(stores, `mfa${i}@bench.test`, prodHash, nextPhone(), orgMfa));
-    const cheapMfaUsers: BenchUser[] = [];
-    for (let i = 0; i < options.cheapMfaUsers; i++) cheapMfaUsers.push(await createUser(stores, `cheap-mfa${i}@bench.test`, cheapHash, nextPhone(), orgMfa));
-
-    // VerifyMFA alone: a challenge per request, 10 per user, each on its own new device, as Login leaves them.
-    const verifyBodies: string[] = [];
-    const now = Date.now();
-    let verifyUser: CreatedUser | null = null;
-    for (let i = 0; i < options.verifyChallenges; i++) {
-      if (i % 10 === 0) verifyUser = await createUser(stores, `verify${i / 10}@bench.test`, cheapHash, nextPhone(), orgMfa);
-      const userId = verifyUser!.id;
-      const userPhone = verifyUser!.phone!;
-      const { device } = await stores.devices.getOrCreate({
-        id: randomUUID(),
-        userId,
-        orgId: orgMfa,
-        fingerprint: `verify-device-${i}`,
-        trusted: false,
-        trustedUntil: null,
-        trustRevokedAt: null,
-        sessionIssuedAt: null,
-        createdAt: now,
-        lastSeenAt: now,
-      });
-      const challengeId = randomUUID();
-      const otp = String(randomInt(0, 1_000_000)).padStart(6, "0");
-      await stores.challenges.create({
-        id: challengeId,
-        userId,
-        orgId: orgMfa,
-        deviceId: device.id,
-        phone: userPhone,
-        codeHash: hashOtp(otp, challengeId, undefined),
-        attempts: 0,
-        expiresAt: now + 30 * 60_000,
-        createdAt: now,
-      });
-      verifyBodies.push(JSON.stringify({ challengeId, otp }));
-    }
-    return {
+    const tokenUser = await createUser(stores, "cheap-login@bench.test", cheapHash, null);
+    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, tokenUser.email, "member");
+    const base = {
       orgNoMfa,
       orgMfa,
       orgSmallPolicy,
-      loginUser,
-      cheapLoginUser,
-      mfaUsers,
-      cheapMfaUsers,
-      verifyBodies,
-      accessToken,
-      smallPolicyAccessToken,
-      checkUrls,
+      accessToken: await tokenFor(gatehouse, tokenUser, orgNoMfa),
+      smallPolicyAccessToken: await tokenFor(gatehouse, tokenUser, orgSmallPolicy),
+      checkUrls: generateCorpus(policy, 16),
     };
+    if (options.checkUrlOnly === true) return { ...base, loginUser: tokenUser, mfaUsers: [], cheapMfaUsers: [], totpUsers: [] };
+
+    // One production-cost hash (OWASP's Argon2id, the server's default); bulk users reuse it.
+    const prodHash = await createKdfPasswordHasher(OWASP_ARGON2ID_PARAMS, cryptoRandom).hash(PASSWORD);
+    const loginUser = await createUser(stores, "login@bench.test", prodHash, null, orgNoMfa);
+    let phone = 0;
+    const nextPhone = () => `+1555${String(2_000_000 + ++phone).padStart(7, "0")}`;
+    const many = async (count: number, prefix: string, hash: string, withPhone: boolean) => {
+      const users: BenchUser[] = [];
+      for (let i = 0; i < count; i++) users.push(await createUser(stores, `${prefix}${i}@bench.test`, hash, withPhone ? nextPhone() : null, orgMfa));
+      return users;
+    };
+    const mfaUsers = await many(options.mfaUsers, "mfa", prodHash, true);
+    const cheapMfaUsers = await many(options.cheapMfaUsers, "cheap-mfa", cheapHash, true);
+    const totpUsers: BenchUser[] = [];
+    for (const user of await many(options.totpUsers ?? 0, "totp", cheapHash, false)) {
+      // Enrolled as a user does it: signed in where no MFA is asked, the app is their first factor (no step-up).
+      await admin.addMember(SYSTEM_ACTOR, orgNoMfa, user.email, "member");
+      const principal = await gatehouse.authenticate(await tokenFor(gatehouse, user, orgNoMfa));
+      const enrollment = await gatehouse.account.startTotpEnrollment(principal, "bench app");
+      await gatehouse.account.confirmTotpEnrollment(principal, enrollment.enrollmentId, totpCodeAt(enrollment.secret, Date.now()));
+      totpUsers.push({ ...user, totpSecret: enrollment.secret });
+    }
+    return { ...base, loginUser, mfaUsers, cheapMfaUsers, totpUsers };
   } finally {
     await engine.close();
   }
 }
 
-interface CreatedUser extends BenchUser {
-  readonly id: string;
-  readonly phone: string | null;
-}
-
 /** A user as Register plus a first phone MFA would leave it (phone verified when given), optionally a member. */
-async function createUser(stores: Stores, email: string, passwordHash: string, phone: string | null, orgId?: string): Promise<CreatedUser> {
+async function createUser(stores: Stores, email: string, passwordHash: string, phone: string | null, orgId?: string): Promise<BenchUser> {
   const id = randomUUID();
+  const now = Date.now();
   await stores.users.create({
     id,
     email,
@@ -196,11 +138,11 @@ async function createUser(stores: Stores, email: string, passwordHash: string, p
     phone,
     phoneVerified: phone !== null,
     platformAdmin: false,
-    createdAt: Date.now(),
-    emailVerifiedAt: Date.now(),
+    createdAt: now,
+    emailVerifiedAt: now,
   });
   if (orgId !== undefined) await stores.orgs.putMembership({ orgId, userId: id, role: "member" });
-  return { email, password: PASSWORD, id, phone };
+  return { email, password: PASSWORD };
 }
 
 async function tokenFor(gatehouse: Gatehouse, user: BenchUser, orgId: string): Promise<string> {

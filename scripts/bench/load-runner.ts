@@ -1,14 +1,14 @@
 /**
- * The load generator, always in its own process so it never shares an event loop with the
- * server or the bench: autocannon (keep-alive connections) for independent requests, and a
- * custom sequential loop for the MFA flow, whose requests depend on each other.
+ * The load generator, always in its own process so it never shares an event loop with the server or the bench:
+ * autocannon (keep-alive connections) for independent requests; a sequential loop for the MFA flow, whose
+ * requests depend on each other; and one legitimate client logging in from its own loopback address.
  *
- * Usage: node scripts/bench/load-runner.ts <job.json>   → prints one JSON line (LoadResult | FlowResult)
+ * Usage: node --conditions=@gatehouse/source scripts/bench/load-runner.ts <job.json>   → prints one JSON line
  */
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
-import { Agent, request } from "node:http";
-import { mfaFlowOnce } from "./mfa-flow-once.ts";
+import { Agent } from "node:http";
+import { httpCall, mfaFlowOnce } from "./mfa-flow-once.ts";
 import { quantileSorted, Samples } from "./stats.ts";
 
 export interface HttpRequestSpec {
@@ -26,29 +26,23 @@ export interface AutocannonJob {
   readonly duration?: number;
   readonly amount?: number;
   /** Cycled through by every connection. */
-  readonly requests?: readonly HttpRequestSpec[];
-  /** One request per body, each used once, all to `bodiesRequest` (VerifyMFA on fresh challenges). */
-  readonly bodies?: readonly string[];
-  readonly bodiesRequest?: HttpRequestSpec;
+  readonly requests: readonly HttpRequestSpec[];
 }
 
 export interface FlowJob {
   readonly kind: "mfa-flow";
   readonly url: string;
   readonly orgId: string;
-  readonly users: readonly { email: string; password: string }[];
+  readonly users: readonly { email: string; password: string; totpSecret?: string }[];
   /** Seconds, or a fixed number of flows. */
   readonly duration?: number;
   readonly flows?: number;
-  /** The per-phone send limit: 5 OTPs per 15 minutes. */
+  /** The per-phone send limit allows 5 SMS flows per user in 15 minutes; a TOTP user's next code is good for one. */
   readonly flowsPerUser: number;
   readonly fingerprintPrefix: string;
 }
 
-/**
- * One legitimate client: sequential Connect Logins on one keep-alive connection from its own
- * loopback address (127.0.0.2), so the server sees another client IP than autocannon's 127.0.0.1.
- */
+/** One legitimate client: sequential Logins on one keep-alive connection from `localAddress`, another address than autocannon's. */
 export interface LoginProbeJob {
   readonly kind: "login-probe";
   readonly url: string;
@@ -66,7 +60,6 @@ export interface ProbeResult {
   readonly logins: number;
   /** Logins answered with anything but HTTP 200 (a refused legitimate login counts here). */
   readonly failures: number;
-  readonly statusCodes: Record<string, number>;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
@@ -77,117 +70,58 @@ export interface LoadResult {
   readonly non2xx: number;
   readonly errors: number;
   readonly statusCodes: Record<string, number>;
-  readonly elapsedS: number;
   readonly rps: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
-  readonly meanMs: number;
 }
 
 export interface FlowResult {
   readonly flows: number;
-  readonly elapsedS: number;
   readonly flowsPerS: number;
   readonly flowP50Ms: number;
   readonly flowP99Ms: number;
   readonly loginP50Ms: number;
   readonly otpP50Ms: number;
   readonly verifyP50Ms: number;
+  /** Login + VerifyMFA of one flow, without fetching the code (GetOTP, the dev server's stand-in for the phone). */
+  readonly signInP50Ms: number;
   /** Sequential GET /healthz on the same connection before the flows: one request's loopback floor. */
   readonly floorP50Ms: number;
-  readonly usersUsed: number;
-  /** True when the flow stopped early because every user had spent its OTP sends. */
+  /** True when the flow stopped early because every user had spent its flows. */
   readonly exhausted: boolean;
 }
 
+const p = (samples: Samples, q: number) => quantileSorted(samples.sorted(), q);
+
 async function runAutocannon(job: AutocannonJob): Promise<LoadResult> {
   const latencies = new Samples();
-  let count = 0;
-  let firstAt = 0;
-  let lastAt = 0;
-  const requests = job.bodies
-    ? (() => {
-        let next = 0;
-        const bodies = job.bodies;
-        const spec = job.bodiesRequest!;
-        return [
-          {
-            method: spec.method,
-            path: spec.path,
-            headers: spec.headers,
-            setupRequest: (req: { body?: string }) => ({ ...req, body: bodies[next++ % bodies.length] }),
-          },
-        ];
-      })()
-    : job.requests!.map((spec) => ({ method: spec.method, path: spec.path, headers: spec.headers, body: spec.body }));
+  let [firstAt, lastAt] = [0, 0];
   const instance = autocannon({
     url: job.url,
     connections: job.connections,
     pipelining: 1,
     timeout: 30,
     ...(job.amount !== undefined ? { amount: job.amount } : { duration: job.duration ?? 10 }),
-    requests,
+    requests: job.requests.map((spec) => ({ ...spec })),
   });
   instance.on("start", () => (firstAt = performance.now()));
   instance.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
     lastAt = performance.now();
-    if (statusCode >= 200 && statusCode < 300) {
-      count++;
-      latencies.push(responseTimeMs);
-    }
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTimeMs);
   });
   const result = await instance;
-  const sorted = latencies.sorted();
   const elapsedS = (lastAt - firstAt) / 1000;
-  let sum = 0;
-  for (const value of sorted) sum += value;
-  const statusCodes: Record<string, number> = {};
-  for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]));
+  const count = latencies.length;
   return {
     count,
     non2xx: result.non2xx,
     errors: result.errors,
     statusCodes,
-    elapsedS,
     rps: elapsedS > 0 ? count / elapsedS : 0,
-    p50Ms: quantileSorted(sorted, 0.5),
-    p99Ms: quantileSorted(sorted, 0.99),
-    meanMs: sorted.length > 0 ? sum / sorted.length : Number.NaN,
+    p50Ms: p(latencies, 0.5),
+    p99Ms: p(latencies, 0.99),
   };
-}
-
-function get(agent: Agent, base: URL, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request({ agent, host: base.hostname, port: base.port, method: "GET", path }, (res) => {
-      res.resume();
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`GET ${path}: HTTP ${res.statusCode}`))));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-function postStatus(agent: Agent, base: URL, path: string, payload: string, localAddress: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: base.hostname,
-        port: base.port,
-        localAddress,
-        method: "POST",
-        path,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
 }
 
 async function runLoginProbe(job: LoginProbeJob): Promise<ProbeResult> {
@@ -195,69 +129,54 @@ async function runLoginProbe(job: LoginProbeJob): Promise<ProbeResult> {
   const base = new URL(job.url);
   await new Promise((resolve) => setTimeout(resolve, job.delayS * 1000));
   const times = new Samples();
-  const statusCodes: Record<string, number> = {};
-  let logins = 0;
   let failures = 0;
   const deadline = performance.now() + job.durationS * 1000;
-  while (logins < job.minLogins || performance.now() < deadline) {
+  while (times.length < job.minLogins || performance.now() < deadline) {
     const t0 = performance.now();
-    const status = await postStatus(agent, base, "/gatehouse.v1.AuthService/Login", job.body, job.localAddress);
+    const { status } = await httpCall(agent, base, "/gatehouse.v1.AuthService/Login", job.body, job.localAddress);
     times.push(performance.now() - t0);
-    statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-    logins++;
     if (status !== 200) failures++;
   }
   agent.destroy();
-  const sorted = times.sorted();
-  return { logins, failures, statusCodes, p50Ms: quantileSorted(sorted, 0.5), p99Ms: quantileSorted(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN };
+  return { logins: times.length, failures, p50Ms: p(times, 0.5), p99Ms: p(times, 0.99), maxMs: p(times, 1) };
 }
 
-/** Login → dev OTP → VerifyMFA, one flow at a time, each on a new device so MFA is required. */
 async function runFlow(job: FlowJob): Promise<FlowResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(job.url);
-  const flowTimes = new Samples();
-  const loginTimes = new Samples();
-  const otpTimes = new Samples();
-  const verifyTimes = new Samples();
-  const floorTimes = new Samples();
+  const [flow, login, otp, verify, signIn, floor] = Array.from({ length: 6 }, () => new Samples());
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now();
-    await get(agent, base, "/healthz");
-    floorTimes.push(performance.now() - t0);
+    if ((await httpCall(agent, base, "/healthz")).status !== 200) throw new Error("GET /healthz failed");
+    floor!.push(performance.now() - t0);
   }
   const start = performance.now();
   const deadline = job.duration !== undefined ? start + job.duration * 1000 : Infinity;
-  const target = job.flows ?? Infinity;
-  let flows = 0;
   let exhausted = false;
-  while (flows < target && performance.now() < deadline) {
-    const user = job.users[Math.floor(flows / job.flowsPerUser)];
+  while (flow!.length < (job.flows ?? Infinity) && performance.now() < deadline) {
+    const user = job.users[Math.floor(flow!.length / job.flowsPerUser)];
     if (user === undefined) {
       exhausted = true;
       break;
     }
-    const step = await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${flows}`);
-    flows++;
-    flowTimes.push(step.loginMs + step.otpMs + step.verifyMs);
-    loginTimes.push(step.loginMs);
-    otpTimes.push(step.otpMs);
-    verifyTimes.push(step.verifyMs);
+    const step = await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${flow!.length}`);
+    flow!.push(step.loginMs + step.otpMs + step.verifyMs);
+    login!.push(step.loginMs);
+    otp!.push(step.otpMs);
+    verify!.push(step.verifyMs);
+    signIn!.push(step.loginMs + step.verifyMs);
   }
-  const elapsedS = (performance.now() - start) / 1000;
   agent.destroy();
-  const flowSorted = flowTimes.sorted();
   return {
-    flows,
-    elapsedS,
-    flowsPerS: flows / elapsedS,
-    flowP50Ms: quantileSorted(flowSorted, 0.5),
-    flowP99Ms: quantileSorted(flowSorted, 0.99),
-    loginP50Ms: quantileSorted(loginTimes.sorted(), 0.5),
-    otpP50Ms: quantileSorted(otpTimes.sorted(), 0.5),
-    verifyP50Ms: quantileSorted(verifyTimes.sorted(), 0.5),
-    floorP50Ms: quantileSorted(floorTimes.sorted(), 0.5),
-    usersUsed: Math.ceil(flows / job.flowsPerUser),
+    flows: flow!.length,
+    flowsPerS: flow!.length / ((performance.now() - start) / 1000),
+    flowP50Ms: p(flow!, 0.5),
+    flowP99Ms: p(flow!, 0.99),
+    loginP50Ms: p(login!, 0.5),
+    otpP50Ms: p(otp!, 0.5),
+    verifyP50Ms: p(verify!, 0.5),
+    signInP50Ms: p(signIn!, 0.5),
+    floorP50Ms: p(floor!, 0.5),
     exhausted,
   };
 }

@@ -1,7 +1,11 @@
-/** One MFA flow over Connect's JSON protocol, as a dev-OTP server answers it: Login → GetOTP → VerifyMFA, each step timed. */
+/**
+ * One MFA flow over Connect's JSON protocol, each step timed: Login → GetOTP (the dev server's stand-in for the
+ * phone) → VerifyMFA for an SMS user, Login → VerifyMFA with the app's code for a TOTP user.
+ */
 import { request, type Agent } from "node:http";
+import { totpCodeAt } from "@gatehouse/core";
 
-/** Flows per bench user: a flow sends one OTP, and the per-phone send limit allows 5 per 15 minutes. */
+/** Flows per SMS user: a flow sends one OTP, and the per-phone send limit allows 5 per 15 minutes. */
 export const FLOWS_PER_USER = 5;
 
 export interface FlowStepTimes {
@@ -10,57 +14,48 @@ export interface FlowStepTimes {
   readonly verifyMs: number;
 }
 
-/** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required), fetches the dev OTP and verifies it. */
+/** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required) and verifies the SMS or app code. */
 export async function mfaFlowOnce(
   agent: Agent,
   base: URL,
-  user: { readonly email: string; readonly password: string },
+  user: { readonly email: string; readonly password: string; readonly totpSecret?: string },
   orgId: string,
   fingerprint: string,
 ): Promise<FlowStepTimes> {
   const t0 = performance.now();
-  const login = await connectCall(agent, base, "gatehouse.v1.AuthService/Login", {
-    email: user.email,
-    password: user.password,
-    orgId,
-    deviceFingerprint: fingerprint,
-  });
+  const login = await connectCall(agent, base, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
   const t1 = performance.now();
   const challengeId = (login.mfaRequired as { challengeId?: string } | undefined)?.challengeId;
   if (challengeId === undefined) throw new Error(`expected mfaRequired, got ${JSON.stringify(login)}`);
-  const { otp } = (await connectCall(agent, base, "gatehouse.v1.DevService/GetOTP", { challengeId })) as { otp: string };
+  // The next time step's code: the enrolment used up the current one (a step is accepted once, ±1 step of drift).
+  // No factor field for SMS (unspecified is SMS), so this flow also runs against checkouts from before factors.
+  const [otp, factor] =
+    user.totpSecret === undefined
+      ? [((await connectCall(agent, base, "DevService/GetOTP", { challengeId })) as { otp: string }).otp, {}]
+      : [totpCodeAt(user.totpSecret, Date.now() + 30_000), { factor: "MFA_FACTOR_TOTP" }];
   const t2 = performance.now();
-  const tokens = await connectCall(agent, base, "gatehouse.v1.AuthService/VerifyMFA", { challengeId, otp });
+  const tokens = await connectCall(agent, base, "AuthService/VerifyMFA", { challengeId, otp, ...factor });
   const t3 = performance.now();
   if (typeof tokens.accessToken !== "string") throw new Error("VerifyMFA returned no access token");
   return { loginMs: t1 - t0, otpMs: t2 - t1, verifyMs: t3 - t2 };
 }
 
-/** Connect unary call with a JSON body over one keep-alive connection. */
-function connectCall(agent: Agent, base: URL, method: string, body: unknown): Promise<Record<string, unknown>> {
-  const payload = JSON.stringify(body);
+/** A request on `agent`'s keep-alive connection; resolves with the status and the body's text. */
+export function httpCall(agent: Agent, base: URL, path: string, body?: string, localAddress?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: base.hostname,
-        port: base.port,
-        method: "POST",
-        path: `/${method}`,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (res.statusCode !== 200) reject(new Error(`${method}: HTTP ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text) as Record<string, unknown>);
-        });
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
+    const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    const options = { agent, host: base.hostname, port: base.port, method: body === undefined ? "GET" : "POST", path, headers, localAddress };
+    const req = request(options, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text })).on("error", reject);
+    });
+    req.on("error", reject).end(body);
   });
+}
+
+async function connectCall(agent: Agent, base: URL, method: string, body: unknown): Promise<Record<string, unknown>> {
+  const { status, text } = await httpCall(agent, base, `/gatehouse.v1.${method}`, JSON.stringify(body));
+  if (status !== 200) throw new Error(`${method}: HTTP ${status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
 }

@@ -1,12 +1,13 @@
 /**
- * Starts the real `gatehouse serve` process for the bench. Unlike the test helper it takes extra
- * node flags (--cpu-prof) and waits on /healthz instead of the "listening" log line, which
- * LOG_LEVEL=warn hides.
+ * The real `gatehouse serve` process for the bench, started as `npm start` starts it (the bin's shebang and node
+ * flags, on dist/ once buildServerDist ran); ready when /healthz answers, since LOG_LEVEL=warn hides the log line.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
+import type { Fixture } from "./fixture.ts";
+import type { HttpRequestSpec } from "./load-runner.ts";
 import { sleep } from "./stats.ts";
 
 export interface BenchServer {
@@ -15,124 +16,138 @@ export interface BenchServer {
   readonly pid: number;
   readonly process: ChildProcess;
   readonly output: string[];
-  /** SIGTERM (graceful: a --cpu-prof profile is written on the way out); resolves with the exit code. */
+  /** SIGTERM (graceful); resolves with the exit code. */
   stop(): Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
-let fromDist = false;
-
-/**
- * Builds dist/ (`npm run build`, its output on stderr) and makes every later bench server run from it,
- * as `npm start` does. The smoke run skips this and runs the sources: it measures nothing, and the test
- * suite that runs it must not rewrite dist/ under the packaging tests.
- */
-export function buildServerDist(root: string): void {
-  execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", 2, 2] });
-  fromDist = true;
 }
 
 export interface StartOptions {
   readonly root: string;
   readonly env: Record<string, string>;
   readonly nodeArgs?: readonly string[];
-  readonly timeoutMs?: number;
+}
+
+/** The bench server's settings on `databaseUrl`: dev OTP mode (GetOTP answers the code), no per-IP limit, quiet logs. */
+export function serverEnv(databaseUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    APP_ENV: "development",
+    OTP_RETURN_TO_CLIENT: "true",
+    NEXT_PUBLIC_DEV_OTP_ENABLED: "true",
+    RATE_LIMIT_IP_PER_MINUTE: "0",
+    // Every bench phone is in one range (+1 555 200…): the SMS destination guard's platform-wide limits exist to refuse exactly that.
+    SMS_SENDS_PER_PREFIX_PER_HOUR: "1000000",
+    SMS_SENDS_PER_COUNTRY_PER_HOUR: "10000000",
+    LOG_LEVEL: "warn",
+  };
+}
+
+/** check-url requests for `orgId` over the fixture's URL corpus, with the bearer token that acts for that org. */
+export function checkUrlRequests(fixture: Fixture, orgId: string): HttpRequestSpec[] {
+  const token = orgId === fixture.orgSmallPolicy ? fixture.smallPolicyAccessToken : fixture.accessToken;
+  const headers = { "content-type": "application/json", authorization: `Bearer ${token}` };
+  return fixture.checkUrls.map((url) => ({ method: "POST", path: "/api/browser/check-url", headers, body: JSON.stringify({ org_id: orgId, url }) }));
+}
+
+let fromDist = false;
+
+/**
+ * Builds dist/ (`npm run build`, its output on stderr) and makes every later bench server run from it. The smoke
+ * run skips this and runs the sources: the test suite that runs it must not rewrite dist/ under the packaging tests.
+ */
+export function buildServerDist(root: string): void {
+  execFileSync("npm", ["run", "build"], { cwd: root, stdio: ["ignore", 2, 2] });
+  fromDist = true;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
 }
 
 export async function startBenchServer(options: StartOptions): Promise<BenchServer> {
   const port = await freePort();
-  const bin = join(options.root, "apps/server/bin/gatehouse.js");
-  // Run as `npm start` runs it, through the bin's shebang and its node flags; extra flags (and, when
-  // dist/ was not built, the source condition) go through NODE_OPTIONS.
-  const child = spawn(bin, ["serve"], {
+  // Extra flags (and, when dist/ was not built, the source condition) go through NODE_OPTIONS.
+  const nodeOptions = [process.env.NODE_OPTIONS ?? "", ...(fromDist ? [] : ["--conditions=@gatehouse/source"]), ...(options.nodeArgs ?? [])];
+  const child = spawn(join(options.root, "apps/server/bin/gatehouse.js"), ["serve"], {
     cwd: options.root,
     env: {
       ...process.env,
       ...options.env,
       PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`,
-      NODE_OPTIONS: [process.env.NODE_OPTIONS ?? "", ...(fromDist ? [] : ["--conditions=@gatehouse/source"]), ...(options.nodeArgs ?? [])].join(" ").trim(),
+      NODE_OPTIONS: nodeOptions.join(" ").trim(),
       HOST: "127.0.0.1",
       PORT: String(port),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  const keep = (chunk: string) => {
-    output.push(chunk);
-    if (output.length > 200) output.shift();
-  };
+  const keep = (chunk: string) => output.push(chunk) > 200 && output.shift();
   child.stdout!.setEncoding("utf8").on("data", keep);
   child.stderr!.setEncoding("utf8").on("data", keep);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let exitCode: number | null | undefined;
-  void exited.then((code) => (exitCode = code));
-
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve((exitCode = code))));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + 30_000;
   for (;;) {
     if (exitCode !== undefined) throw new Error(`server exited with ${exitCode} before it was ready:\n${output.join("")}`);
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`server not ready in ${options.timeoutMs ?? 30_000} ms:\n${output.join("")}`);
+      throw new Error(`server not ready in 30 s:\n${output.join("")}`);
     }
-    try {
-      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
+    const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) break;
     await sleep(100);
   }
-  return {
-    url,
-    port,
-    pid: child.pid!,
-    process: child,
-    output,
-    stop: async () => {
-      if (exitCode === undefined) child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
+  const stop = async () => {
+    if (exitCode === undefined) child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
   };
+  return { url, port, pid: child.pid!, process: child, output, stop };
 }
 
-/** Peak resident memory of a process, sampled from /proc (Linux); null elsewhere. */
-export class RssSampler {
-  readonly #pid: number;
-  #timer: ReturnType<typeof setInterval> | undefined;
-  #peakRss = 0;
+/** Starts a server, runs `use`, and stops it whatever happened; throws with its output when it did not exit cleanly. */
+export async function withServer<T>(options: StartOptions, use: (server: BenchServer) => Promise<T>): Promise<T> {
+  const server = await startBenchServer(options);
+  try {
+    const result = await use(server);
+    const code = await server.stop();
+    if (code !== 0) throw new Error(`server exited with ${code}:\n${server.output.join("")}`);
+    return result;
+  } finally {
+    if (server.process.exitCode === null) await server.stop();
+  }
+}
 
-  constructor(pid: number, intervalMs = 100) {
+/** Peak VmRSS of a process while it runs, sampled every 100 ms from /proc (Linux); null elsewhere. */
+export class RssSampler {
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #pid: number;
+  #peak = 0;
+
+  constructor(pid: number) {
     this.#pid = pid;
     this.#sample();
-    this.#timer = setInterval(() => this.#sample(), intervalMs);
+    this.#timer = setInterval(() => this.#sample(), 100);
   }
 
-  /** Highest VmRSS seen since the sampler started. */
   stop(): number | null {
     clearInterval(this.#timer);
-    this.#timer = undefined;
     this.#sample();
-    return this.#peakRss === 0 ? null : this.#peakRss;
+    return this.#peak === 0 ? null : this.#peak;
   }
 
   #sample(): void {
-    const rss = readStatusBytes(this.#pid, "VmRSS");
-    if (rss !== null && rss > this.#peakRss) this.#peakRss = rss;
+    this.#peak = Math.max(this.#peak, readStatusBytes(this.#pid, "VmRSS") ?? 0);
   }
 }
 

@@ -11,12 +11,12 @@
  */
 import { abArguments, withAbSides, type AbSide } from "./support/ab-sides.ts";
 import { assertCleanLoad, runLoad } from "../bench/load.ts";
-import { checkUrlRequests } from "../bench/server-bench.ts";
+import { checkUrlRequests } from "../bench/server.ts";
 import { median } from "../bench/stats.ts";
 
 const { other, dialect } = abArguments("ab-check-url.ts");
 const PAIRS = Number(process.env.PAIRS ?? 6);
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 
 const load = async (side: AbSide, seconds: number) => {
   const result = await runLoad(ROOT, {
@@ -30,7 +30,7 @@ const load = async (side: AbSide, seconds: number) => {
   return result.rps;
 };
 
-await withAbSides(other, dialect, { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0 }, {}, async (sides) => {
+await withAbSides(other, dialect, { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0 }, {}, async (sides) => {
   for (const side of sides) await load(side, 3);
   const rps = new Map<AbSide, number[]>(sides.map((side) => [side, []]));
   for (let pair = 0; pair < PAIRS; pair++) {

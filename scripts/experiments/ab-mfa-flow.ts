@@ -28,7 +28,7 @@ interface Flows {
   readonly verifyMs: number[];
 }
 
-const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((FLOWS + WARM_UP) / FLOWS_PER_USER) + 1, verifyChallenges: 0 };
+const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((FLOWS + WARM_UP) / FLOWS_PER_USER) + 1 };
 await withAbSides(other, dialect, fixture, CHEAP_ENV, async (sides) => {
   const flows: Flows[] = sides.map((side) => ({
     side,

@@ -9,7 +9,7 @@
 import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
 import { assertCleanLoad, runLoad } from "../bench/load.ts";
 import type { HttpRequestSpec } from "../bench/load-runner.ts";
-import { checkUrlRequests } from "../bench/server-bench.ts";
+import { checkUrlRequests } from "../bench/server.ts";
 import { median } from "../bench/stats.ts";
 
 const USAGE = "<checkout> sqlite|postgres";
@@ -17,27 +17,24 @@ const root = process.argv[2];
 if (root === undefined || process.argv[3] === undefined) throw new Error(`usage: check-url-share.ts ${USAGE}`);
 const dialect = dialectArgument("check-url-share.ts", USAGE, 1);
 const PAIRS = Number(process.env.PAIRS ?? 4);
-const ROOT = new URL("..", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 
-await withFixtureServer(
-  { root, dialect, fixture: { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0, verifyChallenges: 0 } },
-  async ({ server, fixture }) => {
-    const load = async (requests: HttpRequestSpec[], duration: number) => {
-      const result = await runLoad(ROOT, { kind: "autocannon", url: server.url, connections: 10, duration, requests });
-      assertCleanLoad(server.url, result);
-      return result.rps;
-    };
-    const checkUrl = checkUrlRequests(fixture, fixture.orgNoMfa);
-    await load(checkUrl, 3);
-    const shares: number[] = [];
-    for (let pair = 0; pair < PAIRS; pair++) {
-      const healthz = await load([{ method: "GET", path: "/healthz" }], 5);
-      const checked = await load(checkUrl, 5);
-      shares.push((100 * checked) / healthz);
-      console.log(`  pair ${pair + 1}: /healthz ${healthz.toFixed(0)} req/s, check-url ${checked.toFixed(0)} req/s, ${shares.at(-1)!.toFixed(1)}%`);
-    }
-    console.log(
-      `${dialect}, check-url share of /healthz, ${PAIRS} pairs: median ${median(shares).toFixed(1)}% (${Math.min(...shares).toFixed(1)}–${Math.max(...shares).toFixed(1)})`,
-    );
-  },
-);
+await withFixtureServer({ root, dialect, fixture: { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0 } }, async ({ server, fixture }) => {
+  const load = async (requests: HttpRequestSpec[], duration: number) => {
+    const result = await runLoad(ROOT, { kind: "autocannon", url: server.url, connections: 10, duration, requests });
+    assertCleanLoad(server.url, result);
+    return result.rps;
+  };
+  const checkUrl = checkUrlRequests(fixture, fixture.orgNoMfa);
+  await load(checkUrl, 3);
+  const shares: number[] = [];
+  for (let pair = 0; pair < PAIRS; pair++) {
+    const healthz = await load([{ method: "GET", path: "/healthz" }], 5);
+    const checked = await load(checkUrl, 5);
+    shares.push((100 * checked) / healthz);
+    console.log(`  pair ${pair + 1}: /healthz ${healthz.toFixed(0)} req/s, check-url ${checked.toFixed(0)} req/s, ${shares.at(-1)!.toFixed(1)}%`);
+  }
+  console.log(
+    `${dialect}, check-url share of /healthz, ${PAIRS} pairs: median ${median(shares).toFixed(1)}% (${Math.min(...shares).toFixed(1)}–${Math.max(...shares).toFixed(1)})`,
+  );
+});

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHEAP_ENV } from "../bench/fixture.ts";
 import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
-import { summariseProfile } from "../bench/profile.ts";
+import { summariseProfile } from "./support/profile.ts";
 import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/mfa-flow-once.ts";
 import { median } from "../bench/stats.ts";
 
@@ -51,11 +51,11 @@ function postgresCpuMs(): Map<string, number> {
   return ms;
 }
 
-const root = new URL("..", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 const profiling = process.env.CPU_PROF === "1";
 const profileDir = mkdtempSync(join(tmpdir(), "gatehouse-flow-cpu-"));
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1, verifyChallenges: 0 };
+const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1 };
 const nodeArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
 try {
   // The span of the blocks on the monotonic clock, so that the profile's start-up and warm-up do not count.

@@ -1,17 +1,14 @@
 /**
- * `npm run bench -- --smoke` in `npm test`, so the bench cannot rot: every measurement runs at
- * tiny sizes for about a second and writes to a temp dir, never to docs/. Asserts only that it
- * finishes and prints the summary table; nothing about speed.
+ * `npm run bench -- --smoke` in `npm test`, so the bench cannot rot: every figure runs at tiny sizes and writes
+ * to a temp dir, never to docs/. Asserts that it finishes and prints a row for each figure against its goal;
+ * nothing about speed (a smoke run's figures mean nothing).
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./support/server-process.ts";
 
-function runSmoke(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--conditions=@gatehouse/source", "scripts/bench.ts", "--smoke"], {
-    cwd: REPO_ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function runBench(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--conditions=@gatehouse/source", "scripts/bench.ts", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -20,10 +17,23 @@ function runSmoke(): Promise<{ code: number | null; stdout: string; stderr: stri
 }
 
 describe("bench --smoke", () => {
-  it("runs every measurement at tiny sizes and prints the table header", async () => {
-    const { code, stdout, stderr } = await runSmoke();
+  it("runs every figure at tiny sizes and prints each one's rows against their goals", async () => {
+    const listed = await runBench("--list");
+    const names = listed.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/\s+/)[0]);
+    expect(names).toContain("statements");
+    const { code, stdout, stderr } = await runBench("--smoke");
     expect(code, stderr).toBe(0);
     expect(stdout).toContain("| Measurement | Figure | Goal | Result |");
-    // The smoke run starts several servers and loads; on a busy 2-core machine it came close to the old two-minute bound.
-  }, 300_000);
+    for (const name of names) expect(stderr, name).toContain(`(--section ${name})`);
+    // The smoke run starts a dozen servers and loads; on a busy 2-core machine it takes minutes.
+  }, 600_000);
+
+  it("refuses an unknown --section, naming the figures", async () => {
+    const { code, stderr } = await runBench("--section", "nothing");
+    expect(code).toBe(2);
+    expect(stderr).toContain("the figures are url-check,");
+  });
 });

@@ -27,7 +27,7 @@ export async function withAbSides(
   compare: (sides: readonly [AbSide, AbSide]) => Promise<void>,
 ): Promise<void> {
   const side = (root: string) => ({ root, dialect, fixture, env });
-  await withFixtureServer(side(resolve(import.meta.dirname, "../..")), (mine) =>
+  await withFixtureServer(side(resolve(import.meta.dirname, "../../..")), (mine) =>
     withFixtureServer(side(resolve(other)), (theirs) =>
       compare([
         { name: "this checkout", ...mine },

@@ -8,8 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedFixture, type Fixture, type FixtureOptions } from "../../bench/fixture.ts";
 import { createScratchDatabase } from "../../bench/scratch-database.ts";
-import { buildServerDist, startBenchServer, type BenchServer } from "../../bench/server.ts";
-import { serverEnv } from "../../bench/server-bench.ts";
+import { buildServerDist, serverEnv, startBenchServer, type BenchServer } from "../../bench/server.ts";
 
 export type ScriptDialect = "sqlite" | "postgres";
 

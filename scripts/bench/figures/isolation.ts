@@ -1,0 +1,302 @@
+/**
+ * Issue 31: one client cannot take the server from the others. The approach of apps/server/test/isolation.test.ts
+ * and connection-limits.test.ts, with small bounded loads, as figures: a legitimate client during a one-address
+ * slow-body flood; the server's RSS while unauthenticated 4 MiB bodies arrive; an oversized unauthenticated admin
+ * call refused before its body; 90 check-urls right after a 200,000-entry save, /healthz timed meanwhile (SQLite
+ * and PostgreSQL); another org's check-url p99 while an admin saves large policies in a loop.
+ */
+import { spawn } from "node:child_process";
+import { request as http1Request } from "node:http";
+import { connect as connectHttp2 } from "node:http2";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { SYSTEM_ACTOR, totpCodeAt } from "@gatehouse/core";
+import { benchEngine } from "../engine.ts";
+import { mb, sized, verdict, type Figure, type Row } from "../figure.ts";
+import { CHEAP_ENV, PASSWORD, seedFixture } from "../fixture.ts";
+import { runLoad } from "../load.ts";
+import { createScratchDatabase, PostgresUnavailable } from "../scratch-database.ts";
+import { checkUrlRequests, readStatusBytes, serverEnv, withServer, type BenchServer } from "../server.ts";
+import { fmt, median } from "../stats.ts";
+
+const SAVE_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
+const FOUR_MIB = 4 * 2 ** 20;
+const RSS_GROWTH_BOUND_BYTES = 64 * 2 ** 20;
+const HEALTHZ_BOUND_MS = 250;
+const P99_RATIO_GOAL = 3;
+
+/** An admin of a new org whose session stepped up with a new authenticator app (AdminService asks a recent second factor). */
+async function seedAdmin(databaseUrl: string): Promise<{ orgId: string; token: string }> {
+  const engine = await benchEngine(databaseUrl, CHEAP_ENV);
+  try {
+    const { gatehouse } = engine;
+    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Bench: admin saves");
+    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await gatehouse.register({ email: "admin@bench.test", password: PASSWORD, emailVerified: true });
+    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "admin@bench.test", "admin");
+    const login = await gatehouse.login({ email: "admin@bench.test", password: PASSWORD, orgId, deviceFingerprint: "bench-admin" });
+    if (login.kind !== "tokens") throw new Error(`expected tokens, got ${login.kind}`);
+    const principal = await gatehouse.authenticate(login.tokens.accessToken);
+    const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, "bench app");
+    await gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, Date.now()));
+    const { challengeId } = await gatehouse.account.startStepUp(principal);
+    const stepped = await gatehouse.verifyMfa({ challengeId, otp: totpCodeAt(secret, Date.now() + 30_000), factor: "totp" });
+    return { orgId, token: stepped.accessToken };
+  } finally {
+    await engine.close();
+  }
+}
+
+const policyBody = (orgId: string, entries: number, salt: number) =>
+  JSON.stringify({
+    orgId,
+    policy: {
+      accessControl: {
+        allowedDomains: [],
+        blockedDomains: ["blocked.example", ...Array.from({ length: entries - 1 }, (_, i) => `h${i.toString(36)}-${salt}.io`)],
+        defaultAction: "allow",
+        wildcardSupported: true,
+      },
+      actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+    },
+  });
+
+/** Answers the HTTP status: past 10 saves a minute per org, a save is refused with 429 (`browserPolicyWritesPerOrg`). */
+async function savePolicy(url: string, token: string, body: string, refusable = true): Promise<number> {
+  const response = await fetch(`${url}${SAVE_PATH}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body,
+  });
+  const text = await response.text();
+  if (response.status !== 200 && (response.status !== 429 || !refusable)) throw new Error(`policy save: HTTP ${response.status} ${text.slice(0, 200)}`);
+  return response.status;
+}
+
+/** Times GET /healthz one after another in a process of its own (this one is busy sending load) until stopped. */
+async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
+  const script = `let stopped = false; const times = []; process.stdin.on("data", () => (stopped = true));
+    (async () => { await (await fetch(${JSON.stringify(`${url}/healthz`)})).text(); process.stdout.write("ready\\n");
+      while (!stopped) { const t = performance.now(); const r = await fetch(${JSON.stringify(`${url}/healthz`)}); await r.text();
+        times.push(r.status === 200 ? performance.now() - t : Infinity); }
+      process.stdout.write(JSON.stringify(times)); process.exit(0); })();`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  let output = "";
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  await new Promise<void>((resolve) => {
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+      if (output.includes("ready\n")) resolve();
+    });
+  });
+  return {
+    stop: async () => {
+      child.stdin.end("stop");
+      await exited;
+      return JSON.parse(output.slice(output.indexOf("ready\n") + 6)) as number[];
+    },
+  };
+}
+
+/** An unauthenticated HTTP/1.1 admin call whose headers go out at once; `body`, when given, follows. Status 0: the server cut the connection. */
+function http1Call(url: string, headers: Record<string, string>, body?: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http1Request(`${url}${SAVE_PATH}`, { method: "POST", headers: { "content-type": "application/proto", ...headers }, agent: false }, (res) => {
+      res.resume().on("end", () => {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+    });
+    req.on("error", (error) => (body === undefined ? reject(error) : resolve(0))).setTimeout(10_000, () => req.destroy());
+    req.flushHeaders();
+    if (body !== undefined) req.end(body);
+  });
+}
+
+/** 50 unauthenticated 4 MiB bodies over HTTP/1.1, then 5 HTTP/2 sessions of 10 gRPC calls each: the growth of the server's peak RSS. */
+async function largeBodies(server: BenchServer, count: number): Promise<{ growth: number; peak: number | null }> {
+  const before = readStatusBytes(server.pid, "VmHWM") ?? 0;
+  const body = Buffer.alloc(FOUR_MIB - 1);
+  await Promise.all(Array.from({ length: count }, () => http1Call(server.url, { "content-length": String(body.length) }, body)));
+  const framed = Buffer.alloc(FOUR_MIB - 1);
+  framed.writeUInt32BE(FOUR_MIB - 6, 1);
+  const sessions = Array.from({ length: Math.max(1, count / 10) }, () => connectHttp2(server.url).on("error", () => {}));
+  await Promise.all(
+    sessions.flatMap((session) =>
+      Array.from({ length: 10 }, () => {
+        const stream = session.request({ ":method": "POST", ":path": SAVE_PATH, "content-type": "application/grpc", te: "trailers" });
+        stream
+          .on("error", () => {})
+          .resume()
+          .end(framed);
+        // Answered (a trailers-only 16, unauthenticated) or reset by HTTP/2's per-session memory cap while the unread body kept coming.
+        return new Promise((resolve) =>
+          stream
+            .once("response", resolve)
+            .once("close", resolve)
+            .setTimeout(10_000, () => stream.close()),
+        );
+      }),
+    ),
+  );
+  for (const session of sessions) session.destroy();
+  const peak = readStatusBytes(server.pid, "VmHWM");
+  return { growth: (peak ?? 0) - before, peak };
+}
+
+/** One address holds slow check-url bodies in every connection the server has; another connects and asks /healthz (10 s at most). */
+async function slowBodyFlood(server: BenchServer, maxConnections: number): Promise<{ answered: boolean; ms: number }> {
+  const settled = (socket: Socket, event: "connect" | "close") =>
+    new Promise((resolve) =>
+      socket
+        .once(event, resolve)
+        .once("close", resolve)
+        .setTimeout(10_000, () => socket.destroy()),
+    );
+  const flood = Array.from({ length: maxConnections }, () => connect(server.port, "127.0.0.1").on("error", () => {}));
+  try {
+    await Promise.all(flood.map((socket) => settled(socket, "connect")));
+    for (const socket of flood)
+      socket.write("POST /api/browser/check-url HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n{");
+    const started = performance.now();
+    const legitimate = connect({ port: server.port, host: "127.0.0.1", localAddress: "127.0.0.2" }).on("error", () => {});
+    let answer = "";
+    legitimate.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+    await settled(legitimate, "connect");
+    legitimate.write("GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    await settled(legitimate, "close");
+    return { answered: answer.startsWith("HTTP/1.1 200"), ms: performance.now() - started };
+  } finally {
+    for (const socket of flood) socket.destroy();
+  }
+}
+
+/** 90 check-urls at once right after a large save, /healthz timed meanwhile. */
+async function stampede(server: BenchServer, admin: { orgId: string; token: string }, entries: number) {
+  const checkUrl = () =>
+    fetch(`${server.url}/api/browser/check-url`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` },
+      body: JSON.stringify({ org_id: admin.orgId, url: "https://blocked.example/" }),
+    }).then(async (response) => ({ status: response.status, allowed: ((await response.json()) as { allowed?: boolean }).allowed }));
+  // The previous version is cached, as on a server in service.
+  await checkUrl();
+  await savePolicy(server.url, admin.token, policyBody(admin.orgId, entries, 0), false);
+  const probe = await healthzProbe(server.url);
+  const answers = await Promise.all(Array.from({ length: 90 }, checkUrl));
+  const healthz = await probe.stop();
+  const blocked = (await checkUrl()).allowed === false;
+  return { answered: answers.filter((a) => a.status === 200).length, healthzMaxMs: Math.max(...healthz), healthzCount: healthz.length, blocked };
+}
+
+export const isolation: Figure = {
+  name: "isolation",
+  title: "One client cannot take the server from the others",
+  async run(context) {
+    const o = sized(context, { entries: 200_000, bodies: 50, durationS: 5, runs: 3 }, { entries: 2_000, bodies: 10, durationS: 1, runs: 1 });
+    const { root } = context;
+    const rows: Row[] = [];
+    const databaseUrl = join(context.tmpDir, "isolation.sqlite");
+    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0, checkUrlOnly: true });
+    const admin = await seedAdmin(databaseUrl);
+    context.log("seeded; a slow-body flood");
+
+    const flood = await withServer({ root, env: { ...serverEnv(databaseUrl), MAX_CONNECTIONS: "40", MAX_CONNECTIONS_PER_IP: "4" } }, (server) =>
+      slowBodyFlood(server, 40),
+    );
+    rows.push({
+      measurement: "A legitimate client during a one-address slow-body flood (MAX_CONNECTIONS=40, per address 4)",
+      figure: flood.answered ? `connected and answered 200 in ${fmt(flood.ms, 1)} ms` : `not answered (${fmt(flood.ms, 0)} ms)`,
+      goal: "connects and is answered",
+      result: verdict(flood.answered),
+    });
+
+    const env = { ...serverEnv(databaseUrl), MAX_CONNECTIONS_PER_IP: "1000" };
+    const sqlite = await withServer({ root, env }, async (server) => {
+      context.log("unauthenticated 4 MiB bodies");
+      const bodies = await largeBodies(server, o.bodies);
+      const started = performance.now();
+      const refusal = await http1Call(server.url, { "content-length": String(FOUR_MIB + 1) });
+      const refusedMs = performance.now() - started;
+      context.log("90 check-urls after a large save");
+      const burst = await stampede(server, admin, o.entries);
+      context.log("another org's check-url while an admin saves");
+      // Another org's check-url p99 alone, then while the admin saves large policies one after another.
+      const load = () =>
+        runLoad(root, { kind: "autocannon", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
+      const alone = [];
+      const during = [];
+      const saves = { 200: 0, 429: 0 } as Record<number, number>;
+      for (let run = 0; run < o.runs; run++) {
+        alone.push((await load()).p99Ms);
+        let saving = true;
+        const loop = (async () => {
+          for (let salt = 1; saving; salt++) {
+            const status = await savePolicy(server.url, admin.token, policyBody(admin.orgId, o.entries, salt));
+            saves[status] = (saves[status] ?? 0) + 1;
+          }
+        })();
+        during.push((await load()).p99Ms);
+        saving = false;
+        await loop;
+      }
+      return { bodies, refusal, refusedMs, burst, alone: median(alone), during: median(during), saves };
+    });
+    rows.push(
+      {
+        measurement: `Server peak RSS growth while ${o.bodies} unauthenticated 4 MiB bodies arrive over HTTP/1.1, then ${o.bodies} over HTTP/2`,
+        figure: `+${mb(sqlite.bodies.growth)} (peak ${mb(sqlite.bodies.peak)})`,
+        goal: `≤ +${mb(RSS_GROWTH_BOUND_BYTES)} (read whole they would add ${mb(2 * o.bodies * FOUR_MIB)})`,
+        result: verdict(sqlite.bodies.growth <= RSS_GROWTH_BOUND_BYTES),
+      },
+      {
+        measurement: "An unauthenticated admin call declaring a 4 MiB + 1 body, no body sent",
+        figure: sqlite.refusal > 0 ? `HTTP ${sqlite.refusal} in ${fmt(sqlite.refusedMs, 1)} ms, from its headers alone` : "no answer",
+        goal: "refused before its body is read",
+        result: verdict(sqlite.refusal === 401 || sqlite.refusal === 429),
+      },
+    );
+    const burstRow = (database: string, b: Awaited<ReturnType<typeof stampede>>): Row => ({
+      measurement: `90 concurrent check-urls right after a ${fmt(o.entries)}-entry save, ${database}`,
+      figure: `${b.answered}/90 answered; /healthz max ${fmt(b.healthzMaxMs, 0)} ms over ${b.healthzCount} probes; new version in force: ${b.blocked ? "yes" : "no"}`,
+      goal: `all answered, /healthz < ${HEALTHZ_BOUND_MS} ms`,
+      result: verdict(b.answered === 90 && b.healthzMaxMs < HEALTHZ_BOUND_MS && b.blocked),
+    });
+    rows.push(burstRow("SQLite", sqlite.burst));
+    try {
+      const scratch = await createScratchDatabase("gatehouse_bench_isolation");
+      try {
+        const pgAdmin = await seedAdmin(scratch.url);
+        rows.push(
+          burstRow(
+            "PostgreSQL",
+            await withServer({ root, env: { ...serverEnv(scratch.url), MAX_CONNECTIONS_PER_IP: "1000" } }, (server) => stampede(server, pgAdmin, o.entries)),
+          ),
+        );
+      } finally {
+        await scratch.drop();
+      }
+    } catch (error) {
+      if (!(error instanceof PostgresUnavailable)) throw error;
+      rows.push({
+        measurement: "90 concurrent check-urls right after a large save, PostgreSQL",
+        figure: `not measured: ${error.message}`,
+        goal: "measured",
+        result: "MISS",
+      });
+    }
+    const ratio = sqlite.during / sqlite.alone;
+    rows.push({
+      measurement: `Another org's check-url p99 while an admin saves ${fmt(o.entries)}-entry policies in a loop, vs alone`,
+      figure: `${fmt(sqlite.during, 2)} ms vs ${fmt(sqlite.alone, 2)} ms = ${fmt(ratio, 2)}× (${sqlite.saves[200]} saves, ${sqlite.saves[429]} refused past 10 a minute per org)`,
+      goal: `≤ ${P99_RATIO_GOAL}×`,
+      result: verdict(ratio <= P99_RATIO_GOAL),
+    });
+    const details = [
+      "SQLite unless named; the servers as the other figures run them, with `MAX_CONNECTIONS_PER_IP=1000` (every load comes from 127.0.0.1) except for the flood. " +
+        `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s autocannon loads ` +
+        "(10 connections, another org's 1,000-entry policy), the median of each side. /healthz is timed one request after another from a process of its own.",
+    ].join("\n");
+    return { rows, details, data: { flood, sqlite } };
+  },
+};

@@ -1,0 +1,90 @@
+/**
+ * check-url with one `gatehouse serve` process and with two on one database: two servers each on its own port
+ * (PostgreSQL, in a database created and dropped for the run; and one SQLite file, shared through WAL), and one
+ * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two autocannon processes with 5
+ * connections each, so only the server count changes.
+ */
+import { join } from "node:path";
+import { sized, table, type Figure } from "../figure.ts";
+import { seedFixture } from "../fixture.ts";
+import { runLoad, summariseRuns } from "../load.ts";
+import { createScratchDatabase, PostgresUnavailable } from "../scratch-database.ts";
+import { checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../server.ts";
+import { fmt, median } from "../stats.ts";
+
+type Config = { rps: number; p99Ms: number };
+type Result = { database: string; one: Config; two: Config } | { database: string; reason: string };
+
+export const scaling: Figure = {
+  name: "scaling",
+  title: "check-url with two server processes against one",
+  async run(context) {
+    const o = sized(context, { runs: 3, durationS: 5, warmupS: 2, entries: 1000 }, { runs: 1, durationS: 1, warmupS: 0.5, entries: 100 });
+    const measureOn = async (database: string, databaseUrl: string, workers: boolean): Promise<Result> => {
+      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries, mfaUsers: 0, cheapMfaUsers: 0, checkUrlOnly: true });
+      // check-url needs no OTP, and dev OTP mode (one process's memory) refuses WORKERS > 1.
+      const env = { ...serverEnv(databaseUrl), OTP_RETURN_TO_CLIENT: "false" };
+      const servers: BenchServer[] = [];
+      const drive = (targets: BenchServer[], duration: number) =>
+        Promise.all(
+          targets.map((server) =>
+            runLoad(context.root, { kind: "autocannon", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture, fixture.orgNoMfa) }),
+          ),
+        );
+      const measure = async (targets: BenchServer[]): Promise<Config> => {
+        const pairs = [];
+        for (let run = 0; run < o.runs; run++) pairs.push(await drive(targets, o.durationS));
+        for (const pair of pairs) summariseRuns(`scaling on ${database}`, pair);
+        return { rps: median(pairs.map((pair) => pair[0]!.rps + pair[1]!.rps)), p99Ms: median(pairs.map((pair) => Math.max(pair[0]!.p99Ms, pair[1]!.p99Ms))) };
+      };
+      const start = async (extra: Record<string, string> = {}) => {
+        servers.push(await startBenchServer({ root: context.root, env: { ...env, ...extra } }));
+        await drive([servers.at(-1)!, servers.at(-1)!], o.warmupS);
+        return servers.at(-1)!;
+      };
+      try {
+        const a = await start();
+        const one = await measure([a, a]);
+        if (workers) await a.stop();
+        const b = await start(workers ? { WORKERS: "2" } : {});
+        const two = await measure(workers ? [b, b] : [a, b]);
+        context.log(`${database}: ${one.rps.toFixed(0)} → ${two.rps.toFixed(0)} req/s`);
+        return { database, one, two };
+      } finally {
+        await Promise.all(servers.map((server) => server.stop()));
+      }
+    };
+    const results: Result[] = [];
+    try {
+      const scratch = await createScratchDatabase("gatehouse_bench");
+      try {
+        results.push(await measureOn("PostgreSQL", scratch.url, false));
+      } finally {
+        await scratch.drop();
+      }
+    } catch (error) {
+      if (!(error instanceof PostgresUnavailable)) throw error;
+      results.push({ database: "PostgreSQL", reason: error.message });
+    }
+    results.push(await measureOn("SQLite, one shared file (WAL)", join(context.tmpDir, "scaling.sqlite"), false));
+    results.push(await measureOn("SQLite, WORKERS=2 (node:cluster, one port)", join(context.tmpDir, "workers.sqlite"), true));
+    const rows = results.map((s) => ({
+      measurement: `check-url, 2 server processes vs 1 (${s.database})`,
+      figure: "reason" in s ? `not measured: ${s.reason}` : `${fmt(s.two.rps)} vs ${fmt(s.one.rps)} req/s = ×${fmt(s.two.rps / s.one.rps, 2)}`,
+      goal: "report (no target)",
+      result: "—" as const,
+    }));
+    const details = [
+      `${o.runs} run(s) of ${o.durationS} s per configuration, medians. With 2 cores shared by the servers, the database and the load generator, ` +
+        "a second process adds at most the CPU the first left idle.",
+      "",
+      table(
+        ["Database", "1 process req/s", "2 processes req/s", "p99 ms (1 / 2)"],
+        results.map((s) =>
+          "reason" in s ? [s.database, s.reason, "", ""] : [s.database, fmt(s.one.rps), fmt(s.two.rps), `${fmt(s.one.p99Ms, 2)} / ${fmt(s.two.p99Ms, 2)}`],
+        ),
+      ),
+    ].join("\n");
+    return { rows, details, data: results };
+  },
+};

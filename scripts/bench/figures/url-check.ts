@@ -1,0 +1,118 @@
+/**
+ * The URL decision in process against `new URL()` alone, at policy sizes from 10 to 1,000,000 entries. Each size runs
+ * in a child process of its own (this module, run as a script: a fresh heap), the sizes in turn within each run, so a
+ * slow phase of the machine lands on every size alike. Each input is timed call by call, `new URL(input)` then
+ * `checkUrl(compiled, input)`, the clock's own cost subtracted; median per round, median of the rounds.
+ */
+import { checkUrl, compileAccessControl } from "@gatehouse/core";
+import { sized, table, verdict, type Figure } from "../figure.ts";
+import { generateCorpus, generatePolicy } from "../hosts.ts";
+import { runNodeJson } from "../load.ts";
+import { fmt, median, quantileSorted } from "../stats.ts";
+
+interface SizeResult {
+  readonly size: number;
+  readonly compileMs: number;
+  readonly checkNs: number;
+  readonly checkP99Ns: number;
+  readonly urlNs: number;
+}
+
+export const urlCheck: Figure = {
+  name: "url-check",
+  title: "URL check in process",
+  async run(context) {
+    const o = sized(
+      context,
+      { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, runs: 3 },
+      { sizes: [10, 1000], rounds: 2, corpus: 300, runs: 1 },
+    );
+    const runs = new Map<number, SizeResult[]>(o.sizes.map((size) => [size, []]));
+    for (let run = 0; run < o.runs; run++) {
+      for (const size of o.sizes) {
+        const result = await runNodeJson<SizeResult>(
+          ["--conditions=@gatehouse/source", import.meta.filename, String(size), String(o.rounds), String(o.corpus)],
+          context.root,
+        );
+        context.log(`${fmt(size)} entries: checkUrl ${result.checkNs} ns, new URL ${result.urlNs} ns (run ${run + 1})`);
+        runs.get(size)!.push(result);
+      }
+    }
+    const sizes = [...runs].map(([size, results]) => {
+      const of = (pick: (r: SizeResult) => number) => median(results.map(pick));
+      return {
+        size,
+        ratio: of((r) => r.checkNs / r.urlNs),
+        checkNs: of((r) => r.checkNs),
+        urlNs: of((r) => r.urlNs),
+        p99Ns: of((r) => r.checkP99Ns),
+        compileMs: of((r) => r.compileMs),
+      };
+    });
+    const worst = sizes.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    const flatness = Math.max(...sizes.map((s) => Math.abs(s.checkNs / sizes[0]!.checkNs - 1)));
+    const rows = [
+      {
+        measurement: "URL check median vs `new URL()` alone (worst size)",
+        figure: `${fmt(worst.checkNs)} ns vs ${fmt(worst.urlNs)} ns = ${fmt(worst.ratio, 2)}× (at ${fmt(worst.size)} entries)`,
+        goal: "≤ 2.5×",
+        result: verdict(worst.ratio <= 2.5),
+      },
+      {
+        measurement: `URL check median, flat from ${fmt(o.sizes[0])} to ${fmt(o.sizes.at(-1))} entries`,
+        figure: `${fmt(sizes[0]!.checkNs)} → ${fmt(sizes.at(-1)!.checkNs)} ns; worst ${fmt(flatness * 100, 0)}% off`,
+        goal: "within ±30%",
+        result: verdict(flatness <= 0.3),
+      },
+    ];
+    const details = [
+      `Policies of N entries in stored form (half allowed, half blocked, a third \`*.\` wildcards, seeded host names); ${fmt(o.corpus)} URLs per size ` +
+        `(≈30% exact hits, 30% wildcard hits, 33% misses, 7% odd spellings); ${o.rounds} rounds per child, ${o.runs} child(ren) per size, medians.`,
+      "",
+      table(
+        ["Entries", "compile ms", "checkUrl p50 ns", "checkUrl p99 ns", "new URL p50 ns", "ratio"],
+        sizes.map((s) => [fmt(s.size), fmt(s.compileMs, s.compileMs < 10 ? 2 : 0), fmt(s.checkNs), fmt(s.p99Ns), fmt(s.urlNs), `${fmt(s.ratio, 2)}×`]),
+      ),
+    ].join("\n");
+    return { rows, details, data: Object.fromEntries(runs) };
+  },
+};
+
+/** The child: one policy size, one JSON line. */
+function measureSize(size: number, rounds: number, corpusSize: number): SizeResult {
+  const policy = generatePolicy(size);
+  const corpus = generateCorpus(policy, corpusSize);
+  const started = performance.now();
+  const compiled = compileAccessControl(policy.accessControl);
+  const compileMs = performance.now() - started;
+  const clock = new Float64Array(20_000).map(() => -Number(process.hrtime.bigint() - process.hrtime.bigint())).sort();
+  const overheadNs = quantileSorted(clock, 0.5);
+  let sink = 0;
+  for (let warm = 0; warm < 5; warm++) for (const input of corpus) sink += new URL(input).href.length + (checkUrl(compiled, input).allowed ? 1 : 0);
+  const [urlTimes, checkTimes] = [new Float64Array(corpus.length), new Float64Array(corpus.length)];
+  const medians = { check: [] as number[], p99: [] as number[], url: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    corpus.forEach((input, i) => {
+      const t0 = process.hrtime.bigint();
+      const url = new URL(input);
+      const t1 = process.hrtime.bigint();
+      const decision = checkUrl(compiled, input);
+      const t2 = process.hrtime.bigint();
+      sink += url.port.length + (decision.allowed ? 1 : 0);
+      urlTimes[i] = Number(t1 - t0) - overheadNs;
+      checkTimes[i] = Number(t2 - t1) - overheadNs;
+    });
+    urlTimes.sort();
+    checkTimes.sort();
+    medians.check.push(quantileSorted(checkTimes, 0.5));
+    medians.p99.push(quantileSorted(checkTimes, 0.99));
+    medians.url.push(quantileSorted(urlTimes, 0.5));
+  }
+  if (sink === 42) console.error("");
+  return { size, compileMs, checkNs: median(medians.check), checkP99Ns: median(medians.p99), urlNs: median(medians.url) };
+}
+
+if (import.meta.main) {
+  const [size, rounds, corpus] = process.argv.slice(2).map(Number) as [number, number, number];
+  process.stdout.write(`${JSON.stringify(measureSize(size, rounds, corpus))}\n`);
+}
