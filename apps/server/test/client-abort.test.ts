@@ -15,13 +15,29 @@ describe("a client that hangs up mid-request", () => {
   let db: TestDatabase;
   let server: RunningServer;
   let accessToken: string;
-  const logs: { level: string; msg: string }[] = [];
+  const logs: { level: string; msg: string; path?: string }[] = [];
+  const onLog = new Set<() => void>();
+
+  /** Resolves once the server has logged `path` arriving once more than it had when this was called. */
+  function requestReceived(path: string): Promise<void> {
+    const arrivals = () => logs.filter((line) => line.msg === "request received" && line.path === path).length;
+    const target = arrivals() + 1;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (arrivals() < target) return;
+        onLog.delete(check);
+        resolve();
+      };
+      onLog.add(check);
+    });
+  }
 
   beforeAll(async () => {
     db = tempSqliteDatabase();
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        logs.push(JSON.parse(chunk.toString("utf8")) as { level: string; msg: string });
+        logs.push(JSON.parse(chunk.toString("utf8")) as { level: string; msg: string; path?: string });
+        for (const check of onLog) check();
         done();
       },
     });
@@ -53,10 +69,11 @@ describe("a client that hangs up mid-request", () => {
     const socket = connect(server.port, "127.0.0.1");
     socket.on("error", () => {});
     const closed = new Promise((resolve) => socket.once("close", resolve));
+    const received = requestReceived(path);
     socket.write(
       `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: ${contentType}\r\nauthorization: Bearer ${accessToken}\r\ncontent-length: 100\r\n\r\n{"url":`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await received;
     socket.destroy();
     await closed;
   }
@@ -66,8 +83,9 @@ describe("a client that hangs up mid-request", () => {
     session.on("error", () => {});
     const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", authorization: `Bearer ${accessToken}` });
     stream.on("error", () => {});
+    const received = requestReceived(path);
     stream.write(Uint8Array.of(0, 0, 0, 0, 50, 0x0a));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await received;
     stream.close(0x8);
     await new Promise((resolve) => stream.once("close", resolve));
     session.destroy();

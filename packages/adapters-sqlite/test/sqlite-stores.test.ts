@@ -1,10 +1,10 @@
 import { DEFAULT_ORG_MFA_SETTINGS, type AuditEvent } from "@gatehouse/core";
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATION_NAMES, openSqliteStores, type SqliteStores } from "../src/index.ts";
 
 /** An audit event for the purge cases: only its id and time matter there. */
@@ -12,10 +12,28 @@ function memberRemoved(id: string, at: number): AuditEvent {
   return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
 }
 
-// A real file per test, not only :memory:, so WAL and the on-disk pragmas are what gets tested.
+/**
+ * A real file per test, not only :memory:, so WAL and the on-disk pragmas are what gets tested. Each
+ * is a copy of one file migrated and closed (so checkpointed) once: the state a fresh file has after
+ * its first open, without running every migration per case. The migrations are proved on fresh files below.
+ */
+const templateDirectory = mkdtempSync(join(tmpdir(), "gatehouse-sqlite-template-"));
+let migratedFile: Promise<string> | undefined;
+afterAll(() => rmSync(templateDirectory, { recursive: true, force: true }));
+
+async function migrateOnce(): Promise<string> {
+  const filename = join(templateDirectory, "migrated.db");
+  await (await openSqliteStores({ filename })).close();
+  return filename;
+}
+
 describeStoreContract("sqlite", async () => {
+  migratedFile ??= migrateOnce();
   const directory = mkdtempSync(join(tmpdir(), "gatehouse-sqlite-"));
-  const opened = await openSqliteStores({ filename: join(directory, "gatehouse.db") });
+  const filename = join(directory, "gatehouse.db");
+  copyFileSync(await migratedFile, filename);
+  const opened = await openSqliteStores({ filename });
+  if (opened.appliedMigrations.length > 0) throw new Error("the copied file was not current");
   return {
     stores: opened.stores,
     purgeExpired: opened.purgeExpired,
