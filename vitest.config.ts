@@ -10,12 +10,28 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), "gatehouse-node-compile-cache"
 
 const sourceConditions = ["@gatehouse/source", ...defaultServerConditions];
 
+/**
+ * Test files whose assertions are latencies under load (a /healthz bound, another org's p99): they measure the
+ * server, so they run alone, after every other file, never sharing the two cores with another test's processes.
+ */
+const TIMING_FILES = ["test/isolation.test.ts"];
+
+interface ProjectOptions {
+  testTimeout?: number;
+  include?: string[];
+  exclude?: string[];
+  /** Projects run in groups, lowest first; a group starts when the one before has finished. */
+  groupOrder?: number;
+  fileParallelism?: boolean;
+}
+
 /** One vitest project per workspace package; every project resolves workspace imports to sources. */
-function nodeProject(name: string, root: string, testTimeout = 10_000) {
+function nodeProject(name: string, root: string, options: ProjectOptions = {}) {
+  const { testTimeout = 10_000, include = ["test/**/*.test.ts", "test/**/*.test.tsx"], exclude = [], groupOrder = 0, fileParallelism = true } = options;
   return {
     ssr: { resolve: { conditions: sourceConditions } },
     resolve: { conditions: sourceConditions },
-    test: { name, root, include: ["test/**/*.test.ts", "test/**/*.test.tsx"], testTimeout, hookTimeout: 60_000 },
+    test: { name, root, include, exclude, testTimeout, hookTimeout: 60_000, sequence: { groupOrder }, fileParallelism },
   };
 }
 
@@ -28,13 +44,14 @@ export default defineConfig({
       nodeProject("core", "packages/core"),
       nodeProject("adapters-kysely", "packages/adapters-kysely"),
       nodeProject("adapters-sqlite", "packages/adapters-sqlite"),
-      nodeProject("adapters-postgres", "packages/adapters-postgres", 60_000),
+      nodeProject("adapters-postgres", "packages/adapters-postgres", { testTimeout: 60_000 }),
       nodeProject("adapters-sms", "packages/adapters-sms"),
       nodeProject("adapters-email", "packages/adapters-email"),
       nodeProject("contract", "packages/contract"),
       nodeProject("transport-connect", "packages/transport-connect"),
-      nodeProject("server", "apps/server", 60_000),
-      nodeProject("web", "apps/web", 60_000),
+      nodeProject("server", "apps/server", { testTimeout: 60_000, exclude: TIMING_FILES }),
+      nodeProject("server-timing", "apps/server", { testTimeout: 60_000, include: TIMING_FILES, groupOrder: 1, fileParallelism: false }),
+      nodeProject("web", "apps/web", { testTimeout: 60_000 }),
     ],
   },
 });
