@@ -4,7 +4,7 @@
  *
  *   npm run bench                                  every figure (about 15 minutes on the 2-core VM)
  *   npm run bench -- --smoke                       every figure at tiny sizes (a minute or two); writes to a temp dir
- *   npm run bench -- --section login-queue[,…]     the named figures alone; prints their rows and details, writes nothing
+ *   npm run bench -- --section sign-in[,…]        the named figures alone; prints their rows and details, writes nothing
  *   npm run bench -- --list                        the figures' names
  *
  * A figure is a module in scripts/bench/figures/ (see scripts/bench/figure.ts); adding one is adding it to FIGURES.
@@ -16,13 +16,10 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
-import { checkUrlSqlite } from "./bench/figures/check-url-sqlite.ts";
-import { databases } from "./bench/figures/databases.ts";
-import { factorFlows } from "./bench/figures/factor-flows.ts";
+import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
-import { loginQueue } from "./bench/figures/login-queue.ts";
-import { passwordFloor } from "./bench/figures/password-floor.ts";
 import { scaling } from "./bench/figures/scaling.ts";
+import { signIn } from "./bench/figures/sign-in.ts";
 import { smsSend } from "./bench/figures/sms-send.ts";
 import { statements } from "./bench/figures/statements.ts";
 import { urlCheck } from "./bench/figures/url-check.ts";
@@ -30,7 +27,7 @@ import { writeReport } from "./bench/report.ts";
 import { buildServerDist } from "./bench/server.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrlSqlite, passwordFloor, factorFlows, loginQueue, databases, scaling, isolation, smsSend, statements];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, scaling, isolation, smsSend, statements];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

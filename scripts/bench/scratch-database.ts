@@ -37,3 +37,19 @@ export async function createScratchDatabase(prefix: string): Promise<{ readonly 
     },
   };
 }
+
+/** Runs `use` on a scratch database, dropped after; answers why not when no PostgreSQL server is reachable. */
+export async function onScratchDatabase<T>(prefix: string, use: (url: string) => Promise<T>): Promise<{ value: T } | { skipped: string }> {
+  let scratch;
+  try {
+    scratch = await createScratchDatabase(prefix);
+  } catch (error) {
+    if (error instanceof PostgresUnavailable) return { skipped: error.message };
+    throw error;
+  }
+  try {
+    return { value: await use(scratch.url) };
+  } finally {
+    await scratch.drop();
+  }
+}

@@ -4,22 +4,20 @@
  * once without holding the event loop, a policy a member already holds not sent again, and the API's answers
  * never mistaken for the web client.
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { request as http1Request } from "node:http";
-import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
+import { connect as connectHttp2 } from "node:http2";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { UpdateOrgBrowserPolicyRequestSchema } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor, type Clients } from "./support/clients.ts";
+import { envelope, grpcCall, healthzProbe, http1Call, latencyProbe, UPDATE_POLICY_PATH, type ProbeRequest, type Sample } from "./support/edge-clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 import { stepUpWithNewApp } from "./support/step-up.ts";
 import { PRODUCTION_ENV } from "./support/production-env.ts";
 
 const PASSWORD = "correct horse battery";
-const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
 const FOUR_MIB = 4 * 1024 * 1024;
 const NO_MFA = '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}';
 /** What 50 unauthenticated 4 MiB bodies may add to the server's peak RSS: read whole, they would add 200 MiB. */
@@ -29,46 +27,6 @@ const RSS_GROWTH_BOUND_MIB = 64;
 function peakRssMib(server: ServerProcess): number {
   const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8");
   return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]) / 1024;
-}
-
-/** An HTTP/1.1 Connect call whose headers go out at once; `body` (when given) follows. Resolves with the status and body of the answer (status 0: the connection was cut). */
-function http1Call(url: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http1Request(`${url}${UPDATE_POLICY_PATH}`, { method: "POST", headers, agent: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => {
-        resolve({ status: res.statusCode ?? 0, text });
-        req.destroy();
-      });
-    });
-    // Past the bytes and time it drains after its answer, the server cuts a connection still sending: status 0.
-    req.on("error", (error) => (body === undefined ? reject(error) : resolve({ status: 0, text: "" })));
-    req.flushHeaders();
-    if (body !== undefined) req.end(body);
-  });
-}
-
-/** A gRPC call on `session` whose headers go out at once; resolves with its gRPC status, from the trailers or a trailers-only answer's headers. */
-function grpcCall(session: ClientHttp2Session, headers: Record<string, string>, body?: Buffer, path = UPDATE_POLICY_PATH): Promise<string | undefined> {
-  const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...headers });
-  stream.on("error", () => {});
-  stream.resume();
-  if (body !== undefined) stream.end(body);
-  return new Promise((resolve) => {
-    stream.once("response", (responseHeaders: IncomingHttpHeaders) => {
-      if (responseHeaders["grpc-status"] !== undefined) resolve(String(responseHeaders["grpc-status"]));
-    });
-    stream.once("trailers", (trailers: IncomingHttpHeaders) => resolve(String(trailers["grpc-status"])));
-    stream.once("close", () => resolve(undefined));
-  });
-}
-
-/** A gRPC envelope around `size` bytes of message. */
-function envelope(size: number): Buffer {
-  const framed = Buffer.alloc(5 + size);
-  framed.writeUInt32BE(size, 1);
-  return framed;
 }
 
 describe("the edge of one server (SQLite)", () => {
@@ -187,97 +145,6 @@ describe("gRPC reflection", () => {
     }
   });
 });
-
-/** A request the probe repeats: JSON-able, for the probe's own process. */
-interface ProbeRequest {
-  readonly url: string;
-  readonly method?: string;
-  readonly headers?: Record<string, string>;
-  readonly body?: string;
-}
-
-/** One timed request: when it started (epoch ms, comparable across this machine's processes) and how long it took. */
-interface Sample {
-  readonly start: number;
-  readonly latency: number;
-}
-
-interface Probe {
-  /** Samples taken so far. */
-  count(): number;
-  /** Resolves once the probe has taken `count` samples in all. */
-  reached(count: number): Promise<void>;
-  /** Stops the probe; resolves with every sample, in order. */
-  stop(): Promise<Sample[]>;
-}
-
-/**
- * Times `request` in a process of its own, one after another, until `stop` is called: the test's own process
- * is busy with the load it sends, and its pauses must not count against the server. A latency is Infinity
- * when the answer is not a 200. Each sample is reported as it is taken, so the test can wait for a count.
- */
-async function latencyProbe(request: ProbeRequest): Promise<Probe> {
-  const script = `
-    const { url, method, headers, body } = ${JSON.stringify(request)};
-    let stopped = false;
-    process.stdin.on("data", () => (stopped = true));
-    const once = async () => {
-      const started = performance.now();
-      const response = await fetch(url, { method, headers, body });
-      await response.text();
-      return { start: performance.timeOrigin + started, latency: response.status === 200 ? performance.now() - started : Infinity };
-    };
-    (async () => {
-      // One request first, so the connection and the fetch machinery are up before any latency counts.
-      await once();
-      process.stdout.write("ready\\n");
-      while (!stopped) {
-        const { start, latency } = await once();
-        process.stdout.write(start + " " + latency + "\\n");
-      }
-      process.exit(0);
-    })();`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
-  const samples: Sample[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
-  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  let ready: () => void;
-  const isReady = new Promise<void>((resolve) => (ready = resolve));
-  let buffer = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    buffer += chunk;
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (line === "ready") ready();
-      else {
-        const [start, latency] = line.split(" ").map(Number) as [number, number];
-        samples.push({ start, latency });
-      }
-    }
-    for (const waiter of waiters.filter(({ count }) => samples.length >= count)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-  });
-  await isReady;
-  return {
-    count: () => samples.length,
-    reached: (count) => (samples.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
-    stop: async () => {
-      child.stdin.end("stop");
-      await exited;
-      return samples;
-    },
-  };
-}
-
-/** Times `GET /healthz` (see `latencyProbe`); `stop` resolves with the latencies. */
-async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
-  const probe = await latencyProbe({ url: `${url}/healthz` });
-  return { stop: async () => (await probe.stop()).map(({ latency }) => latency) };
-}
 
 /** The 99th percentile (nearest rank). */
 function p99(latencies: readonly number[]): number {

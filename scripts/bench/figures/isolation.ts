@@ -5,12 +5,11 @@
  * call refused before its body; 90 check-urls right after a 200,000-entry save, /healthz timed meanwhile (SQLite
  * and PostgreSQL); another org's check-url p99 while an admin saves large policies in a loop.
  */
-import { spawn } from "node:child_process";
-import { request as http1Request } from "node:http";
 import { connect as connectHttp2 } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { SYSTEM_ACTOR, totpCodeAt } from "@gatehouse/core";
+import { envelope, grpcCall, healthzProbe, http1Call, UPDATE_POLICY_PATH } from "../../../apps/server/test/support/edge-clients.ts";
 import { benchEngine } from "../engine.ts";
 import { mb, sized, verdict, type Figure, type Row } from "../figure.ts";
 import { CHEAP_ENV, PASSWORD, seedFixture } from "../fixture.ts";
@@ -19,7 +18,6 @@ import { createScratchDatabase, PostgresUnavailable } from "../scratch-database.
 import { checkUrlRequests, readStatusBytes, serverEnv, withServer, type BenchServer } from "../server.ts";
 import { fmt, median } from "../stats.ts";
 
-const SAVE_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
 const FOUR_MIB = 4 * 2 ** 20;
 const RSS_GROWTH_BOUND_BYTES = 64 * 2 ** 20;
 const HEALTHZ_BOUND_MS = 250;
@@ -63,7 +61,7 @@ const policyBody = (orgId: string, entries: number, salt: number) =>
 
 /** Answers the HTTP status: past 10 saves a minute per org, a save is refused with 429 (`browserPolicyWritesPerOrg`). */
 async function savePolicy(url: string, token: string, body: string, refusable = true): Promise<number> {
-  const response = await fetch(`${url}${SAVE_PATH}`, {
+  const response = await fetch(`${url}${UPDATE_POLICY_PATH}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
     body,
@@ -73,72 +71,16 @@ async function savePolicy(url: string, token: string, body: string, refusable = 
   return response.status;
 }
 
-/** Times GET /healthz one after another in a process of its own (this one is busy sending load) until stopped. */
-async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
-  const script = `let stopped = false; const times = []; process.stdin.on("data", () => (stopped = true));
-    (async () => { await (await fetch(${JSON.stringify(`${url}/healthz`)})).text(); process.stdout.write("ready\\n");
-      while (!stopped) { const t = performance.now(); const r = await fetch(${JSON.stringify(`${url}/healthz`)}); await r.text();
-        times.push(r.status === 200 ? performance.now() - t : Infinity); }
-      process.stdout.write(JSON.stringify(times)); process.exit(0); })();`;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
-  let output = "";
-  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
-  await new Promise<void>((resolve) => {
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-      if (output.includes("ready\n")) resolve();
-    });
-  });
-  return {
-    stop: async () => {
-      child.stdin.end("stop");
-      await exited;
-      return JSON.parse(output.slice(output.indexOf("ready\n") + 6)) as number[];
-    },
-  };
-}
-
-/** An unauthenticated HTTP/1.1 admin call whose headers go out at once; `body`, when given, follows. Status 0: the server cut the connection. */
-function http1Call(url: string, headers: Record<string, string>, body?: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http1Request(`${url}${SAVE_PATH}`, { method: "POST", headers: { "content-type": "application/proto", ...headers }, agent: false }, (res) => {
-      res.resume().on("end", () => {
-        resolve(res.statusCode ?? 0);
-        req.destroy();
-      });
-    });
-    req.on("error", (error) => (body === undefined ? reject(error) : resolve(0))).setTimeout(10_000, () => req.destroy());
-    req.flushHeaders();
-    if (body !== undefined) req.end(body);
-  });
-}
-
 /** 50 unauthenticated 4 MiB bodies over HTTP/1.1, then 5 HTTP/2 sessions of 10 gRPC calls each: the growth of the server's peak RSS. */
 async function largeBodies(server: BenchServer, count: number): Promise<{ growth: number; peak: number | null }> {
   const before = readStatusBytes(server.pid, "VmHWM") ?? 0;
   const body = Buffer.alloc(FOUR_MIB - 1);
-  await Promise.all(Array.from({ length: count }, () => http1Call(server.url, { "content-length": String(body.length) }, body)));
-  const framed = Buffer.alloc(FOUR_MIB - 1);
-  framed.writeUInt32BE(FOUR_MIB - 6, 1);
+  const headers = { "content-type": "application/proto", "content-length": String(body.length) };
+  await Promise.all(Array.from({ length: count }, () => http1Call(server.url, headers, body)));
+  const framed = envelope(FOUR_MIB - 6);
   const sessions = Array.from({ length: Math.max(1, count / 10) }, () => connectHttp2(server.url).on("error", () => {}));
-  await Promise.all(
-    sessions.flatMap((session) =>
-      Array.from({ length: 10 }, () => {
-        const stream = session.request({ ":method": "POST", ":path": SAVE_PATH, "content-type": "application/grpc", te: "trailers" });
-        stream
-          .on("error", () => {})
-          .resume()
-          .end(framed);
-        // Answered (a trailers-only 16, unauthenticated) or reset by HTTP/2's per-session memory cap while the unread body kept coming.
-        return new Promise((resolve) =>
-          stream
-            .once("response", resolve)
-            .once("close", resolve)
-            .setTimeout(10_000, () => stream.close()),
-        );
-      }),
-    ),
-  );
+  // Answered (a trailers-only 16, unauthenticated) or reset by HTTP/2's per-session memory cap while the unread body kept coming.
+  await Promise.all(sessions.flatMap((session) => Array.from({ length: 10 }, () => grpcCall(session, {}, framed))));
   for (const session of sessions) session.destroy();
   const peak = readStatusBytes(server.pid, "VmHWM");
   return { growth: (peak ?? 0) - before, peak };
@@ -216,7 +158,7 @@ export const isolation: Figure = {
       context.log("unauthenticated 4 MiB bodies");
       const bodies = await largeBodies(server, o.bodies);
       const started = performance.now();
-      const refusal = await http1Call(server.url, { "content-length": String(FOUR_MIB + 1) });
+      const refusal = (await http1Call(server.url, { "content-type": "application/proto", "content-length": String(FOUR_MIB + 1) })).status;
       const refusedMs = performance.now() - started;
       context.log("90 check-urls after a large save");
       const burst = await stampede(server, admin, o.entries);

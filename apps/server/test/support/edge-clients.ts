@@ -1,0 +1,141 @@
+/**
+ * Clients of the server's edge that tests and the bench share (apps/server/test/isolation.test.ts, the bench's
+ * isolation figure): raw HTTP/1.1 and gRPC calls whose headers go out before their body, and a latency probe
+ * timing one request after another from a process of its own.
+ */
+import { spawn } from "node:child_process";
+import { request as http1Request } from "node:http";
+import type { ClientHttp2Session, IncomingHttpHeaders } from "node:http2";
+
+export const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
+
+/** An HTTP/1.1 Connect call to UpdateOrgBrowserPolicy whose headers go out at once; `body` (when given) follows. Resolves with the status and body of the answer (status 0: the connection was cut). */
+export function http1Call(url: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http1Request(`${url}${UPDATE_POLICY_PATH}`, { method: "POST", headers, agent: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, text });
+        req.destroy();
+      });
+    });
+    // Past the bytes and time it drains after its answer, the server cuts a connection still sending: status 0.
+    req.on("error", (error) => (body === undefined ? reject(error) : resolve({ status: 0, text: "" })));
+    req.flushHeaders();
+    if (body !== undefined) req.end(body);
+  });
+}
+
+/** A gRPC call on `session` whose headers go out at once; resolves with its gRPC status, from the trailers or a trailers-only answer's headers. */
+export function grpcCall(session: ClientHttp2Session, headers: Record<string, string>, body?: Buffer, path = UPDATE_POLICY_PATH): Promise<string | undefined> {
+  const stream = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...headers });
+  stream.on("error", () => {});
+  stream.resume();
+  if (body !== undefined) stream.end(body);
+  return new Promise((resolve) => {
+    stream.once("response", (responseHeaders: IncomingHttpHeaders) => {
+      if (responseHeaders["grpc-status"] !== undefined) resolve(String(responseHeaders["grpc-status"]));
+    });
+    stream.once("trailers", (trailers: IncomingHttpHeaders) => resolve(String(trailers["grpc-status"])));
+    stream.once("close", () => resolve(undefined));
+  });
+}
+
+/** A gRPC envelope around `size` bytes of message. */
+export function envelope(size: number): Buffer {
+  const framed = Buffer.alloc(5 + size);
+  framed.writeUInt32BE(size, 1);
+  return framed;
+}
+
+/** A request the probe repeats: JSON-able, for the probe's own process. */
+export interface ProbeRequest {
+  readonly url: string;
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+/** One timed request: when it started (epoch ms, comparable across this machine's processes) and how long it took. */
+export interface Sample {
+  readonly start: number;
+  readonly latency: number;
+}
+
+export interface Probe {
+  /** Samples taken so far. */
+  count(): number;
+  /** Resolves once the probe has taken `count` samples in all. */
+  reached(count: number): Promise<void>;
+  /** Stops the probe; resolves with every sample, in order. */
+  stop(): Promise<Sample[]>;
+}
+
+/**
+ * Times `request` in a process of its own, one after another, until `stop` is called: the test's own process
+ * is busy with the load it sends, and its pauses must not count against the server. A latency is Infinity
+ * when the answer is not a 200. Each sample is reported as it is taken, so the test can wait for a count.
+ */
+export async function latencyProbe(request: ProbeRequest): Promise<Probe> {
+  const script = `
+    const { url, method, headers, body } = ${JSON.stringify(request)};
+    let stopped = false;
+    process.stdin.on("data", () => (stopped = true));
+    const once = async () => {
+      const started = performance.now();
+      const response = await fetch(url, { method, headers, body });
+      await response.text();
+      return { start: performance.timeOrigin + started, latency: response.status === 200 ? performance.now() - started : Infinity };
+    };
+    (async () => {
+      // One request first, so the connection and the fetch machinery are up before any latency counts.
+      await once();
+      process.stdout.write("ready\\n");
+      while (!stopped) {
+        const { start, latency } = await once();
+        process.stdout.write(start + " " + latency + "\\n");
+      }
+      process.exit(0);
+    })();`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  const samples: Sample[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  let ready: () => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  let buffer = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (line === "ready") ready();
+      else {
+        const [start, latency] = line.split(" ").map(Number) as [number, number];
+        samples.push({ start, latency });
+      }
+    }
+    for (const waiter of waiters.filter(({ count }) => samples.length >= count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  await isReady;
+  return {
+    count: () => samples.length,
+    reached: (count) => (samples.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    stop: async () => {
+      child.stdin.end("stop");
+      await exited;
+      return samples;
+    },
+  };
+}
+
+/** Times `GET /healthz` (see `latencyProbe`); `stop` resolves with the latencies. */
+export async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
+  const probe = await latencyProbe({ url: `${url}/healthz` });
+  return { stop: async () => (await probe.stop()).map(({ latency }) => latency) };
+}
