@@ -18,10 +18,13 @@ import { sized, table, verdict, type Figure, type Row } from "../figure.ts";
 import { BENCH_POSTGRES_URL } from "../scratch-database.ts";
 import { fmt, median } from "../stats.ts";
 
-/** Statements (BEGIN and COMMIT included) and, on PostgreSQL, round trips per use case. */
+/**
+ * Statements (BEGIN and COMMIT included) and, on PostgreSQL, round trips per use case. Login's 16th statement
+ * (2026-11-27, issue 35) reads the user's passkeys, which an MFA challenge offers with their request options.
+ */
 const BUDGETS = {
-  sqlite: { login: { statements: 15 }, verify: { statements: 9 } },
-  postgres: { login: { statements: 15, roundTrips: 17 }, verify: { statements: 9, roundTrips: 11 } },
+  sqlite: { login: { statements: 16 }, verify: { statements: 9 } },
+  postgres: { login: { statements: 16, roundTrips: 18 }, verify: { statements: 9, roundTrips: 11 } },
 } as const;
 
 export interface UseCaseCost {

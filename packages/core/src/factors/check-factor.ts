@@ -40,7 +40,9 @@ export async function checkFactor(
   code: string,
   passkeyAnswer?: AuthenticationResponseJSON,
 ): Promise<FactorCheck> {
-  if (!factorsAllowedFor(org, await holdsPasskey(tx, user.id)).includes(factor)) return WRONG;
+  // Whether the user holds a passkey changes the allowed factors only under require_phishing_resistant.
+  const allowed = org.requirePhishingResistant ? factorsAllowedFor(org, await holdsPasskey(tx, user.id)) : org.allowedFactors;
+  if (!allowed.includes(factor)) return WRONG;
   switch (factor) {
     case "sms":
       return { matched: otpMatches(code, challenge.id, challenge.codeHash, tx.config.otpHashKey) };
