@@ -89,7 +89,7 @@ try {
       const serverMs = (cpuMs(String(server.pid)) - serverBefore) / requests;
       let postgresTotalMs = 0;
       for (const [pid, ms] of postgresCpuMs()) postgresTotalMs += ms - (postgresBefore.get(pid) ?? 0);
-      // Two of the commits are this script's own counting queries' neighbours: negligible against thousands.
+      // Backends report their counts to pg_stat_database about once a second, so one load's count is off by up to a second's worth.
       const statements = (countsAfter.commits - countsBefore.commits) / requests;
       console.log(
         `  load ${i + 1}: ${result.rps.toFixed(0)} req/s; CPU server ${(1000 * serverMs).toFixed(0)} µs + postgres ${((1000 * postgresTotalMs) / requests).toFixed(0)} µs; ` +
