@@ -93,10 +93,10 @@ try {
 
   const engine = await benchEngine(databaseUrl);
   try {
-    const { sessions, orgs, browserPolicies, signInFacts } = engine.storage.stores;
+    const { sessions, browserPolicies, signInFacts } = engine.storage.stores;
     await time("the store: the browser reads (kysely, prepared once)", async () => {
       const session = await sessions.findActiveByAccessTokenHash(tokenHash, now);
-      return Promise.all([orgs.findMembership(org, session?.userId ?? ""), browserPolicies.version(org)]);
+      return browserPolicies.membershipAndVersion(org, session?.userId ?? "");
     });
     await time("the store: signInFacts.read (kysely, prepared once)", () => signInFacts.read(signIn.u, signIn.o, signIn.d));
   } finally {

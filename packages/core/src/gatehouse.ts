@@ -201,10 +201,10 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {
-      const { policy, version } = await getBrowserPolicy(ctx, policies, principal, orgId);
+      const { policy, version } = await getBrowserPolicy(policies, principal, orgId);
       return { policy, version };
     },
-    checkUrlAccess: (principal, orgId, url) => checkUrlAccess(ctx, policies, principal, orgId, url),
+    checkUrlAccess: (principal, orgId, url) => checkUrlAccess(policies, principal, orgId, url),
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),

@@ -418,11 +418,20 @@ export interface VersionedBrowserPolicy {
   readonly version: number;
 }
 
+export interface MembershipAndPolicyVersion {
+  readonly membership: Membership | null;
+  readonly version: number | null;
+}
+
 export interface BrowserPolicyStore {
   /** null when the org never stored one: the caller applies the default policy. */
   get(orgId: string): Promise<VersionedBrowserPolicy | null>;
-  /** The version `get` would return now, without the policy; null when the org never stored one. */
-  version(orgId: string): Promise<number | null>;
+  /**
+   * What every browser request asks after authentication, from one consistent state: `userId`'s membership of
+   * `orgId` (as `OrgStore.findMembership`) and the version `get` would return now, without the policy (null when
+   * the org never stored one). The version is told whether or not the user is a member; the caller decides.
+   */
+  membershipAndVersion(orgId: string, userId: string): Promise<MembershipAndPolicyVersion>;
   /** Stores the policy and returns it with its new version (atomic increment). */
   put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
 }

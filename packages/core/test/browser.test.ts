@@ -56,13 +56,15 @@ describe("browser policy reads", () => {
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(true);
   });
 
-  it("reads a version's policy once and otherwise asks the store for the version only", async () => {
+  it("reads a version's policy once and otherwise asks the store for the membership and version only, in one read", async () => {
     const h = await memberHarness();
     await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
-    const version = vi.spyOn(h.stores.browserPolicies, "version");
+    const membershipAndVersion = vi.spyOn(h.stores.browserPolicies, "membershipAndVersion");
+    const findMembership = vi.spyOn(h.stores.orgs, "findMembership");
     const get = vi.spyOn(h.stores.browserPolicies, "get");
     for (let i = 0; i < 3; i++) await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
-    expect(version).toHaveBeenCalledTimes(3);
+    expect(membershipAndVersion).toHaveBeenCalledTimes(3);
+    expect(findMembership).not.toHaveBeenCalled();
     expect(get).toHaveBeenCalledTimes(1);
   });
 
@@ -142,7 +144,7 @@ describe("browser policy writes", () => {
     const save = replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
     await firstPause;
     // Nothing is stored yet, and another request is answered meanwhile.
-    expect(await h.stores.browserPolicies.version(h.orgId)).toBeNull();
+    expect((await h.stores.browserPolicies.membershipAndVersion(h.orgId, h.principal.userId)).version).toBeNull();
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://new.example")).reasonCode).not.toBe("blocked");
     onHeld = null;
     held.shift()!();

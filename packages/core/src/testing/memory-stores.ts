@@ -54,7 +54,7 @@ export function createMemoryStores(): Stores {
   const lock = createSerialLock();
   const orgs = createOrgStore(tables);
   const sessions = createSessionStore(tables);
-  const browserPolicies = createBrowserPolicyStore(tables);
+  const browserPolicies = createBrowserPolicyStore(tables, orgs);
   const users = createUserStore(tables);
   const devices = createDeviceStore(tables);
   const settings = createSettingsStore(tables);
@@ -628,15 +628,17 @@ function createSettingsStore(tables: MemoryTables): SettingsStore {
   };
 }
 
-function createBrowserPolicyStore(tables: MemoryTables): BrowserPolicyStore {
+function createBrowserPolicyStore(tables: MemoryTables, orgs: OrgStore): BrowserPolicyStore {
   const policies = tables.map<string, VersionedBrowserPolicy>();
   return {
     async get(orgId) {
       const stored = policies.get(orgId);
       return stored === undefined ? null : structuredClone(stored);
     },
-    async version(orgId) {
-      return policies.get(orgId)?.version ?? null;
+    async membershipAndVersion(orgId, userId) {
+      // findMembership reads before its first await, so both answers come from the same state.
+      const version = policies.get(orgId)?.version ?? null;
+      return { membership: await orgs.findMembership(orgId, userId), version };
     },
     async put(orgId, policy) {
       const stored = { policy: structuredClone(policy), version: (policies.get(orgId)?.version ?? 0) + 1 };

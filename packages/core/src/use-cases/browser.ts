@@ -15,12 +15,13 @@ const DEFAULT_VERSION = 0;
 
 export interface BrowserPolicyReader {
   /**
-   * The org's current policy with its access control compiled. Every call asks the store for the
-   * version, so a policy saved on any replica applies to the next request. A version is read and
-   * compiled once however many requests ask for it at once; while a newer version loads, the requests
-   * that join the load and find an older version cached are answered from that one.
+   * The org's current policy with its access control compiled, or null when `userId` is not a member of the
+   * org (then no policy is loaded). Every call asks the store for the membership and the version in one read,
+   * so a policy saved on any replica applies to the next request. A version is read and compiled once however
+   * many requests ask for it at once; while a newer version loads, the requests that join the load and find
+   * an older version cached are answered from that one.
    */
-  read(orgId: string): Promise<CachedPolicy>;
+  readForMember(orgId: string, userId: string): Promise<CachedPolicy | null>;
   /**
    * Compiles a policy this replica has just stored, as a load of its version would (once, in slices), without
    * reading back and parsing what it already holds; resolves once it is in service. Requests that arrive
@@ -50,8 +51,10 @@ export function createBrowserPolicyReader(ctx: Context): BrowserPolicyReader {
     return pending;
   };
   return {
-    async read(orgId) {
-      const version = (await ctx.stores.browserPolicies.version(orgId)) ?? DEFAULT_VERSION;
+    async readForMember(orgId, userId) {
+      const found = await ctx.stores.browserPolicies.membershipAndVersion(orgId, userId);
+      if (found.membership === null) return null;
+      const version = found.version ?? DEFAULT_VERSION;
       const cached = cache.get(orgId);
       if (cached !== undefined && cached.version >= version) return cached;
       // Another request is already loading this version: the previous one stays in service until it is ready.
@@ -72,21 +75,21 @@ export async function requireMember(ctx: Context, principal: Principal, orgId: s
   if ((await ctx.stores.orgs.findMembership(orgId, principal.userId)) === null) throw new GatehouseError("not_org_member");
 }
 
-/** The membership check and the policy read do not depend on each other: they run together, and a non-member gets no policy. */
-async function memberPolicy(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<CachedPolicy> {
+/** The membership and the policy version come from one read (the hot path's one combined read); a non-member gets no policy. */
+async function memberPolicy(reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<CachedPolicy> {
   requireId("org_id", orgId);
   requireSessionOrg(principal.orgId, orgId);
-  const [membership, policy] = await Promise.all([ctx.stores.orgs.findMembership(orgId, principal.userId), reader.read(orgId)]);
-  if (membership === null) throw new GatehouseError("not_org_member");
+  const policy = await reader.readForMember(orgId, principal.userId);
+  if (policy === null) throw new GatehouseError("not_org_member");
   return policy;
 }
 
-export async function getBrowserPolicy(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<CachedPolicy> {
-  return memberPolicy(ctx, reader, principal, orgId);
+export async function getBrowserPolicy(reader: BrowserPolicyReader, principal: Principal, orgId: string): Promise<CachedPolicy> {
+  return memberPolicy(reader, principal, orgId);
 }
 
 /** A denied URL (malformed or too long included) is an answer, not an error; only a missing URL is an invalid argument. */
-export async function checkUrlAccess(ctx: Context, reader: BrowserPolicyReader, principal: Principal, orgId: string, url: string): Promise<UrlDecision> {
+export async function checkUrlAccess(reader: BrowserPolicyReader, principal: Principal, orgId: string, url: string): Promise<UrlDecision> {
   if (url.trim() === "") throw invalidArgument("url", "is required");
-  return checkUrl((await memberPolicy(ctx, reader, principal, orgId)).compiled, url);
+  return checkUrl((await memberPolicy(reader, principal, orgId)).compiled, url);
 }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import { ORG_ID, OTHER_ORG_ID, aPolicy, times, seedGraph } from "./fixtures.ts";
+import { ORG_ID, OTHER_ORG_ID, OTHER_USER_ID, USER_ID, aPolicy, times, seedGraph } from "./fixtures.ts";
 
 /** The `BrowserPolicyStore` contract; `current` returns the fresh stores of the running test. */
 export function describeBrowserPoliciesContract(current: () => Stores): void {
@@ -28,13 +28,21 @@ export function describeBrowserPoliciesContract(current: () => Stores): void {
       expect((await stores.browserPolicies.put(OTHER_ORG_ID, aPolicy())).version).toBe(1);
     });
 
-    it("answers version with the version get would return, null before the first put", async () => {
-      expect(await stores.browserPolicies.version(ORG_ID)).toBeNull();
+    it("answers membershipAndVersion with the user's membership and the version get would return, null before the first put", async () => {
+      const read = (orgId: string, userId: string) => stores.browserPolicies.membershipAndVersion(orgId, userId);
+      expect(await read(ORG_ID, USER_ID)).toEqual({ membership: null, version: null });
+      await stores.orgs.putMembership({ orgId: ORG_ID, userId: USER_ID, role: "member" });
+      expect(await read(ORG_ID, USER_ID)).toEqual({ membership: { orgId: ORG_ID, userId: USER_ID, role: "member" }, version: null });
       await stores.browserPolicies.put(ORG_ID, aPolicy());
-      expect(await stores.browserPolicies.version(ORG_ID)).toBe(1);
+      expect(await read(ORG_ID, USER_ID)).toEqual({ membership: { orgId: ORG_ID, userId: USER_ID, role: "member" }, version: 1 });
+      await stores.orgs.putMembership({ orgId: ORG_ID, userId: USER_ID, role: "admin" });
       await stores.browserPolicies.put(ORG_ID, aPolicy(["a.example"]));
-      expect(await stores.browserPolicies.version(ORG_ID)).toBe(2);
-      expect(await stores.browserPolicies.version(OTHER_ORG_ID)).toBeNull();
+      expect(await read(ORG_ID, USER_ID)).toEqual({ membership: { orgId: ORG_ID, userId: USER_ID, role: "admin" }, version: 2 });
+      // The version is told to a non-member too (the caller refuses them); another org's answers are its own.
+      expect(await read(ORG_ID, OTHER_USER_ID)).toEqual({ membership: null, version: 2 });
+      expect(await read(OTHER_ORG_ID, USER_ID)).toEqual({ membership: null, version: null });
+      await stores.orgs.removeMembership(ORG_ID, USER_ID);
+      expect(await read(ORG_ID, USER_ID)).toEqual({ membership: null, version: 2 });
     });
 
     it("keeps what was stored when the caller later edits its object", async () => {
