@@ -280,7 +280,9 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
       await expect.poll(() => page.getByRole("textbox", { name: "6-digit code" }).getAttribute("aria-invalid")).toBe("true");
       await expect.poll(() => page.getByRole("button", { name: "Verify" }).isEnabled()).toBe(true);
     }
-    // The fifth: a code that is surely wrong, next to the one the dev helper fills.
+    // The fifth: a code that is surely wrong, next to the one the dev helper fills. The field is emptied first, so
+    // the wait below sees the helper's code and not the last wrong one (which the helper could overwrite later).
+    await page.getByLabel("6-digit code").fill("");
     await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
     await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
     const devCode = await page.getByLabel("6-digit code").inputValue();
