@@ -18,7 +18,6 @@ import { parseArgs } from "node:util";
 import { rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
-import { scaling } from "./bench/figures/scaling.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
 import { smsSend } from "./bench/figures/sms-send.ts";
 import { statements } from "./bench/figures/statements.ts";
@@ -27,7 +26,7 @@ import { writeReport } from "./bench/report.ts";
 import { buildServerDist } from "./bench/server.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, scaling, isolation, smsSend, statements];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, isolation, smsSend, statements];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

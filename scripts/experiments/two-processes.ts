@@ -1,21 +1,26 @@
 /**
+ * Usage: node --conditions=@gatehouse/source scripts/experiments/two-processes.ts [--smoke]
+ *
  * check-url with one `gatehouse serve` process and with two on one database: two servers each on its own port
  * (PostgreSQL, in a database created and dropped for the run; and one SQLite file, shared through WAL), and one
  * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two autocannon processes with 5
- * connections each, so only the server count changes.
+ * connections each, so only the server count changes. A report with no target: it left `npm run bench` (was
+ * `--section scaling`). Builds dist/ first, as the bench does, unless --smoke (tiny sizes, from the sources).
  */
-import { join } from "node:path";
-import { sized, table, type Figure } from "../figure.ts";
-import { seedFixture } from "../fixture.ts";
-import { runLoad, summariseRuns } from "../load.ts";
-import { createScratchDatabase, PostgresUnavailable } from "../scratch-database.ts";
-import { checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../server.ts";
-import { fmt, median } from "../stats.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { rowsTable, sized, table, type Figure } from "../bench/figure.ts";
+import { seedFixture } from "../bench/fixture.ts";
+import { runLoad, summariseRuns } from "../bench/load.ts";
+import { createScratchDatabase, PostgresUnavailable } from "../bench/scratch-database.ts";
+import { buildServerDist, checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../bench/server.ts";
+import { fmt, median } from "../bench/stats.ts";
 
 type Config = { rps: number; p99Ms: number };
 type Result = { database: string; one: Config; two: Config } | { database: string; reason: string };
 
-export const scaling: Figure = {
+const scaling: Figure = {
   name: "scaling",
   title: "check-url with two server processes against one",
   async run(context) {
@@ -88,3 +93,14 @@ export const scaling: Figure = {
     return { rows, details, data: results };
   },
 };
+
+const root = resolve(import.meta.dirname, "../..");
+const smoke = process.argv.includes("--smoke");
+if (!smoke) buildServerDist(root);
+const tmpDir = mkdtempSync(join(tmpdir(), "gatehouse-two-processes-"));
+try {
+  const { rows, details } = await scaling.run({ root, tmpDir, smoke, log: (line) => console.error(line) });
+  console.log(`${details}\n\n${rowsTable(rows)}`);
+} finally {
+  rmSync(tmpDir, { recursive: true, force: true });
+}
