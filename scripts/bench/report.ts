@@ -1,22 +1,24 @@
 /** docs/benchmarks.md and docs/benchmarks.json from a run's figures. */
 import { writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { rowsTable, type FigureResult, type Figure } from "./figure.ts";
 import { fmt } from "./stats.ts";
 
-export interface Machine {
-  readonly cpu: string;
-  readonly cores: number;
-  readonly ramBytes: number;
-  readonly node: string;
-  readonly os: string;
-  readonly loadAverageAtStart: readonly number[];
-}
+/** The machine a run measured, its load average at the start. */
+export const machineInfo = () => ({
+  cpu: cpus()[0]?.model ?? "unknown",
+  cores: cpus().length,
+  ramBytes: totalmem(),
+  node: process.version,
+  os: `${platform()} ${release()}`,
+  loadAverageAtStart: loadavg(),
+});
 
 export interface RunHeader {
   readonly command: string;
   readonly date: string;
-  readonly machine: Machine;
+  readonly machine: ReturnType<typeof machineInfo>;
   readonly wallTimeS: number;
   readonly loadAverageAtEnd: readonly number[];
 }
