@@ -154,12 +154,6 @@ async function runFlow(job: FlowJob) {
 /** Flows per SMS user: a flow sends one OTP, and the per-phone send limit allows 5 per 15 minutes. */
 export const FLOWS_PER_USER = 5;
 
-export interface FlowStepTimes {
-  readonly loginMs: number;
-  readonly otpMs: number;
-  readonly verifyMs: number;
-}
-
 /** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required) and verifies the SMS or app code. */
 export async function mfaFlowOnce(
   agent: Agent,
@@ -167,7 +161,7 @@ export async function mfaFlowOnce(
   user: { readonly email: string; readonly password: string; readonly totpSecret?: string },
   orgId: string,
   fingerprint: string,
-): Promise<FlowStepTimes> {
+): Promise<{ loginMs: number; otpMs: number; verifyMs: number }> {
   const t0 = performance.now();
   const login = await connectCall(agent, base, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
   const t1 = performance.now();
