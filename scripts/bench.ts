@@ -12,22 +12,21 @@
  * postgres://postgres@127.0.0.1:5432/postgres) and say so when it is unreachable.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
-import { scaling } from "./bench/figures/scaling.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
 import { smsSend } from "./bench/figures/sms-send.ts";
 import { statements } from "./bench/figures/statements.ts";
 import { urlCheck } from "./bench/figures/url-check.ts";
-import { writeReport } from "./bench/report.ts";
+import { machineInfo, writeReport } from "./bench/report.ts";
 import { buildServerDist } from "./bench/server.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, scaling, isolation, smsSend, statements];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, isolation, smsSend, statements];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -53,14 +52,7 @@ const smoke = values.smoke === true;
 const full = values.section === undefined && !smoke;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const started = performance.now();
-const machine = {
-  cpu: cpus()[0]?.model ?? "unknown",
-  cores: cpus().length,
-  ramBytes: totalmem(),
-  node: process.version,
-  os: `${platform()} ${release()}`,
-  loadAverageAtStart: loadavg(),
-};
+const machine = machineInfo();
 log(`gatehouse bench${smoke ? " --smoke" : ""}: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.map((l) => l.toFixed(2)).join(" ")}`);
 const tmp = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const measured: { figure: Figure; result: FigureResult }[] = [];

@@ -38,39 +38,27 @@ export interface FixtureOptions {
   readonly databaseUrl: string;
   /** Entries in the check-url org's policy (a third wildcards). */
   readonly policyEntries: number;
-  /** Users with a verified phone, for the SMS flow with the production hash (5 flows each: the per-phone send limit). */
-  readonly mfaUsers: number;
+  /** Users with a verified phone, for the SMS flow with the production hash (5 flows each: the per-phone send limit); none by default. */
+  readonly mfaUsers?: number;
   /** The same with the cheap hash. */
-  readonly cheapMfaUsers: number;
+  readonly cheapMfaUsers?: number;
   /** Cheap-hash users with an authenticator app and no phone, for the TOTP flow. */
   readonly totpUsers?: number;
   /** Skip everything but the check-url org, policy and token. */
   readonly checkUrlOnly?: boolean;
 }
 
-export interface Fixture {
-  /** Members log in without MFA; holds the `policyEntries` policy. */
-  readonly orgNoMfa: string;
-  /** Default org settings: MFA on every new device. */
-  readonly orgMfa: string;
-  /** A 10-entry policy, for the policy-size comparison over HTTP. */
-  readonly orgSmallPolicy: string;
-  /** Production-hash user, member of orgNoMfa. */
-  readonly loginUser: BenchUser;
-  readonly mfaUsers: readonly BenchUser[];
-  readonly cheapMfaUsers: readonly BenchUser[];
-  readonly totpUsers: readonly BenchUser[];
-  /** A bearer token for orgNoMfa (valid 15 minutes). */
-  readonly accessToken: string;
-  /** The same user's token for orgSmallPolicy: a session acts only for the org it was issued for. */
-  readonly smallPolicyAccessToken: string;
-  /** URLs the check-url load cycles through: hits, wildcard hits, misses. */
-  readonly checkUrls: readonly string[];
-}
+export type Fixture = Awaited<ReturnType<typeof seedFixture>>;
 
 const policyInput = (accessControl: AccessControl) => ({ accessControl, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } });
 
-export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
+/**
+ * Three orgs: orgNoMfa (members log in without MFA; the `policyEntries` policy), orgMfa (default settings: MFA on every
+ * new device; the bulk users), orgSmallPolicy (a 10-entry policy). The bearer tokens, valid 15 minutes, act each for one
+ * org; checkUrls are what the check-url load cycles through (hits, wildcard hits, misses). loginUser has the production
+ * hash (checkUrlOnly: the token user instead).
+ */
+export async function seedFixture(options: FixtureOptions) {
   // The server's own engine with cheap password parameters, so the logins below keep the cheap hashes as they are.
   const engine = await benchEngine(options.databaseUrl, CHEAP_ENV);
   try {
@@ -109,8 +97,8 @@ export async function seedFixture(options: FixtureOptions): Promise<Fixture> {
       for (let i = 0; i < count; i++) users.push(await createUser(stores, `${prefix}${i}@bench.test`, hash, withPhone ? nextPhone() : null, orgMfa));
       return users;
     };
-    const mfaUsers = await many(options.mfaUsers, "mfa", prodHash, true);
-    const cheapMfaUsers = await many(options.cheapMfaUsers, "cheap-mfa", cheapHash, true);
+    const mfaUsers = await many(options.mfaUsers ?? 0, "mfa", prodHash, true);
+    const cheapMfaUsers = await many(options.cheapMfaUsers ?? 0, "cheap-mfa", cheapHash, true);
     const totpUsers: BenchUser[] = [];
     for (const user of await many(options.totpUsers ?? 0, "totp", cheapHash, false)) {
       // Enrolled as a user does it: signed in where no MFA is asked, the app is their first factor (no step-up).

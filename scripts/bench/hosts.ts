@@ -16,16 +16,8 @@ const TLDS = [
 ];
 const SUBDOMAINS = ["www", "mail", "cdn", "api", "login", "docs", "app", "static", "m", "portal", "eu", "us", "img", "auth"];
 
-export interface HostGenerator {
-  /** A new registrable domain such as `tenolabs.com` or `ka-mobi.co.uk`. */
-  domain(): string;
-  /** A service subdomain label such as `www` or `cdn`. */
-  subdomain(): string;
-  pick<T>(items: readonly T[]): T;
-  random(): number;
-}
-
-export function hostGenerator(seed: number): HostGenerator {
+/** Random registrable domains such as `tenolabs.com` or `ka-mobi.co.uk`, and service subdomain labels such as `www`. */
+function hostGenerator(seed: number) {
   const random = prng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const word = () => {

@@ -1,15 +1,17 @@
 /**
  * The load generator, always in its own process so it never shares an event loop with the server or the bench:
  * autocannon (keep-alive connections) for independent requests; a sequential loop for the MFA flow, whose
- * requests depend on each other; and one legitimate client logging in from its own loopback address.
+ * requests depend on each other (one MFA flow over Connect's JSON protocol, each step timed: Login → GetOTP, the dev
+ * server's stand-in for the phone → VerifyMFA for an SMS user; Login → VerifyMFA with the app's code for a TOTP user);
+ * and one legitimate client logging in from its own loopback address. The experiments import its flow.
  *
  * Usage: node --conditions=@gatehouse/source scripts/bench/load-runner.ts <job.json>   → prints one JSON line
  */
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
-import { Agent } from "node:http";
-import { httpCall, mfaFlowOnce } from "./mfa-flow-once.ts";
-import { quantileSorted, Samples } from "./stats.ts";
+import { Agent, request } from "node:http";
+import { totpCodeAt } from "@gatehouse/core";
+import { quantileSorted } from "./stats.ts";
 
 export interface HttpRequestSpec {
   readonly method: "GET" | "POST";
@@ -56,41 +58,18 @@ export interface LoginProbeJob {
   readonly minLogins: number;
 }
 
-export interface ProbeResult {
-  readonly logins: number;
-  /** Logins answered with anything but HTTP 200 (a refused legitimate login counts here). */
-  readonly failures: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-}
+export type LoadResult = Awaited<ReturnType<typeof runAutocannon>>;
+export type FlowResult = Awaited<ReturnType<typeof runFlow>>;
+export type ProbeResult = Awaited<ReturnType<typeof runLoginProbe>>;
 
-export interface LoadResult {
-  readonly count: number;
-  readonly non2xx: number;
-  readonly errors: number;
-  readonly statusCodes: Record<string, number>;
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-}
+const p = (samples: readonly number[], q: number) =>
+  quantileSorted(
+    samples.toSorted((a, b) => a - b),
+    q,
+  );
 
-export interface FlowResult {
-  readonly flows: number;
-  readonly flowP50Ms: number;
-  readonly loginP50Ms: number;
-  readonly otpP50Ms: number;
-  readonly verifyP50Ms: number;
-  /** Login + VerifyMFA of one flow, without fetching the code (GetOTP, the dev server's stand-in for the phone). */
-  readonly signInP50Ms: number;
-  /** Sequential GET /healthz on the same connection before the flows: one request's loopback floor. */
-  readonly floorP50Ms: number;
-}
-
-const p = (samples: Samples, q: number) => quantileSorted(samples.sorted(), q);
-
-async function runAutocannon(job: AutocannonJob): Promise<LoadResult> {
-  const latencies = new Samples();
+async function runAutocannon(job: AutocannonJob) {
+  const latencies: number[] = [];
   let [firstAt, lastAt] = [0, 0];
   const instance = autocannon({
     url: job.url,
@@ -120,11 +99,11 @@ async function runAutocannon(job: AutocannonJob): Promise<LoadResult> {
   };
 }
 
-async function runLoginProbe(job: LoginProbeJob): Promise<ProbeResult> {
+async function runLoginProbe(job: LoginProbeJob) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(job.url);
   await new Promise((resolve) => setTimeout(resolve, job.delayS * 1000));
-  const times = new Samples();
+  const times: number[] = [];
   let failures = 0;
   const deadline = performance.now() + job.durationS * 1000;
   while (times.length < job.minLogins || performance.now() < deadline) {
@@ -134,13 +113,14 @@ async function runLoginProbe(job: LoginProbeJob): Promise<ProbeResult> {
     if (status !== 200) failures++;
   }
   agent.destroy();
+  // failures: logins answered with anything but HTTP 200 (a refused legitimate login counts here).
   return { logins: times.length, failures, p50Ms: p(times, 0.5), p99Ms: p(times, 0.99), maxMs: p(times, 1) };
 }
 
-async function runFlow(job: FlowJob): Promise<FlowResult> {
+async function runFlow(job: FlowJob) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(job.url);
-  const [flow, login, otp, verify, signIn, floor] = Array.from({ length: 6 }, () => new Samples());
+  const [flow, login, otp, verify, signIn, floor] = Array.from({ length: 6 }, (): number[] => []);
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now();
     if ((await httpCall(agent, base, "/healthz")).status !== 200) throw new Error("GET /healthz failed");
@@ -158,6 +138,8 @@ async function runFlow(job: FlowJob): Promise<FlowResult> {
     signIn!.push(step.loginMs + step.verifyMs);
   }
   agent.destroy();
+  // signInP50Ms: Login + VerifyMFA without fetching the code (GetOTP, the dev server's stand-in for the phone);
+  // floorP50Ms: sequential GET /healthz on the same connection before the flows, one request's loopback floor.
   return {
     flows: flow!.length,
     flowP50Ms: p(flow!, 0.5),
@@ -169,6 +151,57 @@ async function runFlow(job: FlowJob): Promise<FlowResult> {
   };
 }
 
-const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as AutocannonJob | FlowJob | LoginProbeJob;
-const result = job.kind === "autocannon" ? await runAutocannon(job) : job.kind === "mfa-flow" ? await runFlow(job) : await runLoginProbe(job);
-process.stdout.write(`${JSON.stringify(result)}\n`);
+/** Flows per SMS user: a flow sends one OTP, and the per-phone send limit allows 5 per 15 minutes. */
+export const FLOWS_PER_USER = 5;
+
+/** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required) and verifies the SMS or app code. */
+export async function mfaFlowOnce(
+  agent: Agent,
+  base: URL,
+  user: { readonly email: string; readonly password: string; readonly totpSecret?: string },
+  orgId: string,
+  fingerprint: string,
+): Promise<{ loginMs: number; otpMs: number; verifyMs: number }> {
+  const t0 = performance.now();
+  const login = await connectCall(agent, base, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
+  const t1 = performance.now();
+  const challengeId = (login.mfaRequired as { challengeId?: string } | undefined)?.challengeId;
+  if (challengeId === undefined) throw new Error(`expected mfaRequired, got ${JSON.stringify(login)}`);
+  // The next time step's code: the enrolment used up the current one (a step is accepted once, ±1 step of drift).
+  // No factor field for SMS (unspecified is SMS), so this flow also runs against checkouts from before factors.
+  const [otp, factor] =
+    user.totpSecret === undefined
+      ? [((await connectCall(agent, base, "DevService/GetOTP", { challengeId })) as { otp: string }).otp, {}]
+      : [totpCodeAt(user.totpSecret, Date.now() + 30_000), { factor: "MFA_FACTOR_TOTP" }];
+  const t2 = performance.now();
+  const tokens = await connectCall(agent, base, "AuthService/VerifyMFA", { challengeId, otp, ...factor });
+  const t3 = performance.now();
+  if (typeof tokens.accessToken !== "string") throw new Error("VerifyMFA returned no access token");
+  return { loginMs: t1 - t0, otpMs: t2 - t1, verifyMs: t3 - t2 };
+}
+
+/** A request on `agent`'s keep-alive connection; resolves with the status and the body's text. */
+export function httpCall(agent: Agent, base: URL, path: string, body?: string, localAddress?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    const options = { agent, host: base.hostname, port: base.port, method: body === undefined ? "GET" : "POST", path, headers, localAddress };
+    const req = request(options, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text })).on("error", reject);
+    });
+    req.on("error", reject).end(body);
+  });
+}
+
+async function connectCall(agent: Agent, base: URL, method: string, body: unknown): Promise<Record<string, unknown>> {
+  const { status, text } = await httpCall(agent, base, `/gatehouse.v1.${method}`, JSON.stringify(body));
+  if (status !== 200) throw new Error(`${method}: HTTP ${status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+if (import.meta.main) {
+  const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as AutocannonJob | FlowJob | LoginProbeJob;
+  const result = job.kind === "autocannon" ? await runAutocannon(job) : job.kind === "mfa-flow" ? await runFlow(job) : await runLoginProbe(job);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}

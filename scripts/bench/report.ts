@@ -1,22 +1,24 @@
 /** docs/benchmarks.md and docs/benchmarks.json from a run's figures. */
 import { writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { rowsTable, type FigureResult, type Figure } from "./figure.ts";
 import { fmt } from "./stats.ts";
 
-export interface Machine {
-  readonly cpu: string;
-  readonly cores: number;
-  readonly ramBytes: number;
-  readonly node: string;
-  readonly os: string;
-  readonly loadAverageAtStart: readonly number[];
-}
+/** The machine a run measured, its load average at the start. */
+export const machineInfo = () => ({
+  cpu: cpus()[0]?.model ?? "unknown",
+  cores: cpus().length,
+  ramBytes: totalmem(),
+  node: process.version,
+  os: `${platform()} ${release()}`,
+  loadAverageAtStart: loadavg(),
+});
 
 export interface RunHeader {
   readonly command: string;
   readonly date: string;
-  readonly machine: Machine;
+  readonly machine: ReturnType<typeof machineInfo>;
   readonly wallTimeS: number;
   readonly loadAverageAtEnd: readonly number[];
 }
@@ -42,7 +44,7 @@ export function renderMarkdown(header: RunHeader, measured: Measured): string {
     `| Bench wall time | ${fmt(header.wallTimeS, 0)} s |`,
     "",
     "**The machine is shared** (2 cores; other engineers' test runs come and go): absolute numbers are noisy. The ratios " +
-      "(URL check vs `new URL`, Login vs raw Argon2id, TOTP vs SMS, 2 processes vs 1) are measured side by side in the same run and are the figures to trust. " +
+      "(URL check vs `new URL`, Login vs raw Argon2id, TOTP vs SMS) are measured side by side in the same run and are the figures to trust. " +
       "Every server figure runs the real `gatehouse serve` as `npm start` does (dist/, the bin's heap flags) on a scratch database (SQLite in a temp dir; " +
       "PostgreSQL created and dropped for the figure), in dev OTP mode with `RATE_LIMIT_IP_PER_MINUTE=0` and `LOG_LEVEL=warn`; the load comes from processes " +
       "of its own (autocannon, the flow loop) on the same cores. Latency percentiles are per request, 2xx only.",

@@ -128,27 +128,17 @@ export async function withServer<T>(options: StartOptions, use: (server: BenchSe
   }
 }
 
-/** Peak VmRSS of a process while it runs, sampled every 100 ms from /proc (Linux); null elsewhere. */
-export class RssSampler {
-  readonly #timer: ReturnType<typeof setInterval>;
-  readonly #pid: number;
-  #peak = 0;
-
-  constructor(pid: number) {
-    this.#pid = pid;
-    this.#sample();
-    this.#timer = setInterval(() => this.#sample(), 100);
-  }
-
-  stop(): number | null {
-    clearInterval(this.#timer);
-    this.#sample();
-    return this.#peak === 0 ? null : this.#peak;
-  }
-
-  #sample(): void {
-    this.#peak = Math.max(this.#peak, readStatusBytes(this.#pid, "VmRSS") ?? 0);
-  }
+/** Samples `pid`'s VmRSS every 100 ms from /proc (Linux); the function it answers stops and gives the peak (null elsewhere). */
+export function sampleRssPeak(pid: number): () => number | null {
+  let peak = 0;
+  const sample = () => (peak = Math.max(peak, readStatusBytes(pid, "VmRSS") ?? 0));
+  sample();
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return peak === 0 ? null : peak;
+  };
 }
 
 /** A `Vm*` line of /proc/<pid>/status in bytes (VmHWM is the process's lifetime peak RSS), or null. */

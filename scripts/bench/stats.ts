@@ -14,29 +14,6 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** A growable Float64Array for latency samples (no boxing, no array growth spikes). */
-export class Samples {
-  #data = new Float64Array(1024);
-  #length = 0;
-
-  push(value: number): void {
-    if (this.#length === this.#data.length) {
-      const next = new Float64Array(this.#data.length * 2);
-      next.set(this.#data);
-      this.#data = next;
-    }
-    this.#data[this.#length++] = value;
-  }
-
-  get length(): number {
-    return this.#length;
-  }
-
-  sorted(): Float64Array {
-    return this.#data.slice(0, this.#length).sort();
-  }
-}
-
 /** Seeded PRNG (mulberry32): the same seed gives the same policies and corpus on every machine. */
 export function prng(seed: number): () => number {
   let state = seed >>> 0;

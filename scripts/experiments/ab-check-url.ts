@@ -30,7 +30,7 @@ const load = async (side: AbSide, seconds: number) => {
   return result.rps;
 };
 
-await withAbSides(other, dialect, { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0 }, {}, async (sides) => {
+await withAbSides(other, dialect, { policyEntries: 1000 }, {}, async (sides) => {
   for (const side of sides) await load(side, 3);
   const rps = new Map<AbSide, number[]>(sides.map((side) => [side, []]));
   for (let pair = 0; pair < PAIRS; pair++) {

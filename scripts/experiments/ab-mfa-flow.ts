@@ -12,7 +12,7 @@
 import { Agent } from "node:http";
 import { CHEAP_ENV } from "../bench/fixture.ts";
 import { abArguments, withAbSides, type AbSide } from "./support/ab-sides.ts";
-import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/mfa-flow-once.ts";
+import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/load-runner.ts";
 import { median } from "../bench/stats.ts";
 
 const { other, dialect } = abArguments("ab-mfa-flow.ts");
@@ -28,7 +28,7 @@ interface Flows {
   readonly verifyMs: number[];
 }
 
-const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((FLOWS + WARM_UP) / FLOWS_PER_USER) + 1 };
+const fixture = { policyEntries: 10, cheapMfaUsers: Math.ceil((FLOWS + WARM_UP) / FLOWS_PER_USER) + 1 };
 await withAbSides(other, dialect, fixture, CHEAP_ENV, async (sides) => {
   const flows: Flows[] = sides.map((side) => ({
     side,

@@ -6,7 +6,7 @@
  *   node --conditions=@gatehouse/source scripts/experiments/argon2-event-loop.ts
  */
 import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "@gatehouse/core";
-import { hashOnce } from "../bench/password-floor.ts";
+import { hashOnce } from "../bench/figures/sign-in.ts";
 
 const RUNS: readonly [string, Argon2idParams, number][] = [
   ["m = 19 MiB, t = 2 (production)", OWASP_ARGON2ID_PARAMS, 60],

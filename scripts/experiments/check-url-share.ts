@@ -19,7 +19,7 @@ const dialect = dialectArgument("check-url-share.ts", USAGE, 1);
 const PAIRS = Number(process.env.PAIRS ?? 4);
 const ROOT = new URL("../..", import.meta.url).pathname;
 
-await withFixtureServer({ root, dialect, fixture: { policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0 } }, async ({ server, fixture }) => {
+await withFixtureServer({ root, dialect, fixture: { policyEntries: 1000 } }, async ({ server, fixture }) => {
   const load = async (requests: HttpRequestSpec[], duration: number) => {
     const result = await runLoad(ROOT, { kind: "autocannon", url: server.url, connections: 10, duration, requests });
     assertCleanLoad(server.url, result);

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { CHEAP_ENV } from "../bench/fixture.ts";
 import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
 import { summariseProfile } from "./support/profile.ts";
-import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/mfa-flow-once.ts";
+import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/load-runner.ts";
 import { median } from "../bench/stats.ts";
 
 const dialect = dialectArgument("mfa-flow-cpu.ts", "[sqlite|postgres]", 0);
@@ -55,7 +55,7 @@ const root = new URL("../..", import.meta.url).pathname;
 const profiling = process.env.CPU_PROF === "1";
 const profileDir = mkdtempSync(join(tmpdir(), "gatehouse-flow-cpu-"));
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-const fixture = { policyEntries: 10, mfaUsers: 0, cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1 };
+const fixture = { policyEntries: 10, cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1 };
 const nodeArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
 try {
   // The span of the blocks on the monotonic clock, so that the profile's start-up and warm-up do not count.

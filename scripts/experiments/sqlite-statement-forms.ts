@@ -28,7 +28,7 @@ async function time(name: string, call: () => unknown): Promise<void> {
 }
 
 try {
-  const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 1 });
+  const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, cheapMfaUsers: 1 });
   const org = fixture.orgNoMfa;
   const tokenHash = createHash("sha256").update(fixture.accessToken).digest("hex");
   const now = Date.now();

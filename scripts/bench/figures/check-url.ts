@@ -9,7 +9,7 @@ import { seedFixture } from "../fixture.ts";
 import { runLoad, summariseRuns } from "../load.ts";
 import type { HttpRequestSpec } from "../load-runner.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
-import { checkUrlRequests, readStatusBytes, RssSampler, serverEnv, withServer } from "../server.ts";
+import { checkUrlRequests, readStatusBytes, sampleRssPeak, serverEnv, withServer } from "../server.ts";
 import { fmt } from "../stats.ts";
 
 const HEALTHZ: HttpRequestSpec[] = [{ method: "GET", path: "/healthz" }];
@@ -21,11 +21,11 @@ export const checkUrl: Figure = {
     const { runs, durationS, entries } = sized(context, { runs: 3, durationS: 5, entries: 1000 }, { runs: 1, durationS: 1, entries: 100 });
     /** Seeds `databaseUrl`, serves it, and measures each named load `runs` times after a check-url warm-up (JIT, page cache). */
     const measure = async (databaseUrl: string, loadsOf: (fixture: Awaited<ReturnType<typeof seedFixture>>) => [string, HttpRequestSpec[]][]) => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: entries, mfaUsers: 0, cheapMfaUsers: 0, checkUrlOnly: true });
+      const fixture = await seedFixture({ databaseUrl, policyEntries: entries, checkUrlOnly: true });
       const loads = loadsOf(fixture);
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
-        const sampler = new RssSampler(server.pid);
+        const stopSampling = sampleRssPeak(server.pid);
         const load = (requests: HttpRequestSpec[]) =>
           runLoad(context.root, { kind: "autocannon", url: server.url, connections: 10, duration: durationS, requests });
         await load(checkUrlRequests(fixture, fixture.orgNoMfa));
@@ -36,7 +36,7 @@ export const checkUrl: Figure = {
           points.push({ name, ...summariseRuns(name, results) });
           context.log(`${name}: ${points.at(-1)!.rps.toFixed(0)} req/s`);
         }
-        return { idle, peak: sampler.stop(), points };
+        return { idle, peak: stopSampling(), points };
       });
     };
     const sqlite = await measure(join(context.tmpDir, "bench.sqlite"), (fixture) => {

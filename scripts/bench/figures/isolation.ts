@@ -14,7 +14,7 @@ import { benchEngine } from "../engine.ts";
 import { mb, sized, verdict, type Figure, type Row } from "../figure.ts";
 import { CHEAP_ENV, PASSWORD, seedFixture } from "../fixture.ts";
 import { runLoad } from "../load.ts";
-import { createScratchDatabase, PostgresUnavailable } from "../scratch-database.ts";
+import { onScratchDatabase } from "../scratch-database.ts";
 import { checkUrlRequests, readStatusBytes, serverEnv, withServer, type BenchServer } from "../server.ts";
 import { fmt, median } from "../stats.ts";
 
@@ -139,7 +139,7 @@ export const isolation: Figure = {
     const { root } = context;
     const rows: Row[] = [];
     const databaseUrl = join(context.tmpDir, "isolation.sqlite");
-    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, mfaUsers: 0, cheapMfaUsers: 0, checkUrlOnly: true });
+    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, checkUrlOnly: true });
     const admin = await seedAdmin(databaseUrl);
     context.log("seeded; a slow-body flood");
 
@@ -205,28 +205,18 @@ export const isolation: Figure = {
       result: verdict(b.answered === 90 && b.healthzMaxMs < HEALTHZ_BOUND_MS && b.blocked),
     });
     rows.push(burstRow("SQLite", sqlite.burst));
-    try {
-      const scratch = await createScratchDatabase("gatehouse_bench_isolation");
-      try {
-        const pgAdmin = await seedAdmin(scratch.url);
-        rows.push(
-          burstRow(
-            "PostgreSQL",
-            await withServer({ root, env: { ...serverEnv(scratch.url), MAX_CONNECTIONS_PER_IP: "1000" } }, (server) => stampede(server, pgAdmin, o.entries)),
-          ),
-        );
-      } finally {
-        await scratch.drop();
-      }
-    } catch (error) {
-      if (!(error instanceof PostgresUnavailable)) throw error;
+    const postgres = await onScratchDatabase("gatehouse_bench_isolation", async (url) => {
+      const pgAdmin = await seedAdmin(url);
+      return withServer({ root, env: { ...serverEnv(url), MAX_CONNECTIONS_PER_IP: "1000" } }, (server) => stampede(server, pgAdmin, o.entries));
+    });
+    if ("value" in postgres) rows.push(burstRow("PostgreSQL", postgres.value));
+    else
       rows.push({
         measurement: "90 concurrent check-urls right after a large save, PostgreSQL",
-        figure: `not measured: ${error.message}`,
+        figure: `not measured: ${postgres.skipped}`,
         goal: "measured",
         result: "MISS",
       });
-    }
     const ratio = sqlite.during / sqlite.alone;
     rows.push({
       measurement: `Another org's check-url p99 while an admin saves ${fmt(o.entries)}-entry policies in a loop, vs alone`,

@@ -66,18 +66,14 @@ export async function countStatements(options: CountOptions): Promise<SignInCost
     databaseMs += timing.durationMs;
   };
   const schema = `gh_statements_${randomBytes(4).toString("hex")}`;
-  const admin = (text: string) => {
-    const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
-    return client.connect().then(() => client.query(text).finally(() => client.end()));
-  };
   let opened;
   let pool: pg.Pool | undefined;
   if (options.dialect === "postgres") {
-    await admin(`CREATE SCHEMA ${schema}`);
     const url = new URL(BENCH_POSTGRES_URL);
     url.searchParams.set("options", `-c search_path=${schema}`);
     pool = new pg.Pool({ connectionString: url.toString() });
     pool.on("connect", (client) => client.connection.on("readyForQuery", () => roundTrips++));
+    await pool.query(`CREATE SCHEMA ${schema}`);
     opened = await openPostgresStores({ pool, onQuery, preparedStatements: options.unnamed !== true });
   } else {
     opened = await openSqliteStores({
@@ -167,8 +163,8 @@ export async function countStatements(options: CountOptions): Promise<SignInCost
   } finally {
     await opened.close();
     if (pool !== undefined) {
+      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
       await pool.end();
-      await admin(`DROP SCHEMA ${schema} CASCADE`);
     }
   }
 }

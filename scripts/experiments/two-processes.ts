@@ -1,27 +1,32 @@
 /**
+ * Usage: node --conditions=@gatehouse/source scripts/experiments/two-processes.ts [--smoke]
+ *
  * check-url with one `gatehouse serve` process and with two on one database: two servers each on its own port
  * (PostgreSQL, in a database created and dropped for the run; and one SQLite file, shared through WAL), and one
  * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two autocannon processes with 5
- * connections each, so only the server count changes.
+ * connections each, so only the server count changes. A report with no target: it left `npm run bench` (was
+ * `--section scaling`). Builds dist/ first, as the bench does, unless --smoke (tiny sizes, from the sources).
  */
-import { join } from "node:path";
-import { sized, table, type Figure } from "../figure.ts";
-import { seedFixture } from "../fixture.ts";
-import { runLoad, summariseRuns } from "../load.ts";
-import { createScratchDatabase, PostgresUnavailable } from "../scratch-database.ts";
-import { checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../server.ts";
-import { fmt, median } from "../stats.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { rowsTable, sized, table, type Figure } from "../bench/figure.ts";
+import { seedFixture } from "../bench/fixture.ts";
+import { runLoad, summariseRuns } from "../bench/load.ts";
+import { createScratchDatabase, PostgresUnavailable } from "../bench/scratch-database.ts";
+import { buildServerDist, checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../bench/server.ts";
+import { fmt, median } from "../bench/stats.ts";
 
 type Config = { rps: number; p99Ms: number };
 type Result = { database: string; one: Config; two: Config } | { database: string; reason: string };
 
-export const scaling: Figure = {
+const scaling: Figure = {
   name: "scaling",
   title: "check-url with two server processes against one",
   async run(context) {
     const o = sized(context, { runs: 3, durationS: 5, warmupS: 2, entries: 1000 }, { runs: 1, durationS: 1, warmupS: 0.5, entries: 100 });
     const measureOn = async (database: string, databaseUrl: string, workers: boolean): Promise<Result> => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries, mfaUsers: 0, cheapMfaUsers: 0, checkUrlOnly: true });
+      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries, checkUrlOnly: true });
       // check-url needs no OTP, and dev OTP mode (one process's memory) refuses WORKERS > 1.
       const env = { ...serverEnv(databaseUrl), OTP_RETURN_TO_CLIENT: "false" };
       const servers: BenchServer[] = [];
@@ -88,3 +93,14 @@ export const scaling: Figure = {
     return { rows, details, data: results };
   },
 };
+
+const root = resolve(import.meta.dirname, "../..");
+const smoke = process.argv.includes("--smoke");
+if (!smoke) buildServerDist(root);
+const tmpDir = mkdtempSync(join(tmpdir(), "gatehouse-two-processes-"));
+try {
+  const { rows, details } = await scaling.run({ root, tmpDir, smoke, log: (line) => console.error(line) });
+  console.log(`${details}\n\n${rowsTable(rows)}`);
+} finally {
+  rmSync(tmpDir, { recursive: true, force: true });
+}
