@@ -26,6 +26,7 @@ import {
   CHROMIUM_PATH,
   cli,
   expectAccessible,
+  fillDevCode,
   hasChromium,
   inCi,
   screenshot,
@@ -171,8 +172,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.locator('[data-testid="otp-form"], [data-testid="policy-summary"]').first().waitFor();
     const mfa = await page.getByTestId("otp-form").isVisible();
     if (mfa) {
-      await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-      await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+      await fillDevCode(page);
       await page.getByRole("button", { name: "Verify" }).click();
     }
     await page.waitForURL("**/browser");
@@ -257,8 +257,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     expect(await descriptionOf(page, "6-digit code")).toEqual(["That code is not right, or it has expired. Check it, or send a new code."]);
     await expect.poll(() => focusedTestId(page)).toBe("otp-input");
     await expectAccessible(page, "code step with an error");
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(page);
     await page.getByRole("button", { name: "Verify" }).click();
     await page.waitForURL("**/browser");
   });
@@ -280,11 +279,8 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
       await expect.poll(() => page.getByRole("textbox", { name: "6-digit code" }).getAttribute("aria-invalid")).toBe("true");
       await expect.poll(() => page.getByRole("button", { name: "Verify" }).isEnabled()).toBe(true);
     }
-    // The fifth: a code that is surely wrong, next to the one the dev helper fills. The field is emptied first, so
-    // the wait below sees the helper's code and not the last wrong one (which the helper could overwrite later).
-    await page.getByLabel("6-digit code").fill("");
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    // The fifth: a code that is surely wrong, next to the one the dev helper fills.
+    await fillDevCode(page);
     const devCode = await page.getByLabel("6-digit code").inputValue();
     await page.getByLabel("6-digit code").fill(devCode === "000000" ? "111111" : "000000");
     await page.getByRole("button", { name: "Verify" }).click();
@@ -577,8 +573,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("textbox", { name: "Mobile phone number" }).fill("+1 555 010 7777");
     await page.getByRole("button", { name: /Send code/ }).click();
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(page);
     await page.getByRole("button", { name: "Verify" }).click();
     await page.waitForURL("**/browser");
     await page.getByRole("link", { name: "Account" }).click();
@@ -726,8 +721,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.unroute("**/gatehouse.v1.AuthService/ResendMFA");
 
     // The new code completes the sign-in.
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(page);
     await page.getByRole("button", { name: "Verify" }).click();
     await page.waitForURL("**/browser");
   });

@@ -18,6 +18,7 @@ import {
   CHROMIUM_ARGS,
   CHROMIUM_PATH,
   expectAccessible,
+  fillDevCode,
   hasChromium,
   inCi,
   screenshot,
@@ -113,8 +114,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     // No factor yet: the phone, then its texted code (filled by the dev helper).
     await page.getByLabel("Mobile phone number").fill(PHONE);
     await page.getByRole("button", { name: "Send code" }).click();
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(page);
     await page.getByRole("button", { name: "Verify" }).click();
     await page.waitForURL("**/browser");
     await goToAccount(page);
@@ -218,8 +218,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     await again.getByRole("button", { name: "Text me a code" }).click();
     expect((await sent).status()).toBe(200);
     expect(await again.getByTestId("phone-mask").textContent()).toBe("+*******8888");
-    await again.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => again.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(again);
     await again.getByRole("button", { name: "Verify" }).click();
     await again.waitForURL("**/browser");
   });
@@ -239,8 +238,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     const sent = page.waitForResponse((response) => response.url().endsWith("/gatehouse.v1.AuthService/SendMfaCode"));
     await stepUp.getByRole("button", { name: "Text me a code" }).click();
     expect((await sent).status()).toBe(200);
-    await stepUp.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => stepUp.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(stepUp);
     await expectAccessible(page, "step-up");
     await stepUp.getByRole("button", { name: "Verify" }).click();
 

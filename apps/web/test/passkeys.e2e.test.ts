@@ -14,7 +14,17 @@ import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import { buildClient, CHROMIUM_ARGS, CHROMIUM_PATH, cli, expectAccessible, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import {
+  buildClient,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  cli,
+  expectAccessible,
+  fillDevCode,
+  hasChromium,
+  inCi,
+  warnWithoutChromium,
+} from "./e2e-support/chromium-harness.ts";
 
 warnWithoutChromium("web passkeys e2e");
 
@@ -112,8 +122,7 @@ describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authentica
     await signInWithPassword();
     await page.getByLabel("Mobile phone number").fill(PHONE);
     await page.getByRole("button", { name: "Send code" }).click();
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(page);
     await page.getByRole("button", { name: "Verify" }).click();
     await page.waitForURL("**/browser");
     await openAccount();
@@ -173,8 +182,7 @@ describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authentica
     await signOut();
     await signInWithPassword();
     // The phone is the one factor left: its code was sent with the challenge.
-    await page.getByRole("button", { name: "Fill code (dev mode)" }).click();
-    await expect.poll(() => page.getByLabel("6-digit code").inputValue()).toMatch(/^\d{6}$/);
+    await fillDevCode(page);
     await page.getByRole("button", { name: "Verify" }).click();
     await page.waitForURL("**/account");
     await expect.poll(() => page.getByText("Your organization asks you to add a passkey.").isVisible()).toBe(true);

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import { REPO_ROOT, runCli } from "../../../server/test/support/server-process.ts";
 
@@ -79,4 +79,15 @@ export async function screenshot(page: Page, name: string, { fullPage = false, d
     await page.screenshot({ path: docsPath, fullPage, animations: "disabled", caret: "hide" });
   }
   expect(buffer.length).toBeGreaterThan(1000);
+}
+
+/**
+ * Fills the code step with the dev helper's code. The field is emptied first: it keeps a code typed before
+ * (a wrong one), which the wait would take for the helper's, and the helper's late fill would then land after.
+ */
+export async function fillDevCode(scope: Page | Locator): Promise<void> {
+  const field = scope.getByLabel("6-digit code");
+  await field.fill("");
+  await scope.getByRole("button", { name: "Fill code (dev mode)" }).click();
+  await expect.poll(() => field.inputValue()).toMatch(/^\d{6}$/);
 }
