@@ -6,11 +6,12 @@
 import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { createHash } from "node:crypto";
-import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
+import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
+import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
@@ -42,14 +43,7 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
       SESSION_IDLE_DAYS: "2",
     });
     storage = await openStorage(database.url);
-    operator = createGatehouse({
-      stores: storage.stores,
-      sms: { sendOtp: async () => {} },
-      email: { send: async () => {} },
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
+    operator = seedingOperator(storage.stores);
     api = clientsFor(server.url);
   });
 

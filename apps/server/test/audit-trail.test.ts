@@ -4,11 +4,12 @@
  */
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR } from "@gatehouse/core";
+import { SYSTEM_ACTOR } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
@@ -38,14 +39,7 @@ describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_n
     server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
     storage = await openStorage(database.url);
     // The operator seeds in process, as the CLI would, on the server's database.
-    const operator = createGatehouse({
-      stores: storage.stores,
-      sms: { sendOtp: async () => {} },
-      email: { send: async () => {} },
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
+    const operator = seedingOperator(storage.stores);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
     ({ userId: adaId } = await operator.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true }));
     await operator.register({ email: "admin@example.com", password: PASSWORD, emailVerified: true });

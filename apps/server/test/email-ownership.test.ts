@@ -4,12 +4,13 @@
  * The pre-hijacking story, Register's answer for a taken email, and a reset that ends sessions and trust.
  */
 import { Code } from "@connectrpc/connect";
-import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
+import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { startSmtpCatcher, type SmtpCatcher } from "./support/smtp-catcher.ts";
+import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const ADMIN_PASSWORD = "correct horse battery";
@@ -35,14 +36,7 @@ describe.each(dialects)("email ownership over the wire, delivered by SMTP (%s)",
     smtp = await startSmtpCatcher();
     server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, EMAIL_SMTP_URL: smtp.url, EMAIL_FROM: "Gatehouse <no-reply@acme.test>" });
     storage = await openStorage(database.url);
-    operator = createGatehouse({
-      stores: storage.stores,
-      sms: { sendOtp: async () => {} },
-      email: { send: async () => {} },
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
+    operator = seedingOperator(storage.stores);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
     await operator.register({ email: "admin@acme.test", password: ADMIN_PASSWORD, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, "admin@acme.test", "admin");

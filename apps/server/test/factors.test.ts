@@ -6,11 +6,12 @@
 import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { MfaFactor } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
-import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, totpCodeAt, type Gatehouse } from "@gatehouse/core";
+import { SYSTEM_ACTOR, totpCodeAt, type Gatehouse } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
@@ -30,14 +31,7 @@ describe.each(dialects)("authenticator apps, recovery codes and step-up, over th
     database = await openDatabase();
     server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
     storage = await openStorage(database.url);
-    operator = createGatehouse({
-      stores: storage.stores,
-      sms: { sendOtp: async () => {} },
-      email: { send: async () => {} },
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
+    operator = seedingOperator(storage.stores);
     api = clientsFor(server.url);
   });
 

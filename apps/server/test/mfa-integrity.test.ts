@@ -3,11 +3,12 @@
  * OTP mode. Each case failed on the code before the fix; docs/security.md names them.
  */
 import { Code } from "@connectrpc/connect";
-import { createGatehouse, cryptoRandom, systemClock, SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings } from "@gatehouse/core";
+import { SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
@@ -27,14 +28,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     database = await openDatabase();
     server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
     storage = await openStorage(database.url);
-    operator = createGatehouse({
-      stores: storage.stores,
-      sms: { sendOtp: async () => {} },
-      email: { send: async () => {} },
-      clock: systemClock,
-      random: cryptoRandom,
-      config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
-    });
+    operator = seedingOperator(storage.stores);
     api = clientsFor(server.url);
   });
 
