@@ -2,12 +2,11 @@ import { useState } from "react";
 import type { ReactNode } from "react";
 import type { FactorsView } from "../../api/account-client.ts";
 import { describeAccountError } from "../../api/account-errors.ts";
-import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
-import { formatMoment } from "../../format-time.ts";
 import { useServices } from "../../services.tsx";
 import { AddAuthenticatorApp } from "./AddAuthenticatorApp.tsx";
+import { FactorRow } from "./FactorRow.tsx";
 import { useStepUpGuard } from "./use-step-up.tsx";
 
 interface AuthenticatorAppsProps {
@@ -52,23 +51,15 @@ export function AuthenticatorApps({ factors, reload }: AuthenticatorAppsProps): 
           </li>
         )}
         {apps.map((app) => (
-          <li className="item" key={app.id}>
-            <div>
-              <strong>{app.label}</strong> (authenticator app)
-              <p className="hint">
-                Added {formatMoment(app.createdAt, "earlier")} · last used {formatMoment(app.lastUsedAt)}
-              </p>
-            </div>
-            <Button
-              variant="secondary"
-              onClick={() => void remove(app.id, app.label)}
-              busy={busy === app.id}
-              busyLabel="Removing…"
-              aria-label={`Remove ${app.label}`}
-            >
-              Remove
-            </Button>
-          </li>
+          <FactorRow
+            key={app.id}
+            label={app.label}
+            kind="authenticator app"
+            createdAt={app.createdAt}
+            lastUsedAt={app.lastUsedAt}
+            removing={busy === app.id}
+            onRemove={() => void remove(app.id, app.label)}
+          />
         ))}
         {factors.phoneMask === "" && apps.length === 0 ? <li className="item">No second factor yet.</li> : null}
       </ul>

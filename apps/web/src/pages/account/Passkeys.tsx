@@ -6,9 +6,9 @@ import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { TextField } from "../../components/TextField.tsx";
-import { formatMoment } from "../../format-time.ts";
 import { createPasskey, PasskeyCeremonyError, passkeysSupported } from "../../passkeys.ts";
 import { useServices } from "../../services.tsx";
+import { FactorRow } from "./FactorRow.tsx";
 import { useStepUpGuard } from "./use-step-up.tsx";
 
 const DEFAULT_LABEL = "Passkey";
@@ -75,23 +75,15 @@ export function Passkeys({ factors, reload, required }: PasskeysProps): ReactNod
       ) : null}
       <ul className="item-list" aria-label="Your passkeys">
         {passkeys.map((passkey) => (
-          <li className="item" key={passkey.id}>
-            <div>
-              <strong>{passkey.label}</strong> (passkey)
-              <p className="hint">
-                Added {formatMoment(passkey.createdAt, "earlier")} · last used {formatMoment(passkey.lastUsedAt)}
-              </p>
-            </div>
-            <Button
-              variant="secondary"
-              onClick={() => void remove(passkey.id, passkey.label)}
-              busy={busy === passkey.id}
-              busyLabel="Removing…"
-              aria-label={`Remove ${passkey.label}`}
-            >
-              Remove
-            </Button>
-          </li>
+          <FactorRow
+            key={passkey.id}
+            label={passkey.label}
+            kind="passkey"
+            createdAt={passkey.createdAt}
+            lastUsedAt={passkey.lastUsedAt}
+            removing={busy === passkey.id}
+            onRemove={() => void remove(passkey.id, passkey.label)}
+          />
         ))}
         {passkeys.length === 0 ? <li className="item">No passkey yet.</li> : null}
       </ul>
