@@ -19,6 +19,9 @@ export function http1Call(url: string, headers: Record<string, string>, body?: B
         resolve({ status: res.statusCode ?? 0, text });
         req.destroy();
       });
+      // A server that cuts the connection after its answer's headers ends the response without "end": the
+      // call is still answered, with the status it got (a no-op after "end").
+      res.on("close", () => resolve({ status: res.statusCode ?? 0, text }));
     });
     // Past the bytes and time it drains after its answer, the server cuts a connection still sending: status 0.
     req.on("error", (error) => (body === undefined ? reject(error) : resolve({ status: 0, text: "" })));
@@ -100,8 +103,12 @@ export async function latencyProbe(request: ProbeRequest): Promise<Probe> {
     })();`;
   const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
   const samples: Sample[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
+  const waiters: { count: number; resolve: () => void; reject: (error: Error) => void }[] = [];
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  // A probe that dies (its fetch failed) takes no more samples: whoever waits for them is told, not left waiting.
+  void exited.then(() => {
+    for (const waiter of waiters.splice(0)) waiter.reject(new Error(`the latency probe exited after ${samples.length} samples`));
+  });
   let ready: () => void;
   const isReady = new Promise<void>((resolve) => (ready = resolve));
   let buffer = "";
@@ -125,7 +132,7 @@ export async function latencyProbe(request: ProbeRequest): Promise<Probe> {
   await isReady;
   return {
     count: () => samples.length,
-    reached: (count) => (samples.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
+    reached: (count) => (samples.length >= count ? Promise.resolve() : new Promise((resolve, reject) => waiters.push({ count, resolve, reject }))),
     stop: async () => {
       child.stdin.end("stop");
       await exited;
