@@ -3,7 +3,7 @@ import type { FormEvent, ReactNode } from "react";
 import type { TotpEnrollmentView } from "../../api/account-client.ts";
 import { describeAccountError } from "../../api/account-errors.ts";
 import { Button } from "../../components/Button.tsx";
-import { FormAlert } from "../../components/FormAlert.tsx";
+import { SubsectionForm } from "../../components/SubsectionForm.tsx";
 import { TextField } from "../../components/TextField.tsx";
 import { useServices } from "../../services.tsx";
 import { useFormProblem } from "../login/use-form-problem.ts";
@@ -64,8 +64,17 @@ export function AddAuthenticatorApp({ onAdded }: { readonly onAdded: (label: str
     );
   }
   return (
-    <form className="stack subsection" onSubmit={(event) => void start(event)} noValidate aria-labelledby="add-app-heading">
-      <h3 id="add-app-heading">Add an authenticator app</h3>
+    <SubsectionForm
+      heading="Add an authenticator app"
+      headingId="add-app-heading"
+      onSubmit={(event) => void start(event)}
+      formError={form.formError}
+      alertRef={form.alertRef}
+      submitLabel="Continue"
+      busy={busy}
+      busyLabel="Preparing…"
+      onCancel={close}
+    >
       <TextField
         label="Name for this app"
         name="label"
@@ -76,15 +85,6 @@ export function AddAuthenticatorApp({ onAdded }: { readonly onAdded: (label: str
         hint={`Optional, for telling your apps apart, like “Phone”. Without one it is called “${DEFAULT_LABEL}”.`}
         error={form.fieldError("label")}
       />
-      <FormAlert message={form.formError} alertRef={form.alertRef} />
-      <div className="choice">
-        <Button type="submit" busy={busy} busyLabel="Preparing…">
-          Continue
-        </Button>
-        <Button variant="ghost" onClick={close} disabled={busy}>
-          Cancel
-        </Button>
-      </div>
-    </form>
+    </SubsectionForm>
   );
 }

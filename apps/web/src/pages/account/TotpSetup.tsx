@@ -2,10 +2,9 @@ import { useEffect, useRef, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
 import type { TotpEnrollmentView } from "../../api/account-client.ts";
 import { describeAccountError } from "../../api/account-errors.ts";
-import { Button } from "../../components/Button.tsx";
-import { FormAlert } from "../../components/FormAlert.tsx";
 import { QrCode } from "../../components/QrCode.tsx";
 import { ReadOnlyField } from "../../components/ReadOnlyField.tsx";
+import { SubsectionForm } from "../../components/SubsectionForm.tsx";
 import { TextField } from "../../components/TextField.tsx";
 import { useServices } from "../../services.tsx";
 import { useFormProblem } from "../login/use-form-problem.ts";
@@ -48,8 +47,18 @@ export function TotpSetup({ enrollment, onConfirmed, onCancel }: TotpSetupProps)
   };
 
   return (
-    <form className="stack subsection" onSubmit={(event) => void confirm(event)} noValidate aria-labelledby="totp-setup-heading" data-testid="totp-setup">
-      <h3 id="totp-setup-heading">Set up your authenticator app</h3>
+    <SubsectionForm
+      heading="Set up your authenticator app"
+      headingId="totp-setup-heading"
+      testId="totp-setup"
+      onSubmit={(event) => void confirm(event)}
+      formError={form.formError}
+      alertRef={form.alertRef}
+      submitLabel="Confirm"
+      busy={busy}
+      busyLabel="Confirming…"
+      onCancel={onCancel}
+    >
       <ol className="steps">
         <li>
           <p>Scan this QR code with your authenticator app.</p>
@@ -76,15 +85,6 @@ export function TotpSetup({ enrollment, onConfirmed, onCancel }: TotpSetupProps)
           />
         </li>
       </ol>
-      <FormAlert message={form.formError} alertRef={form.alertRef} />
-      <div className="choice">
-        <Button type="submit" busy={busy} busyLabel="Confirming…">
-          Confirm
-        </Button>
-        <Button variant="ghost" onClick={onCancel} disabled={busy}>
-          Cancel
-        </Button>
-      </div>
-    </form>
+    </SubsectionForm>
   );
 }
