@@ -1,32 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
+import { configProblems } from "./support/config-problems.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 const KEY = "a-production-secret-key";
 const FACTOR_KEY = Buffer.alloc(32, 7).toString("base64");
 
-function problems(env: Record<string, string>): string {
-  try {
-    loadConfig(env, 8);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
-
 describe("secrets at rest in production", () => {
   it("refuses APP_ENV=production without OTP_HASH_KEY, naming the variable and why, and starts with one", () => {
-    expect(problems({ APP_ENV: "production" })).toContain("OTP_HASH_KEY is required when APP_ENV=production");
+    expect(configProblems({ APP_ENV: "production" })).toContain("OTP_HASH_KEY is required when APP_ENV=production");
     const production = { APP_ENV: "production", SMS_PROVIDER: "none", EMAIL_VERIFICATION: "off", FACTOR_ENCRYPTION_KEY: FACTOR_KEY };
     expect(loadConfig({ ...production, OTP_HASH_KEY: KEY }, 8).otpHashKey).toBe(KEY);
     expect(loadConfig({}, 8).otpHashKey).toBeUndefined();
   });
 
   it("refuses APP_ENV=production without FACTOR_ENCRYPTION_KEY, and a key that is not 32 bytes of base64 anywhere", () => {
-    expect(problems({ APP_ENV: "production", OTP_HASH_KEY: KEY })).toContain("FACTOR_ENCRYPTION_KEY is required when APP_ENV=production");
+    expect(configProblems({ APP_ENV: "production", OTP_HASH_KEY: KEY })).toContain("FACTOR_ENCRYPTION_KEY is required when APP_ENV=production");
     for (const bad of [Buffer.alloc(16).toString("base64"), "not base64 at all!", `${FACTOR_KEY}AA`]) {
-      expect(problems({ FACTOR_ENCRYPTION_KEY: bad })).toContain("FACTOR_ENCRYPTION_KEY must be 32 bytes in base64");
+      expect(configProblems({ FACTOR_ENCRYPTION_KEY: bad })).toContain("FACTOR_ENCRYPTION_KEY must be 32 bytes in base64");
     }
     expect(loadConfig({ FACTOR_ENCRYPTION_KEY: FACTOR_KEY }, 8).factorEncryptionKey).toEqual(new Uint8Array(32).fill(7));
     expect(loadConfig({}, 8).factorEncryptionKey).toBeUndefined();
@@ -39,16 +30,16 @@ describe("dev OTP mode only in an explicit development environment", () => {
   });
 
   it.each([["prod"], ["staging"], ["Development"], ["dev"], [""]])("APP_ENV=%j refuses OTP_RETURN_TO_CLIENT=true with a clear message", (appEnv) => {
-    const message = problems({ APP_ENV: appEnv, OTP_RETURN_TO_CLIENT: "true" });
+    const message = configProblems({ APP_ENV: appEnv, OTP_RETURN_TO_CLIENT: "true" });
     expect(message).toContain("OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of development, test, local");
   });
 
   it("an unset APP_ENV refuses it too, and says none was given", () => {
-    expect(problems({ OTP_RETURN_TO_CLIENT: "true" })).toContain("(got none)");
+    expect(configProblems({ OTP_RETURN_TO_CLIENT: "true" })).toContain("(got none)");
   });
 
   it("production keeps its own refusal", () => {
-    expect(problems({ APP_ENV: "production", OTP_HASH_KEY: KEY, FACTOR_ENCRYPTION_KEY: FACTOR_KEY, OTP_RETURN_TO_CLIENT: "true" })).toContain(
+    expect(configProblems({ APP_ENV: "production", OTP_HASH_KEY: KEY, FACTOR_ENCRYPTION_KEY: FACTOR_KEY, OTP_RETURN_TO_CLIENT: "true" })).toContain(
       "OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production",
     );
   });
@@ -61,7 +52,7 @@ describe("session lifetimes", () => {
   });
 
   it("refuse an idle lifetime longer than the absolute one, and values out of range", () => {
-    expect(problems({ SESSION_MAX_AGE_DAYS: "3", SESSION_IDLE_DAYS: "7" })).toContain("SESSION_IDLE_DAYS must not exceed SESSION_MAX_AGE_DAYS");
-    expect(problems({ SESSION_MAX_AGE_DAYS: "0" })).toContain("SESSION_MAX_AGE_DAYS must be a whole number from 1 to 3650");
+    expect(configProblems({ SESSION_MAX_AGE_DAYS: "3", SESSION_IDLE_DAYS: "7" })).toContain("SESSION_IDLE_DAYS must not exceed SESSION_MAX_AGE_DAYS");
+    expect(configProblems({ SESSION_MAX_AGE_DAYS: "0" })).toContain("SESSION_MAX_AGE_DAYS must be a whole number from 1 to 3650");
   });
 });

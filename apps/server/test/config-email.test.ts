@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
+import { configProblems } from "./support/config-problems.ts";
 import { PRODUCTION_SECRETS } from "./support/production-env.ts";
-
-function problems(env: Record<string, string>): string {
-  try {
-    loadConfig(env, 8);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 /** What production asks of every start besides email. */
 const PRODUCTION = { APP_ENV: "production", ...PRODUCTION_SECRETS, SMS_PROVIDER: "none" };
@@ -18,7 +9,7 @@ const SMTP = { EMAIL_SMTP_URL: "smtps://mailer:secret-pw@smtp.example.com", EMAI
 
 describe("email configuration", () => {
   it("production refuses to start without EMAIL_SMTP_URL, unless EMAIL_VERIFICATION=off says so explicitly", () => {
-    expect(problems(PRODUCTION)).toContain("EMAIL_SMTP_URL is required when APP_ENV=production");
+    expect(configProblems(PRODUCTION)).toContain("EMAIL_SMTP_URL is required when APP_ENV=production");
     const off = loadConfig({ ...PRODUCTION, EMAIL_VERIFICATION: "off" }, 8);
     expect(off.email).toMatchObject({ delivery: { kind: "none" }, verification: "off" });
     expect(off.email.warnings).toEqual([expect.stringContaining("no EMAIL_SMTP_URL"), expect.stringContaining("pre-hijacking")]);
@@ -38,19 +29,19 @@ describe("email configuration", () => {
       8,
     );
     expect(config.email.delivery).toMatchObject({ kind: "smtp", user: "mailer", password: "pw", timeoutMs: 2500 });
-    expect(problems({ EMAIL_SMTP_URL: "http://mail.example.com", EMAIL_FROM: "a@example.com" })).toContain("EMAIL_SMTP_URL must be smtp://");
-    expect(problems({ EMAIL_SMTP_URL: "smtp://localhost" })).toContain("EMAIL_FROM is required");
-    expect(problems({ ...SMTP, EMAIL_SMTP_USER: "mailer" })).toContain("EMAIL_SMTP_USER and EMAIL_SMTP_PASSWORD go together");
-    expect(problems({ ...SMTP, EMAIL_TIMEOUT_MS: "5" })).toContain("EMAIL_TIMEOUT_MS");
-    expect(problems({ EMAIL_VERIFICATION: "maybe" })).toContain("EMAIL_VERIFICATION");
-    expect(problems({ EMAIL_SMTP_URL: "ftp://u:secret-pw@x" })).not.toContain("secret-pw");
+    expect(configProblems({ EMAIL_SMTP_URL: "http://mail.example.com", EMAIL_FROM: "a@example.com" })).toContain("EMAIL_SMTP_URL must be smtp://");
+    expect(configProblems({ EMAIL_SMTP_URL: "smtp://localhost" })).toContain("EMAIL_FROM is required");
+    expect(configProblems({ ...SMTP, EMAIL_SMTP_USER: "mailer" })).toContain("EMAIL_SMTP_USER and EMAIL_SMTP_PASSWORD go together");
+    expect(configProblems({ ...SMTP, EMAIL_TIMEOUT_MS: "5" })).toContain("EMAIL_TIMEOUT_MS");
+    expect(configProblems({ EMAIL_VERIFICATION: "maybe" })).toContain("EMAIL_VERIFICATION");
+    expect(configProblems({ EMAIL_SMTP_URL: "ftp://u:secret-pw@x" })).not.toContain("secret-pw");
   });
 
   it("PUBLIC_URL defaults to http://localhost:<PORT> and must be an http(s) base", () => {
     expect(loadConfig({ PORT: "9090" }, 8).email.publicUrl).toBe("http://localhost:9090");
     expect(loadConfig({ PUBLIC_URL: "https://id.example.com/gatehouse" }, 8).email.publicUrl).toBe("https://id.example.com/gatehouse");
-    expect(problems({ PUBLIC_URL: "id.example.com" })).toContain("PUBLIC_URL");
-    expect(problems({ PUBLIC_URL: "https://id.example.com/?x=1" })).toContain("PUBLIC_URL");
+    expect(configProblems({ PUBLIC_URL: "id.example.com" })).toContain("PUBLIC_URL");
+    expect(configProblems({ PUBLIC_URL: "https://id.example.com/?x=1" })).toContain("PUBLIC_URL");
   });
 
   it("dev mode keeps messages in the dev mailbox, unless an SMTP server is named", () => {

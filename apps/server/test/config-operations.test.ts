@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
+import { configProblems } from "./support/config-problems.ts";
 import { PRODUCTION_ENV } from "./support/production-env.ts";
 
 const TWILIO = {
@@ -8,16 +9,6 @@ const TWILIO = {
   TWILIO_AUTH_TOKEN: "twilio_secret_token_value",
   TWILIO_FROM: "+15557654321",
 };
-
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected the configuration to be refused");
-}
 
 describe("SMS_PROVIDER", () => {
   it.each([
@@ -59,7 +50,7 @@ describe("SMS_PROVIDER", () => {
   });
 
   it("lists every missing Twilio setting at once, naming variables and never values", () => {
-    const message = problemsOf({ SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: "AC12", PORT: "x" });
+    const message = configProblems({ SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: "AC12", PORT: "x" });
     expect(message).toContain("TWILIO_ACCOUNT_SID must be AC followed by 32 hex digits");
     expect(message).toContain("SMS_PROVIDER=twilio needs TWILIO_AUTH_TOKEN, or TWILIO_API_KEY_SID and TWILIO_API_KEY_SECRET");
     expect(message).toContain("SMS_PROVIDER=twilio needs exactly one of TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID");
@@ -67,7 +58,7 @@ describe("SMS_PROVIDER", () => {
   });
 
   it("refuses ambiguous Twilio credentials and senders", () => {
-    const message = problemsOf({
+    const message = configProblems({
       ...TWILIO,
       TWILIO_API_KEY_SID: "SK0123456789abcdef0123456789abcdef",
       TWILIO_API_KEY_SECRET: "x",
@@ -79,11 +70,11 @@ describe("SMS_PROVIDER", () => {
   });
 
   it("lists every missing Vonage setting, and refuses an unknown provider or a bad base URL", () => {
-    const vonage = problemsOf({ SMS_PROVIDER: "vonage", VONAGE_BASE_URL: "rest.nexmo.com" });
+    const vonage = configProblems({ SMS_PROVIDER: "vonage", VONAGE_BASE_URL: "rest.nexmo.com" });
     for (const name of ["VONAGE_API_KEY", "VONAGE_API_SECRET", "VONAGE_FROM"]) expect(vonage).toContain(`${name} is required with SMS_PROVIDER=vonage`);
     expect(vonage).toContain("VONAGE_BASE_URL must be an http(s) URL");
-    expect(problemsOf({ SMS_PROVIDER: "carrier-pigeon" })).toContain("SMS_PROVIDER must be one of http, twilio, vonage, none");
-    expect(problemsOf({ SMS_PROVIDER: "http" })).toContain("SMS_PROVIDER_API_KEY is required with SMS_PROVIDER=http");
+    expect(configProblems({ SMS_PROVIDER: "carrier-pigeon" })).toContain("SMS_PROVIDER must be one of http, twilio, vonage, none");
+    expect(configProblems({ SMS_PROVIDER: "http" })).toContain("SMS_PROVIDER_API_KEY is required with SMS_PROVIDER=http");
   });
 
   it("a leftover SMS_PROVIDER_API_KEY does not bother another provider", () => {
@@ -92,7 +83,7 @@ describe("SMS_PROVIDER", () => {
 
   it("bounds the retry attempts", () => {
     expect(loadConfig({}).smsMaxAttempts).toBe(3);
-    expect(problemsOf({ SMS_RETRY_MAX_ATTEMPTS: "0" })).toContain("SMS_RETRY_MAX_ATTEMPTS must be a whole number from 1 to 10");
+    expect(configProblems({ SMS_RETRY_MAX_ATTEMPTS: "0" })).toContain("SMS_RETRY_MAX_ATTEMPTS must be a whole number from 1 to 10");
   });
 });
 
@@ -114,10 +105,10 @@ describe("metrics, reflection and log settings", () => {
   });
 
   it("refuses malformed values with the others", () => {
-    const message = problemsOf({ METRICS_PORT: "metrics", GRPC_REFLECTION: "maybe", LOG_FORMAT: "xml" });
+    const message = configProblems({ METRICS_PORT: "metrics", GRPC_REFLECTION: "maybe", LOG_FORMAT: "xml" });
     expect(message).toContain("METRICS_PORT must be a whole number from 0 to 65535");
     expect(message).toContain("GRPC_REFLECTION must be true or false");
     expect(message).toContain("LOG_FORMAT must be one of auto, json, pretty");
-    expect(problemsOf({ METRICS_PORT: "9464", WORKERS: "2" })).toContain("METRICS_PORT needs WORKERS=1");
+    expect(configProblems({ METRICS_PORT: "9464", WORKERS: "2" })).toContain("METRICS_PORT needs WORKERS=1");
   });
 });

@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
-
-function problems(env: Record<string, string>): string {
-  try {
-    loadConfig(env, 8);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
+import { loadConfig } from "../src/config.ts";
+import { configProblems } from "./support/config-problems.ts";
 
 describe("WebAuthn configuration", () => {
   it("defaults to localhost on the server's port", () => {
@@ -30,6 +21,6 @@ describe("WebAuthn configuration", () => {
     [{ WEBAUTHN_ORIGINS: " , " }, "WEBAUTHN_ORIGINS must list at least one origin"],
     [{ WEBAUTHN_RP_NAME: "x".repeat(65) }, "WEBAUTHN_RP_NAME must be at most 64 printable characters"],
   ])("refuses %j", (env, problem) => {
-    expect(problems(env)).toContain(problem);
+    expect(configProblems(env)).toContain(problem);
   });
 });

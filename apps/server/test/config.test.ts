@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkPhoneRegion, ConfigError, loadConfig } from "../src/config.ts";
-
-function problems(env: Record<string, string>): string {
-  try {
-    loadConfig(env, 8);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
+import { checkPhoneRegion, loadConfig } from "../src/config.ts";
+import { configProblems } from "./support/config-problems.ts";
 
 describe("password hashing configuration", () => {
   it("defaults to OWASP's Argon2id, one concurrent hash per core and 16 queued per concurrent hash", () => {
@@ -46,7 +37,7 @@ describe("password hashing configuration", () => {
     ["PASSWORD_HASH_QUEUE_LIMIT", "-1"],
     ["PASSWORD_HASH_QUEUE_LIMIT", "many"],
   ])("refuses %s=%s, naming it", (name, value) => {
-    expect(problems({ [name]: value })).toContain(name);
+    expect(configProblems({ [name]: value })).toContain(name);
   });
 
   it("accepts the deprecated PASSWORD_HASH_N with a warning that it is ignored", () => {
@@ -62,8 +53,8 @@ describe("refresh reuse interval", () => {
     expect(loadConfig({}, 8).refreshReuseIntervalMs).toBe(10_000);
     expect(loadConfig({ REFRESH_REUSE_INTERVAL_SECONDS: "0" }, 8).refreshReuseIntervalMs).toBe(0);
     expect(loadConfig({ REFRESH_REUSE_INTERVAL_SECONDS: "30" }, 8).refreshReuseIntervalMs).toBe(30_000);
-    expect(problems({ REFRESH_REUSE_INTERVAL_SECONDS: "-1" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
-    expect(problems({ REFRESH_REUSE_INTERVAL_SECONDS: "301" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
+    expect(configProblems({ REFRESH_REUSE_INTERVAL_SECONDS: "-1" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
+    expect(configProblems({ REFRESH_REUSE_INTERVAL_SECONDS: "301" })).toContain("REFRESH_REUSE_INTERVAL_SECONDS");
   });
 });
 
@@ -74,7 +65,7 @@ describe("PHONE_DEFAULT_REGION", () => {
   });
 
   it.each(["us", "USA", "1", "U S"])("refuses %j, naming the variable", (value) => {
-    expect(problems({ PHONE_DEFAULT_REGION: value })).toContain("PHONE_DEFAULT_REGION must be an upper-case ISO 3166-1 alpha-2 region");
+    expect(configProblems({ PHONE_DEFAULT_REGION: value })).toContain("PHONE_DEFAULT_REGION must be an upper-case ISO 3166-1 alpha-2 region");
   });
 
   it("refuses, before serving, a well-formed region with no phone numbering metadata", async () => {
@@ -96,7 +87,7 @@ describe("DATABASE_URL", () => {
   });
 
   it.each(["sqlite:./g.db", "sqlite:/tmp/g.db", "sqlite:///tmp/g.db", "mysql://db/gatehouse", "redis:6379"])("refuses %j, naming the variable", (value) => {
-    expect(problems({ DATABASE_URL: value })).toContain("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
+    expect(configProblems({ DATABASE_URL: value })).toContain("DATABASE_URL must be a file path, a file: URL, or a postgres:// / postgresql:// URL");
   });
 });
 
@@ -109,7 +100,7 @@ describe("AUDIT_RETENTION_DAYS", () => {
   });
 
   it.each(["0", "-1", "36501", "1.5", "ninety"])("refuses %j, naming the variable", (value) => {
-    expect(problems({ AUDIT_RETENTION_DAYS: value })).toContain("AUDIT_RETENTION_DAYS");
+    expect(configProblems({ AUDIT_RETENTION_DAYS: value })).toContain("AUDIT_RETENTION_DAYS");
   });
 });
 
@@ -117,7 +108,7 @@ describe("SQLite checkpoints", () => {
   it("checkpoints in the commit by default and from a worker thread with SQLITE_BACKGROUND_CHECKPOINT=true", () => {
     expect(loadConfig({}, 8).sqliteBackgroundCheckpoint).toBe(false);
     expect(loadConfig({ SQLITE_BACKGROUND_CHECKPOINT: "true" }, 8).sqliteBackgroundCheckpoint).toBe(true);
-    expect(problems({ SQLITE_BACKGROUND_CHECKPOINT: "sometimes" })).toContain("SQLITE_BACKGROUND_CHECKPOINT must be true or false");
+    expect(configProblems({ SQLITE_BACKGROUND_CHECKPOINT: "sometimes" })).toContain("SQLITE_BACKGROUND_CHECKPOINT must be true or false");
   });
 });
 
@@ -136,6 +127,6 @@ describe("database timeouts", () => {
     ["DATABASE_CONNECT_TIMEOUT_MS", "99"],
     ["DATABASE_CONNECT_TIMEOUT_MS", "600001"],
   ])("refuses %s=%j, naming the variable", (name, value) => {
-    expect(problems({ [name]: value })).toContain(name);
+    expect(configProblems({ [name]: value })).toContain(name);
   });
 });

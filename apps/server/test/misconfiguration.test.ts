@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { loadConfig } from "../src/config.ts";
+import { configProblems } from "./support/config-problems.ts";
 import { startupNotices } from "../src/startup-notices.ts";
 import { openStorage } from "../src/storage.ts";
 import { clientsFor } from "./support/clients.ts";
@@ -17,19 +18,9 @@ import { PRODUCTION_SECRETS } from "./support/production-env.ts";
 /** Production needs more than these tests are about (an OTP hash key): given, so each test sees only its own problem. */
 const PRODUCTION = { APP_ENV: "production", ...PRODUCTION_SECRETS, EMAIL_VERIFICATION: "off" };
 
-function problemsOf(env: Record<string, string>): string {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error("expected the configuration to be refused");
-}
-
 describe("production without an SMS provider", () => {
   it("is refused unless SMS_PROVIDER=none says so", () => {
-    expect(problemsOf(PRODUCTION)).toContain("APP_ENV=production needs an SMS provider");
+    expect(configProblems(PRODUCTION)).toContain("APP_ENV=production needs an SMS provider");
     expect(loadConfig({ ...PRODUCTION, SMS_PROVIDER: "none" }).smsProvider.kind).toBe("none");
     expect(loadConfig({ APP_ENV: "staging" }).smsProvider.kind).toBe("none");
   });
@@ -43,8 +34,8 @@ describe("lifecycle and database creation settings", () => {
       shutdownDrainMs: 15_000,
       workerStartTimeoutMs: 5000,
     });
-    expect(problemsOf({ SHUTDOWN_DRAIN_MS: "-1" })).toContain("SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000");
-    expect(problemsOf({ WORKER_START_TIMEOUT_MS: "10" })).toContain("WORKER_START_TIMEOUT_MS must be a whole number from 100 to 600000");
+    expect(configProblems({ SHUTDOWN_DRAIN_MS: "-1" })).toContain("SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000");
+    expect(configProblems({ WORKER_START_TIMEOUT_MS: "10" })).toContain("WORKER_START_TIMEOUT_MS must be a whole number from 100 to 600000");
     expect(loadConfig({}).databaseCreate).toBe(true);
     expect(loadConfig({ DATABASE_URL: "/srv/gatehouse/g.sqlite" }).databaseCreate).toBe(false);
     expect(loadConfig({ DATABASE_URL: "/srv/gatehouse/g.sqlite", DATABASE_CREATE: "true" }).databaseCreate).toBe(true);
