@@ -4,7 +4,7 @@
  * the floor and check-url on PostgreSQL, in a database created and dropped for the figure.
  */
 import { join } from "node:path";
-import { mb, pct, sized, table, verdict, type Figure, type Row } from "../figure.ts";
+import { mb, notMeasured, pct, sized, table, verdict, type Figure, type Row } from "../figure.ts";
 import { seedFixture } from "../fixture.ts";
 import { runLoad, summariseRuns } from "../load.ts";
 import type { HttpRequestSpec } from "../load-runner.ts";
@@ -82,8 +82,7 @@ export const checkUrl: Figure = {
         result: sqlite.peak === null ? "—" : verdict(sqlite.peak <= 150 * 2 ** 20),
       },
     ];
-    if ("skipped" in postgres)
-      rows.push({ measurement: "check-url on PostgreSQL vs SQLite", figure: `not measured: ${postgres.skipped}`, goal: "≥ 60%", result: "MISS" });
+    if ("skipped" in postgres) rows.push(notMeasured("check-url on PostgreSQL vs SQLite", "≥ 60%", postgres.skipped));
     else {
       const [floor, pgCheck] = postgres.value.points as [typeof healthz, typeof healthz];
       rows.push({
