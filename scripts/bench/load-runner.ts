@@ -11,7 +11,7 @@ import autocannon from "autocannon";
 import { Agent, request } from "node:http";
 import { text } from "node:stream/consumers";
 import { totpCodeAt } from "@gatehouse/core";
-import { quantile } from "./stats.ts";
+import { quantile, sleep } from "./stats.ts";
 
 export interface HttpRequestSpec {
   readonly method: "GET" | "POST";
@@ -96,7 +96,7 @@ async function runAutocannon(job: AutocannonJob) {
 async function runLoginProbe(job: LoginProbeJob) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(job.url);
-  await new Promise((resolve) => setTimeout(resolve, job.delayS * 1000));
+  await sleep(job.delayS * 1000);
   const times: number[] = [];
   let failures = 0;
   const deadline = performance.now() + job.durationS * 1000;
@@ -120,7 +120,7 @@ async function runFlow(job: FlowJob) {
     if ((await httpCall(agent, base, "/healthz")).status !== 200) throw new Error("GET /healthz failed");
     floor.push(performance.now() - t0);
   }
-  const steps: FlowSteps[] = [];
+  const steps: Awaited<ReturnType<typeof mfaFlowOnce>>[] = [];
   const deadline = job.duration !== undefined ? performance.now() + job.duration * 1000 : Infinity;
   while (steps.length < (job.flows ?? Infinity) && performance.now() < deadline) {
     const user = job.users[Math.floor(steps.length / job.flowsPerUser)];
@@ -128,7 +128,7 @@ async function runFlow(job: FlowJob) {
     steps.push(await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${steps.length}`));
   }
   agent.destroy();
-  const p50 = (pick: (step: FlowSteps) => number) => quantile(steps.map(pick), 0.5);
+  const p50 = (pick: (step: (typeof steps)[number]) => number) => quantile(steps.map(pick), 0.5);
   // signInP50Ms: Login + VerifyMFA without fetching the code (GetOTP, the dev server's stand-in for the phone);
   // floorP50Ms: sequential GET /healthz on the same connection before the flows, one request's loopback floor.
   return {
@@ -145,14 +145,8 @@ async function runFlow(job: FlowJob) {
 /** Flows per SMS user: a flow sends one OTP, and the per-phone send limit allows 5 per 15 minutes. */
 export const FLOWS_PER_USER = 5;
 
-interface FlowSteps {
-  readonly loginMs: number;
-  readonly otpMs: number;
-  readonly verifyMs: number;
-}
-
 /** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required) and verifies the SMS or app code. */
-export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"][number], orgId: string, fingerprint: string): Promise<FlowSteps> {
+export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"][number], orgId: string, fingerprint: string) {
   const t0 = performance.now();
   const login = await connectCall(agent, base, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
   const t1 = performance.now();

@@ -34,15 +34,6 @@ export interface UseCaseCost {
   readonly wallMs: number;
 }
 
-export interface SignInCosts {
-  readonly login: UseCaseCost;
-  readonly verify: UseCaseCost;
-  /** StartPasskeySignIn + FinishPasskeySignIn. */
-  readonly passkey: UseCaseCost;
-  /** Login + VerifyMFA without the password hash: the SMS sign-in's time to set beside the passkey's. */
-  readonly smsWithoutHashMs: number;
-}
-
 export interface CountOptions {
   /** A PostgreSQL URL, or else an SQLite file's path. */
   readonly databaseUrl: string;
@@ -60,7 +51,7 @@ const combineCosts = (costs: readonly UseCaseCost[], combine: (values: number[])
   Object.fromEntries(COST_KEYS.map((key) => [key, combine(costs.map((cost) => cost[key]))])) as Record<keyof UseCaseCost, number>;
 
 /** Runs `flows` Logins and VerifyMFAs, and as many passkey sign-ins, and answers the median cost of each. */
-export async function countStatements(options: CountOptions): Promise<SignInCosts> {
+export async function countStatements(options: CountOptions) {
   const counted = { statements: 0, roundTrips: 0, databaseMs: 0 };
   const onQuery = (timing: QueryTiming) => {
     counted.statements++;
@@ -135,13 +126,14 @@ export async function countStatements(options: CountOptions): Promise<SignInCost
       );
       runs.passkey.push(combineCosts([begun, finished], ([a, b]) => a! + b!));
     }
-    const smsWithoutHashMs = median(runs.login.map((login, i) => login.wallMs + runs.verify[i]!.wallMs - runs.hashMs[i]!));
-    const [login, verify, passkey] = [runs.login, runs.verify, runs.passkey].map((costs) => combineCosts(costs, median)) as [
-      UseCaseCost,
-      UseCaseCost,
-      UseCaseCost,
-    ];
-    return { login, verify, passkey, smsWithoutHashMs };
+    const medianCost = (costs: readonly UseCaseCost[]) => combineCosts(costs, median);
+    // passkey: Start + Finish. smsWithoutHashMs: Login + VerifyMFA without the password hash, the SMS sign-in's time to set beside it.
+    return {
+      login: medianCost(runs.login),
+      verify: medianCost(runs.verify),
+      passkey: medianCost(runs.passkey),
+      smsWithoutHashMs: median(runs.login.map((login, i) => login.wallMs + runs.verify[i]!.wallMs - runs.hashMs[i]!)),
+    };
   } finally {
     await opened.close();
     await pool?.end();
@@ -173,15 +165,8 @@ export const statements: Figure = {
       }
       const costs = measuredOn.value;
       for (const [useCase, label] of USE_CASES) {
-        const cost = costs[useCase];
-        measured.push([
-          name,
-          label,
-          String(cost.statements),
-          dialect === "sqlite" ? "—" : String(cost.roundTrips),
-          fmt(cost.databaseMs, 2),
-          fmt(cost.wallMs, 2),
-        ]);
+        const { statements, roundTrips, databaseMs, wallMs } = costs[useCase];
+        measured.push([name, label, String(statements), dialect === "sqlite" ? "—" : String(roundTrips), fmt(databaseMs, 2), fmt(wallMs, 2)]);
       }
       for (const useCase of ["login", "verify"] as const) {
         const [cost, budget] = [costs[useCase], BUDGETS[dialect][useCase]];
