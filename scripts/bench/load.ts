@@ -35,10 +35,7 @@ export function assertCleanLoad(label: string, result: LoadResult, tolerated: (c
 }
 
 /** Medians over the runs of one throughput point, each run held to BENCH_TOLERANCE. */
-export function summariseRuns(
-  label: string,
-  runs: readonly LoadResult[],
-): { rps: number; p50Ms: number; p99Ms: number; non2xx: number; runs: readonly LoadResult[] } {
+export function summariseRuns(label: string, runs: readonly LoadResult[]) {
   for (const run of runs) assertCleanLoad(label, run, BENCH_TOLERANCE);
   const of = (pick: (r: LoadResult) => number) => median(runs.map(pick));
   return { rps: of((r) => r.rps), p50Ms: of((r) => r.p50Ms), p99Ms: of((r) => r.p99Ms), non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0), runs };
