@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
+import { notMeasured, rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
@@ -24,6 +24,7 @@ import { statements } from "./bench/figures/statements.ts";
 import { urlCheck } from "./bench/figures/url-check.ts";
 import { machineInfo, writeReport } from "./bench/report.ts";
 import { buildServerDist } from "./bench/server.ts";
+import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
 const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, isolation, smsSend, statements];
@@ -68,17 +69,15 @@ try {
     log(`${figure.title} (--section ${figure.name}) [${((performance.now() - started) / 1000).toFixed(0)} s]`);
     const tmpDir = join(tmp, figure.name);
     mkdirSync(tmpDir);
-    try {
-      measured.push({ figure, result: await figure.run({ root: ROOT, tmpDir, smoke, log: (line) => log(`  ${line}`) }) });
-    } catch (error) {
+    const result = await figure.run({ root: ROOT, tmpDir, smoke, log: (line) => log(`  ${line}`) }).catch((error: unknown) => {
       // A smoke run fails at once; a full run records what failed and measures the rest.
       if (!full) throw error;
       failed++;
-      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);
+      const message = firstLine(error);
       log(`  FAILED: ${error instanceof Error ? (error.stack ?? message) : message}`);
-      const rows = [{ measurement: figure.title, figure: `not measured: ${message}`, goal: "a figure", result: "MISS" as const }];
-      measured.push({ figure, result: { rows, details: `Not measured: the figure failed (${message}).`, data: null } });
-    }
+      return { rows: [notMeasured(figure.title, "a figure", message)], details: `Not measured: the figure failed (${message}).`, data: null };
+    });
+    measured.push({ figure, result });
   }
   const header = {
     command: `npm run bench${smoke ? " -- --smoke" : ""}`,

@@ -40,13 +40,11 @@ try {
   const fresh = listFiles(freshDir);
   if (fresh.length === 0) throw new Error(`proto:check: buf generate wrote nothing to ${freshDir}`);
   const committed = listFiles(committedDir);
+  const stale = (file: string) => committed.includes(file) && !readFileSync(path.join(freshDir, file)).equals(readFileSync(path.join(committedDir, file)));
   const differences = [
     ...fresh.filter((file) => !committed.includes(file)).map((file) => `missing: ${file}`),
     ...committed.filter((file) => !fresh.includes(file)).map((file) => `extra:   ${file}`),
-    ...fresh
-      .filter((file) => committed.includes(file))
-      .filter((file) => !readFileSync(path.join(freshDir, file)).equals(readFileSync(path.join(committedDir, file))))
-      .map((file) => `stale:   ${file}`),
+    ...fresh.filter(stale).map((file) => `stale:   ${file}`),
   ];
   if (differences.length === 0) console.log(`proto:check: ${OUT} is up to date`);
   else {

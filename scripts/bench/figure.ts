@@ -39,6 +39,12 @@ export interface Figure {
 }
 
 export const verdict = (ok: boolean): Verdict => (ok ? "PASS" : "MISS");
+
+/** The row of a measurement that could not be taken (no PostgreSQL server, a figure that failed): a MISS that says why. */
+export function notMeasured(measurement: string, goal: string, reason: string): Row {
+  return { measurement, figure: `not measured: ${reason}`, goal, result: "MISS" };
+}
+
 export const mb = (bytes: number | null) => (bytes === null ? "n/a" : `${fmt(bytes / 2 ** 20, 1)} MB`);
 export const pct = (ratio: number) => `${fmt(ratio * 100, 1)}%`;
 

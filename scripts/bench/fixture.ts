@@ -1,7 +1,7 @@
 /**
- * Seeds a bench database in process, through the core's own API and store ports, before the server
- * starts (no CLI process per user, no send limits to wait out). Users that only need to exist in bulk
- * share one precomputed password hash.
+ * Seeds a bench database in process, through the server's own composition root (its stores and core, quiet)
+ * and the store ports, before the server starts (no CLI process per user, no send limits to wait out). Users
+ * that only need to exist in bulk share one precomputed password hash.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -15,7 +15,9 @@ import {
   type Gatehouse,
   type Stores,
 } from "@gatehouse/core";
-import { benchEngine } from "./engine.ts";
+import { loadConfig } from "../../apps/server/src/config.ts";
+import { createEngine, type Engine } from "../../apps/server/src/engine.ts";
+import { createLogger } from "../../apps/server/src/logger.ts";
 import { generateCorpus, generatePolicy } from "./hosts.ts";
 
 export const PASSWORD = "bench correct horse battery";
@@ -26,6 +28,11 @@ export const PASSWORD = "bench correct horse battery";
  */
 export const CHEAP_ARGON2ID: Argon2idParams = { memoryKiB: 1024, passes: 1, parallelism: 1 };
 export const CHEAP_ENV = { PASSWORD_HASH_MEMORY_KIB: String(CHEAP_ARGON2ID.memoryKiB), PASSWORD_HASH_PASSES: String(CHEAP_ARGON2ID.passes) };
+
+/** The server's composition root on a bench database; `env` adds server settings (e.g. cheap password parameters). */
+export function benchEngine(databaseUrl: string, env: Readonly<Record<string, string>> = {}): Promise<Engine> {
+  return createEngine(loadConfig({ ...env, DATABASE_URL: databaseUrl, DATABASE_CREATE: "true" }), createLogger("silent"));
+}
 
 export interface BenchUser {
   readonly email: string;
@@ -50,6 +57,7 @@ export interface FixtureOptions {
 
 export type Fixture = Awaited<ReturnType<typeof seedFixture>>;
 
+const NO_MFA = { requireMfaNewDevice: false, requireMfaUntrustedDevice: false };
 const policyInput = (accessControl: AccessControl) => ({ accessControl, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } });
 
 /**
@@ -65,11 +73,10 @@ export async function seedFixture(options: FixtureOptions) {
     const { gatehouse } = engine;
     const { stores } = engine.storage;
     const { admin } = gatehouse;
-    const noMfa = { requireMfaNewDevice: false, requireMfaUntrustedDevice: false };
     const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
     const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: MFA on new devices")).orgId;
     const orgSmallPolicy = (await admin.createOrg(SYSTEM_ACTOR, "Bench: 10-entry policy")).orgId;
-    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, noMfa);
+    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, NO_MFA);
     const policy = generatePolicy(options.policyEntries);
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgNoMfa, policyInput(policy.accessControl));
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgSmallPolicy, policyInput(generatePolicy(10).accessControl));
@@ -101,17 +108,41 @@ export async function seedFixture(options: FixtureOptions) {
     const cheapMfaUsers = await many(options.cheapMfaUsers ?? 0, "cheap-mfa", cheapHash, true);
     const totpUsers: BenchUser[] = [];
     for (const user of await many(options.totpUsers ?? 0, "totp", cheapHash, false)) {
-      // Enrolled as a user does it: signed in where no MFA is asked, the app is their first factor (no step-up).
       await admin.addMember(SYSTEM_ACTOR, orgNoMfa, user.email, "member");
-      const principal = await gatehouse.authenticate(await tokenFor(gatehouse, user, orgNoMfa));
-      const enrollment = await gatehouse.account.startTotpEnrollment(principal, "bench app");
-      await gatehouse.account.confirmTotpEnrollment(principal, enrollment.enrollmentId, totpCodeAt(enrollment.secret, Date.now()));
-      totpUsers.push({ ...user, totpSecret: enrollment.secret });
+      totpUsers.push({ ...user, totpSecret: (await enrolTotp(gatehouse, user, orgNoMfa)).secret });
     }
     return { ...base, loginUser, mfaUsers, cheapMfaUsers, totpUsers };
   } finally {
     await engine.close();
   }
+}
+
+/** An admin of a new org whose session stepped up with a new authenticator app (AdminService asks a recent second factor). */
+export async function seedAdmin(databaseUrl: string): Promise<{ orgId: string; token: string }> {
+  const engine = await benchEngine(databaseUrl, CHEAP_ENV);
+  try {
+    const { gatehouse } = engine;
+    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Bench: admin saves");
+    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, NO_MFA);
+    const user = { email: "admin@bench.test", password: PASSWORD };
+    await gatehouse.register({ ...user, emailVerified: true });
+    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, user.email, "admin");
+    const { principal, secret } = await enrolTotp(gatehouse, user, orgId);
+    const { challengeId } = await gatehouse.account.startStepUp(principal);
+    // The next time step's code: the enrolment used up the current one.
+    const stepped = await gatehouse.verifyMfa({ challengeId, otp: totpCodeAt(secret, Date.now() + 30_000), factor: "totp" });
+    return { orgId, token: stepped.accessToken };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Enrols an app as a user does it: signed in to `orgId`, where no MFA is asked, the app is their first factor (no step-up). */
+async function enrolTotp(gatehouse: Gatehouse, user: BenchUser, orgId: string) {
+  const principal = await gatehouse.authenticate(await tokenFor(gatehouse, user, orgId));
+  const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, "bench app");
+  await gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, Date.now()));
+  return { principal, secret };
 }
 
 /** A user as Register plus a first phone MFA would leave it (phone verified when given), optionally a member. */

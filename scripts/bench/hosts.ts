@@ -102,14 +102,9 @@ export function generateCorpus(policy: GeneratedPolicy, count: number, seed = 0x
       corpus.push(`${scheme()}://${gen.random() < 0.5 ? `${gen.subdomain()}.` : ""}${base}${path()}`);
     } else {
       const host = policy.exact.length > 0 ? gen.pick(policy.exact) : gen.domain();
-      const odd = Math.floor(gen.random() * 4);
-      if (odd === 0) corpus.push(`https://${host.toUpperCase()}/`);
-      else if (odd === 1) corpus.push(`https://${host}./path`);
-      else if (odd === 2) corpus.push(`https://${host}:8443/x?y=1`);
-      else
-        corpus.push(
-          `https://${Math.floor(gen.random() * 223) + 1}.${Math.floor(gen.random() * 256)}.${Math.floor(gen.random() * 256)}.${Math.floor(gen.random() * 256)}/`,
-        );
+      const ipLiteral = () => [223, 256, 256, 256].map((values, i) => Math.floor(gen.random() * values) + (i === 0 ? 1 : 0)).join(".");
+      const odd = [() => `${host.toUpperCase()}/`, () => `${host}./path`, () => `${host}:8443/x?y=1`, () => `${ipLiteral()}/`];
+      corpus.push(`https://${odd[Math.floor(gen.random() * 4)]!()}`);
     }
   }
   return corpus;

@@ -5,13 +5,13 @@
  * server's stand-in for the phone → VerifyMFA for an SMS user; Login → VerifyMFA with the app's code for a TOTP user);
  * and one legitimate client logging in from its own loopback address. The experiments import its flow.
  *
- * Usage: node --conditions=@gatehouse/source scripts/bench/load-runner.ts <job.json>   → prints one JSON line
+ * Usage: node --conditions=@gatehouse/source scripts/bench/load-runner.ts < job.json   → prints one JSON line
  */
 import autocannon from "autocannon";
-import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { text } from "node:stream/consumers";
 import { totpCodeAt } from "@gatehouse/core";
-import { quantileSorted } from "./stats.ts";
+import { quantile, sleep } from "./stats.ts";
 
 export interface HttpRequestSpec {
   readonly method: "GET" | "POST";
@@ -62,12 +62,6 @@ export type LoadResult = Awaited<ReturnType<typeof runAutocannon>>;
 export type FlowResult = Awaited<ReturnType<typeof runFlow>>;
 export type ProbeResult = Awaited<ReturnType<typeof runLoginProbe>>;
 
-const p = (samples: readonly number[], q: number) =>
-  quantileSorted(
-    samples.toSorted((a, b) => a - b),
-    q,
-  );
-
 async function runAutocannon(job: AutocannonJob) {
   const latencies: number[] = [];
   let [firstAt, lastAt] = [0, 0];
@@ -94,15 +88,15 @@ async function runAutocannon(job: AutocannonJob) {
     errors: result.errors,
     statusCodes,
     rps: elapsedS > 0 ? count / elapsedS : 0,
-    p50Ms: p(latencies, 0.5),
-    p99Ms: p(latencies, 0.99),
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
   };
 }
 
 async function runLoginProbe(job: LoginProbeJob) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(job.url);
-  await new Promise((resolve) => setTimeout(resolve, job.delayS * 1000));
+  await sleep(job.delayS * 1000);
   const times: number[] = [];
   let failures = 0;
   const deadline = performance.now() + job.durationS * 1000;
@@ -114,40 +108,37 @@ async function runLoginProbe(job: LoginProbeJob) {
   }
   agent.destroy();
   // failures: logins answered with anything but HTTP 200 (a refused legitimate login counts here).
-  return { logins: times.length, failures, p50Ms: p(times, 0.5), p99Ms: p(times, 0.99), maxMs: p(times, 1) };
+  return { logins: times.length, failures, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: quantile(times, 1) };
 }
 
 async function runFlow(job: FlowJob) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const base = new URL(job.url);
-  const [flow, login, otp, verify, signIn, floor] = Array.from({ length: 6 }, (): number[] => []);
+  const floor: number[] = [];
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now();
     if ((await httpCall(agent, base, "/healthz")).status !== 200) throw new Error("GET /healthz failed");
-    floor!.push(performance.now() - t0);
+    floor.push(performance.now() - t0);
   }
+  const steps: Awaited<ReturnType<typeof mfaFlowOnce>>[] = [];
   const deadline = job.duration !== undefined ? performance.now() + job.duration * 1000 : Infinity;
-  while (flow!.length < (job.flows ?? Infinity) && performance.now() < deadline) {
-    const user = job.users[Math.floor(flow!.length / job.flowsPerUser)];
+  while (steps.length < (job.flows ?? Infinity) && performance.now() < deadline) {
+    const user = job.users[Math.floor(steps.length / job.flowsPerUser)];
     if (user === undefined) break; // every user has spent its flows
-    const step = await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${flow!.length}`);
-    flow!.push(step.loginMs + step.otpMs + step.verifyMs);
-    login!.push(step.loginMs);
-    otp!.push(step.otpMs);
-    verify!.push(step.verifyMs);
-    signIn!.push(step.loginMs + step.verifyMs);
+    steps.push(await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${steps.length}`));
   }
   agent.destroy();
+  const p50 = (pick: (step: (typeof steps)[number]) => number) => quantile(steps.map(pick), 0.5);
   // signInP50Ms: Login + VerifyMFA without fetching the code (GetOTP, the dev server's stand-in for the phone);
   // floorP50Ms: sequential GET /healthz on the same connection before the flows, one request's loopback floor.
   return {
-    flows: flow!.length,
-    flowP50Ms: p(flow!, 0.5),
-    loginP50Ms: p(login!, 0.5),
-    otpP50Ms: p(otp!, 0.5),
-    verifyP50Ms: p(verify!, 0.5),
-    signInP50Ms: p(signIn!, 0.5),
-    floorP50Ms: p(floor!, 0.5),
+    flows: steps.length,
+    flowP50Ms: p50((s) => s.loginMs + s.otpMs + s.verifyMs),
+    loginP50Ms: p50((s) => s.loginMs),
+    otpP50Ms: p50((s) => s.otpMs),
+    verifyP50Ms: p50((s) => s.verifyMs),
+    signInP50Ms: p50((s) => s.loginMs + s.verifyMs),
+    floorP50Ms: quantile(floor, 0.5),
   };
 }
 
@@ -155,13 +146,7 @@ async function runFlow(job: FlowJob) {
 export const FLOWS_PER_USER = 5;
 
 /** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required) and verifies the SMS or app code. */
-export async function mfaFlowOnce(
-  agent: Agent,
-  base: URL,
-  user: { readonly email: string; readonly password: string; readonly totpSecret?: string },
-  orgId: string,
-  fingerprint: string,
-): Promise<{ loginMs: number; otpMs: number; verifyMs: number }> {
+export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"][number], orgId: string, fingerprint: string) {
   const t0 = performance.now();
   const login = await connectCall(agent, base, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
   const t1 = performance.now();
@@ -201,7 +186,7 @@ async function connectCall(agent: Agent, base: URL, method: string, body: unknow
 }
 
 if (import.meta.main) {
-  const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as AutocannonJob | FlowJob | LoginProbeJob;
+  const job = JSON.parse(await text(process.stdin)) as AutocannonJob | FlowJob | LoginProbeJob;
   const result = job.kind === "autocannon" ? await runAutocannon(job) : job.kind === "mfa-flow" ? await runFlow(job) : await runLoginProbe(job);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

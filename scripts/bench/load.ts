@@ -1,16 +1,15 @@
 /** Runs a load-runner job in its own process and returns its result; and the checks a load must pass to count. */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult } from "./load-runner.ts";
 import { median } from "./stats.ts";
 
 export type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult };
 
-/** Runs `node <args>` and parses the last line of its stdout as JSON; rejects with its stderr when it fails. */
-export async function runNodeJson<T>(args: readonly string[], cwd: string): Promise<T> {
-  const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+/** Runs `node <args>` with `input` on its stdin and parses the last line of its stdout as JSON; rejects with its stderr when it fails. */
+export async function runNodeJson<T>(args: readonly string[], cwd: string, input = ""): Promise<T> {
+  const child = spawn(process.execPath, args, { cwd, stdio: ["pipe", "pipe", "pipe"] });
+  child.stdin.end(input);
   let [stdout, stderr] = ["", ""];
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
@@ -22,14 +21,8 @@ export async function runNodeJson<T>(args: readonly string[], cwd: string): Prom
 export function runLoad(root: string, job: AutocannonJob): Promise<LoadResult>;
 export function runLoad(root: string, job: FlowJob): Promise<FlowResult>;
 export function runLoad(root: string, job: LoginProbeJob): Promise<ProbeResult>;
-export async function runLoad(root: string, job: AutocannonJob | FlowJob | LoginProbeJob): Promise<LoadResult | FlowResult | ProbeResult> {
-  const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-job-"));
-  try {
-    writeFileSync(join(dir, "job.json"), JSON.stringify(job));
-    return await runNodeJson(["--conditions=@gatehouse/source", join(root, "scripts/bench/load-runner.ts"), join(dir, "job.json")], root);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+export function runLoad(root: string, job: AutocannonJob | FlowJob | LoginProbeJob): Promise<LoadResult | FlowResult | ProbeResult> {
+  return runNodeJson(["--conditions=@gatehouse/source", join(root, "scripts/bench/load-runner.ts")], root, JSON.stringify(job));
 }
 
 /** What a throughput load tolerates: 0.1% of its requests failed, and at least 2. */
@@ -42,10 +35,7 @@ export function assertCleanLoad(label: string, result: LoadResult, tolerated: (c
 }
 
 /** Medians over the runs of one throughput point, each run held to BENCH_TOLERANCE. */
-export function summariseRuns(
-  label: string,
-  runs: readonly LoadResult[],
-): { rps: number; p50Ms: number; p99Ms: number; non2xx: number; runs: readonly LoadResult[] } {
+export function summariseRuns(label: string, runs: readonly LoadResult[]) {
   for (const run of runs) assertCleanLoad(label, run, BENCH_TOLERANCE);
   const of = (pick: (r: LoadResult) => number) => median(runs.map(pick));
   return { rps: of((r) => r.rps), p50Ms: of((r) => r.p50Ms), p99Ms: of((r) => r.p99Ms), non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0), runs };

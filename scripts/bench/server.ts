@@ -91,18 +91,17 @@ export async function startBenchServer(options: StartOptions): Promise<BenchServ
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve((exitCode = code))));
   const url = `http://127.0.0.1:${port}`;
+  const ready = () =>
+    fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })
+      .then((response) => response.ok)
+      .catch(() => false);
   const deadline = Date.now() + 30_000;
-  for (;;) {
+  while (!(await ready())) {
     if (exitCode !== undefined) throw new Error(`server exited with ${exitCode} before it was ready:\n${output.join("")}`);
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`server not ready in 30 s:\n${output.join("")}`);
     }
-    const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) break;
     await sleep(100);
   }
   const stop = async () => {

@@ -1,5 +1,7 @@
 /** Small statistics and formatting helpers shared by the bench modules. */
 
+const ascending = (a: number, b: number) => a - b;
+
 /** The q-quantile (0..1) of already sorted numbers, nearest-rank. */
 export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -7,9 +9,14 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   return sorted[index]!;
 }
 
+/** The q-quantile (0..1) of numbers in any order, nearest-rank. */
+export function quantile(values: readonly number[], q: number): number {
+  return quantileSorted(values.toSorted(ascending), q);
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.toSorted(ascending);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
@@ -33,3 +40,6 @@ export function fmt(value: number | null | undefined, digits = 0): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An error's first line, at most 300 characters: enough to say what failed in a table cell or a log line. */
+export const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split("\n")[0]!.slice(0, 300);

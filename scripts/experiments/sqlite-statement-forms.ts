@@ -12,8 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { benchEngine } from "../bench/engine.ts";
-import { seedFixture } from "../bench/fixture.ts";
+import { benchEngine, seedFixture } from "../bench/fixture.ts";
 
 const CALLS = 20_000;
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-statement-forms-"));

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countStatements, type UseCaseCost } from "../bench/figures/statements.ts";
+import { onScratchDatabase } from "../bench/scratch-database.ts";
 
 const [dialect, flag] = process.argv.slice(2);
 const unnamed = flag === "--unnamed";
@@ -23,7 +24,10 @@ if (
 const directory = mkdtempSync(join(tmpdir(), "gatehouse-statements-"));
 try {
   const flows = Number(process.env.FLOWS ?? 60);
-  const costs = await countStatements({ dialect, flows, directory, unnamed, backgroundCheckpoint });
+  const count = (databaseUrl: string) => countStatements({ databaseUrl, flows, unnamed, backgroundCheckpoint });
+  const onPostgres = dialect === "postgres" ? await onScratchDatabase("gatehouse_statements", count) : undefined;
+  if (onPostgres !== undefined && "skipped" in onPostgres) throw new Error(onPostgres.skipped);
+  const costs = onPostgres?.value ?? (await count(join(directory, "statements.sqlite")));
   const line = (name: string, c: UseCaseCost) =>
     `${name}: ${c.statements} statements${dialect === "postgres" ? ` in ${c.roundTrips} round trips` : ""}, ${c.databaseMs.toFixed(2)} ms in the database, ` +
     `${c.wallMs.toFixed(2)} ms in all (median of ${flows})`;

@@ -4,8 +4,8 @@
  * the floor and check-url on PostgreSQL, in a database created and dropped for the figure.
  */
 import { join } from "node:path";
-import { mb, pct, sized, table, verdict, type Figure, type Row } from "../figure.ts";
-import { seedFixture } from "../fixture.ts";
+import { mb, notMeasured, pct, sized, table, verdict, type Figure, type Row } from "../figure.ts";
+import { seedFixture, type Fixture } from "../fixture.ts";
 import { runLoad, summariseRuns } from "../load.ts";
 import type { HttpRequestSpec } from "../load-runner.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
@@ -20,9 +20,8 @@ export const checkUrl: Figure = {
   async run(context) {
     const { runs, durationS, entries } = sized(context, { runs: 3, durationS: 5, entries: 1000 }, { runs: 1, durationS: 1, entries: 100 });
     /** Seeds `databaseUrl`, serves it, and measures each named load `runs` times after a check-url warm-up (JIT, page cache). */
-    const measure = async (databaseUrl: string, loadsOf: (fixture: Awaited<ReturnType<typeof seedFixture>>) => [string, HttpRequestSpec[]][]) => {
+    const measure = async (databaseUrl: string, loadsOf: (fixture: Fixture) => [string, HttpRequestSpec[]][]) => {
       const fixture = await seedFixture({ databaseUrl, policyEntries: entries, checkUrlOnly: true });
-      const loads = loadsOf(fixture);
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
         const stopSampling = sampleRssPeak(server.pid);
@@ -30,7 +29,7 @@ export const checkUrl: Figure = {
           runLoad(context.root, { kind: "autocannon", url: server.url, connections: 10, duration: durationS, requests });
         await load(checkUrlRequests(fixture, fixture.orgNoMfa));
         const points = [];
-        for (const [name, requests] of loads) {
+        for (const [name, requests] of loadsOf(fixture)) {
           const results = [];
           for (let run = 0; run < runs; run++) results.push(await load(requests));
           points.push({ name, ...summariseRuns(name, results) });
@@ -82,8 +81,7 @@ export const checkUrl: Figure = {
         result: sqlite.peak === null ? "—" : verdict(sqlite.peak <= 150 * 2 ** 20),
       },
     ];
-    if ("skipped" in postgres)
-      rows.push({ measurement: "check-url on PostgreSQL vs SQLite", figure: `not measured: ${postgres.skipped}`, goal: "≥ 60%", result: "MISS" });
+    if ("skipped" in postgres) rows.push(notMeasured("check-url on PostgreSQL vs SQLite", "≥ 60%", postgres.skipped));
     else {
       const [floor, pgCheck] = postgres.value.points as [typeof healthz, typeof healthz];
       rows.push({

@@ -8,11 +8,9 @@
 import { connect as connectHttp2 } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { SYSTEM_ACTOR, totpCodeAt } from "@gatehouse/core";
 import { envelope, grpcCall, healthzProbe, http1Call, UPDATE_POLICY_PATH } from "../../../apps/server/test/support/edge-clients.ts";
-import { benchEngine } from "../engine.ts";
-import { mb, sized, verdict, type Figure, type Row } from "../figure.ts";
-import { CHEAP_ENV, PASSWORD, seedFixture } from "../fixture.ts";
+import { mb, notMeasured, sized, verdict, type Figure, type Row } from "../figure.ts";
+import { seedAdmin, seedFixture } from "../fixture.ts";
 import { runLoad } from "../load.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
 import { checkUrlRequests, readStatusBytes, serverEnv, withServer, type BenchServer } from "../server.ts";
@@ -22,28 +20,6 @@ const FOUR_MIB = 4 * 2 ** 20;
 const RSS_GROWTH_BOUND_BYTES = 64 * 2 ** 20;
 const HEALTHZ_BOUND_MS = 250;
 const P99_RATIO_GOAL = 3;
-
-/** An admin of a new org whose session stepped up with a new authenticator app (AdminService asks a recent second factor). */
-async function seedAdmin(databaseUrl: string): Promise<{ orgId: string; token: string }> {
-  const engine = await benchEngine(databaseUrl, CHEAP_ENV);
-  try {
-    const { gatehouse } = engine;
-    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Bench: admin saves");
-    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
-    await gatehouse.register({ email: "admin@bench.test", password: PASSWORD, emailVerified: true });
-    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "admin@bench.test", "admin");
-    const login = await gatehouse.login({ email: "admin@bench.test", password: PASSWORD, orgId, deviceFingerprint: "bench-admin" });
-    if (login.kind !== "tokens") throw new Error(`expected tokens, got ${login.kind}`);
-    const principal = await gatehouse.authenticate(login.tokens.accessToken);
-    const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, "bench app");
-    await gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, Date.now()));
-    const { challengeId } = await gatehouse.account.startStepUp(principal);
-    const stepped = await gatehouse.verifyMfa({ challengeId, otp: totpCodeAt(secret, Date.now() + 30_000), factor: "totp" });
-    return { orgId, token: stepped.accessToken };
-  } finally {
-    await engine.close();
-  }
-}
 
 const policyBody = (orgId: string, entries: number, salt: number) =>
   JSON.stringify({
@@ -210,13 +186,7 @@ export const isolation: Figure = {
       return withServer({ root, env: { ...serverEnv(url), MAX_CONNECTIONS_PER_IP: "1000" } }, (server) => stampede(server, pgAdmin, o.entries));
     });
     if ("value" in postgres) rows.push(burstRow("PostgreSQL", postgres.value));
-    else
-      rows.push({
-        measurement: "90 concurrent check-urls right after a large save, PostgreSQL",
-        figure: `not measured: ${postgres.skipped}`,
-        goal: "measured",
-        result: "MISS",
-      });
+    else rows.push(notMeasured("90 concurrent check-urls right after a large save, PostgreSQL", "measured", postgres.skipped));
     const ratio = sqlite.during / sqlite.alone;
     rows.push({
       measurement: `Another org's check-url p99 while an admin saves ${fmt(o.entries)}-entry policies in a loop, vs alone`,

@@ -7,15 +7,15 @@
  * server time next to the SMS sign-in's with the password hash taken out, since a passkey sign-in has none. The
  * authenticator's signature and reading the texted code happen between the timed calls, off the clock.
  */
-import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { openPostgresStores } from "@gatehouse/adapters-postgres";
 import { openSqliteStores, type QueryTiming } from "@gatehouse/adapters-sqlite";
-import { createGatehouse, createKdfPasswordHasher, cryptoRandom, systemClock } from "@gatehouse/core";
+import { createGatehouse, cryptoRandom, systemClock } from "@gatehouse/core";
 import { OutboxEmailSender, OutboxSmsSender, SoftAuthenticator } from "@gatehouse/core/testing";
 import pg from "pg";
-import { sized, table, verdict, type Figure, type Row } from "../figure.ts";
-import { BENCH_POSTGRES_URL } from "../scratch-database.ts";
+import { notMeasured, sized, table, verdict, type Figure, type Row } from "../figure.ts";
+import { CHEAP_ARGON2ID } from "../fixture.ts";
+import { onScratchDatabase } from "../scratch-database.ts";
 import { fmt, median } from "../stats.ts";
 
 /**
@@ -34,57 +34,38 @@ export interface UseCaseCost {
   readonly wallMs: number;
 }
 
-export interface SignInCosts {
-  readonly login: UseCaseCost;
-  readonly verify: UseCaseCost;
-  /** StartPasskeySignIn + FinishPasskeySignIn. */
-  readonly passkey: UseCaseCost;
-  /** Login + VerifyMFA without the password hash: the SMS sign-in's time to set beside the passkey's. */
-  readonly smsWithoutHashMs: number;
-}
-
 export interface CountOptions {
-  readonly dialect: "sqlite" | "postgres";
+  /** A PostgreSQL URL, or else an SQLite file's path. */
+  readonly databaseUrl: string;
   readonly flows: number;
-  readonly directory: string;
   /** PostgreSQL: send every statement unnamed (`preparedStatements: false`). */
   readonly unnamed?: boolean;
   /** SQLite: checkpoint the WAL on a worker thread. */
   readonly backgroundCheckpoint?: boolean;
 }
 
-/**
- * Runs `flows` Logins and VerifyMFAs, and as many passkey sign-ins, and answers the median cost of each. PostgreSQL
- * runs in a schema of its own, dropped at the end.
- */
-export async function countStatements(options: CountOptions): Promise<SignInCosts> {
-  let statements = 0;
-  let roundTrips = 0;
-  let databaseMs = 0;
+const COST_KEYS = ["statements", "roundTrips", "databaseMs", "wallMs"] as const;
+
+/** Each figure of `costs` put together by `combine` (a median, a sum, a difference). */
+const combineCosts = (costs: readonly UseCaseCost[], combine: (values: number[]) => number): UseCaseCost =>
+  Object.fromEntries(COST_KEYS.map((key) => [key, combine(costs.map((cost) => cost[key]))])) as Record<keyof UseCaseCost, number>;
+
+/** Runs `flows` Logins and VerifyMFAs, and as many passkey sign-ins, and answers the median cost of each. */
+export async function countStatements(options: CountOptions) {
+  const counted = { statements: 0, roundTrips: 0, databaseMs: 0 };
   const onQuery = (timing: QueryTiming) => {
-    statements++;
-    databaseMs += timing.durationMs;
+    counted.statements++;
+    counted.databaseMs += timing.durationMs;
   };
-  const schema = `gh_statements_${randomBytes(4).toString("hex")}`;
-  let opened;
   let pool: pg.Pool | undefined;
-  if (options.dialect === "postgres") {
-    const url = new URL(BENCH_POSTGRES_URL);
-    url.searchParams.set("options", `-c search_path=${schema}`);
-    pool = new pg.Pool({ connectionString: url.toString() });
-    pool.on("connect", (client) => client.connection.on("readyForQuery", () => roundTrips++));
-    await pool.query(`CREATE SCHEMA ${schema}`);
+  let opened;
+  if (/^postgres(ql)?:/.test(options.databaseUrl)) {
+    pool = new pg.Pool({ connectionString: options.databaseUrl });
+    pool.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
     opened = await openPostgresStores({ pool, onQuery, preparedStatements: options.unnamed !== true });
-  } else {
-    opened = await openSqliteStores({
-      filename: join(options.directory, "statements.sqlite"),
-      onQuery,
-      backgroundCheckpoint: options.backgroundCheckpoint === true,
-    });
-  }
+  } else opened = await openSqliteStores({ filename: options.databaseUrl, onQuery, backgroundCheckpoint: options.backgroundCheckpoint === true });
   try {
     const sms = new OutboxSmsSender();
-    const hasher = createKdfPasswordHasher({ memoryKiB: 1024, passes: 1, parallelism: 1 }, cryptoRandom);
     let hashMs = 0;
     const gatehouse = createGatehouse({
       stores: opened.stores,
@@ -92,18 +73,9 @@ export async function countStatements(options: CountOptions): Promise<SignInCost
       email: new OutboxEmailSender(),
       clock: systemClock,
       random: cryptoRandom,
-      passwordHasher: {
-        hash: (password) => hasher.hash(password),
-        async verify(password, stored) {
-          const start = performance.now();
-          try {
-            return await hasher.verify(password, stored);
-          } finally {
-            hashMs += performance.now() - start;
-          }
-        },
-      },
+      hashQueueObserver: { hashed: (_waitMs, runMs) => (hashMs += runMs) },
       config: {
+        password: CHEAP_ARGON2ID,
         // Every phone here is in one range (+1 555 010…): the SMS destination guard's platform-wide limits exist to refuse exactly that.
         otpSendsPerPrefix: [{ limit: 1_000_000, windowMs: 3_600_000 }],
         otpSendsPerCountry: { limit: 10_000_000, windowMs: 3_600_000 },
@@ -112,14 +84,14 @@ export async function countStatements(options: CountOptions): Promise<SignInCost
       },
     });
     const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Statements");
-    const runs = { login: [] as number[][], verify: [] as number[][], passkey: [] as number[][], hashMs: [] as number[] };
+    const runs = { login: [] as UseCaseCost[], verify: [] as UseCaseCost[], passkey: [] as UseCaseCost[], hashMs: [] as number[] };
+    const totals = (): UseCaseCost => ({ ...counted, wallMs: performance.now() });
     const measure = async (step: () => Promise<unknown>) => {
-      const before = [performance.now(), statements, roundTrips, databaseMs];
+      const before = totals();
       await step();
-      return [performance.now() - before[0]!, statements - before[1]!, roundTrips - before[2]!, databaseMs - before[3]!];
+      return combineCosts([totals(), before], ([after, earlier]) => after! - earlier!);
     };
     const authenticator = new SoftAuthenticator({ origin: "http://localhost:8080" });
-    const sum = (a: number[], b: number[]) => a.map((value, i) => value + b[i]!);
     for (let i = 0; i < options.flows; i++) {
       const email = `user${i}@statements.test`;
       const password = "correct horse battery";
@@ -152,20 +124,19 @@ export async function countStatements(options: CountOptions): Promise<SignInCost
       const finished = await measure(() =>
         gatehouse.finishPasskeySignIn({ challengeId: challenge.challengeId, webauthnResponseJson, deviceFingerprint: `passkey-${i}` }),
       );
-      runs.passkey.push(sum(begun, finished));
+      runs.passkey.push(combineCosts([begun, finished], ([a, b]) => a! + b!));
     }
-    const cost = (of: number[][]): UseCaseCost => {
-      const [wallMs, statements, roundTrips, databaseMs] = [0, 1, 2, 3].map((i) => median(of.map((r) => r[i]!))) as [number, number, number, number];
-      return { wallMs, statements, roundTrips, databaseMs };
+    const medianCost = (costs: readonly UseCaseCost[]) => combineCosts(costs, median);
+    // passkey: Start + Finish. smsWithoutHashMs: Login + VerifyMFA without the password hash, the SMS sign-in's time to set beside it.
+    return {
+      login: medianCost(runs.login),
+      verify: medianCost(runs.verify),
+      passkey: medianCost(runs.passkey),
+      smsWithoutHashMs: median(runs.login.map((login, i) => login.wallMs + runs.verify[i]!.wallMs - runs.hashMs[i]!)),
     };
-    const smsWithoutHashMs = median(runs.login.map((login, i) => login[0]! + runs.verify[i]![0]! - runs.hashMs[i]!));
-    return { login: cost(runs.login), verify: cost(runs.verify), passkey: cost(runs.passkey), smsWithoutHashMs };
   } finally {
     await opened.close();
-    if (pool !== undefined) {
-      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
-      await pool.end();
-    }
+    await pool?.end();
   }
 }
 
@@ -182,31 +153,20 @@ export const statements: Figure = {
     const flows = sized(context, 60, 3);
     const rows: Row[] = [];
     const measured: string[][] = [];
-    for (const dialect of ["sqlite", "postgres"] as const) {
-      const name = dialect === "sqlite" ? "SQLite" : "PostgreSQL";
-      let costs: SignInCosts;
-      try {
-        costs = await countStatements({ dialect, flows, directory: context.tmpDir });
-      } catch (error) {
-        if (dialect === "sqlite" || !/ECONNREFUSED|ENOTFOUND/.test(String(error))) throw error;
-        rows.push({
-          measurement: "Statements per sign-in, PostgreSQL",
-          figure: `not measured: ${String(error).slice(0, 200)}`,
-          goal: "within budget",
-          result: "MISS",
-        });
+    const sqlite = await countStatements({ databaseUrl: join(context.tmpDir, "statements.sqlite"), flows });
+    const postgres = await onScratchDatabase("gatehouse_bench_statements", (databaseUrl) => countStatements({ databaseUrl, flows }));
+    for (const [dialect, name, measuredOn] of [
+      ["sqlite", "SQLite", { value: sqlite }],
+      ["postgres", "PostgreSQL", postgres],
+    ] as const) {
+      if ("skipped" in measuredOn) {
+        rows.push(notMeasured("Statements per sign-in, PostgreSQL", "within budget", measuredOn.skipped));
         continue;
       }
+      const costs = measuredOn.value;
       for (const [useCase, label] of USE_CASES) {
-        const cost = costs[useCase];
-        measured.push([
-          name,
-          label,
-          String(cost.statements),
-          dialect === "sqlite" ? "—" : String(cost.roundTrips),
-          fmt(cost.databaseMs, 2),
-          fmt(cost.wallMs, 2),
-        ]);
+        const { statements, roundTrips, databaseMs, wallMs } = costs[useCase];
+        measured.push([name, label, String(statements), dialect === "sqlite" ? "—" : String(roundTrips), fmt(databaseMs, 2), fmt(wallMs, 2)]);
       }
       for (const useCase of ["login", "verify"] as const) {
         const [cost, budget] = [costs[useCase], BUDGETS[dialect][useCase]];
@@ -228,7 +188,7 @@ export const statements: Figure = {
     const details = [
       `${flows} Logins and VerifyMFAs per database, in process through the real stores, medians, each followed by a passkey sign-in of one user ` +
         "(`SoftAuthenticator` signs off the clock). The SMS sign-in's time next to the passkey's is Login + VerifyMFA less the password hash's verification, " +
-        "timed inside the hasher. The A/B form with its options (unnamed statements, SQLite's background checkpoint) is `scripts/experiments/statements-per-use-case.ts`.",
+        "as the hash queue timed it. The A/B form with its options (unnamed statements, SQLite's background checkpoint) is `scripts/experiments/statements-per-use-case.ts`.",
       "",
       table(["Database", "Use case", "statements", "round trips", "database ms", "wall ms"], measured),
     ].join("\n");

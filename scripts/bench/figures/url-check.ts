@@ -27,19 +27,18 @@ export const urlCheck: Figure = {
       { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, runs: 3 },
       { sizes: [10, 1000], rounds: 2, corpus: 300, runs: 1 },
     );
-    const runs = new Map<number, SizeResult[]>(o.sizes.map((size) => [size, []]));
+    const results: SizeResult[] = [];
     for (let run = 0; run < o.runs; run++) {
       for (const size of o.sizes) {
-        const result = await runNodeJson<SizeResult>(
-          ["--conditions=@gatehouse/source", import.meta.filename, String(size), String(o.rounds), String(o.corpus)],
-          context.root,
-        );
+        const args = [import.meta.filename, size, o.rounds, o.corpus].map(String);
+        const result = await runNodeJson<SizeResult>(["--conditions=@gatehouse/source", ...args], context.root);
         context.log(`${fmt(size)} entries: checkUrl ${result.checkNs} ns, new URL ${result.urlNs} ns (run ${run + 1})`);
-        runs.get(size)!.push(result);
+        results.push(result);
       }
     }
-    const sizes = [...runs].map(([size, results]) => {
-      const of = (pick: (r: SizeResult) => number) => median(results.map(pick));
+    const runs = Object.groupBy(results, (result) => result.size);
+    const sizes = o.sizes.map((size) => {
+      const of = (pick: (r: SizeResult) => number) => median(runs[size]!.map(pick));
       return {
         size,
         ratio: of((r) => r.checkNs / r.urlNs),
@@ -74,7 +73,7 @@ export const urlCheck: Figure = {
         sizes.map((s) => [fmt(s.size), fmt(s.compileMs, s.compileMs < 10 ? 2 : 0), fmt(s.checkNs), fmt(s.p99Ns), fmt(s.urlNs), `${fmt(s.ratio, 2)}×`]),
       ),
     ].join("\n");
-    return { rows, details, data: Object.fromEntries(runs) };
+    return { rows, details, data: runs };
   },
 };
 
