@@ -1,9 +1,10 @@
 import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type ContextValues } from "@connectrpc/connect";
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Principal, RequestMeta } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
 import type { BodyBudget } from "./body-budget.ts";
 import { bodyLimitOf, carriesLargeBody, MAX_BODY_BYTES } from "./body-limits.ts";
+import { compressionBrotliBounded } from "./compression.ts";
 import { decodeFailuresAsInvalidArgument } from "./decode-failures.ts";
 import { API_HEADERS, type NodeRequest, type NodeResponse } from "./http-routes.ts";
 import { PUBLIC_METHODS, type MethodName } from "./interceptors.ts";
@@ -47,7 +48,7 @@ const EMPTY_JSON = new TextEncoder().encode("{}");
  * throws out of the request listener and ends the process, and a client that hangs up is not reported as an error.
  */
 export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest, res: NodeResponse) => void {
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_BODY_BYTES, ...options });
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotliBounded], readMaxBytes: MAX_BODY_BYTES, ...options });
   options.routes(router);
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   return (req, res) => {
