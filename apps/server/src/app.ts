@@ -94,6 +94,8 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       if (config.observability.grpcReflection) registerReflection(router);
     },
     authenticate: (accessToken) => gatehouse.authenticate(accessToken),
+    // UpdateOrgBrowserPolicy is the one large-body method.
+    admitLargeBody: (principal, request) => gatehouse.admin.admitBrowserPolicyWrite(principal, request),
     bodyBudget,
     interceptors: [
       errorInterceptor(onUnexpected),

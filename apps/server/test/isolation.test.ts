@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect as connectHttp2 } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientsFor, type Clients } from "./support/clients.ts";
+import { bearer, clientsFor, type Clients } from "./support/clients.ts";
 import { envelope, grpcCall, healthzProbe, http1Call, UPDATE_POLICY_PATH } from "./support/edge-clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
@@ -33,6 +33,7 @@ describe("the edge of one server (SQLite)", () => {
   let orgId: string;
   let api: Clients;
   let memberToken: string;
+  let admin: { orgId: string; token: string };
 
   beforeAll(async () => {
     db = tempSqliteDatabase();
@@ -44,6 +45,11 @@ describe("the edge of one server (SQLite)", () => {
     const login = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
     memberToken = login.result.value.accessToken;
+    const adminOrg = seedOrgAndMember(env, "grace@example.com", PASSWORD, "admin").orgId;
+    expect(runCli(["org", "settings", adminOrg, "--json", NO_MFA], env).status).toBe(0);
+    const adminLogin = await api.auth.login({ email: "grace@example.com", password: PASSWORD, orgId: adminOrg });
+    if (adminLogin.result.case !== "tokens") throw new Error("expected tokens");
+    admin = { orgId: adminOrg, token: await stepUpWithNewApp(api, adminLogin.result.value.accessToken) };
   });
 
   afterAll(async () => {
@@ -69,6 +75,23 @@ describe("the edge of one server (SQLite)", () => {
     } finally {
       session.close();
     }
+  });
+
+  it("refuses a policy save its session alone rules out (not the org's admin, past 10 saves a minute per user) from its headers alone", async () => {
+    const json = { "content-type": "application/json", "content-length": String(FOUR_MIB) };
+    const member = await http1Call(server.url, { ...json, authorization: `Bearer ${memberToken}` });
+    expect(member.status).toBe(403);
+    expect(JSON.parse(member.text)).toMatchObject({ code: "permission_denied" });
+
+    const policy = {
+      accessControl: { allowedDomains: [], blockedDomains: [], defaultAction: "allow", wildcardSupported: false },
+      actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+    };
+    for (let i = 0; i < 10; i++) await api.admin.updateOrgBrowserPolicy({ orgId: admin.orgId, policy }, bearer(admin.token));
+    // The eleventh declares a whole policy and sends none of it: only an answer decided before the body can come.
+    const eleventh = await http1Call(server.url, { ...json, authorization: `Bearer ${admin.token}` });
+    expect(eleventh.status).toBe(429);
+    expect(JSON.parse(eleventh.text)).toMatchObject({ code: "resource_exhausted", message: expect.stringMatching(/^too many attempts; retry in \d+ s$/) });
   });
 
   it(`keeps its peak RSS within ${RSS_GROWTH_BOUND_MIB} MiB of its start while 50 unauthenticated 4 MiB bodies arrive over HTTP/1.1, then over HTTP/2`, async () => {

@@ -88,6 +88,11 @@ export interface GatehouseConfig {
    * costliest write there is, and one org's admin saving in a loop must not take the server from the others.
    */
   readonly browserPolicyWritesPerOrg: readonly WindowLimit[];
+  /**
+   * Browser policy saves a user may send, counted before the transport reads the policy: a save refused
+   * only after its megabytes were decoded costs the server as much as one admitted (admitBrowserPolicyWrite).
+   */
+  readonly browserPolicyWritesPerUser: readonly WindowLimit[];
   /** Base of every emailed link (no trailing slash needed): the web client's pages open under it. */
   readonly publicUrl: string;
   /**
@@ -149,6 +154,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,
   browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],
+  browserPolicyWritesPerUser: [{ limit: 10, windowMs: MINUTE }],
   publicUrl: "http://localhost:8080",
   emailVerification: "required",
   emailVerificationTtlMs: DAY,

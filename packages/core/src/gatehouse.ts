@@ -60,6 +60,7 @@ import {
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
 import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./use-cases/admin-factors.ts";
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
+import { admitBrowserPolicyWrite } from "./use-cases/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 export interface AdminApi {
@@ -82,6 +83,11 @@ export interface AdminApi {
   updatePlatformSettings(actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings>;
   getOrgBrowserPolicy(actor: Actor, orgId: string): Promise<BrowserPolicy>;
   updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy>;
+  /**
+   * Throws the refusal a save by `principal` would meet that its session alone decides (not its org's admin,
+   * no step-up, past `browserPolicyWritesPerUser`); a transport calls it before it reads the policy.
+   */
+  admitBrowserPolicyWrite(principal: Principal, request?: RequestMeta): Promise<void>;
   listUserDevices(actor: Actor, orgId: string, userId: string): Promise<Device[]>;
   revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
   revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
@@ -228,6 +234,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
         await policies.prime(orgId, stored);
         return stored.policy;
       },
+      admitBrowserPolicyWrite: (principal, request) => admitBrowserPolicyWrite(ctx, principal, request),
       listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
       revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
       revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),

@@ -51,6 +51,7 @@ export const rateLimitKeys = {
   otpSendsPerPrefix: (prefix: string) => `otp-send:prefix:${prefix}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
   browserPolicyWritesPerOrg: (orgId: string) => `policy-write:org:${orgId}`,
+  browserPolicyWritesPerUser: (userId: string) => `policy-write:user:${userId}`,
   /** Keyed by the normalised email, so an unknown email is throttled exactly as a registered one (no enumeration). */
   passwordFailuresPerAccount: (email: string) => `password-fail:account:${email}`,
   /** A device that had a session for the user: its fingerprint is hashed to keep the key short. */

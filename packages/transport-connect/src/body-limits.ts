@@ -15,6 +15,11 @@ export const MAX_POLICY_BODY_BYTES = 4 * 1024 * 1024;
 /** The methods that may carry more than `SMALL_BODY_BYTES`; all of them need a bearer token, checked before the body is read. */
 const LARGE_BODY_METHODS: ReadonlyMap<MethodName, number> = new Map([["gatehouse.v1.AdminService/UpdateOrgBrowserPolicy", MAX_POLICY_BODY_BYTES]]);
 
+/** Whether `method` may carry more than `SMALL_BODY_BYTES`: its caller is admitted before its body is read (rpc-handler.ts). */
+export function carriesLargeBody(method: MethodName): boolean {
+  return LARGE_BODY_METHODS.has(method);
+}
+
 /** The largest body `method` accepts. */
 export function bodyLimitOf(method: MethodName): number {
   return LARGE_BODY_METHODS.get(method) ?? SMALL_BODY_BYTES;

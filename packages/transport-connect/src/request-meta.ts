@@ -4,6 +4,10 @@ import { clientIpKey } from "./request-context.ts";
 
 /** The client IP (as the node adapter resolved it) and User-Agent of the call, for the audit trail; the core bounds and cleans both. */
 export function requestMetaOf(ctx: HandlerContext): RequestMeta {
-  const clientIp = ctx.values.get(clientIpKey);
-  return { clientIp: clientIp === "unknown" ? undefined : clientIp, userAgent: ctx.requestHeader.get("user-agent") ?? undefined };
+  return requestMeta(ctx.values.get(clientIpKey), ctx.requestHeader.get("user-agent"));
+}
+
+/** `requestMetaOf` from its parts, for the RPC handler's decisions before connect has a handler context. */
+export function requestMeta(clientIp: string, userAgent: string | null | undefined): RequestMeta {
+  return { clientIp: clientIp === "unknown" ? undefined : clientIp, userAgent: userAgent ?? undefined };
 }

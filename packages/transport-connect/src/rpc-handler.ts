@@ -1,19 +1,26 @@
 import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type ContextValues } from "@connectrpc/connect";
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import type { Principal } from "@gatehouse/core";
+import { compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { Principal, RequestMeta } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
 import type { BodyBudget } from "./body-budget.ts";
-import { bodyLimitOf, MAX_BODY_BYTES } from "./body-limits.ts";
+import { bodyLimitOf, carriesLargeBody, MAX_BODY_BYTES } from "./body-limits.ts";
+import { compressionBrotliBounded } from "./compression.ts";
 import { decodeFailuresAsInvalidArgument } from "./decode-failures.ts";
 import { API_HEADERS, type NodeRequest, type NodeResponse } from "./http-routes.ts";
 import { PUBLIC_METHODS, type MethodName } from "./interceptors.ts";
-import { edgeAuthKey, edgeRefusalKey, type EdgeAuth } from "./request-context.ts";
+import { clientIpKey, edgeAuthKey, edgeRefusalKey, type EdgeAuth } from "./request-context.ts";
+import { requestMeta } from "./request-meta.ts";
 
 export interface RpcHandlerOptions extends ConnectRouterOptions {
   readonly routes: (router: ConnectRouter) => void;
   readonly contextValues: (req: NodeRequest) => ContextValues;
   /** Resolves the bearer token of a non-public method before its body is read; throws as `Gatehouse.authenticate` does. */
   readonly authenticate: (accessToken: string) => Promise<Principal>;
+  /**
+   * Throws the refusal of a caller of a large-body method (body-limits.ts) that its session alone decides,
+   * before its body is read: reading and decoding megabytes only to refuse them is what costs the server.
+   */
+  readonly admitLargeBody: (principal: Principal, request: RequestMeta) => Promise<void>;
   /** Bytes of request bodies read at once, shared with the JSON routes. */
   readonly bodyBudget: BodyBudget;
   /** Serves every path that is not an RPC. */
@@ -31,7 +38,8 @@ const EMPTY_JSON = new TextEncoder().encode("{}");
 /**
  * connect-node's `connectNodeAdapter`, with what a public server needs on top. Before any byte of a body
  * is read: a body declared larger than its method's cap (body-limits.ts) is refused, the bearer token of a
- * method that needs one is resolved, and the body reserves its bytes in the process's budget. A request
+ * method that needs one is resolved, the caller of a large-body method is admitted (`admitLargeBody`), and
+ * the body reserves its bytes in the process's budget. A request
  * refused there reaches connect with an empty message in place of its body, which the interceptors refuse
  * before any handler runs (`edgeRefusalInterceptor`, `authInterceptor`): the refusal comes in each
  * protocol's own shape, and the attacker's bytes are never decoded. A body that declares no length is
@@ -40,7 +48,7 @@ const EMPTY_JSON = new TextEncoder().encode("{}");
  * throws out of the request listener and ends the process, and a client that hangs up is not reported as an error.
  */
 export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest, res: NodeResponse) => void {
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], readMaxBytes: MAX_BODY_BYTES, ...options });
+  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotliBounded], readMaxBytes: MAX_BODY_BYTES, ...options });
   options.routes(router);
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   return (req, res) => {
@@ -106,6 +114,16 @@ export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest,
       );
       contextValues.set(edgeAuthKey, auth);
       if (!auth.ok) return null;
+      if (carriesLargeBody(method)) {
+        const refusal = await options.admitLargeBody(auth.principal, requestMeta(contextValues.get(clientIpKey), req.headers["user-agent"])).then(
+          () => null,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        );
+        if (refusal !== null) {
+          contextValues.set(edgeRefusalKey, refusal);
+          return null;
+        }
+      }
     }
     const release = options.bodyBudget.reserve(declared ?? limit);
     if (release === null) contextValues.set(edgeRefusalKey, new ConnectError("the server is reading too many requests; retry shortly", Code.ResourceExhausted));

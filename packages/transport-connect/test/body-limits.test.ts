@@ -1,21 +1,23 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createContextValues, type ConnectRouter } from "@connectrpc/connect";
+import { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { GatehouseError, type Principal } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBodyBudget } from "../src/body-budget.ts";
-import { SMALL_BODY_BYTES } from "../src/body-limits.ts";
+import { MAX_POLICY_BODY_BYTES, SMALL_BODY_BYTES } from "../src/body-limits.ts";
 import { authInterceptor, edgeRefusalInterceptor, errorInterceptor } from "../src/interceptors.ts";
 import { createRpcHandler } from "../src/rpc-handler.ts";
 
 const LOGIN_PATH = "/gatehouse.v1.AuthService/Login";
 const LOGOUT_PATH = "/gatehouse.v1.AuthService/Logout";
+const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
 /** Two small bodies fit, a third does not. */
 const BUDGET_BYTES = 2 * SMALL_BODY_BYTES + 1024;
 
 const handled: string[] = [];
-const routes = (router: ConnectRouter) =>
+const routes = (router: ConnectRouter) => {
   router.service(AuthService, {
     login: (req) => {
       handled.push(`login ${req.email}`);
@@ -26,18 +28,30 @@ const routes = (router: ConnectRouter) =>
       return {};
     },
   });
+  router.service(AdminService, {
+    updateOrgBrowserPolicy: (req) => {
+      handled.push(`policy ${req.orgId}`);
+      return {};
+    },
+  });
+};
 
 /** Each token check waits here until the test settles it (a principal, or Unauthenticated). */
 const tokenChecks: { settle(valid: boolean): void }[] = [];
 let holdTokenChecks = false;
 const PRINCIPAL: Principal = { userId: "user-1", orgId: "org-1", sessionId: "session-1", deviceId: "device-1", amr: ["pwd"], aal: 1, mfaAt: null };
+/** The token of a caller whose large bodies are admitted or refused by `admitted` (the core's decision). */
+const ADMIN_TOKEN = "admin-token";
+let admitted = true;
 const gatehouse = {
-  authenticate: () =>
-    holdTokenChecks
-      ? new Promise<Principal>((resolve, reject) =>
-          tokenChecks.push({ settle: (valid) => (valid ? resolve(PRINCIPAL) : reject(new GatehouseError("unauthenticated"))) }),
-        )
-      : Promise.reject(new GatehouseError("unauthenticated")),
+  authenticate: (token: string) =>
+    token === ADMIN_TOKEN
+      ? Promise.resolve(PRINCIPAL)
+      : holdTokenChecks
+        ? new Promise<Principal>((resolve, reject) =>
+            tokenChecks.push({ settle: (valid) => (valid ? resolve(PRINCIPAL) : reject(new GatehouseError("unauthenticated"))) }),
+          )
+        : Promise.reject(new GatehouseError("unauthenticated")),
 };
 const reported: { unexpected: unknown[]; clientGone: string[] } = { unexpected: [], clientGone: [] };
 const handler = createRpcHandler({
@@ -45,6 +59,8 @@ const handler = createRpcHandler({
   interceptors: [errorInterceptor(() => {}), edgeRefusalInterceptor(), authInterceptor(gatehouse)],
   contextValues: () => createContextValues(),
   authenticate: gatehouse.authenticate,
+  admitLargeBody: () =>
+    admitted ? Promise.resolve() : Promise.reject(new GatehouseError("rate_limited", "too many requests; retry in 42 s", { retryAfterSeconds: 42 })),
   bodyBudget: createBodyBudget(BUDGET_BYTES),
   fallback: (_req, res) => {
     res.writeHead(404, {});
@@ -71,17 +87,17 @@ afterAll(async () => {
 interface Call {
   /** Sends (the rest of) the body and ends the request. */
   finish(body: string): void;
-  readonly answer: Promise<{ status: number; body: string }>;
+  readonly answer: Promise<{ status: number; body: string; retryAfter: string | undefined }>;
 }
 
 /** A Connect JSON call whose headers go out at once, its body only when `finish` is called. */
 function call(path: string, headers: Record<string, string>): Call {
   const req = request(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, agent: false });
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const answer = new Promise<{ status: number; body: string; retryAfter: string | undefined }>((resolve, reject) => {
     req.on("response", (res) => {
       let body = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers["retry-after"] }));
     });
     req.on("error", reject);
   });
@@ -126,6 +142,26 @@ describe("request bodies at the RPC handler", () => {
     expect(answer.status).toBe(401);
     expect(JSON.parse(answer.body)).toMatchObject({ code: "unauthenticated" });
     expect(handled.slice(before)).toEqual([]);
+  });
+
+  it("refuses a large-body method's caller the core refuses from its headers alone, with its Retry-After, and reads an admitted caller's body", async () => {
+    const before = handled.length;
+    admitted = false;
+    try {
+      // Declared at the cap and never sent: only an answer decided before the body can arrive.
+      const refused = call(UPDATE_POLICY_PATH, { "content-length": String(MAX_POLICY_BODY_BYTES), authorization: `Bearer ${ADMIN_TOKEN}` });
+      const answer = await refused.answer;
+      expect(answer.status).toBe(429);
+      expect(answer.retryAfter).toBe("42");
+      expect(JSON.parse(answer.body)).toMatchObject({ code: "resource_exhausted", message: "too many requests; retry in 42 s" });
+    } finally {
+      admitted = true;
+    }
+    const body = JSON.stringify({ orgId: "org-1" });
+    const accepted = call(UPDATE_POLICY_PATH, { "content-length": String(Buffer.byteLength(body)), authorization: `Bearer ${ADMIN_TOKEN}` });
+    accepted.finish(body);
+    expect((await accepted.answer).status).toBe(200);
+    expect(handled.slice(before)).toEqual(["policy org-1"]);
   });
 
   it("gives back the budget of a client that leaves while its token is being resolved, and reports it as gone, not as an error", async () => {

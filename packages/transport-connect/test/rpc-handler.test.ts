@@ -31,6 +31,7 @@ const handler = createRpcHandler({
   interceptors: [errorInterceptor((error, method) => unexpected.push({ error, method }))],
   contextValues: () => createContextValues(),
   authenticate: () => Promise.reject(new GatehouseError("unauthenticated")),
+  admitLargeBody: () => Promise.resolve(),
   bodyBudget: createBodyBudget(1024 * 1024),
   fallback: (_req, res) => {
     res.writeHead(404, {});

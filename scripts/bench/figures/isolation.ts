@@ -35,7 +35,7 @@ const policyBody = (orgId: string, entries: number, salt: number) =>
     },
   });
 
-/** Answers the HTTP status: past 10 saves a minute per org, a save is refused with 429 (`browserPolicyWritesPerOrg`). */
+/** Answers the HTTP status: past 10 saves a minute, a save is refused with 429 (per user before its body is read, per org after). */
 async function savePolicy(url: string, token: string, body: string, refusable = true): Promise<number> {
   const response = await fetch(`${url}${UPDATE_POLICY_PATH}`, {
     method: "POST",
@@ -145,12 +145,15 @@ export const isolation: Figure = {
       const alone = [];
       const during = [];
       const saves = { 200: 0, 429: 0 } as Record<number, number>;
+      // Made once: a refusal is answered in milliseconds, and serialising 2 MB for each would load the bench's
+      // own process on the cores the server shares, not the server.
+      const saveBodies = [1, 2, 3].map((salt) => policyBody(admin.orgId, o.entries, salt));
       for (let run = 0; run < o.runs; run++) {
         alone.push((await load()).p99Ms);
         let saving = true;
         const loop = (async () => {
-          for (let salt = 1; saving; salt++) {
-            const status = await savePolicy(server.url, admin.token, policyBody(admin.orgId, o.entries, salt));
+          for (let i = 0; saving; i++) {
+            const status = await savePolicy(server.url, admin.token, saveBodies[i % saveBodies.length]!);
             saves[status] = (saves[status] ?? 0) + 1;
           }
         })();
@@ -190,7 +193,7 @@ export const isolation: Figure = {
     const ratio = sqlite.during / sqlite.alone;
     rows.push({
       measurement: `Another org's check-url p99 while an admin saves ${fmt(o.entries)}-entry policies in a loop, vs alone`,
-      figure: `${fmt(sqlite.during, 2)} ms vs ${fmt(sqlite.alone, 2)} ms = ${fmt(ratio, 2)}× (${sqlite.saves[200]} saves, ${sqlite.saves[429]} refused past 10 a minute per org)`,
+      figure: `${fmt(sqlite.during, 2)} ms vs ${fmt(sqlite.alone, 2)} ms = ${fmt(ratio, 2)}× (${sqlite.saves[200]} saves, ${sqlite.saves[429]} refused past 10 a minute)`,
       goal: `≤ ${P99_RATIO_GOAL}×`,
       result: verdict(ratio <= P99_RATIO_GOAL),
     });

@@ -54,6 +54,7 @@ export type RateLimitName =
   | "otp_resend_interval"
   | "sms_conversion_breaker"
   | "browser_policy_writes_per_org"
+  | "browser_policy_writes_per_user"
   | "email_sends_per_address"
   | "email_sends_per_client"
   | "passkey_sign_ins_per_client";
