@@ -3,10 +3,10 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult } from "./load-runner.ts";
+import type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult, SocketLoopJob } from "./load-runner.ts";
 import { median } from "./stats.ts";
 
-export type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult };
+export type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult, SocketLoopJob };
 
 /** Runs `node <args>` and parses the last line of its stdout as JSON; rejects with its stderr when it fails. */
 export async function runNodeJson<T>(args: readonly string[], cwd: string): Promise<T> {
@@ -19,10 +19,10 @@ export async function runNodeJson<T>(args: readonly string[], cwd: string): Prom
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as T;
 }
 
-export function runLoad(root: string, job: AutocannonJob): Promise<LoadResult>;
+export function runLoad(root: string, job: AutocannonJob | SocketLoopJob): Promise<LoadResult>;
 export function runLoad(root: string, job: FlowJob): Promise<FlowResult>;
 export function runLoad(root: string, job: LoginProbeJob): Promise<ProbeResult>;
-export async function runLoad(root: string, job: AutocannonJob | FlowJob | LoginProbeJob): Promise<LoadResult | FlowResult | ProbeResult> {
+export async function runLoad(root: string, job: AutocannonJob | SocketLoopJob | FlowJob | LoginProbeJob): Promise<LoadResult | FlowResult | ProbeResult> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-job-"));
   try {
     writeFileSync(join(dir, "job.json"), JSON.stringify(job));
