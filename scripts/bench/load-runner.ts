@@ -1,6 +1,7 @@
 /**
  * The load generator, always in its own process so it never shares an event loop with the server or the bench:
- * autocannon (keep-alive connections) for independent requests; a sequential loop for the MFA flow, whose
+ * autocannon (keep-alive connections) for independent requests; a raw-socket loop of one prebuilt request where the
+ * load's own CPU would be charged to the server (it shares the server's cores); a sequential loop for the MFA flow, whose
  * requests depend on each other (one MFA flow over Connect's JSON protocol, each step timed: Login → GetOTP, the dev
  * server's stand-in for the phone → VerifyMFA for an SMS user; Login → VerifyMFA with the app's code for a TOTP user);
  * and one legitimate client logging in from its own loopback address. The experiments import its flow.
@@ -10,6 +11,7 @@
 import autocannon from "autocannon";
 import { Agent, request } from "node:http";
 import { text } from "node:stream/consumers";
+import { connect } from "node:net";
 import { totpCodeAt } from "@gatehouse/core";
 import { quantile, sleep } from "./stats.ts";
 
@@ -29,6 +31,15 @@ export interface AutocannonJob {
   readonly amount?: number;
   /** Cycled through by every connection. */
   readonly requests: readonly HttpRequestSpec[];
+}
+
+/** `amount` requests, `connections` at a time, each connection a raw keep-alive socket sending `request` again on every answer. */
+export interface SocketLoopJob {
+  readonly kind: "socket-loop";
+  readonly url: string;
+  readonly connections: number;
+  readonly amount: number;
+  readonly request: HttpRequestSpec;
 }
 
 export interface FlowJob {
@@ -62,7 +73,7 @@ export type LoadResult = Awaited<ReturnType<typeof runAutocannon>>;
 export type FlowResult = Awaited<ReturnType<typeof runFlow>>;
 export type ProbeResult = Awaited<ReturnType<typeof runLoginProbe>>;
 
-async function runAutocannon(job: AutocannonJob) {
+export async function runAutocannon(job: AutocannonJob) {
   const latencies: number[] = [];
   let [firstAt, lastAt] = [0, 0];
   const instance = autocannon({
@@ -88,6 +99,52 @@ async function runAutocannon(job: AutocannonJob) {
     errors: result.errors,
     statusCodes,
     rps: elapsedS > 0 ? count / elapsedS : 0,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+  };
+}
+
+/**
+ * Less than half of autocannon's CPU per request in a process this short-lived (docs/decisions/login-overhead.md): one
+ * prebuilt request, and an answer's end found by its Content-Length (Gatehouse sends one on every unary answer).
+ */
+export async function runSocketLoop(job: SocketLoopJob): Promise<LoadResult> {
+  const { hostname, port } = new URL(job.url);
+  const { method, path, headers, body = "" } = job.request;
+  const head = Object.entries({ host: `${hostname}:${port}`, ...headers, "content-length": String(Buffer.byteLength(body)) });
+  const request = Buffer.from(`${method} ${path} HTTP/1.1\r\n${head.map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n${body}`);
+  const [latencies, statusCodes] = [[] as number[], {} as Record<string, number>];
+  let started = 0;
+  const connection = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), hostname);
+      let [buffered, sentAt]: [Buffer, number] = [Buffer.alloc(0), 0];
+      const next = () => (started++ < job.amount ? ((sentAt = performance.now()), socket.write(request)) : (socket.end(), resolve()));
+      socket.once("connect", next).once("error", reject);
+      socket.once("close", () => reject(new Error("the server closed a connection before its last answer")));
+      socket.on("data", (chunk: Buffer) => {
+        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+        const end = buffered.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(buffered.toString("latin1", 0, end))?.[1]);
+        if (!Number.isSafeInteger(length)) return reject(new Error("an answer without a content-length"));
+        if (buffered.length < end + 4 + length) return;
+        const status = buffered.toString("latin1", 9, 12);
+        statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+        if (status.startsWith("2")) latencies.push(performance.now() - sentAt);
+        buffered = buffered.subarray(end + 4 + length);
+        next();
+      });
+    });
+  const start = performance.now();
+  await Promise.all(Array.from({ length: job.connections }, connection));
+  const [count, elapsedS] = [latencies.length, (performance.now() - start) / 1000];
+  return {
+    count,
+    non2xx: job.amount - count,
+    errors: 0,
+    statusCodes,
+    rps: count / elapsedS,
     p50Ms: quantile(latencies, 0.5),
     p99Ms: quantile(latencies, 0.99),
   };
@@ -186,7 +243,14 @@ async function connectCall(agent: Agent, base: URL, method: string, body: unknow
 }
 
 if (import.meta.main) {
-  const job = JSON.parse(await text(process.stdin)) as AutocannonJob | FlowJob | LoginProbeJob;
-  const result = job.kind === "autocannon" ? await runAutocannon(job) : job.kind === "mfa-flow" ? await runFlow(job) : await runLoginProbe(job);
+  const job = JSON.parse(await text(process.stdin)) as AutocannonJob | SocketLoopJob | FlowJob | LoginProbeJob;
+  const result =
+    job.kind === "autocannon"
+      ? await runAutocannon(job)
+      : job.kind === "socket-loop"
+        ? await runSocketLoop(job)
+        : job.kind === "mfa-flow"
+          ? await runFlow(job)
+          : await runLoginProbe(job);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
