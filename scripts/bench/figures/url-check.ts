@@ -10,13 +10,7 @@ import { generateCorpus, generatePolicy } from "../hosts.ts";
 import { runNodeJson } from "../load.ts";
 import { fmt, median, quantileSorted } from "../stats.ts";
 
-interface SizeResult {
-  readonly size: number;
-  readonly compileMs: number;
-  readonly checkNs: number;
-  readonly checkP99Ns: number;
-  readonly urlNs: number;
-}
+type SizeResult = ReturnType<typeof measureSize>;
 
 export const urlCheck: Figure = {
   name: "url-check",
@@ -78,7 +72,7 @@ export const urlCheck: Figure = {
 };
 
 /** The child: one policy size, one JSON line. */
-function measureSize(size: number, rounds: number, corpusSize: number): SizeResult {
+function measureSize(size: number, rounds: number, corpusSize: number) {
   const policy = generatePolicy(size);
   const corpus = generateCorpus(policy, corpusSize);
   const started = performance.now();
