@@ -142,8 +142,7 @@ export const isolation: Figure = {
       // Another org's check-url p99 alone, then while the admin saves large policies one after another.
       const load = () =>
         runLoad(root, { kind: "autocannon", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
-      const alone = [];
-      const during = [];
+      const [alone, during]: [number[], number[]] = [[], []];
       const saves = { 200: 0, 429: 0 };
       // Made once: a refusal is answered in milliseconds, and serialising 2 MB for each would load the bench's
       // own process on the cores the server shares, not the server.

@@ -51,13 +51,11 @@ export async function countStatements(options: CountOptions) {
     counted.statements++;
     counted.databaseMs += timing.durationMs;
   };
-  let pool: pg.Pool | undefined;
-  let opened;
-  if (/^postgres(ql)?:/.test(options.databaseUrl)) {
-    pool = new pg.Pool({ connectionString: options.databaseUrl });
-    pool.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
-    opened = await openPostgresStores({ pool, onQuery, preparedStatements: options.unnamed !== true });
-  } else opened = await openSqliteStores({ filename: options.databaseUrl, onQuery, backgroundCheckpoint: options.backgroundCheckpoint === true });
+  const pool = /^postgres(ql)?:/.test(options.databaseUrl) ? new pg.Pool({ connectionString: options.databaseUrl }) : undefined;
+  pool?.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
+  const opened = pool
+    ? await openPostgresStores({ pool, onQuery, preparedStatements: options.unnamed !== true })
+    : await openSqliteStores({ filename: options.databaseUrl, onQuery, backgroundCheckpoint: options.backgroundCheckpoint === true });
   try {
     const sms = new OutboxSmsSender();
     let hashMs = 0;
