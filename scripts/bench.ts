@@ -35,7 +35,6 @@ const { values } = parseArgs({
     smoke: { type: "boolean", default: false },
     section: { type: "string" },
     list: { type: "boolean", default: false },
-    "keep-tmp": { type: "boolean", default: false },
   },
 });
 if (values.list === true) {
@@ -59,8 +58,6 @@ const tmp = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const measured: { figure: Figure; result: FigureResult }[] = [];
 let failed = 0;
 try {
-  // The servers run from dist/ as `npm start` runs them. The smoke run keeps to the sources: the test suite
-  // that runs it must not rewrite dist/ under the packaging tests.
   if (!smoke) {
     log("building dist/");
     buildServerDist(ROOT);
@@ -94,7 +91,6 @@ try {
   } else for (const { result } of measured) console.log(`${result.details}\n`);
   console.log(rowsTable(measured.flatMap(({ result }) => result.rows)));
 } finally {
-  if (values["keep-tmp"] === true) log(`temp files kept in ${tmp}`);
-  else rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true });
 }
 process.exitCode = failed > 0 ? 1 : 0;

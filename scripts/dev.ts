@@ -32,10 +32,8 @@ const children: ChildProcess[] = [
   spawn(process.execPath, [vite, "--host", host, "--port", webPort, "--strictPort"], { cwd: web, env, stdio: "inherit" }),
 ];
 
-let stopping = false;
 function stop(code: number): void {
-  if (stopping) return;
-  stopping = true;
+  if (process.exitCode !== undefined) return;
   process.exitCode = code;
   for (const child of children) child.kill("SIGTERM");
 }

@@ -70,8 +70,7 @@ export async function seedFixture(options: FixtureOptions) {
   // The server's own engine with cheap password parameters, so the logins below keep the cheap hashes as they are.
   const engine = await benchEngine(options.databaseUrl, CHEAP_ENV);
   try {
-    const { gatehouse } = engine;
-    const { stores } = engine.storage;
+    const { gatehouse, storage } = engine;
     const { admin } = gatehouse;
     const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
     const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: MFA on new devices")).orgId;
@@ -82,7 +81,7 @@ export async function seedFixture(options: FixtureOptions) {
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgSmallPolicy, policyInput(generatePolicy(10).accessControl));
 
     const cheapHash = await createKdfPasswordHasher(CHEAP_ARGON2ID, cryptoRandom).hash(PASSWORD);
-    const tokenUser = await createUser(stores, "cheap-login@bench.test", cheapHash, null);
+    const tokenUser = await createUser(storage.stores, "cheap-login@bench.test", cheapHash, null);
     for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, tokenUser.email, "member");
     const base = {
       orgNoMfa,
@@ -96,12 +95,12 @@ export async function seedFixture(options: FixtureOptions) {
 
     // One production-cost hash (OWASP's Argon2id, the server's default); bulk users reuse it.
     const prodHash = await createKdfPasswordHasher(OWASP_ARGON2ID_PARAMS, cryptoRandom).hash(PASSWORD);
-    const loginUser = await createUser(stores, "login@bench.test", prodHash, null, orgNoMfa);
+    const loginUser = await createUser(storage.stores, "login@bench.test", prodHash, null, orgNoMfa);
     let phone = 0;
     const nextPhone = () => `+1555${String(2_000_000 + ++phone).padStart(7, "0")}`;
     const many = async (count: number, prefix: string, hash: string, withPhone: boolean) => {
       const users: BenchUser[] = [];
-      for (let i = 0; i < count; i++) users.push(await createUser(stores, `${prefix}${i}@bench.test`, hash, withPhone ? nextPhone() : null, orgMfa));
+      for (let i = 0; i < count; i++) users.push(await createUser(storage.stores, `${prefix}${i}@bench.test`, hash, withPhone ? nextPhone() : null, orgMfa));
       return users;
     };
     const mfaUsers = await many(options.mfaUsers ?? 0, "mfa", prodHash, true);

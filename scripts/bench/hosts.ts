@@ -20,12 +20,7 @@ const SUBDOMAINS = ["www", "mail", "cdn", "api", "login", "docs", "app", "static
 function hostGenerator(seed: number) {
   const random = prng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const word = () => {
-    const count = 2 + Math.floor(random() * 3);
-    let text = "";
-    for (let i = 0; i < count; i++) text += pick(SYLLABLES);
-    return text;
-  };
+  const word = () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => pick(SYLLABLES)).join("");
   return {
     domain: () => (random() < 0.15 ? `${word()}-${word()}` : word()) + (random() < 0.05 ? String(Math.floor(random() * 100)) : "") + "." + pick(TLDS),
     subdomain: () => pick(SUBDOMAINS),
@@ -34,21 +29,14 @@ function hostGenerator(seed: number) {
   };
 }
 
-export interface GeneratedPolicy {
-  readonly accessControl: AccessControl;
-  /** Exact host entries (no `*.`), for hits. */
-  readonly exact: readonly string[];
-  /** Wildcard bases (without `*.`), for subdomain hits. */
-  readonly wildBases: readonly string[];
-  /** Every base domain used, so misses can avoid them. */
-  readonly used: ReadonlySet<string>;
-}
+export type GeneratedPolicy = ReturnType<typeof generatePolicy>;
 
 /**
  * `size` entries in stored (normalised) form, split evenly between allowed and blocked, a third of
- * each list `*.` wildcards; default action deny, wildcards on.
+ * each list `*.` wildcards; default action deny, wildcards on. With the policy: its exact host entries
+ * (for hits), its wildcards' bases (for subdomain hits) and every base domain used (so misses avoid them).
  */
-export function generatePolicy(size: number, seed = 0x5eed): GeneratedPolicy {
+export function generatePolicy(size: number, seed = 0x5eed) {
   const gen = hostGenerator(seed);
   const used = new Set<string>();
   const exact: string[] = [];
@@ -70,7 +58,8 @@ export function generatePolicy(size: number, seed = 0x5eed): GeneratedPolicy {
       list.push(host);
     }
   }
-  return { accessControl: { allowedDomains: allowed, blockedDomains: blocked, defaultAction: "deny", wildcardSupported: true }, exact, wildBases, used };
+  const accessControl: AccessControl = { allowedDomains: allowed, blockedDomains: blocked, defaultAction: "deny", wildcardSupported: true };
+  return { accessControl, exact, wildBases, used };
 }
 
 const PATHS = "/ /index.html /login /search?q=policy+engine&lang=en /a/b/c/d.png /api/v2/items/123?expand=owner /docs/guide#setup /watch?v=dQw4w9WgXcQ".split(
@@ -93,8 +82,7 @@ export function generateCorpus(policy: GeneratedPolicy, count: number, seed = 0x
       corpus.push(`${scheme()}://${gen.pick(policy.exact)}${path()}`);
     } else if (roll < 0.6 && policy.wildBases.length > 0) {
       const base = gen.pick(policy.wildBases);
-      const depth = Math.floor(gen.random() * 3);
-      const host = depth === 0 ? base : depth === 1 ? `${gen.subdomain()}.${base}` : `${gen.subdomain()}.${gen.subdomain()}.${base}`;
+      const host = [...Array.from({ length: Math.floor(gen.random() * 3) }, gen.subdomain), base].join(".");
       corpus.push(`${scheme()}://${host}${path()}`);
     } else if (roll < 0.93) {
       let base = gen.domain();

@@ -2,23 +2,16 @@
  * The real `gatehouse serve` process for the bench, started as `npm start` starts it (the bin's shebang and node
  * flags, on dist/ once buildServerDist ran); ready when /healthz answers, since LOG_LEVEL=warn hides the log line.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import type { Fixture } from "./fixture.ts";
 import type { HttpRequestSpec } from "./load-runner.ts";
 import { sleep } from "./stats.ts";
 
-export interface BenchServer {
-  readonly url: string;
-  readonly port: number;
-  readonly pid: number;
-  readonly process: ChildProcess;
-  readonly output: string[];
-  /** SIGTERM (graceful); resolves with the exit code. */
-  stop(): Promise<number | null>;
-}
+export type BenchServer = Awaited<ReturnType<typeof startBenchServer>>;
 
 export interface StartOptions {
   readonly root: string;
@@ -60,15 +53,15 @@ export function buildServerDist(root: string): void {
 }
 
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
-export async function startBenchServer(options: StartOptions): Promise<BenchServer> {
+/** The server on a free port once /healthz answers: its URL, port and pid, its last output, and `stop`. */
+export async function startBenchServer(options: StartOptions) {
   const port = await freePort();
   // Extra flags (and, when dist/ was not built, the source condition) go through NODE_OPTIONS.
   const nodeOptions = [process.env.NODE_OPTIONS ?? "", ...(fromDist ? [] : ["--conditions=@gatehouse/source"]), ...(options.nodeArgs ?? [])];
@@ -104,12 +97,11 @@ export async function startBenchServer(options: StartOptions): Promise<BenchServ
     }
     await sleep(100);
   }
-  const stop = async () => {
+  /** SIGTERM (graceful); resolves with the exit code. */
+  const stop = () => {
     if (exitCode === undefined) child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
+    return exited.finally(() => clearTimeout(timer));
   };
   return { url, port, pid: child.pid!, process: child, output, stop };
 }

@@ -10,9 +10,7 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
 }
 
 /** The q-quantile (0..1) of numbers in any order, nearest-rank. */
-export function quantile(values: readonly number[], q: number): number {
-  return quantileSorted(values.toSorted(ascending), q);
-}
+export const quantile = (values: readonly number[], q: number): number => quantileSorted(values.toSorted(ascending), q);
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;

@@ -35,16 +35,16 @@ const policyBody = (orgId: string, entries: number, salt: number) =>
     },
   });
 
+/** A JSON POST with a bearer token, as the web client sends check-url and the admin console a policy save. */
+const postJson = (url: string, token: string, body: string) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+
 /** Answers the HTTP status: past 10 saves a minute, a save is refused with 429 (per user before its body is read, per org after). */
-async function savePolicy(url: string, token: string, body: string, refusable = true): Promise<number> {
-  const response = await fetch(`${url}${UPDATE_POLICY_PATH}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body,
-  });
+async function savePolicy(url: string, token: string, body: string, refusable = true): Promise<200 | 429> {
+  const response = await postJson(`${url}${UPDATE_POLICY_PATH}`, token, body);
   const text = await response.text();
   if (response.status !== 200 && (response.status !== 429 || !refusable)) throw new Error(`policy save: HTTP ${response.status} ${text.slice(0, 200)}`);
-  return response.status;
+  return response.status as 200 | 429;
 }
 
 /** 50 unauthenticated 4 MiB bodies over HTTP/1.1, then 5 HTTP/2 sessions of 10 gRPC calls each: the growth of the server's peak RSS. */
@@ -91,12 +91,12 @@ async function slowBodyFlood(server: BenchServer, maxConnections: number): Promi
 
 /** 90 check-urls at once right after a large save, /healthz timed meanwhile. */
 async function stampede(server: BenchServer, admin: { orgId: string; token: string }, entries: number) {
+  const body = JSON.stringify({ org_id: admin.orgId, url: "https://blocked.example/" });
   const checkUrl = () =>
-    fetch(`${server.url}/api/browser/check-url`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` },
-      body: JSON.stringify({ org_id: admin.orgId, url: "https://blocked.example/" }),
-    }).then(async (response) => ({ status: response.status, allowed: ((await response.json()) as { allowed?: boolean }).allowed }));
+    postJson(`${server.url}/api/browser/check-url`, admin.token, body).then(async (response) => ({
+      status: response.status,
+      allowed: ((await response.json()) as { allowed?: boolean }).allowed,
+    }));
   // The previous version is cached, as on a server in service.
   await checkUrl();
   await savePolicy(server.url, admin.token, policyBody(admin.orgId, entries, 0), false);
@@ -142,9 +142,8 @@ export const isolation: Figure = {
       // Another org's check-url p99 alone, then while the admin saves large policies one after another.
       const load = () =>
         runLoad(root, { kind: "autocannon", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
-      const alone = [];
-      const during = [];
-      const saves = { 200: 0, 429: 0 } as Record<number, number>;
+      const [alone, during]: [number[], number[]] = [[], []];
+      const saves = { 200: 0, 429: 0 };
       // Made once: a refusal is answered in milliseconds, and serialising 2 MB for each would load the bench's
       // own process on the cores the server shares, not the server.
       const saveBodies = [1, 2, 3].map((salt) => policyBody(admin.orgId, o.entries, salt));
@@ -152,10 +151,7 @@ export const isolation: Figure = {
         alone.push((await load()).p99Ms);
         let saving = true;
         const loop = (async () => {
-          for (let i = 0; saving; i++) {
-            const status = await savePolicy(server.url, admin.token, saveBodies[i % saveBodies.length]!);
-            saves[status] = (saves[status] ?? 0) + 1;
-          }
+          for (let i = 0; saving; i++) saves[await savePolicy(server.url, admin.token, saveBodies[i % saveBodies.length]!)]++;
         })();
         during.push((await load()).p99Ms);
         saving = false;
@@ -197,11 +193,10 @@ export const isolation: Figure = {
       goal: `≤ ${P99_RATIO_GOAL}×`,
       result: verdict(ratio <= P99_RATIO_GOAL),
     });
-    const details = [
+    const details =
       "SQLite unless named; the servers as the other figures run them, with `MAX_CONNECTIONS_PER_IP=1000` (every load comes from 127.0.0.1) except for the flood. " +
-        `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s autocannon loads ` +
-        "(10 connections, another org's 1,000-entry policy), the median of each side. /healthz is timed one request after another from a process of its own.",
-    ].join("\n");
+      `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s autocannon loads ` +
+      "(10 connections, another org's 1,000-entry policy), the median of each side. /healthz is timed one request after another from a process of its own.";
     return { rows, details, data: { flood, sqlite } };
   },
 };

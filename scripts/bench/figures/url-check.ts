@@ -10,13 +10,7 @@ import { generateCorpus, generatePolicy } from "../hosts.ts";
 import { runNodeJson } from "../load.ts";
 import { fmt, median, quantileSorted } from "../stats.ts";
 
-interface SizeResult {
-  readonly size: number;
-  readonly compileMs: number;
-  readonly checkNs: number;
-  readonly checkP99Ns: number;
-  readonly urlNs: number;
-}
+type SizeResult = ReturnType<typeof measureSize>;
 
 export const urlCheck: Figure = {
   name: "url-check",
@@ -78,7 +72,7 @@ export const urlCheck: Figure = {
 };
 
 /** The child: one policy size, one JSON line. */
-function measureSize(size: number, rounds: number, corpusSize: number): SizeResult {
+function measureSize(size: number, rounds: number, corpusSize: number) {
   const policy = generatePolicy(size);
   const corpus = generateCorpus(policy, corpusSize);
   const started = performance.now();
@@ -89,8 +83,7 @@ function measureSize(size: number, rounds: number, corpusSize: number): SizeResu
   let sink = 0;
   for (let warm = 0; warm < 5; warm++) for (const input of corpus) sink += new URL(input).href.length + (checkUrl(compiled, input).allowed ? 1 : 0);
   const [urlTimes, checkTimes] = [new Float64Array(corpus.length), new Float64Array(corpus.length)];
-  const medians = { check: [] as number[], p99: [] as number[], url: [] as number[] };
-  for (let round = 0; round < rounds; round++) {
+  const perRound = Array.from({ length: rounds }, () => {
     corpus.forEach((input, i) => {
       const t0 = process.hrtime.bigint();
       const url = new URL(input);
@@ -103,12 +96,11 @@ function measureSize(size: number, rounds: number, corpusSize: number): SizeResu
     });
     urlTimes.sort();
     checkTimes.sort();
-    medians.check.push(quantileSorted(checkTimes, 0.5));
-    medians.p99.push(quantileSorted(checkTimes, 0.99));
-    medians.url.push(quantileSorted(urlTimes, 0.5));
-  }
+    return { checkNs: quantileSorted(checkTimes, 0.5), checkP99Ns: quantileSorted(checkTimes, 0.99), urlNs: quantileSorted(urlTimes, 0.5) };
+  });
   if (sink === 42) console.error("");
-  return { size, compileMs, checkNs: median(medians.check), checkP99Ns: median(medians.p99), urlNs: median(medians.url) };
+  const of = (key: keyof (typeof perRound)[number]) => median(perRound.map((round) => round[key]));
+  return { size, compileMs, checkNs: of("checkNs"), checkP99Ns: of("checkP99Ns"), urlNs: of("urlNs") };
 }
 
 if (import.meta.main) {
