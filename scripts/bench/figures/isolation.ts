@@ -5,7 +5,7 @@
  * call refused before its body; 90 check-urls right after a 200,000-entry save, /healthz timed meanwhile (SQLite
  * and PostgreSQL); another org's check-url p99 while an admin saves large policies in a loop.
  */
-import { connect as connectHttp2 } from "node:http2";
+import { connect as connectHttp2, type ClientHttp2Session } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { envelope, grpcCall, healthzProbe, http1Call, UPDATE_POLICY_PATH } from "../../../apps/server/test/support/edge-clients.ts";
@@ -54,7 +54,15 @@ async function largeBodies(server: BenchServer, count: number): Promise<{ growth
   const headers = { "content-type": "application/proto", "content-length": String(body.length) };
   await Promise.all(Array.from({ length: count }, () => http1Call(server.url, headers, body)));
   const framed = envelope(FOUR_MIB - 6);
-  const sessions = Array.from({ length: Math.max(1, count / 10) }, () => connectHttp2(server.url).on("error", () => {}));
+  // A session the server ends with GOAWAY (past its memory cap) is destroyed here, so that its streams close
+  // instead of waiting for answers the server will not send.
+  const sessions = Array.from({ length: Math.max(1, count / 10) }, () =>
+    connectHttp2(server.url)
+      .on("error", () => {})
+      .on("goaway", function (this: ClientHttp2Session) {
+        this.destroy();
+      }),
+  );
   // Answered (a trailers-only 16, unauthenticated) or reset by HTTP/2's per-session memory cap while the unread body kept coming.
   await Promise.all(sessions.flatMap((session) => Array.from({ length: 10 }, () => grpcCall(session, {}, framed))));
   for (const session of sessions) session.destroy();

@@ -53,6 +53,8 @@ export async function countStatements(options: CountOptions) {
   };
   const pool = /^postgres(ql)?:/.test(options.databaseUrl) ? new pg.Pool({ connectionString: options.databaseUrl }) : undefined;
   pool?.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
+  // As the adapter's own pool does: the scratch database's DROP … WITH (FORCE) ends connections pg is still closing.
+  pool?.on("error", () => {});
   const opened = pool
     ? await openPostgresStores({ pool, onQuery, preparedStatements: options.unnamed !== true })
     : await openSqliteStores({ filename: options.databaseUrl, onQuery, backgroundCheckpoint: options.backgroundCheckpoint === true });
