@@ -2,6 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // Every `gatehouse` process a test spawns (hundreds of CLI runs and servers) compiles the same
 // TypeScript sources at start-up; Node's compile cache, inherited through the environment, lets
@@ -35,11 +36,24 @@ function nodeProject(name: string, root: string, options: ProjectOptions = {}) {
   };
 }
 
+/**
+ * Vitest's order (project by project, by name; within one, the longest or largest files first), with the web client's
+ * project moved to the front: its Chromium files are the suite's longest, and by name they came last, so the one still
+ * running held the end of the run on one of the two workers.
+ */
+class WebFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter((file) => file.project.name === "web"), ...sorted.filter((file) => file.project.name !== "web")];
+  }
+}
+
 export default defineConfig({
   test: {
     // Vitest's default is one worker fewer than the cores, a single file at a time on the 2-core
     // machine, while most server test files spend their time waiting for the processes they spawn.
     maxWorkers: 2,
+    sequence: { sequencer: WebFirstSequencer },
     projects: [
       nodeProject("core", "packages/core"),
       nodeProject("adapters-kysely", "packages/adapters-kysely"),
