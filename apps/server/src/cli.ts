@@ -32,7 +32,6 @@ import {
   type Gatehouse,
   type User,
 } from "@gatehouse/core";
-import { pino } from "pino";
 import { backupDatabase } from "./backup.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createEngine } from "./engine.ts";
@@ -67,12 +66,33 @@ type Values = {
 };
 type OptionName = Exclude<keyof typeof OPTIONS, "help" | "version">;
 
+/**
+ * What a run reads and writes besides the database: the process's by default; a test passes its own to run
+ * the CLI in its process.
+ */
+export interface CliIo {
+  /** The environment loadConfig reads. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** The whole of stdin, read only by the command that needs it. */
+  readStdin(): Promise<string>;
+}
+
+const PROCESS_IO: CliIo = {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  readStdin: async () => readFileSync(0, "utf8"),
+};
+
 interface Invocation {
   readonly args: readonly string[];
   readonly values: Values;
   readonly gatehouse: Gatehouse;
   /** Migrations this run applied (opening the database migrates it). */
   readonly applied: readonly string[];
+  readonly readStdin: () => Promise<string>;
 }
 
 /**
@@ -328,10 +348,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       "platform-admin": ["", "make the account a platform admin"],
     },
     output: '{"user_id"}',
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ args, values, gatehouse, readStdin }) => {
       // A password on the command line is readable by every local user in the process list.
       if (values["password-stdin"] !== true) throw new UsageError("user create: give --password-stdin and the password on stdin");
-      const password = readFileSync(0, "utf8").replace(/\r?\n$/, "");
+      const password = (await readStdin()).replace(/\r?\n$/, "");
       const { userId } = await gatehouse.register({
         email: args[0]!,
         password,
@@ -601,28 +621,29 @@ function checkInvocation(name: string, command: CommandShape, args: readonly str
 }
 
 /** `gatehouse help [words]` and `gatehouse [words] --help`: the usage, a command's or a group's help; unknown words are a usage error. */
-function printHelp(words: readonly string[]): number {
+function printHelp(words: readonly string[], stdout: CliIo["stdout"]): number {
   const help = helpFor(words);
   if (help === null) throw new UsageError(`unknown command "${words.join(" ")}" (gatehouse help lists them)`);
-  process.stdout.write(`${help}\n`);
+  stdout.write(`${help}\n`);
   return 0;
 }
 
 /** Runs the command line; resolves with the exit status. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
+  const { env, stdout, stderr } = io;
   try {
     const { values, positionals } = parse(argv);
-    if (positionals[0] === "help") return printHelp(positionals.slice(1));
-    if (values.help === true) return printHelp(positionals);
+    if (positionals[0] === "help") return printHelp(positionals.slice(1), stdout);
+    if (values.help === true) return printHelp(positionals, stdout);
     if (values.version === true) {
-      process.stdout.write(`${version()}\n`);
+      stdout.write(`${version()}\n`);
       return 0;
     }
     if (positionals.length === 0) throw new UsageError(`no command given\n${USAGE}`);
     const { name, command, args } = resolveCommand(positionals);
     checkInvocation(name, command, args, values);
     if (command === BACKUP) {
-      process.stdout.write(`${JSON.stringify(backupDatabase(loadConfig().databaseUrl, args[0]!))}\n`);
+      stdout.write(`${JSON.stringify(backupDatabase(loadConfig(env).databaseUrl, args[0]!))}\n`);
       return 0;
     }
     if (!isRunnable(command)) {
@@ -631,41 +652,41 @@ export async function main(argv: string[]): Promise<number> {
     }
 
     // `migrate` is how an operator creates a new SQLite database's directory; other commands refuse a missing one.
-    const loaded = loadConfig();
+    const loaded = loadConfig(env);
     const config = name === "migrate" ? { ...loaded, databaseCreate: true } : loaded;
-    process.stderr.write(`gatehouse: database ${describeDatabase(config.databaseUrl)}\n`);
+    stderr.write(`gatehouse: database ${describeDatabase(config.databaseUrl)}\n`);
     // Logs go to stderr: stdout carries only the command's JSON.
-    const engine = await createEngine(config, createLogger("warn", pino.destination(2)));
+    const engine = await createEngine(config, createLogger("warn", { write: (line: string) => stderr.write(line) }));
     try {
-      const result = await command.run({ args, values, gatehouse: engine.gatehouse, applied: engine.storage.applied });
+      const result = await command.run({ args, values, gatehouse: engine.gatehouse, applied: engine.storage.applied, readStdin: io.readStdin });
       if (result instanceof JsonLines) {
-        for await (const line of result.lines) process.stdout.write(`${JSON.stringify(line)}\n`);
+        for await (const line of result.lines) stdout.write(`${JSON.stringify(line)}\n`);
       } else {
-        process.stdout.write(`${JSON.stringify(result)}\n`);
+        stdout.write(`${JSON.stringify(result)}\n`);
       }
     } finally {
       await engine.close();
     }
     return 0;
   } catch (error) {
-    return report(error);
+    return report(error, stderr);
   }
 }
 
-function report(error: unknown): number {
+function report(error: unknown, stderr: CliIo["stderr"]): number {
   if (error instanceof UsageError) {
-    process.stderr.write(`gatehouse: ${error.message}\n`);
+    stderr.write(`gatehouse: ${error.message}\n`);
     return 2;
   }
   if (error instanceof GatehouseError) {
     const violations = error.details.violations ?? [];
-    process.stderr.write(`gatehouse: error (${error.kind}): ${error.message}\n${violations.map((v) => `  - ${v}\n`).join("")}`);
+    stderr.write(`gatehouse: error (${error.kind}): ${error.message}\n${violations.map((v) => `  - ${v}\n`).join("")}`);
     return 1;
   }
   if (error instanceof ConfigError) {
-    process.stderr.write(`gatehouse: ${error.message}\n`);
+    stderr.write(`gatehouse: ${error.message}\n`);
     return 1;
   }
-  process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+  stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
   return 1;
 }

@@ -146,9 +146,9 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
     it.runIf(enabled)("gatehouse user disable|enable <email>", async () => {
       const member = await seed();
       const env = { ...DEV_ENV, DATABASE_URL: database.url };
-      expect(runCli(["user", "disable", member.email], env).json).toEqual({ disabled: true });
+      expect((await runCli(["user", "disable", member.email], env)).json).toEqual({ disabled: true });
       expect((await rpcError(member.login("laptop"))).code).toBe(Code.PermissionDenied);
-      expect(runCli(["user", "enable", member.userId], env).json).toEqual({ disabled: false });
+      expect((await runCli(["user", "enable", member.userId], env)).json).toEqual({ disabled: false });
       expect((await member.login("laptop")).result.case).toBe("phoneRequired");
     });
   });

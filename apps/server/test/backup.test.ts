@@ -37,8 +37,10 @@ describe("gatehouse backup", () => {
       LOG_REQUESTS: "false",
     };
     try {
-      const { orgId } = seedOrgAndMember(env, EMAIL, PASSWORD);
-      expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
+      const { orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD);
+      expect((await runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env)).status).toBe(
+        0,
+      );
       const server = await startServerProcess(env);
       let answered = 0;
       let writing = true;
@@ -86,19 +88,19 @@ describe("gatehouse backup", () => {
         copy.close();
       }
 
-      const again = runCli(["backup", target], env);
+      const again = await runCli(["backup", target], env);
       expect(again.status).toBe(1);
       expect(again.stderr).toContain(`${target} already exists`);
       const other = join(dirname(db.databaseUrl), "taken.sqlite");
       writeFileSync(other, "not a database");
-      expect(runCli(["backup", other], env).stderr).toContain("already exists");
+      expect((await runCli(["backup", other], env)).stderr).toContain("already exists");
     } finally {
       db.dispose();
     }
   }, 120_000);
 
-  it("points PostgreSQL to pg_dump, with the password masked", () => {
-    const result = runCli(["backup", "/tmp/never.sqlite"], { DATABASE_URL: "postgres://gate:s3cret-pw@127.0.0.1:1/none" });
+  it("points PostgreSQL to pg_dump, with the password masked", async () => {
+    const result = await runCli(["backup", "/tmp/never.sqlite"], { DATABASE_URL: "postgres://gate:s3cret-pw@127.0.0.1:1/none" });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("use pg_dump");
     expect(result.stderr).not.toContain("s3cret-pw");

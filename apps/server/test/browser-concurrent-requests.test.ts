@@ -56,15 +56,19 @@ describe.each(BACKENDS.filter((backend) => backend.available))("browser requests
   beforeAll(async () => {
     database = await backend.create();
     const env = { ...DEV_ENV, DATABASE_URL: database.databaseUrl };
-    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
-    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).status).toBe(0);
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
-    const other = runCli(["org", "create", "Babbage"], env);
+    ({ orgId } = await seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    expect((await runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env)).status).toBe(0);
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env)).status).toBe(
+      0,
+    );
+    const other = await runCli(["org", "create", "Babbage"], env);
     otherOrgId = String(other.json.org_id);
-    expect(runCli(["user", "create", "grace@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", otherOrgId, "grace@example.com", "--role", "member"], env).status).toBe(0);
-    expect(runCli(["policy", "set", otherOrgId, "--json", JSON.stringify(OTHER_POLICY)], env).status).toBe(0);
-    expect(runCli(["org", "settings", otherOrgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
+    expect((await runCli(["user", "create", "grace@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", otherOrgId, "grace@example.com", "--role", "member"], env)).status).toBe(0);
+    expect((await runCli(["policy", "set", otherOrgId, "--json", JSON.stringify(OTHER_POLICY)], env)).status).toBe(0);
+    expect(
+      (await runCli(["org", "settings", otherOrgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env)).status,
+    ).toBe(0);
     server = await startServerProcess(env);
     api = clientsFor(server.url);
     const tokensOf = async (email: string, org: string) => {

@@ -38,9 +38,11 @@ describe("browser policy over HTTP and Connect", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl };
-    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
-    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).status).toBe(0);
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
+    ({ orgId } = await seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    expect((await runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env)).status).toBe(0);
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env)).status).toBe(
+      0,
+    );
     server = await startServerProcess(env);
     api = clientsFor(server.url);
     const outcome = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
@@ -176,8 +178,8 @@ describe("browser policy over HTTP and Connect", () => {
   });
 
   it("an org admin updates the policy; a bad entry refuses the whole update with a message per entry", async () => {
-    expect(runCli(["user", "create", "admin@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", orgId, "admin@example.com", "--role", "admin"], env).status).toBe(0);
+    expect((await runCli(["user", "create", "admin@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", orgId, "admin@example.com", "--role", "admin"], env)).status).toBe(0);
     const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
     const adminAuth = bearer(await stepUpWithNewApp(api, login.result.value.accessToken));
@@ -227,28 +229,28 @@ describe("CLI", () => {
 
   afterAll(() => db?.dispose());
 
-  it("migrate prints the applied migrations as JSON", () => {
-    const result = runCli(["migrate"], env);
+  it("migrate prints the applied migrations as JSON", async () => {
+    const result = await runCli(["migrate"], env);
     expect(result.status).toBe(0);
     expect(result.json).toEqual({
       applied: MIGRATION_NAMES,
     });
-    expect(runCli(["migrate"], env).json).toEqual({ applied: [] });
+    expect((await runCli(["migrate"], env)).json).toEqual({ applied: [] });
   });
 
-  it("walks through org, user, member, settings and policy, one JSON object per command", () => {
-    const org = runCli(["org", "create", "Acme"], env);
+  it("walks through org, user, member, settings and policy, one JSON object per command", async () => {
+    const org = await runCli(["org", "create", "Acme"], env);
     expect(org.json.org_id).toMatch(/^[0-9a-f-]{36}$/);
     const orgId = String(org.json.org_id);
-    const user = runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
+    const user = await runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
     expect(user.status).toBe(0);
-    expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).json).toEqual({
+    expect((await runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env)).json).toEqual({
       org_id: orgId,
       user_id: user.json.user_id,
       role: "admin",
       status: "added",
     });
-    expect(runCli(["org", "settings", orgId], env).json).toEqual({
+    expect((await runCli(["org", "settings", orgId], env)).json).toEqual({
       require_mfa_new_device: true,
       require_mfa_untrusted_device: true,
       trust_device_after_mfa: true,
@@ -258,14 +260,14 @@ describe("CLI", () => {
       step_up_max_age_minutes: 15,
       passkey_sign_in: true,
     });
-    expect(runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env).json.trust_ttl_days).toBe(7);
-    expect(runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env).json).toEqual({
+    expect((await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env)).json.trust_ttl_days).toBe(7);
+    expect((await runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env)).json).toEqual({
       mfa_always: true,
       device_trust_enabled: true,
       max_trust_ttl_days: 90,
     });
-    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env).json).toEqual(POLICY);
-    expect(runCli(["policy", "get", orgId], env).json).toEqual(POLICY);
+    expect((await runCli(["policy", "set", orgId, "--json", JSON.stringify(POLICY)], env)).json).toEqual(POLICY);
+    expect((await runCli(["policy", "get", orgId], env)).json).toEqual(POLICY);
   });
 
   it("runs as an executable through its shebang (how npm start runs the server)", () => {
@@ -292,29 +294,29 @@ describe("CLI", () => {
     [["platform", "settings", "--json", '{"mfa_always": "yes"}'], 1, /mfa_always: must be true or false/],
     [["policy", "set", "x", "--json", '{"access_control": {}}'], 1, /access_control\.allowed_domains: is required|action_restrictions/],
     [["org", "create", "x", "--bogus"], 2, /bogus/],
-  ])("refuses %j with exit %i and a clear message", (args, status, message) => {
-    const result = runCli(args, env);
+  ])("refuses %j with exit %i and a clear message", async (args, status, message) => {
+    const result = await runCli(args, env);
     expect(result.status).toBe(status);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe("");
   });
 
-  it("org create takes --slug and prints it; without one the slug comes from the name", () => {
-    const chosen = runCli(["org", "create", "Gamma Industries", "--slug", "gamma"], env);
+  it("org create takes --slug and prints it; without one the slug comes from the name", async () => {
+    const chosen = await runCli(["org", "create", "Gamma Industries", "--slug", "gamma"], env);
     expect(chosen.json).toEqual({ org_id: expect.stringMatching(/^[0-9a-f-]{36}$/), slug: "gamma" });
-    expect(runCli(["org", "create", "Delta Corp."], env).json.slug).toBe("delta-corp");
-    const taken = runCli(["org", "create", "Other", "--slug", "gamma"], env);
+    expect((await runCli(["org", "create", "Delta Corp."], env)).json.slug).toBe("delta-corp");
+    const taken = await runCli(["org", "create", "Other", "--slug", "gamma"], env);
     expect(taken.status).toBe(1);
     expect(taken.stderr).toMatch(/slug: is taken/);
-    const bad = runCli(["org", "create", "Other", "--slug", "Not A Slug"], env);
+    const bad = await runCli(["org", "create", "Other", "--slug", "Not A Slug"], env);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/slug: must be 2 to 63 lower-case letters/);
   });
 
-  it("lists every bad policy entry at once", () => {
-    const orgId = String(runCli(["org", "create", "Beta"], env).json.org_id);
+  it("lists every bad policy entry at once", async () => {
+    const orgId = String((await runCli(["org", "create", "Beta"], env)).json.org_id);
     const bad = { ...POLICY, access_control: { ...POLICY.access_control, blocked_domains: ["*.10.0.0.1", "evil.com/path", "ok.com"] } };
-    const result = runCli(["policy", "set", orgId, "--json", JSON.stringify(bad)], env);
+    const result = await runCli(["policy", "set", orgId, "--json", JSON.stringify(bad)], env);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('"*.10.0.0.1"');
     expect(result.stderr).toContain('"evil.com/path"');

@@ -35,8 +35,10 @@ describe("gatehouse audit list", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1" };
-    adaId = String(runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`).json.user_id);
-    [acme, globex, bulk] = ["Acme", "Globex", "Bulk"].map((name) => String(runCli(["org", "create", name], env).json.org_id)) as [string, string, string];
+    adaId = String((await runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).json.user_id);
+    const orgIds: string[] = [];
+    for (const name of ["Acme", "Globex", "Bulk"]) orgIds.push(String((await runCli(["org", "create", name], env)).json.org_id));
+    [acme, globex, bulk] = orgIds as [string, string, string];
     const opened = await openSqliteStores({ filename: db.databaseUrl });
     const events: AuditEvent[] = [
       anEvent("e1", T, acme, { userId: adaId }),
@@ -59,15 +61,15 @@ describe("gatehouse audit list", () => {
 
   afterAll(() => db?.dispose());
 
-  const ids = (args: string[]) => {
-    const result = runCli(["audit", "list", ...args], env);
+  const ids = async (args: string[]) => {
+    const result = await runCli(["audit", "list", ...args], env);
     expect(result.stderr.split("\n").filter((line) => line !== "" && !line.startsWith("gatehouse: database "))).toEqual([]);
     expect(result.status).toBe(0);
     return result.lines.map((line) => line.id);
   };
 
-  it("prints one JSON object per event, newest first, snake_case with ISO times and a masked phone", () => {
-    const result = runCli(["audit", "list", "--org", acme, "--since", new Date(T).toISOString()], env);
+  it("prints one JSON object per event, newest first, snake_case with ISO times and a masked phone", async () => {
+    const result = await runCli(["audit", "list", "--org", acme, "--since", new Date(T).toISOString()], env);
     expect(result.status).toBe(0);
     expect(result.stdout.split("\n")).toHaveLength(4);
     expect(result.lines).toEqual([
@@ -95,20 +97,20 @@ describe("gatehouse audit list", () => {
     ["--until as a date (midnight UTC)", ["--until", "2030-01-01", "--kind", "otp.sent", "--user", "ada@example.com"], []],
     ["--limit", ["--since", "2030-01-01", "--limit", "2"], ["bulk-519", "bulk-518"]],
     ["a kind no event has", ["--kind", "phone.verified", "--since", "2030-01-01"], []],
-  ])("filters by %s", (_case, args, expected) => {
-    expect(ids(args)).toEqual(expected);
+  ])("filters by %s", async (_case, args, expected) => {
+    expect(await ids(args)).toEqual(expected);
   });
 
-  it("--user by id filters like the email", () => {
-    expect(ids(["--user", adaId, "--since", "2030-01-01"])).toEqual(["e4", "e2", "e1"]);
+  it("--user by id filters like the email", async () => {
+    expect(await ids(["--user", adaId, "--since", "2030-01-01"])).toEqual(["e4", "e2", "e1"]);
   });
 
-  it("follows the cursor past the largest page: every event once, or exactly --limit of them", () => {
-    const all = ids(["--org", bulk]);
+  it("follows the cursor past the largest page: every event once, or exactly --limit of them", async () => {
+    const all = await ids(["--org", bulk]);
     expect(all).toHaveLength(520);
     expect(new Set(all).size).toBe(520);
     expect(all[0]).toBe("bulk-519");
-    expect(ids(["--org", bulk, "--limit", "510"])).toEqual(all.slice(0, 510));
+    expect(await ids(["--org", bulk, "--limit", "510"])).toEqual(all.slice(0, 510));
   });
 
   it.each([
@@ -119,8 +121,8 @@ describe("gatehouse audit list", () => {
     [["--kind", "sign_in.maybe"], 1, 'gatehouse: error (invalid_argument): kinds: "sign_in.maybe" is not an event kind'],
     [["--user", "nobody@example.com"], 1, "gatehouse: error (not_found): no user with this email"],
     [["--org", "org-unknown-but-well-formed"], 1, "gatehouse: error (not_found): organization not found"],
-  ])("refuses %j with one line on stderr (exit %i)", (args, status, line) => {
-    const result = runCli(["audit", "list", ...args], env);
+  ])("refuses %j with one line on stderr (exit %i)", async (args, status, line) => {
+    const result = await runCli(["audit", "list", ...args], env);
     expect(result.status).toBe(status);
     expect(result.stdout).toBe("");
     const [reported] = result.stderr.split("\n").filter((l) => !l.startsWith("gatehouse: database "));

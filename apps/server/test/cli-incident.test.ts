@@ -22,15 +22,15 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl };
-    expect(runCli(["migrate"], env).status).toBe(0);
+    expect((await runCli(["migrate"], env)).status).toBe(0);
     server = await startServerProcess(env);
     api = clientsFor(server.url);
-    acme = String(runCli(["org", "create", "Acme", "--slug", "acme"], env).json.org_id);
-    globex = String(runCli(["org", "create", "Globex"], env).json.org_id);
-    expect(runCli(["user", "create", EMAIL, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
+    acme = String((await runCli(["org", "create", "Acme", "--slug", "acme"], env)).json.org_id);
+    globex = String((await runCli(["org", "create", "Globex"], env)).json.org_id);
+    expect((await runCli(["user", "create", EMAIL, "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
     // Slugs wherever an org is named.
-    expect(runCli(["member", "add", "acme", EMAIL], env).json).toMatchObject({ status: "added", org_id: acme });
-    expect(runCli(["member", "add", "GLOBEX", EMAIL], env).json).toMatchObject({ status: "added", org_id: globex });
+    expect((await runCli(["member", "add", "acme", EMAIL], env)).json).toMatchObject({ status: "added", org_id: acme });
+    expect((await runCli(["member", "add", "GLOBEX", EMAIL], env)).json).toMatchObject({ status: "added", org_id: globex });
   });
 
   afterAll(async () => {
@@ -61,61 +61,61 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
     const atGlobex = await signIn(globex, "tablet");
     expect((await login(acme, "laptop")).result.case).toBe("tokens");
 
-    const shown = runCli(["user", "show", EMAIL], env).json;
+    const shown = (await runCli(["user", "show", EMAIL], env)).json;
     expect(shown).toMatchObject({ email: EMAIL, phone_verified: true, disabled_at: null });
     expect(shown.phone).not.toContain("3000001");
     expect(shown.orgs).toEqual([
       { org_id: acme, slug: "acme", role: "member" },
       { org_id: globex, slug: "globex", role: "member" },
     ]);
-    expect(runCli(["user", "list"], env).json.users).toEqual([expect.objectContaining({ email: EMAIL })]);
+    expect((await runCli(["user", "list"], env)).json.users).toEqual([expect.objectContaining({ email: EMAIL })]);
     type DeviceLine = { device_id: string; org_id: string; trusted: boolean };
-    const devices = () => runCli(["device", "list", EMAIL], env).json.devices as DeviceLine[];
-    expect(devices().map((d) => [d.org_id, d.trusted])).toEqual([
+    const devices = async () => (await runCli(["device", "list", EMAIL], env)).json.devices as DeviceLine[];
+    expect((await devices()).map((d) => [d.org_id, d.trusted])).toEqual([
       [acme, true],
       [globex, true],
     ]);
-    expect((runCli(["device", "list", EMAIL, "--org", "globex"], env).json.devices as DeviceLine[]).map((d) => d.org_id)).toEqual([globex]);
+    expect(((await runCli(["device", "list", EMAIL, "--org", "globex"], env)).json.devices as DeviceLine[]).map((d) => d.org_id)).toEqual([globex]);
 
     // 1. Out of Acme: its sessions end (the MFA sign-in and the trusted one), Globex is untouched.
     const userId = String(shown.user_id);
-    expect(runCli(["session", "revoke", EMAIL, "--org", "acme"], env).json).toEqual({ user_id: userId, org_id: acme, revoked_count: 2 });
+    expect((await runCli(["session", "revoke", EMAIL, "--org", "acme"], env)).json).toEqual({ user_id: userId, org_id: acme, revoked_count: 2 });
     expect((await rpcError(stillSignedIn(acme, atAcme.accessToken))).code).toBe(Code.Unauthenticated);
     expect((await rpcError(api.auth.refresh({ refreshToken: atAcme.refreshToken }))).code).toBe(Code.Unauthenticated);
     await stillSignedIn(globex, atGlobex.accessToken);
-    expect(devices().map((d) => [d.org_id, d.trusted])).toEqual([
+    expect((await devices()).map((d) => [d.org_id, d.trusted])).toEqual([
       [acme, false],
       [globex, true],
     ]);
 
     // 2. The Globex device: its trust and its session end.
-    const tablet = devices().find((d) => d.org_id === globex)!;
-    expect(runCli(["device", "revoke", tablet.device_id], env).json).toEqual({
+    const tablet = (await devices()).find((d) => d.org_id === globex)!;
+    expect((await runCli(["device", "revoke", tablet.device_id], env)).json).toEqual({
       device_id: tablet.device_id,
       org_id: globex,
       user_id: userId,
       trust_revoked: true,
     });
     expect((await rpcError(stillSignedIn(globex, atGlobex.accessToken))).code).toBe(Code.Unauthenticated);
-    expect(devices().map((d) => d.trusted)).toEqual([false, false]);
+    expect((await devices()).map((d) => d.trusted)).toEqual([false, false]);
 
     // 3. Everywhere: a session the thief opened meanwhile ends too, and the next sign-ins need MFA.
     const again = await signIn(globex, "thief");
-    expect(runCli(["session", "revoke", userId], env).json).toEqual({ user_id: userId, org_id: null, revoked_count: 1 });
+    expect((await runCli(["session", "revoke", userId], env)).json).toEqual({ user_id: userId, org_id: null, revoked_count: 1 });
     expect((await rpcError(stillSignedIn(globex, again.accessToken))).code).toBe(Code.Unauthenticated);
     // Two sign-ins only: each sends a code, and the phone's budget is five a quarter of an hour.
     expect((await login(acme, "laptop")).result.case).toBe("mfaRequired");
     expect((await login(globex, "thief")).result.case).toBe("mfaRequired");
 
-    const revoked = runCli(["audit", "list", "--org", "acme", "--kind", "session.revoked"], env).lines;
+    const revoked = (await runCli(["audit", "list", "--org", "acme", "--kind", "session.revoked"], env)).lines;
     expect(revoked).toEqual([expect.objectContaining({ kind: "session.revoked", org_id: acme })]);
 
     // 4. The thief may have enrolled a factor or swapped nothing we can see: reset the factors, which also
     // unlocks the phone, so the owner's next sign-in collects a phone again.
-    expect(runCli(["factors", "reset", EMAIL, "--reason", "stolen account"], env).json).toEqual({ reset: true });
-    expect(runCli(["factors", "list", EMAIL], env).json).toEqual({ factors: [], recovery_codes_left: 0, phone_mask: "" });
+    expect((await runCli(["factors", "reset", EMAIL, "--reason", "stolen account"], env)).json).toEqual({ reset: true });
+    expect((await runCli(["factors", "list", EMAIL], env)).json).toEqual({ factors: [], recovery_codes_left: 0, phone_mask: "" });
     expect((await login(acme, "laptop")).result.case).toBe("phoneRequired");
-    expect(runCli(["audit", "list", "--user", EMAIL, "--kind", "factors.reset"], env).lines).toEqual([
+    expect((await runCli(["audit", "list", "--user", EMAIL, "--kind", "factors.reset"], env)).lines).toEqual([
       expect.objectContaining({ kind: "factors.reset", payload: expect.objectContaining({ reason: "stolen account" }) }),
     ]);
   });

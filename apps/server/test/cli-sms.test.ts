@@ -13,7 +13,7 @@ describe("gatehouse sms", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     env = { DATABASE_URL: db.databaseUrl };
-    const org = runCli(["org", "create", "Acme"], env);
+    const org = await runCli(["org", "create", "Acme"], env);
     expect(org.status).toBe(0);
     orgId = String(org.json.org_id);
     const opened = await openSqliteStores({ filename: db.databaseUrl });
@@ -24,27 +24,27 @@ describe("gatehouse sms", () => {
 
   afterAll(() => db?.dispose());
 
-  it("sms policy shows and changes the platform's policy, and an org's", () => {
-    expect(runCli(["sms", "policy"], env).json).toMatchObject({ org_id: null, allowed_countries: [] });
-    const platform = runCli(["sms", "policy", "--json", '{"allowed_countries": ["US", "GB"], "refused_number_types": ["premium_rate"]}'], env);
+  it("sms policy shows and changes the platform's policy, and an org's", async () => {
+    expect((await runCli(["sms", "policy"], env)).json).toMatchObject({ org_id: null, allowed_countries: [] });
+    const platform = await runCli(["sms", "policy", "--json", '{"allowed_countries": ["US", "GB"], "refused_number_types": ["premium_rate"]}'], env);
     expect(platform.json).toEqual({ org_id: null, allowed_countries: ["GB", "US"], refused_number_types: ["premium_rate"] });
-    const org = runCli(["sms", "policy", "--org", orgId, "--json", '{"allowed_countries": ["GB"]}'], env);
+    const org = await runCli(["sms", "policy", "--org", orgId, "--json", '{"allowed_countries": ["GB"]}'], env);
     expect(org.json).toEqual({ org_id: orgId, allowed_countries: ["GB"], refused_number_types: ["premium_rate"] });
-    const audit = runCli(["audit", "list", "--kind", "sms_destination_policy.changed"], env);
+    const audit = await runCli(["audit", "list", "--kind", "sms_destination_policy.changed"], env);
     expect(audit.lines).toHaveLength(2);
   });
 
-  it("sms policy refuses an unknown key, a wrong type and an unknown region, naming each", () => {
-    const unknownKey = runCli(["sms", "policy", "--json", '{"countries": ["US"]}'], env);
+  it("sms policy refuses an unknown key, a wrong type and an unknown region, naming each", async () => {
+    const unknownKey = await runCli(["sms", "policy", "--json", '{"countries": ["US"]}'], env);
     expect([unknownKey.status, unknownKey.stderr]).toEqual([1, expect.stringContaining("policy.countries: unknown key")]);
-    const wrongType = runCli(["sms", "policy", "--json", '{"allowed_countries": "US"}'], env);
+    const wrongType = await runCli(["sms", "policy", "--json", '{"allowed_countries": "US"}'], env);
     expect(wrongType.stderr).toContain("allowed_countries: must be a list of strings");
-    const unknownRegion = runCli(["sms", "policy", "--json", '{"allowed_countries": ["XX"]}'], env);
+    const unknownRegion = await runCli(["sms", "policy", "--json", '{"allowed_countries": ["XX"]}'], env);
     expect(unknownRegion.stderr).toContain("allowed_countries: not ISO 3166-1 alpha-2 regions with phone numbers");
   });
 
-  it("sms report lists sends, verifications and conversion by country and prefix over the period", () => {
-    const report = runCli(["sms", "report", "--since", "2030-01-01", "--until", "2030-01-02"], env);
+  it("sms report lists sends, verifications and conversion by country and prefix over the period", async () => {
+    const report = await runCli(["sms", "report", "--since", "2030-01-01", "--until", "2030-01-02"], env);
     expect(report.json).toEqual({
       rows: [
         { scope: "country", key: "FR", sent: 4, verified: 3, conversion: 0.75 },
@@ -53,8 +53,8 @@ describe("gatehouse sms", () => {
         { scope: "prefix", key: "+44790012", sent: 8, verified: 0, conversion: 0 },
       ],
     });
-    expect(runCli(["sms", "report", "--since", "2030-01-02", "--until", "2030-01-03"], env).json).toEqual({ rows: [] });
-    const missing = runCli(["sms", "report"], env);
+    expect((await runCli(["sms", "report", "--since", "2030-01-02", "--until", "2030-01-03"], env)).json).toEqual({ rows: [] });
+    const missing = await runCli(["sms", "report"], env);
     expect([missing.status, missing.stderr]).toEqual([2, expect.stringContaining("gatehouse: sms report needs --since <iso>\n")]);
   });
 });

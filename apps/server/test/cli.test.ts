@@ -1,15 +1,15 @@
-/** The `gatehouse` command line as people use it: spawned, with its exit status, stdout and stderr. */
-import { spawnSync } from "node:child_process";
+/**
+ * The `gatehouse` command line as people use it: its exit status, stdout and stderr. Its `main` runs in
+ * process; the bin is spawned where the status the process exits with, or `serve`, is the point.
+ */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, REPO_ROOT, runCli, tempSqliteDatabase, type TestDatabase } from "./support/server-process.ts";
+import { REPO_ROOT, runCli, runCliProcessRaw, runCliRaw, tempSqliteDatabase, type TestDatabase } from "./support/server-process.ts";
 
 const PASSWORD = "correct horse battery";
-/** The CLI's raw output, for what is not one JSON object (usage, version). */
-function runRaw(args: string[]) {
-  return spawnSync(process.execPath, ["--conditions=@gatehouse/source", BIN, ...args], { cwd: REPO_ROOT, encoding: "utf8" });
-}
+/** The CLI's raw output in the test's own environment, for what is not one JSON object (usage, version). */
+const runRaw = (args: string[]) => runCliRaw(args, {});
 
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "apps/server/package.json"), "utf8")) as { version: string };
 
@@ -24,8 +24,8 @@ describe("gatehouse CLI conventions", () => {
 
   afterAll(() => db?.dispose());
 
-  it.each([["--help"], ["-h"], ["help"]])("%s prints the usage of every command on stdout and exits 0", (...args) => {
-    const result = runRaw(args);
+  it.each([["--help"], ["-h"], ["help"]])("%s prints the usage of every command on stdout and exits 0", async (...args) => {
+    const result = await runRaw(args);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^usage: gatehouse <command>/);
     for (const command of ["member list <org>", "user show <user>", "session revoke <user> [--org <org>]", "device list <user>", "device revoke <device_id>"]) {
@@ -34,8 +34,8 @@ describe("gatehouse CLI conventions", () => {
     expect(result.stderr).toBe("");
   });
 
-  it.each([[["member", "add", "--help"]], [["help", "member", "add"]]])("%j prints that command's help: every option and the output's keys", (args) => {
-    const result = runRaw(args);
+  it.each([[["member", "add", "--help"]], [["help", "member", "add"]]])("%j prints that command's help: every option and the output's keys", async (args) => {
+    const result = await runRaw(args);
     expect(result).toMatchObject({ status: 0, stderr: "" });
     expect(result.stdout.split("\n")).toEqual([
       "usage: gatehouse member add <org> <email> [--role member|admin]",
@@ -49,27 +49,27 @@ describe("gatehouse CLI conventions", () => {
     ]);
   });
 
-  it("names the keys --json accepts and a required option without brackets", () => {
-    const settings = runRaw(["org", "settings", "--help"]).stdout;
+  it("names the keys --json accepts and a required option without brackets", async () => {
+    const settings = (await runRaw(["org", "settings", "--help"])).stdout;
     expect(settings).toContain(
       '"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650',
     );
-    expect(runRaw(["policy", "set", "--help"]).stdout).toMatch(/^usage: gatehouse policy set <org> --json '\{\.\.\.\}'\n/);
-    expect(runRaw(["platform", "settings", "--help"]).stdout).toContain('"mfa_always": bool');
+    expect((await runRaw(["policy", "set", "--help"])).stdout).toMatch(/^usage: gatehouse policy set <org> --json '\{\.\.\.\}'\n/);
+    expect((await runRaw(["platform", "settings", "--help"])).stdout).toContain('"mfa_always": bool');
   });
 
-  it("docs/cli.md has a section for every command, with its synopsis as the help prints it", () => {
+  it("docs/cli.md has a section for every command, with its synopsis as the help prints it", async () => {
     const docs = readFileSync(join(REPO_ROOT, "docs/cli.md"), "utf8");
-    const synopses = runRaw(["help"])
-      .stdout.split("\n")
+    const synopses = (await runRaw(["help"])).stdout
+      .split("\n")
       .filter((line) => /^ {2}[a-z]/.test(line) && !line.startsWith("  help "))
       .map((line) => line.trim());
     expect(synopses.length).toBeGreaterThan(20);
     for (const synopsis of synopses) expect(docs, synopsis).toContain(`usage: gatehouse ${synopsis}\n`);
   });
 
-  it("prints the help of a group's commands for `<group> --help`", () => {
-    const result = runRaw(["device", "--help"]);
+  it("prints the help of a group's commands for `<group> --help`", async () => {
+    const result = await runRaw(["device", "--help"]);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("usage: gatehouse device list <user> [--org <org>]");
     expect(result.stdout).toContain("usage: gatehouse device revoke <device_id>");
@@ -78,7 +78,7 @@ describe("gatehouse CLI conventions", () => {
   it.each([[["frobnicate", "--help"]], [["help", "frobnicate"]], [["help", "org", "frobnicate"]], [["frobnicate"]]])(
     "exits 2 for help on or a run of an unknown command: %j",
     (args) => {
-      const result = runRaw(args);
+      const result = runCliProcessRaw(args, {});
       expect(result.status).toBe(2);
       expect(result.stdout).toBe("");
       expect(result.stderr).toMatch(/^gatehouse: unknown command "[a-z ]+" \(gatehouse help lists them\)\n$/);
@@ -86,7 +86,7 @@ describe("gatehouse CLI conventions", () => {
   );
 
   it.each([["--version"], ["-V"]])("%s prints the package version and exits 0", (flag) => {
-    const result = runRaw([flag]);
+    const result = runCliProcessRaw([flag], {});
     expect(result).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: "" });
   });
 
@@ -105,8 +105,8 @@ describe("gatehouse CLI conventions", () => {
     [["member", "remove", "some-org", "ada@example.com", "--role", "admin"], "gatehouse: member remove does not take --role"],
     [["org", "frobnicate"], 'gatehouse: unknown command "org frobnicate" (gatehouse help lists them)'],
     [["member", "add", "some-org", "ada@example.com", "--role", "owner"], 'gatehouse: error (invalid_argument): role: must be "member" or "admin"'],
-  ])("refuses %j with one clear line on stderr", (args, line) => {
-    const result = runCli(args, env);
+  ])("refuses %j with one clear line on stderr", async (args, line) => {
+    const result = await runCli(args, env);
     expect(result.stdout).toBe("");
     expect(
       result.stderr
@@ -117,9 +117,9 @@ describe("gatehouse CLI conventions", () => {
     expect(result.status).toBe(line.includes("error (") ? 1 : 2);
   });
 
-  it("names the database it uses on stderr, with a PostgreSQL password masked", () => {
-    expect(runCli(["org", "list"], env).stderr).toBe(`gatehouse: database sqlite ${db.databaseUrl}\n`);
-    const pg = runCli(["org", "list"], { DATABASE_URL: "postgres://gate:s3cret-pw@127.0.0.1:1/none?password=s3cret-pw" });
+  it("names the database it uses on stderr, with a PostgreSQL password masked", async () => {
+    expect((await runCli(["org", "list"], env)).stderr).toBe(`gatehouse: database sqlite ${db.databaseUrl}\n`);
+    const pg = await runCli(["org", "list"], { DATABASE_URL: "postgres://gate:s3cret-pw@127.0.0.1:1/none?password=s3cret-pw" });
     expect(pg.status).toBe(1);
     expect(pg.stderr).toMatch(/^gatehouse: database postgres postgres:\/\/gate:\*\*\*@127\.0\.0\.1:1\/none\?password=\*\*\*\n/);
     expect(pg.stderr).not.toContain("s3cret-pw");
@@ -127,7 +127,7 @@ describe("gatehouse CLI conventions", () => {
 
   it("prints a configuration error once, for a command and for serve", () => {
     for (const args of [["org", "list"], ["serve"]]) {
-      const result = runCli(args, { ...env, PORT: "99999", LOG_LEVEL: "loud" });
+      const result = runCliProcessRaw(args, { ...env, PORT: "99999", LOG_LEVEL: "loud" });
       expect(result.status).toBe(1);
       expect(result.stdout).toBe("");
       expect(result.stderr).toBe(
@@ -136,39 +136,39 @@ describe("gatehouse CLI conventions", () => {
     }
   });
 
-  it("takes an org's slug, in any case, wherever it takes an org id; org list shows the slug", () => {
-    const orgId = String(runCli(["org", "create", "Initech", "--slug", "initech"], env).json.org_id);
-    expect(runCli(["user", "create", "peter@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", "initech", "peter@example.com"], env).json).toMatchObject({ status: "added", org_id: orgId });
-    expect(runCli(["member", "list", "Initech"], env).json.members).toEqual([expect.objectContaining({ email: "peter@example.com" })]);
-    expect(runCli(["org", "settings", "initech", "--json", '{"trust_ttl_days": 7}'], env).json).toMatchObject({ trust_ttl_days: 7 });
-    expect(runCli(["org", "settings", orgId], env).json).toMatchObject({ trust_ttl_days: 7 });
-    expect(runCli(["policy", "get", "initech"], env).status).toBe(0);
-    expect(runCli(["audit", "list", "--org", "initech", "--kind", "member.added"], env).lines).toEqual([
+  it("takes an org's slug, in any case, wherever it takes an org id; org list shows the slug", async () => {
+    const orgId = String((await runCli(["org", "create", "Initech", "--slug", "initech"], env)).json.org_id);
+    expect((await runCli(["user", "create", "peter@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", "initech", "peter@example.com"], env)).json).toMatchObject({ status: "added", org_id: orgId });
+    expect((await runCli(["member", "list", "Initech"], env)).json.members).toEqual([expect.objectContaining({ email: "peter@example.com" })]);
+    expect((await runCli(["org", "settings", "initech", "--json", '{"trust_ttl_days": 7}'], env)).json).toMatchObject({ trust_ttl_days: 7 });
+    expect((await runCli(["org", "settings", orgId], env)).json).toMatchObject({ trust_ttl_days: 7 });
+    expect((await runCli(["policy", "get", "initech"], env)).status).toBe(0);
+    expect((await runCli(["audit", "list", "--org", "initech", "--kind", "member.added"], env)).lines).toEqual([
       expect.objectContaining({ kind: "member.added", org_id: orgId }),
     ]);
-    expect(runCli(["org", "list"], env).json.orgs).toContainEqual(expect.objectContaining({ org_id: orgId, slug: "initech", name: "Initech" }));
-    expect(runCli(["member", "remove", "INITECH", "peter@example.com"], env).json).toEqual({ removed: true });
+    expect((await runCli(["org", "list"], env)).json.orgs).toContainEqual(expect.objectContaining({ org_id: orgId, slug: "initech", name: "Initech" }));
+    expect((await runCli(["member", "remove", "INITECH", "peter@example.com"], env)).json).toEqual({ removed: true });
   });
 
-  it("adds, lists and removes a member by org id and email; lists orgs", () => {
-    const orgId = String(runCli(["org", "create", "Acme"], env).json.org_id);
-    expect(runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    const userId = String(runCli(["user", "create", "bob@example.com", "--password-stdin"], env, `${PASSWORD}\n`).json.user_id);
-    expect(runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env).status).toBe(0);
-    expect(runCli(["member", "add", orgId, "bob@example.com"], env).status).toBe(0);
+  it("adds, lists and removes a member by org id and email; lists orgs", async () => {
+    const orgId = String((await runCli(["org", "create", "Acme"], env)).json.org_id);
+    expect((await runCli(["user", "create", "ada@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    const userId = String((await runCli(["user", "create", "bob@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).json.user_id);
+    expect((await runCli(["member", "add", orgId, "ada@example.com", "--role", "admin"], env)).status).toBe(0);
+    expect((await runCli(["member", "add", orgId, "bob@example.com"], env)).status).toBe(0);
 
-    const orgs = runCli(["org", "list"], env).json.orgs as { org_id: string; name: string }[];
+    const orgs = (await runCli(["org", "list"], env)).json.orgs as { org_id: string; name: string }[];
     expect(orgs).toContainEqual(expect.objectContaining({ org_id: orgId, name: "Acme" }));
-    const members = runCli(["member", "list", orgId], env).json.members as { email: string; role: string }[];
+    const members = (await runCli(["member", "list", orgId], env)).json.members as { email: string; role: string }[];
     expect(members.map(({ email, role }) => [email, role]).sort()).toEqual([
       ["ada@example.com", "admin"],
       ["bob@example.com", "member"],
     ]);
 
-    expect(runCli(["member", "remove", orgId, "Bob@Example.com"], env).json).toEqual({ removed: true });
-    expect(runCli(["member", "list", orgId], env).json.members).toEqual([expect.objectContaining({ email: "ada@example.com" })]);
-    const again = runCli(["member", "remove", orgId, "bob@example.com"], env);
+    expect((await runCli(["member", "remove", orgId, "Bob@Example.com"], env)).json).toEqual({ removed: true });
+    expect((await runCli(["member", "list", orgId], env)).json.members).toEqual([expect.objectContaining({ email: "ada@example.com" })]);
+    const again = await runCli(["member", "remove", orgId, "bob@example.com"], env);
     expect(again.status).toBe(1);
     expect(again.stderr).toContain("error (not_found): membership not found");
     expect(userId).toMatch(/^[0-9a-f-]{36}$/);

@@ -122,7 +122,7 @@ describe.runIf(available)("database faults (PostgreSQL through a faulty proxy)",
     const direct = new URL(PG_URL);
     direct.searchParams.set("options", `-c search_path=${schema}`);
     // Straight to PostgreSQL: the CLI blocks this process, and with it the proxy.
-    ({ orgId } = seedOrgAndMember({ ...DEV_ENV, DATABASE_URL: direct.toString() }, "ada@example.com", "correct horse battery"));
+    ({ orgId } = await seedOrgAndMember({ ...DEV_ENV, DATABASE_URL: direct.toString() }, "ada@example.com", "correct horse battery"));
     const proxied = Object.assign(new URL(direct), { host: `127.0.0.1:${proxy.port}` });
     proxied.searchParams.set("application_name", applicationName);
     env = { ...DEV_ENV, DATABASE_URL: proxied.toString() };

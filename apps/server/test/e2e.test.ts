@@ -21,7 +21,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     db = tempSqliteDatabase();
     // Reuse interval off here: this suite checks that reuse revokes at once (mfa-integrity.test.ts covers the interval).
     env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MFA_CHALLENGE_TTL_SECONDS: "2", REFRESH_REUSE_INTERVAL_SECONDS: "0", PHONE_DEFAULT_REGION: "US" };
-    ({ orgId, userId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+    ({ orgId, userId } = await seedOrgAndMember(env, EMAIL, PASSWORD));
     server = await startServerProcess(env);
     api = clientsFor(server.url);
   });
@@ -79,12 +79,12 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
   });
 
   it("require_mfa_untrusted_device: a device whose trust was revoked needs MFA again", async () => {
-    const admin = runCli(["org", "settings", orgId, "--json", '{"require_mfa_untrusted_device": true}'], env);
+    const admin = await runCli(["org", "settings", orgId, "--json", '{"require_mfa_untrusted_device": true}'], env);
     expect(admin.status).toBe(0);
     try {
       const tokens = await signIn("desktop");
       expect((await login("desktop")).result.case).toBe("tokens");
-      const adminUser = seedAdmin();
+      const adminUser = await seedAdmin();
       const adminTokens = await adminSignIn(adminUser);
       const { devices } = await api.admin.listUserDevices({ orgId, userId: tokens.userId }, bearer(adminTokens.accessToken));
       const desktop = devices.find((d) => d.fingerprint === "desktop")!;
@@ -92,7 +92,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       await api.admin.revokeDeviceTrust({ orgId, deviceId: desktop.id }, bearer(adminTokens.accessToken));
       expect((await login("desktop")).result.case).toBe("mfaRequired");
     } finally {
-      runCli(["org", "settings", orgId, "--json", '{"require_mfa_untrusted_device": false}'], env);
+      await runCli(["org", "settings", orgId, "--json", '{"require_mfa_untrusted_device": false}'], env);
     }
   });
 
@@ -101,8 +101,8 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
   async function freshMemberWithPhone() {
     const n = ++memberCounter;
     const email = `member${n}@example.com`;
-    expect(runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
+    expect((await runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", orgId, email], env)).status).toBe(0);
     const memberLogin = (fingerprint: string) => login(fingerprint, email);
     const first = await memberLogin("first-device");
     if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
@@ -113,10 +113,10 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
   }
 
   let adminCounter = 0;
-  function seedAdmin() {
+  async function seedAdmin() {
     const email = `admin${++adminCounter}@example.com`;
-    expect(runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", orgId, email, "--role", "admin"], env).status).toBe(0);
+    expect((await runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", orgId, email, "--role", "admin"], env)).status).toBe(0);
     return email;
   }
 
@@ -257,7 +257,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     });
 
     it("non-member: PermissionDenied", async () => {
-      expect(runCli(["user", "create", "eve@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
+      expect((await runCli(["user", "create", "eve@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
       const error = await rpcError(login("laptop", "eve@example.com"));
       expect(error.code).toBe(Code.PermissionDenied);
     });
@@ -309,8 +309,8 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     });
 
     it("the per-user OTP failure budget: ResourceExhausted saying when to retry", async () => {
-      expect(runCli(["user", "create", "bob@example.com", "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-      expect(runCli(["member", "add", orgId, "bob@example.com"], env).status).toBe(0);
+      expect((await runCli(["user", "create", "bob@example.com", "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+      expect((await runCli(["member", "add", orgId, "bob@example.com"], env)).status).toBe(0);
       const bobLogin = (fingerprint: string) => api.auth.login({ email: "bob@example.com", password: PASSWORD, orgId, deviceFingerprint: fingerprint });
       const first = await bobLogin("b0");
       if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
@@ -335,8 +335,8 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
 
   it("issue 15 point 5: spellings of one number share its send limit; the 6th send in the window is ResourceExhausted", async () => {
     const email = "spellings@example.com";
-    expect(runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
+    expect((await runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", orgId, email], env)).status).toBe(0);
     const spellings = ["+15550000042", "15550000042", "015550000042", "5550000042", "+000015550000042"];
     const results: string[] = [];
     for (let i = 0; results.filter((result) => result !== "InvalidArgument").length < 6; i++) {
@@ -420,7 +420,7 @@ describe("server start-up and modes", () => {
 
     beforeAll(async () => {
       db = tempSqliteDatabase();
-      ({ orgId } = seedOrgAndMember(env(), EMAIL, PASSWORD));
+      ({ orgId } = await seedOrgAndMember(env(), EMAIL, PASSWORD));
       server = await startServerProcess(env());
     });
 
@@ -473,7 +473,7 @@ describe("server start-up and modes", () => {
         SMS_PROVIDER_BASE_URL: `${provider.url}/send`,
         RATE_LIMIT_IP_PER_MINUTE: "0",
       };
-      ({ orgId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+      ({ orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD));
       server = await startServerProcess(env);
     });
 

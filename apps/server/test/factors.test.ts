@@ -118,8 +118,8 @@ describe.each(dialects)("authenticator apps, recovery codes and step-up, over th
 
     // The operator's way back: factors gone, phone unlocked, every session ended; audited with the reason.
     const env = { DATABASE_URL: database.url };
-    expect(runCli(["factors", "list", email], env).json).toMatchObject({ recovery_codes_left: 8, phone_mask: "+*******4567" });
-    expect(runCli(["factors", "reset", email, "--reason", "lost phone, identity checked"], env).json).toEqual({ reset: true });
+    expect((await runCli(["factors", "list", email], env)).json).toMatchObject({ recovery_codes_left: 8, phone_mask: "+*******4567" });
+    expect((await runCli(["factors", "reset", email, "--reason", "lost phone, identity checked"], env)).json).toEqual({ reset: true });
     expect((await rpcError(api.account.listFactors({}, bearer(stepped.accessToken)))).code).toBe(Code.Unauthenticated);
     expect((await login("laptop")).result.case).toBe("phoneRequired");
     const [reset] = (await storage.stores.audit.list({ limit: 1, kinds: ["factors.reset"] })).events;

@@ -54,7 +54,7 @@ describe("graceful shutdown", () => {
     const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "65536", PASSWORD_HASH_PASSES: "4", RATE_LIMIT_IP_PER_MINUTE: "0" };
     const agent = new Agent({ keepAlive: true });
     try {
-      const { orgId } = seedOrgAndMember(env, "ada@example.com", "correct horse battery");
+      const { orgId } = await seedOrgAndMember(env, "ada@example.com", "correct horse battery");
       const server = await startServerProcess({ ...env, LOG_LEVEL: "debug" });
       const inFlight = post(`${server.url}/gatehouse.v1.AuthService/Login`, { email: "ada@example.com", password: "correct horse battery", orgId }, agent);
       // SIGTERM only once the server has the request: before that, a refused connection would be a test race, not a finding.

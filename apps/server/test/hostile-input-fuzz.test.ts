@@ -101,8 +101,10 @@ describe.each(DATABASES)("hostile input on $name: never a 5xx, never Internal or
   beforeAll(async () => {
     database = await open();
     const env = { ...DEV_ENV, DATABASE_URL: database.url };
-    const { orgId, userId } = seedOrgAndMember(env, EMAIL, PASSWORD, "admin");
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env).status).toBe(0);
+    const { orgId, userId } = await seedOrgAndMember(env, EMAIL, PASSWORD, "admin");
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env)).status).toBe(
+      0,
+    );
     server = await startServerProcess(env);
     const outcome = await clientsFor(server.url).auth.login({ email: EMAIL, password: PASSWORD, orgId });
     if (outcome.result.case !== "tokens") throw new Error(`expected tokens, got ${outcome.result.case}`);

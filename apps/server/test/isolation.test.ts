@@ -38,15 +38,15 @@ describe("the edge of one server (SQLite)", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, MAX_CONNECTIONS_PER_IP: "1000" };
-    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
-    expect(runCli(["org", "settings", orgId, "--json", NO_MFA], env).status).toBe(0);
+    ({ orgId } = await seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    expect((await runCli(["org", "settings", orgId, "--json", NO_MFA], env)).status).toBe(0);
     server = await startServerProcess(env);
     api = clientsFor(server.url);
     const login = await api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
     memberToken = login.result.value.accessToken;
-    const adminOrg = seedOrgAndMember(env, "grace@example.com", PASSWORD, "admin").orgId;
-    expect(runCli(["org", "settings", adminOrg, "--json", NO_MFA], env).status).toBe(0);
+    const adminOrg = (await seedOrgAndMember(env, "grace@example.com", PASSWORD, "admin")).orgId;
+    expect((await runCli(["org", "settings", adminOrg, "--json", NO_MFA], env)).status).toBe(0);
     const adminLogin = await api.auth.login({ email: "grace@example.com", password: PASSWORD, orgId: adminOrg });
     if (adminLogin.result.case !== "tokens") throw new Error("expected tokens");
     admin = { orgId: adminOrg, token: await stepUpWithNewApp(api, adminLogin.result.value.accessToken) };
@@ -205,8 +205,8 @@ describe.each(BACKENDS.filter((backend) => backend.available))("a 200,000-entry 
 
   it("is answered for 90 check-urls that arrive right after it is saved, /healthz answering within 250 ms meanwhile", async () => {
     const env = { ...DEV_ENV, DATABASE_URL: database.databaseUrl, MAX_CONNECTIONS_PER_IP: "1000" };
-    const { orgId } = seedOrgAndMember(env, "admin@example.com", PASSWORD, "admin");
-    expect(runCli(["org", "settings", orgId, "--json", NO_MFA], env).status).toBe(0);
+    const { orgId } = await seedOrgAndMember(env, "admin@example.com", PASSWORD, "admin");
+    expect((await runCli(["org", "settings", orgId, "--json", NO_MFA], env)).status).toBe(0);
     server = await startServerProcess(env);
     const { url } = server;
     const login = await clientsFor(url).auth.login({ email: "admin@example.com", password: PASSWORD, orgId });

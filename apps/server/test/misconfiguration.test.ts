@@ -67,7 +67,7 @@ describe("start-up notices", () => {
     const db = tempSqliteDatabase();
     const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1" };
     try {
-      const { orgId } = seedOrgAndMember(env, "ada@example.com", "correct horse battery");
+      const { orgId } = await seedOrgAndMember(env, "ada@example.com", "correct horse battery");
       const server = await startServerProcess({ ...env, NEXT_PUBLIC_DEV_OTP_ENABLED: "true" });
       const entries = server.logEntries();
       expect(entries.filter((entry) => entry.level === "warn").map((entry) => entry.msg)).toEqual([
@@ -86,7 +86,7 @@ describe("start-up notices", () => {
       expect(challenge.challengeId).not.toBe("");
       await server.logEntry((entry) => entry.msg === "no SMS provider configured (SMS_PROVIDER): OTP not sent");
       expect(await server.stop()).toBe(0);
-      const kinds = runCli(["audit", "list", "--org", orgId], env).lines.map((event) => event.kind);
+      const kinds = (await runCli(["audit", "list", "--org", orgId], env)).lines.map((event) => event.kind);
       expect(kinds).toContain("mfa.required");
       expect(kinds).not.toContain("otp.sent");
     } finally {
@@ -100,7 +100,7 @@ describe("an SQLite path whose directory does not exist", () => {
     const dir = mkdtempSync(join(tmpdir(), "gatehouse-path-"));
     const databaseUrl = join(dir, "typo", "gatehouse.sqlite");
     try {
-      const refused = runCli(["org", "list"], { DATABASE_URL: databaseUrl });
+      const refused = await runCli(["org", "list"], { DATABASE_URL: databaseUrl });
       expect(refused.status).toBe(1);
       expect(refused.stderr).toContain(`the SQLite database's directory ${join(dir, "typo")} does not exist`);
       expect(existsSync(join(dir, "typo"))).toBe(false);
@@ -111,7 +111,7 @@ describe("an SQLite path whose directory does not exist", () => {
       expect(failure?.message).toContain(`${join(dir, "typo")} does not exist`);
       expect(existsSync(join(dir, "typo"))).toBe(false);
 
-      const migrated = runCli(["migrate"], { DATABASE_URL: databaseUrl });
+      const migrated = await runCli(["migrate"], { DATABASE_URL: databaseUrl });
       expect(migrated.status).toBe(0);
       expect(existsSync(databaseUrl)).toBe(true);
 

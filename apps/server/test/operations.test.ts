@@ -43,7 +43,7 @@ describe("operating a server (dev OTP mode, SQLite, metrics on)", () => {
   beforeAll(async () => {
     db = tempSqliteDatabase();
     const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, METRICS_PORT: "0" };
-    ({ orgId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+    ({ orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD));
     server = await startServerProcess(env);
   });
 

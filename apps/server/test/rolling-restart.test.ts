@@ -39,8 +39,10 @@ describe("rolling restart of two replicas behind a load balancer", () => {
 
   beforeAll(async () => {
     db = tempSqliteDatabase();
-    ({ orgId } = seedOrgAndMember(env(), EMAIL, PASSWORD));
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env()).status).toBe(0);
+    ({ orgId } = await seedOrgAndMember(env(), EMAIL, PASSWORD));
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env())).status).toBe(
+      0,
+    );
   });
 
   afterAll(async () => {

@@ -64,7 +64,7 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
     expect(replicas[0]!.port).not.toBe(replicas[1]!.port);
     a = clientsFor(replicas[0]!.url);
     b = clientsFor(replicas[1]!.url);
-    ({ orgId } = seedOrgAndMember(env, "ada@example.com", PASSWORD));
+    ({ orgId } = await seedOrgAndMember(env, "ada@example.com", PASSWORD));
   });
 
   afterAll(async () => {
@@ -111,8 +111,8 @@ describe.runIf(unreachable === null)("two replicas on one PostgreSQL", () => {
   it("the per-user OTP failure budget (10 per 15 min) holds across replicas", async () => {
     const email = "bob@example.com";
     // The CLI against the same DATABASE_URL, as an operator would run it beside the replicas.
-    expect(runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-    expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
+    expect((await runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+    expect((await runCli(["member", "add", orgId, email], env)).status).toBe(0);
     const bobLogin = (api: Clients, fingerprint: string) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: fingerprint });
     const first = await bobLogin(a, "b0");
     if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");

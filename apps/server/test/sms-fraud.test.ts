@@ -56,10 +56,10 @@ describe("issue 36 end to end: SMS that cannot be pumped", () => {
       SMS_PROVIDER_TIMEOUT_MS: String(TIMEOUT_MS),
       SMS_BREAKER_MIN_SENDS_PER_PREFIX: "5",
     };
-    ({ orgId } = seedOrgAndMember(env, "degraded@example.com", PASSWORD));
+    ({ orgId } = await seedOrgAndMember(env, "degraded@example.com", PASSWORD));
     for (const email of ["irsf@example.com", "pumping@example.com"]) {
-      expect(runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`).status).toBe(0);
-      expect(runCli(["member", "add", orgId, email], env).status).toBe(0);
+      expect((await runCli(["user", "create", email, "--password-stdin"], env, `${PASSWORD}\n`)).status).toBe(0);
+      expect((await runCli(["member", "add", orgId, email], env)).status).toBe(0);
     }
     server = await startServerProcess(env);
     api = clientsFor(server.url);
@@ -122,21 +122,21 @@ describe("issue 36 end to end: SMS that cannot be pumped", () => {
     expect(metrics).toContain('gatehouse_sms_breaker_trips_total{scope="prefix"} 1');
     expect(metrics).toContain('gatehouse_sms_refusals_total{reason="conversion_breaker"} 2');
 
-    const audit = runCli(["audit", "list", "--kind", "sms.breaker_tripped"], env);
+    const audit = await runCli(["audit", "list", "--kind", "sms.breaker_tripped"], env);
     expect(
       audit.stdout
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line) as { payload: unknown }),
     ).toEqual([expect.objectContaining({ payload: expect.objectContaining({ scope: "prefix", key: "+44790012", sent: 5, verified: 0 }) })]);
-    const report = runCli(["sms", "report", "--since", new Date(Date.now() - 3_600_000).toISOString()], env);
+    const report = await runCli(["sms", "report", "--since", new Date(Date.now() - 3_600_000).toISOString()], env);
     expect(report.status).toBe(0);
     expect(report.json.rows).toContainEqual({ scope: "prefix", key: "+44790012", sent: 5, verified: 0, conversion: 0 });
     expect(report.json.rows).toContainEqual({ scope: "prefix", key: "+1555123", sent: 5, verified: 1, conversion: 0.2 });
   });
 
   it("story 2: premium and international-revenue-share numbers at each login: 0 texts reach them, each refused with InvalidArgument", async () => {
-    const policy = runCli(["sms", "policy", "--json", JSON.stringify({ allowed_countries: ["US", "GB", "FR"] })], env);
+    const policy = await runCli(["sms", "policy", "--json", JSON.stringify({ allowed_countries: ["US", "GB", "FR"] })], env);
     expect(policy.json).toMatchObject({ org_id: null, allowed_countries: ["FR", "GB", "US"] });
     mode = "accept";
     const before = delivered.length;

@@ -61,7 +61,7 @@ describe("SMS_PROVIDER=twilio, end to end", () => {
       TWILIO_FROM: "+15557654321",
       TWILIO_BASE_URL: twilioUrl,
     };
-    ({ orgId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+    ({ orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD));
     server = await startServerProcess(env);
   });
 

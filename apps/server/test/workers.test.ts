@@ -48,9 +48,11 @@ describe("WORKERS: several server processes on one port", () => {
 
   beforeAll(async () => {
     db = tempSqliteDatabase();
-    ({ orgId } = seedOrgAndMember(env(), EMAIL, PASSWORD));
-    expect(runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env()).status).toBe(0);
-    expect(runCli(["policy", "set", orgId, "--json", JSON.stringify(BLOCK_EVIL)], env()).status).toBe(0);
+    ({ orgId } = await seedOrgAndMember(env(), EMAIL, PASSWORD));
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}'], env())).status).toBe(
+      0,
+    );
+    expect((await runCli(["policy", "set", orgId, "--json", JSON.stringify(BLOCK_EVIL)], env())).status).toBe(0);
     server = await startServerProcess(env());
   });
 

@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     buildClient(distDir);
     db = tempSqliteDatabase();
     env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir, MFA_RESEND_INTERVAL_SECONDS: String(RESEND_INTERVAL_SECONDS) };
-    readOnlyOrg = seedOrgAndMember(env, EMAIL, PASSWORD).orgId;
+    readOnlyOrg = (await seedOrgAndMember(env, EMAIL, PASSWORD)).orgId;
     cli(["policy", "set", readOnlyOrg, "--json", JSON.stringify(READ_ONLY_POLICY)], env);
     downloadOnlyOrg = String(cli(["org", "create", "Beta Labs", "--slug", "beta"], env).org_id);
     cli(["member", "add", downloadOnlyOrg, EMAIL], env);

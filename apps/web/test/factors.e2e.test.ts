@@ -53,7 +53,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     buildClient(distDir);
     db = tempSqliteDatabase();
     const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
-    seedOrgAndMember(env, EMAIL, PASSWORD);
+    await seedOrgAndMember(env, EMAIL, PASSWORD);
     server = await startServerProcess(env);
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });

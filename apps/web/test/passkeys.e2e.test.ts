@@ -67,7 +67,7 @@ describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authentica
     const port = await freePort();
     origin = `http://localhost:${port}`;
     env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir, PORT: String(port), WEBAUTHN_ORIGINS: origin };
-    ({ orgId } = seedOrgAndMember(env, EMAIL, PASSWORD));
+    ({ orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD));
     // Every password sign-in asks for the second factor: no device is trusted after it.
     cli(["org", "settings", orgId, "--json", '{"trust_device_after_mfa": false}'], env);
     server = await startServerProcess(env);

@@ -1,6 +1,6 @@
 /**
  * Starts the real `gatehouse serve` process on a free port with a temporary SQLite file (or a
- * given DATABASE_URL) and runs the real CLI against the same database. Shared by the server's
+ * given DATABASE_URL) and runs the CLI against the same database (its `main` in process, or its bin). Shared by the server's
  * end-to-end tests and the web client's Chromium tests.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { main } from "../../src/cli.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 export const BIN = join(REPO_ROOT, "apps/server/bin/gatehouse.js");
@@ -25,10 +26,10 @@ export const DEV_ENV: Readonly<Record<string, string>> = {
 };
 
 /**
- * The tests run the CLI with spawnSync, which blocks their event loop for seconds: an HTTP client
- * cannot see the server close an idle keep-alive connection meanwhile, reuses it right after and
- * fails with EPIPE. Idle connections therefore outlive any test here; connection-limits.test.ts
- * proves the keep-alive timeout itself.
+ * Some tests run the bin with spawnSync (runCliProcess, the web client's `cli`), which blocks their
+ * event loop for seconds: an HTTP client cannot see the server close an idle keep-alive connection
+ * meanwhile, reuses it right after and fails with EPIPE. Idle connections therefore outlive any test
+ * here; connection-limits.test.ts proves the keep-alive timeout itself.
  */
 const TEST_KEEP_ALIVE_TIMEOUT_MS = "600000";
 
@@ -155,41 +156,77 @@ function splitLines(stream: NodeJS.ReadableStream, onLine: (line: string) => voi
   });
 }
 
-export interface CliResult {
+/** What a CLI run printed, and its exit status. */
+export interface CliOutput {
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
+}
+
+export interface CliResult extends CliOutput {
   /** stdout parsed as JSON when the command succeeded and printed one object. */
   readonly json: Record<string, unknown>;
   /** stdout parsed as JSON lines (a listing command's output), one object per line. */
   readonly lines: Record<string, unknown>[];
 }
 
-export function runCli(args: string[], env: Record<string, string>, input?: string): CliResult {
-  const result = spawnSync(process.execPath, [...NODE_ARGS, ...args], {
+/**
+ * Runs the CLI's `main` in this process with the environment the spawned CLI would have and stdout/stderr
+ * captured: the same command and database, without a Node start-up per run. `runCliProcess` is for the
+ * tests whose point is the process itself.
+ */
+export async function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return withJson(await runCliRaw(args, env, input));
+}
+
+/** `runCli` for what is not JSON (usage, version): the output as printed. */
+export async function runCliRaw(args: string[], env: Record<string, string>, input?: string): Promise<CliOutput> {
+  let stdout = "";
+  let stderr = "";
+  const status = await main(args, {
+    env: { ...process.env, ...env },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    readStdin: async () => input ?? "",
+  });
+  return { status, stdout, stderr };
+}
+
+/** Runs the `gatehouse` bin in its own Node process, as an operator does. */
+export function runCliProcess(args: string[], env: Record<string, string>, input?: string): CliResult {
+  return withJson(runCliProcessRaw(args, env, input));
+}
+
+/** `runCliProcess` for what is not JSON: the output as printed. */
+export function runCliProcessRaw(args: string[], env: Record<string, string>, input?: string): CliOutput {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [...NODE_ARGS, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     input,
     encoding: "utf8",
   });
+  return { status, stdout, stderr };
+}
+
+function withJson(output: CliOutput): CliResult {
   const lines =
-    result.status === 0
-      ? result.stdout
+    output.status === 0
+      ? output.stdout
           .split("\n")
           .filter((line) => line !== "")
           .map((line) => JSON.parse(line) as Record<string, unknown>)
       : [];
   const json = lines.length === 1 ? lines[0]! : {};
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json, lines };
+  return { ...output, json, lines };
 }
 
 /** Creates an org, a user with `password` and a membership through the CLI; returns their ids. */
-export function seedOrgAndMember(env: Record<string, string>, email: string, password: string, role = "member") {
-  const org = runCli(["org", "create", "Acme"], env);
+export async function seedOrgAndMember(env: Record<string, string>, email: string, password: string, role = "member") {
+  const org = await runCli(["org", "create", "Acme"], env);
   if (org.status !== 0) throw new Error(`org create failed: ${org.stderr}`);
-  const user = runCli(["user", "create", email, "--password-stdin"], env, `${password}\n`);
+  const user = await runCli(["user", "create", email, "--password-stdin"], env, `${password}\n`);
   if (user.status !== 0) throw new Error(`user create failed: ${user.stderr}`);
-  const member = runCli(["member", "add", String(org.json.org_id), email, "--role", role], env);
+  const member = await runCli(["member", "add", String(org.json.org_id), email, "--role", role], env);
   if (member.status !== 0) throw new Error(`member add failed: ${member.stderr}`);
   return { orgId: String(org.json.org_id), userId: String(user.json.user_id) };
 }

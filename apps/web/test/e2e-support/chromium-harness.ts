@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
-import { REPO_ROOT, runCli } from "../../../server/test/support/server-process.ts";
+import { REPO_ROOT, runCliProcess } from "../../../server/test/support/server-process.ts";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const CHROMIUM_ARGS = [
@@ -32,7 +32,7 @@ export function warnWithoutChromium(suite: string): void {
 
 /** `gatehouse <args>`, failing the test with its stderr when it fails; its JSON answer. */
 export function cli(args: string[], env: Record<string, string>, input?: string): Record<string, unknown> {
-  const result = runCli(args, env, input);
+  const result = runCliProcess(args, env, input);
   if (result.status !== 0) throw new Error(`gatehouse ${args.join(" ")} failed: ${result.stderr}`);
   return result.json;
 }
