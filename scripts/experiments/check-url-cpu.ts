@@ -10,7 +10,7 @@
  * `LOADS` (default 3) loads of 5 s after a 3 s warm-up. It charges the requests every `postgres` process on the
  * machine: run it on a quiet database server.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -18,6 +18,7 @@ import { assertCleanLoad, runLoad } from "../bench/load.ts";
 import { BENCH_POSTGRES_URL } from "../bench/scratch-database.ts";
 import { checkUrlRequests } from "../bench/server.ts";
 import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
+import { cpuMs, postgresCpuMs } from "./support/process-cpu.ts";
 import { summariseProfile } from "./support/profile.ts";
 
 const dialect = dialectArgument("check-url-cpu.ts", "[sqlite|postgres]", 0);
@@ -25,30 +26,6 @@ const LOADS = Number(process.env.LOADS ?? 3);
 const root = new URL("../..", import.meta.url).pathname;
 const profiling = process.env.CPU_PROF === "1";
 const profileDir = mkdtempSync(join(tmpdir(), "gatehouse-check-url-cpu-"));
-
-/** CPU time a process's threads have run so far, in ms; 0 once it is gone. */
-function cpuMs(pid: string): number {
-  try {
-    let ns = 0;
-    for (const thread of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
-    return ns / 1e6;
-  } catch {
-    return 0;
-  }
-}
-
-function postgresCpuMs(): Map<string, number> {
-  const ms = new Map<string, number>();
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") ms.set(pid, cpuMs(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ms;
-}
 
 const admin = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
 await admin.connect();

@@ -12,12 +12,13 @@
  * drops one database through `BENCH_POSTGRES_URL` (default postgres://postgres@127.0.0.1:5432/postgres),
  * and charges the flows every `postgres` process on the machine: run it on a quiet database server.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHEAP_ENV } from "../bench/fixture.ts";
 import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
+import { cpuMs, postgresCpuMs } from "./support/process-cpu.ts";
 import { summariseProfile } from "./support/profile.ts";
 import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/load-runner.ts";
 import { median } from "../bench/stats.ts";
@@ -26,30 +27,6 @@ const dialect = dialectArgument("mfa-flow-cpu.ts", "[sqlite|postgres]", 0);
 const BLOCKS = Number(process.env.BLOCKS ?? 8);
 const FLOWS = Number(process.env.FLOWS ?? 100);
 const WARM_UP = 40;
-/** CPU time a process's threads have run so far, in ms, from the scheduler's own count (not sampled ticks); 0 once it is gone. */
-function cpuMs(pid: string): number {
-  try {
-    let ns = 0;
-    for (const thread of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
-    return ns / 1e6;
-  } catch {
-    return 0;
-  }
-}
-
-/** Every running `postgres` process and its CPU so far (ms), so that a backend that starts or ends mid-block still counts. */
-function postgresCpuMs(): Map<string, number> {
-  const ms = new Map<string, number>();
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") ms.set(pid, cpuMs(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ms;
-}
 
 const root = new URL("../..", import.meta.url).pathname;
 const profiling = process.env.CPU_PROF === "1";
