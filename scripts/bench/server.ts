@@ -1,6 +1,6 @@
 /**
- * The real `gatehouse serve` process for the bench, started as `npm start` starts it (the bin's shebang and node
- * flags, on dist/ once buildServerDist ran); ready when /healthz answers, since LOG_LEVEL=warn hides the log line.
+ * The real `gatehouse serve` process for the bench, started as `npm start` starts it (the bin's launcher and its
+ * settings, on dist/ once buildServerDist ran); ready when /healthz answers, since LOG_LEVEL=warn hides the log line.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -65,7 +65,7 @@ export async function startBenchServer(options: StartOptions) {
   const port = await freePort();
   // Extra flags (and, when dist/ was not built, the source condition) go through NODE_OPTIONS.
   const nodeOptions = [process.env.NODE_OPTIONS ?? "", ...(fromDist ? [] : ["--conditions=@gatehouse/source"]), ...(options.nodeArgs ?? [])];
-  const child = spawn(join(options.root, "apps/server/bin/gatehouse.js"), ["serve"], {
+  const child = spawn(join(options.root, "apps/server/bin/gatehouse"), ["serve"], {
     cwd: options.root,
     env: {
       ...process.env,

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { BIN, REPO_ROOT, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
+import { BIN, binEnv, REPO_ROOT, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "./support/server-process.ts";
 
 const EMAIL = "ada@example.com";
 const PASSWORD = "correct horse battery";
@@ -16,7 +16,7 @@ const PASSWORD = "correct horse battery";
 /** The CLI without blocking this process's event loop, so the sign-ins keep going while it runs. */
 function runCliAsync(args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=@gatehouse/source", BIN, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+    const child = spawn(BIN, args, { cwd: REPO_ROOT, env: binEnv(env) });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, REPO_ROOT } from "./support/server-process.ts";
 
@@ -51,7 +51,8 @@ describe("the Node version check", () => {
     // Needs a Node older than 24.7 to run the bin with (CI machines have the system Node 20); where none is
     // installed the case is skipped with its reason printed, as nothing else can show the refusal.
     if (node === null) return context.skip("no Node older than 24.7 on this machine (/usr/bin/node, /usr/local/bin/node) to run the bin with");
-    const run = spawnSync(node, [BIN, "--help"], { encoding: "utf8", cwd: REPO_ROOT });
+    // The launcher runs the first `node` on PATH, as it would for an operator whose PATH finds an old one.
+    const run = spawnSync(BIN, ["--help"], { encoding: "utf8", cwd: REPO_ROOT, env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ""}` } });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^Gatehouse needs Node 24\.7 or later; this is Node \d+\.\d+\.\d+\.\n/);
     expect(run.stdout).toBe("");

@@ -42,7 +42,7 @@ const PUBLIC_WORKSPACES = [
   "packages/transport-connect",
   "apps/server",
 ];
-/** Node of this run first on PATH, so `npm`, the bin's `#!/usr/bin/env node` and tsc all use it. */
+/** Node of this run first on PATH, so `npm`, the bin's launcher and tsc all use it. */
 const childEnv = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NODE_OPTIONS: "" };
 
 function run(command: string, args: readonly string[], options: SpawnSyncOptions & { cwd: string }) {

@@ -11,8 +11,17 @@ import { fileURLToPath } from "node:url";
 import { main } from "../../src/cli.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
-export const BIN = join(REPO_ROOT, "apps/server/bin/gatehouse.js");
-const NODE_ARGS = ["--conditions=@gatehouse/source", BIN];
+/** The `gatehouse` bin as npm installs it: the launcher that execs node on gatehouse.js with the server's settings. */
+export const BIN = join(REPO_ROOT, "apps/server/bin/gatehouse");
+
+/**
+ * The environment the bin runs in here, on top of `env`: this run's Node first on PATH (the launcher runs
+ * `node`), and the TypeScript sources through the source condition, as the suite does not build dist/.
+ */
+export function binEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --conditions=@gatehouse/source`.trim();
+  return { ...process.env, ...env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, NODE_OPTIONS: nodeOptions };
+}
 
 /** Dev OTP mode as the README's run command sets it, with a cheap KDF for speed. */
 export const DEV_ENV: Readonly<Record<string, string>> = {
@@ -64,9 +73,9 @@ export interface ServerProcess {
 }
 
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...NODE_ARGS, "serve"], {
+  const child = spawn(BIN, ["serve"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", KEEP_ALIVE_TIMEOUT_MS: TEST_KEEP_ALIVE_TIMEOUT_MS, ...env },
+    env: binEnv({ HOST: "127.0.0.1", PORT: "0", KEEP_ALIVE_TIMEOUT_MS: TEST_KEEP_ALIVE_TIMEOUT_MS, ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
@@ -199,9 +208,9 @@ export function runCliProcess(args: string[], env: Record<string, string>, input
 
 /** `runCliProcess` for what is not JSON: the output as printed. */
 export function runCliProcessRaw(args: string[], env: Record<string, string>, input?: string): CliOutput {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [...NODE_ARGS, ...args], {
+  const { status, stdout, stderr } = spawnSync(BIN, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: binEnv(env),
     input,
     encoding: "utf8",
   });
