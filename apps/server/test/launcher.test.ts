@@ -46,7 +46,7 @@ describe("the gatehouse launcher", () => {
       script: join(packageBin, "gatehouse.js"),
       args,
       execArgv: ["--max-semi-space-size=4", "--heap-growing-percent=20"],
-      malloc: { MALLOC_ARENA_MAX: "1" },
+      malloc: { MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "33554432", MALLOC_TRIM_THRESHOLD_: "134217728" },
     });
   });
 });
