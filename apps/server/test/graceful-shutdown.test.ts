@@ -55,7 +55,8 @@ describe("graceful shutdown", () => {
     const agent = new Agent({ keepAlive: true });
     try {
       const { orgId } = await seedOrgAndMember(env, "ada@example.com", "correct horse battery");
-      const server = await startServerProcess({ ...env, LOG_LEVEL: "debug" });
+      // Through the launcher, as `npm start` runs it: its exec leaves node in the process the SIGTERM is sent to.
+      const server = await startServerProcess({ ...env, LOG_LEVEL: "debug" }, { launcher: true });
       const inFlight = post(`${server.url}/gatehouse.v1.AuthService/Login`, { email: "ada@example.com", password: "correct horse battery", orgId }, agent);
       // SIGTERM only once the server has the request: before that, a refused connection would be a test race, not a finding.
       await server.logEntry((entry) => entry.msg === "request received" && entry.path === "/gatehouse.v1.AuthService/Login");

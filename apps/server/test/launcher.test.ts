@@ -1,7 +1,7 @@
 /**
  * The `gatehouse` launcher (apps/server/bin/gatehouse) as npm installs it, linked from node_modules/.bin:
  * it finds the package's bin directory through the link and execs node on the gatehouse.js there with
- * the server's memory settings. graceful-shutdown.test.ts sends SIGTERM to a server it started.
+ * the server's memory settings. graceful-shutdown.test.ts sends SIGTERM to a server the launcher started.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
