@@ -1,19 +1,17 @@
 /**
- * The load generator, always in its own process so it never shares an event loop with the server or the bench:
- * autocannon (keep-alive connections) for independent requests; a raw-socket loop of one prebuilt request where the
- * load's own CPU would be charged to the server (it shares the server's cores); a sequential loop for the MFA flow, whose
- * requests depend on each other (one MFA flow over Connect's JSON protocol, each step timed: Login → GetOTP, the dev
- * server's stand-in for the phone → VerifyMFA for an SMS user; Login → VerifyMFA with the app's code for a TOTP user);
- * and one legitimate client logging in from its own loopback address. The experiments import its flow.
+ * The load generator, always in its own process so it never shares an event loop with the server or the bench: a
+ * raw-socket loop for independent requests (every throughput and latency load, the legitimate client beside a flood
+ * included), and a sequential loop for the MFA flow, whose requests depend on each other (one MFA flow over Connect's
+ * JSON protocol, each step timed: Login → GetOTP, the dev server's stand-in for the phone → VerifyMFA for an SMS user;
+ * Login → VerifyMFA with the app's code for a TOTP user). The experiments import both.
  *
  * Usage: node --conditions=@gatehouse/source scripts/bench/load-runner.ts < job.json   → prints one JSON line
  */
-import autocannon from "autocannon";
 import { Agent, request } from "node:http";
 import { text } from "node:stream/consumers";
 import { connect } from "node:net";
 import { totpCodeAt } from "@gatehouse/core";
-import { quantile, sleep } from "./stats.ts";
+import { quantile } from "./stats.ts";
 
 export interface HttpRequestSpec {
   readonly method: "GET" | "POST";
@@ -22,25 +20,18 @@ export interface HttpRequestSpec {
   readonly body?: string;
 }
 
-export interface AutocannonJob {
-  readonly kind: "autocannon";
+/**
+ * `connections` raw keep-alive sockets, each sending the next of `requests` (cycled over the whole load) on every
+ * answer: `amount` requests in all, or as many as `duration` seconds take. `localAddress` is the client's own address
+ * where a figure tells two clients apart (the flood's 127.0.0.1, the legitimate client's 127.0.0.2).
+ */
+export type LoadJob = {
+  readonly kind: "load";
   readonly url: string;
   readonly connections: number;
-  /** Seconds; or `amount` requests in total. */
-  readonly duration?: number;
-  readonly amount?: number;
-  /** Cycled through by every connection. */
   readonly requests: readonly HttpRequestSpec[];
-}
-
-/** `amount` requests, `connections` at a time, each connection a raw keep-alive socket sending `request` again on every answer. */
-export interface SocketLoopJob {
-  readonly kind: "socket-loop";
-  readonly url: string;
-  readonly connections: number;
-  readonly amount: number;
-  readonly request: HttpRequestSpec;
-}
+  readonly localAddress?: string;
+} & ({ readonly amount: number } | { readonly duration: number });
 
 export interface FlowJob {
   readonly kind: "mfa-flow";
@@ -55,117 +46,124 @@ export interface FlowJob {
   readonly fingerprintPrefix: string;
 }
 
-/** One legitimate client: sequential Logins on one keep-alive connection from `localAddress`, another address than autocannon's. */
-export interface LoginProbeJob {
-  readonly kind: "login-probe";
-  readonly url: string;
-  /** The Login request body (JSON). */
-  readonly body: string;
-  readonly localAddress: string;
-  /** Wait this long before the first login (lets a flood started alongside reach its steady state). */
-  readonly delayS: number;
-  /** Seconds of logins, at least `minLogins` of them. */
-  readonly durationS: number;
-  readonly minLogins: number;
-}
-
-export type LoadResult = Awaited<ReturnType<typeof runAutocannon>>;
+export type LoadResult = Awaited<ReturnType<typeof runSocketLoad>>;
 export type FlowResult = Awaited<ReturnType<typeof runFlow>>;
-export type ProbeResult = Awaited<ReturnType<typeof runLoginProbe>>;
 
-export async function runAutocannon(job: AutocannonJob) {
-  const latencies: number[] = [];
-  let [firstAt, lastAt] = [0, 0];
-  const instance = autocannon({
-    url: job.url,
-    connections: job.connections,
-    pipelining: 1,
-    timeout: 30,
-    ...(job.amount !== undefined ? { amount: job.amount } : { duration: job.duration ?? 10 }),
-    requests: job.requests.map((spec) => ({ ...spec })),
-  });
-  instance.on("start", () => (firstAt = performance.now()));
-  instance.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
-    lastAt = performance.now();
-    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTimeMs);
-  });
-  const result = await instance;
-  const elapsedS = (lastAt - firstAt) / 1000;
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count]));
-  const count = latencies.length;
+/** Past this long without a byte of its answer, a request is given up: a stuck server fails its figure instead of hanging the bench. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Less than half of autocannon's CPU per request in a process this short-lived (docs/decisions/login-overhead.md), so
+ * the bench's one driver for independent requests: each request is prebuilt once. A connection that ends before the
+ * load does (the server closed it, an answer said `connection: close`, the timeout) counts one error and the other
+ * connections carry the load on; an answer whose end cannot be found fails the whole load.
+ */
+export async function runSocketLoad(job: LoadJob, timeoutMs = REQUEST_TIMEOUT_MS) {
+  const { hostname, port } = new URL(job.url);
+  const prebuilt = job.requests.map((spec) => requestBytes(`${hostname}:${port}`, spec));
+  const started = performance.now();
+  const [amount, deadline] = "amount" in job ? [job.amount, Infinity] : [Infinity, started + job.duration * 1000];
+  const [latencies, statusCodes] = [[] as number[], {} as Record<string, number>];
+  let [sent, non2xx, errors, lastAnswerAt] = [0, 0, 0, started];
+  let failure: Error | undefined;
+  const connection = () =>
+    new Promise<void>((resolve) => {
+      const socket = connect({ host: hostname, port: Number(port), localAddress: job.localAddress, noDelay: true });
+      let buffered: Buffer = Buffer.alloc(0);
+      let [sentAt, finished] = [0, false];
+      /** The next request, unless the load is over or the server said it closes this connection. */
+      const next = (closing = false) => {
+        finished = failure !== undefined || sent >= amount || performance.now() >= deadline;
+        if (finished || closing) return socket.destroy();
+        sentAt = performance.now();
+        socket.write(prebuilt[sent++ % prebuilt.length]!);
+      };
+      socket.setTimeout(timeoutMs, () => socket.destroy());
+      // Every error (refused, reset) is followed by "close", which counts it.
+      socket.once("connect", () => next()).on("error", () => {});
+      socket.once("close", () => {
+        if (!finished) errors++;
+        resolve();
+      });
+      socket.on("data", (chunk: Buffer) => {
+        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+        let answer: Http1Answer | undefined;
+        try {
+          answer = http1Answer(buffered);
+        } catch (error) {
+          failure ??= error as Error;
+          return next();
+        }
+        if (answer === undefined) return;
+        lastAnswerAt = performance.now();
+        statusCodes[answer.status] = (statusCodes[answer.status] ?? 0) + 1;
+        if (answer.status.startsWith("2")) latencies.push(lastAnswerAt - sentAt);
+        else non2xx++;
+        buffered = buffered.subarray(answer.end);
+        next(answer.close);
+      });
+    });
+  await Promise.all(Array.from({ length: job.connections }, connection));
+  if (failure !== undefined) throw failure;
+  const [count, elapsedS] = [latencies.length, (lastAnswerAt - started) / 1000];
   return {
     count,
-    non2xx: result.non2xx,
-    errors: result.errors,
+    non2xx,
+    errors,
     statusCodes,
     rps: elapsedS > 0 ? count / elapsedS : 0,
     p50Ms: quantile(latencies, 0.5),
     p99Ms: quantile(latencies, 0.99),
+    maxMs: quantile(latencies, 1),
   };
 }
+
+function requestBytes(host: string, { method, path, headers, body = "" }: HttpRequestSpec): Buffer {
+  const head = Object.entries({ host, ...headers, "content-length": String(Buffer.byteLength(body)) });
+  return Buffer.from(`${method} ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${body}`);
+}
+
+interface Http1Answer {
+  readonly status: string;
+  /** Where it ends in the bytes read. */
+  readonly end: number;
+  readonly close: boolean;
+}
+
+const CONTENT_LENGTH = /\r\ncontent-length: *(\d+)/i;
+const CHUNKED = /\r\ntransfer-encoding: *chunked\r/i;
+const CONNECTION_CLOSE = /\r\nconnection: *close\r/i;
 
 /**
- * Less than half of autocannon's CPU per request in a process this short-lived (docs/decisions/login-overhead.md): one
- * prebuilt request, and an answer's end found by its Content-Length (Gatehouse sends one on every unary answer).
+ * The first whole HTTP/1.1 answer in `bytes`, or undefined while it is incomplete. Connect's unary answers carry a
+ * Content-Length; /healthz and the JSON browser routes are chunked. An answer framed neither way throws: its end
+ * would be the connection's.
  */
-export async function runSocketLoop(job: SocketLoopJob): Promise<LoadResult> {
-  const { hostname, port } = new URL(job.url);
-  const { method, path, headers, body = "" } = job.request;
-  const head = Object.entries({ host: `${hostname}:${port}`, ...headers, "content-length": String(Buffer.byteLength(body)) });
-  const request = Buffer.from(`${method} ${path} HTTP/1.1\r\n${head.map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n${body}`);
-  const [latencies, statusCodes] = [[] as number[], {} as Record<string, number>];
-  let started = 0;
-  const connection = () =>
-    new Promise<void>((resolve, reject) => {
-      const socket = connect(Number(port), hostname);
-      let [buffered, sentAt]: [Buffer, number] = [Buffer.alloc(0), 0];
-      const next = () => (started++ < job.amount ? ((sentAt = performance.now()), socket.write(request)) : (socket.end(), resolve()));
-      socket.once("connect", next).once("error", reject);
-      socket.once("close", () => reject(new Error("the server closed a connection before its last answer")));
-      socket.on("data", (chunk: Buffer) => {
-        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-        const end = buffered.indexOf("\r\n\r\n");
-        if (end < 0) return;
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(buffered.toString("latin1", 0, end))?.[1]);
-        if (!Number.isSafeInteger(length)) return reject(new Error("an answer without a content-length"));
-        if (buffered.length < end + 4 + length) return;
-        const status = buffered.toString("latin1", 9, 12);
-        statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-        if (status.startsWith("2")) latencies.push(performance.now() - sentAt);
-        buffered = buffered.subarray(end + 4 + length);
-        next();
-      });
-    });
-  const start = performance.now();
-  await Promise.all(Array.from({ length: job.connections }, connection));
-  const [count, elapsedS] = [latencies.length, (performance.now() - start) / 1000];
-  return {
-    count,
-    non2xx: job.amount - count,
-    errors: 0,
-    statusCodes,
-    rps: count / elapsedS,
-    p50Ms: quantile(latencies, 0.5),
-    p99Ms: quantile(latencies, 0.99),
-  };
-}
-
-async function runLoginProbe(job: LoginProbeJob) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const base = new URL(job.url);
-  await sleep(job.delayS * 1000);
-  const times: number[] = [];
-  let failures = 0;
-  const deadline = performance.now() + job.durationS * 1000;
-  while (times.length < job.minLogins || performance.now() < deadline) {
-    const t0 = performance.now();
-    const { status } = await httpCall(agent, base, "/gatehouse.v1.AuthService/Login", job.body, job.localAddress);
-    times.push(performance.now() - t0);
-    if (status !== 200) failures++;
+export function http1Answer(bytes: Buffer): Http1Answer | undefined {
+  const headEnd = bytes.indexOf("\r\n\r\n");
+  if (headEnd < 0) return undefined;
+  // Up to the blank line's first CRLF, so that every header line ends in one for the patterns above.
+  const head = bytes.toString("latin1", 0, headEnd + 2);
+  const [status, close] = [head.slice(9, 12), CONNECTION_CLOSE.test(head)];
+  const length = CONTENT_LENGTH.exec(head)?.[1];
+  if (length !== undefined) {
+    const end = headEnd + 4 + Number(length);
+    return bytes.length < end ? undefined : { status, end, close };
   }
-  agent.destroy();
-  // failures: logins answered with anything but HTTP 200 (a refused legitimate login counts here).
-  return { logins: times.length, failures, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: quantile(times, 1) };
+  if (!CHUNKED.test(head)) throw new Error(`an answer with neither a content-length nor chunked framing:\n${head}`);
+  // Each chunk: its size in hex (an extension may follow a ";"), CRLF, its bytes, CRLF. The last, of size 0, ends
+  // at the blank line after its trailer fields, if any.
+  for (let at = headEnd + 4; ;) {
+    const lineEnd = bytes.indexOf("\r\n", at);
+    if (lineEnd < 0) return undefined;
+    const size = Number.parseInt(bytes.toString("latin1", at, lineEnd), 16);
+    if (Number.isNaN(size)) throw new Error(`a chunk without a size in an answer to ${head.slice(0, 12)}`);
+    if (size === 0) {
+      const end = bytes.indexOf("\r\n\r\n", lineEnd);
+      return end < 0 ? undefined : { status, end: end + 4, close };
+    }
+    at = lineEnd + 2 + size + 2;
+  }
 }
 
 async function runFlow(job: FlowJob) {
@@ -223,10 +221,10 @@ export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"
 }
 
 /** A request on `agent`'s keep-alive connection; resolves with the status and the body's text. */
-export function httpCall(agent: Agent, base: URL, path: string, body?: string, localAddress?: string): Promise<{ status: number; text: string }> {
+export function httpCall(agent: Agent, base: URL, path: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
-    const options = { agent, host: base.hostname, port: base.port, method: body === undefined ? "GET" : "POST", path, headers, localAddress };
+    const options = { agent, host: base.hostname, port: base.port, method: body === undefined ? "GET" : "POST", path, headers };
     const req = request(options, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
@@ -243,14 +241,7 @@ async function connectCall(agent: Agent, base: URL, method: string, body: unknow
 }
 
 if (import.meta.main) {
-  const job = JSON.parse(await text(process.stdin)) as AutocannonJob | SocketLoopJob | FlowJob | LoginProbeJob;
-  const result =
-    job.kind === "autocannon"
-      ? await runAutocannon(job)
-      : job.kind === "socket-loop"
-        ? await runSocketLoop(job)
-        : job.kind === "mfa-flow"
-          ? await runFlow(job)
-          : await runLoginProbe(job);
+  const job = JSON.parse(await text(process.stdin)) as LoadJob | FlowJob;
+  const result = job.kind === "load" ? await runSocketLoad(job) : await runFlow(job);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

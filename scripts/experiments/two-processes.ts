@@ -3,7 +3,7 @@
  *
  * check-url with one `gatehouse serve` process and with two on one database: two servers each on its own port
  * (PostgreSQL, in a database created and dropped for the run; and one SQLite file, shared through WAL), and one
- * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two autocannon processes with 5
+ * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two load processes with 5
  * connections each, so only the server count changes. A report with no target: it left `npm run bench` (was
  * `--section scaling`). Builds dist/ first, as the bench does, unless --smoke (tiny sizes, from the sources).
  */
@@ -33,7 +33,7 @@ const scaling: Figure = {
       const drive = (targets: BenchServer[], duration: number) =>
         Promise.all(
           targets.map((server) =>
-            runLoad(context.root, { kind: "autocannon", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture, fixture.orgNoMfa) }),
+            runLoad(context.root, { kind: "load", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture, fixture.orgNoMfa) }),
           ),
         );
       const measure = async (targets: BenchServer[]): Promise<Config> => {

@@ -25,8 +25,7 @@ export const checkUrl: Figure = {
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
         const stopSampling = sampleRssPeak(server.pid);
-        const load = (requests: HttpRequestSpec[]) =>
-          runLoad(context.root, { kind: "autocannon", url: server.url, connections: 10, duration: durationS, requests });
+        const load = (requests: HttpRequestSpec[]) => runLoad(context.root, { kind: "load", url: server.url, connections: 10, duration: durationS, requests });
         await load(checkUrlRequests(fixture, fixture.orgNoMfa));
         const points = [];
         for (const [name, requests] of loadsOf(fixture)) {
@@ -93,7 +92,7 @@ export const checkUrl: Figure = {
     }
     const points = [...sqlite.points, ...("value" in postgres ? postgres.value.points : [])];
     const details = [
-      `autocannon with 10 keep-alive connections in a process of its own; ${runs} run(s) of ${durationS} s per point after a warm-up, medians; ` +
+      `10 keep-alive connections from a raw-socket loop in a process of its own; ${runs} run(s) of ${durationS} s per point after a warm-up, medians; ` +
         "SQLite's points first, then PostgreSQL's on a server of its own. Peak RSS: the SQLite server's VmRSS sampled every 100 ms while its points ran.",
       "",
       table(

@@ -149,7 +149,7 @@ export const isolation: Figure = {
       context.log("another org's check-url while an admin saves");
       // Another org's check-url p99 alone, then while the admin saves large policies one after another.
       const load = () =>
-        runLoad(root, { kind: "autocannon", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
+        runLoad(root, { kind: "load", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
       const [alone, during]: [number[], number[]] = [[], []];
       const saves = { 200: 0, 429: 0 };
       // Made once: a refusal is answered in milliseconds, and serialising 2 MB for each would load the bench's
@@ -203,7 +203,7 @@ export const isolation: Figure = {
     });
     const details =
       "SQLite unless named; the servers as the other figures run them, with `MAX_CONNECTIONS_PER_IP=1000` (every load comes from 127.0.0.1) except for the flood. " +
-      `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s autocannon loads ` +
+      `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s loads ` +
       "(10 connections, another org's 1,000-entry policy), the median of each side. /healthz is timed one request after another from a process of its own.";
     return { rows, details, data: { flood, sqlite } };
   },
