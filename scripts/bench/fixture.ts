@@ -51,8 +51,6 @@ export interface FixtureOptions {
   readonly cheapMfaUsers?: number;
   /** Cheap-hash users with an authenticator app and no phone, for the TOTP flow. */
   readonly totpUsers?: number;
-  /** Skip everything but the check-url org, policy and token. */
-  readonly checkUrlOnly?: boolean;
 }
 
 export type Fixture = Awaited<ReturnType<typeof seedFixture>>;
@@ -64,7 +62,7 @@ const policyInput = (accessControl: AccessControl) => ({ accessControl, actionRe
  * Three orgs: orgNoMfa (members log in without MFA; the `policyEntries` policy), orgMfa (default settings: MFA on every
  * new device; the bulk users), orgSmallPolicy (a 10-entry policy). The bearer tokens, valid 15 minutes, act each for one
  * org; checkUrls are what the check-url load cycles through (hits, wildcard hits, misses). loginUser has the production
- * hash (checkUrlOnly: the token user instead).
+ * hash.
  */
 export async function seedFixture(options: FixtureOptions) {
   // The server's own engine with cheap password parameters, so the logins below keep the cheap hashes as they are.
@@ -83,15 +81,8 @@ export async function seedFixture(options: FixtureOptions) {
     const cheapHash = await createKdfPasswordHasher(CHEAP_ARGON2ID, cryptoRandom).hash(PASSWORD);
     const tokenUser = await createUser(storage.stores, "cheap-login@bench.test", cheapHash, null);
     for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, tokenUser.email, "member");
-    const base = {
-      orgNoMfa,
-      orgMfa,
-      orgSmallPolicy,
-      accessToken: await tokenFor(gatehouse, tokenUser, orgNoMfa),
-      smallPolicyAccessToken: await tokenFor(gatehouse, tokenUser, orgSmallPolicy),
-      checkUrls: generateCorpus(policy, 16),
-    };
-    if (options.checkUrlOnly === true) return { ...base, loginUser: tokenUser, mfaUsers: [], cheapMfaUsers: [], totpUsers: [] };
+    const accessToken = await tokenFor(gatehouse, tokenUser, orgNoMfa);
+    const smallPolicyAccessToken = await tokenFor(gatehouse, tokenUser, orgSmallPolicy);
 
     // One production-cost hash (OWASP's Argon2id, the server's default); bulk users reuse it.
     const prodHash = await createKdfPasswordHasher(OWASP_ARGON2ID_PARAMS, cryptoRandom).hash(PASSWORD);
@@ -110,7 +101,8 @@ export async function seedFixture(options: FixtureOptions) {
       await admin.addMember(SYSTEM_ACTOR, orgNoMfa, user.email, "member");
       totpUsers.push({ ...user, totpSecret: (await enrolTotp(gatehouse, user, orgNoMfa)).secret });
     }
-    return { ...base, loginUser, mfaUsers, cheapMfaUsers, totpUsers };
+    const checkUrls = generateCorpus(policy, 16);
+    return { orgNoMfa, orgMfa, orgSmallPolicy, accessToken, smallPolicyAccessToken, checkUrls, loginUser, mfaUsers, cheapMfaUsers, totpUsers };
   } finally {
     await engine.close();
   }

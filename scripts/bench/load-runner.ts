@@ -38,9 +38,7 @@ export interface FlowJob {
   readonly url: string;
   readonly orgId: string;
   readonly users: readonly { email: string; password: string; totpSecret?: string }[];
-  /** Seconds, or a fixed number of flows. */
-  readonly duration?: number;
-  readonly flows?: number;
+  readonly flows: number;
   /** The per-phone send limit allows 5 SMS flows per user in 15 minutes; a TOTP user's next code is good for one. */
   readonly flowsPerUser: number;
   readonly fingerprintPrefix: string;
@@ -87,7 +85,7 @@ export async function runSocketLoad(job: LoadJob, timeoutMs = REQUEST_TIMEOUT_MS
       });
       socket.on("data", (chunk: Buffer) => {
         buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-        let answer: Http1Answer | undefined;
+        let answer: ReturnType<typeof http1Answer>;
         try {
           answer = http1Answer(buffered);
         } catch (error) {
@@ -123,23 +121,16 @@ function requestBytes(host: string, { method, path, headers, body = "" }: HttpRe
   return Buffer.from(`${method} ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${body}`);
 }
 
-interface Http1Answer {
-  readonly status: string;
-  /** Where it ends in the bytes read. */
-  readonly end: number;
-  readonly close: boolean;
-}
-
 const CONTENT_LENGTH = /\r\ncontent-length: *(\d+)/i;
 const CHUNKED = /\r\ntransfer-encoding: *chunked\r/i;
 const CONNECTION_CLOSE = /\r\nconnection: *close\r/i;
 
 /**
- * The first whole HTTP/1.1 answer in `bytes`, or undefined while it is incomplete. Connect's unary answers carry a
- * Content-Length; /healthz and the JSON browser routes are chunked. An answer framed neither way throws: its end
- * would be the connection's.
+ * The status of the first whole HTTP/1.1 answer in `bytes`, where it ends and whether it closes its connection, or
+ * undefined while it is incomplete. Connect's unary answers carry a Content-Length; /healthz and the JSON browser
+ * routes are chunked. An answer framed neither way throws: its end would be the connection's.
  */
-export function http1Answer(bytes: Buffer): Http1Answer | undefined {
+export function http1Answer(bytes: Buffer): { status: string; end: number; close: boolean } | undefined {
   const headEnd = bytes.indexOf("\r\n\r\n");
   if (headEnd < 0) return undefined;
   // Up to the blank line's first CRLF, so that every header line ends in one for the patterns above.
@@ -176,8 +167,7 @@ async function runFlow(job: FlowJob) {
     floor.push(performance.now() - t0);
   }
   const steps: Awaited<ReturnType<typeof mfaFlowOnce>>[] = [];
-  const deadline = job.duration !== undefined ? performance.now() + job.duration * 1000 : Infinity;
-  while (steps.length < (job.flows ?? Infinity) && performance.now() < deadline) {
+  while (steps.length < job.flows) {
     const user = job.users[Math.floor(steps.length / job.flowsPerUser)];
     if (user === undefined) break; // every user has spent its flows
     steps.push(await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${steps.length}`));

@@ -26,7 +26,7 @@ const scaling: Figure = {
   async run(context) {
     const o = sized(context, { runs: 3, durationS: 5, warmupS: 2, entries: 1000 }, { runs: 1, durationS: 1, warmupS: 0.5, entries: 100 });
     const measureOn = async (database: string, databaseUrl: string, workers: boolean): Promise<Result> => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries, checkUrlOnly: true });
+      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries });
       // check-url needs no OTP, and dev OTP mode (one process's memory) refuses WORKERS > 1.
       const env = { ...serverEnv(databaseUrl), OTP_RETURN_TO_CLIENT: "false" };
       const servers: BenchServer[] = [];

@@ -21,7 +21,7 @@ export const checkUrl: Figure = {
     const { runs, durationS, entries } = sized(context, { runs: 3, durationS: 5, entries: 1000 }, { runs: 1, durationS: 1, entries: 100 });
     /** Seeds `databaseUrl`, serves it, and measures each named load `runs` times after a check-url warm-up (JIT, page cache). */
     const measure = async (databaseUrl: string, loadsOf: (fixture: Fixture) => [string, HttpRequestSpec[]][]) => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: entries, checkUrlOnly: true });
+      const fixture = await seedFixture({ databaseUrl, policyEntries: entries });
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
         const stopSampling = sampleRssPeak(server.pid);

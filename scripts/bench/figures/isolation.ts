@@ -123,7 +123,7 @@ export const isolation: Figure = {
     const { root } = context;
     const rows: Row[] = [];
     const databaseUrl = join(context.tmpDir, "isolation.sqlite");
-    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, checkUrlOnly: true });
+    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000 });
     const admin = await seedAdmin(databaseUrl);
     context.log("seeded; a slow-body flood");
 
