@@ -51,8 +51,8 @@ export type FlowResult = Awaited<ReturnType<typeof runFlow>>;
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
- * Less than half of autocannon's CPU per request in a process this short-lived (docs/decisions/login-overhead.md), so
- * the bench's one driver for independent requests: each request is prebuilt once. A connection that ends before the
+ * Cheaper per request than autocannon or a node:http loop in a process this short-lived (docs/decisions/login-overhead.md),
+ * so the bench's one driver for independent requests: each request is prebuilt once. A connection that ends before the
  * load does (the server closed it, an answer said `connection: close`, the timeout) counts one error and the other
  * connections carry the load on; an answer whose end cannot be found fails the whole load.
  */

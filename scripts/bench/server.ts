@@ -119,19 +119,6 @@ export async function withServer<T>(options: StartOptions, use: (server: BenchSe
   }
 }
 
-/** Samples `pid`'s VmRSS every 100 ms from /proc (Linux); the function it answers stops and gives the peak (null elsewhere). */
-export function sampleRssPeak(pid: number): () => number | null {
-  let peak = 0;
-  const sample = () => (peak = Math.max(peak, readStatusBytes(pid, "VmRSS") ?? 0));
-  sample();
-  const timer = setInterval(sample, 100);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peak === 0 ? null : peak;
-  };
-}
-
 /** A `Vm*` line of /proc/<pid>/status in bytes (VmHWM is the process's lifetime peak RSS), or null. */
 export function readStatusBytes(pid: number, field: "VmRSS" | "VmHWM"): number | null {
   try {

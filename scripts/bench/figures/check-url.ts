@@ -9,7 +9,7 @@ import { seedFixture, type Fixture } from "../fixture.ts";
 import { runLoad, summariseRuns } from "../load.ts";
 import type { HttpRequestSpec } from "../load-runner.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
-import { checkUrlRequests, readStatusBytes, sampleRssPeak, serverEnv, withServer } from "../server.ts";
+import { checkUrlRequests, readStatusBytes, serverEnv, withServer } from "../server.ts";
 import { fmt } from "../stats.ts";
 
 const HEALTHZ: HttpRequestSpec[] = [{ method: "GET", path: "/healthz" }];
@@ -24,7 +24,6 @@ export const checkUrl: Figure = {
       const fixture = await seedFixture({ databaseUrl, policyEntries: entries });
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
-        const stopSampling = sampleRssPeak(server.pid);
         const load = (requests: HttpRequestSpec[]) => runLoad(context.root, { kind: "load", url: server.url, connections: 10, duration: durationS, requests });
         await load(checkUrlRequests(fixture, fixture.orgNoMfa));
         const points = [];
@@ -34,7 +33,7 @@ export const checkUrl: Figure = {
           points.push({ name, ...summariseRuns(name, results) });
           context.log(`${name}: ${points.at(-1)!.rps.toFixed(0)} req/s`);
         }
-        return { idle, peak: stopSampling(), points };
+        return { idle, peak: readStatusBytes(server.pid, "VmHWM"), points };
       });
     };
     const sqlite = await measure(join(context.tmpDir, "bench.sqlite"), (fixture) => {
@@ -93,7 +92,7 @@ export const checkUrl: Figure = {
     const points = [...sqlite.points, ...("value" in postgres ? postgres.value.points : [])];
     const details = [
       `10 keep-alive connections from a raw-socket loop in a process of its own; ${runs} run(s) of ${durationS} s per point after a warm-up, medians; ` +
-        "SQLite's points first, then PostgreSQL's on a server of its own. Peak RSS: the SQLite server's VmRSS sampled every 100 ms while its points ran.",
+        "SQLite's points first, then PostgreSQL's on a server of its own. Peak RSS: the SQLite server's VmHWM (the kernel's count of its peak) after its points.",
       "",
       table(
         ["Endpoint", "req/s", "p50 ms", "p99 ms"],

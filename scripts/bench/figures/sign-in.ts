@@ -16,7 +16,7 @@ import { CHEAP_ARGON2ID, CHEAP_ENV, PASSWORD, seedFixture } from "../fixture.ts"
 import { runLoad, summariseRuns, type FlowResult, type LoadResult } from "../load.ts";
 import { FLOWS_PER_USER, type HttpRequestSpec } from "../load-runner.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
-import { sampleRssPeak, serverEnv, withServer } from "../server.ts";
+import { readStatusBytes, serverEnv, withServer } from "../server.ts";
 import { fmt, median, sleep } from "../stats.ts";
 
 type Factor = "sms" | "totp";
@@ -68,7 +68,6 @@ async function productionHash(context: FigureContext, o: Sizes) {
     loginRequest(JSON.stringify({ email: `bogus${i}@bench.test`, password: "not the password", orgId: fixture.orgNoMfa })),
   );
   return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
-    const stopSampling = sampleRssPeak(server.pid);
     const load = (connections: number, size: { amount: number } | { duration: number }, requests: HttpRequestSpec[], localAddress = "127.0.0.1") =>
       runLoad(context.root, { kind: "load", url: server.url, connections, ...size, requests, localAddress });
     const logins = (connections: number, amount: number) => load(connections, { amount }, [loginRequest(body)]);
@@ -98,7 +97,7 @@ async function productionHash(context: FigureContext, o: Sizes) {
     const settleS = Math.min(1, o.floodS / 4);
     const duringFloodProbe = sleep(settleS * 1000).then(() => probe({ duration: o.floodS - 2 * settleS }));
     const [bogusFlood, duringFlood] = await Promise.all([load(o.clients, { duration: o.floodS }, bogus), duringFloodProbe]);
-    return { levels, flows, raw, throughput, unloaded, bogusFlood, duringFlood, peak: stopSampling() };
+    return { levels, flows, raw, throughput, unloaded, bogusFlood, duringFlood, peak: readStatusBytes(server.pid, "VmHWM") };
   });
 }
 
