@@ -211,7 +211,7 @@ export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"
 }
 
 /** A request on `agent`'s keep-alive connection; resolves with the status and the body's text. */
-export function httpCall(agent: Agent, base: URL, path: string, body?: string): Promise<{ status: number; text: string }> {
+function httpCall(agent: Agent, base: URL, path: string, body?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
     const options = { agent, host: base.hostname, port: base.port, method: body === undefined ? "GET" : "POST", path, headers };
