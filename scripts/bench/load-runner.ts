@@ -122,39 +122,22 @@ function requestBytes(host: string, { method, path, headers, body = "" }: HttpRe
 }
 
 const CONTENT_LENGTH = /\r\ncontent-length: *(\d+)/i;
-const CHUNKED = /\r\ntransfer-encoding: *chunked\r/i;
 const CONNECTION_CLOSE = /\r\nconnection: *close\r/i;
 
 /**
  * The status of the first whole HTTP/1.1 answer in `bytes`, where it ends and whether it closes its connection, or
- * undefined while it is incomplete. Connect's unary answers carry a Content-Length; /healthz and the JSON browser
- * routes are chunked. An answer framed neither way throws: its end would be the connection's.
+ * undefined while it is incomplete. The server states the length of every answer (Connect's, and the JSON routes' by
+ * writeJson); one without throws: its end could be found only by decoding its chunks or waiting for the connection's.
  */
 export function http1Answer(bytes: Buffer): { status: string; end: number; close: boolean } | undefined {
   const headEnd = bytes.indexOf("\r\n\r\n");
   if (headEnd < 0) return undefined;
   // Up to the blank line's first CRLF, so that every header line ends in one for the patterns above.
   const head = bytes.toString("latin1", 0, headEnd + 2);
-  const [status, close] = [head.slice(9, 12), CONNECTION_CLOSE.test(head)];
   const length = CONTENT_LENGTH.exec(head)?.[1];
-  if (length !== undefined) {
-    const end = headEnd + 4 + Number(length);
-    return bytes.length < end ? undefined : { status, end, close };
-  }
-  if (!CHUNKED.test(head)) throw new Error(`an answer with neither a content-length nor chunked framing:\n${head}`);
-  // Each chunk: its size in hex (an extension may follow a ";"), CRLF, its bytes, CRLF. The last, of size 0, ends
-  // at the blank line after its trailer fields, if any.
-  for (let at = headEnd + 4; ;) {
-    const lineEnd = bytes.indexOf("\r\n", at);
-    if (lineEnd < 0) return undefined;
-    const size = Number.parseInt(bytes.toString("latin1", at, lineEnd), 16);
-    if (Number.isNaN(size)) throw new Error(`a chunk without a size in an answer to ${head.slice(0, 12)}`);
-    if (size === 0) {
-      const end = bytes.indexOf("\r\n\r\n", lineEnd);
-      return end < 0 ? undefined : { status, end: end + 4, close };
-    }
-    at = lineEnd + 2 + size + 2;
-  }
+  if (length === undefined) throw new Error(`an answer without a content-length:\n${head}`);
+  const end = headEnd + 4 + Number(length);
+  return bytes.length < end ? undefined : { status: head.slice(9, 12), end, close: CONNECTION_CLOSE.test(head) };
 }
 
 async function runFlow(job: FlowJob) {
