@@ -1,15 +1,16 @@
 /**
  * The load generator, always in its own process so it never shares an event loop with the server or the bench: a
- * raw-socket loop for independent requests (every throughput and latency load, the legitimate client beside a flood
- * included), and a sequential loop for the MFA flow, whose requests depend on each other (one MFA flow over Connect's
- * JSON protocol, each step timed: Login → GetOTP, the dev server's stand-in for the phone → VerifyMFA for an SMS user;
- * Login → VerifyMFA with the app's code for a TOTP user). The experiments import both.
+ * loop per connection for independent requests (every throughput and latency load, the legitimate client beside a
+ * flood included), and a sequential loop for the MFA flow, whose requests depend on each other (one MFA flow over
+ * Connect's JSON protocol, each step timed: Login → GetOTP, the dev server's stand-in for the phone → VerifyMFA for an
+ * SMS user; Login → VerifyMFA with the app's code for a TOTP user). Both speak through one client, `openConnection`.
+ * The experiments import them.
  *
  * Usage: node --conditions=@gatehouse/source scripts/bench/load-runner.ts < job.json   → prints one JSON line
  */
-import { Agent, request } from "node:http";
-import { text } from "node:stream/consumers";
+import { once } from "node:events";
 import { connect } from "node:net";
+import { text } from "node:stream/consumers";
 import { totpCodeAt } from "@gatehouse/core";
 import { quantile } from "./stats.ts";
 
@@ -21,7 +22,7 @@ export interface HttpRequestSpec {
 }
 
 /**
- * `connections` raw keep-alive sockets, each sending the next of `requests` (cycled over the whole load) on every
+ * `connections` keep-alive connections, each sending the next of `requests` (cycled over the whole load) on every
  * answer: `amount` requests in all, or as many as `duration` seconds take. `localAddress` is the client's own address
  * where a figure tells two clients apart (the flood's 127.0.0.1, the legitimate client's 127.0.0.2).
  */
@@ -47,61 +48,114 @@ export interface FlowJob {
 export type LoadResult = Awaited<ReturnType<typeof runSocketLoad>>;
 export type FlowResult = Awaited<ReturnType<typeof runFlow>>;
 
+export type Http1Connection = Awaited<ReturnType<typeof openConnection>>;
+
 /** Past this long without a byte of its answer, a request is given up: a stuck server fails its figure instead of hanging the bench. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
- * Cheaper per request than autocannon or a node:http loop in a process this short-lived (docs/decisions/login-overhead.md),
- * so the bench's one driver for independent requests: each request is prebuilt once. A connection that ends before the
- * load does (the server closed it, an answer said `connection: close`, the timeout) counts one error and the other
- * connections carry the load on; an answer whose end cannot be found fails the whole load.
+ * A raw keep-alive HTTP/1.1 connection to `url`'s host, one request at a time: cheaper per request than autocannon or
+ * a node:http loop in a process this short-lived (docs/decisions/login-overhead.md). `localAddress` binds the client's
+ * end. A connection that cannot be made is one that has ended: its requests resolve undefined.
+ */
+export async function openConnection(url: string, localAddress?: string, timeoutMs = REQUEST_TIMEOUT_MS) {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port), localAddress, noDelay: true });
+  await once(socket, "connect").catch(() => {});
+  let buffered: Buffer = Buffer.alloc(0);
+  let waiting: PromiseWithResolvers<ReturnType<typeof http1Answer>> | undefined;
+  socket.setTimeout(timeoutMs, () => socket.destroy());
+  // Every error (a reset, the timeout's) is followed by "close", which settles the request waiting.
+  socket.on("error", () => {});
+  socket.once("close", () => waiting?.resolve(undefined));
+  socket.on("data", (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    try {
+      const answer = http1Answer(buffered);
+      if (answer === undefined) return;
+      buffered = buffered.subarray(answer.end);
+      waiting?.resolve(answer);
+    } catch (error) {
+      waiting?.reject(error);
+      socket.destroy();
+    }
+  });
+  return {
+    /**
+     * Sends `spec` and resolves with its answer, or with undefined when the connection ends first (the server closed
+     * or reset it, an answer before said it closes, the timeout); rejects on an answer without a Content-Length.
+     */
+    request(spec: HttpRequestSpec): Promise<ReturnType<typeof http1Answer>> {
+      if (socket.destroyed) return Promise.resolve(undefined);
+      waiting = Promise.withResolvers();
+      socket.write(requestBytes(`${hostname}:${port}`, spec));
+      return waiting.promise;
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+function requestBytes(host: string, { method, path, headers, body = "" }: HttpRequestSpec): string {
+  const head = Object.entries({ host, ...headers, "content-length": String(Buffer.byteLength(body)) });
+  return `${method} ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${body}`;
+}
+
+const CONTENT_LENGTH = /\r\ncontent-length: *(\d+)/i;
+const CONNECTION_CLOSE = /\r\nconnection: *close\r/i;
+
+/**
+ * The first whole HTTP/1.1 answer in `bytes` and where it ends, or undefined while it is incomplete. The server states
+ * the length of every answer (Connect's, and the JSON routes' by writeJson); one without throws: its end could be
+ * found only by decoding its chunks or waiting for the connection's.
+ */
+function http1Answer(bytes: Buffer) {
+  const headEnd = bytes.indexOf("\r\n\r\n");
+  if (headEnd < 0) return undefined;
+  // Up to the blank line's first CRLF, so that every header line ends in one for the patterns above.
+  const head = bytes.toString("latin1", 0, headEnd + 2);
+  const length = CONTENT_LENGTH.exec(head)?.[1];
+  if (length === undefined) throw new Error(`an answer without a content-length:\n${head}`);
+  const end = headEnd + 4 + Number(length);
+  if (bytes.length < end) return undefined;
+  return { status: Number(head.slice(9, 12)), body: bytes.subarray(headEnd + 4, end), close: CONNECTION_CLOSE.test(head), end };
+}
+
+/**
+ * A loop per connection, each sending its next request on its last one's answer. A connection that ends before the
+ * load does (refused, closed by the server, reset, timed out) counts one error and the other connections carry the
+ * load on; an answer whose end cannot be found fails the whole load.
  */
 export async function runSocketLoad(job: LoadJob, timeoutMs = REQUEST_TIMEOUT_MS) {
-  const { hostname, port } = new URL(job.url);
-  const prebuilt = job.requests.map((spec) => requestBytes(`${hostname}:${port}`, spec));
   const started = performance.now();
   const [amount, deadline] = "amount" in job ? [job.amount, Infinity] : [Infinity, started + job.duration * 1000];
-  const [latencies, statusCodes] = [[] as number[], {} as Record<string, number>];
+  const [latencies, statusCodes] = [[] as number[], {} as Record<number, number>];
   let [sent, non2xx, errors, lastAnswerAt] = [0, 0, 0, started];
-  let failure: Error | undefined;
-  const connection = () =>
-    new Promise<void>((resolve) => {
-      const socket = connect({ host: hostname, port: Number(port), localAddress: job.localAddress, noDelay: true });
-      let buffered: Buffer = Buffer.alloc(0);
-      let [sentAt, finished] = [0, false];
-      /** The next request, unless the load is over or the server said it closes this connection. */
-      const next = (closing = false) => {
-        finished = failure !== undefined || sent >= amount || performance.now() >= deadline;
-        if (finished || closing) return socket.destroy();
-        sentAt = performance.now();
-        socket.write(prebuilt[sent++ % prebuilt.length]!);
-      };
-      socket.setTimeout(timeoutMs, () => socket.destroy());
-      // Every error (refused, reset) is followed by "close", which counts it.
-      socket.once("connect", () => next()).on("error", () => {});
-      socket.once("close", () => {
-        if (!finished) errors++;
-        resolve();
-      });
-      socket.on("data", (chunk: Buffer) => {
-        buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-        let answer: ReturnType<typeof http1Answer>;
-        try {
-          answer = http1Answer(buffered);
-        } catch (error) {
-          failure ??= error as Error;
-          return next();
+  let failure: unknown;
+  const loadOver = () => failure !== undefined || sent >= amount || performance.now() >= deadline;
+  const drive = async () => {
+    const connection = await openConnection(job.url, job.localAddress, timeoutMs);
+    try {
+      while (!loadOver()) {
+        const sentAt = performance.now();
+        const answer = await connection.request(job.requests[sent++ % job.requests.length]!);
+        if (answer !== undefined) {
+          lastAnswerAt = performance.now();
+          statusCodes[answer.status] = (statusCodes[answer.status] ?? 0) + 1;
+          if (answer.status >= 200 && answer.status < 300) latencies.push(lastAnswerAt - sentAt);
+          else non2xx++;
         }
-        if (answer === undefined) return;
-        lastAnswerAt = performance.now();
-        statusCodes[answer.status] = (statusCodes[answer.status] ?? 0) + 1;
-        if (answer.status.startsWith("2")) latencies.push(lastAnswerAt - sentAt);
-        else non2xx++;
-        buffered = buffered.subarray(answer.end);
-        next(answer.close);
-      });
-    });
-  await Promise.all(Array.from({ length: job.connections }, connection));
+        if (answer === undefined || answer.close) {
+          errors++;
+          break;
+        }
+      }
+    } catch (error) {
+      failure ??= error;
+    } finally {
+      connection.close();
+    }
+  };
+  await Promise.all(Array.from({ length: job.connections }, drive));
   if (failure !== undefined) throw failure;
   const [count, elapsedS] = [latencies.length, (lastAnswerAt - started) / 1000];
   return {
@@ -116,46 +170,21 @@ export async function runSocketLoad(job: LoadJob, timeoutMs = REQUEST_TIMEOUT_MS
   };
 }
 
-function requestBytes(host: string, { method, path, headers, body = "" }: HttpRequestSpec): Buffer {
-  const head = Object.entries({ host, ...headers, "content-length": String(Buffer.byteLength(body)) });
-  return Buffer.from(`${method} ${path} HTTP/1.1\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${body}`);
-}
-
-const CONTENT_LENGTH = /\r\ncontent-length: *(\d+)/i;
-const CONNECTION_CLOSE = /\r\nconnection: *close\r/i;
-
-/**
- * The status of the first whole HTTP/1.1 answer in `bytes`, where it ends and whether it closes its connection, or
- * undefined while it is incomplete. The server states the length of every answer (Connect's, and the JSON routes' by
- * writeJson); one without throws: its end could be found only by decoding its chunks or waiting for the connection's.
- */
-export function http1Answer(bytes: Buffer): { status: string; end: number; close: boolean } | undefined {
-  const headEnd = bytes.indexOf("\r\n\r\n");
-  if (headEnd < 0) return undefined;
-  // Up to the blank line's first CRLF, so that every header line ends in one for the patterns above.
-  const head = bytes.toString("latin1", 0, headEnd + 2);
-  const length = CONTENT_LENGTH.exec(head)?.[1];
-  if (length === undefined) throw new Error(`an answer without a content-length:\n${head}`);
-  const end = headEnd + 4 + Number(length);
-  return bytes.length < end ? undefined : { status: head.slice(9, 12), end, close: CONNECTION_CLOSE.test(head) };
-}
-
 async function runFlow(job: FlowJob) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const base = new URL(job.url);
+  const connection = await openConnection(job.url);
   const floor: number[] = [];
   for (let i = 0; i < 100; i++) {
     const t0 = performance.now();
-    if ((await httpCall(agent, base, "/healthz")).status !== 200) throw new Error("GET /healthz failed");
+    if ((await connection.request({ method: "GET", path: "/healthz" }))?.status !== 200) throw new Error("GET /healthz failed");
     floor.push(performance.now() - t0);
   }
   const steps: Awaited<ReturnType<typeof mfaFlowOnce>>[] = [];
   while (steps.length < job.flows) {
     const user = job.users[Math.floor(steps.length / job.flowsPerUser)];
     if (user === undefined) break; // every user has spent its flows
-    steps.push(await mfaFlowOnce(agent, base, user, job.orgId, `${job.fingerprintPrefix}-${steps.length}`));
+    steps.push(await mfaFlowOnce(connection, user, job.orgId, `${job.fingerprintPrefix}-${steps.length}`));
   }
-  agent.destroy();
+  connection.close();
   const p50 = (pick: (step: (typeof steps)[number]) => number) => quantile(steps.map(pick), 0.5);
   // signInP50Ms: Login + VerifyMFA without fetching the code (GetOTP, the dev server's stand-in for the phone);
   // floorP50Ms: sequential GET /healthz on the same connection before the flows, one request's loopback floor.
@@ -174,9 +203,9 @@ async function runFlow(job: FlowJob) {
 export const FLOWS_PER_USER = 5;
 
 /** Logs `user` in to `orgId` from a new device `fingerprint` (MFA required) and verifies the SMS or app code. */
-export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"][number], orgId: string, fingerprint: string) {
+export async function mfaFlowOnce(connection: Http1Connection, user: FlowJob["users"][number], orgId: string, fingerprint: string) {
   const t0 = performance.now();
-  const login = await connectCall(agent, base, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
+  const login = await connectCall(connection, "AuthService/Login", { email: user.email, password: user.password, orgId, deviceFingerprint: fingerprint });
   const t1 = performance.now();
   const challengeId = (login.mfaRequired as { challengeId?: string } | undefined)?.challengeId;
   if (challengeId === undefined) throw new Error(`expected mfaRequired, got ${JSON.stringify(login)}`);
@@ -184,33 +213,22 @@ export async function mfaFlowOnce(agent: Agent, base: URL, user: FlowJob["users"
   // No factor field for SMS (unspecified is SMS), so this flow also runs against checkouts from before factors.
   const [otp, factor] =
     user.totpSecret === undefined
-      ? [((await connectCall(agent, base, "DevService/GetOTP", { challengeId })) as { otp: string }).otp, {}]
+      ? [((await connectCall(connection, "DevService/GetOTP", { challengeId })) as { otp: string }).otp, {}]
       : [totpCodeAt(user.totpSecret, Date.now() + 30_000), { factor: "MFA_FACTOR_TOTP" }];
   const t2 = performance.now();
-  const tokens = await connectCall(agent, base, "AuthService/VerifyMFA", { challengeId, otp, ...factor });
+  const tokens = await connectCall(connection, "AuthService/VerifyMFA", { challengeId, otp, ...factor });
   const t3 = performance.now();
   if (typeof tokens.accessToken !== "string") throw new Error("VerifyMFA returned no access token");
   return { loginMs: t1 - t0, otpMs: t2 - t1, verifyMs: t3 - t2 };
 }
 
-/** A request on `agent`'s keep-alive connection; resolves with the status and the body's text. */
-function httpCall(agent: Agent, base: URL, path: string, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
-    const options = { agent, host: base.hostname, port: base.port, method: body === undefined ? "GET" : "POST", path, headers };
-    const req = request(options, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text })).on("error", reject);
-    });
-    req.on("error", reject).end(body);
-  });
-}
-
-async function connectCall(agent: Agent, base: URL, method: string, body: unknown): Promise<Record<string, unknown>> {
-  const { status, text } = await httpCall(agent, base, `/gatehouse.v1.${method}`, JSON.stringify(body));
-  if (status !== 200) throw new Error(`${method}: HTTP ${status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
+/** A unary call in Connect's JSON protocol; throws unless it answers 200. */
+async function connectCall(connection: Http1Connection, method: string, body: unknown): Promise<Record<string, unknown>> {
+  const spec = { method: "POST", path: `/gatehouse.v1.${method}`, headers: { "content-type": "application/json" }, body: JSON.stringify(body) } as const;
+  const answer = await connection.request(spec);
+  if (answer === undefined) throw new Error(`${method}: the connection ended before its answer`);
+  if (answer.status !== 200) throw new Error(`${method}: HTTP ${answer.status} ${answer.body.toString()}`);
+  return JSON.parse(answer.body.toString()) as Record<string, unknown>;
 }
 
 if (import.meta.main) {
