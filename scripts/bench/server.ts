@@ -34,11 +34,10 @@ export function serverEnv(databaseUrl: string): Record<string, string> {
   };
 }
 
-/** check-url requests for `orgId` over the fixture's URL corpus, with the bearer token that acts for that org. */
-export function checkUrlRequests(fixture: Fixture, orgId: string): HttpRequestSpec[] {
-  const token = orgId === fixture.orgSmallPolicy ? fixture.smallPolicyAccessToken : fixture.accessToken;
-  const headers = { "content-type": "application/json", authorization: `Bearer ${token}` };
-  return fixture.checkUrls.map((url) => ({ method: "POST", path: "/api/browser/check-url", headers, body: JSON.stringify({ org_id: orgId, url }) }));
+/** check-url requests for orgNoMfa over the fixture's URL corpus, with the bearer token that acts for it. */
+export function checkUrlRequests(fixture: Fixture): HttpRequestSpec[] {
+  const headers = { "content-type": "application/json", authorization: `Bearer ${fixture.accessToken}` };
+  return fixture.checkUrls.map((url) => ({ method: "POST", path: "/api/browser/check-url", headers, body: JSON.stringify({ org_id: fixture.orgNoMfa, url }) }));
 }
 
 let fromDist = false;

@@ -24,7 +24,7 @@ const load = async (side: AbSide, seconds: number) => {
     url: side.server.url,
     connections: 10,
     duration: seconds,
-    requests: checkUrlRequests(side.fixture, side.fixture.orgNoMfa),
+    requests: checkUrlRequests(side.fixture),
   });
   assertCleanLoad(side.name, result);
   return result.rps;

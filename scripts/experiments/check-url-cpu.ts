@@ -48,7 +48,7 @@ try {
         url: server.url,
         connections: 10,
         duration: seconds,
-        requests: checkUrlRequests(seeded, seeded.orgNoMfa),
+        requests: checkUrlRequests(seeded),
       });
       assertCleanLoad("check-url", result);
       return result;

@@ -25,7 +25,7 @@ await withFixtureServer({ root, dialect, fixture: { policyEntries: 1000 } }, asy
     assertCleanLoad(server.url, result);
     return result.rps;
   };
-  const checkUrl = checkUrlRequests(fixture, fixture.orgNoMfa);
+  const checkUrl = checkUrlRequests(fixture);
   await load(checkUrl, 3);
   const shares: number[] = [];
   for (let pair = 0; pair < PAIRS; pair++) {

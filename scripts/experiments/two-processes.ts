@@ -32,9 +32,7 @@ const scaling: Figure = {
       const servers: BenchServer[] = [];
       const drive = (targets: BenchServer[], duration: number) =>
         Promise.all(
-          targets.map((server) =>
-            runLoad(context.root, { kind: "load", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture, fixture.orgNoMfa) }),
-          ),
+          targets.map((server) => runLoad(context.root, { kind: "load", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture) })),
         );
       const measure = async (targets: BenchServer[]): Promise<Config> => {
         const pairs = [];

@@ -25,7 +25,7 @@ export const checkUrl: Figure = {
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
         const load = (requests: HttpRequestSpec[]) => runLoad(context.root, { kind: "load", url: server.url, connections: 10, duration: durationS, requests });
-        await load(checkUrlRequests(fixture, fixture.orgNoMfa));
+        await load(checkUrlRequests(fixture));
         const points = [];
         for (const [name, requests] of loadsOf(fixture)) {
           const results = [];
@@ -46,8 +46,7 @@ export const checkUrl: Figure = {
       }));
       return [
         ["GET /healthz (the HTTP floor: no auth, no database)", HEALTHZ],
-        [`POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture, fixture.orgNoMfa)],
-        ["POST /api/browser/check-url, 10-entry policy", checkUrlRequests(fixture, fixture.orgSmallPolicy)],
+        [`POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture)],
         [`GET /api/browser/policy (${fmt(entries)} entries)`, [{ method: "GET", path: `/api/browser/policy?org_id=${fixture.orgNoMfa}`, headers: auth }]],
         ["Connect CheckUrlAccess (JSON)", connect],
       ];
@@ -55,7 +54,7 @@ export const checkUrl: Figure = {
     const postgres = await onScratchDatabase("gatehouse_bench_check_url", (url) =>
       measure(url, (fixture) => [
         ["PostgreSQL: GET /healthz", HEALTHZ],
-        [`PostgreSQL: POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture, fixture.orgNoMfa)],
+        [`PostgreSQL: POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture)],
       ]),
     );
     const [healthz, check] = sqlite.points as [(typeof sqlite.points)[0], (typeof sqlite.points)[0]];
