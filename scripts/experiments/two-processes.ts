@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { rowsTable, sized, table, type Figure } from "../bench/figure.ts";
 import { seedFixture } from "../bench/fixture.ts";
 import { runLoad, summariseRuns } from "../bench/load.ts";
-import { createScratchDatabase, PostgresUnavailable } from "../bench/scratch-database.ts";
+import { onScratchDatabase } from "../bench/scratch-database.ts";
 import { buildServerDist, checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../bench/server.ts";
 import { fmt, median } from "../bench/stats.ts";
 
@@ -58,17 +58,8 @@ const scaling: Figure = {
       }
     };
     const results: Result[] = [];
-    try {
-      const scratch = await createScratchDatabase("gatehouse_bench");
-      try {
-        results.push(await measureOn("PostgreSQL", scratch.url, false));
-      } finally {
-        await scratch.drop();
-      }
-    } catch (error) {
-      if (!(error instanceof PostgresUnavailable)) throw error;
-      results.push({ database: "PostgreSQL", reason: error.message });
-    }
+    const postgres = await onScratchDatabase("gatehouse_bench", (url) => measureOn("PostgreSQL", url, false));
+    results.push("value" in postgres ? postgres.value : { database: "PostgreSQL", reason: postgres.skipped });
     results.push(await measureOn("SQLite, one shared file (WAL)", join(context.tmpDir, "scaling.sqlite"), false));
     results.push(await measureOn("SQLite, WORKERS=2 (node:cluster, one port)", join(context.tmpDir, "workers.sqlite"), true));
     const rows = results.map((s) => ({
