@@ -5,7 +5,6 @@
  *   npm run bench                                  every figure (about 15 minutes on the 2-core VM)
  *   npm run bench -- --smoke                       every figure at tiny sizes (a minute or two); writes to a temp dir
  *   npm run bench -- --section sign-in[,…]        the named figures alone; prints their rows and details, writes nothing
- *   npm run bench -- --list                        the figures' names
  *
  * A figure is a module in scripts/bench/figures/ (see scripts/bench/figure.ts); adding one is adding it to FIGURES.
  * Progress goes to stderr, the table to stdout. PostgreSQL figures use BENCH_POSTGRES_URL (default
@@ -34,13 +33,8 @@ const { values } = parseArgs({
   options: {
     smoke: { type: "boolean", default: false },
     section: { type: "string" },
-    list: { type: "boolean", default: false },
   },
 });
-if (values.list === true) {
-  for (const figure of FIGURES) console.log(`${figure.name.padEnd(18)} ${figure.title}`);
-  process.exit(0);
-}
 const names = values.section?.split(",") ?? FIGURES.map((figure) => figure.name);
 const unknown = names.filter((name) => !FIGURES.some((figure) => figure.name === name));
 if (unknown.length > 0) {

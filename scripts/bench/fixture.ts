@@ -51,8 +51,6 @@ export interface FixtureOptions {
   readonly cheapMfaUsers?: number;
   /** Cheap-hash users with an authenticator app and no phone, for the TOTP flow. */
   readonly totpUsers?: number;
-  /** Skip everything but the check-url org, policy and token. */
-  readonly checkUrlOnly?: boolean;
 }
 
 export type Fixture = Awaited<ReturnType<typeof seedFixture>>;
@@ -61,10 +59,9 @@ const NO_MFA = { requireMfaNewDevice: false, requireMfaUntrustedDevice: false };
 const policyInput = (accessControl: AccessControl) => ({ accessControl, actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false } });
 
 /**
- * Three orgs: orgNoMfa (members log in without MFA; the `policyEntries` policy), orgMfa (default settings: MFA on every
- * new device; the bulk users), orgSmallPolicy (a 10-entry policy). The bearer tokens, valid 15 minutes, act each for one
- * org; checkUrls are what the check-url load cycles through (hits, wildcard hits, misses). loginUser has the production
- * hash (checkUrlOnly: the token user instead).
+ * Two orgs: orgNoMfa (members log in without MFA; the `policyEntries` policy), orgMfa (default settings: MFA on every
+ * new device; the bulk users). The bearer token, valid 15 minutes, acts for orgNoMfa; checkUrls are what the check-url
+ * load cycles through (hits, wildcard hits, misses). loginUser has the production hash.
  */
 export async function seedFixture(options: FixtureOptions) {
   // The server's own engine with cheap password parameters, so the logins below keep the cheap hashes as they are.
@@ -74,24 +71,14 @@ export async function seedFixture(options: FixtureOptions) {
     const { admin } = gatehouse;
     const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
     const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: MFA on new devices")).orgId;
-    const orgSmallPolicy = (await admin.createOrg(SYSTEM_ACTOR, "Bench: 10-entry policy")).orgId;
-    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, NO_MFA);
+    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgNoMfa, NO_MFA);
     const policy = generatePolicy(options.policyEntries);
     await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgNoMfa, policyInput(policy.accessControl));
-    await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgSmallPolicy, policyInput(generatePolicy(10).accessControl));
 
     const cheapHash = await createKdfPasswordHasher(CHEAP_ARGON2ID, cryptoRandom).hash(PASSWORD);
     const tokenUser = await createUser(storage.stores, "cheap-login@bench.test", cheapHash, null);
-    for (const orgId of [orgNoMfa, orgSmallPolicy]) await admin.addMember(SYSTEM_ACTOR, orgId, tokenUser.email, "member");
-    const base = {
-      orgNoMfa,
-      orgMfa,
-      orgSmallPolicy,
-      accessToken: await tokenFor(gatehouse, tokenUser, orgNoMfa),
-      smallPolicyAccessToken: await tokenFor(gatehouse, tokenUser, orgSmallPolicy),
-      checkUrls: generateCorpus(policy, 16),
-    };
-    if (options.checkUrlOnly === true) return { ...base, loginUser: tokenUser, mfaUsers: [], cheapMfaUsers: [], totpUsers: [] };
+    await admin.addMember(SYSTEM_ACTOR, orgNoMfa, tokenUser.email, "member");
+    const accessToken = await tokenFor(gatehouse, tokenUser, orgNoMfa);
 
     // One production-cost hash (OWASP's Argon2id, the server's default); bulk users reuse it.
     const prodHash = await createKdfPasswordHasher(OWASP_ARGON2ID_PARAMS, cryptoRandom).hash(PASSWORD);
@@ -110,7 +97,8 @@ export async function seedFixture(options: FixtureOptions) {
       await admin.addMember(SYSTEM_ACTOR, orgNoMfa, user.email, "member");
       totpUsers.push({ ...user, totpSecret: (await enrolTotp(gatehouse, user, orgNoMfa)).secret });
     }
-    return { ...base, loginUser, mfaUsers, cheapMfaUsers, totpUsers };
+    const checkUrls = generateCorpus(policy, 16);
+    return { orgNoMfa, orgMfa, accessToken, checkUrls, loginUser, mfaUsers, cheapMfaUsers, totpUsers };
   } finally {
     await engine.close();
   }

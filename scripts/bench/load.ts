@@ -1,10 +1,10 @@
 /** Runs a load-runner job in its own process and returns its result; and the checks a load must pass to count. */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult, SocketLoopJob } from "./load-runner.ts";
+import type { FlowJob, FlowResult, LoadJob, LoadResult } from "./load-runner.ts";
 import { median } from "./stats.ts";
 
-export type { AutocannonJob, FlowJob, FlowResult, LoadResult, LoginProbeJob, ProbeResult, SocketLoopJob };
+export type { FlowResult, LoadResult };
 
 /** Runs `node <args>` with `input` on its stdin and parses the last line of its stdout as JSON; rejects with its stderr when it fails. */
 export async function runNodeJson<T>(args: readonly string[], cwd: string, input = ""): Promise<T> {
@@ -18,10 +18,9 @@ export async function runNodeJson<T>(args: readonly string[], cwd: string, input
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as T;
 }
 
-export function runLoad(root: string, job: AutocannonJob | SocketLoopJob): Promise<LoadResult>;
+export function runLoad(root: string, job: LoadJob): Promise<LoadResult>;
 export function runLoad(root: string, job: FlowJob): Promise<FlowResult>;
-export function runLoad(root: string, job: LoginProbeJob): Promise<ProbeResult>;
-export function runLoad(root: string, job: AutocannonJob | SocketLoopJob | FlowJob | LoginProbeJob): Promise<LoadResult | FlowResult | ProbeResult> {
+export function runLoad(root: string, job: LoadJob | FlowJob): Promise<LoadResult | FlowResult> {
   return runNodeJson(["--conditions=@gatehouse/source", join(root, "scripts/bench/load-runner.ts")], root, JSON.stringify(job));
 }
 

@@ -47,7 +47,7 @@ export function renderMarkdown(header: RunHeader, measured: Measured): string {
       "(URL check vs `new URL`, Login vs raw Argon2id, TOTP vs SMS) are measured side by side in the same run and are the figures to trust. " +
       "Every server figure runs the real `gatehouse serve` as `npm start` does (dist/, the bin's heap flags) on a scratch database (SQLite in a temp dir; " +
       "PostgreSQL created and dropped for the figure), in dev OTP mode with `RATE_LIMIT_IP_PER_MINUTE=0` and `LOG_LEVEL=warn`; the load comes from processes " +
-      "of its own (autocannon, the flow loop) on the same cores. Latency percentiles are per request, 2xx only.",
+      "of its own (a raw-socket loop on keep-alive connections, the flow loop) on the same cores. Latency percentiles are per request, 2xx only.",
     "",
     "## Figures against goals",
     "",

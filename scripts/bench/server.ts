@@ -34,11 +34,10 @@ export function serverEnv(databaseUrl: string): Record<string, string> {
   };
 }
 
-/** check-url requests for `orgId` over the fixture's URL corpus, with the bearer token that acts for that org. */
-export function checkUrlRequests(fixture: Fixture, orgId: string): HttpRequestSpec[] {
-  const token = orgId === fixture.orgSmallPolicy ? fixture.smallPolicyAccessToken : fixture.accessToken;
-  const headers = { "content-type": "application/json", authorization: `Bearer ${token}` };
-  return fixture.checkUrls.map((url) => ({ method: "POST", path: "/api/browser/check-url", headers, body: JSON.stringify({ org_id: orgId, url }) }));
+/** check-url requests for orgNoMfa over the fixture's URL corpus, with the bearer token that acts for it. */
+export function checkUrlRequests(fixture: Fixture): HttpRequestSpec[] {
+  const headers = { "content-type": "application/json", authorization: `Bearer ${fixture.accessToken}` };
+  return fixture.checkUrls.map((url) => ({ method: "POST", path: "/api/browser/check-url", headers, body: JSON.stringify({ org_id: fixture.orgNoMfa, url }) }));
 }
 
 let fromDist = false;
@@ -117,19 +116,6 @@ export async function withServer<T>(options: StartOptions, use: (server: BenchSe
   } finally {
     if (server.process.exitCode === null) await server.stop();
   }
-}
-
-/** Samples `pid`'s VmRSS every 100 ms from /proc (Linux); the function it answers stops and gives the peak (null elsewhere). */
-export function sampleRssPeak(pid: number): () => number | null {
-  let peak = 0;
-  const sample = () => (peak = Math.max(peak, readStatusBytes(pid, "VmRSS") ?? 0));
-  sample();
-  const timer = setInterval(sample, 100);
-  return () => {
-    clearInterval(timer);
-    sample();
-    return peak === 0 ? null : peak;
-  };
 }
 
 /** A `Vm*` line of /proc/<pid>/status in bytes (VmHWM is the process's lifetime peak RSS), or null. */

@@ -1,6 +1,6 @@
 /**
- * check-url throughput (autocannon, 10 connections, 1,000-entry policy) through two live servers, this
- * checkout's and another's, in alternating 5 s loads, so that the machine's phases fall on both alike.
+ * check-url throughput (the bench's load driver, 10 connections, 1,000-entry policy) through two live servers,
+ * this checkout's and another's, in alternating 5 s loads, so that the machine's phases fall on both alike.
  * The servers are not interchangeable slots: on the bench VM two copies of the same code differed by up to
  * 10% by slot, so run it both ways (from each checkout, naming the other) and take the two ratios together.
  *
@@ -20,11 +20,11 @@ const ROOT = new URL("../..", import.meta.url).pathname;
 
 const load = async (side: AbSide, seconds: number) => {
   const result = await runLoad(ROOT, {
-    kind: "autocannon",
+    kind: "load",
     url: side.server.url,
     connections: 10,
     duration: seconds,
-    requests: checkUrlRequests(side.fixture, side.fixture.orgNoMfa),
+    requests: checkUrlRequests(side.fixture),
   });
   assertCleanLoad(side.name, result);
   return result.rps;

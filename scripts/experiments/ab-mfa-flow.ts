@@ -9,10 +9,9 @@
  * The other checkout is a second clone at the commit to compare, after its own `npm ci` (see
  * support/ab-sides.ts). `FLOWS` (default 400) flows are measured per side after 40 each to warm up.
  */
-import { Agent } from "node:http";
 import { CHEAP_ENV } from "../bench/fixture.ts";
 import { abArguments, withAbSides, type AbSide } from "./support/ab-sides.ts";
-import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/load-runner.ts";
+import { FLOWS_PER_USER, mfaFlowOnce, openConnection, type Http1Connection } from "../bench/load-runner.ts";
 import { median } from "../bench/stats.ts";
 
 const { other, dialect } = abArguments("ab-mfa-flow.ts");
@@ -21,7 +20,7 @@ const WARM_UP = 40;
 
 interface Flows {
   readonly side: AbSide;
-  readonly agent: Agent;
+  readonly connection: Http1Connection;
   flowsDone: number;
   readonly flowMs: number[];
   readonly loginMs: number[];
@@ -30,17 +29,19 @@ interface Flows {
 
 const fixture = { policyEntries: 10, cheapMfaUsers: Math.ceil((FLOWS + WARM_UP) / FLOWS_PER_USER) + 1 };
 await withAbSides(other, dialect, fixture, CHEAP_ENV, async (sides) => {
-  const flows: Flows[] = sides.map((side) => ({
-    side,
-    agent: new Agent({ keepAlive: true, maxSockets: 1 }),
-    flowsDone: 0,
-    flowMs: [],
-    loginMs: [],
-    verifyMs: [],
-  }));
+  const flows: Flows[] = await Promise.all(
+    sides.map(async (side) => ({
+      side,
+      connection: await openConnection(side.server.url),
+      flowsDone: 0,
+      flowMs: [],
+      loginMs: [],
+      verifyMs: [],
+    })),
+  );
   const flowOn = async (of: Flows, record: boolean) => {
     const user = of.side.fixture.cheapMfaUsers[Math.floor(of.flowsDone / FLOWS_PER_USER)]!;
-    const step = await mfaFlowOnce(of.agent, new URL(of.side.server.url), user, of.side.fixture.orgMfa, `ab-${of.flowsDone}`);
+    const step = await mfaFlowOnce(of.connection, user, of.side.fixture.orgMfa, `ab-${of.flowsDone}`);
     of.flowsDone++;
     if (!record) return;
     of.flowMs.push(step.loginMs + step.otpMs + step.verifyMs);
@@ -52,7 +53,7 @@ await withAbSides(other, dialect, fixture, CHEAP_ENV, async (sides) => {
     // Which side goes first alternates too, so neither always follows the other's flow.
     for (let i = 0; i < FLOWS; i++) for (const of of i % 2 === 0 ? flows : [...flows].reverse()) await flowOn(of, true);
   } finally {
-    for (const of of flows) of.agent.destroy();
+    for (const of of flows) of.connection.close();
   }
 
   console.log(`${dialect}, ${FLOWS} flows per side, alternated flow by flow:`);

@@ -1,7 +1,7 @@
 /**
- * Where a check-url's time goes: one live server under check-url load (autocannon, 10 connections, 1,000-entry
- * policy), reporting the CPU the server process and every `postgres` process spent per request (the scheduler's
- * count, /proc/<pid>/task/<tid>/schedstat), the statements per request (PostgreSQL: the scratch database's
+ * Where a check-url's time goes: one live server under check-url load (the bench's load driver, 10 connections,
+ * 1,000-entry policy), reporting the CPU the server process and every `postgres` process spent per request (the
+ * scheduler's count, /proc/<pid>/task/<tid>/schedstat), the statements per request (PostgreSQL: the scratch database's
  * committed transactions, each statement being one), the backends the pool opened, and with `CPU_PROF=1` the
  * server's busiest functions and areas over the loads. Linux only (/proc).
  *
@@ -44,11 +44,11 @@ try {
   const window = await withFixtureServer({ root, dialect, fixture, nodeArgs }, async ({ server, fixture: seeded }) => {
     const load = async (seconds: number) => {
       const result = await runLoad(root, {
-        kind: "autocannon",
+        kind: "load",
         url: server.url,
         connections: 10,
         duration: seconds,
-        requests: checkUrlRequests(seeded, seeded.orgNoMfa),
+        requests: checkUrlRequests(seeded),
       });
       assertCleanLoad("check-url", result);
       return result;

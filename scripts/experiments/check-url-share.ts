@@ -1,6 +1,6 @@
 /**
  * The check-url share of `/healthz` (issue 14's first figure) through one live server of a checkout, built and
- * seeded as the A/B scripts do (support/fixture-server.ts): `PAIRS` (default 4) pairs of 5 s autocannon loads,
+ * seeded as the A/B scripts do (support/fixture-server.ts): `PAIRS` (default 4) pairs of 5 s loads,
  * `/healthz` then check-url (10 connections, 1,000-entry policy), each pair's ratio printed, then their median.
  * Pointed at a clone with an experiment applied, it bounds what that experiment can give (README "What is left").
  *
@@ -21,11 +21,11 @@ const ROOT = new URL("../..", import.meta.url).pathname;
 
 await withFixtureServer({ root, dialect, fixture: { policyEntries: 1000 } }, async ({ server, fixture }) => {
   const load = async (requests: HttpRequestSpec[], duration: number) => {
-    const result = await runLoad(ROOT, { kind: "autocannon", url: server.url, connections: 10, duration, requests });
+    const result = await runLoad(ROOT, { kind: "load", url: server.url, connections: 10, duration, requests });
     assertCleanLoad(server.url, result);
     return result.rps;
   };
-  const checkUrl = checkUrlRequests(fixture, fixture.orgNoMfa);
+  const checkUrl = checkUrlRequests(fixture);
   await load(checkUrl, 3);
   const shares: number[] = [];
   for (let pair = 0; pair < PAIRS; pair++) {

@@ -9,21 +9,20 @@
  *
  *   node --conditions=@gatehouse/source scripts/experiments/login-cpu.ts
  *
- * `ROUNDS` (default 5) rounds of `LOGINS` (default 48) per concurrency, after `WARM_UP` (default 20) logins. `DRIVER=http`
- * sends the logins with a node:http loop instead of autocannon; `SERVER_NODE_ARGS` adds node flags to the server (e.g.
- * `--perf-basic-prof` for `perf record -t <its pid>`, which it prints); `CPU_PROF=1` runs the server with `--cpu-prof` and
- * prints its main thread's busy time by area over the rounds (a sampled wall-clock profile: on a loaded machine it charges
- * the time the thread waited for a core to where it was preempted, such as `writev`).
+ * `ROUNDS` (default 5) rounds of `LOGINS` (default 48) per concurrency, after `WARM_UP` (default 20) logins, sent by the
+ * bench's load driver, the raw-socket loop (autocannon, or with `DRIVER=http` a node:http loop, until commit 0bf5dde).
+ * `SERVER_NODE_ARGS` adds node flags to the server (e.g. `--perf-basic-prof` for `perf record -t <its pid>`, which it
+ * prints); `CPU_PROF=1` runs the server with `--cpu-prof` and prints its main thread's busy time by area over the rounds
+ * (a sampled wall-clock profile: on a loaded machine it charges the time the thread waited for a core to where it was
+ * preempted, such as `writev`).
  */
-import autocannon from "autocannon";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OWASP_ARGON2ID_PARAMS } from "@gatehouse/core";
 import { hashOnce } from "../bench/figures/sign-in.ts";
 import { runNodeJson } from "../bench/load.ts";
-import { httpCall } from "../bench/load-runner.ts";
+import { runSocketLoad } from "../bench/load-runner.ts";
 import { readStatusBytes } from "../bench/server.ts";
 import { median } from "../bench/stats.ts";
 import { withFixtureServer } from "./support/fixture-server.ts";
@@ -61,48 +60,17 @@ interface Drive {
   readonly rps: number;
   readonly count: number;
   readonly failed: number;
-  /** This load process's CPU from the first request to the last answer, per login. */
+  /** This load process's CPU over the load, per login. */
   readonly cpuMsPerLogin: number;
 }
 
-/** `amount` Logins, `connections` at a time, each a node:http request on its own keep-alive connection. */
-async function driveHttp(url: string, connections: number, amount: number, body: string): Promise<Drive> {
-  const base = new URL(url);
-  const agents = Array.from({ length: connections }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
-  let [started, count, failed] = [0, 0, 0];
-  const cpuAtStart = process.cpuUsage();
-  const t0 = performance.now();
-  await Promise.all(
-    agents.map(async (agent) => {
-      while (started++ < amount) {
-        if ((await httpCall(agent, base, "/gatehouse.v1.AuthService/Login", body)).status === 200) count++;
-        else failed++;
-      }
-    }),
-  );
-  const elapsedS = (performance.now() - t0) / 1000;
-  const { user, system } = process.cpuUsage(cpuAtStart);
-  for (const agent of agents) agent.destroy();
-  return { rps: count / elapsedS, count, failed, cpuMsPerLogin: (user + system) / 1000 / amount };
-}
-
-/** The child's side: `amount` Logins over `connections` keep-alive connections, as the bench's autocannon job sends them. */
+/** The child's side: `amount` Logins over `connections` keep-alive connections, as the bench's load job sends them. */
 async function drive(url: string, connections: number, amount: number, body: string): Promise<Drive> {
-  let [firstAt, lastAt, count] = [0, 0, 0];
-  let cpuAtStart = process.cpuUsage();
-  const instance = autocannon({
-    url,
-    connections,
-    amount,
-    pipelining: 1,
-    timeout: 30,
-    requests: [{ method: "POST", path: "/gatehouse.v1.AuthService/Login", headers: { "content-type": "application/json" }, body }],
-  });
-  instance.on("start", () => ((firstAt = performance.now()), (cpuAtStart = process.cpuUsage())));
-  instance.on("response", (_client: unknown, status: number) => ((lastAt = performance.now()), status === 200 && count++));
-  const result = await instance;
+  const cpuAtStart = process.cpuUsage();
+  const requests = [{ method: "POST" as const, path: "/gatehouse.v1.AuthService/Login", headers: { "content-type": "application/json" }, body }];
+  const result = await runSocketLoad({ kind: "load", url, connections, amount, requests });
   const { user, system } = process.cpuUsage(cpuAtStart);
-  return { rps: count / ((lastAt - firstAt) / 1000), count, failed: result.non2xx + result.errors, cpuMsPerLogin: (user + system) / 1000 / amount };
+  return { rps: result.rps, count: result.count, failed: result.non2xx + result.errors, cpuMsPerLogin: (user + system) / 1000 / amount };
 }
 
 async function main() {
@@ -119,7 +87,7 @@ async function main() {
       const body = JSON.stringify({ email, password, orgId: fixture.orgNoMfa, deviceFingerprint: "bench-laptop" });
       const logins = (c: number, amount: number) =>
         runNodeJson<Drive>(["--conditions=@gatehouse/source", new URL(import.meta.url).pathname, "--drive", server.url, String(c), String(amount), body], root);
-      console.log(`server pid ${server.pid}, driver ${process.env.DRIVER ?? "autocannon"}`);
+      console.log(`server pid ${server.pid}`);
       await logins(2, WARM_UP);
       const fromUs = Number(process.hrtime.bigint() / 1000n);
       const ratios: Record<number, number[]> = { 1: [], 2: [] };
@@ -165,6 +133,5 @@ async function main() {
 
 if (process.argv[2] === "--drive") {
   const [url, c, amount, body] = process.argv.slice(3) as [string, string, string, string];
-  const run = process.env.DRIVER === "http" ? driveHttp : drive;
-  process.stdout.write(`${JSON.stringify(await run(url, Number(c), Number(amount), body))}\n`);
+  process.stdout.write(`${JSON.stringify(await drive(url, Number(c), Number(amount), body))}\n`);
 } else await main();

@@ -13,14 +13,13 @@
  * and charges the flows every `postgres` process on the machine: run it on a quiet database server.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHEAP_ENV } from "../bench/fixture.ts";
 import { dialectArgument, withFixtureServer } from "./support/fixture-server.ts";
 import { cpuMs, postgresCpuMs } from "./support/process-cpu.ts";
 import { summariseProfile } from "./support/profile.ts";
-import { FLOWS_PER_USER, mfaFlowOnce } from "../bench/load-runner.ts";
+import { FLOWS_PER_USER, mfaFlowOnce, openConnection } from "../bench/load-runner.ts";
 import { median } from "../bench/stats.ts";
 
 const dialect = dialectArgument("mfa-flow-cpu.ts", "[sqlite|postgres]", 0);
@@ -31,16 +30,16 @@ const WARM_UP = 40;
 const root = new URL("../..", import.meta.url).pathname;
 const profiling = process.env.CPU_PROF === "1";
 const profileDir = mkdtempSync(join(tmpdir(), "gatehouse-flow-cpu-"));
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 const fixture = { policyEntries: 10, cheapMfaUsers: Math.ceil((WARM_UP + BLOCKS * FLOWS) / FLOWS_PER_USER) + 1 };
 const nodeArgs = profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
 try {
   // The span of the blocks on the monotonic clock, so that the profile's start-up and warm-up do not count.
   const blocksUs = await withFixtureServer({ root, dialect, fixture, env: CHEAP_ENV, nodeArgs }, async ({ server, fixture: seeded }) => {
     let done = 0;
+    const connection = await openConnection(server.url);
     const flow = async () => {
       const user = seeded.cheapMfaUsers[Math.floor(done / FLOWS_PER_USER)]!;
-      const step = await mfaFlowOnce(agent, new URL(server.url), user, seeded.orgMfa, `flow-cpu-${done++}`);
+      const step = await mfaFlowOnce(connection, user, seeded.orgMfa, `flow-cpu-${done++}`);
       return step.loginMs + step.otpMs + step.verifyMs;
     };
     for (let i = 0; i < WARM_UP; i++) await flow();
@@ -61,6 +60,7 @@ try {
         `  block ${block + 1}: flow p50 ${median(flowMs).toFixed(2)} ms; CPU server ${serverMs.toFixed(2)} + database ${databaseMs.toFixed(2)} + client ${clientMs.toFixed(2)} = ${(serverMs + databaseMs + clientMs).toFixed(2)}`,
       );
     }
+    connection.close();
     return { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
   });
   // The server writes its profile as it stops, which withFixtureServer has done.
@@ -73,6 +73,5 @@ try {
     );
   }
 } finally {
-  agent.destroy();
   rmSync(profileDir, { recursive: true, force: true });
 }

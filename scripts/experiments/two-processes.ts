@@ -3,7 +3,7 @@
  *
  * check-url with one `gatehouse serve` process and with two on one database: two servers each on its own port
  * (PostgreSQL, in a database created and dropped for the run; and one SQLite file, shared through WAL), and one
- * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two autocannon processes with 5
+ * server with WORKERS=2 (node:cluster, one port, SQLite). The load is always two load processes with 5
  * connections each, so only the server count changes. A report with no target: it left `npm run bench` (was
  * `--section scaling`). Builds dist/ first, as the bench does, unless --smoke (tiny sizes, from the sources).
  */
@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { rowsTable, sized, table, type Figure } from "../bench/figure.ts";
 import { seedFixture } from "../bench/fixture.ts";
 import { runLoad, summariseRuns } from "../bench/load.ts";
-import { createScratchDatabase, PostgresUnavailable } from "../bench/scratch-database.ts";
+import { onScratchDatabase } from "../bench/scratch-database.ts";
 import { buildServerDist, checkUrlRequests, serverEnv, startBenchServer, type BenchServer } from "../bench/server.ts";
 import { fmt, median } from "../bench/stats.ts";
 
@@ -26,15 +26,13 @@ const scaling: Figure = {
   async run(context) {
     const o = sized(context, { runs: 3, durationS: 5, warmupS: 2, entries: 1000 }, { runs: 1, durationS: 1, warmupS: 0.5, entries: 100 });
     const measureOn = async (database: string, databaseUrl: string, workers: boolean): Promise<Result> => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries, checkUrlOnly: true });
+      const fixture = await seedFixture({ databaseUrl, policyEntries: o.entries });
       // check-url needs no OTP, and dev OTP mode (one process's memory) refuses WORKERS > 1.
       const env = { ...serverEnv(databaseUrl), OTP_RETURN_TO_CLIENT: "false" };
       const servers: BenchServer[] = [];
       const drive = (targets: BenchServer[], duration: number) =>
         Promise.all(
-          targets.map((server) =>
-            runLoad(context.root, { kind: "autocannon", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture, fixture.orgNoMfa) }),
-          ),
+          targets.map((server) => runLoad(context.root, { kind: "load", url: server.url, connections: 5, duration, requests: checkUrlRequests(fixture) })),
         );
       const measure = async (targets: BenchServer[]): Promise<Config> => {
         const pairs = [];
@@ -60,17 +58,8 @@ const scaling: Figure = {
       }
     };
     const results: Result[] = [];
-    try {
-      const scratch = await createScratchDatabase("gatehouse_bench");
-      try {
-        results.push(await measureOn("PostgreSQL", scratch.url, false));
-      } finally {
-        await scratch.drop();
-      }
-    } catch (error) {
-      if (!(error instanceof PostgresUnavailable)) throw error;
-      results.push({ database: "PostgreSQL", reason: error.message });
-    }
+    const postgres = await onScratchDatabase("gatehouse_bench", (url) => measureOn("PostgreSQL", url, false));
+    results.push("value" in postgres ? postgres.value : { database: "PostgreSQL", reason: postgres.skipped });
     results.push(await measureOn("SQLite, one shared file (WAL)", join(context.tmpDir, "scaling.sqlite"), false));
     results.push(await measureOn("SQLite, WORKERS=2 (node:cluster, one port)", join(context.tmpDir, "workers.sqlite"), true));
     const rows = results.map((s) => ({

@@ -23,6 +23,7 @@ import {
   edgeRefusalInterceptor,
   type NodeRequest,
   type NodeResponse,
+  writeJson,
 } from "@gatehouse/transport-connect";
 import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
@@ -113,16 +114,15 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       if (observers.length > 0) observeRoute(observer, req.method ?? "", req.url ?? "/", res);
       void serveFallback(req, res).catch((error: unknown) => {
         onUnexpected(error, req.url ?? "");
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json", ...API_HEADERS });
-        res.end(JSON.stringify({ error: { code: "internal", message: "internal error" } }));
+        if (res.headersSent) res.end("");
+        else writeJson(res, 500, { error: { code: "internal", message: "internal error" } }, { "content-type": "application/json", ...API_HEADERS });
       });
     },
   });
 
   const answerJson = (res: NodeResponse, path: string, status: number, body: unknown) => {
     try {
-      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...API_HEADERS });
-      res.end(JSON.stringify(body));
+      writeJson(res, status, body, { "content-type": "application/json", "cache-control": "no-store", ...API_HEADERS });
     } catch (error) {
       onUnexpected(error, path);
     }

@@ -96,6 +96,18 @@ describe("browser policy over HTTP and Connect", () => {
     expect(body.reason).toBe("Your organization blocks evil.com.");
   });
 
+  it("JSON answers, errors and /healthz included, state their length: a client finds their end without chunked decoding", async () => {
+    const answers = await Promise.all([
+      fetch(`${server.url}/api/browser/policy?org_id=${orgId}`, { headers: { authorization: `Bearer ${accessToken}` } }),
+      checkUrl({ url: "https://docs.example.com/", org_id: orgId }),
+      fetch(`${server.url}/api/browser/policy?org_id=${orgId}`),
+      fetch(`${server.url}/healthz`),
+      fetch(`${server.url}/api/none`),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 200, 404]);
+    for (const answer of answers) expect(answer.headers.get("content-length")).toBe(String(Buffer.byteLength(await answer.text())));
+  });
+
   it("GET /api/browser/org gives a member the org's name and slug; the error body carries kind and field", async () => {
     const org = await fetch(`${server.url}/api/browser/org?org_id=${orgId}`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(org.status).toBe(200);

@@ -9,14 +9,13 @@ import { readFileSync } from "node:fs";
 import { connect as connectHttp2 } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
-import { envelope, grpcCall, healthzProbe, http1Call, UPDATE_POLICY_PATH } from "./support/edge-clients.ts";
+import { FOUR_MIB, grpcCall, http1Call, largeUnauthenticatedBodies, policyStampede } from "./support/edge-clients.ts";
 import { onPostgres, PG_URL, requirePostgresInCi } from "./support/postgres.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 import { stepUpWithNewApp } from "./support/step-up.ts";
 import { PRODUCTION_ENV } from "./support/production-env.ts";
 
 const PASSWORD = "correct horse battery";
-const FOUR_MIB = 4 * 1024 * 1024;
 const NO_MFA = '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}';
 /** What 50 unauthenticated 4 MiB bodies may add to the server's peak RSS: read whole, they would add 200 MiB. */
 const RSS_GROWTH_BOUND_MIB = 64;
@@ -96,20 +95,11 @@ describe("the edge of one server (SQLite)", () => {
 
   it(`keeps its peak RSS within ${RSS_GROWTH_BOUND_MIB} MiB of its start while 50 unauthenticated 4 MiB bodies arrive over HTTP/1.1, then over HTTP/2`, async () => {
     const before = peakRssMib(server);
-    const body = Buffer.alloc(FOUR_MIB - 1);
-    const http1 = await Promise.all(
-      Array.from({ length: 50 }, () => http1Call(server.url, { "content-type": "application/proto", "content-length": String(body.length) }, body)),
-    );
-    expect(http1.filter(({ status }) => status !== 401 && status !== 0)).toEqual([]);
-    const grpcBody = envelope(FOUR_MIB - 6);
-    const sessions = Array.from({ length: 5 }, () => connectHttp2(server.url).on("error", () => {}));
-    try {
-      const answers = await Promise.all(sessions.flatMap((session) => Array.from({ length: 10 }, () => grpcCall(session, {}, grpcBody))));
-      // Unauthenticated (16), or reset by HTTP/2's per-session memory cap while the unread bodies kept coming (no status).
-      expect(answers.filter((status) => status !== "16" && status !== undefined)).toEqual([]);
-    } finally {
-      for (const session of sessions) session.close();
-    }
+    const { http1, grpc } = await largeUnauthenticatedBodies(server.url, 50);
+    // Unauthenticated (401), or cut off past what the server drains.
+    expect(http1.filter((status) => status !== 401 && status !== 0)).toEqual([]);
+    // Unauthenticated (16), or reset by HTTP/2's per-session memory cap while the unread bodies kept coming (no status).
+    expect(grpc.filter((status) => status !== "16" && status !== undefined)).toEqual([]);
     expect(peakRssMib(server) - before).toBeLessThan(RSS_GROWTH_BOUND_MIB);
   });
 
@@ -212,39 +202,15 @@ describe.each(BACKENDS.filter((backend) => backend.available))("a 200,000-entry 
     const login = await clientsFor(url).auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
     const token = await stepUpWithNewApp(clientsFor(url), login.result.value.accessToken);
-    const checkUrl = () =>
-      fetch(`${url}/api/browser/check-url`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({ org_id: orgId, url: "https://blocked.example/" }),
-      }).then(async (response) => ({ status: response.status, body: (await response.json()) as { allowed?: boolean } }));
-    // The previous version is cached, as on a server in service.
-    expect((await checkUrl()).body.allowed).toBe(true);
-
-    // Sent as JSON text and its answer left undecoded: this process stays light for the burst below.
-    const blockedDomains = ["blocked.example", ...Array.from({ length: 199_999 }, (_, i) => `h${i.toString(36)}.io`)];
-    const saved = await fetch(`${url}${UPDATE_POLICY_PATH}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({
-        orgId,
-        policy: {
-          accessControl: { allowedDomains: [], blockedDomains, defaultAction: "allow", wildcardSupported: true },
-          actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
-        },
-      }),
-    });
-    expect(saved.status).toBe(200);
-    await saved.arrayBuffer();
-
-    const probe = await healthzProbe(url);
-    const answers = await Promise.all(Array.from({ length: 90 }, checkUrl));
-    const healthz = await probe.stop();
-    expect(answers.map(({ status }) => status)).toEqual(answers.map(() => 200));
+    const stampede = await policyStampede(url, { orgId, token }, 200_000);
+    expect(stampede.allowedBefore).toBe(true);
+    expect(stampede.saved).toBe(200);
+    expect(stampede.statuses).toEqual(stampede.statuses.map(() => 200));
+    const healthz = stampede.healthzMs;
     expect(healthz.length).toBeGreaterThan(0);
     console.log(`${backend.name} healthz max ${Math.max(...healthz).toFixed(1)}: ${healthz.map(Math.round).join(",")}`);
     expect(Math.max(...healthz), healthz.map(Math.round).join(",")).toBeLessThan(250);
     // Once it is compiled, the new version answers.
-    expect((await checkUrl()).body.allowed).toBe(false);
+    expect(stampede.allowedAfter).toBe(false);
   }, 60_000);
 });

@@ -29,6 +29,16 @@ export const MAX_JSON_BODY_BYTES = SMALL_BODY_BYTES;
 /** Every API answer: a JSON body must never be sniffed into something a browser renders. */
 export const API_HEADERS: Readonly<Record<string, string>> = { "x-content-type-options": "nosniff" };
 
+/**
+ * Writes a whole JSON answer with its length: headers written before the body would otherwise send it chunked, and a
+ * client could find its end only by decoding the chunks.
+ */
+export function writeJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, "content-length": String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
 export interface HttpRoutesOptions {
   readonly gatehouse: Gatehouse;
   /** Present only in dev OTP mode with NEXT_PUBLIC_DEV_OTP_ENABLED; otherwise the dev route is 404. */
@@ -73,8 +83,10 @@ interface Answer {
 function send(res: NodeResponse, route: string, options: HttpRoutesOptions, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const allHeaders = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...API_HEADERS, ...headers };
   try {
+    // A 304 has no body, and a length it stated would have to be the 200's (RFC 9110 §8.6).
+    if (status !== 304) return writeJson(res, status, body, allHeaders);
     res.writeHead(status, allHeaders);
-    res.end(status === 304 ? "" : JSON.stringify(body));
+    res.end("");
   } catch (error) {
     options.onUnexpected(error, route);
   }

@@ -15,6 +15,7 @@ export {
   type NodeRequest,
   type NodeResponse,
   API_HEADERS,
+  writeJson,
 } from "./http-routes.ts";
 export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
 export { DECODE_FAILURE_MESSAGE } from "./decode-failures.ts";

@@ -6,7 +6,7 @@ import type { BodyBudget } from "./body-budget.ts";
 import { bodyLimitOf, carriesLargeBody, MAX_BODY_BYTES } from "./body-limits.ts";
 import { compressionBrotliBounded } from "./compression.ts";
 import { decodeFailuresAsInvalidArgument } from "./decode-failures.ts";
-import { API_HEADERS, type NodeRequest, type NodeResponse } from "./http-routes.ts";
+import { API_HEADERS, writeJson, type NodeRequest, type NodeResponse } from "./http-routes.ts";
 import { PUBLIC_METHODS, type MethodName } from "./interceptors.ts";
 import { clientIpKey, edgeAuthKey, edgeRefusalKey, type EdgeAuth } from "./request-context.ts";
 import { requestMeta } from "./request-meta.ts";
@@ -62,8 +62,7 @@ export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest,
     for (const [name, value] of Object.entries(API_HEADERS)) (res as unknown as { setHeader(name: string, value: string): void }).setHeader(name, value);
     const authority = "authority" in req ? req.authority : req.headers.host;
     if (!authority) {
-      res.writeHead(400, { "content-type": "application/json" });
-      res.end(JSON.stringify({ code: "invalid_argument", message: "the request has no Host header" }));
+      writeJson(res, 400, { code: "invalid_argument", message: "the request has no Host header" }, { "content-type": "application/json" });
       return;
     }
     const contextValues = options.contextValues(req);
@@ -93,8 +92,8 @@ export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest,
       },
       (error: unknown) => {
         options.onUnexpected(error, method);
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ code: "internal", message: "internal error" }));
+        if (res.headersSent) res.end("");
+        else writeJson(res, 500, { code: "internal", message: "internal error" }, { "content-type": "application/json" });
       },
     );
   };

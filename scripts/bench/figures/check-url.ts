@@ -9,7 +9,7 @@ import { seedFixture, type Fixture } from "../fixture.ts";
 import { runLoad, summariseRuns } from "../load.ts";
 import type { HttpRequestSpec } from "../load-runner.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
-import { checkUrlRequests, readStatusBytes, sampleRssPeak, serverEnv, withServer } from "../server.ts";
+import { checkUrlRequests, readStatusBytes, serverEnv, withServer } from "../server.ts";
 import { fmt } from "../stats.ts";
 
 const HEALTHZ: HttpRequestSpec[] = [{ method: "GET", path: "/healthz" }];
@@ -21,13 +21,11 @@ export const checkUrl: Figure = {
     const { runs, durationS, entries } = sized(context, { runs: 3, durationS: 5, entries: 1000 }, { runs: 1, durationS: 1, entries: 100 });
     /** Seeds `databaseUrl`, serves it, and measures each named load `runs` times after a check-url warm-up (JIT, page cache). */
     const measure = async (databaseUrl: string, loadsOf: (fixture: Fixture) => [string, HttpRequestSpec[]][]) => {
-      const fixture = await seedFixture({ databaseUrl, policyEntries: entries, checkUrlOnly: true });
+      const fixture = await seedFixture({ databaseUrl, policyEntries: entries });
       return withServer({ root: context.root, env: serverEnv(databaseUrl) }, async (server) => {
         const idle = readStatusBytes(server.pid, "VmRSS");
-        const stopSampling = sampleRssPeak(server.pid);
-        const load = (requests: HttpRequestSpec[]) =>
-          runLoad(context.root, { kind: "autocannon", url: server.url, connections: 10, duration: durationS, requests });
-        await load(checkUrlRequests(fixture, fixture.orgNoMfa));
+        const load = (requests: HttpRequestSpec[]) => runLoad(context.root, { kind: "load", url: server.url, connections: 10, duration: durationS, requests });
+        await load(checkUrlRequests(fixture));
         const points = [];
         for (const [name, requests] of loadsOf(fixture)) {
           const results = [];
@@ -35,7 +33,7 @@ export const checkUrl: Figure = {
           points.push({ name, ...summariseRuns(name, results) });
           context.log(`${name}: ${points.at(-1)!.rps.toFixed(0)} req/s`);
         }
-        return { idle, peak: stopSampling(), points };
+        return { idle, peak: readStatusBytes(server.pid, "VmHWM"), points };
       });
     };
     const sqlite = await measure(join(context.tmpDir, "bench.sqlite"), (fixture) => {
@@ -48,8 +46,7 @@ export const checkUrl: Figure = {
       }));
       return [
         ["GET /healthz (the HTTP floor: no auth, no database)", HEALTHZ],
-        [`POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture, fixture.orgNoMfa)],
-        ["POST /api/browser/check-url, 10-entry policy", checkUrlRequests(fixture, fixture.orgSmallPolicy)],
+        [`POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture)],
         [`GET /api/browser/policy (${fmt(entries)} entries)`, [{ method: "GET", path: `/api/browser/policy?org_id=${fixture.orgNoMfa}`, headers: auth }]],
         ["Connect CheckUrlAccess (JSON)", connect],
       ];
@@ -57,7 +54,7 @@ export const checkUrl: Figure = {
     const postgres = await onScratchDatabase("gatehouse_bench_check_url", (url) =>
       measure(url, (fixture) => [
         ["PostgreSQL: GET /healthz", HEALTHZ],
-        [`PostgreSQL: POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture, fixture.orgNoMfa)],
+        [`PostgreSQL: POST /api/browser/check-url, ${fmt(entries)}-entry policy`, checkUrlRequests(fixture)],
       ]),
     );
     const [healthz, check] = sqlite.points as [(typeof sqlite.points)[0], (typeof sqlite.points)[0]];
@@ -93,8 +90,8 @@ export const checkUrl: Figure = {
     }
     const points = [...sqlite.points, ...("value" in postgres ? postgres.value.points : [])];
     const details = [
-      `autocannon with 10 keep-alive connections in a process of its own; ${runs} run(s) of ${durationS} s per point after a warm-up, medians; ` +
-        "SQLite's points first, then PostgreSQL's on a server of its own. Peak RSS: the SQLite server's VmRSS sampled every 100 ms while its points ran.",
+      `10 keep-alive connections from a raw-socket loop in a process of its own; ${runs} run(s) of ${durationS} s per point after a warm-up, medians; ` +
+        "SQLite's points first, then PostgreSQL's on a server of its own. Peak RSS: the SQLite server's VmHWM (the kernel's count of its peak) after its points.",
       "",
       table(
         ["Endpoint", "req/s", "p50 ms", "p99 ms"],

@@ -5,93 +5,63 @@
  * call refused before its body; 90 check-urls right after a 200,000-entry save, /healthz timed meanwhile (SQLite
  * and PostgreSQL); another org's check-url p99 while an admin saves large policies in a loop.
  */
-import { connect as connectHttp2, type ClientHttp2Session } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { envelope, grpcCall, healthzProbe, http1Call, UPDATE_POLICY_PATH } from "../../../apps/server/test/support/edge-clients.ts";
+import {
+  FOUR_MIB,
+  http1Call,
+  largeUnauthenticatedBodies,
+  policyBody,
+  policyStampede,
+  postJson,
+  UPDATE_POLICY_PATH,
+} from "../../../apps/server/test/support/edge-clients.ts";
 import { mb, notMeasured, sized, verdict, type Figure, type Row } from "../figure.ts";
 import { seedAdmin, seedFixture } from "../fixture.ts";
 import { runLoad } from "../load.ts";
+import { runSocketLoad } from "../load-runner.ts";
 import { onScratchDatabase } from "../scratch-database.ts";
 import { checkUrlRequests, readStatusBytes, serverEnv, withServer, type BenchServer } from "../server.ts";
 import { fmt, median } from "../stats.ts";
 
-const FOUR_MIB = 4 * 2 ** 20;
 const RSS_GROWTH_BOUND_BYTES = 64 * 2 ** 20;
 const HEALTHZ_BOUND_MS = 250;
 const P99_RATIO_GOAL = 3;
 
-const policyBody = (orgId: string, entries: number, salt: number) =>
-  JSON.stringify({
-    orgId,
-    policy: {
-      accessControl: {
-        allowedDomains: [],
-        blockedDomains: ["blocked.example", ...Array.from({ length: entries - 1 }, (_, i) => `h${i.toString(36)}-${salt}.io`)],
-        defaultAction: "allow",
-        wildcardSupported: true,
-      },
-      actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
-    },
-  });
-
-/** A JSON POST with a bearer token, as the web client sends check-url and the admin console a policy save. */
-const postJson = (url: string, token: string, body: string) =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
-
 /** Answers the HTTP status: past 10 saves a minute, a save is refused with 429 (per user before its body is read, per org after). */
-async function savePolicy(url: string, token: string, body: string, refusable = true): Promise<200 | 429> {
+async function savePolicy(url: string, token: string, body: string): Promise<200 | 429> {
   const response = await postJson(`${url}${UPDATE_POLICY_PATH}`, token, body);
   const text = await response.text();
-  if (response.status !== 200 && (response.status !== 429 || !refusable)) throw new Error(`policy save: HTTP ${response.status} ${text.slice(0, 200)}`);
-  return response.status as 200 | 429;
+  if (response.status !== 200 && response.status !== 429) throw new Error(`policy save: HTTP ${response.status} ${text.slice(0, 200)}`);
+  return response.status;
 }
 
-/** 50 unauthenticated 4 MiB bodies over HTTP/1.1, then 5 HTTP/2 sessions of 10 gRPC calls each: the growth of the server's peak RSS. */
+/** The growth of the server's peak RSS while `count` unauthenticated 4 MiB bodies arrive over HTTP/1.1, then over HTTP/2. */
 async function largeBodies(server: BenchServer, count: number): Promise<{ growth: number; peak: number | null }> {
   const before = readStatusBytes(server.pid, "VmHWM") ?? 0;
-  const body = Buffer.alloc(FOUR_MIB - 1);
-  const headers = { "content-type": "application/proto", "content-length": String(body.length) };
-  await Promise.all(Array.from({ length: count }, () => http1Call(server.url, headers, body)));
-  const framed = envelope(FOUR_MIB - 6);
-  // A session the server ends with GOAWAY (past its memory cap) is destroyed here, so that its streams close
-  // instead of waiting for answers the server will not send.
-  const sessions = Array.from({ length: Math.max(1, count / 10) }, () =>
-    connectHttp2(server.url)
-      .on("error", () => {})
-      .on("goaway", function (this: ClientHttp2Session) {
-        this.destroy();
-      }),
-  );
-  // Answered (a trailers-only 16, unauthenticated) or reset by HTTP/2's per-session memory cap while the unread body kept coming.
-  await Promise.all(sessions.flatMap((session) => Array.from({ length: 10 }, () => grpcCall(session, {}, framed))));
-  for (const session of sessions) session.destroy();
+  await largeUnauthenticatedBodies(server.url, count);
   const peak = readStatusBytes(server.pid, "VmHWM");
   return { growth: (peak ?? 0) - before, peak };
 }
 
 /** One address holds slow check-url bodies in every connection the server has; another connects and asks /healthz (10 s at most). */
 async function slowBodyFlood(server: BenchServer, maxConnections: number): Promise<{ answered: boolean; ms: number }> {
-  const settled = (socket: Socket, event: "connect" | "close") =>
-    new Promise((resolve) =>
-      socket
-        .once(event, resolve)
-        .once("close", resolve)
-        .setTimeout(10_000, () => socket.destroy()),
-    );
-  const flood = Array.from({ length: maxConnections }, () => connect(server.port, "127.0.0.1").on("error", () => {}));
+  const flood = Array.from({ length: maxConnections }, () =>
+    connect(server.port, "127.0.0.1")
+      .on("error", () => {})
+      .setTimeout(10_000, function (this: Socket) {
+        this.destroy();
+      }),
+  );
   try {
-    await Promise.all(flood.map((socket) => settled(socket, "connect")));
+    // Connected, or closed at once: past the address's share, the server does not keep them.
+    await Promise.all(flood.map((socket) => new Promise((resolve) => socket.once("connect", resolve).once("close", resolve))));
     for (const socket of flood)
       socket.write("POST /api/browser/check-url HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n{");
     const started = performance.now();
-    const legitimate = connect({ port: server.port, host: "127.0.0.1", localAddress: "127.0.0.2" }).on("error", () => {});
-    let answer = "";
-    legitimate.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
-    await settled(legitimate, "connect");
-    legitimate.write("GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
-    await settled(legitimate, "close");
-    return { answered: answer.startsWith("HTTP/1.1 200"), ms: performance.now() - started };
+    const legitimate = { kind: "load", url: server.url, connections: 1, amount: 1, localAddress: "127.0.0.2" } as const;
+    const { count } = await runSocketLoad({ ...legitimate, requests: [{ method: "GET", path: "/healthz" }] }, 10_000);
+    return { answered: count === 1, ms: performance.now() - started };
   } finally {
     for (const socket of flood) socket.destroy();
   }
@@ -99,20 +69,10 @@ async function slowBodyFlood(server: BenchServer, maxConnections: number): Promi
 
 /** 90 check-urls at once right after a large save, /healthz timed meanwhile. */
 async function stampede(server: BenchServer, admin: { orgId: string; token: string }, entries: number) {
-  const body = JSON.stringify({ org_id: admin.orgId, url: "https://blocked.example/" });
-  const checkUrl = () =>
-    postJson(`${server.url}/api/browser/check-url`, admin.token, body).then(async (response) => ({
-      status: response.status,
-      allowed: ((await response.json()) as { allowed?: boolean }).allowed,
-    }));
-  // The previous version is cached, as on a server in service.
-  await checkUrl();
-  await savePolicy(server.url, admin.token, policyBody(admin.orgId, entries, 0), false);
-  const probe = await healthzProbe(server.url);
-  const answers = await Promise.all(Array.from({ length: 90 }, checkUrl));
-  const healthz = await probe.stop();
-  const blocked = (await checkUrl()).allowed === false;
-  return { answered: answers.filter((a) => a.status === 200).length, healthzMaxMs: Math.max(...healthz), healthzCount: healthz.length, blocked };
+  const { saved, statuses, healthzMs, allowedAfter } = await policyStampede(server.url, admin, entries);
+  if (saved !== 200) throw new Error(`policy save: HTTP ${saved}`);
+  const answered = statuses.filter((status) => status === 200).length;
+  return { answered, healthzMaxMs: Math.max(...healthzMs), healthzCount: healthzMs.length, blocked: allowedAfter === false };
 }
 
 export const isolation: Figure = {
@@ -123,7 +83,7 @@ export const isolation: Figure = {
     const { root } = context;
     const rows: Row[] = [];
     const databaseUrl = join(context.tmpDir, "isolation.sqlite");
-    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000, checkUrlOnly: true });
+    const fixture = await seedFixture({ databaseUrl, policyEntries: 1000 });
     const admin = await seedAdmin(databaseUrl);
     context.log("seeded; a slow-body flood");
 
@@ -148,8 +108,7 @@ export const isolation: Figure = {
       const burst = await stampede(server, admin, o.entries);
       context.log("another org's check-url while an admin saves");
       // Another org's check-url p99 alone, then while the admin saves large policies one after another.
-      const load = () =>
-        runLoad(root, { kind: "autocannon", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture, fixture.orgNoMfa) });
+      const load = () => runLoad(root, { kind: "load", url: server.url, connections: 10, duration: o.durationS, requests: checkUrlRequests(fixture) });
       const [alone, during]: [number[], number[]] = [[], []];
       const saves = { 200: 0, 429: 0 };
       // Made once: a refusal is answered in milliseconds, and serialising 2 MB for each would load the bench's
@@ -203,7 +162,7 @@ export const isolation: Figure = {
     });
     const details =
       "SQLite unless named; the servers as the other figures run them, with `MAX_CONNECTIONS_PER_IP=1000` (every load comes from 127.0.0.1) except for the flood. " +
-      `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s autocannon loads ` +
+      `The saves are \`UpdateOrgBrowserPolicy\` over Connect JSON by an admin whose session stepped up with an authenticator app; the p99s are of ${o.runs} alternating pairs of ${o.durationS} s loads ` +
       "(10 connections, another org's 1,000-entry policy), the median of each side. /healthz is timed one request after another from a process of its own.";
     return { rows, details, data: { flood, sqlite } };
   },

@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { openPostgresStores } from "@gatehouse/adapters-postgres";
 import { openSqliteStores, type QueryTiming } from "@gatehouse/adapters-sqlite";
-import { createGatehouse, cryptoRandom, systemClock } from "@gatehouse/core";
+import { createGatehouse, cryptoRandom, systemClock, type Stores } from "@gatehouse/core";
 import { OutboxEmailSender, OutboxSmsSender, SoftAuthenticator } from "@gatehouse/core/testing";
 import pg from "pg";
 import { notMeasured, sized, table, verdict, type Figure, type Row } from "../figure.ts";
@@ -29,104 +29,102 @@ const BUDGETS = {
 
 const COST_KEYS = ["statements", "roundTrips", "databaseMs", "wallMs"] as const;
 export type UseCaseCost = Readonly<Record<(typeof COST_KEYS)[number], number>>;
-
-export interface CountOptions {
-  /** A PostgreSQL URL, or else an SQLite file's path. */
-  readonly databaseUrl: string;
-  readonly flows: number;
-  /** PostgreSQL: send every statement unnamed (`preparedStatements: false`). */
-  readonly unnamed?: boolean;
-  /** SQLite: checkpoint the WAL on a worker thread. */
-  readonly backgroundCheckpoint?: boolean;
-}
+/** What the stores' queries have added up to so far; round trips on PostgreSQL only, where every ReadyForQuery ends one. */
+export type QueryCount = { statements: number; roundTrips: number; databaseMs: number };
 
 /** Each figure of `costs` put together by `combine` (a median, a sum, a difference). */
 const combineCosts = (costs: readonly UseCaseCost[], combine: (values: number[]) => number): UseCaseCost =>
   Object.fromEntries(COST_KEYS.map((key) => [key, combine(costs.map((cost) => cost[key]))])) as UseCaseCost;
 
-/** Runs `flows` Logins and VerifyMFAs, and as many passkey sign-ins, and answers the median cost of each. */
-export async function countStatements(options: CountOptions) {
+/** `signInCosts` on `databaseUrl` (a PostgreSQL URL, or else an SQLite file's path), its stores opened with the adapter's defaults. */
+async function countStatements(databaseUrl: string, flows: number) {
   const counted = { statements: 0, roundTrips: 0, databaseMs: 0 };
   const onQuery = (timing: QueryTiming) => {
     counted.statements++;
     counted.databaseMs += timing.durationMs;
   };
-  const pool = /^postgres(ql)?:/.test(options.databaseUrl) ? new pg.Pool({ connectionString: options.databaseUrl }) : undefined;
+  const pool = /^postgres(ql)?:/.test(databaseUrl) ? new pg.Pool({ connectionString: databaseUrl }) : undefined;
   pool?.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
   // As the adapter's own pool does: the scratch database's DROP … WITH (FORCE) ends connections pg is still closing.
   pool?.on("error", () => {});
-  const opened = pool
-    ? await openPostgresStores({ pool, onQuery, preparedStatements: options.unnamed !== true })
-    : await openSqliteStores({ filename: options.databaseUrl, onQuery, backgroundCheckpoint: options.backgroundCheckpoint === true });
+  const opened = pool ? await openPostgresStores({ pool, onQuery }) : await openSqliteStores({ filename: databaseUrl, onQuery });
   try {
-    const sms = new OutboxSmsSender();
-    let hashMs = 0;
-    const gatehouse = createGatehouse({
-      stores: opened.stores,
-      sms,
-      email: new OutboxEmailSender(),
-      clock: systemClock,
-      random: cryptoRandom,
-      hashQueueObserver: { hashed: (_waitMs, runMs) => (hashMs += runMs) },
-      config: {
-        password: CHEAP_ARGON2ID,
-        // Every phone here is in one range (+1 555 010…): the SMS destination guard's platform-wide limits exist to refuse exactly that.
-        otpSendsPerPrefix: [{ limit: 1_000_000, windowMs: 3_600_000 }],
-        otpSendsPerCountry: { limit: 10_000_000, windowMs: 3_600_000 },
-        // Every passkey sign-in here comes from one address.
-        passkeySignInsPerClient: { limit: 1_000_000, windowMs: 3_600_000 },
-      },
-    });
-    const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Statements");
-    const runs = { login: [] as UseCaseCost[], verify: [] as UseCaseCost[], passkey: [] as UseCaseCost[], hashMs: [] as number[] };
-    const totals = (): UseCaseCost => ({ ...counted, wallMs: performance.now() });
-    /** What `step` cost, and what it answered. */
-    const measure = async <T>(step: () => Promise<T>): Promise<[UseCaseCost, T]> => {
-      const before = totals();
-      const answer = await step();
-      return [combineCosts([totals(), before], ([after, earlier]) => after! - earlier!), answer];
-    };
-    const authenticator = new SoftAuthenticator({ origin: "http://localhost:8080" });
-    for (let i = 0; i < options.flows; i++) {
-      const email = `user${i}@statements.test`;
-      const password = "correct horse battery";
-      const { userId } = await gatehouse.register({ email, password, emailVerified: true });
-      await opened.stores.users.setVerifiedPhone(userId, `+1555010${String(i).padStart(4, "0")}`);
-      await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
-      const hashBefore = hashMs;
-      const [login, outcome] = await measure(() => gatehouse.login({ email, password, orgId, deviceFingerprint: `device-${i}` }));
-      if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
-      const { challengeId } = outcome.challenge;
-      const otp = sms.lastOtpFor(challengeId);
-      if (otp === undefined) throw new Error("no OTP was sent");
-      const [verify, { accessToken }] = await measure(() => gatehouse.verifyMfa({ challengeId, otp }));
-      runs.login.push(login);
-      runs.verify.push(verify);
-      runs.hashMs.push(hashMs - hashBefore);
-      if (i === 0) {
-        // The first user, just signed in with the texted code, adds the passkey every passkey sign-in below uses.
-        const principal = await gatehouse.authenticate(accessToken);
-        const registration = await gatehouse.account.startPasskeyRegistration(principal, "Bench");
-        await gatehouse.account.finishPasskeyRegistration(principal, registration.registrationId, authenticator.register(registration.webauthnOptionsJson));
-      }
-      const [begun, challenge] = await measure(() => gatehouse.startPasskeySignIn({ orgId, request: { clientIp: "192.0.2.1" } }));
-      const webauthnResponseJson = authenticator.authenticate(challenge.webauthnOptionsJson);
-      const [finished] = await measure(() =>
-        gatehouse.finishPasskeySignIn({ challengeId: challenge.challengeId, webauthnResponseJson, deviceFingerprint: `passkey-${i}` }),
-      );
-      runs.passkey.push(combineCosts([begun, finished], ([a, b]) => a! + b!));
-    }
-    // passkey: Start + Finish. smsWithoutHashMs: Login + VerifyMFA without the password hash, the SMS sign-in's time to set beside it.
-    return {
-      login: combineCosts(runs.login, median),
-      verify: combineCosts(runs.verify, median),
-      passkey: combineCosts(runs.passkey, median),
-      smsWithoutHashMs: median(runs.login.map((login, i) => login.wallMs + runs.verify[i]!.wallMs - runs.hashMs[i]!)),
-    };
+    return await signInCosts(opened.stores, counted, flows);
   } finally {
     await opened.close();
     await pool?.end();
   }
+}
+
+/**
+ * Runs `flows` Logins and VerifyMFAs, and as many passkey sign-ins, through `stores`, whose queries add to `counted`,
+ * and answers the median cost of each.
+ */
+export async function signInCosts(stores: Stores, counted: QueryCount, flows: number) {
+  const sms = new OutboxSmsSender();
+  let hashMs = 0;
+  const gatehouse = createGatehouse({
+    stores,
+    sms,
+    email: new OutboxEmailSender(),
+    clock: systemClock,
+    random: cryptoRandom,
+    hashQueueObserver: { hashed: (_waitMs, runMs) => (hashMs += runMs) },
+    config: {
+      password: CHEAP_ARGON2ID,
+      // Every phone here is in one range (+1 555 010…): the SMS destination guard's platform-wide limits exist to refuse exactly that.
+      otpSendsPerPrefix: [{ limit: 1_000_000, windowMs: 3_600_000 }],
+      otpSendsPerCountry: { limit: 10_000_000, windowMs: 3_600_000 },
+      // Every passkey sign-in here comes from one address.
+      passkeySignInsPerClient: { limit: 1_000_000, windowMs: 3_600_000 },
+    },
+  });
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Statements");
+  const runs = { login: [] as UseCaseCost[], verify: [] as UseCaseCost[], passkey: [] as UseCaseCost[], hashMs: [] as number[] };
+  const totals = (): UseCaseCost => ({ ...counted, wallMs: performance.now() });
+  /** What `step` cost, and what it answered. */
+  const measure = async <T>(step: () => Promise<T>): Promise<[UseCaseCost, T]> => {
+    const before = totals();
+    const answer = await step();
+    return [combineCosts([totals(), before], ([after, earlier]) => after! - earlier!), answer];
+  };
+  const authenticator = new SoftAuthenticator({ origin: "http://localhost:8080" });
+  for (let i = 0; i < flows; i++) {
+    const email = `user${i}@statements.test`;
+    const password = "correct horse battery";
+    const { userId } = await gatehouse.register({ email, password, emailVerified: true });
+    await stores.users.setVerifiedPhone(userId, `+1555010${String(i).padStart(4, "0")}`);
+    await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
+    const hashBefore = hashMs;
+    const [login, outcome] = await measure(() => gatehouse.login({ email, password, orgId, deviceFingerprint: `device-${i}` }));
+    if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
+    const { challengeId } = outcome.challenge;
+    const otp = sms.lastOtpFor(challengeId);
+    if (otp === undefined) throw new Error("no OTP was sent");
+    const [verify, { accessToken }] = await measure(() => gatehouse.verifyMfa({ challengeId, otp }));
+    runs.login.push(login);
+    runs.verify.push(verify);
+    runs.hashMs.push(hashMs - hashBefore);
+    if (i === 0) {
+      // The first user, just signed in with the texted code, adds the passkey every passkey sign-in below uses.
+      const principal = await gatehouse.authenticate(accessToken);
+      const registration = await gatehouse.account.startPasskeyRegistration(principal, "Bench");
+      await gatehouse.account.finishPasskeyRegistration(principal, registration.registrationId, authenticator.register(registration.webauthnOptionsJson));
+    }
+    const [begun, challenge] = await measure(() => gatehouse.startPasskeySignIn({ orgId, request: { clientIp: "192.0.2.1" } }));
+    const webauthnResponseJson = authenticator.authenticate(challenge.webauthnOptionsJson);
+    const [finished] = await measure(() =>
+      gatehouse.finishPasskeySignIn({ challengeId: challenge.challengeId, webauthnResponseJson, deviceFingerprint: `passkey-${i}` }),
+    );
+    runs.passkey.push(combineCosts([begun, finished], ([a, b]) => a! + b!));
+  }
+  // passkey: Start + Finish. smsWithoutHashMs: Login + VerifyMFA without the password hash, the SMS sign-in's time to set beside it.
+  return {
+    login: combineCosts(runs.login, median),
+    verify: combineCosts(runs.verify, median),
+    passkey: combineCosts(runs.passkey, median),
+    smsWithoutHashMs: median(runs.login.map((login, i) => login.wallMs + runs.verify[i]!.wallMs - runs.hashMs[i]!)),
+  };
 }
 
 const USE_CASES = [
@@ -142,8 +140,8 @@ export const statements: Figure = {
     const flows = sized(context, 60, 3);
     const rows: Row[] = [];
     const measured: string[][] = [];
-    const sqlite = await countStatements({ databaseUrl: join(context.tmpDir, "statements.sqlite"), flows });
-    const postgres = await onScratchDatabase("gatehouse_bench_statements", (databaseUrl) => countStatements({ databaseUrl, flows }));
+    const sqlite = await countStatements(join(context.tmpDir, "statements.sqlite"), flows);
+    const postgres = await onScratchDatabase("gatehouse_bench_statements", (databaseUrl) => countStatements(databaseUrl, flows));
     for (const [dialect, name, measuredOn] of [
       ["sqlite", "SQLite", { value: sqlite }],
       ["postgres", "PostgreSQL", postgres],

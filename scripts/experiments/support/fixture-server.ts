@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedFixture, type Fixture, type FixtureOptions } from "../../bench/fixture.ts";
-import { createScratchDatabase } from "../../bench/scratch-database.ts";
+import { onScratchDatabase } from "../../bench/scratch-database.ts";
 import { buildServerDist, serverEnv, startBenchServer, type BenchServer } from "../../bench/server.ts";
 
 export type ScriptDialect = "sqlite" | "postgres";
@@ -31,11 +31,8 @@ export interface FixtureServerOptions {
 export async function withFixtureServer<T>(options: FixtureServerOptions, use: (served: FixtureServer) => Promise<T>): Promise<T> {
   // A mistyped path would otherwise surface as "spawnSync npm ENOENT" from the build.
   if (!existsSync(join(options.root, "package.json"))) throw new Error(`${options.root} is not a checkout: it has no package.json`);
-  const scratch = mkdtempSync(join(tmpdir(), "gatehouse-fixture-server-"));
-  const database = options.dialect === "postgres" ? await createScratchDatabase("gatehouse_script") : null;
-  try {
+  const serve = async (databaseUrl: string) => {
     buildServerDist(options.root);
-    const databaseUrl = database?.url ?? join(scratch, "gatehouse.sqlite");
     const fixture = await seedFixture({ ...options.fixture, databaseUrl });
     const server = await startBenchServer({
       root: options.root,
@@ -47,8 +44,16 @@ export async function withFixtureServer<T>(options: FixtureServerOptions, use: (
     } finally {
       await server.stop();
     }
+  };
+  if (options.dialect === "postgres") {
+    const onPostgres = await onScratchDatabase("gatehouse_script", serve);
+    if ("skipped" in onPostgres) throw new Error(onPostgres.skipped);
+    return onPostgres.value;
+  }
+  const scratch = mkdtempSync(join(tmpdir(), "gatehouse-fixture-server-"));
+  try {
+    return await serve(join(scratch, "gatehouse.sqlite"));
   } finally {
-    await database?.drop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -1,13 +1,34 @@
 /**
  * Clients of the server's edge that tests and the bench share (apps/server/test/isolation.test.ts, the bench's
- * isolation figure): raw HTTP/1.1 and gRPC calls whose headers go out before their body, and a latency probe
- * timing one request after another from a process of its own.
+ * isolation figure): raw HTTP/1.1 and gRPC calls whose headers go out before their body, a latency probe timing one
+ * request after another from a process of its own, and the loads both send: unauthenticated large bodies, and
+ * check-urls right after a large policy save.
  */
 import { spawn } from "node:child_process";
 import { request as http1Request } from "node:http";
-import type { ClientHttp2Session, IncomingHttpHeaders } from "node:http2";
+import { connect as connectHttp2, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
 
 export const UPDATE_POLICY_PATH = "/gatehouse.v1.AdminService/UpdateOrgBrowserPolicy";
+export const FOUR_MIB = 4 * 2 ** 20;
+
+/** A JSON POST with a bearer token, as the web client sends check-url and the admin console a policy save. */
+export const postJson = (url: string, token: string, body: string) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body });
+
+/** UpdateOrgBrowserPolicy's JSON: `entries` blocked hosts, blocked.example and hosts named after `salt`, everything else allowed. */
+export const policyBody = (orgId: string, entries: number, salt: number) =>
+  JSON.stringify({
+    orgId,
+    policy: {
+      accessControl: {
+        allowedDomains: [],
+        blockedDomains: ["blocked.example", ...Array.from({ length: entries - 1 }, (_, i) => `h${i.toString(36)}-${salt}.io`)],
+        defaultAction: "allow",
+        wildcardSupported: true,
+      },
+      actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+    },
+  });
 
 /** An HTTP/1.1 Connect call to UpdateOrgBrowserPolicy whose headers go out at once; `body` (when given) follows. Resolves with the status and body of the answer (status 0: the connection was cut). */
 export function http1Call(url: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; text: string }> {
@@ -145,4 +166,51 @@ export async function latencyProbe(request: ProbeRequest): Promise<Probe> {
 export async function healthzProbe(url: string): Promise<{ stop(): Promise<number[]> }> {
   const probe = await latencyProbe({ url: `${url}/healthz` });
   return { stop: async () => (await probe.stop()).map(({ latency }) => latency) };
+}
+
+/**
+ * `count` unauthenticated bodies of 4 MiB over HTTP/1.1 at once, then as many gRPC calls over HTTP/2, 10 per session:
+ * their HTTP statuses (0: the server cut the connection) and gRPC statuses (undefined: the stream was reset).
+ */
+export async function largeUnauthenticatedBodies(url: string, count: number): Promise<{ http1: number[]; grpc: (string | undefined)[] }> {
+  const body = Buffer.alloc(FOUR_MIB - 1);
+  const headers = { "content-type": "application/proto", "content-length": String(body.length) };
+  const http1 = await Promise.all(Array.from({ length: count }, () => http1Call(url, headers, body)));
+  const framed = envelope(FOUR_MIB - 6);
+  // A session the server ends with GOAWAY (past its memory cap) is destroyed here, so that its streams close
+  // instead of waiting for answers the server will not send.
+  const sessions = Array.from({ length: Math.max(1, count / 10) }, () =>
+    connectHttp2(url)
+      .on("error", () => {})
+      .on("goaway", function (this: ClientHttp2Session) {
+        this.destroy();
+      }),
+  );
+  try {
+    const grpc = await Promise.all(sessions.flatMap((session) => Array.from({ length: 10 }, () => grpcCall(session, {}, framed))));
+    return { http1: http1.map(({ status }) => status), grpc };
+  } finally {
+    for (const session of sessions) session.destroy();
+  }
+}
+
+/**
+ * An admin saves an `entries`-entry policy that blocks blocked.example, its previous version cached by a check-url as on
+ * a server in service; right after, 90 check-urls arrive at once while /healthz is timed. Answers the save's status, the
+ * 90 statuses, the /healthz latencies, and whether blocked.example was allowed before the save and after the burst.
+ */
+export async function policyStampede(url: string, admin: { orgId: string; token: string }, entries: number) {
+  const checkUrl = async () => {
+    const response = await postJson(`${url}/api/browser/check-url`, admin.token, JSON.stringify({ org_id: admin.orgId, url: "https://blocked.example/" }));
+    return { status: response.status, allowed: ((await response.json()) as { allowed?: boolean }).allowed };
+  };
+  const allowedBefore = (await checkUrl()).allowed;
+  // Its answer left undecoded: this process stays light for the burst below.
+  const saved = await postJson(`${url}${UPDATE_POLICY_PATH}`, admin.token, policyBody(admin.orgId, entries, 0));
+  await saved.arrayBuffer();
+  const probe = await healthzProbe(url);
+  const burst = await Promise.all(Array.from({ length: 90 }, checkUrl));
+  const healthzMs = await probe.stop();
+  const allowedAfter = (await checkUrl()).allowed;
+  return { saved: saved.status, statuses: burst.map(({ status }) => status), healthzMs, allowedBefore, allowedAfter };
 }
