@@ -63,6 +63,13 @@ export function grpcCall(session: ClientHttp2Session, headers: Record<string, st
     });
     stream.once("trailers", (trailers: IncomingHttpHeaders) => resolve(String(trailers["grpc-status"])));
     stream.once("close", () => resolve(undefined));
+    // A stream the server resets (its per-session memory cap) while part of the body is still queued here ends
+    // its readable side but never closes: Node waits for the queued bytes to be written, which they never are.
+    // Its end, after any answer's headers and trailers, is its answer too, and the queue is dropped with it.
+    stream.once("end", () => {
+      resolve(undefined);
+      stream.destroy();
+    });
   });
 }
 
