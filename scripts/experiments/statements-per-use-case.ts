@@ -10,10 +10,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPostgresStores } from "@gatehouse/adapters-postgres";
-import { openSqliteStores, type QueryTiming } from "@gatehouse/adapters-sqlite";
-import pg from "pg";
-import { signInCosts, type QueryCount, type UseCaseCost } from "../bench/figures/statements.ts";
+import { countStatements, type UseCaseCost } from "../bench/figures/statements.ts";
 import { onScratchDatabase } from "../bench/scratch-database.ts";
 
 const [dialect, flag] = process.argv.slice(2);
@@ -25,31 +22,10 @@ if (
 )
   throw new Error("usage: statements-per-use-case.ts sqlite [--background-checkpoint] | postgres [--unnamed]");
 
-/** As the figure's own `countStatements`, with this run's option passed to the adapter. */
-async function countStatements(databaseUrl: string, flows: number) {
-  const counted: QueryCount = { statements: 0, roundTrips: 0, databaseMs: 0 };
-  const onQuery = (timing: QueryTiming) => {
-    counted.statements++;
-    counted.databaseMs += timing.durationMs;
-  };
-  const pool = dialect === "postgres" ? new pg.Pool({ connectionString: databaseUrl }) : undefined;
-  pool?.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
-  pool?.on("error", () => {});
-  const opened = pool
-    ? await openPostgresStores({ pool, onQuery, preparedStatements: !unnamed })
-    : await openSqliteStores({ filename: databaseUrl, onQuery, backgroundCheckpoint });
-  try {
-    return await signInCosts(opened.stores, counted, flows);
-  } finally {
-    await opened.close();
-    await pool?.end();
-  }
-}
-
 const directory = mkdtempSync(join(tmpdir(), "gatehouse-statements-"));
 try {
   const flows = Number(process.env.FLOWS ?? 60);
-  const count = (databaseUrl: string) => countStatements(databaseUrl, flows);
+  const count = (databaseUrl: string) => countStatements(databaseUrl, flows, { preparedStatements: !unnamed, backgroundCheckpoint });
   const onPostgres = dialect === "postgres" ? await onScratchDatabase("gatehouse_statements", count) : undefined;
   if (onPostgres !== undefined && "skipped" in onPostgres) throw new Error(onPostgres.skipped);
   const costs = onPostgres?.value ?? (await count(join(directory, "statements.sqlite")));

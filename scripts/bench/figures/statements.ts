@@ -30,14 +30,20 @@ const BUDGETS = {
 const COST_KEYS = ["statements", "roundTrips", "databaseMs", "wallMs"] as const;
 export type UseCaseCost = Readonly<Record<(typeof COST_KEYS)[number], number>>;
 /** What the stores' queries have added up to so far; round trips on PostgreSQL only, where every ReadyForQuery ends one. */
-export type QueryCount = { statements: number; roundTrips: number; databaseMs: number };
+type QueryCount = { statements: number; roundTrips: number; databaseMs: number };
 
 /** Each figure of `costs` put together by `combine` (a median, a sum, a difference). */
 const combineCosts = (costs: readonly UseCaseCost[], combine: (values: number[]) => number): UseCaseCost =>
   Object.fromEntries(COST_KEYS.map((key) => [key, combine(costs.map((cost) => cost[key]))])) as UseCaseCost;
 
-/** `signInCosts` on `databaseUrl` (a PostgreSQL URL, or else an SQLite file's path), its stores opened with the adapter's defaults. */
-async function countStatements(databaseUrl: string, flows: number) {
+/** The adapter options scripts/experiments/statements-per-use-case.ts compares; the figure runs the defaults. */
+export interface AdapterOptions {
+  readonly preparedStatements?: boolean;
+  readonly backgroundCheckpoint?: boolean;
+}
+
+/** `signInCosts` on `databaseUrl` (a PostgreSQL URL, or else an SQLite file's path), its stores opened with `options`. */
+export async function countStatements(databaseUrl: string, flows: number, options: AdapterOptions = {}) {
   const counted = { statements: 0, roundTrips: 0, databaseMs: 0 };
   const onQuery = (timing: QueryTiming) => {
     counted.statements++;
@@ -47,7 +53,9 @@ async function countStatements(databaseUrl: string, flows: number) {
   pool?.on("connect", (client) => client.connection.on("readyForQuery", () => counted.roundTrips++));
   // As the adapter's own pool does: the scratch database's DROP … WITH (FORCE) ends connections pg is still closing.
   pool?.on("error", () => {});
-  const opened = pool ? await openPostgresStores({ pool, onQuery }) : await openSqliteStores({ filename: databaseUrl, onQuery });
+  const opened = pool
+    ? await openPostgresStores({ pool, onQuery, preparedStatements: options.preparedStatements !== false })
+    : await openSqliteStores({ filename: databaseUrl, onQuery, backgroundCheckpoint: options.backgroundCheckpoint });
   try {
     return await signInCosts(opened.stores, counted, flows);
   } finally {
@@ -60,7 +68,7 @@ async function countStatements(databaseUrl: string, flows: number) {
  * Runs `flows` Logins and VerifyMFAs, and as many passkey sign-ins, through `stores`, whose queries add to `counted`,
  * and answers the median cost of each.
  */
-export async function signInCosts(stores: Stores, counted: QueryCount, flows: number) {
+async function signInCosts(stores: Stores, counted: QueryCount, flows: number) {
   const sms = new OutboxSmsSender();
   let hashMs = 0;
   const gatehouse = createGatehouse({
