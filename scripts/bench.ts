@@ -2,7 +2,7 @@
  * `npm run bench`: measures what Gatehouse promises on this machine, each figure against its goal, and
  * writes docs/benchmarks.md + docs/benchmarks.json.
  *
- *   npm run bench                                  every figure (about 15 minutes on the 2-core VM)
+ *   npm run bench                                  every figure (6–8 minutes on the 2-core VM)
  *   npm run bench -- --smoke                       every figure at tiny sizes (a minute or two); writes to a temp dir
  *   npm run bench -- --section sign-in[,…]        the named figures alone; prints their rows and details, writes nothing
  *

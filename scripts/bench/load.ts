@@ -18,9 +18,7 @@ export async function runNodeJson<T>(args: readonly string[], cwd: string, input
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as T;
 }
 
-export function runLoad(root: string, job: LoadJob): Promise<LoadResult>;
-export function runLoad(root: string, job: FlowJob): Promise<FlowResult>;
-export function runLoad(root: string, job: LoadJob | FlowJob): Promise<LoadResult | FlowResult> {
+export function runLoad<Job extends LoadJob | FlowJob>(root: string, job: Job): Promise<Job extends LoadJob ? LoadResult : FlowResult> {
   return runNodeJson(["--conditions=@gatehouse/source", join(root, "scripts/bench/load-runner.ts")], root, JSON.stringify(job));
 }
 

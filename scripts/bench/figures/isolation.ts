@@ -36,14 +36,6 @@ async function savePolicy(url: string, token: string, body: string): Promise<200
   return response.status;
 }
 
-/** The growth of the server's peak RSS while `count` unauthenticated 4 MiB bodies arrive over HTTP/1.1, then over HTTP/2. */
-async function largeBodies(server: BenchServer, count: number): Promise<{ growth: number; peak: number | null }> {
-  const before = readStatusBytes(server.pid, "VmHWM") ?? 0;
-  await largeUnauthenticatedBodies(server.url, count);
-  const peak = readStatusBytes(server.pid, "VmHWM");
-  return { growth: (peak ?? 0) - before, peak };
-}
-
 /** One address holds slow check-url bodies in every connection the server has; another connects and asks /healthz (10 s at most). */
 async function slowBodyFlood(server: BenchServer, maxConnections: number): Promise<{ answered: boolean; ms: number }> {
   const flood = Array.from({ length: maxConnections }, () =>
@@ -100,7 +92,11 @@ export const isolation: Figure = {
     const env = { ...serverEnv(databaseUrl), MAX_CONNECTIONS_PER_IP: "1000" };
     const sqlite = await withServer({ root, env }, async (server) => {
       context.log("unauthenticated 4 MiB bodies");
-      const bodies = await largeBodies(server, o.bodies);
+      // The growth of the server's peak RSS while they arrive over HTTP/1.1, then over HTTP/2.
+      const rssBefore = readStatusBytes(server.pid, "VmHWM") ?? 0;
+      await largeUnauthenticatedBodies(server.url, o.bodies);
+      const peak = readStatusBytes(server.pid, "VmHWM");
+      const bodies = { growth: (peak ?? 0) - rssBefore, peak };
       const started = performance.now();
       const refusal = (await http1Call(server.url, { "content-type": "application/proto", "content-length": String(FOUR_MIB + 1) })).status;
       const refusedMs = performance.now() - started;

@@ -36,14 +36,11 @@ type QueryCount = { statements: number; roundTrips: number; databaseMs: number }
 const combineCosts = (costs: readonly UseCaseCost[], combine: (values: number[]) => number): UseCaseCost =>
   Object.fromEntries(COST_KEYS.map((key) => [key, combine(costs.map((cost) => cost[key]))])) as UseCaseCost;
 
-/** The adapter options scripts/experiments/statements-per-use-case.ts compares; the figure runs the defaults. */
-export interface AdapterOptions {
-  readonly preparedStatements?: boolean;
-  readonly backgroundCheckpoint?: boolean;
-}
-
-/** `signInCosts` on `databaseUrl` (a PostgreSQL URL, or else an SQLite file's path), its stores opened with `options`. */
-export async function countStatements(databaseUrl: string, flows: number, options: AdapterOptions = {}) {
+/**
+ * `signInCosts` on `databaseUrl` (a PostgreSQL URL, or else an SQLite file's path), its stores opened with `options`:
+ * the defaults here, what scripts/experiments/statements-per-use-case.ts compares there.
+ */
+export async function countStatements(databaseUrl: string, flows: number, options: { preparedStatements?: boolean; backgroundCheckpoint?: boolean } = {}) {
   const counted = { statements: 0, roundTrips: 0, databaseMs: 0 };
   const onQuery = (timing: QueryTiming) => {
     counted.statements++;
