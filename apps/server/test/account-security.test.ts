@@ -174,6 +174,20 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
       },
     );
 
+    it.runIf(enabled)("ChangePassword's current password spends the account's budget: a session cannot try passwords until one fits", async () => {
+      const member = await seed();
+      await signIn(member, "owner-laptop");
+      const session = await signIn(member, "stolen-session");
+      const headers = { ...member.from.headers, ...bearer(session.accessToken).headers };
+      const change = (currentPassword: string) => api.account.changePassword({ currentPassword, newPassword: "a brand new passphrase" }, { headers });
+      const codes: Code[] = [];
+      for (let i = 0; i < 10; i++) codes.push((await rpcError(change(`guess ${i}`))).code);
+      expect(codes).toEqual(Array(10).fill(Code.InvalidArgument));
+      const right = await rpcError(change(PASSWORD));
+      expect([right.code, errorFactsOf(right).kind]).toEqual([Code.ResourceExhausted, "rate_limited"]);
+      expect((await member.login("owner-laptop")).result.case).toBe("tokens");
+    });
+
     it.runIf(enabled)("parallel guesses cannot pass the budget: of 30 at once, 10 are checked", async () => {
       const member = await seed();
       const errors = await Promise.all(Array.from({ length: 30 }, (_, i) => rpcError(member.login("attacker", `guess ${i}`))));

@@ -112,6 +112,19 @@ describe("Login and Register through the password hash queue", () => {
     expect(g.hasher.started.verify).toBe(3);
   });
 
+  it("a login the full queue refuses spends none of the account's guessing budget: the owner is not locked out by a flood", async () => {
+    const g = await gatedGatehouse(1);
+    const flood = [kindOf(g.login("bot0@example.com", "guess", "198.51.100.66")), kindOf(g.login("bot1@example.com", "guess", "198.51.100.66"))];
+    await settle();
+    // Twelve tries while the queue is full: more than the budget's 10, none of them a guess.
+    for (let i = 0; i < 12; i++) expect(await kindOf(g.login("ada@example.com", PASSWORD))).toBe("rate_limited");
+    await g.drain();
+    expect(await Promise.all(flood)).toEqual(["invalid_credentials", "invalid_credentials"]);
+    const signedIn = g.login("ada@example.com", PASSWORD);
+    await g.drain();
+    expect((await signedIn).kind).toBe("tokens");
+  });
+
   it("Register hashes through the same queue", async () => {
     const g = await gatedGatehouse(0);
     const running = g.login("ada@example.com", PASSWORD);

@@ -3,10 +3,8 @@ import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../credential-check.ts";
 import { assessDevice, readSignInFactsSeeingDevice } from "../device-assessment.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
-import type { User } from "../model.ts";
-import type { RateLimitDecision } from "../ports.ts";
-import { rateLimitKeys } from "../rate-limits.ts";
-import { DEFAULT_DEVICE_FINGERPRINT, deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
+import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
+import { checkGuess, secondsUntilGuess, takeSignInGuess } from "../password-guesses.ts";
 import { requireOrgReference, resolveOrgId } from "../org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "../second-factor.ts";
@@ -39,13 +37,13 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
 
   const user = await ctx.stores.users.findByEmail(email);
   const refused = async () => ({ actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request }) as const;
-  const budget = await takeGuess(ctx, email, user, fingerprint);
+  const budget = await takeSignInGuess(ctx, email, user, fingerprint);
   if (!budget.allowed) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((budget.retryAt - ctx.clock.now()) / 1000));
+    const retryAfterSeconds = secondsUntilGuess(ctx, budget);
     await recordAuditAlone(ctx, "sign_in.throttled", await refused(), { retryAfterSeconds });
     throw rateLimited(retryAfterSeconds);
   }
-  if (!(await checkCredentials(user, password, input.clientKey ?? "")) || user === null) {
+  if (!(await checkGuess(ctx, checkCredentials, budget.receipt, user, password, input.clientKey ?? "")) || user === null) {
     await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
@@ -78,27 +76,6 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request, null) } as const;
   });
   return completeSignIn(ctx, step);
-}
-
-/**
- * Takes one unit of the guessing budget before the password is checked, so parallel guesses cannot pass
- * it and a right password past it is refused too (fail closed); a right password gives its unit back.
- * A device that had a session for this user spends a budget of its own, so a flood of guesses from
- * elsewhere cannot lock the owner out of a device they used before. Every other sign-in for the email
- * (an unknown email too, so the refusal tells nothing about which emails have accounts) shares one.
- */
-async function takeGuess(ctx: Context, email: string, user: User | null, fingerprint: string): Promise<RateLimitDecision> {
-  // Every caller that sends no fingerprint is the one default device: it identifies nobody, so it is never known.
-  if (fingerprint === DEFAULT_DEVICE_FINGERPRINT) return consumeGuess(ctx, rateLimitKeys.passwordFailuresPerAccount(email));
-  // Asked for an unknown email too (no user has the empty id), so both cost the same reads.
-  const known = (await ctx.stores.devices.findWithSession(user?.id ?? "", fingerprint)) !== null;
-  const key = user !== null && known ? rateLimitKeys.passwordFailuresPerKnownDevice(user.id, fingerprint) : rateLimitKeys.passwordFailuresPerAccount(email);
-  return consumeGuess(ctx, key);
-}
-
-function consumeGuess(ctx: Context, key: string): Promise<RateLimitDecision> {
-  const { limit, windowMs } = ctx.config.passwordFailuresPerAccount;
-  return ctx.stores.rateLimiter.consume(key, limit, windowMs, ctx.clock.now());
 }
 
 /** The org a refused sign-in named, when it exists: its admins see the refusals. */
