@@ -4,13 +4,11 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from "
 import { addressGroup, SMALL_BODY_BYTES } from "@gatehouse/transport-connect";
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
 import { applyHttp2StreamLimits } from "./http2-stream-limits.ts";
+import { closeLingering, drainRefusedBody, tooLargeToDrain } from "./refused-body.ts";
 
 export type RequestHandler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
 const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-/** How much of a refused body is read and dropped after the response, and for how long, before the connection is cut. */
-const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
-const DRAIN_MAX_MS = 2_000;
 /** How often Node looks for HTTP/1.1 requests past their headers or request timeout (its default is 30 s). */
 const MAX_TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
@@ -69,17 +67,21 @@ export function createDualProtocolServer(
     const socket = req.socket;
     served.add(socket);
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    // A declared body too large to drain, should the handler refuse it, goes on a connection that closes with the response.
-    if (Number(req.headers["content-length"] ?? 0) > DRAIN_MAX_BYTES) res.setHeader("connection", "close");
+    let lingering = false;
     // Decided as the response starts, not as the request came: one that arrived before shutdown and is answered
-    // after it must say that the connection closes, or the client sends its next request into the close.
+    // after it must say that the connection closes, or the client sends its next request into the close; and only
+    // a body the handler answered before it was all in is left unread.
     const writeHead = res.writeHead;
     res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-      if (closing && !this.headersSent) this.setHeader("connection", "close");
+      if (!this.headersSent) {
+        lingering = tooLargeToDrain(req);
+        if (lingering) closeLingering(socket);
+        if (closing || lingering) this.setHeader("connection", "close");
+      }
       return Reflect.apply(writeHead, this, args) as ServerResponse;
     } as typeof res.writeHead;
     res.on("finish", () => {
-      if (!req.complete) drainRefusedBody(req, socket);
+      if (!req.complete && !lingering) drainRefusedBody(req, socket);
     });
     res.on("close", () => {
       const left = (inFlight.get(socket) ?? 1) - 1;
@@ -182,32 +184,4 @@ export function createDualProtocolServer(
       http1.close(() => {});
     },
   };
-}
-
-/**
- * Reads and drops the rest of a body the handler refused unread, so the client, which may still be
- * writing it, gets the response already sent (closing on unread data makes the kernel reset the
- * connection, and the client loses the response) and the connection stays usable. Bounded: past
- * `DRAIN_MAX_BYTES` or `DRAIN_MAX_MS` the connection is cut instead.
- */
-function drainRefusedBody(req: IncomingMessage, socket: Socket): void {
-  let drained = 0;
-  const stop = () => {
-    clearTimeout(timer);
-    req.off("data", onData);
-  };
-  const cut = () => {
-    stop();
-    socket.destroy();
-  };
-  const onData = (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_MAX_BYTES) cut();
-  };
-  // Unref'd: a drain in progress never holds up a shutdown.
-  const timer = setTimeout(cut, DRAIN_MAX_MS).unref();
-  req.on("data", onData);
-  req.once("end", stop);
-  req.once("close", stop);
-  req.resume();
 }

@@ -192,13 +192,15 @@ describe("connection limits: HTTP/1.1", () => {
     expect(connection.text()).toMatch(/ok[\s\S]*HTTP\/1\.1 408 /);
   });
 
-  it("a refused chunked body that never finishes gets its 413, and the connection is cut within REQUEST_TIMEOUT_MS", async () => {
+  it("a refused chunked body that never finishes gets its 413 saying the connection closes, then the server ends the connection", async () => {
     await start();
     const connection = await rawConnection();
+    const ended = new Promise((resolve) => connection.socket.once("end", resolve));
     connection.socket.write(`POST /refuse HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n800\r\n${"a".repeat(2048)}\r\n`);
+    // Its length unknown, the rest is not drained: the answer is followed by FIN while the body is still coming.
     trickle(connection.socket, "4\r\nabcd\r\n".repeat(1000), 5);
-    expectClosedAfter(await connection.closed, LIMITS.requestTimeoutMs);
-    expect(connection.text()).toMatch(/^HTTP\/1\.1 413 [\s\S]*too large/);
+    await ended;
+    expect(connection.text()).toMatch(/^HTTP\/1\.1 413 [\s\S]*connection: close[\s\S]*too large/i);
   });
 });
 

@@ -1,6 +1,8 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_CONNECTION_LIMITS } from "../src/connection-limits.ts";
 import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from "../src/dual-protocol-server.ts";
+import { DRAIN_MAX_BYTES } from "../src/refused-body.ts";
 
 /** Refuses every POST at once, its body unread, as the RPC and JSON handlers do with a body over their cap. */
 const refuseUnread: RequestHandler = (req, res) => {
@@ -44,13 +46,13 @@ describe("dual-protocol server: a body the handler refused unread", () => {
   }
 
   afterEach(async () => {
-    socket.destroy();
+    socket?.destroy();
     await server.close(1_000);
   });
 
-  it("is drained, so a client still writing it gets the response and can reuse the connection", async () => {
+  it("is drained when no larger than DRAIN_MAX_BYTES, so a client still writing it gets the response and can reuse the connection", async () => {
     await open();
-    const bodyLength = 4 * 1024 * 1024;
+    const bodyLength = DRAIN_MAX_BYTES;
     await write(socket, `POST /x HTTP/1.1\r\nhost: localhost\r\ncontent-length: ${bodyLength}\r\n\r\n`);
     await write(socket, Buffer.alloc(bodyLength / 4, "a"));
     await waitFor(socket, received, "too large");
@@ -66,5 +68,44 @@ describe("dual-protocol server: a body the handler refused unread", () => {
     await write(socket, `POST /x HTTP/1.1\r\nhost: localhost\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`);
     const response = await waitFor(socket, received, "too large");
     expect(response.toLowerCase()).toContain("connection: close");
+  });
+
+  it("past DRAIN_MAX_BYTES gets its answer every time, then FIN, while the client is still unable to finish writing it", async () => {
+    server = createDualProtocolServer(refuseUnread, { ...DEFAULT_CONNECTION_LIMITS, maxConnectionsPerIp: 1_000 });
+    const { port } = await server.listen(0, "127.0.0.1");
+    // Well past what the kernel's buffers on both sides take in while the server reads none of it.
+    const body = Buffer.alloc(16 * 1024 * 1024, "a");
+    const refusedSave = () =>
+      new Promise<{ answer: string; fin: boolean; wroteAll: boolean }>((resolve) => {
+        const client = connect(port, "127.0.0.1");
+        let answer = "";
+        let fin = false;
+        let wroteAll = false;
+        client.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+        client.on("error", () => {});
+        client.once("end", () => (fin = true));
+        client.write(`POST /x HTTP/1.1\r\nhost: localhost\r\ncontent-length: ${body.length}\r\n\r\n`);
+        client.write(body, (error) => {
+          if (error) return;
+          // Written whole: the server read it all (or the kernel took it in), nothing is left to stall.
+          wroteAll = true;
+          client.destroy();
+        });
+        client.once("close", () => resolve({ answer, fin, wroteAll }));
+      });
+    // Ten at a time, each until the server closes its connection, so every lingering connection is seen to close.
+    const results = (
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const each = [];
+          for (let i = 0; i < 10; i++) each.push(await refusedSave());
+          return each;
+        }),
+      )
+    ).flat();
+    const unanswered = results.filter(
+      ({ answer, fin, wroteAll }) => wroteAll || !fin || !/^HTTP\/1\.1 413 [\s\S]*connection: close[\s\S]*too large$/i.test(answer),
+    );
+    expect(unanswered).toEqual([]);
   });
 });
