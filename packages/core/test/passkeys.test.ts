@@ -273,6 +273,21 @@ describe("passkey sign-in without a password", () => {
     expect(await kindOf(refused)).toBe("not_org_member");
   });
 
+  it("a forged answer naming the owner's passkey spends none of the owner's budget: nobody can lock them out with its id", async () => {
+    const h = await createHarness();
+    const { authenticator } = await withPasskey(h);
+    // The credential id is no secret: every MFA challenge of the owner lists it. The forger signs with a key of their own.
+    const forger = new SoftAuthenticator({ origin: ORIGIN });
+    for (let i = 0; i < 12; i++) {
+      const { challengeId, webauthnOptionsJson } = await h.gatehouse.startPasskeySignIn({ orgId: h.orgId });
+      const forged = { ...(JSON.parse(forger.authenticate(webauthnOptionsJson)) as object), id: authenticator.credentialId, rawId: authenticator.credentialId };
+      expect(await kindOf(h.gatehouse.finishPasskeySignIn({ challengeId, webauthnResponseJson: JSON.stringify(forged) }))).toBe("invalid_credentials");
+    }
+    expect((await signInWithPasskey(h, authenticator)).userId).toBe(h.userId);
+    const { challenge, options } = await passkeyChallenge(h, "new-tablet");
+    expect((await verifyWith(h, challenge.challengeId, authenticator.authenticate(options))).aal).toBe(2);
+  });
+
   it("limits challenges per client", async () => {
     const h = await createHarness({ passkeySignInsPerClient: { limit: 2, windowMs: 60_000 } });
     const start = () => kindOf(h.gatehouse.startPasskeySignIn({ orgId: h.orgId, request: { clientIp: "192.0.2.9" } }));

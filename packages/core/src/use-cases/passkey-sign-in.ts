@@ -1,4 +1,4 @@
-import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { DAY_MS } from "../config.ts";
 import { assessDevice, readSignInFactsSeeingDevice } from "../device-assessment.ts";
@@ -73,9 +73,8 @@ export async function startPasskeySignIn(ctx: Context, input: StartPasskeySignIn
  * A user-verified assertion over StartPasskeySignIn's challenge (consumed first, whatever the answer) signs
  * in the passkey's owner: multi-factor by itself, so the session is AAL2 with `amr` ["webauthn"]. Then the
  * rules of Login after the password: a verified email, an enabled account, membership of the org, the org's
- * `passkey_sign_in`; the device is recorded and trusted after this MFA as the org's policy says. A passkey
- * that does not verify spends its owner's failure budget, as a wrong code does; every refusal of the passkey
- * itself answers as a wrong password.
+ * `passkey_sign_in`; the device is recorded and trusted after this MFA as the org's policy says. Every
+ * refusal of the passkey itself answers as a wrong password.
  */
 export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySignInInput): Promise<IssuedTokens> {
   const challengeId = requireId("challenge_id", input.challengeId);
@@ -92,14 +91,13 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
       await recordAudit(tx, "sign_in.failed", anonymous, { reason: "passkey_refused" });
       throw new GatehouseError("invalid_credentials");
     }
-    const { limit, windowMs } = tx.config.otpFailuresPerUser;
-    const budget = await tx.stores.rateLimiter.consume(rateLimitKeys.otpFailuresPerUser(factor.userId), limit, windowMs, now);
-    if (!budget.allowed) throw await recordRefusal(tx, anonymous, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
+    // No failure budget of its owner's is spent: a signature cannot be guessed, and the credential id a
+    // forged answer names is no secret (every MFA challenge lists it), so a budget would let anyone lock
+    // the owner out of every factor. StartPasskeySignIn's per-client limit bounds the attempts.
     if (!(await acceptAssertion(tx, factor, response, ceremony.challenge, true, anonymous))) {
       await recordAudit(tx, "sign_in.failed", anonymous, { reason: "passkey_refused" });
       throw new GatehouseError("invalid_credentials");
     }
-    await tx.stores.rateLimiter.refund(budget.receipt);
 
     const subject: AuditSubject = { actor: { kind: "user", userId: factor.userId }, orgId, userId: factor.userId, request: input.request };
     const facts = await readSignInFactsSeeingDevice(tx, factor.userId, orgId, fingerprint);
