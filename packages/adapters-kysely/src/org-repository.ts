@@ -59,5 +59,9 @@ export function createOrgRepository(db: Kysely<Database>, cache: PreparedQueryCa
     async listMemberships(orgId) {
       return (await db.selectFrom("memberships").selectAll().where("org_id", "=", orgId).orderBy("user_id").execute()).map(toMembership);
     },
+
+    async listMembershipsOfUser(userId) {
+      return (await db.selectFrom("memberships").selectAll().where("user_id", "=", userId).orderBy("org_id").execute()).map(toMembership);
+    },
   };
 }

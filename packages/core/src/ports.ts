@@ -173,6 +173,8 @@ export interface OrgStore {
   list(): Promise<Org[]>;
   /** The org's memberships, ordered by user id; empty for an unknown org. */
   listMemberships(orgId: string): Promise<Membership[]>;
+  /** The user's memberships, in every org, ordered by org id; empty for an unknown user. */
+  listMembershipsOfUser(userId: string): Promise<Membership[]>;
 }
 
 export interface DeviceStore {

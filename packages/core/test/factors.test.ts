@@ -5,7 +5,7 @@ import { totpCodeAt } from "../src/factors/totp.ts";
 import type { IssuedTokens } from "../src/results.ts";
 import { SoftAuthenticator } from "../src/testing/index.ts";
 import type { Actor } from "../src/use-cases/admin.ts";
-import { createHarness, signInWithPhone, type Harness } from "./harness.ts";
+import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
 
 const SYSTEM: Actor = { kind: "system" };
 const STEP_MS = 30_000;
@@ -199,6 +199,26 @@ describe("an admin's factor reset", () => {
     expect((await h.login("laptop")).kind).toBe("phone_required");
     expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(0);
     expect((await events(h, "factors.reset"))[0]?.payload).toEqual({ reason: "lost phone, identity checked", removed: 12 });
+  });
+
+  it("by an org admin, only for an account their org alone has: the admin of another org cannot add a member and strip its factors", async () => {
+    const h = await createHarness();
+    const { tokens } = await enrolled(h);
+    const { orgId: mallorysOrg } = await h.gatehouse.admin.createOrg(SYSTEM, "Mallory's");
+    const mallory = await h.gatehouse.register({ email: "mallory@example.com", password: PASSWORD, emailVerified: true });
+    await h.gatehouse.admin.addMember(SYSTEM, mallorysOrg, "mallory@example.com", "admin");
+    const asMallory = { kind: "user", userId: mallory.userId, orgId: mallorysOrg } as const;
+    // A verified account is added at once, without its owner's consent.
+    expect((await h.gatehouse.admin.addMember(asMallory, mallorysOrg, "ada@example.com", "member")).status).toBe("added");
+    expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "says she lost her phone"))).toBe("permission_denied");
+    await expect(h.gatehouse.authenticate(tokens.accessToken)).resolves.toMatchObject({ userId: h.userId });
+    expect((await h.gatehouse.account.listFactors(await h.gatehouse.authenticate(tokens.accessToken))).factors).toHaveLength(1);
+    expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(10);
+
+    // Once the account is in Mallory's org alone, its factors are that org's to reset.
+    await h.gatehouse.admin.removeMember(SYSTEM, h.orgId, h.userId);
+    await h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "lost phone, identity checked");
+    expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(0);
   });
 
   it("where the org asks MFA of new devices only, the holder of the password on a device used before still needs a factor", async () => {

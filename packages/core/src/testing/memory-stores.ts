@@ -226,6 +226,12 @@ function createOrgStore(tables: MemoryTables): OrgStore {
         .sort((a, b) => compareText(a.userId, b.userId))
         .map((m) => ({ ...m }));
     },
+    async listMembershipsOfUser(userId) {
+      return [...memberships.values()]
+        .filter((m) => m.userId === userId)
+        .sort((a, b) => compareText(a.orgId, b.orgId))
+        .map((m) => ({ ...m }));
+    },
   };
 }
 

@@ -47,7 +47,14 @@ export async function listUserFactorsByReference(ctx: Context, actor: Actor, ref
 export async function resetUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string, reason: string): Promise<void> {
   const why = requireReason(reason);
   await requireOrgAdmin(ctx, actor, orgId);
-  await reset(ctx, actor, orgId, await memberOf(ctx, orgId, userId), why);
+  const user = await memberOf(ctx, orgId, userId);
+  // The factors are the account's, in every org: an org admin may reset only an account their org alone has,
+  // or the admin of any org could add a verified account (AddMember needs no consent) and strip its factors.
+  const elsewhere = (await ctx.stores.orgs.listMembershipsOfUser(user.id)).some((membership) => membership.orgId !== orgId);
+  if (elsewhere && !(await isPlatformAdmin(ctx, actor))) {
+    throw new GatehouseError("permission_denied", "the user is a member of other organizations too: only a platform admin can reset their factors");
+  }
+  await reset(ctx, actor, orgId, user, why);
 }
 
 /** `resetUserFactors` for the command line, naming the user by email or id; recorded without an org. */

@@ -74,7 +74,7 @@ export function describeOrgsContract(current: () => Stores): void {
       expect(await stores.orgs.findMembership(ORG_ID, USER_ID)).not.toBeNull();
     });
 
-    it("lists orgs oldest first and an org's memberships by user id", async () => {
+    it("lists orgs oldest first, an org's memberships by user id and a user's by org id", async () => {
       expect(await stores.orgs.list()).toEqual([]);
       await stores.orgs.create(anOrg({ id: OTHER_ORG_ID, createdAt: T0 + 1 }));
       await stores.orgs.create(anOrg());
@@ -88,6 +88,12 @@ export function describeOrgsContract(current: () => Stores): void {
         { orgId: ORG_ID, userId: OTHER_USER_ID, role: "admin" },
       ]);
       expect(await stores.orgs.listMemberships("no-org")).toEqual([]);
+      expect(await stores.orgs.listMembershipsOfUser(USER_ID)).toEqual([
+        { orgId: ORG_ID, userId: USER_ID, role: "member" },
+        { orgId: OTHER_ORG_ID, userId: USER_ID, role: "admin" },
+      ]);
+      expect(await stores.orgs.listMembershipsOfUser(OTHER_USER_ID)).toEqual([{ orgId: ORG_ID, userId: OTHER_USER_ID, role: "admin" }]);
+      expect(await stores.orgs.listMembershipsOfUser("no-user")).toEqual([]);
     });
   });
 }
