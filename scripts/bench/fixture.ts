@@ -127,7 +127,7 @@ export async function seedAdmin(databaseUrl: string): Promise<{ orgId: string; t
 /** Enrols an app as a user does it: signed in to `orgId`, where no MFA is asked, the app is their first factor (no step-up). */
 async function enrolTotp(gatehouse: Gatehouse, user: BenchUser, orgId: string) {
   const principal = await gatehouse.authenticate(await tokenFor(gatehouse, user, orgId));
-  const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, "bench app");
+  const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, "bench app", { currentPassword: user.password });
   await gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, Date.now()));
   return { principal, secret };
 }

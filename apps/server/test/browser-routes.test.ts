@@ -192,7 +192,7 @@ describe("browser policy over HTTP and Connect", () => {
     expect((await runCli(["member", "add", orgId, "admin@example.com", "--role", "admin"], env)).status).toBe(0);
     const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
-    const adminAuth = bearer(await stepUpWithNewApp(api, login.result.value.accessToken));
+    const adminAuth = bearer(await stepUpWithNewApp(api, login.result.value.accessToken, PASSWORD));
     const bad = {
       orgId,
       policy: {

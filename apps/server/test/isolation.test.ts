@@ -48,7 +48,7 @@ describe("the edge of one server (SQLite)", () => {
     expect((await runCli(["org", "settings", adminOrg, "--json", NO_MFA], env)).status).toBe(0);
     const adminLogin = await api.auth.login({ email: "grace@example.com", password: PASSWORD, orgId: adminOrg });
     if (adminLogin.result.case !== "tokens") throw new Error("expected tokens");
-    admin = { orgId: adminOrg, token: await stepUpWithNewApp(api, adminLogin.result.value.accessToken) };
+    admin = { orgId: adminOrg, token: await stepUpWithNewApp(api, adminLogin.result.value.accessToken, PASSWORD) };
   });
 
   afterAll(async () => {
@@ -201,7 +201,7 @@ describe.each(BACKENDS.filter((backend) => backend.available))("a 200,000-entry 
     const { url } = server;
     const login = await clientsFor(url).auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "tokens") throw new Error("expected tokens");
-    const token = await stepUpWithNewApp(clientsFor(url), login.result.value.accessToken);
+    const token = await stepUpWithNewApp(clientsFor(url), login.result.value.accessToken, PASSWORD);
     const stampede = await policyStampede(url, { orgId, token }, 200_000);
     expect(stampede.allowedBefore).toBe(true);
     expect(stampede.saved).toBe(200);

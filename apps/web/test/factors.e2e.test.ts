@@ -11,7 +11,7 @@ import { Secret, TOTP } from "otpauth";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
+import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
 import {
   buildClient,
@@ -290,5 +290,30 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     await page.getByText("That device is forgotten").waitFor();
     await expect.poll(() => trusted.count()).toBe(before - 1);
     await expectAccessible(page, "account page after changes");
+  });
+  it("a user with no second factor adds the first with their password: refused without it, then recovery codes", async () => {
+    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl };
+    const org = await runCli(["org", "create", "Solo", "--slug", "solo"], env);
+    await runCli(["user", "create", "solo@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
+    await runCli(["member", "add", String(org.json.org_id), "solo@example.com"], env);
+    const noMfa = '{"require_mfa_new_device": false, "require_mfa_untrusted_device": false}';
+    expect((await runCli(["org", "settings", String(org.json.org_id), "--json", noMfa], env)).status).toBe(0);
+    const page = await newPage();
+    await page.goto("/login");
+    await page.getByLabel("Email").fill("solo@example.com");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Organization", { exact: true }).fill("solo");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL("**/browser");
+    await goToAccount(page);
+
+    await page.getByRole("button", { name: "Generate recovery codes" }).click();
+    await page.getByText(/password above first/).waitFor();
+    await page.getByLabel("Your password", { exact: true }).fill(PASSWORD);
+    await expectAccessible(page, "first factor with the password");
+    await page.getByRole("button", { name: "Generate recovery codes" }).click();
+    const list = page.getByRole("list", { name: "Your new recovery codes" });
+    await list.waitFor();
+    expect(await list.getByRole("listitem").count()).toBe(10);
   });
 });

@@ -55,6 +55,7 @@ import {
   removeFactor,
   startTotpEnrollment,
   type FactorsView,
+  type FirstFactorProof,
   type TotpEnrollment,
 } from "./use-cases/account-factors.ts";
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
@@ -122,11 +123,12 @@ export interface AdminApi {
 export interface AccountApi {
   listFactors(principal: Principal): Promise<FactorsView>;
   /** Adding or removing a factor needs a step-up, except a user's very first factor. */
-  startTotpEnrollment(principal: Principal, label: string): Promise<TotpEnrollment>;
+  /** `proof`: for the user's very first factor, which needs no step-up, the account's password. */
+  startTotpEnrollment(principal: Principal, label: string, proof?: FirstFactorProof): Promise<TotpEnrollment>;
   confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
-  generateRecoveryCodes(principal: Principal, request?: RequestMeta): Promise<string[]>;
+  generateRecoveryCodes(principal: Principal, request?: RequestMeta, proof?: FirstFactorProof): Promise<string[]>;
   /** Creation options for a new passkey (see use-cases/account-passkeys.ts). */
-  startPasskeyRegistration(principal: Principal, label: string): Promise<PasskeyRegistration>;
+  startPasskeyRegistration(principal: Principal, label: string, proof?: FirstFactorProof): Promise<PasskeyRegistration>;
   /** Verifies the authenticator's answer and adds the passkey; answers its factor id. */
   finishPasskeyRegistration(principal: Principal, registrationId: string, webauthnResponseJson: string, request?: RequestMeta): Promise<string>;
   removeFactor(principal: Principal, factorId: string, request?: RequestMeta): Promise<void>;
@@ -257,10 +259,10 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     },
     account: {
       listFactors: (principal) => listFactors(ctx, principal),
-      startTotpEnrollment: (principal, label) => startTotpEnrollment(ctx, principal, label),
+      startTotpEnrollment: (principal, label, proof) => startTotpEnrollment(ctx, checkCredentials, principal, label, proof),
       confirmTotpEnrollment: (principal, enrollmentId, code, request) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
-      generateRecoveryCodes: (principal, request) => generateRecoveryCodes(ctx, principal, request),
-      startPasskeyRegistration: (principal, label) => startPasskeyRegistration(ctx, principal, label),
+      generateRecoveryCodes: (principal, request, proof) => generateRecoveryCodes(ctx, checkCredentials, principal, request, proof),
+      startPasskeyRegistration: (principal, label, proof) => startPasskeyRegistration(ctx, checkCredentials, principal, label, proof),
       finishPasskeyRegistration: (principal, registrationId, response, request) => finishPasskeyRegistration(ctx, principal, registrationId, response, request),
       removeFactor: (principal, factorId, request) => removeFactor(ctx, principal, factorId, request),
       listSessions: (principal) => listSessions(ctx, principal),

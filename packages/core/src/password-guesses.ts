@@ -1,6 +1,6 @@
 import type { Context } from "./context.ts";
 import type { CredentialCheck } from "./credential-check.ts";
-import { isGatehouseError } from "./errors.ts";
+import { invalidArgument, isGatehouseError, rateLimited } from "./errors.ts";
 import { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
 import type { User } from "./model.ts";
 import type { RateLimitDecision, RateLimitReceipt } from "./ports.ts";
@@ -51,4 +51,17 @@ export async function checkGuess(
     if (isGatehouseError(error) && error.kind === "rate_limited") await ctx.stores.rateLimiter.refund(receipt);
     throw error;
   }
+}
+
+/**
+ * Checks the account's password for a signed-in user (ChangePassword's current password, a first factor's proof):
+ * a guess at the account's password like a sign-in's, spending the account's budget, so a session cannot be used
+ * to try passwords until one fits. Wrong or missing: InvalidArgument on `field`.
+ */
+export async function requireAccountPassword(ctx: Context, checkCredentials: CredentialCheck, user: User, password: string, lane: string, field: string) {
+  if (password === "") throw invalidArgument(field, "is required");
+  const budget = await takeAccountGuess(ctx, user.email);
+  if (!budget.allowed) throw rateLimited(secondsUntilGuess(ctx, budget));
+  if (!(await checkGuess(ctx, checkCredentials, budget.receipt, user, password, lane))) throw invalidArgument(field, "is not the account's password");
+  await ctx.stores.rateLimiter.refund(budget.receipt);
 }

@@ -167,15 +167,35 @@ describe("step-up", () => {
     expect(resent.factors).toEqual([{ kind: "sms", label: "+*******4567" }]);
   });
 
-  it("lets a user with no factor add the first one without a step-up", async () => {
+  it("lets a user with no factor add the first one without a step-up, with the account's password", async () => {
     const h = await createHarness();
     await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
     const outcome = await h.login("laptop");
     if (outcome.kind !== "tokens") throw new Error("expected tokens");
     expect([outcome.tokens.amr, outcome.tokens.aal]).toEqual([["pwd"], 1]);
     const principal = await h.gatehouse.authenticate(outcome.tokens.accessToken);
-    expect(await h.gatehouse.account.generateRecoveryCodes(principal)).toHaveLength(10);
-    expect(await kindOf(h.gatehouse.account.generateRecoveryCodes(principal))).toBe("step_up_required");
+    const field = (operation: Promise<unknown>) => operation.then(String, (error: GatehouseError) => `${error.kind}:${String(error.details.field)}`);
+    expect(await field(h.gatehouse.account.generateRecoveryCodes(principal))).toBe("invalid_argument:current_password");
+    expect(await field(h.gatehouse.account.generateRecoveryCodes(principal, undefined, { currentPassword: "not it" }))).toBe(
+      "invalid_argument:current_password",
+    );
+    expect(await h.gatehouse.account.generateRecoveryCodes(principal, undefined, { currentPassword: PASSWORD })).toHaveLength(10);
+    expect(await kindOf(h.gatehouse.account.generateRecoveryCodes(principal, undefined, { currentPassword: PASSWORD }))).toBe("step_up_required");
+  });
+
+  it("a session alone, stolen or left open, cannot plant a first factor: no passkey, app or codes without the password, and guessing it spends the account's budget", async () => {
+    const h = await createHarness();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    const outcome = await h.login("laptop");
+    if (outcome.kind !== "tokens") throw new Error("expected tokens");
+    const stolen = await h.gatehouse.authenticate(outcome.tokens.accessToken);
+    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "Mallory's key"))).toBe("invalid_argument");
+    expect(await kindOf(h.gatehouse.account.startTotpEnrollment(stolen, "Mallory's app"))).toBe("invalid_argument");
+    const guesses = [];
+    for (let i = 0; i < 10; i++) guesses.push(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: `guess ${i}` })));
+    expect(guesses).toEqual(Array(10).fill("invalid_argument"));
+    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: PASSWORD }))).toBe("rate_limited");
+    expect((await h.gatehouse.account.listFactors(stolen)).factors).toEqual([]);
   });
 
   it("keeps the last factor the org accepts", async () => {

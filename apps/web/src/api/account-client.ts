@@ -43,15 +43,16 @@ export const RECOVERY_CODES_FACTOR_ID = "recovery_codes";
 /** AccountService for the signed-in user, over the app's transport (its interceptor sends and renews the token). */
 export interface AccountClient {
   listFactors(): Promise<FactorsView>;
-  startTotpEnrollment(label: string): Promise<TotpEnrollmentView>;
+  /** `currentPassword`: for the user's very first factor, which needs it instead of a step-up; ignored otherwise. */
+  startTotpEnrollment(label: string, currentPassword?: string): Promise<TotpEnrollmentView>;
   /** The new factor's id. */
   confirmTotpEnrollment(enrollmentId: string, code: string): Promise<string>;
   /** Creation options for a new passkey, and the registration they belong to. */
-  startPasskeyRegistration(label: string): Promise<{ readonly registrationId: string; readonly webauthnOptionsJson: string }>;
+  startPasskeyRegistration(label: string, currentPassword?: string): Promise<{ readonly registrationId: string; readonly webauthnOptionsJson: string }>;
   /** The new passkey's factor id. */
   finishPasskeyRegistration(registrationId: string, webauthnResponseJson: string): Promise<string>;
   /** Ten new codes, replacing any earlier set; the server keeps only their hashes. */
-  generateRecoveryCodes(): Promise<readonly string[]>;
+  generateRecoveryCodes(currentPassword?: string): Promise<readonly string[]>;
   removeFactor(factorId: string): Promise<void>;
   listSessions(): Promise<readonly AccountSessionView[]>;
   revokeSession(sessionId: string): Promise<void>;
@@ -80,22 +81,22 @@ export function createAccountClient(transport: Transport): AccountClient {
         phoneMask,
       };
     },
-    async startTotpEnrollment(label) {
-      const { enrollmentId, secret, otpauthUri } = await client.startTotpEnrollment({ label });
+    async startTotpEnrollment(label, currentPassword = "") {
+      const { enrollmentId, secret, otpauthUri } = await client.startTotpEnrollment({ label, currentPassword });
       return { enrollmentId, secret, otpauthUri };
     },
     async confirmTotpEnrollment(enrollmentId, code) {
       return (await client.confirmTotpEnrollment({ enrollmentId, code })).factorId;
     },
-    async startPasskeyRegistration(label) {
-      const { registrationId, webauthnOptionsJson } = await client.startPasskeyRegistration({ label });
+    async startPasskeyRegistration(label, currentPassword = "") {
+      const { registrationId, webauthnOptionsJson } = await client.startPasskeyRegistration({ label, currentPassword });
       return { registrationId, webauthnOptionsJson };
     },
     async finishPasskeyRegistration(registrationId, webauthnResponseJson) {
       return (await client.finishPasskeyRegistration({ registrationId, webauthnResponseJson })).factorId;
     },
-    async generateRecoveryCodes() {
-      return (await client.generateRecoveryCodes({})).codes;
+    async generateRecoveryCodes(currentPassword = "") {
+      return (await client.generateRecoveryCodes({ currentPassword })).codes;
     },
     async removeFactor(factorId) {
       await client.removeFactor({ factorId });

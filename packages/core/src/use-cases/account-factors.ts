@@ -1,5 +1,6 @@
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
+import type { CredentialCheck } from "../credential-check.ts";
 import { rateLimited, GatehouseError, invalidArgument } from "../errors.ts";
 import { newRecoveryCode, RECOVERY_CODE_COUNT } from "../factors/recovery-codes.ts";
 import { orgSettingsOf, requireStepUp } from "../factors/step-up.ts";
@@ -8,6 +9,7 @@ import { usableFactors } from "../factors/usable-factors.ts";
 import { newId } from "../ids.ts";
 import { requireId, requireOtp, requirePlainText } from "../input.ts";
 import type { EpochMs, FactorKind, User } from "../model.ts";
+import { requireAccountPassword } from "../password-guesses.ts";
 import { maskPhone } from "../phone.ts";
 import { rateLimitKeys } from "../rate-limits.ts";
 import type { Principal } from "../results.ts";
@@ -64,6 +66,28 @@ export async function requireStepUpUnlessFirst(ctx: Context, principal: Principa
   if (await hasAnyFactor(ctx, user)) await requireStepUp(ctx, principal);
 }
 
+/** For a user's very first factor, which needs no step-up: the account's password, and the client asking (its hash lane). */
+export interface FirstFactorProof {
+  readonly currentPassword?: string;
+  readonly clientKey?: string;
+}
+
+/**
+ * What starting a new factor needs: a step-up, or for the user's very first factor (nothing to step up with) the
+ * account's password, checked like ChangePassword's. A session alone, stolen or left open, must not be enough to
+ * plant a factor, least of all a passkey its holder could then sign in with, no password asked.
+ */
+export async function requireStepUpOrPassword(
+  ctx: Context,
+  checkCredentials: CredentialCheck,
+  principal: Principal,
+  user: User,
+  proof: FirstFactorProof = {},
+): Promise<void> {
+  if (await hasAnyFactor(ctx, user)) return requireStepUp(ctx, principal);
+  await requireAccountPassword(ctx, checkCredentials, user, proof.currentPassword ?? "", proof.clientKey ?? "", "current_password");
+}
+
 export async function listFactors(ctx: Context, principal: Principal): Promise<FactorsView> {
   return factorsViewOf(ctx, await currentUser(ctx, principal));
 }
@@ -86,11 +110,17 @@ export async function factorsViewOf(ctx: Context, user: User): Promise<FactorsVi
  * A new authenticator app, pending until ConfirmTotpEnrollment proves the app computes its codes. The
  * secret is stored sealed; the user's earlier pending enrolments are dropped (one at a time).
  */
-export async function startTotpEnrollment(ctx: Context, principal: Principal, label: string): Promise<TotpEnrollment> {
+export async function startTotpEnrollment(
+  ctx: Context,
+  checkCredentials: CredentialCheck,
+  principal: Principal,
+  label: string,
+  proof?: FirstFactorProof,
+): Promise<TotpEnrollment> {
   const name = requirePlainText("label", label.trim()) || DEFAULT_TOTP_LABEL;
   if (name.length > MAX_LABEL_LENGTH) throw invalidArgument("label", `must be at most ${MAX_LABEL_LENGTH} characters`);
   const user = await currentUser(ctx, principal);
-  await requireStepUpUnlessFirst(ctx, principal, user);
+  await requireStepUpOrPassword(ctx, checkCredentials, principal, user, proof);
   const id = newId(ctx.random);
   const secret = newTotpSecret(ctx.random);
   await inTransaction(ctx, async (tx) => {
@@ -143,9 +173,15 @@ export async function confirmTotpEnrollment(ctx: Context, principal: Principal, 
 }
 
 /** Ten new recovery codes, replacing any earlier set; shown this once, stored as keyed hashes only. */
-export async function generateRecoveryCodes(ctx: Context, principal: Principal, request?: RequestMeta): Promise<string[]> {
+export async function generateRecoveryCodes(
+  ctx: Context,
+  checkCredentials: CredentialCheck,
+  principal: Principal,
+  request?: RequestMeta,
+  proof?: FirstFactorProof,
+): Promise<string[]> {
   const user = await currentUser(ctx, principal);
-  await requireStepUpUnlessFirst(ctx, principal, user);
+  await requireStepUpOrPassword(ctx, checkCredentials, principal, user, proof);
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode(ctx.random));
   await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();

@@ -1,5 +1,6 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
+import type { CredentialCheck } from "../credential-check.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
 import { newRegistrationOptions } from "../factors/passkey-registration.ts";
 import { requireRegistrationResponse, verifyRegistration } from "../factors/webauthn.ts";
@@ -7,7 +8,7 @@ import { newId } from "../ids.ts";
 import { requireId, requirePlainText } from "../input.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../unit-of-work.ts";
-import { currentUser, requireStepUpUnlessFirst, subjectOf } from "./account-factors.ts";
+import { currentUser, requireStepUpOrPassword, requireStepUpUnlessFirst, subjectOf, type FirstFactorProof } from "./account-factors.ts";
 
 const MAX_LABEL_LENGTH = 64;
 const DEFAULT_PASSKEY_LABEL = "Passkey";
@@ -22,13 +23,19 @@ export interface PasskeyRegistration {
 
 /**
  * A new passkey's creation options. Its WebAuthn challenge is stored for the user with the label, single use,
- * expiring as an MFA challenge does. Needs a step-up unless it is the user's first factor.
+ * expiring as an MFA challenge does. Needs a step-up, or for the user's first factor the account's password.
  */
-export async function startPasskeyRegistration(ctx: Context, principal: Principal, label: string): Promise<PasskeyRegistration> {
+export async function startPasskeyRegistration(
+  ctx: Context,
+  checkCredentials: CredentialCheck,
+  principal: Principal,
+  label: string,
+  proof?: FirstFactorProof,
+): Promise<PasskeyRegistration> {
   const name = requirePlainText("label", label.trim()) || DEFAULT_PASSKEY_LABEL;
   if (name.length > MAX_LABEL_LENGTH) throw invalidArgument("label", `must be at most ${MAX_LABEL_LENGTH} characters`);
   const user = await currentUser(ctx, principal);
-  await requireStepUpUnlessFirst(ctx, principal, user);
+  await requireStepUpOrPassword(ctx, checkCredentials, principal, user, proof);
   const held = await ctx.stores.factors.listWebAuthn(user.id);
   if (held.length >= MAX_PASSKEYS) throw invalidArgument("label", `at most ${MAX_PASSKEYS} passkeys; remove one first`);
   const registrationId = newId(ctx.random);

@@ -5,10 +5,10 @@ import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground
 import { describeDuration, passwordResetMessage } from "../email-messages.ts";
 import { takeEmailSend } from "../email-send-limits.ts";
 import { endSignInsEverywhere } from "../end-sign-ins.ts";
-import { GatehouseError, invalidArgument, rateLimited } from "../errors.ts";
+import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId, requirePassword } from "../input.ts";
 import type { User } from "../model.ts";
-import { checkGuess, secondsUntilGuess, takeAccountGuess } from "../password-guesses.ts";
+import { requireAccountPassword } from "../password-guesses.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../unit-of-work.ts";
@@ -118,12 +118,7 @@ export async function changePassword(ctx: Context, checkCredentials: CredentialC
   const user = await ctx.stores.users.findById(principal.userId);
   if (user === null) throw new GatehouseError("unauthenticated");
   const password = requireAcceptablePassword("new_password", input.newPassword, user.email);
-  // A guess at the account's password like a sign-in's: whoever holds a session must not learn the password by trying.
-  const budget = await takeAccountGuess(ctx, user.email);
-  if (!budget.allowed) throw rateLimited(secondsUntilGuess(ctx, budget));
-  if (!(await checkGuess(ctx, checkCredentials, budget.receipt, user, input.currentPassword, input.clientKey ?? "")))
-    throw invalidArgument("current_password", "is not the account's password");
-  await ctx.stores.rateLimiter.refund(budget.receipt);
+  await requireAccountPassword(ctx, checkCredentials, user, input.currentPassword, input.clientKey ?? "", "current_password");
   // Read again: a match may have rehashed the stored hash (new parameters), and the swap compares with it.
   const current = await ctx.stores.users.findById(user.id);
   if (current === null) throw new GatehouseError("unauthenticated");

@@ -1,11 +1,17 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { deviceToWire, mfaChallengeToWire } from "@gatehouse/contract";
 import type { AccountService } from "@gatehouse/contract/gen/gatehouse/v1/account_pb";
-import type { Gatehouse } from "@gatehouse/core";
+import type { FirstFactorProof, Gatehouse } from "@gatehouse/core";
 import { clientIpKey } from "../request-context.ts";
 import { requestMetaOf } from "../request-meta.ts";
 import { factorsToWire, sessionToWire } from "./factors-wire.ts";
 import { requirePrincipal } from "./principal.ts";
+
+/** A first factor's proof: the password the request carries, and the client's address for its hash lane. */
+const firstFactorProof = (req: { currentPassword: string }, ctx: HandlerContext): FirstFactorProof => ({
+  currentPassword: req.currentPassword,
+  clientKey: ctx.values.get(clientIpKey),
+});
 
 export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof AccountService> {
   const { account } = gatehouse;
@@ -20,12 +26,14 @@ export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof A
       return {};
     },
     listFactors: async (_req, ctx) => factorsToWire(await account.listFactors(requirePrincipal(ctx))),
-    startTotpEnrollment: (req, ctx) => account.startTotpEnrollment(requirePrincipal(ctx), req.label),
+    startTotpEnrollment: (req, ctx) => account.startTotpEnrollment(requirePrincipal(ctx), req.label, firstFactorProof(req, ctx)),
     confirmTotpEnrollment: async (req, ctx) => ({
       factorId: await account.confirmTotpEnrollment(requirePrincipal(ctx), req.enrollmentId, req.code, requestMetaOf(ctx)),
     }),
-    generateRecoveryCodes: async (_req, ctx) => ({ codes: await account.generateRecoveryCodes(requirePrincipal(ctx), requestMetaOf(ctx)) }),
-    startPasskeyRegistration: (req, ctx) => account.startPasskeyRegistration(requirePrincipal(ctx), req.label),
+    generateRecoveryCodes: async (req, ctx) => ({
+      codes: await account.generateRecoveryCodes(requirePrincipal(ctx), requestMetaOf(ctx), firstFactorProof(req, ctx)),
+    }),
+    startPasskeyRegistration: (req, ctx) => account.startPasskeyRegistration(requirePrincipal(ctx), req.label, firstFactorProof(req, ctx)),
     finishPasskeyRegistration: async (req, ctx) => ({
       factorId: await account.finishPasskeyRegistration(requirePrincipal(ctx), req.registrationId, req.webauthnResponseJson, requestMetaOf(ctx)),
     }),

@@ -1,11 +1,13 @@
 import { useState } from "react";
 import type { ReactNode } from "react";
 import { accountApi } from "../../api/account-api.ts";
+import type { FactorsView } from "../../api/account-client.ts";
 import { describeAccountError } from "../../api/account-errors.ts";
 import { AppShell } from "../../components/AppShell.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { SignOutButton } from "../../components/SignOutButton.tsx";
+import { TextField } from "../../components/TextField.tsx";
 import { Link, Redirect, useLocation } from "../../router.tsx";
 import { useServices, useSession } from "../../services.tsx";
 import type { Session } from "../../session.ts";
@@ -56,13 +58,7 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
           </div>
           <ChangePassword accessToken={session.accessToken} />
           <FormAlert message={factors.problem} alertRef={null} />
-          {factors.data === null ? null : (
-            <>
-              <Passkeys factors={factors.data} reload={factors.reload} required={notice === "passkey-required"} />
-              <AuthenticatorApps factors={factors.data} reload={factors.reload} />
-              <RecoveryCodes left={factors.data.recoveryCodesLeft} reload={factors.reload} />
-            </>
-          )}
+          {factors.data === null ? null : <Factors factors={factors.data} reload={factors.reload} passkeyRequired={notice === "passkey-required"} />}
           <Sessions />
           <Devices />
           <p className="aside">
@@ -71,6 +67,39 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
         </div>
       </StepUpProvider>
     </AppShell>
+  );
+}
+
+/**
+ * Passkeys, authenticator apps and recovery codes. A user with none of them and no phone adds the first one
+ * without a step-up (there is nothing to step up with), so the server asks for the account's password instead:
+ * one field above them then, sent with whichever they add.
+ */
+function Factors(props: { readonly factors: FactorsView; readonly reload: () => void; readonly passkeyRequired: boolean }): ReactNode {
+  const { factors, reload, passkeyRequired } = props;
+  const [password, setPassword] = useState("");
+  const first = factors.factors.length === 0 && factors.recoveryCodesLeft === 0 && factors.phoneMask === "";
+  const currentPassword = first ? password : "";
+  return (
+    <>
+      {first ? (
+        <section className="card stack" aria-labelledby="first-factor-heading">
+          <h2 id="first-factor-heading">Your first second factor</h2>
+          <TextField
+            label="Your password"
+            name="first-factor-password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={setPassword}
+            hint="You have no second factor yet. Enter your password to add the first one below: a passkey, an authenticator app or recovery codes."
+          />
+        </section>
+      ) : null}
+      <Passkeys factors={factors} reload={reload} required={passkeyRequired} currentPassword={currentPassword} />
+      <AuthenticatorApps factors={factors} reload={reload} currentPassword={currentPassword} />
+      <RecoveryCodes left={factors.recoveryCodesLeft} reload={reload} currentPassword={currentPassword} />
+    </>
   );
 }
 

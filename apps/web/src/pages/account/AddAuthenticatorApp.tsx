@@ -13,7 +13,7 @@ import { useStepUpGuard } from "./use-step-up.tsx";
 const DEFAULT_LABEL = "Authenticator app";
 
 /** "Add an authenticator app": a name, then the QR code and key (TotpSetup), then a code from the app confirms it. */
-export function AddAuthenticatorApp({ onAdded }: { readonly onAdded: (label: string) => void }): ReactNode {
+export function AddAuthenticatorApp({ onAdded, currentPassword }: { readonly onAdded: (label: string) => void; readonly currentPassword: string }): ReactNode {
   const { account } = useServices();
   const guard = useStepUpGuard();
   const [open, setOpen] = useState(false);
@@ -35,7 +35,7 @@ export function AddAuthenticatorApp({ onAdded }: { readonly onAdded: (label: str
     setBusy(true);
     form.show(null);
     try {
-      setEnrollment(await guard(() => account.startTotpEnrollment(label.trim())));
+      setEnrollment(await guard(() => account.startTotpEnrollment(label.trim(), currentPassword)));
     } catch (error) {
       form.show(describeAccountError(error, "add-app"));
     } finally {

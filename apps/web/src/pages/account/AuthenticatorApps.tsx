@@ -12,10 +12,12 @@ import { useStepUpGuard } from "./use-step-up.tsx";
 interface AuthenticatorAppsProps {
   readonly factors: FactorsView;
   readonly reload: () => void;
+  /** The password a first factor needs (FirstFactorPassword); empty otherwise. */
+  readonly currentPassword: string;
 }
 
 /** The phone and the authenticator apps: list, add (QR code and key), remove. */
-export function AuthenticatorApps({ factors, reload }: AuthenticatorAppsProps): ReactNode {
+export function AuthenticatorApps({ factors, reload, currentPassword }: AuthenticatorAppsProps): ReactNode {
   const { account } = useServices();
   const guard = useStepUpGuard();
   const [busy, setBusy] = useState<string | null>(null);
@@ -66,6 +68,7 @@ export function AuthenticatorApps({ factors, reload }: AuthenticatorAppsProps): 
       <LiveMessage message={notice} tone="success" />
       <FormAlert message={problem} alertRef={null} />
       <AddAuthenticatorApp
+        currentPassword={currentPassword}
         onAdded={(label) => {
           setNotice(`${label} is added. Use it the next time you sign in.`);
           reload();

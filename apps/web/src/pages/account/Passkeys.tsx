@@ -18,10 +18,12 @@ interface PasskeysProps {
   readonly reload: () => void;
   /** The org asks for a passkey and the user has none yet: say so above the list. */
   readonly required: boolean;
+  /** The password a first factor needs (FirstFactorPassword); empty otherwise. */
+  readonly currentPassword: string;
 }
 
 /** The user's passkeys: list, add (the browser's prompt), remove. */
-export function Passkeys({ factors, reload, required }: PasskeysProps): ReactNode {
+export function Passkeys({ factors, reload, required, currentPassword }: PasskeysProps): ReactNode {
   const { account } = useServices();
   const guard = useStepUpGuard();
   const [label, setLabel] = useState("");
@@ -41,7 +43,7 @@ export function Passkeys({ factors, reload, required }: PasskeysProps): ReactNod
     begin("add");
     const name = label.trim() === "" ? DEFAULT_LABEL : label.trim();
     try {
-      const { registrationId, webauthnOptionsJson } = await guard(() => account.startPasskeyRegistration(name));
+      const { registrationId, webauthnOptionsJson } = await guard(() => account.startPasskeyRegistration(name, currentPassword));
       await account.finishPasskeyRegistration(registrationId, await createPasskey(webauthnOptionsJson));
       setLabel("");
       setNotice(`${name} is added. Use it the next time you sign in.`);

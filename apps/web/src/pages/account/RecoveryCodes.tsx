@@ -12,12 +12,14 @@ import { useStepUpGuard } from "./use-step-up.tsx";
 interface RecoveryCodesProps {
   readonly left: number;
   readonly reload: () => void;
+  /** The password a first factor needs (FirstFactorPassword); empty otherwise. */
+  readonly currentPassword: string;
 }
 
 const countOf = (left: number): string => (left === 0 ? "You have no recovery codes." : `You have ${left} unused recovery code${left === 1 ? "" : "s"}.`);
 
 /** How many codes are left; generate (or replace) a set, shown once; remove them. */
-export function RecoveryCodes({ left, reload }: RecoveryCodesProps): ReactNode {
+export function RecoveryCodes({ left, reload, currentPassword }: RecoveryCodesProps): ReactNode {
   const { account } = useServices();
   const guard = useStepUpGuard();
   const [codes, setCodes] = useState<readonly string[] | null>(null);
@@ -30,7 +32,7 @@ export function RecoveryCodes({ left, reload }: RecoveryCodesProps): ReactNode {
     setProblem(null);
     setNotice(null);
     try {
-      if (what === "generate") setCodes(await guard(() => account.generateRecoveryCodes()));
+      if (what === "generate") setCodes(await guard(() => account.generateRecoveryCodes(currentPassword)));
       else {
         await guard(() => account.removeFactor(RECOVERY_CODES_FACTOR_ID));
         setNotice("Your recovery codes are removed. None of them works any more.");
