@@ -50,6 +50,8 @@ export const rateLimitKeys = {
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
   otpSendsPerPrefix: (prefix: string) => `otp-send:prefix:${prefix}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
+  /** A step-up's wrong codes: the same limit as the user's, counted for the session stepping up. */
+  otpFailuresPerStepUpSession: (sessionId: string) => `otp-fail:step-up-session:${sessionId}`,
   browserPolicyWritesPerOrg: (orgId: string) => `policy-write:org:${orgId}`,
   browserPolicyWritesPerUser: (userId: string) => `policy-write:user:${userId}`,
   /** Keyed by the normalised email, so an unknown email is throttled exactly as a registered one (no enumeration). */

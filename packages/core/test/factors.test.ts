@@ -142,6 +142,27 @@ describe("step-up", () => {
     expect((await events(h, "session.stepped_up"))[0]?.payload).toEqual({ sessionId: principal.sessionId, factor: "totp" });
   });
 
+  it("a step-up's wrong codes spend its session's budget, not the user's: a stolen session cannot lock the owner out", async () => {
+    const h = await createHarness();
+    const { tokens, secret } = await enrolled(h);
+    const stolen = await h.gatehouse.authenticate(tokens.accessToken);
+    const wrong = [];
+    for (let i = 0; i < 3; i++) {
+      const { challengeId } = await h.gatehouse.account.startStepUp(stolen);
+      for (let j = 0; j < 5; j++) wrong.push(await kindOf(h.gatehouse.verifyMfa({ challengeId, otp: "000000", factor: "totp" })));
+    }
+    expect(wrong.filter((kind) => kind === "invalid_otp")).toHaveLength(10);
+    expect(wrong.filter((kind) => kind === "rate_limited")).toHaveLength(5);
+    const { challengeId } = await h.gatehouse.account.startStepUp(stolen);
+    expect(await kindOf(h.gatehouse.verifyMfa({ challengeId, otp: totpCodeAt(secret, h.clock.now()), factor: "totp" }))).toBe("rate_limited");
+    // The owner, on a new device, with the app's next code (enrolling used up the current one): the user's budget is untouched.
+    h.clock.advance(30_000);
+    const outcome = await h.login("new-tablet");
+    if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
+    const signedIn = await h.gatehouse.verifyMfa({ challengeId: outcome.challenge.challengeId, otp: totpCodeAt(secret, h.clock.now()), factor: "totp" });
+    expect(signedIn.aal).toBe(2);
+  });
+
   it("stays a step-up of the same session when its code is sent on request or resent", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);

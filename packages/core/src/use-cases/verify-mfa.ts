@@ -82,7 +82,12 @@ async function verifyAndIssue(
   }
   const subject = subjectOf(claimed, request);
 
-  const budgetKey = rateLimitKeys.otpFailuresPerUser(claimed.userId);
+  // A step-up's wrong codes count for its session: whoever holds a session, stolen or not, must not be able
+  // to spend the owner's budget and lock them out of their sign-ins. One session guesses no faster.
+  const budgetKey =
+    claimed.stepUpSessionId === undefined
+      ? rateLimitKeys.otpFailuresPerUser(claimed.userId)
+      : rateLimitKeys.otpFailuresPerStepUpSession(claimed.stepUpSessionId);
   const { limit, windowMs } = config.otpFailuresPerUser;
   const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
   if (!budget.allowed) throw await recordRefusal(tx, subject, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
