@@ -319,3 +319,19 @@ describe("ChangePassword", () => {
     expect([weak.kind, weak.details.field]).toEqual(["invalid_argument", "new_password"]);
   });
 });
+
+describe("an admin's emails", () => {
+  it("count against the address's send limit: invitations and reset links stop at 5 an hour", async () => {
+    const h = await createHarness();
+    const invite = () => h.gatehouse.admin.addMember(SYSTEM, h.orgId, "someone@example.net", "member");
+    for (let i = 0; i < 5; i++) expect((await invite()).status).toBe("invited");
+    expect((await errorOf(invite())).kind).toBe("rate_limited");
+    expect(h.email.sent.filter((message) => message.to === "someone@example.net")).toHaveLength(5);
+
+    // Ada's "you were added" notice, sent as the harness made her a member, was the first of her five.
+    const reset = () => h.gatehouse.admin.sendPasswordReset(SYSTEM, h.orgId, h.userId);
+    for (let i = 0; i < 4; i++) await reset();
+    expect((await errorOf(reset())).kind).toBe("rate_limited");
+    expect(h.email.sent.filter((message) => message.to === "ada@example.com")).toHaveLength(4);
+  });
+});

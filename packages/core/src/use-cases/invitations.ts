@@ -1,6 +1,7 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground, signInLink } from "../email-links.ts";
+import { takeEmailSend } from "../email-send-limits.ts";
 import { addedToOrgMessage, describeDuration, invitationMessage } from "../email-messages.ts";
 import { endSignInsEverywhere } from "../end-sign-ins.ts";
 import { GatehouseError, isGatehouseError } from "../errors.ts";
@@ -47,6 +48,8 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   // Typed for TypeScript callers; still checked for JavaScript ones, since it is stored as text.
   const checkedRole = parseOrgRole(role);
   const address = requireEmail(email);
+  // Each answer emails the address (a notice or an invitation): an admin cannot bomb a mailbox either.
+  await takeEmailSend(ctx, address, undefined);
   const user = await ctx.stores.users.findByEmail(address);
   const name = await orgName(ctx, orgId);
   if (user !== null && user.emailVerifiedAt !== null) {

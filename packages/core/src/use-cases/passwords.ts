@@ -57,6 +57,8 @@ export async function sendPasswordReset(ctx: Context, actor: Actor, orgId: strin
   const memberId = requireId("user_id", userId);
   const user = (await ctx.stores.orgs.findMembership(orgId, memberId)) === null ? null : await ctx.stores.users.findById(memberId);
   if (user === null) throw new GatehouseError("not_found", "membership not found");
+  // The address's send limit, as RequestPasswordReset's: an admin cannot bomb a member's mailbox either.
+  await takeEmailSend(ctx, user.email, undefined);
   const subject = adminSubject(actor, orgId);
   await sendEmail(ctx, await issueResetLink(ctx, user, subject.actor, orgId, subject.request));
 }
