@@ -122,7 +122,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
 
   const answerJson = (res: NodeResponse, path: string, status: number, body: unknown) => {
     try {
-      writeJson(res, status, body, { "content-type": "application/json", "cache-control": "no-store", ...API_HEADERS });
+      writeJson(res, status, body, { "content-type": "application/json", ...API_HEADERS });
     } catch (error) {
       onUnexpected(error, path);
     }

@@ -118,7 +118,7 @@ describe("the edge of one server (SQLite)", () => {
     expect((await fetch(url, { headers: { authorization: `Bearer ${memberToken}`, "if-none-match": '"999999"' } })).status).toBe(200);
   });
 
-  it("sends nosniff on every API answer, and a JSON 404 for unknown API and metrics paths instead of the web client", async () => {
+  it("sends nosniff and no-store on every API answer, and a JSON 404 for unknown API and metrics paths instead of the web client", async () => {
     for (const path of ["/api/nothing-here", "/api", "/metrics", "/metrics/extra"]) {
       const response = await fetch(`${server.url}${path}`);
       expect(response.status, path).toBe(404);
@@ -131,8 +131,18 @@ describe("the edge of one server (SQLite)", () => {
       await fetch(`${server.url}/api/browser/org?org_id=${orgId}`),
       await fetch(`${server.url}/api/browser/check-url`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
       await fetch(`${server.url}/gatehouse.v1.BrowserService/GetOrg`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+      await fetch(`${server.url}/gatehouse.v1.BrowserService/GetOrg`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${memberToken}` },
+        body: JSON.stringify({ orgId }),
+      }),
     ];
-    for (const response of answers) expect(response.headers.get("x-content-type-options"), response.url).toBe("nosniff");
+    expect(answers.at(-1)!.status).toBe(200);
+    for (const response of answers) {
+      expect(response.headers.get("x-content-type-options"), response.url).toBe("nosniff");
+      // Connect's answers (tokens, recovery codes, policies) too: no cache may keep them.
+      expect(response.headers.get("cache-control"), response.url).toMatch(/no-store|no-cache/);
+    }
   });
 });
 

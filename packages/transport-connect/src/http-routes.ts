@@ -26,8 +26,11 @@ export interface NodeResponse {
 /** A check-url body is a URL (≤ 8 KiB) and an org id; anything larger is refused unread. */
 export const MAX_JSON_BODY_BYTES = SMALL_BODY_BYTES;
 
-/** Every API answer: a JSON body must never be sniffed into something a browser renders. */
-export const API_HEADERS: Readonly<Record<string, string>> = { "x-content-type-options": "nosniff" };
+/**
+ * Every API answer: a JSON body must never be sniffed into something a browser renders, and no cache may keep
+ * one (tokens, recovery codes, policies); a route that allows revalidation says so over it (the policy's ETag).
+ */
+export const API_HEADERS: Readonly<Record<string, string>> = { "x-content-type-options": "nosniff", "cache-control": "no-store" };
 
 /**
  * Writes a whole JSON answer with its length: headers written before the body would otherwise send it chunked, and a
@@ -81,7 +84,7 @@ interface Answer {
 }
 
 function send(res: NodeResponse, route: string, options: HttpRoutesOptions, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const allHeaders = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...API_HEADERS, ...headers };
+  const allHeaders = { "content-type": "application/json; charset=utf-8", ...API_HEADERS, ...headers };
   try {
     // A 304 has no body, and a length it stated would have to be the 200's (RFC 9110 §8.6).
     if (status !== 304) return writeJson(res, status, body, allHeaders);

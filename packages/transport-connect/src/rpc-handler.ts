@@ -58,7 +58,7 @@ export function createRpcHandler(options: RpcHandlerOptions): (req: NodeRequest,
       return;
     }
     const method = `${handler.service.typeName}/${handler.method.name}`;
-    // Every API answer, errors included: a response body must never be sniffed into something a browser renders.
+    // Every API answer, errors included: never sniffed into something a browser renders, never kept by a cache.
     for (const [name, value] of Object.entries(API_HEADERS)) (res as unknown as { setHeader(name: string, value: string): void }).setHeader(name, value);
     const authority = "authority" in req ? req.authority : req.headers.host;
     if (!authority) {
