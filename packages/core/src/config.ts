@@ -68,6 +68,11 @@ export interface GatehouseConfig {
   readonly otpSendsPerPhone: readonly WindowLimit[];
   readonly otpSendsPerUser: readonly WindowLimit[];
   /**
+   * Texts a step-up sends per session, besides the phone's and the user's limits: well under the phone's, so that
+   * whoever holds a session, stolen or not, cannot spend the owner's sends and keep them from signing in.
+   */
+  readonly otpSendsPerStepUpSession: readonly WindowLimit[];
+  /**
    * Platform-wide sends per number prefix (the E.164 number without its last four digits) and per
    * region: pumping spreads over many numbers of one leased range, which no per-phone limit sees.
    * The prefix's windows are sliding logs like the other send limits. The region's one window is
@@ -148,6 +153,10 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
     { limit: 20, windowMs: DAY },
   ],
   otpSendsPerUser: [{ limit: 20, windowMs: DAY }],
+  otpSendsPerStepUpSession: [
+    { limit: 3, windowMs: HOUR },
+    { limit: 10, windowMs: DAY },
+  ],
   otpSendsPerPrefix: [{ limit: 30, windowMs: HOUR }],
   otpSendsPerCountry: { limit: 1000, windowMs: HOUR },
   smsBreaker: { windowMs: HOUR, minConversion: 0.2, minSendsPerPrefix: 20, minSendsPerCountry: 200, cooldownMs: HOUR },

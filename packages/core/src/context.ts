@@ -63,7 +63,7 @@ export function createContext(deps: GatehouseDeps): Context {
     throw new RangeError(`publicUrl ${JSON.stringify(config.publicUrl)} is not an http:// or https:// URL`);
   }
   // A window's log is keyed by its length, so two windows of one length would be one log (consumeMany refuses the pair).
-  for (const name of ["otpSendsPerPhone", "otpSendsPerUser", "otpSendsPerPrefix"] as const) {
+  for (const name of ["otpSendsPerPhone", "otpSendsPerUser", "otpSendsPerStepUpSession", "otpSendsPerPrefix"] as const) {
     const lengths = config[name].map((window) => window.windowMs);
     if (new Set(lengths).size < lengths.length) throw new RangeError(`${name} has two windows of the same windowMs`);
   }

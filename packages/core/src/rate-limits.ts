@@ -10,6 +10,13 @@ export type ConsumedUnits =
   /** `limit` refused; `refusal` is the `rate_limited` answer, naming when it lifts. */
   | { readonly allowed: false; readonly limit: RateLimitName; readonly refusal: GatehouseError };
 
+/** One named limit of `consumeAll`: its key's sliding log in each of its windows. */
+export interface NamedLimit {
+  readonly name: RateLimitName;
+  readonly key: string;
+  readonly windows: readonly WindowLimit[];
+}
+
 /**
  * Takes one unit from every window of every key, or none: when a window refuses, the units this
  * call took are given back and the outcome names the limit and the time it lifts. Returns the
@@ -17,11 +24,7 @@ export type ConsumedUnits =
  * asked in one `consumeMany` call; when several refuse, the outcome names the one
  * that lifts last, as retrying any earlier would be refused again.
  */
-export async function consumeAll(
-  limiter: RateLimiter,
-  limits: readonly { readonly name: RateLimitName; readonly key: string; readonly windows: readonly WindowLimit[] }[],
-  now: EpochMs,
-): Promise<ConsumedUnits> {
+export async function consumeAll(limiter: RateLimiter, limits: readonly NamedLimit[], now: EpochMs): Promise<ConsumedUnits> {
   const windows = limits.flatMap(({ name, key, windows }) =>
     windows.map(({ limit, windowMs }) => ({ name, request: { key: `${key}:${windowMs}`, limit, windowMs } })),
   );
@@ -48,6 +51,7 @@ export const rateLimitKeys = {
   /** `phone` is E.164, so every spelling of one number shares its limits. */
   otpSendsPerPhone: (phone: string) => `otp-send:phone:${phone}`,
   otpSendsPerUser: (userId: string) => `otp-send:user:${userId}`,
+  otpSendsPerStepUpSession: (sessionId: string) => `otp-send:step-up-session:${sessionId}`,
   otpSendsPerPrefix: (prefix: string) => `otp-send:prefix:${prefix}`,
   otpFailuresPerUser: (userId: string) => `otp-fail:user:${userId}`,
   /** A step-up's wrong codes: the same limit as the user's, counted for the session stepping up. */

@@ -8,7 +8,7 @@ import type { MfaChallenge, OrgMfaSettings, User } from "./model.ts";
 import { generateOtp, hashOtp } from "./otp.ts";
 import { maskPhone } from "./phone.ts";
 import type { RateLimitReceipt, SendCharges } from "./ports.ts";
-import { consumeAll, rateLimitKeys, refundAll } from "./rate-limits.ts";
+import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "./rate-limits.ts";
 import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired } from "./results.ts";
 import { hashToken } from "./tokens.ts";
 import type { SmsDestination } from "./sms-destination.ts";
@@ -58,6 +58,8 @@ export interface PreparedChallenge {
   readonly otp: string;
   /** The send-limit units it took: given back only when the provider definitely did not send. */
   readonly receipts: readonly RateLimitReceipt[];
+  /** The limits it counted against, which a retry of its send is charged to again. */
+  readonly limits: readonly NamedLimit[];
   /** Whom the send is recorded for (`otp.sent` or `otp.send_failed`). */
   readonly subject: AuditSubject;
   readonly destination: SmsDestination;
@@ -71,14 +73,21 @@ export type SignInStep =
   | { readonly kind: "mfa_required"; readonly challenge: MfaRequired }
   | { readonly kind: "challenge"; readonly challenge: PreparedChallenge };
 
-/** Every sliding-log limit one text counts against: the phone's, the user's, and the platform-wide one of its prefix (the region's: `guardDestination`). */
-function sendLimits(ctx: Context, userId: string, phone: string, destination: SmsDestination) {
+/**
+ * Every sliding-log limit one text counts against: the phone's, the user's, a step-up's session's, and the
+ * platform-wide one of its prefix (the region's: `guardDestination`).
+ */
+function sendLimits(ctx: Context, target: LoginTarget, phone: string, destination: SmsDestination): readonly NamedLimit[] {
   const { config } = ctx;
+  const session = target.stepUpSessionId;
   return [
     { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(phone), windows: config.otpSendsPerPhone },
-    { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(userId), windows: config.otpSendsPerUser },
+    { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(target.userId), windows: config.otpSendsPerUser },
+    ...(session === undefined
+      ? []
+      : [{ name: "otp_sends_per_step_up_session", key: rateLimitKeys.otpSendsPerStepUpSession(session), windows: config.otpSendsPerStepUpSession } as const]),
     { name: "otp_sends_per_prefix", key: rateLimitKeys.otpSendsPerPrefix(destination.prefix), windows: config.otpSendsPerPrefix },
-  ] as const;
+  ];
 }
 
 /**
@@ -100,7 +109,8 @@ export async function prepareChallenge(
   const now = tx.clock.now();
   const subject = subjectOfTarget(target, request);
   const destination = await guardDestination(tx, subject, phone);
-  const taken = await consumeAll(tx.stores.rateLimiter, sendLimits(tx, target.userId, phone, destination), now);
+  const limits = sendLimits(tx, target, phone, destination);
+  const taken = await consumeAll(tx.stores.rateLimiter, limits, now);
   if (!taken.allowed) {
     const velocity = VELOCITY_REFUSALS[taken.limit];
     if (velocity !== undefined) tx.smsGuardObserver.refused(velocity);
@@ -122,7 +132,7 @@ export async function prepareChallenge(
   // A replacement keeps its id, and with it the WebAuthn challenge it already had.
   const options = replacing === undefined ? await withPasskeyOptions(tx, id, target, expiresAt, factors) : factors;
   const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000), factors: options };
-  return { answer, phone, otp, receipts: taken.receipts, subject, destination };
+  return { answer, phone, otp, receipts: taken.receipts, limits, subject, destination };
 }
 
 /**
@@ -137,12 +147,11 @@ export async function prepareChallenge(
  */
 export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, undo?: (tx: Context) => Promise<void>): Promise<MfaRequired> {
   const { answer, subject, destination } = prepared;
-  const userId = subject.userId ?? "";
   let charge = { receipts: prepared.receipts, at: ctx.clock.now() };
   const charges: SendCharges = {
     chargeRetry: async () => {
       const now = ctx.clock.now();
-      const taken = await consumeAll(ctx.stores.rateLimiter, sendLimits(ctx, userId, prepared.phone, destination), now);
+      const taken = await consumeAll(ctx.stores.rateLimiter, prepared.limits, now);
       if (!taken.allowed) return false;
       await ctx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(now), 1, 0);
       charge = { receipts: taken.receipts, at: now };

@@ -163,6 +163,20 @@ describe("step-up", () => {
     expect(signedIn.aal).toBe(2);
   });
 
+  it("a step-up texts at most 3 codes an hour per session: a stolen session cannot spend the phone's sends the owner signs in with", async () => {
+    const h = await createHarness();
+    const stolen = await h.gatehouse.authenticate((await signInWithPhone(h, "laptop")).accessToken);
+    for (let i = 0; i < 3; i++) expect((await h.gatehouse.account.startStepUp(stolen)).phoneMask).toBe("+*******4567");
+    expect(
+      await h.gatehouse.account.startStepUp(stolen).then(String, (error: GatehouseError) => `${error.kind}:${String(error.details.retryAfterSeconds)}`),
+    ).toBe("rate_limited:3600");
+    // The phone's window (5 in 15 minutes) has room left for its owner's sign-in on a new device.
+    const outcome = await h.login("new-tablet");
+    if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
+    const { challengeId } = outcome.challenge;
+    expect((await h.gatehouse.verifyMfa({ challengeId, otp: h.sms.lastOtpFor(challengeId)! })).aal).toBe(2);
+  });
+
   it("stays a step-up of the same session when its code is sent on request or resent", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);

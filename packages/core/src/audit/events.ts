@@ -48,6 +48,7 @@ export type SessionRevocationReason =
 export type RateLimitName =
   | "otp_sends_per_phone"
   | "otp_sends_per_user"
+  | "otp_sends_per_step_up_session"
   | "otp_sends_per_prefix"
   | "otp_sends_per_country"
   | "otp_failures_per_user"
