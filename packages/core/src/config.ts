@@ -108,10 +108,12 @@ export interface GatehouseConfig {
   readonly emailVerificationTtlMs: number;
   readonly passwordResetTtlMs: number;
   readonly invitationTtlMs: number;
-  /** Emails Register and RequestPasswordReset send to one address: a mailbox cannot be flooded through us. */
+  /** Emails sent to one address (Register, RequestPasswordReset, an admin's invitations and reset links): a mailbox cannot be flooded through us. */
   readonly emailSendsPerAddress: WindowLimit;
   /** Emails Register and RequestPasswordReset send for one client IP. */
   readonly emailSendsPerClient: WindowLimit;
+  /** Emails an org's admins send (invitations, notices, reset links), however many addresses they name. */
+  readonly emailSendsPerOrg: WindowLimit;
 }
 
 /**
@@ -171,6 +173,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   invitationTtlMs: 7 * DAY,
   emailSendsPerAddress: { limit: 5, windowMs: HOUR },
   emailSendsPerClient: { limit: 20, windowMs: HOUR },
+  emailSendsPerOrg: { limit: 200, windowMs: HOUR },
 };
 
 export const DAY_MS = DAY;

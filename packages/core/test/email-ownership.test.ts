@@ -334,4 +334,16 @@ describe("an admin's emails", () => {
     expect((await errorOf(reset())).kind).toBe("rate_limited");
     expect(h.email.sent.filter((message) => message.to === "ada@example.com")).toHaveLength(4);
   });
+
+  it("an org's admins send at most emailSendsPerOrg, whatever addresses they name; an operator's own calls count per address only", async () => {
+    const h = await createHarness({ emailSendsPerOrg: { limit: 3, windowMs: 3_600_000 } });
+    const admin = await h.gatehouse.register({ email: "admin@example.com", password: PASSWORD, emailVerified: true });
+    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "admin@example.com", "admin");
+    const asAdmin = { kind: "user", userId: admin.userId, orgId: h.orgId } as const;
+    const invite = (actor: typeof asAdmin | typeof SYSTEM, i: number) => h.gatehouse.admin.addMember(actor, h.orgId, `newcomer${i}@example.net`, "member");
+    for (let i = 0; i < 3; i++) expect((await invite(asAdmin, i)).status).toBe("invited");
+    expect((await errorOf(invite(asAdmin, 3))).kind).toBe("rate_limited");
+    expect((await errorOf(h.gatehouse.admin.sendPasswordReset(asAdmin, h.orgId, h.userId))).kind).toBe("rate_limited");
+    expect((await invite(SYSTEM, 4)).status).toBe("invited");
+  });
 });

@@ -58,6 +58,7 @@ export type RateLimitName =
   | "browser_policy_writes_per_user"
   | "email_sends_per_address"
   | "email_sends_per_client"
+  | "email_sends_per_org"
   | "passkey_sign_ins_per_client";
 
 /** Which breaker tripped: a region's (`key` is the region) or a number prefix's (`key` is the E.164 number without its last four digits). */

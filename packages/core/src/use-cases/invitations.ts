@@ -48,8 +48,9 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   // Typed for TypeScript callers; still checked for JavaScript ones, since it is stored as text.
   const checkedRole = parseOrgRole(role);
   const address = requireEmail(email);
-  // Each answer emails the address (a notice or an invitation): an admin cannot bomb a mailbox either.
-  await takeEmailSend(ctx, address, undefined);
+  // Each answer emails the address (a notice or an invitation): an org admin can neither bomb a mailbox nor mail
+  // the world through the service. An operator's own calls (the command line's imports) count per address only.
+  await takeEmailSend(ctx, address, { orgId: actor.kind === "user" ? orgId : undefined });
   const user = await ctx.stores.users.findByEmail(address);
   const name = await orgName(ctx, orgId);
   if (user !== null && user.emailVerifiedAt !== null) {
