@@ -39,6 +39,13 @@ export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQ
     db.deleteFrom("mfa_challenges").where("id", "=", id).returningAll(),
   );
   const deleteById = preparedStatement(db, cache, "mfaChallenges.delete", 1, (id: string) => db.deleteFrom("mfa_challenges").where("id", "=", id));
+  const release = preparedStatement(db, cache, "mfaChallenges.releaseAttempt", 1, (id: string) =>
+    db
+      .updateTable("mfa_challenges")
+      .set((eb) => ({ attempts: eb("attempts", "-", 1) }))
+      .where("id", "=", id)
+      .where("attempts", ">", 0),
+  );
   const challengeOf = (rows: Selectable<MfaChallengesTable>[]) => (rows[0] === undefined ? null : toChallenge(rows[0]));
   return {
     async create(challenge) {
@@ -64,6 +71,10 @@ export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQ
 
     async claimAttempt(id, maxAttempts, now) {
       return challengeOf(await claim(id, maxAttempts, now));
+    },
+
+    async releaseAttempt(id) {
+      await release(id);
     },
 
     async consume(id) {

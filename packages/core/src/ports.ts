@@ -228,6 +228,11 @@ export interface ChallengeStore {
    * `consume` or `delete` of it waits for that end, and then finds it as the claiming one left it.
    */
   claimAttempt(id: string, maxAttempts: number, now: EpochMs): Promise<MfaChallenge | null>;
+  /**
+   * Atomic: gives back one claimed attempt, for a claim whose answer was never checked (a limit refused it
+   * first). Never below zero; a missing challenge is left missing.
+   */
+  releaseAttempt(id: string): Promise<void>;
   /** Atomic single use: deletes and returns the challenge; of concurrent calls exactly one gets it, the others null. */
   consume(id: string): Promise<MfaChallenge | null>;
   /** Returns false when missing. */

@@ -177,6 +177,26 @@ describe("step-up", () => {
     expect((await h.gatehouse.verifyMfa({ challengeId, otp: h.sms.lastOtpFor(challengeId)! })).aal).toBe(2);
   });
 
+  it("a code the failure budget refused unchecked spends no attempt: the challenge still works once the budget lifts", async () => {
+    const h = await createHarness();
+    await signInWithPhone(h, "laptop");
+    // Ten wrong codes for the user, over two challenges of someone who holds the password.
+    for (const device of ["attacker-1", "attacker-2"]) {
+      const outcome = await h.login(device);
+      if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
+      for (let i = 0; i < 5; i++) await kindOf(h.gatehouse.verifyMfa({ challengeId: outcome.challenge.challengeId, otp: "000000" }));
+    }
+    h.clock.advance(15 * 60_000 - 10_000);
+    const outcome = await h.login("new-tablet");
+    if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
+    const { challengeId } = outcome.challenge;
+    const otp = h.sms.lastOtpFor(challengeId)!;
+    // The owner, refused while the budget is spent, tries more often than the challenge has attempts.
+    for (let i = 0; i < 6; i++) expect(await kindOf(h.gatehouse.verifyMfa({ challengeId, otp }))).toBe("rate_limited");
+    h.clock.advance(10_000);
+    expect((await h.gatehouse.verifyMfa({ challengeId, otp })).aal).toBe(2);
+  });
+
   it("stays a step-up of the same session when its code is sent on request or resent", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);

@@ -324,6 +324,10 @@ function createChallengeStore(tables: MemoryTables): ChallengeStore {
       challenges.set(id, claimed);
       return { ...claimed };
     },
+    async releaseAttempt(id) {
+      const challenge = challenges.get(id);
+      if (challenge !== undefined && challenge.attempts > 0) challenges.set(id, { ...challenge, attempts: challenge.attempts - 1 });
+    },
     async consume(id) {
       const challenge = challenges.get(id);
       challenges.delete(id);

@@ -90,7 +90,11 @@ async function verifyAndIssue(
       : rateLimitKeys.otpFailuresPerStepUpSession(claimed.stepUpSessionId);
   const { limit, windowMs } = config.otpFailuresPerUser;
   const budget = await stores.rateLimiter.consume(budgetKey, limit, windowMs, now);
-  if (!budget.allowed) throw await recordRefusal(tx, subject, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
+  if (!budget.allowed) {
+    // No answer was checked, so the challenge keeps its attempts for when the budget lifts.
+    await stores.challenges.releaseAttempt(claimed.id);
+    throw await recordRefusal(tx, subject, "otp_failures_per_user", rateLimited((budget.retryAt - now) / 1000));
+  }
 
   const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");

@@ -48,6 +48,19 @@ export function describeChallengesContract(current: () => Stores): void {
       expect(await stores.challenges.claimAttempt("no-challenge", 3, T0)).toBeNull();
     });
 
+    it("gives back a claimed attempt, never below zero, and leaves a missing challenge missing", async () => {
+      await stores.challenges.create(aChallenge());
+      await stores.challenges.claimAttempt("challenge-1", 3, T0);
+      await stores.challenges.claimAttempt("challenge-1", 3, T0);
+      await stores.challenges.releaseAttempt("challenge-1");
+      expect((await stores.challenges.findById("challenge-1"))?.attempts).toBe(1);
+      await stores.challenges.releaseAttempt("challenge-1");
+      await stores.challenges.releaseAttempt("challenge-1");
+      expect(await stores.challenges.findById("challenge-1")).toEqual(aChallenge({ attempts: 0 }));
+      await stores.challenges.releaseAttempt("no-challenge");
+      expect(await stores.challenges.findById("no-challenge")).toBeNull();
+    });
+
     it("never claims an attempt on an expired challenge and leaves it unchanged", async () => {
       await stores.challenges.create(aChallenge({ attempts: 2 }));
       const expiry = aChallenge().expiresAt;
