@@ -122,8 +122,10 @@ export interface AdminApi {
 /** What a signed-in user manages about their own account (AccountService; see use-cases/account-*.ts). */
 export interface AccountApi {
   listFactors(principal: Principal): Promise<FactorsView>;
-  /** Adding or removing a factor needs a step-up, except a user's very first factor. */
-  /** `proof`: for the user's very first factor, which needs no step-up, the account's password. */
+  /**
+   * Adding or removing a factor needs a step-up; a user's very first factor (nothing to step up with) needs the
+   * account's password in `proof` instead.
+   */
   startTotpEnrollment(principal: Principal, label: string, proof?: FirstFactorProof): Promise<TotpEnrollment>;
   confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
   generateRecoveryCodes(principal: Principal, request?: RequestMeta, proof?: FirstFactorProof): Promise<string[]>;

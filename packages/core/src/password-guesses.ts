@@ -1,7 +1,7 @@
 import type { Context } from "./context.ts";
 import type { CredentialCheck } from "./credential-check.ts";
 import { invalidArgument, isGatehouseError, rateLimited } from "./errors.ts";
-import { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
+import { DEFAULT_DEVICE_FINGERPRINT, requirePassword } from "./input.ts";
 import type { User } from "./model.ts";
 import type { RateLimitDecision, RateLimitReceipt } from "./ports.ts";
 import { rateLimitKeys } from "./rate-limits.ts";
@@ -56,10 +56,11 @@ export async function checkGuess(
 /**
  * Checks the account's password for a signed-in user (ChangePassword's current password, a first factor's proof):
  * a guess at the account's password like a sign-in's, spending the account's budget, so a session cannot be used
- * to try passwords until one fits. Wrong or missing: InvalidArgument on `field`.
+ * to try passwords until one fits. Missing, malformed (as any password field) or wrong: InvalidArgument on `field`;
+ * a malformed one is refused before it spends a guess.
  */
 export async function requireAccountPassword(ctx: Context, checkCredentials: CredentialCheck, user: User, password: string, lane: string, field: string) {
-  if (password === "") throw invalidArgument(field, "is required");
+  requirePassword(password, field);
   const budget = await takeAccountGuess(ctx, user.email);
   if (!budget.allowed) throw rateLimited(secondsUntilGuess(ctx, budget));
   if (!(await checkGuess(ctx, checkCredentials, budget.receipt, user, password, lane))) throw invalidArgument(field, "is not the account's password");

@@ -246,6 +246,8 @@ describe("step-up", () => {
     const stolen = await h.gatehouse.authenticate(outcome.tokens.accessToken);
     expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "Mallory's key"))).toBe("invalid_argument");
     expect(await kindOf(h.gatehouse.account.startTotpEnrollment(stolen, "Mallory's app"))).toBe("invalid_argument");
+    // A malformed password is refused as any password field refuses it, before it spends a guess.
+    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: "x".repeat(5_000) }))).toBe("invalid_argument");
     const guesses = [];
     for (let i = 0; i < 10; i++) guesses.push(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: `guess ${i}` })));
     expect(guesses).toEqual(Array(10).fill("invalid_argument"));
