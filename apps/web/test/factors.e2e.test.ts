@@ -308,7 +308,7 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     await goToAccount(page);
 
     await page.getByRole("button", { name: "Generate recovery codes" }).click();
-    await page.getByText(/password above first/).waitFor();
+    await page.getByText(/password above, the one you sign in with/).waitFor();
     await page.getByLabel("Your password", { exact: true }).fill(PASSWORD);
     await expectAccessible(page, "first factor with the password");
     await page.getByRole("button", { name: "Generate recovery codes" }).click();

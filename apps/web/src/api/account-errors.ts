@@ -23,7 +23,8 @@ export function describeAccountError(error: unknown, action: AccountAction): { r
         return { message: "That passkey could not be added (it may be added already). Try again, or use another one.", field: null };
       if (action === "add-passkey" && field === "label")
         return { message: "Use a name of at most 64 characters. You can have at most 10 passkeys: remove one first.", field: null };
-      if (field === "current_password") return { message: "Enter your account’s password above first: your first second factor needs it.", field };
+      if (field === "current_password")
+        return { message: "Enter your account’s password above, the one you sign in with: your first second factor needs it.", field };
       if (field === "code" || field === "otp") return { message: "That code is not right. Enter the code your authenticator app shows now.", field };
       if (field === "label") return { message: "Use a name of at most 64 characters. You can have at most 5 authenticator apps: remove one first.", field };
       return { message: "Something in the request was not accepted. Reload the page and try again.", field: null };
