@@ -1,14 +1,14 @@
 import { createAuditIdSource } from "./audit/audit-ids.ts";
 import type { AuditEvent } from "./audit/events.ts";
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
-import { createRecoveryCodeHasher, type RecoveryCodeHasher } from "./factors/recovery-codes.ts";
+import { createRecoveryCodeHasher, type RecoveryCodeHasher } from "./factors/recovery-codes/recovery-codes.ts";
 import { createSecretBox, developmentFactorKey, type SecretBox } from "./factors/secret-box.ts";
 import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { EpochMs } from "./model.ts";
 import type { Clock, EmailSender, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
-import { checkSmsBreakerConfig, IGNORE_SMS_GUARD, type SmsGuardObserver } from "./sms-guard-setup.ts";
+import { checkSmsBreakerConfig, IGNORE_SMS_GUARD, type SmsGuardObserver } from "./sms-guard/sms-guard-setup.ts";
 
 /** What the composition root hands the core: every port, and optional overrides of the defaults. */
 export interface GatehouseDeps {

@@ -1,23 +1,23 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
-import { createCredentialCheck } from "./credential-check.ts";
+import { createCredentialCheck } from "./passwords/credential-check.ts";
 import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
-import * as admin from "./use-cases/admin.ts";
-import * as operator from "./use-cases/operator.ts";
-import type { Actor, OrgMember } from "./use-cases/admin.ts";
-import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
-import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
-import { login, type LoginInput } from "./use-cases/login.ts";
-import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
-import { register, type RegisterInput } from "./use-cases/register.ts";
-import { authenticate, logout } from "./use-cases/sessions.ts";
-import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
-import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
-import { getOrgInfo, type OrgInfo } from "./use-cases/org-info.ts";
-import { resendMfa, type ResendMfaInput } from "./use-cases/resend-mfa.ts";
-import { sendMfaCode, type SendMfaCodeInput } from "./use-cases/send-mfa-code.ts";
+import * as admin from "./admin/operations.ts";
+import * as operator from "./admin/operator.ts";
+import type { Actor, OrgMember } from "./admin/operations.ts";
+import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
+import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
+import { login, type LoginInput } from "./sign-in/login.ts";
+import { refresh, type RefreshInput } from "./sign-in/refresh.ts";
+import { register, type RegisterInput } from "./accounts/register.ts";
+import { authenticate, logout } from "./sign-in/sessions.ts";
+import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./sign-in/submit-phone.ts";
+import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
+import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
+import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
+import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
 import {
   acceptInvitation,
   addMember,
@@ -27,7 +27,7 @@ import {
   type AcceptInvitationInput,
   type AddMemberResult,
   type InvitationView,
-} from "./use-cases/invitations.ts";
+} from "./accounts/invitations.ts";
 import {
   changePassword,
   requestPasswordReset,
@@ -36,18 +36,18 @@ import {
   type ChangePasswordInput,
   type RequestPasswordResetInput,
   type ResetPasswordInput,
-} from "./use-cases/passwords.ts";
-import { verifyEmail, type VerifyEmailInput } from "./use-cases/verify-email.ts";
-import { finishPasskeyRegistration, startPasskeyRegistration, type PasskeyRegistration } from "./use-cases/account-passkeys.ts";
+} from "./accounts/passwords.ts";
+import { verifyEmail, type VerifyEmailInput } from "./accounts/verify-email.ts";
+import { finishPasskeyRegistration, startPasskeyRegistration, type PasskeyRegistration } from "./factors/passkeys/account-passkeys.ts";
 import {
   finishPasskeySignIn,
   startPasskeySignIn,
   type FinishPasskeySignInInput,
   type PasskeySignInChallenge,
   type StartPasskeySignInInput,
-} from "./use-cases/passkey-sign-in.ts";
-import * as smsPolicy from "./use-cases/sms-destination-policy.ts";
-import type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./use-cases/sms-destination-policy.ts";
+} from "./sign-in/passkey-sign-in.ts";
+import * as smsPolicy from "./sms-guard/sms-destination-policy.ts";
+import type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./sms-guard/sms-destination-policy.ts";
 import {
   confirmTotpEnrollment,
   generateRecoveryCodes,
@@ -57,11 +57,11 @@ import {
   type FactorsView,
   type FirstFactorProof,
   type TotpEnrollment,
-} from "./use-cases/account-factors.ts";
-import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
-import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./use-cases/admin-factors.ts";
+} from "./factors/account-factors.ts";
+import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./sign-in/account-sessions.ts";
+import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./admin/admin-factors.ts";
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
-import { admitBrowserPolicyWrite } from "./use-cases/policy-write-admission.ts";
+import { admitBrowserPolicyWrite } from "./admin/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
 
 export interface AdminApi {
@@ -69,7 +69,7 @@ export interface AdminApi {
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
   listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
-  /** Adds a verified account, or emails an invitation (see use-cases/invitations.ts). */
+  /** Adds a verified account, or emails an invitation (see accounts/invitations.ts). */
   addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
   /** The org's invitations not yet accepted, revoked or expired. */
   listInvitations(actor: Actor, orgId: string): Promise<InvitationView[]>;
@@ -98,19 +98,19 @@ export interface AdminApi {
   setUserDisabledByReference(actor: Actor, emailOrUserId: string, disabled: boolean): Promise<void>;
   /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
   listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
-  /** `orgId` null: the platform's policy (platform admins); otherwise the org's (its admins). See use-cases/sms-destination-policy.ts. */
+  /** `orgId` null: the platform's policy (platform admins); otherwise the org's (its admins). See sms-guard/sms-destination-policy.ts. */
   getSmsDestinationPolicy(actor: Actor, orgId: string | null): Promise<SmsDestinationPolicy>;
   updateSmsDestinationPolicy(actor: Actor, orgId: string | null, patch: SmsDestinationPolicyPatch): Promise<SmsDestinationPolicy>;
   /** Codes sent and verified per region and prefix over `[from, to)` (platform admins). */
   getSmsTrafficReport(actor: Actor, from: number, to: number): Promise<SmsTrafficRow[]>;
-  /** The operator's lookups and evictions, platform admins only (see use-cases/operator.ts). */
+  /** The operator's lookups and evictions, platform admins only (see admin/operator.ts). */
   findOrgByReference(actor: Actor, idOrSlug: string): Promise<Org>;
   listUsers(actor: Actor): Promise<User[]>;
   findUserByReference(actor: Actor, emailOrUserId: string): Promise<User>;
   listDevicesOfUser(actor: Actor, userId: string): Promise<Device[]>;
   revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
   revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
-  /** A member's factors, never a secret (see use-cases/admin-factors.ts). */
+  /** A member's factors, never a secret (see admin/admin-factors.ts). */
   listUserFactors(actor: Actor, orgId: string, userId: string): Promise<FactorsView>;
   /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
   resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;
@@ -119,7 +119,7 @@ export interface AdminApi {
   resetUserFactorsByReference(actor: Actor, emailOrUserId: string, reason: string): Promise<void>;
 }
 
-/** What a signed-in user manages about their own account (AccountService; see use-cases/account-*.ts). */
+/** What a signed-in user manages about their own account (AccountService; see factors/account-factors.ts, factors/passkeys/account-passkeys.ts, sign-in/account-sessions.ts). */
 export interface AccountApi {
   listFactors(principal: Principal): Promise<FactorsView>;
   /**
@@ -129,7 +129,7 @@ export interface AccountApi {
   startTotpEnrollment(principal: Principal, label: string, proof?: FirstFactorProof): Promise<TotpEnrollment>;
   confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
   generateRecoveryCodes(principal: Principal, request?: RequestMeta, proof?: FirstFactorProof): Promise<string[]>;
-  /** Creation options for a new passkey (see use-cases/account-passkeys.ts). */
+  /** Creation options for a new passkey (see factors/passkeys/account-passkeys.ts). */
   startPasskeyRegistration(principal: Principal, label: string, proof?: FirstFactorProof): Promise<PasskeyRegistration>;
   /** Verifies the authenticator's answer and adds the passkey; answers its factor id. */
   finishPasskeyRegistration(principal: Principal, registrationId: string, webauthnResponseJson: string, request?: RequestMeta): Promise<string>;
@@ -152,7 +152,7 @@ export interface AccountApi {
 
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
 export interface Gatehouse {
-  /** Public: answers the same whether or not the email was taken (see use-cases/register.ts). */
+  /** Public: answers the same whether or not the email was taken (see accounts/register.ts). */
   register(input: RegisterInput): Promise<{ userId: string }>;
   /** Consumes an emailed verification link. */
   verifyEmail(input: VerifyEmailInput): Promise<void>;
@@ -168,13 +168,13 @@ export interface Gatehouse {
   refresh(input: RefreshInput): Promise<AuthOutcome>;
   submitPhoneAndRequestMfa(input: SubmitPhoneInput): Promise<MfaRequired>;
   verifyMfa(input: VerifyMfaInput): Promise<IssuedTokens>;
-  /** Sends a new code for a pending challenge (new challenge id); see use-cases/resend-mfa.ts. */
+  /** Sends a new code for a pending challenge (new challenge id); see sign-in/resend-mfa.ts. */
   resendMfa(input: ResendMfaInput): Promise<MfaRequired>;
   /** Sends an SMS code for a challenge of a user with other factors too (Login sent none). */
   sendMfaCode(input: SendMfaCodeInput): Promise<MfaRequired>;
   /** Request options for a passkey sign-in without a password, where the org allows it. */
   startPasskeySignIn(input: StartPasskeySignInInput): Promise<PasskeySignInChallenge>;
-  /** A user-verified passkey's assertion: an AAL2 session (see use-cases/passkey-sign-in.ts). */
+  /** A user-verified passkey's assertion: an AAL2 session (see sign-in/passkey-sign-in.ts). */
   finishPasskeySignIn(input: FinishPasskeySignInInput): Promise<IssuedTokens>;
   /** Resolves a bearer access token; throws `unauthenticated`. */
   authenticate(accessToken: string): Promise<Principal>;

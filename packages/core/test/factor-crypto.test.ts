@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createRecoveryCodeHasher, newRecoveryCode, normaliseRecoveryCode, RECOVERY_CODE_COUNT } from "../src/factors/recovery-codes.ts";
+import { createRecoveryCodeHasher, newRecoveryCode, normaliseRecoveryCode, RECOVERY_CODE_COUNT } from "../src/factors/recovery-codes/recovery-codes.ts";
 import { createSecretBox, developmentFactorKey } from "../src/factors/secret-box.ts";
-import { matchTotpStep, newTotpSecret, totpCodeAt, totpStepAt, totpUri } from "../src/factors/totp.ts";
+import { matchTotpStep, newTotpSecret, totpCodeAt, totpStepAt, totpUri } from "../src/factors/totp/totp.ts";
 import { cryptoRandom } from "../src/system.ts";
 
 /** RFC 6238 appendix B's SHA-1 seed, "12345678901234567890" as ASCII, in base32. */

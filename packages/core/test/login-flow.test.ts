@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
-import { hashOtp } from "../src/otp.ts";
+import { hashOtp } from "../src/factors/sms/otp.ts";
 import { hashToken } from "../src/tokens.ts";
 import { createHarness, PASSWORD, signInWithPhone } from "./harness.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateMfaPolicy, isEffectivelyTrusted } from "../src/mfa-policy.ts";
+import { evaluateMfaPolicy, isEffectivelyTrusted } from "../src/sign-in/mfa-policy.ts";
 import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type Device } from "../src/model.ts";
 
 const NOW = Date.UTC(2026, 5, 1);

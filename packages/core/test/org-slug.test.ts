@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
-import { isValidSlug, slugFromName } from "../src/org-slug.ts";
+import { isValidSlug, slugFromName } from "../src/sign-in/org-slug.ts";
 import { hashToken } from "../src/tokens.ts";
 import { createHarness, PASSWORD } from "./harness.ts";
 

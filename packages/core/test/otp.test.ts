@@ -1,6 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { constantTimeEqualHex, generateOtp, hashOtp, otpMatches } from "../src/otp.ts";
+import { constantTimeEqualHex, generateOtp, hashOtp, otpMatches } from "../src/factors/sms/otp.ts";
 import { SequenceRandom } from "../src/testing/sequence-random.ts";
 
 const UNBIASED_LIMIT = 2 ** 32 - (2 ** 32 % 1_000_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSuccessor, sealSuccessor } from "../src/refresh-successor.ts";
+import { openSuccessor, sealSuccessor } from "../src/sign-in/refresh-successor.ts";
 import { SequenceRandom } from "../src/testing/index.ts";
 
 describe("the sealed refresh successor", () => {

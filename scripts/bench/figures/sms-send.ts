@@ -8,8 +8,8 @@
  */
 import { join } from "node:path";
 import { openSqliteStores } from "@gatehouse/adapters-sqlite";
-import { classifyDestination } from "../../../packages/core/src/sms-destination.ts";
-import { bucketOf, smsTrafficKeys } from "../../../packages/core/src/sms-guard.ts";
+import { classifyDestination } from "../../../packages/core/src/sms-guard/sms-destination.ts";
+import { bucketOf, smsTrafficKeys } from "../../../packages/core/src/sms-guard/sms-guard.ts";
 import { sized, verdict, type Figure } from "../figure.ts";
 import { fmt, median } from "../stats.ts";
 

@@ -2,11 +2,11 @@ import type { Context } from "../context.ts";
 import { invalidArgument } from "../errors.ts";
 import { requireOtp } from "../input.ts";
 import type { FactorKind, MfaChallenge, OrgMfaSettings, User } from "../model.ts";
-import { otpMatches } from "../otp.ts";
+import { otpMatches } from "./sms/otp.ts";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
-import { checkPasskeyAnswer, factorsAllowedFor, holdsPasskey } from "./passkeys.ts";
-import { normaliseRecoveryCode } from "./recovery-codes.ts";
-import { matchTotpStep } from "./totp.ts";
+import { checkPasskeyAnswer, factorsAllowedFor, holdsPasskey } from "./passkeys/passkeys.ts";
+import { normaliseRecoveryCode } from "./recovery-codes/recovery-codes.ts";
+import { matchTotpStep } from "./totp/totp.ts";
 
 /** A code as the caller sent it, checked for its factor's shape (what any code of that factor looks like). */
 export function requireFactorCode(factor: FactorKind, code: string): string {

@@ -2,7 +2,7 @@ import type { Context } from "../context.ts";
 import type { FactorKind, OrgMfaSettings, User, WebAuthnFactor } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { MfaFactorOption } from "../results.ts";
-import { factorsAllowedFor } from "./passkeys.ts";
+import { factorsAllowedFor } from "./passkeys/passkeys.ts";
 
 /** Strongest first, as the sign-in page offers them. */
 const STRENGTH: readonly FactorKind[] = ["webauthn", "totp", "sms", "recovery_code"];

@@ -2,7 +2,7 @@ import { GatehouseError } from "../errors.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
-import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
+import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../stores/sliding-log.ts";
 import type {
   Device,
   EmailToken,

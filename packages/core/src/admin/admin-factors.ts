@@ -1,0 +1,81 @@
+import { recordAudit } from "../audit/record.ts";
+import type { Context } from "../context.ts";
+import { endSignInsEverywhere } from "../accounts/end-sign-ins.ts";
+import { GatehouseError, invalidArgument } from "../errors.ts";
+import { requireEmail, requireId, requirePlainText } from "../input.ts";
+import type { User } from "../model.ts";
+import { inTransaction } from "../stores/unit-of-work.ts";
+import { factorsViewOf, type FactorsView } from "../factors/account-factors.ts";
+import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./operations.ts";
+
+const MAX_REASON_LENGTH = 500;
+
+/** A member of the org the admin manages; anyone else reads as not found. */
+async function memberOf(ctx: Context, orgId: string, userId: string): Promise<User> {
+  const id = requireId("user_id", userId);
+  const [membership, user] = await Promise.all([ctx.stores.orgs.findMembership(orgId, id), ctx.stores.users.findById(id)]);
+  if (membership === null || user === null) throw new GatehouseError("not_found", "membership not found");
+  return user;
+}
+
+/** The user an operator names by email or id (the command line), for platform admins only. */
+async function userByReference(ctx: Context, actor: Actor, reference: string): Promise<User> {
+  if (!(await isPlatformAdmin(ctx, actor))) throw new GatehouseError("permission_denied", "platform admin role required");
+  const user = reference.includes("@")
+    ? await ctx.stores.users.findByEmail(requireEmail(reference))
+    : await ctx.stores.users.findById(requireId("user_id", reference));
+  if (user === null) throw new GatehouseError("not_found", "user not found");
+  return user;
+}
+
+/** What factors a member holds (never a secret): authenticator apps, recovery codes left, the masked phone. */
+export async function listUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<FactorsView> {
+  await requireOrgAdmin(ctx, actor, orgId);
+  return factorsViewOf(ctx, await memberOf(ctx, orgId, userId));
+}
+
+/** `listUserFactors` for the command line, naming the user by email or id. */
+export async function listUserFactorsByReference(ctx: Context, actor: Actor, reference: string): Promise<FactorsView> {
+  return factorsViewOf(ctx, await userByReference(ctx, actor, reference));
+}
+
+/**
+ * The audited way back for a member who lost every factor: removes their authenticator apps, passkeys and
+ * recovery codes, unlocks the phone (the next MFA collects one again), and ends every session, device trust and
+ * half-done sign-in of theirs, in every org. One unit of work, recorded with the admin's reason.
+ */
+export async function resetUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string, reason: string): Promise<void> {
+  const why = requireReason(reason);
+  await requireOrgAdmin(ctx, actor, orgId);
+  const user = await memberOf(ctx, orgId, userId);
+  // The factors are the account's, in every org: an org admin may reset only an account their org alone has,
+  // or the admin of any org could add a verified account (AddMember needs no consent) and strip its factors.
+  const elsewhere = (await ctx.stores.orgs.listMembershipsOfUser(user.id)).some((membership) => membership.orgId !== orgId);
+  if (elsewhere && !(await isPlatformAdmin(ctx, actor))) {
+    throw new GatehouseError("permission_denied", "the user is a member of other organizations too: only a platform admin can reset their factors");
+  }
+  await reset(ctx, actor, orgId, user, why);
+}
+
+/** `resetUserFactors` for the command line, naming the user by email or id; recorded without an org. */
+export async function resetUserFactorsByReference(ctx: Context, actor: Actor, reference: string, reason: string): Promise<void> {
+  const why = requireReason(reason);
+  await reset(ctx, actor, null, await userByReference(ctx, actor, reference), why);
+}
+
+function requireReason(reason: string): string {
+  const why = requirePlainText("reason", reason.trim());
+  if (why === "") throw invalidArgument("reason", "is required");
+  if (why.length > MAX_REASON_LENGTH) throw invalidArgument("reason", `must be at most ${MAX_REASON_LENGTH} characters`);
+  return why;
+}
+
+async function reset(ctx: Context, actor: Actor, orgId: string | null, user: User, why: string): Promise<void> {
+  await inTransaction(ctx, async (tx) => {
+    const subject = adminSubject(actor, orgId, { userId: user.id });
+    const removed = await tx.stores.factors.deleteAllByUser(user.id);
+    const phoneUnlocked = await tx.stores.users.clearPhone(user.id);
+    await endSignInsEverywhere(tx, user.id, subject, "factors_reset");
+    await recordAudit(tx, "factors.reset", subject, { reason: why, removed: removed + (phoneUnlocked ? 1 : 0) });
+  });
+}

@@ -1,0 +1,85 @@
+import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
+import type { Context } from "../context.ts";
+import type { CredentialCheck } from "../passwords/credential-check.ts";
+import { assessDevice, readSignInFactsSeeingDevice } from "./device-assessment.ts";
+import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
+import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
+import { checkGuess, secondsUntilGuess, takeSignInGuess } from "../passwords/password-guesses.ts";
+import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
+import type { AuthOutcome } from "../results.ts";
+import { completeSignIn, startSecondFactor } from "./second-factor.ts";
+import { issueSession } from "./session-issuer.ts";
+import { effectiveSettings } from "./settings.ts";
+import { inTransaction } from "../stores/unit-of-work.ts";
+
+export interface LoginInput {
+  readonly email: string;
+  readonly password: string;
+  /** The org's id or its slug (see org-reference.ts). */
+  readonly orgId: string;
+  readonly deviceFingerprint?: string;
+  /** Who is asking (the client IP at the server): password hashes are queued per client. Absent: one shared lane. */
+  readonly clientKey?: string;
+  /** Recorded with the audit events. */
+  readonly request?: RequestMeta;
+}
+
+/**
+ * The spec's Login rules, in order, behind the account's guessing budget. The password hash runs before
+ * the unit of work, the SMS after it, so the transaction holds its locks for store calls only. The OTP
+ * never appears in the outcome.
+ */
+export async function login(ctx: Context, checkCredentials: CredentialCheck, input: LoginInput): Promise<AuthOutcome> {
+  const email = requireEmail(input.email);
+  const password = requirePassword(input.password);
+  const orgReference = requireOrgReference(input.orgId);
+  const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
+
+  const user = await ctx.stores.users.findByEmail(email);
+  const refused = async () => ({ actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request }) as const;
+  const budget = await takeSignInGuess(ctx, email, user, fingerprint);
+  if (!budget.allowed) {
+    const retryAfterSeconds = secondsUntilGuess(ctx, budget);
+    await recordAuditAlone(ctx, "sign_in.throttled", await refused(), { retryAfterSeconds });
+    throw rateLimited(retryAfterSeconds);
+  }
+  if (!(await checkGuess(ctx, checkCredentials, budget.receipt, user, password, input.clientKey ?? "")) || user === null) {
+    await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
+    throw new GatehouseError("invalid_credentials");
+  }
+  // Only after the password matched: to anyone without it, an unverified account looks like any other.
+  if (user.emailVerifiedAt === null) {
+    const refused = { actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user.id, request: input.request } as const;
+    await recordAuditAlone(ctx, "sign_in.failed", refused, { reason: "email_not_verified" });
+    throw new GatehouseError("email_not_verified");
+  }
+
+  const step = await inTransaction(ctx, async (tx) => {
+    // A right password is no guess: its unit goes back.
+    await tx.stores.rateLimiter.refund(budget.receipt);
+    const orgId = await resolveOrgId(tx, orgReference);
+    const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
+    const facts = await readSignInFactsSeeingDevice(tx, user.id, orgId, fingerprint);
+    // Told only to a caller who proved the password, so it reveals nothing to anyone else.
+    if (facts !== null && facts.user.disabledAt != null) {
+      await recordAudit(tx, "sign_in.failed", { ...subject, orgId: null }, { reason: "user_disabled" });
+      throw accountDisabled();
+    }
+    if (facts === null || facts.membership === null) {
+      const known = (await tx.stores.orgs.findById(orgId)) !== null;
+      await recordAudit(tx, "sign_in.failed", { ...subject, orgId: known ? orgId : null }, { reason: known ? "not_org_member" : "unknown_org" });
+      throw new GatehouseError("not_org_member");
+    }
+    const { device, policy } = assessDevice(tx, facts);
+    await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired: policy.mfaRequired });
+    if (policy.mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
+    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request, null) } as const;
+  });
+  return completeSignIn(ctx, step);
+}
+
+/** The org a refused sign-in named, when it exists: its admins see the refusals. */
+async function knownOrgId(ctx: Context, orgReference: string): Promise<string | null> {
+  const org = await ctx.stores.orgs.findById(await resolveOrgId(ctx, orgReference));
+  return org?.id ?? null;
+}
