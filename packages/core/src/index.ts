@@ -25,7 +25,8 @@ export {
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired, Principal } from "./results.ts";
-export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from "./admin/operations.ts";
+export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor } from "./admin/authorization.ts";
+export type { OrgMember } from "./admin/operations.ts";
 export type { LoginInput } from "./sign-in/login.ts";
 export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./audit/list-audit-events.ts";
 export type { RefreshInput } from "./sign-in/refresh.ts";

@@ -10,7 +10,7 @@ import { requireEmail, requireId, requirePassword } from "../input.ts";
 import type { Invitation, Membership, OrgRole } from "../model.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, parseOrgRole, requireOrgAdmin, type Actor } from "../admin/operations.ts";
+import { adminSubject, parseOrgRole, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
 
 /** An invitation as an admin sees it: never its token. */
 export interface InvitationView {

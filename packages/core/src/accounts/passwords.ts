@@ -12,7 +12,7 @@ import { requireAccountPassword } from "../passwords/password-guesses.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, requireOrgAdmin, type Actor } from "../admin/operations.ts";
+import { adminSubject, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
 import type { AuditActor } from "../audit/events.ts";
 
 export interface RequestPasswordResetInput {

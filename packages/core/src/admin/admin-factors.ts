@@ -6,7 +6,7 @@ import { requireEmail, requireId, requirePlainText } from "../input.ts";
 import type { User } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { factorsViewOf, type FactorsView } from "../factors/account-factors.ts";
-import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./operations.ts";
+import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./authorization.ts";
 
 const MAX_REASON_LENGTH = 500;
 

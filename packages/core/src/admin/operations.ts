@@ -1,4 +1,4 @@
-import { auditActorOf, recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { recordAudit, recordRefusal } from "../audit/record.ts";
 import { endSignInsEverywhere, evictUser } from "../accounts/end-sign-ins.ts";
 import { consumeAll, rateLimitKeys } from "../rate-limits.ts";
 import type { Context } from "../context.ts";
@@ -6,13 +6,9 @@ import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts"
 import { newId } from "../ids.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
 import { requireSlug, slugFromName, withRandomSuffix } from "../sign-in/org-slug.ts";
-import type { Principal } from "../results.ts";
-import { requireSessionOrg } from "../sign-in/session-scope.ts";
 import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
-  FACTOR_KINDS,
-  type FactorKind,
   type Device,
   type Org,
   type OrgMfaSettings,
@@ -24,90 +20,16 @@ import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
 import type { VersionedBrowserPolicy } from "../ports.ts";
 import { validateBrowserPolicyInSlices } from "../url-policy/validate-policy.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { adminSubject, requireOrgAdmin, requirePlatformAdmin, type Actor } from "./authorization.ts";
+import { requireOrgMfaSettings, requireTtlDays } from "./settings-validation.ts";
 
-/**
- * Who asks: a signed-in user (checked against roles) or the operator's command line (trusted).
- * A user acts through a session, and `orgId` is the org that session was issued for: org-scoped
- * operations on any other org are refused, platform admins included.
- */
-export type Actor =
-  | { readonly kind: "system" }
-  /** `request`: where the call came from, recorded with the audit events it causes. */
-  | { readonly kind: "user"; readonly userId: string; readonly orgId: string; readonly request?: RequestMeta };
-
-/** The actor of a signed-in principal: its user, scoped to the org its session was issued for. */
-export function actorFor(principal: Principal, request?: RequestMeta): Actor {
-  return { kind: "user", userId: principal.userId, orgId: principal.orgId, request };
-}
-
-/** Whom an admin change is recorded for: the actor, the org, and where the call came from. */
-export function adminSubject(actor: Actor, orgId: string | null, about: { userId?: string; deviceId?: string } = {}): AuditSubject {
-  return { actor: auditActorOf(actor), orgId, ...about, request: actor.kind === "user" ? actor.request : undefined };
-}
-
-export const SYSTEM_ACTOR: Actor = { kind: "system" };
-const MAX_TTL_DAYS = 3650;
 const MAX_ORG_NAME_LENGTH = 100;
-
-export async function isPlatformAdmin(ctx: Context, actor: Actor): Promise<boolean> {
-  if (actor.kind === "system") return true;
-  return (await ctx.stores.users.findById(actor.userId))?.platformAdmin ?? false;
-}
-
-export async function requirePlatformAdmin(ctx: Context, actor: Actor): Promise<void> {
-  if (!(await isPlatformAdmin(ctx, actor))) throw new GatehouseError("permission_denied", "platform admin role required");
-}
-
-/** Org admins manage their org; platform admins manage every org, each through a session issued for it. */
-export async function requireOrgAdmin(ctx: Context, actor: Actor, orgId: string): Promise<void> {
-  requireId("org_id", orgId);
-  if (actor.kind === "user") requireSessionOrg(actor.orgId, orgId);
-  if ((await ctx.stores.orgs.findById(orgId)) === null) throw new GatehouseError("not_found", "organization not found");
-  if (await isPlatformAdmin(ctx, actor)) return;
-  const membership = actor.kind === "user" ? await ctx.stores.orgs.findMembership(orgId, actor.userId) : null;
-  if (membership?.role !== "admin") throw new GatehouseError("permission_denied", "organization admin role required");
-}
 
 /** A member as an admin sees one: who (id and email) and which role. */
 export interface OrgMember {
   readonly userId: string;
   readonly email: string;
   readonly role: OrgRole;
-}
-
-/** Turns an edge's string (wire field, CLI flag) into a role, or `invalid_argument` naming the field. */
-export function parseOrgRole(value: string): OrgRole {
-  if (value === "member" || value === "admin") return value;
-  throw invalidArgument("role", 'must be "member" or "admin"');
-}
-
-/** A day, the longest step-up window: a "recent" second factor older than that is not recent. */
-const MAX_STEP_UP_MINUTES = 24 * 60;
-
-/** An org must accept at least one factor, each a known kind, once (an embedder may pass anything). */
-function requireAllowedFactors(value: readonly FactorKind[]): readonly FactorKind[] {
-  const known = value.every((kind) => FACTOR_KINDS.includes(kind));
-  if (value.length === 0 || !known || new Set(value).size < value.length) {
-    throw invalidArgument("allowed_factors", `must list at least one of ${FACTOR_KINDS.join(", ")}, each once`);
-  }
-  return value;
-}
-
-function requireOrgMfaSettings(settings: OrgMfaSettings): void {
-  requireTtlDays("trust_ttl_days", settings.trustTtlDays);
-  requireAllowedFactors(settings.allowedFactors);
-  // A requirement no allowed factor can meet would leave the org's members only their weaker factors.
-  if (settings.requirePhishingResistant && !settings.allowedFactors.includes("webauthn")) {
-    throw invalidArgument("require_phishing_resistant", 'needs "webauthn" in allowed_factors');
-  }
-  if (!Number.isInteger(settings.stepUpMaxAgeMinutes) || settings.stepUpMaxAgeMinutes < 1 || settings.stepUpMaxAgeMinutes > MAX_STEP_UP_MINUTES) {
-    throw invalidArgument("step_up_max_age_minutes", `must be a whole number from 1 to ${MAX_STEP_UP_MINUTES}`);
-  }
-}
-
-function requireTtlDays(field: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_TTL_DAYS) throw invalidArgument(field, `must be a whole number from 0 to ${MAX_TTL_DAYS}`);
-  return value;
 }
 
 /**

@@ -10,7 +10,8 @@ import { requireEmail, requireId } from "../input.ts";
 import type { Device, Org, User } from "../model.ts";
 import { isUuidShaped } from "../sign-in/org-slug.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, requirePlatformAdmin, revokeDeviceTrust, type Actor } from "./operations.ts";
+import { adminSubject, requirePlatformAdmin, type Actor } from "./authorization.ts";
+import { revokeDeviceTrust } from "./operations.ts";
 
 /** An org named by id or by slug (any case); `not_found` when neither matches. */
 export async function findOrgByReference(ctx: Context, actor: Actor, reference: string): Promise<Org> {

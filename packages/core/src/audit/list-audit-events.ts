@@ -4,7 +4,8 @@ import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { EpochMs } from "../model.ts";
 import type { AuditPage } from "../ports.ts";
-import { isPlatformAdmin, requireOrgAdmin, requireUserByEmail, type Actor } from "../admin/operations.ts";
+import { isPlatformAdmin, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
+import { requireUserByEmail } from "../admin/operations.ts";
 
 export const DEFAULT_AUDIT_PAGE_SIZE = 100;
 export const MAX_AUDIT_PAGE_SIZE = 500;
