@@ -24,6 +24,7 @@ export {
 } from "./audit/events.ts";
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
+export { AMR_OF_FACTOR } from "./factors/registry.ts";
 export type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired, Principal } from "./results.ts";
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor } from "./admin/authorization.ts";
 export type { OrgMember } from "./admin/operations.ts";

@@ -117,9 +117,6 @@ export interface Session {
 
 export type AssuranceLevel = 1 | 2;
 
-/** The `amr` value each factor adds to a session (design/factors.md). */
-export const AMR_OF_FACTOR: Readonly<Record<FactorKind, string>> = { sms: "sms", totp: "otp", webauthn: "webauthn", recovery_code: "rec" };
-
 export interface PlatformSettings {
   readonly mfaAlways: boolean;
   readonly deviceTrustEnabled: boolean;

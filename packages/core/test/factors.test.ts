@@ -4,7 +4,7 @@ import { GatehouseError } from "../src/errors.ts";
 import { totpCodeAt } from "../src/factors/totp/totp.ts";
 import type { IssuedTokens } from "../src/results.ts";
 import { SoftAuthenticator } from "../src/testing/index.ts";
-import type { Actor } from "../src/admin/operations.ts";
+import type { Actor } from "../src/admin/authorization.ts";
 import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
 
 const SYSTEM: Actor = { kind: "system" };

@@ -4,7 +4,7 @@ import { GatehouseError } from "../src/errors.ts";
 import { counterMovedForward } from "../src/factors/passkeys/webauthn.ts";
 import type { MfaRequired } from "../src/results.ts";
 import { SoftAuthenticator, type CeremonyBending } from "../src/testing/index.ts";
-import type { Actor } from "../src/admin/operations.ts";
+import type { Actor } from "../src/admin/authorization.ts";
 import { createHarness, signInWithPhone, type Harness } from "./harness.ts";
 
 const SYSTEM: Actor = { kind: "system" };

@@ -1,7 +1,8 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { newId } from "../ids.ts";
-import { AMR_OF_FACTOR, type EpochMs, type FactorKind, type Session } from "../model.ts";
+import { factorOf } from "../factors/registry.ts";
+import type { EpochMs, FactorKind, Session } from "../model.ts";
 import type { StepUpProof, TokenPair } from "../ports.ts";
 import type { IssuedTokens } from "../results.ts";
 import { ACCESS_TOKEN_PREFIX, hashToken, newToken, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
@@ -46,8 +47,8 @@ export function toIssuedTokens(fresh: FreshTokens, owner: TokensOwner): IssuedTo
  */
 export function proofOf(factor: FactorKind | "passkey" | null, now: EpochMs): StepUpProof {
   if (factor === null) return { amr: ["pwd"], aal: 1, mfaAt: null };
-  if (factor === "passkey") return { amr: [AMR_OF_FACTOR.webauthn], aal: 2, mfaAt: now };
-  return { amr: ["pwd", AMR_OF_FACTOR[factor]], aal: 2, mfaAt: now };
+  if (factor === "passkey") return { amr: [factorOf("webauthn").amr], aal: 2, mfaAt: now };
+  return { amr: ["pwd", factorOf(factor).amr], aal: 2, mfaAt: now };
 }
 
 /**
