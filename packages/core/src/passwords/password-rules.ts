@@ -1,12 +1,12 @@
 import { invalidArgument } from "../errors.ts";
 import { MIN_PASSWORD_LENGTH, requirePassword } from "../input.ts";
-import { COMMON_PASSWORDS_TEXT } from "./common-passwords.ts";
+import commonPasswordList from "./common-passwords.json" with { type: "json" };
 
 let common: ReadonlySet<string> | undefined;
 
 /** Built on first use: most processes (the CLI's reads, a refresh-only replica) never set a password. */
 function commonPasswords(): ReadonlySet<string> {
-  common ??= new Set(COMMON_PASSWORDS_TEXT.split("\n"));
+  common ??= new Set(commonPasswordList.passwords);
   return common;
 }
 
