@@ -14,8 +14,7 @@ interface TotalsRow {
 const count = (value: DbBigint | null): number => (value === null ? 0 : fromDbBigint(value));
 
 /**
- * Counts per key and bucket, added by one upsert per call (concurrent adds to one row queue on it;
- * it answers nothing, so inside a transaction the PostgreSQL pool sends it with the next statement),
+ * Counts per key and bucket, added by one upsert per call (concurrent adds to one row queue on it),
  * and each key's breaker, opened by an upsert that only replaces a breaker already closed, so the
  * RETURNING row tells the one caller that opened it.
  */

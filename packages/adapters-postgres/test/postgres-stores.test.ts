@@ -48,7 +48,15 @@ describeStoreContract(`postgres (${database.kind})`, async () => {
   contractSchema ??= database.freshSchema();
   const opened = await (await contractSchema).open();
   await emptyTables(opened.db);
-  return { stores: opened.stores, purgeExpired: opened.purgeExpired, close: () => opened.close() };
+  return {
+    stores: opened.stores,
+    purgeExpired: opened.purgeExpired,
+    failSmsTraffic: async () => {
+      await sql`alter table sms_traffic rename to sms_traffic_away`.execute(opened.db);
+      return async () => void (await sql`alter table sms_traffic_away rename to sms_traffic`.execute(opened.db));
+    },
+    close: () => opened.close(),
+  };
 });
 
 describe(`openPostgresStores (${database.kind})`, () => {

@@ -37,6 +37,10 @@ describeStoreContract("sqlite", async () => {
   return {
     stores: opened.stores,
     purgeExpired: opened.purgeExpired,
+    failSmsTraffic: async () => {
+      await sql`alter table sms_traffic rename to sms_traffic_away`.execute(opened.db);
+      return async () => void (await sql`alter table sms_traffic_away rename to sms_traffic`.execute(opened.db));
+    },
     close: async () => {
       await opened.close();
       rmSync(directory, { recursive: true, force: true });

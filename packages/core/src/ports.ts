@@ -543,7 +543,6 @@ export interface SmsTrafficStore {
   /**
    * Atomic: adds `sent` and `verified` to each key's counts in the bucket starting at `bucketStart`
    * (created at zero). Concurrent adds all count. A negative `sent` takes back a send that reached no phone.
-   * Inside a transaction its failure may surface at a later call of the transaction or at the commit, which then fails.
    */
   add(keys: readonly string[], bucketStart: EpochMs, sent: number, verified: number): Promise<void>;
   /**

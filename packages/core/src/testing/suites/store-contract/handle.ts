@@ -10,5 +10,11 @@ export interface StoreContractHandle {
    * and that it deletes audit events past `retention` and no others.
    */
   readonly purgeExpired?: (now: EpochMs, retention: { readonly auditRetentionMs: number }) => Promise<unknown>;
+  /**
+   * Makes the storage of the SMS traffic counts fail until the function it returns restores it, when the
+   * adapter can (the SQL adapters move its table away). The suite checks that a failing `add` rejects in the
+   * call that failed, inside a unit of work as outside it.
+   */
+  readonly failSmsTraffic?: () => Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -55,7 +55,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSignInFactsContract(stores);
     describeEmailOwnershipContract(stores);
     describeRateLimiterContract(stores);
-    describeSmsTrafficContract(stores);
+    describeSmsTrafficContract(current);
     describeTransactionsContract(stores);
     describePurgeContract(current);
     describeAuditContract(current);

@@ -1,14 +1,17 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
 import { MINUTE, T0, times } from "./fixtures.ts";
+import type { StoreContractHandle } from "./handle.ts";
 
-/** The `SmsTrafficStore` contract; `current` returns the fresh stores of the running test. */
-export function describeSmsTrafficContract(current: () => Stores): void {
+/** The `SmsTrafficStore` contract; `current` returns the handle of the running test. */
+export function describeSmsTrafficContract(current: () => StoreContractHandle): void {
   describe("SMS traffic (conversion breaker counts)", () => {
+    let handle: StoreContractHandle;
     let stores: Stores;
 
     beforeEach(() => {
-      stores = current();
+      handle = current();
+      stores = handle.stores;
     });
 
     const BUCKET = 5 * MINUTE;
@@ -61,6 +64,29 @@ export function describeSmsTrafficContract(current: () => Stores): void {
         { key: "prefix:+1202555", sent: 4, verified: 3 },
       ]);
       expect(await stores.smsTraffic.report(T0 + 2 * BUCKET, T0 + 3 * BUCKET)).toEqual([{ key: "country:US", sent: 10, verified: 0 }]);
+    });
+
+    it("rejects a failing add in the call that failed, inside a unit of work as outside it", async (context) => {
+      const fail = handle.failSmsTraffic;
+      if (fail === undefined) return context.skip("this adapter cannot make its storage fail (memory stores keep no storage that could)");
+      const restore = await fail();
+      try {
+        await expect(stores.smsTraffic.add(["country:US"], T0, 1, 0)).rejects.toThrow();
+        const outcomes: string[] = [];
+        const work = stores.transaction(async (tx) => {
+          await tx.smsTraffic.add(["country:US"], T0, 1, 0).then(
+            () => outcomes.push("resolved"),
+            (error: unknown) => {
+              outcomes.push("rejected");
+              throw error;
+            },
+          );
+        });
+        await expect(work).rejects.toThrow();
+        expect(outcomes).toEqual(["rejected"]);
+      } finally {
+        await restore();
+      }
     });
   });
 }
