@@ -55,7 +55,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * A raw keep-alive HTTP/1.1 connection to `url`'s host, one request at a time: cheaper per request than autocannon or
- * a node:http loop in a process this short-lived (docs/decisions/login-overhead.md). `localAddress` binds the client's
+ * a node:http loop in a process this short-lived (docs/login-overhead.md). `localAddress` binds the client's
  * end. A connection that cannot be made is one that has ended: its requests resolve undefined.
  */
 export async function openConnection(url: string, localAddress?: string, timeoutMs = REQUEST_TIMEOUT_MS) {
