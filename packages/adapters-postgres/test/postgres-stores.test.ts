@@ -1,4 +1,3 @@
-import type { AuditEvent } from "@gatehouse/core";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import type { Database } from "@gatehouse/adapters-kysely";
 import { sql, type Kysely } from "kysely";
@@ -7,11 +6,6 @@ import { MIGRATION_NAMES, migrationLockKeys, openPostgresStores } from "../src/i
 import { databaseUnderTest, PG_URL, type FreshSchema } from "./support/database-under-test.ts";
 
 const database = await databaseUnderTest();
-
-/** An audit event for the purge cases: only its id and time matter there. */
-function memberRemoved(id: string, at: number): AuditEvent {
-  return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
-}
 
 /**
  * The contract's cases share one schema, migrated by its first open, and each starts on emptied
@@ -88,63 +82,6 @@ describe(`openPostgresStores (${database.kind})`, () => {
     const createdAt = 2 ** 41 + 7;
     await stores.orgs.create({ id: "o", name: "O", createdAt });
     expect(await stores.orgs.findById("o")).toEqual({ id: "o", name: "O", createdAt });
-  });
-
-  it("purges ended rate-limit windows, expired intents and audit events past their retention", async () => {
-    const { stores, purgeExpired } = await schema.open();
-    const t0 = Date.UTC(2026, 0, 1);
-    const day = 24 * 60 * 60 * 1000;
-    await stores.users.create({
-      id: "u",
-      email: "u@example.com",
-      displayName: "U",
-      passwordHash: "h",
-      phone: null,
-      phoneVerified: false,
-      platformAdmin: false,
-      emailVerifiedAt: 1,
-      createdAt: t0,
-    });
-    await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
-    const { device } = await stores.devices.getOrCreate({
-      id: "d",
-      userId: "u",
-      orgId: "o",
-      fingerprint: "f",
-      trusted: false,
-      trustedUntil: null,
-      trustRevokedAt: null,
-      sessionIssuedAt: null,
-      createdAt: t0,
-      lastSeenAt: t0,
-    });
-    await stores.rateLimiter.consume("old", 5, 60_000, t0);
-    await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
-    await stores.intents.create({ id: "i-old", userId: "u", orgId: "o", deviceId: device.id, expiresAt: t0 + 1, createdAt: t0 });
-    await stores.audit.append(memberRemoved("e-old", t0));
-    await stores.audit.append(memberRemoved("e-kept", t0 + 1));
-    const retention = { auditRetentionMs: day };
-    expect(await purgeExpired(t0 + day, retention)).toEqual({
-      rateLimitLogs: 1,
-      retiredRefreshTokens: 0,
-      intents: 1,
-      challenges: 0,
-      auditEvents: 1,
-      emailTokens: 0,
-      invitations: 0,
-      smsTraffic: 0,
-    });
-    expect(await purgeExpired(t0 + day, retention)).toEqual({
-      rateLimitLogs: 0,
-      retiredRefreshTokens: 0,
-      intents: 0,
-      challenges: 0,
-      auditEvents: 0,
-      emailTokens: 0,
-      invitations: 0,
-      smsTraffic: 0,
-    });
-    expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
   });
 
   it("rejects when PostgreSQL cannot be reached", async () => {

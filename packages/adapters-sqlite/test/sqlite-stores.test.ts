@@ -1,4 +1,4 @@
-import { DEFAULT_ORG_MFA_SETTINGS, type AuditEvent } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS } from "@gatehouse/core";
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,11 +6,6 @@ import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATION_NAMES, openSqliteStores, type SqliteStores } from "../src/index.ts";
-
-/** An audit event for the purge cases: only its id and time matter there. */
-function memberRemoved(id: string, at: number): AuditEvent {
-  return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
-}
 
 /**
  * A real file per test, not only :memory:, so WAL and the on-disk pragmas are what gets tested. Each
@@ -174,94 +169,6 @@ describe("openSqliteStores", () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
     expect(opened.appliedMigrations).toEqual(MIGRATION_NAMES);
     expect(await opened.stores.users.findById("nobody")).toBeNull();
-    await opened.close();
-  });
-
-  it("purges ended rate-limit windows, stale retired tokens, expired intents, long-expired challenges and audit events past their retention", async () => {
-    const opened = await openSqliteStores({ filename: join(directory, "gatehouse.db") });
-    const { stores } = opened;
-    const t0 = Date.UTC(2026, 0, 1);
-    const day = 24 * 60 * 60 * 1000;
-    await stores.users.create({
-      id: "u",
-      email: "u@example.com",
-      displayName: "U",
-      passwordHash: "h",
-      phone: null,
-      phoneVerified: false,
-      platformAdmin: false,
-      emailVerifiedAt: 1,
-      createdAt: t0,
-    });
-    await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
-    const { device } = await stores.devices.getOrCreate({
-      id: "d",
-      userId: "u",
-      orgId: "o",
-      fingerprint: "f",
-      trusted: false,
-      trustedUntil: null,
-      trustRevokedAt: null,
-      sessionIssuedAt: null,
-      createdAt: t0,
-      lastSeenAt: t0,
-    });
-    const owner = { userId: "u", orgId: "o", deviceId: device.id };
-    await stores.rateLimiter.consume("old", 5, 60_000, t0);
-    await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
-    await stores.intents.create({ id: "i-old", ...owner, expiresAt: t0 + 1, createdAt: t0 });
-    await stores.intents.create({ id: "i-live", ...owner, expiresAt: t0 + 2 * day, createdAt: t0 });
-    const challenge = { ...owner, phone: "+15550100", codeHash: "x", attempts: 0, createdAt: t0 };
-    await stores.challenges.create({ id: "c-old", ...challenge, expiresAt: t0 - 1 });
-    await stores.challenges.create({ id: "c-recent", ...challenge, expiresAt: t0 + day - 1 });
-    const pair = (tag: string, expiresAt: number) => ({
-      accessTokenHash: `a-${tag}`,
-      accessExpiresAt: expiresAt,
-      refreshTokenHash: `r-${tag}`,
-      refreshExpiresAt: expiresAt,
-    });
-    await stores.sessions.create({
-      id: "s",
-      ...owner,
-      ...pair("1", t0 + day),
-      createdAt: t0,
-      expiresAt: t0 + 30 * day,
-      revokedAt: null,
-      amr: ["pwd"],
-      aal: 1,
-      mfaAt: null,
-    });
-    await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
-    await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
-
-    await stores.audit.append(memberRemoved("e-old", t0));
-    await stores.audit.append(memberRemoved("e-kept", t0 + 1));
-
-    const retention = { auditRetentionMs: day };
-    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
-      rateLimitLogs: 1,
-      retiredRefreshTokens: 1,
-      intents: 1,
-      challenges: 1,
-      auditEvents: 1,
-      emailTokens: 0,
-      invitations: 0,
-      smsTraffic: 0,
-    });
-    expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
-      rateLimitLogs: 0,
-      retiredRefreshTokens: 0,
-      intents: 0,
-      challenges: 0,
-      auditEvents: 0,
-      emailTokens: 0,
-      invitations: 0,
-      smsTraffic: 0,
-    });
-    expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
-    expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
-    expect(await stores.challenges.findById("c-recent")).not.toBeNull();
-    expect(await stores.sessions.rotate("r-2", pair("4", t0 + 3 * day), t0 + day)).toEqual({ kind: "reused", sessionId: "s", ...owner });
     await opened.close();
   });
 });

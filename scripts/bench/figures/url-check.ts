@@ -5,6 +5,7 @@
  * `checkUrl(compiled, input)`, the clock's own cost subtracted; median per round, median of the rounds.
  */
 import { checkUrl, compileAccessControl } from "@gatehouse/core";
+import { HostTable } from "../../../packages/core/src/url-policy/host-table.ts";
 import { sized, table, verdict, type Figure } from "../figure.ts";
 import { generateCorpus, generatePolicy } from "../hosts.ts";
 import { runNodeJson } from "../load.ts";
@@ -21,6 +22,8 @@ export const urlCheck: Figure = {
       { sizes: [10, 1000, 100_000, 1_000_000], rounds: 7, corpus: 4000, runs: 3 },
       { sizes: [10, 1000], rounds: 2, corpus: 300, runs: 1 },
     );
+    checkHostTable(o.sizes.at(-1)!);
+    context.log(`a host table of ${fmt(o.sizes.at(-1)!)} keys keeps every key and invents none`);
     const results: SizeResult[] = [];
     for (let run = 0; run < o.runs; run++) {
       for (const size of o.sizes) {
@@ -69,6 +72,19 @@ export const urlCheck: Figure = {
     return { rows, details, data: runs };
   },
 };
+
+/**
+ * A host table of the figure's largest size keeps every key with its bits and answers 0 for a key never added:
+ * the unit tests (packages/core/test/url-policy/host-table.test.ts) check the table at sizes they can afford.
+ */
+function checkHostTable(size: number): void {
+  const table = new HostTable(size);
+  for (let i = 0; i < size; i++) table.add(`h${i}.example`, 1 + (i % 15));
+  const last = size - 1;
+  if (table.size !== size || table.get(`h${last}.example`) !== 1 + (last % 15) || table.get(`h${size}.example`) !== 0) {
+    throw new Error(`a host table of ${size} keys lost or invented a key`);
+  }
+}
 
 /** The child: one policy size, one JSON line. */
 function measureSize(size: number, rounds: number, corpusSize: number) {

@@ -1,7 +1,13 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import type { AuditEvent } from "../../../audit/events.ts";
 import type { Stores } from "../../../ports.ts";
 import { aChallenge, anIntent, DAY, DEVICE_ID, MINUTE, ORG_ID, seedGraph, T0, tokenPair, aSession, USER_ID } from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
+
+/** An audit event for the purge cases: only its id and time matter there. */
+function memberRemoved(id: string, at: number): AuditEvent {
+  return { id, at, kind: "member.removed", actor: { kind: "system" }, orgId: "o", userId: "u", deviceId: null, clientIp: null, userAgent: null, payload: {} };
+}
 
 /**
  * The sweep an adapter offers (`purgeExpired`) may delete only what can no longer change an
@@ -59,6 +65,93 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         orgId: ORG_ID,
         deviceId: DEVICE_ID,
       });
+    });
+
+    it("deletes ended rate-limit windows, stale retired tokens, expired intents, long-expired challenges and audit events past their retention, says how many of each, and finds none the second time", async (context) => {
+      const purge = handle.purgeExpired;
+      if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
+      const t0 = Date.UTC(2026, 0, 1);
+      const day = 24 * 60 * 60 * 1000;
+      await stores.users.create({
+        id: "u",
+        email: "u@example.com",
+        displayName: "U",
+        passwordHash: "h",
+        phone: null,
+        phoneVerified: false,
+        platformAdmin: false,
+        emailVerifiedAt: 1,
+        createdAt: t0,
+      });
+      await stores.orgs.create({ id: "o", name: "O", createdAt: t0 });
+      const { device } = await stores.devices.getOrCreate({
+        id: "d",
+        userId: "u",
+        orgId: "o",
+        fingerprint: "f",
+        trusted: false,
+        trustedUntil: null,
+        trustRevokedAt: null,
+        sessionIssuedAt: null,
+        createdAt: t0,
+        lastSeenAt: t0,
+      });
+      const owner = { userId: "u", orgId: "o", deviceId: device.id };
+      await stores.rateLimiter.consume("old", 5, 60_000, t0);
+      await stores.rateLimiter.consume("current", 5, 60_000, t0 + day);
+      await stores.intents.create({ id: "i-old", ...owner, expiresAt: t0 + 1, createdAt: t0 });
+      await stores.intents.create({ id: "i-live", ...owner, expiresAt: t0 + 2 * day, createdAt: t0 });
+      const challenge = { ...owner, phone: "+15550100", codeHash: "x", attempts: 0, createdAt: t0 };
+      await stores.challenges.create({ id: "c-old", ...challenge, expiresAt: t0 - 1 });
+      await stores.challenges.create({ id: "c-recent", ...challenge, expiresAt: t0 + day - 1 });
+      const pair = (tag: string, expiresAt: number) => ({
+        accessTokenHash: `a-${tag}`,
+        accessExpiresAt: expiresAt,
+        refreshTokenHash: `r-${tag}`,
+        refreshExpiresAt: expiresAt,
+      });
+      await stores.sessions.create({
+        id: "s",
+        ...owner,
+        ...pair("1", t0 + day),
+        createdAt: t0,
+        expiresAt: t0 + 30 * day,
+        revokedAt: null,
+        amr: ["pwd"],
+        aal: 1,
+        mfaAt: null,
+      });
+      await stores.sessions.rotate("r-1", pair("2", t0 + day), t0);
+      await stores.sessions.rotate("r-2", pair("3", t0 + 3 * day), t0);
+
+      await stores.audit.append(memberRemoved("e-old", t0));
+      await stores.audit.append(memberRemoved("e-kept", t0 + 1));
+
+      const retention = { auditRetentionMs: day };
+      expect(await purge(t0 + day, retention)).toEqual({
+        rateLimitLogs: 1,
+        retiredRefreshTokens: 1,
+        intents: 1,
+        challenges: 1,
+        auditEvents: 1,
+        emailTokens: 0,
+        invitations: 0,
+        smsTraffic: 0,
+      });
+      expect(await purge(t0 + day, retention)).toEqual({
+        rateLimitLogs: 0,
+        retiredRefreshTokens: 0,
+        intents: 0,
+        challenges: 0,
+        auditEvents: 0,
+        emailTokens: 0,
+        invitations: 0,
+        smsTraffic: 0,
+      });
+      expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
+      expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
+      expect(await stores.challenges.findById("c-recent")).not.toBeNull();
+      expect(await stores.sessions.rotate("r-2", pair("4", t0 + 3 * day), t0 + day)).toEqual({ kind: "reused", sessionId: "s", ...owner });
     });
   });
 }
