@@ -221,6 +221,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
 
   const limits = DEFAULT_CONNECTION_LIMITS;
+  const trustProxyHops = int("TRUST_PROXY", 0, 0, 10);
   const maxConnections = int("MAX_CONNECTIONS", limits.maxConnections, 1, 1_000_000);
   const connections: ConnectionLimits = {
     firstBytesTimeoutMs: int("FIRST_BYTES_TIMEOUT_MS", limits.firstBytesTimeoutMs, 10, 600_000),
@@ -229,6 +230,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     keepAliveTimeoutMs: int("KEEP_ALIVE_TIMEOUT_MS", limits.keepAliveTimeoutMs, 10, 600_000),
     maxConnections,
     maxConnectionsPerIp: int("MAX_CONNECTIONS_PER_IP", defaultPerIp(maxConnections), 1, 1_000_000),
+    behindProxy: trustProxyHops > 0,
     maxBodyBytesInFlight: int("MAX_BODY_BYTES_IN_FLIGHT", limits.maxBodyBytesInFlight, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     maxHeaderBytes: int("MAX_HEADER_BYTES", limits.maxHeaderBytes, 1024, 1024 * 1024),
     http2MaxConcurrentStreams: int("HTTP2_MAX_CONCURRENT_STREAMS", limits.http2MaxConcurrentStreams, 1, 10_000),
@@ -268,7 +270,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     webauthn: readWebAuthnConfig(text, problems, { port }),
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
     refusalPauseMs,
-    trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
+    trustProxyHops,
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
     sessionMaxAgeMs: sessionMaxAgeDays * DAY_MS,

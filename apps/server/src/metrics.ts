@@ -7,6 +7,7 @@
 import type { QueryTiming, StorageFault } from "@gatehouse/adapters-sqlite";
 import type { HashQueueObserver, SmsGuardObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ConnectionCap } from "./connection-limits.ts";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
 import type { SmsResultObserver } from "./sms.ts";
 
@@ -30,6 +31,9 @@ export interface GatehouseMetrics extends RequestObserver {
   readonly hashQueue: HashQueueObserver;
   /** SMS sends refused before they went out, by reason, and conversion breakers tripped, by scope. */
   readonly smsGuard: SmsGuardObserver;
+  /** A new connection refused by MAX_CONNECTIONS (`total`) or MAX_CONNECTIONS_PER_IP (`per_address`). */
+  connectionRefused(cap: ConnectionCap): void;
+  connectionsOpen(open: number): void;
 }
 
 export function createMetrics(): GatehouseMetrics {
@@ -107,6 +111,15 @@ export function createMetrics(): GatehouseMetrics {
     buckets: QUERY_BUCKETS,
     registers,
   });
+  const connectionsRefused = new Counter({
+    name: "gatehouse_connections_refused_total",
+    help: "New connections refused, by cap: total (MAX_CONNECTIONS), per_address (MAX_CONNECTIONS_PER_IP)",
+    labelNames: ["cap"],
+    registers,
+  });
+  // Both series exist from the start, so an alert on their rate sees a zero, not an absent series.
+  for (const cap of ["total", "per_address"]) connectionsRefused.inc({ cap }, 0);
+  const connectionsOpen = new Gauge({ name: "gatehouse_connections_open", help: "Open client connections of this process", registers });
   const hashQueueDepth = new Gauge({ name: "gatehouse_password_hash_queue_depth", help: "Password hashes waiting or running", registers });
   const hashWait = new Histogram({
     name: "gatehouse_password_hash_wait_seconds",
@@ -146,6 +159,8 @@ export function createMetrics(): GatehouseMetrics {
       refused: (reason) => smsRefusals.inc({ reason }),
       breakerTripped: ({ scope }) => smsBreakerTrips.inc({ scope }),
     },
+    connectionRefused: (cap) => connectionsRefused.inc({ cap }),
+    connectionsOpen: (open) => connectionsOpen.set(open),
     hashQueue: {
       depthChanged: (depth) => hashQueueDepth.set(depth),
       hashed: (waitMs, runMs) => {

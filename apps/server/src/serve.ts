@@ -1,5 +1,6 @@
 import cluster from "node:cluster";
 import { startServer } from "./app.ts";
+import { logConnectionMode } from "./connection-log.ts";
 import { checkPhoneRegion, loadConfig } from "./config.ts";
 import { createLogger, resolveLogFormat } from "./logger.ts";
 import { logStartupNotices } from "./startup-notices.ts";
@@ -19,7 +20,10 @@ export async function serve(): Promise<void> {
   const production = config.appEnv?.toLowerCase() === "production";
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.observability.logFormat, production, process.stdout.isTTY));
   // Once per start: the supervisor says it for its workers.
-  if (cluster.isPrimary) logStartupNotices(config, logger);
+  if (cluster.isPrimary) {
+    logStartupNotices(config, logger);
+    logConnectionMode(config, logger);
+  }
   if (config.workers > 1 && cluster.isPrimary) {
     await superviseWorkers(config, logger);
     return;
