@@ -73,7 +73,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : []),
   ];
   const observer = combineObservers(observers);
-  const readiness = createReadiness({ ping: storage.ping, write: () => storage.probeWrite(clock.now()) });
+  const readiness = createReadiness({ ping: storage.ping, write: () => storage.probeWrite(clock.now()), ...config.lifecycle.readiness });
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
