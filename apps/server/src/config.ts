@@ -45,7 +45,7 @@ export interface ServerConfig {
   readonly sms: { readonly apiKey: string; readonly sender: string | undefined; readonly baseUrl: string | undefined; readonly timeoutMs: number };
   /** SMS_PROVIDER and that provider's settings (sms-config.ts); `none` in dev OTP mode. */
   readonly smsProvider: SmsProviderConfig;
-  /** Requests per OTP send, retries of 429/5xx included, all within SMS_PROVIDER_TIMEOUT_MS. */
+  /** Requests per OTP send, retries (of a send the provider definitely did not make) included, all within SMS_PROVIDER_TIMEOUT_MS. */
   readonly smsMaxAttempts: number;
   /** EMAIL_*, PUBLIC_URL (email-config.ts). */
   readonly email: EmailConfig;

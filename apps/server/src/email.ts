@@ -21,7 +21,11 @@ export function createEmail(config: EmailConfig, clock: Clock, logger: Logger): 
       return { sender: logFailures(createSmtpEmailSender({ url, user, password, from, timeoutMs }), logger), devMailbox: null };
     }
     case "none":
-      return { sender: logFailures({ send: () => Promise.reject(new Error("no EMAIL_SMTP_URL configured")) }, logger), devMailbox: null };
+      // Nothing can have gone out: the send's limit units go back, so a missing mail server spends no client's limit.
+      return {
+        sender: logFailures({ send: () => Promise.reject(Object.assign(new Error("no EMAIL_SMTP_URL configured"), { mayHaveBeenSent: false })) }, logger),
+        devMailbox: null,
+      };
   }
 }
 
@@ -36,7 +40,10 @@ function logFailures(sender: EmailSender, logger: Logger): EmailSender {
       try {
         await sender.send(message);
       } catch (error) {
-        const details = error instanceof EmailDeliveryError ? { reason: error.reason, responseCode: error.responseCode } : { reason: "not_configured" };
+        const details =
+          error instanceof EmailDeliveryError
+            ? { reason: error.reason, responseCode: error.responseCode, mayHaveBeenSent: error.mayHaveBeenSent }
+            : { reason: "not_configured" };
         logger.warn({ to: message.to, subject: message.subject, ...details }, "email delivery failed");
         throw error;
       }
