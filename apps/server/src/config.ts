@@ -35,8 +35,9 @@ export interface ServerConfig {
    * DATABASE_CONNECT_TIMEOUT_MS: the longest a request waits for a PostgreSQL connection.
    */
   readonly databaseTimeouts: { readonly statementTimeoutMs: number; readonly connectTimeoutMs: number };
-  readonly appEnv: string | undefined;
-  /** OTP_RETURN_TO_CLIENT with APP_ENV development, test or local: no SMS, OTPs kept in memory for the dev route. */
+  /** APP_ENV, lower-cased: one of APP_ENVS, or undefined when unset. */
+  readonly appEnv: AppEnv | undefined;
+  /** OTP_RETURN_TO_CLIENT with APP_ENV development or test: no SMS, OTPs kept in memory for the dev route. */
   readonly devOtpMode: boolean;
   /** NEXT_PUBLIC_DEV_OTP_ENABLED: the dev HTTP route exists only with this and dev OTP mode. */
   readonly devOtpRouteEnabled: boolean;
@@ -115,8 +116,11 @@ export class ConfigError extends Error {
 export const DEFAULT_DATABASE_URL = "./data/gatehouse.sqlite";
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const MIN_OTP_HASH_KEY_LENGTH = 16;
-/** The only APP_ENV values under which OTPs may reach the client: an explicit development environment, spelled exactly. */
-const DEV_OTP_APP_ENVS: readonly string[] = ["development", "test", "local"];
+/** Every APP_ENV there is (any case): a typo such as "prodution" would otherwise run a non-production server without a word. */
+export const APP_ENVS = ["development", "test", "staging", "production"] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+/** The only APP_ENV values under which OTPs may reach the client: an explicit development environment. */
+const DEV_OTP_APP_ENVS: readonly AppEnv[] = ["development", "test"];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -148,8 +152,12 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     return parsed;
   };
 
-  const appEnv = text("APP_ENV");
-  const production = appEnv?.toLowerCase() === "production";
+  const appEnvText = text("APP_ENV");
+  const appEnv = APP_ENVS.find((name) => name === appEnvText?.toLowerCase());
+  if (appEnvText !== undefined && appEnv === undefined) {
+    problems.push(`APP_ENV must be one of ${APP_ENVS.join(", ")} (any case; got ${JSON.stringify(appEnvText)})`);
+  }
+  const production = appEnv === "production";
   const otpReturnToClient = bool("OTP_RETURN_TO_CLIENT", false);
   const developmentEnv = appEnv !== undefined && DEV_OTP_APP_ENVS.includes(appEnv);
   if (otpReturnToClient && production) {
@@ -157,7 +165,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   } else if (otpReturnToClient && !developmentEnv) {
     // "prod", "staging" or a forgotten APP_ENV must not hand codes to whoever asks.
     problems.push(
-      `OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of ${DEV_OTP_APP_ENVS.join(", ")} (got ${appEnv === undefined ? "none" : JSON.stringify(appEnv)}): one-time passwords reach the client only in an explicit development environment`,
+      `OTP_RETURN_TO_CLIENT=true needs APP_ENV to be one of ${DEV_OTP_APP_ENVS.join(", ")} (got ${appEnvText === undefined ? "none" : JSON.stringify(appEnvText)}): one-time passwords reach the client only in an explicit development environment`,
     );
   }
   const devOtpMode = otpReturnToClient && developmentEnv;

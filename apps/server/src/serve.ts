@@ -17,7 +17,7 @@ export async function serve(): Promise<void> {
   // libuv's pool (4 threads unless set) runs the KDF and also file reads and DNS lookups:
   // room for every concurrent hash plus the default 4, set before the pool first starts.
   process.env.UV_THREADPOOL_SIZE ??= String(config.passwordHash.concurrency + 4);
-  const production = config.appEnv?.toLowerCase() === "production";
+  const production = config.appEnv === "production";
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.observability.logFormat, production, process.stdout.isTTY));
   // Once per start: the supervisor says it for its workers.
   if (cluster.isPrimary) {
