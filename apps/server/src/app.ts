@@ -62,6 +62,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     onQuery: metrics?.dbQuery,
     onStorageFault: metrics?.dbFault,
     onSmsResult: metrics?.smsResult,
+    onEmailResult: metrics?.emailResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,
     smsGuard: metrics?.smsGuard,

@@ -9,7 +9,9 @@ import type { HashQueueObserver, SmsGuardObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ConnectionCap } from "./connection-limits.ts";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
+import type { EmailResultObserver } from "./email.ts";
 import type { SmsResultObserver } from "./sms.ts";
+import { serverVersion } from "./version.ts";
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const HASH_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10];
@@ -22,6 +24,7 @@ const LOGIN_RESULT_LABELS: Readonly<Record<string, string>> = { tokens: "tokens"
 export interface GatehouseMetrics extends RequestObserver {
   readonly registry: Registry;
   readonly smsResult: SmsResultObserver;
+  readonly emailResult: EmailResultObserver;
   /** A RateLimiter refused a unit: `limit` names which one (`ip`, `otp-send:phone:15m`, …). */
   rateLimitRejected(limit: string): void;
   dbQuery(timing: QueryTiming): void;
@@ -36,10 +39,15 @@ export interface GatehouseMetrics extends RequestObserver {
   connectionsOpen(open: number): void;
 }
 
-export function createMetrics(): GatehouseMetrics {
+export function createMetrics(version: string = serverVersion()): GatehouseMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+
+  new Gauge({ name: "gatehouse_build_info", help: "Always 1; the running Gatehouse version as its label", labelNames: ["version"], registers }).set(
+    { version },
+    1,
+  );
 
   const rpcRequests = new Counter({ name: "gatehouse_rpc_requests_total", help: "RPCs by method and wire code", labelNames: ["method", "code"], registers });
   const rpcDuration = new Histogram({
@@ -78,6 +86,12 @@ export function createMetrics(): GatehouseMetrics {
     name: "gatehouse_otp_sends_total",
     help: "OTP SMS sends by provider and outcome (sent, failed)",
     labelNames: ["provider", "outcome"],
+    registers,
+  });
+  const emailSends = new Counter({
+    name: "gatehouse_email_sends_total",
+    help: "Email sends by delivery (smtp, dev-mailbox, none) and outcome (sent, failed)",
+    labelNames: ["delivery", "outcome"],
     registers,
   });
   const rateLimitedRpcs = new Counter({
@@ -150,6 +164,7 @@ export function createMetrics(): GatehouseMetrics {
       if (record.route !== "static") httpDuration.observe({ route: record.route }, record.seconds);
     },
     smsResult: (provider, outcome) => otpSends.inc({ provider, outcome }),
+    emailResult: (delivery, outcome) => emailSends.inc({ delivery, outcome }),
     rateLimitRejected: (limit) => rateLimitRejections.inc({ limit }),
     dbQuery: (timing) => queryDuration.observe({ operation: timing.operation, result: timing.failed ? "error" : "ok" }, timing.durationMs / 1000),
     dbFault: (fault) => {

@@ -86,7 +86,19 @@ describe("rate-limit labels", () => {
     ["otp-send:phone:+15551234567:900000", 900_000, "otp-send:phone:15m"],
     ["otp-send:user:u_123:86400000", 86_400_000, "otp-send:user:24h"],
     ["otp-fail:user:u_123", 900_000, "otp-fail:user:15m"],
+    ["otp-send:step-up-session:s_1:3600000", 3_600_000, "otp-send:step-up-session:1h"],
+    ["otp-fail:step-up-session:s_1", 900_000, "otp-fail:step-up-session:15m"],
+    ["email-send:address:ada@example.com:3600000", 3_600_000, "email-send:address:1h"],
+    ["email-send:client:203.0.113.7:3600000", 3_600_000, "email-send:client:1h"],
+    ["email-send:org:o_1:3600000", 3_600_000, "email-send:org:1h"],
+    ["password-fail:account:ada@example.com", 900_000, "password-fail:account:15m"],
+    ["password-fail:device:u_1:abcdef", 900_000, "password-fail:device:15m"],
+    ["policy-write:org:o_1:60000", 60_000, "policy-write:org:1m"],
+    ["policy-write:user:u_1:60000", 60_000, "policy-write:user:1m"],
+    ["audit-anon:ip:203.0.113.7", 60_000, "audit-anon:ip:1m"],
+    ["passkey-sign-in:ip:203.0.113.7", 60_000, "passkey-sign-in:ip:1m"],
     ["something:else", 1000, "other"],
+    ["u_123:secret", 1000, "other"],
   ])("%s → %s, never the address, phone or user", (key, windowMs, label) => {
     expect(limitLabel(key, windowMs)).toBe(label);
   });
