@@ -643,7 +643,11 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       return 0;
     }
     if (!isRunnable(command)) {
-      await serve();
+      try {
+        await serve();
+      } catch (error) {
+        return reportServeRefusal(error, stderr);
+      }
       return 0;
     }
 
@@ -667,6 +671,17 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   } catch (error) {
     return report(error, stderr);
   }
+}
+
+/**
+ * `serve` writes to a JSON log stream: its start-up refusal is one JSON line too (level `fatal`), a configuration's
+ * problems each an entry of `problems`, so a log collector reads it as it reads every other line.
+ */
+function reportServeRefusal(error: unknown, stderr: CliIo["stderr"]): number {
+  const logger = createLogger("info", { write: (line: string) => stderr.write(line) });
+  if (error instanceof ConfigError) logger.fatal({ problems: error.problems }, "invalid configuration: gatehouse refuses to start");
+  else logger.fatal({ err: error }, "gatehouse could not start");
+  return 1;
 }
 
 function report(error: unknown, stderr: CliIo["stderr"]): number {

@@ -111,6 +111,13 @@ const QUEUED_HASHES_PER_SLOT = 16;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+  /** Each problem found, one variable each. */
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.problems = problems;
+  }
 }
 
 export const DEFAULT_DATABASE_URL = "./data/gatehouse.sqlite";
@@ -298,7 +305,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   if (config.observability.metricsPort !== undefined && workers > 1) {
     problems.push("METRICS_PORT needs WORKERS=1: cluster workers would share the metrics port and each scrape would see one worker");
   }
-  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+  if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 
@@ -326,7 +333,7 @@ function readSmsGuard(int: (name: string, fallback: number, min: number, max: nu
 export async function checkPhoneRegion(config: ServerConfig): Promise<void> {
   const region = config.phoneDefaultRegion;
   if (region !== undefined && !(await isPhoneRegion(region))) {
-    throw new ConfigError(`invalid configuration:\n  - PHONE_DEFAULT_REGION ${JSON.stringify(region)} is not a region with phone numbering metadata`);
+    throw new ConfigError([`PHONE_DEFAULT_REGION ${JSON.stringify(region)} is not a region with phone numbering metadata`]);
   }
 }
 

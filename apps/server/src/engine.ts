@@ -58,7 +58,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
             onStorageFault(fault);
             faultLog.fault(fault);
           },
-          recovered: () => faultLog.recovered(),
+          recovered: (by: "read" | "write") => faultLog.recovered(by),
         };
   const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, {
     ...config.databaseTimeouts,

@@ -269,7 +269,12 @@ describe("start-up refusals (secrets at rest)", () => {
         async (server) => void (await server.stop()),
         (error: unknown) => error as Error,
       );
-      expect(failure?.message).toContain(message);
+      // One JSON line, its problems listed.
+      const line = failure?.message.split("\n").find((each) => each.startsWith("{") && each.includes('"level":"fatal"'));
+      expect(JSON.parse(line ?? "{}")).toMatchObject({
+        msg: "invalid configuration: gatehouse refuses to start",
+        problems: expect.arrayContaining([expect.stringContaining(message)]),
+      });
     } finally {
       db.dispose();
     }
