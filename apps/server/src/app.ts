@@ -27,6 +27,7 @@ import {
 } from "@gatehouse/transport-connect";
 import type { ServerConfig } from "./config.ts";
 import { countedRateLimiter } from "./counted-rate-limiter.ts";
+import { connectionObserver } from "./connection-log.ts";
 import { createDualProtocolServer, type RequestHandler } from "./dual-protocol-server.ts";
 import { createEngine } from "./engine.ts";
 import { warmPhoneMetadata, warnIfEveryCountryAllowed } from "./sms-guard-log.ts";
@@ -41,8 +42,6 @@ import { describeDatabase } from "./storage.ts";
 
 /** `npm run build` puts the web client in this package's dist/web, which ships with it; src/ and dist/ are siblings. */
 const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
-/** A connection flood would log a line per refused connection: one warning per interval says enough. */
-const REFUSED_CONNECTIONS_LOG_INTERVAL_MS = 60_000;
 /** Expired rows are harmless (every read checks expiry) but would grow forever, as would the audit trail; any replica may purge. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -63,6 +62,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     onQuery: metrics?.dbQuery,
     onStorageFault: metrics?.dbFault,
     onSmsResult: metrics?.smsResult,
+    onEmailResult: metrics?.emailResult,
     wrapRateLimiter: metrics === undefined ? undefined : (limiter) => countedRateLimiter(limiter, metrics.rateLimitRejected),
     hashQueue: metrics?.hashQueue,
     smsGuard: metrics?.smsGuard,
@@ -74,7 +74,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     ...(config.observability.logRequests && logger.isLevelEnabled("info") ? [requestLog(logger)] : []),
   ];
   const observer = combineObservers(observers);
-  const readiness = createReadiness({ ping: storage.ping, write: () => storage.probeWrite(clock.now()) });
+  const readiness = createReadiness({ ping: storage.ping, write: () => storage.probeWrite(clock.now()), ...config.lifecycle.readiness });
 
   const onUnexpected = (error: unknown, where: string) => logger.error({ err: error, where }, "unexpected error");
   const onClientGone = (where: string) => logger.debug({ where }, "client closed the request before its response");
@@ -149,8 +149,6 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   }, PURGE_INTERVAL_MS);
   purge.unref();
 
-  let refusedSinceWarning = 0;
-  let lastWarningAt = -Infinity;
   // At debug level a request is also logged as it arrives (method and path, never the query), so an operator or a
   // test can tell that it reached the server, without a line per request at info.
   const handler: RequestHandler = logger.isLevelEnabled("debug")
@@ -159,14 +157,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
         connect(req, res);
       }
     : connect;
-  const server = createDualProtocolServer(handler, config.connections, () => {
-    refusedSinceWarning += 1;
-    const now = Date.now();
-    if (now - lastWarningAt < REFUSED_CONNECTIONS_LOG_INTERVAL_MS) return;
-    logger.warn({ maxConnections: config.connections.maxConnections, refused: refusedSinceWarning }, "connection limit reached: refusing new connections");
-    lastWarningAt = now;
-    refusedSinceWarning = 0;
-  });
+  const server = createDualProtocolServer(handler, config.connections, connectionObserver(config, logger, metrics));
   const address = await server.listen(config.port, config.host);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   let metricsServer: MetricsServer | undefined;

@@ -38,6 +38,7 @@ import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
 import { serve } from "./serve.ts";
 import { describeDatabase } from "./storage.ts";
+import { serverVersion } from "./version.ts";
 
 const OPTIONS = {
   json: { type: "string" },
@@ -585,11 +586,6 @@ function helpFor(words: readonly string[]): string | null {
   return group.length === 0 || words.length > 1 ? null : group.map(([each, shape]) => commandHelp(each, shape)).join("\n\n");
 }
 
-function version(): string {
-  // src/ and dist/ both sit next to package.json.
-  return (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
-}
-
 function parse(argv: string[]): { values: Values; positionals: string[] } {
   try {
     return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
@@ -636,7 +632,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     if (positionals[0] === "help") return printHelp(positionals.slice(1), stdout);
     if (values.help === true) return printHelp(positionals, stdout);
     if (values.version === true) {
-      stdout.write(`${version()}\n`);
+      stdout.write(`${serverVersion()}\n`);
       return 0;
     }
     if (positionals.length === 0) throw new UsageError(`no command given\n${USAGE}`);
@@ -647,7 +643,11 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       return 0;
     }
     if (!isRunnable(command)) {
-      await serve();
+      try {
+        await serve();
+      } catch (error) {
+        return reportServeRefusal(error, stderr);
+      }
       return 0;
     }
 
@@ -671,6 +671,17 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   } catch (error) {
     return report(error, stderr);
   }
+}
+
+/**
+ * `serve` writes to a JSON log stream: its start-up refusal is one JSON line too (level `fatal`), a configuration's
+ * problems each an entry of `problems`, so a log collector reads it as it reads every other line.
+ */
+function reportServeRefusal(error: unknown, stderr: CliIo["stderr"]): number {
+  const logger = createLogger("info", { write: (line: string) => stderr.write(line) });
+  if (error instanceof ConfigError) logger.fatal({ problems: error.problems }, "invalid configuration: gatehouse refuses to start");
+  else logger.fatal({ err: error }, "gatehouse could not start");
+  return 1;
 }
 
 function report(error: unknown, stderr: CliIo["stderr"]): number {

@@ -35,8 +35,9 @@ export interface ServerConfig {
    * DATABASE_CONNECT_TIMEOUT_MS: the longest a request waits for a PostgreSQL connection.
    */
   readonly databaseTimeouts: { readonly statementTimeoutMs: number; readonly connectTimeoutMs: number };
-  readonly appEnv: string | undefined;
-  /** OTP_RETURN_TO_CLIENT with APP_ENV development, test or local: no SMS, OTPs kept in memory for the dev route. */
+  /** APP_ENV, lower-cased: one of APP_ENVS, or undefined when unset. */
+  readonly appEnv: AppEnv | undefined;
+  /** OTP_RETURN_TO_CLIENT with APP_ENV development or test: no SMS, OTPs kept in memory for the dev route. */
   readonly devOtpMode: boolean;
   /** NEXT_PUBLIC_DEV_OTP_ENABLED: the dev HTTP route exists only with this and dev OTP mode. */
   readonly devOtpRouteEnabled: boolean;
@@ -45,7 +46,7 @@ export interface ServerConfig {
   readonly sms: { readonly apiKey: string; readonly sender: string | undefined; readonly baseUrl: string | undefined; readonly timeoutMs: number };
   /** SMS_PROVIDER and that provider's settings (sms-config.ts); `none` in dev OTP mode. */
   readonly smsProvider: SmsProviderConfig;
-  /** Requests per OTP send, retries of 429/5xx included, all within SMS_PROVIDER_TIMEOUT_MS. */
+  /** Requests per OTP send, retries (of a send the provider definitely did not make) included, all within SMS_PROVIDER_TIMEOUT_MS. */
   readonly smsMaxAttempts: number;
   /** EMAIL_*, PUBLIC_URL (email-config.ts). */
   readonly email: EmailConfig;
@@ -110,13 +111,23 @@ const QUEUED_HASHES_PER_SLOT = 16;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+  /** Each problem found, one variable each. */
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.problems = problems;
+  }
 }
 
 export const DEFAULT_DATABASE_URL = "./data/gatehouse.sqlite";
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 const MIN_OTP_HASH_KEY_LENGTH = 16;
-/** The only APP_ENV values under which OTPs may reach the client: an explicit development environment, spelled exactly. */
-const DEV_OTP_APP_ENVS: readonly string[] = ["development", "test", "local"];
+/** Every APP_ENV there is (any case): a typo such as "prodution" would otherwise run a non-production server without a word. */
+export const APP_ENVS = ["development", "test", "staging", "production"] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+/** The only APP_ENV values under which OTPs may reach the client: an explicit development environment. */
+const DEV_OTP_APP_ENVS: readonly AppEnv[] = ["development", "test"];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -148,8 +159,12 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     return parsed;
   };
 
-  const appEnv = text("APP_ENV");
-  const production = appEnv?.toLowerCase() === "production";
+  const appEnvText = text("APP_ENV");
+  const appEnv = APP_ENVS.find((name) => name === appEnvText?.toLowerCase());
+  if (appEnvText !== undefined && appEnv === undefined) {
+    problems.push(`APP_ENV must be one of ${APP_ENVS.join(", ")} (any case; got ${JSON.stringify(appEnvText)})`);
+  }
+  const production = appEnv === "production";
   const otpReturnToClient = bool("OTP_RETURN_TO_CLIENT", false);
   const developmentEnv = appEnv !== undefined && DEV_OTP_APP_ENVS.includes(appEnv);
   if (otpReturnToClient && production) {
@@ -157,7 +172,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   } else if (otpReturnToClient && !developmentEnv) {
     // "prod", "staging" or a forgotten APP_ENV must not hand codes to whoever asks.
     problems.push(
-      `OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of ${DEV_OTP_APP_ENVS.join(", ")} (got ${appEnv === undefined ? "none" : JSON.stringify(appEnv)}): one-time passwords reach the client only in an explicit development environment`,
+      `OTP_RETURN_TO_CLIENT=true needs APP_ENV to be one of ${DEV_OTP_APP_ENVS.join(", ")} (got ${appEnvText === undefined ? "none" : JSON.stringify(appEnvText)}): one-time passwords reach the client only in an explicit development environment`,
     );
   }
   const devOtpMode = otpReturnToClient && developmentEnv;
@@ -221,6 +236,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   }
 
   const limits = DEFAULT_CONNECTION_LIMITS;
+  const trustProxyHops = int("TRUST_PROXY", 0, 0, 10);
   const maxConnections = int("MAX_CONNECTIONS", limits.maxConnections, 1, 1_000_000);
   const connections: ConnectionLimits = {
     firstBytesTimeoutMs: int("FIRST_BYTES_TIMEOUT_MS", limits.firstBytesTimeoutMs, 10, 600_000),
@@ -229,6 +245,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     keepAliveTimeoutMs: int("KEEP_ALIVE_TIMEOUT_MS", limits.keepAliveTimeoutMs, 10, 600_000),
     maxConnections,
     maxConnectionsPerIp: int("MAX_CONNECTIONS_PER_IP", defaultPerIp(maxConnections), 1, 1_000_000),
+    behindProxy: trustProxyHops > 0,
     maxBodyBytesInFlight: int("MAX_BODY_BYTES_IN_FLIGHT", limits.maxBodyBytesInFlight, 1024 * 1024, 16 * 1024 * 1024 * 1024),
     maxHeaderBytes: int("MAX_HEADER_BYTES", limits.maxHeaderBytes, 1024, 1024 * 1024),
     http2MaxConcurrentStreams: int("HTTP2_MAX_CONCURRENT_STREAMS", limits.http2MaxConcurrentStreams, 1, 10_000),
@@ -268,7 +285,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     webauthn: readWebAuthnConfig(text, problems, { port }),
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
     refusalPauseMs,
-    trustProxyHops: int("TRUST_PROXY", 0, 0, 10),
+    trustProxyHops,
     passwordHash: { argon2id, concurrency, queueLimit },
     challengeTtlMs: int("MFA_CHALLENGE_TTL_SECONDS", 600, 1, 3600) * 1000,
     sessionMaxAgeMs: sessionMaxAgeDays * DAY_MS,
@@ -288,7 +305,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
   if (config.observability.metricsPort !== undefined && workers > 1) {
     problems.push("METRICS_PORT needs WORKERS=1: cluster workers would share the metrics port and each scrape would see one worker");
   }
-  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+  if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 
@@ -316,7 +333,7 @@ function readSmsGuard(int: (name: string, fallback: number, min: number, max: nu
 export async function checkPhoneRegion(config: ServerConfig): Promise<void> {
   const region = config.phoneDefaultRegion;
   if (region !== undefined && !(await isPhoneRegion(region))) {
-    throw new ConfigError(`invalid configuration:\n  - PHONE_DEFAULT_REGION ${JSON.stringify(region)} is not a region with phone numbering metadata`);
+    throw new ConfigError([`PHONE_DEFAULT_REGION ${JSON.stringify(region)} is not a region with phone numbering metadata`]);
   }
 }
 

@@ -22,7 +22,29 @@ export function countedRateLimiter(limiter: RateLimiter, onRejected: (limit: str
   };
 }
 
-const KNOWN_KINDS = new Set(["ip", "otp-send:phone", "otp-send:user", "otp-send:prefix", "otp-fail:user"]);
+/**
+ * Every limit the core and the edge name (core rate-limits.ts `rateLimitKeys`, email-send-limits.ts, the edge's
+ * `ip`), each its own label: a key of a kind not listed is `other`, so a new kind can never put an id in a label.
+ */
+export const LIMIT_KINDS: readonly string[] = [
+  "ip",
+  "otp-send:phone",
+  "otp-send:user",
+  "otp-send:step-up-session",
+  "otp-send:prefix",
+  "otp-fail:user",
+  "otp-fail:step-up-session",
+  "policy-write:org",
+  "policy-write:user",
+  "password-fail:account",
+  "password-fail:device",
+  "audit-anon:ip",
+  "passkey-sign-in:ip",
+  "email-send:address",
+  "email-send:client",
+  "email-send:org",
+];
+const KNOWN_KINDS = new Set(LIMIT_KINDS);
 
 export function limitLabel(key: string, windowMs: number): string {
   const parts = key.split(":");

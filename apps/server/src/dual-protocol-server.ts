@@ -1,8 +1,8 @@
 import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
-import { addressGroup, SMALL_BODY_BYTES } from "@gatehouse/transport-connect";
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "./connection-limits.ts";
+import { SMALL_BODY_BYTES } from "@gatehouse/transport-connect";
+import { connectionGroup, DEFAULT_CONNECTION_LIMITS, type ConnectionCap, type ConnectionLimits } from "./connection-limits.ts";
 import { applyHttp2StreamLimits } from "./http2-stream-limits.ts";
 import { closeLingering, drainRefusedBody, tooLargeToDrain } from "./refused-body.ts";
 
@@ -11,6 +11,29 @@ export type RequestHandler = (req: IncomingMessage | Http2ServerRequest, res: Se
 const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 /** How often Node looks for HTTP/1.1 requests past their headers or request timeout (its default is 30 s). */
 const MAX_TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** What a refused connection is told: try again in a second, when a slot has likely freed. */
+const REFUSAL_RETRY_AFTER_SECONDS = 1;
+const REFUSAL_BODY = JSON.stringify({ error: { code: "unavailable", message: "too many connections: retry shortly" } });
+const HTTP1_REFUSAL = Buffer.from(
+  "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n" +
+    `retry-after: ${REFUSAL_RETRY_AFTER_SECONDS}\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(REFUSAL_BODY)}\r\n\r\n${REFUSAL_BODY}`,
+);
+/**
+ * HTTP/2 has no status before a stream: the server's (empty) SETTINGS, which must come first, then GOAWAY with last
+ * stream 0 and NO_ERROR, which tells the client that nothing was processed and it may retry on a new connection.
+ */
+const HTTP2_REFUSAL = Buffer.from([0, 0, 0, 0x4, 0, 0, 0, 0, 0, 0, 0, 8, 0x7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+/** A refused connection waits at most this for its request and then for the client to close, so it is answered, not reset. */
+const REFUSAL_LINGER_MS = 2_000;
+
+/** Told of every refused connection (which cap, and the address group for `per_address`) and of the open count. */
+export interface ConnectionObserver {
+  refused(cap: ConnectionCap, group: string | undefined): void;
+  opened(open: number): void;
+}
+
+const NO_OBSERVER: ConnectionObserver = { refused: () => {}, opened: () => {} };
 
 export interface DualProtocolServer {
   listen(port: number, host: string): Promise<AddressInfo>;
@@ -32,7 +55,7 @@ export interface DualProtocolServer {
 export function createDualProtocolServer(
   handler: RequestHandler,
   limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
-  onConnectionRefused: () => void = () => {},
+  observer: ConnectionObserver = NO_OBSERVER,
 ): DualProtocolServer {
   const http1 = createHttp1Server({
     headersTimeout: limits.headersTimeoutMs,
@@ -105,23 +128,51 @@ export function createDualProtocolServer(
   });
 
   const perAddress = new Map<string, number>();
-  const server = createNetServer((socket) => {
-    // Counted on the peer the kernel saw, never a header: the same refusal as past maxConnections.
-    const address = addressGroup(socket.remoteAddress ?? "unknown");
-    const open = perAddress.get(address) ?? 0;
-    if (open >= limits.maxConnectionsPerIp) {
+  /** Refused connections being answered: bounded, so a flood past every cap costs a closed socket, not memory. */
+  const refusing = new Set<Socket>();
+  const maxRefusing = Math.max(16, Math.ceil(limits.maxConnections / 10));
+  const refuse = (socket: Socket, cap: ConnectionCap, group: string | undefined) => {
+    observer.refused(cap, group);
+    if (refusing.size >= maxRefusing || listenerClosing) {
       socket.destroy();
-      onConnectionRefused();
       return;
     }
-    perAddress.set(address, open + 1);
+    refusing.add(socket);
+    const linger = setTimeout(() => socket.destroy(), Math.min(REFUSAL_LINGER_MS, limits.firstBytesTimeoutMs));
+    socket.once("close", () => {
+      clearTimeout(linger);
+      refusing.delete(socket);
+    });
+    socket.on("error", () => socket.destroy());
+    // Answered once the request's first bytes tell the protocol; the rest is read and dropped until the client closes,
+    // since closing with unread bytes would reset the connection under the answer.
+    socket.once("data", (chunk: Buffer) => {
+      const seen = Math.min(chunk.length, HTTP2_PREFACE.length);
+      const http2 = seen >= 3 && chunk.subarray(0, seen).equals(HTTP2_PREFACE.subarray(0, seen));
+      socket.end(http2 ? HTTP2_REFUSAL : HTTP1_REFUSAL);
+    });
+  };
+
+  const server = createNetServer((socket) => {
+    // Counted on the peer the kernel saw, never a header.
+    const group = limits.behindProxy ? undefined : connectionGroup(socket.remoteAddress ?? "unknown");
+    if (sockets.size >= limits.maxConnections) return refuse(socket, "total", undefined);
+    if (group !== undefined) {
+      const open = perAddress.get(group) ?? 0;
+      if (open >= limits.maxConnectionsPerIp) return refuse(socket, "per_address", group);
+      perAddress.set(group, open + 1);
+    }
     sockets.add(socket);
+    observer.opened(sockets.size);
     socket.on("close", () => {
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left === 0) perAddress.delete(address);
-      else perAddress.set(address, left);
+      if (group !== undefined) {
+        const left = (perAddress.get(group) ?? 1) - 1;
+        if (left === 0) perAddress.delete(group);
+        else perAddress.set(group, left);
+      }
       sockets.delete(socket);
       inFlight.delete(socket);
+      observer.opened(sockets.size);
     });
     socket.on("error", () => socket.destroy());
     // Absolute, not idle: one byte every few seconds must not hold the connection open either.
@@ -149,8 +200,9 @@ export function createDualProtocolServer(
     };
     socket.on("data", sniff);
   });
-  server.maxConnections = limits.maxConnections;
-  server.on("drop", onConnectionRefused);
+  // The backstop past the refusals being answered: the kernel's connection is closed at once.
+  server.maxConnections = limits.maxConnections + maxRefusing;
+  server.on("drop", () => observer.refused("total", undefined));
 
   return {
     listen: (port, host) =>
@@ -174,6 +226,7 @@ export function createDualProtocolServer(
       // is still on its way, is not idle: it is answered (with `Connection: close`) or meets its first-bytes
       // or headers timeout. Closing it would drop a request the client already sent.
       for (const socket of sockets) if (served.has(socket) && !http2Sockets.has(socket) && (inFlight.get(socket) ?? 0) === 0) socket.destroySoon();
+      for (const socket of refusing) socket.destroy();
       const forced = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, timeoutMs);

@@ -12,7 +12,7 @@ import {
   type Stores,
 } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
-import { createEmail, type EmailSetup } from "./email.ts";
+import { createEmail, type EmailResultObserver, type EmailSetup } from "./email.ts";
 import type { Logger } from "./logger.ts";
 import { smsGuardObserver } from "./sms-guard-log.ts";
 import { createSms, type SmsResultObserver, type SmsSetup } from "./sms.ts";
@@ -27,6 +27,7 @@ export interface EngineInstruments {
   /** Every storage fault, for the database-error metric (the log hears of them anyway). */
   readonly onStorageFault?: ((fault: StorageFault) => void) | undefined;
   readonly onSmsResult?: SmsResultObserver | undefined;
+  readonly onEmailResult?: EmailResultObserver | undefined;
   readonly wrapRateLimiter?: ((limiter: RateLimiter) => RateLimiter) | undefined;
   readonly hashQueue?: HashQueueObserver | undefined;
   readonly smsGuard?: SmsGuardObserver | undefined;
@@ -57,7 +58,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
             onStorageFault(fault);
             faultLog.fault(fault);
           },
-          recovered: () => faultLog.recovered(),
+          recovered: (by: "read" | "write") => faultLog.recovered(by),
         };
   const storage = await openStorage(config.databaseUrl, instruments.onQuery, config.sqliteBackgroundCheckpoint, {
     ...config.databaseTimeouts,
@@ -66,7 +67,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
   });
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);
-  const email = createEmail(config.email, clock, logger);
+  const email = createEmail(config.email, clock, logger, instruments.onEmailResult);
   const { wrapRateLimiter } = instruments;
   const stores =
     wrapRateLimiter === undefined ? storage.stores : decorateStores(storage.stores, (ports) => ({ rateLimiter: wrapRateLimiter(ports.rateLimiter) }));

@@ -7,8 +7,11 @@
 import type { QueryTiming, StorageFault } from "@gatehouse/adapters-sqlite";
 import type { HashQueueObserver, SmsGuardObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ConnectionCap } from "./connection-limits.ts";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
+import type { EmailResultObserver } from "./email.ts";
 import type { SmsResultObserver } from "./sms.ts";
+import { serverVersion } from "./version.ts";
 
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const HASH_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10];
@@ -21,6 +24,7 @@ const LOGIN_RESULT_LABELS: Readonly<Record<string, string>> = { tokens: "tokens"
 export interface GatehouseMetrics extends RequestObserver {
   readonly registry: Registry;
   readonly smsResult: SmsResultObserver;
+  readonly emailResult: EmailResultObserver;
   /** A RateLimiter refused a unit: `limit` names which one (`ip`, `otp-send:phone:15m`, …). */
   rateLimitRejected(limit: string): void;
   dbQuery(timing: QueryTiming): void;
@@ -30,12 +34,20 @@ export interface GatehouseMetrics extends RequestObserver {
   readonly hashQueue: HashQueueObserver;
   /** SMS sends refused before they went out, by reason, and conversion breakers tripped, by scope. */
   readonly smsGuard: SmsGuardObserver;
+  /** A new connection refused by MAX_CONNECTIONS (`total`) or MAX_CONNECTIONS_PER_IP (`per_address`). */
+  connectionRefused(cap: ConnectionCap): void;
+  connectionsOpen(open: number): void;
 }
 
-export function createMetrics(): GatehouseMetrics {
+export function createMetrics(version: string = serverVersion()): GatehouseMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+
+  new Gauge({ name: "gatehouse_build_info", help: "Always 1; the running Gatehouse version as its label", labelNames: ["version"], registers }).set(
+    { version },
+    1,
+  );
 
   const rpcRequests = new Counter({ name: "gatehouse_rpc_requests_total", help: "RPCs by method and wire code", labelNames: ["method", "code"], registers });
   const rpcDuration = new Histogram({
@@ -76,6 +88,12 @@ export function createMetrics(): GatehouseMetrics {
     labelNames: ["provider", "outcome"],
     registers,
   });
+  const emailSends = new Counter({
+    name: "gatehouse_email_sends_total",
+    help: "Email sends by delivery (smtp, dev-mailbox, none) and outcome (sent, failed)",
+    labelNames: ["delivery", "outcome"],
+    registers,
+  });
   const rateLimitedRpcs = new Counter({
     name: "gatehouse_rate_limited_requests_total",
     help: "RPCs refused with rate_limited, by method",
@@ -107,6 +125,15 @@ export function createMetrics(): GatehouseMetrics {
     buckets: QUERY_BUCKETS,
     registers,
   });
+  const connectionsRefused = new Counter({
+    name: "gatehouse_connections_refused_total",
+    help: "New connections refused, by cap: total (MAX_CONNECTIONS), per_address (MAX_CONNECTIONS_PER_IP)",
+    labelNames: ["cap"],
+    registers,
+  });
+  // Both series exist from the start, so an alert on their rate sees a zero, not an absent series.
+  for (const cap of ["total", "per_address"]) connectionsRefused.inc({ cap }, 0);
+  const connectionsOpen = new Gauge({ name: "gatehouse_connections_open", help: "Open client connections of this process", registers });
   const hashQueueDepth = new Gauge({ name: "gatehouse_password_hash_queue_depth", help: "Password hashes waiting or running", registers });
   const hashWait = new Histogram({
     name: "gatehouse_password_hash_wait_seconds",
@@ -137,6 +164,7 @@ export function createMetrics(): GatehouseMetrics {
       if (record.route !== "static") httpDuration.observe({ route: record.route }, record.seconds);
     },
     smsResult: (provider, outcome) => otpSends.inc({ provider, outcome }),
+    emailResult: (delivery, outcome) => emailSends.inc({ delivery, outcome }),
     rateLimitRejected: (limit) => rateLimitRejections.inc({ limit }),
     dbQuery: (timing) => queryDuration.observe({ operation: timing.operation, result: timing.failed ? "error" : "ok" }, timing.durationMs / 1000),
     dbFault: (fault) => {
@@ -146,6 +174,8 @@ export function createMetrics(): GatehouseMetrics {
       refused: (reason) => smsRefusals.inc({ reason }),
       breakerTripped: ({ scope }) => smsBreakerTrips.inc({ scope }),
     },
+    connectionRefused: (cap) => connectionsRefused.inc({ cap }),
+    connectionsOpen: (open) => connectionsOpen.set(open),
     hashQueue: {
       depthChanged: (depth) => hashQueueDepth.set(depth),
       hashed: (waitMs, runMs) => {

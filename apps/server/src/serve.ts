@@ -1,5 +1,6 @@
 import cluster from "node:cluster";
 import { startServer } from "./app.ts";
+import { logConnectionMode } from "./connection-log.ts";
 import { checkPhoneRegion, loadConfig } from "./config.ts";
 import { createLogger, resolveLogFormat } from "./logger.ts";
 import { logStartupNotices } from "./startup-notices.ts";
@@ -16,10 +17,13 @@ export async function serve(): Promise<void> {
   // libuv's pool (4 threads unless set) runs the KDF and also file reads and DNS lookups:
   // room for every concurrent hash plus the default 4, set before the pool first starts.
   process.env.UV_THREADPOOL_SIZE ??= String(config.passwordHash.concurrency + 4);
-  const production = config.appEnv?.toLowerCase() === "production";
+  const production = config.appEnv === "production";
   const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.observability.logFormat, production, process.stdout.isTTY));
   // Once per start: the supervisor says it for its workers.
-  if (cluster.isPrimary) logStartupNotices(config, logger);
+  if (cluster.isPrimary) {
+    logStartupNotices(config, logger);
+    logConnectionMode(config, logger);
+  }
   if (config.workers > 1 && cluster.isPrimary) {
     await superviseWorkers(config, logger);
     return;

@@ -80,9 +80,9 @@ function observed(sender: SmsSender, mode: SmsMode, logger: Logger, observe: Sms
  */
 function logFailures(sender: SmsSender, provider: SmsMode, logger: Logger, observe: SmsResultObserver): SmsSender {
   return {
-    sendOtp: async (message, charges) => {
+    sendOtp: async (message) => {
       try {
-        await sender.sendOtp(message, charges);
+        await sender.sendOtp(message);
       } catch (error) {
         observe(provider, "failed");
         const details =

@@ -25,7 +25,7 @@ export function startupNotices(config: ServerConfig): string[] {
 
 /** Warnings, except in development (APP_ENV=development), where they are what the developer asked for: info. */
 export function logStartupNotices(config: ServerConfig, logger: Logger): void {
-  const development = config.appEnv?.toLowerCase() === "development";
+  const development = config.appEnv === "development";
   for (const notice of startupNotices(config)) {
     if (development) logger.info({ appEnv: config.appEnv }, notice);
     else logger.warn({ appEnv: config.appEnv ?? null }, notice);

@@ -260,7 +260,8 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
 describe("start-up refusals (secrets at rest)", () => {
   it.each([
     [{ APP_ENV: "production" }, "OTP_HASH_KEY is required when APP_ENV=production"],
-    [{ APP_ENV: "staging", OTP_RETURN_TO_CLIENT: "true" }, "OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of development, test, local"],
+    [{ APP_ENV: "staging", OTP_RETURN_TO_CLIENT: "true" }, "OTP_RETURN_TO_CLIENT=true needs APP_ENV to be one of development, test"],
+    [{ APP_ENV: "prodution" }, 'APP_ENV must be one of development, test, staging, production (any case; got "prodution")'],
   ])("%j is refused, naming the problem", async (env, message) => {
     const db = tempSqliteDatabase();
     try {
@@ -268,7 +269,12 @@ describe("start-up refusals (secrets at rest)", () => {
         async (server) => void (await server.stop()),
         (error: unknown) => error as Error,
       );
-      expect(failure?.message).toContain(message);
+      // One JSON line, its problems listed.
+      const line = failure?.message.split("\n").find((each) => each.startsWith("{") && each.includes('"level":"fatal"'));
+      expect(JSON.parse(line ?? "{}")).toMatchObject({
+        msg: "invalid configuration: gatehouse refuses to start",
+        problems: expect.arrayContaining([expect.stringContaining(message)]),
+      });
     } finally {
       db.dispose();
     }

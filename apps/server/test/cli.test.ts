@@ -125,15 +125,17 @@ describe("gatehouse CLI conventions", () => {
     expect(pg.stderr).not.toContain("s3cret-pw");
   });
 
-  it("prints a configuration error once, for a command and for serve", () => {
-    for (const args of [["org", "list"], ["serve"]]) {
-      const result = runCliProcessRaw(args, { ...env, PORT: "99999", LOG_LEVEL: "loud" });
-      expect(result.status).toBe(1);
-      expect(result.stdout).toBe("");
-      expect(result.stderr).toBe(
-        'gatehouse: invalid configuration:\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent\n  - PORT must be a whole number from 0 to 65535 (got "99999")\n',
-      );
-    }
+  it("prints a configuration error once: as text for a command, as one JSON log line for serve", () => {
+    const problems = ["LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent", 'PORT must be a whole number from 0 to 65535 (got "99999")'];
+    const command = runCliProcessRaw(["org", "list"], { ...env, PORT: "99999", LOG_LEVEL: "loud" });
+    expect([command.status, command.stdout]).toEqual([1, ""]);
+    expect(command.stderr).toBe(`gatehouse: invalid configuration:\n  - ${problems.join("\n  - ")}\n`);
+
+    const serve = runCliProcessRaw(["serve"], { ...env, PORT: "99999", LOG_LEVEL: "loud" });
+    expect([serve.status, serve.stdout]).toEqual([1, ""]);
+    const lines = serve.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "fatal", service: "gatehouse", msg: "invalid configuration: gatehouse refuses to start", problems });
   });
 
   it("takes an org's slug, in any case, wherever it takes an org id; org list shows the slug", async () => {

@@ -25,13 +25,13 @@ describe("secrets at rest in production", () => {
 });
 
 describe("dev OTP mode only in an explicit development environment", () => {
-  it.each(["development", "test", "local"])("APP_ENV=%s allows OTP_RETURN_TO_CLIENT=true", (appEnv) => {
+  it.each(["development", "test", "Development", "TEST"])("APP_ENV=%s allows OTP_RETURN_TO_CLIENT=true", (appEnv) => {
     expect(loadConfig({ APP_ENV: appEnv, OTP_RETURN_TO_CLIENT: "true" }, 8).devOtpMode).toBe(true);
   });
 
-  it.each([["prod"], ["staging"], ["Development"], ["dev"], [""]])("APP_ENV=%j refuses OTP_RETURN_TO_CLIENT=true with a clear message", (appEnv) => {
+  it.each([["staging"], ["Staging"], [""]])("APP_ENV=%j refuses OTP_RETURN_TO_CLIENT=true with a clear message", (appEnv) => {
     const message = configProblems({ APP_ENV: appEnv, OTP_RETURN_TO_CLIENT: "true" });
-    expect(message).toContain("OTP_RETURN_TO_CLIENT=true needs APP_ENV to be exactly one of development, test, local");
+    expect(message).toContain("OTP_RETURN_TO_CLIENT=true needs APP_ENV to be one of development, test");
   });
 
   it("an unset APP_ENV refuses it too, and says none was given", () => {
@@ -42,6 +42,28 @@ describe("dev OTP mode only in an explicit development environment", () => {
     expect(configProblems({ APP_ENV: "production", OTP_HASH_KEY: KEY, FACTOR_ENCRYPTION_KEY: FACTOR_KEY, OTP_RETURN_TO_CLIENT: "true" })).toContain(
       "OTP_RETURN_TO_CLIENT=true is refused when APP_ENV=production",
     );
+  });
+});
+
+describe("APP_ENV: one of four names, any case", () => {
+  it.each([
+    ["production", "production"],
+    ["PRODUCTION", "production"],
+    ["Staging", "staging"],
+    ["development", "development"],
+    ["Test", "test"],
+  ])("APP_ENV=%s is %s", (appEnv, name) => {
+    expect(
+      loadConfig({ APP_ENV: appEnv, OTP_HASH_KEY: KEY, FACTOR_ENCRYPTION_KEY: FACTOR_KEY, SMS_PROVIDER: "none", EMAIL_VERIFICATION: "off" }, 8).appEnv,
+    ).toBe(name);
+  });
+
+  it.each(["prodution", "prod", "local", "dev", "qa"])("APP_ENV=%s is refused with the list: a typo must not run a non-production server", (appEnv) => {
+    expect(configProblems({ APP_ENV: appEnv })).toContain(`APP_ENV must be one of development, test, staging, production (any case; got "${appEnv}")`);
+  });
+
+  it("unset is allowed: not production", () => {
+    expect(loadConfig({}, 8).appEnv).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { DEFAULT_CONNECTION_LIMITS } from "../src/connection-limits.ts";
+import { connectionGroup, DEFAULT_CONNECTION_LIMITS } from "../src/connection-limits.ts";
 
 describe("config: connection limits", () => {
   it("defaults when unset", () => {
@@ -13,6 +13,26 @@ describe("config: connection limits", () => {
     expect(loadConfig({ MAX_CONNECTIONS: "500" }).connections.maxConnectionsPerIp).toBe(5);
     expect(loadConfig({ MAX_CONNECTIONS: "20" }).connections.maxConnectionsPerIp).toBe(1);
     expect(() => loadConfig({ MAX_CONNECTIONS: "20", MAX_CONNECTIONS_PER_IP: "21" })).toThrow("MAX_CONNECTIONS_PER_IP must not exceed MAX_CONNECTIONS");
+  });
+
+  it("TRUST_PROXY turns the per-address cap off: every peer is a proxy", () => {
+    expect(loadConfig({}).connections.behindProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "1" }).connections.behindProxy).toBe(true);
+  });
+
+  it.each([
+    ["203.0.113.7", "203.0.113.0/24"],
+    ["203.0.113.250", "203.0.113.0/24"],
+    ["::ffff:203.0.113.7", "203.0.113.0/24"],
+    ["2001:db8:1:3::1", "2001:db8:1:0::/56"],
+    ["2001:db8:1:ff::1", "2001:db8:1:0::/56"],
+    ["2001:db8:1:ffaa:1:2:3:4", "2001:db8:1:ff00::/56"],
+    ["::1", "0:0:0:0::/56"],
+    ["fe80::1%eth0", "fe80:0:0:0::/56"],
+    ["::ffff:1.2.3.4.5", "::ffff:1.2.3.4.5"],
+    ["unknown", "unknown"],
+  ])("counts connections from %s under %s (IPv4 /24, IPv6 /56)", (address, group) => {
+    expect(connectionGroup(address)).toBe(group);
   });
 
   it("reads every variable", () => {
@@ -35,6 +55,7 @@ describe("config: connection limits", () => {
       keepAliveTimeoutMs: 400,
       maxConnections: 50,
       maxConnectionsPerIp: 7,
+      behindProxy: false,
       maxBodyBytesInFlight: 2097152,
       maxHeaderBytes: 8192,
       http2MaxConcurrentStreams: 10,

@@ -1,7 +1,7 @@
 import { connect as connectHttp2, constants, type ClientHttp2Session } from "node:http2";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from "../src/connection-limits.ts";
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionCap, type ConnectionLimits } from "../src/connection-limits.ts";
 import { createDualProtocolServer, type DualProtocolServer, type RequestHandler } from "../src/dual-protocol-server.ts";
 
 const LIMITS: ConnectionLimits = {
@@ -47,12 +47,13 @@ const handler: RequestHandler = (req, res) => {
 
 let server: DualProtocolServer;
 let port: number;
-let refused = 0;
+let refusals: { cap: ConnectionCap; group: string | undefined }[] = [];
+let openCount = 0;
 const opened: { destroy(): void }[] = [];
 
 async function start(limits: ConnectionLimits = LIMITS): Promise<void> {
-  refused = 0;
-  server = createDualProtocolServer(handler, limits, () => (refused += 1));
+  refusals = [];
+  server = createDualProtocolServer(handler, limits, { refused: (cap, group) => refusals.push({ cap, group }), opened: (open) => (openCount = open) });
   ({ port } = await server.listen(0, "127.0.0.1"));
 }
 
@@ -70,9 +71,9 @@ interface RawConnection {
 }
 
 /** Times are measured from before connecting, so the server's timers started later: elapsed time is never less than a limit. */
-async function rawConnection(): Promise<RawConnection> {
+async function rawConnection(localAddress?: string): Promise<RawConnection> {
   const connectedAt = performance.now();
-  const socket = connect(port, "127.0.0.1");
+  const socket = connect({ port, host: "127.0.0.1", ...(localAddress === undefined ? {} : { localAddress }) });
   opened.push(socket);
   let received = "";
   socket.setEncoding("utf8").on("data", (chunk: string) => (received += chunk));
@@ -282,9 +283,12 @@ describe("connection limits: MAX_CONNECTIONS", () => {
     const first = await rawConnection();
     const { session: second } = await http2Session();
     const third = await rawConnection();
+    third.socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+    // Answered, not reset: a load balancer or client sees a 503 it may retry.
     expect(await third.closed).toBeLessThan(SLACK_MS);
-    expect(third.text()).toBe("");
-    expect(refused).toBe(1);
+    expect(third.text()).toMatch(/^HTTP\/1\.1 503 [\s\S]*retry-after: 1\r\n[\s\S]*connection: close\r\n/i);
+    expect(refusals).toEqual([{ cap: "total", group: undefined }]);
+    expect(openCount).toBe(2);
 
     first.socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
     const stream = second.request({ ":path": "/" });
@@ -309,28 +313,45 @@ describe("connection limits: MAX_CONNECTIONS", () => {
 });
 
 describe("connection limits: MAX_CONNECTIONS_PER_IP", () => {
-  it("a legitimate client connects and is answered while one address holds slow bodies in every slot it can", async () => {
+  it("a legitimate client connects and is answered while one address group holds slow bodies in every slot it can", async () => {
     await start({ ...LIMITS, maxConnections: 40, maxConnectionsPerIp: 4, firstBytesTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
-    // One address opens as many connections as the whole server allows, each a check-url whose body comes a byte at a time.
-    const flood = await Promise.all(Array.from({ length: 40 }, () => rawConnection()));
+    // One /24 (127.0.0.1 and its neighbours, loopback all) opens as many connections as the whole server allows, each
+    // a check-url whose body comes a byte at a time.
+    const flood = await Promise.all(Array.from({ length: 40 }, (_, i) => rawConnection(`127.0.0.${1 + (i % 20)}`)));
     for (const { socket } of flood) {
       socket.write("POST /api/browser/check-url HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n{");
     }
-    // Past its share the server closes the address's connections at once: the kernel accepted them all, the server did not keep them.
-    const closedAtOnce = await Promise.all(flood.slice(4).map(({ closed }) => closed));
-    expect(closedAtOnce.every((ms) => ms < SLACK_MS)).toBe(true);
-    expect(refused).toBe(36);
+    // Past its share the server answers the group's connections 503 and closes them at once.
+    await expect.poll(() => flood.filter(({ socket }) => socket.destroyed).length, { timeout: SLACK_MS }).toBe(36);
+    const refused = flood.filter(({ socket }) => socket.destroyed);
+    expect(refused.every((connection) => /^HTTP\/1\.1 503 [\s\S]*retry-after: 1\r\n/i.test(connection.text()))).toBe(true);
+    expect(refusals).toHaveLength(36);
+    expect(new Set(refusals.map(({ cap, group }) => `${cap} ${group}`))).toEqual(new Set(["per_address 127.0.0.0/24"]));
 
-    // Another address (127.0.0.2 is loopback too) still gets a slot and its answer.
-    const legitimate = connect({ port, host: "127.0.0.1", localAddress: "127.0.0.2" });
-    opened.push(legitimate);
-    let answer = "";
-    legitimate.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
-    await new Promise((resolve) => legitimate.once("connect", resolve));
-    legitimate.write("GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
-    await new Promise((resolve) => legitimate.once("close", resolve));
-    expect(answer).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
-    // The flood's first four connections are still open, their bodies still coming.
-    expect(flood.slice(0, 4).every(({ socket }) => !socket.destroyed)).toBe(true);
+    // Another group (127.0.1.0/24 is loopback too) still gets a slot and its answer.
+    const legitimate = await rawConnection("127.0.1.1");
+    legitimate.socket.write("GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    await legitimate.closed;
+    expect(legitimate.text()).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
+  });
+
+  it("an HTTP/2 connection past the cap gets SETTINGS and GOAWAY (nothing processed, retry), not a reset", async () => {
+    await start({ ...LIMITS, maxConnections: 40, maxConnectionsPerIp: 1, firstBytesTimeoutMs: 60_000, keepAliveTimeoutMs: 60_000 });
+    await http2Session();
+    const second = connectHttp2(`http://127.0.0.1:${port}`);
+    opened.push(second);
+    const goaway = new Promise<number>((resolve) => second.once("goaway", (code: number) => resolve(code)));
+    second.on("error", () => {});
+    expect(await goaway).toBe(constants.NGHTTP2_NO_ERROR);
+    expect(refusals).toEqual([{ cap: "per_address", group: "127.0.0.0/24" }]);
+  });
+
+  it("behind a proxy (TRUST_PROXY) the proxy's address is not capped: 40 connections from one address, past 1% of the slots, are all served", async () => {
+    await start({ ...LIMITS, maxConnections: 100, maxConnectionsPerIp: 1, behindProxy: true, firstBytesTimeoutMs: 60_000, keepAliveTimeoutMs: 60_000 });
+    const proxied = await Promise.all(Array.from({ length: 40 }, () => rawConnection()));
+    for (const { socket } of proxied) socket.write("GET / HTTP/1.1\r\nhost: x\r\n\r\n");
+    await expect.poll(() => proxied.every((connection) => /ok$/.test(connection.text()))).toBe(true);
+    expect(refusals).toEqual([]);
+    expect(openCount).toBe(40);
   });
 });

@@ -87,3 +87,51 @@ describe("SQLite disk full (page limit)", () => {
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id).sort()).toEqual(["bulky", "kept"]);
   });
 });
+
+describe("SQLite read-only", () => {
+  it("a write to a read-only database is storage_unavailable, and the log names the cause; a read does not end the episode, a write does", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "gatehouse-readonly-"));
+    const filename = join(directory, "gatehouse.sqlite");
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const opened = await openSqliteStores({ filename, faults: storageFaultLog(logger, `sqlite ${filename}`) });
+    try {
+      const { stores, db } = opened;
+      await sql`PRAGMA query_only = ON`.execute(db);
+      const error = await stores.orgs.create(org).then(
+        () => null,
+        (rejection: unknown) => rejection,
+      );
+      expect(isGatehouseError(error) && error.kind).toBe("storage_unavailable");
+      expect(lines).toEqual([
+        expect.objectContaining({ msg: expect.stringMatching(/^database unavailable/), reason: "SQLITE_READONLY", cause: expect.stringMatching(/read-only/) }),
+      ]);
+      await stores.orgs.findById("o");
+      expect(lines).toHaveLength(1);
+      await sql`PRAGMA query_only = OFF`.execute(db);
+      await stores.orgs.create(org);
+      expect(lines.at(-1)).toMatchObject({ msg: "database available again", by: "write", reasons: { SQLITE_READONLY: 1 } });
+    } finally {
+      await opened.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("fault log: when the database is available again", () => {
+  it.each([
+    ["ECONNREFUSED", "read", true],
+    ["connection_lost", "read", true],
+    ["57014", "read", true],
+    ["SQLITE_FULL", "read", false],
+    ["53100", "read", false],
+    ["25006", "read", false],
+    ["SQLITE_FULL", "write", true],
+  ] as const)("after %s, a %s that succeeds ends the episode: %s", (reason, by, ends) => {
+    const lines: Record<string, unknown>[] = [];
+    const log = storageFaultLog(createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }), "db");
+    log.fault({ reason, message: "m", during: "query", elapsedMs: 1 });
+    log.recovered(by);
+    expect(lines.some((line) => line.msg === "database available again")).toBe(ends);
+  });
+});

@@ -28,12 +28,18 @@ describe("production without an SMS provider", () => {
 
 describe("lifecycle and database creation settings", () => {
   it("drain 5 s in production and none elsewhere; a worker has 30 s to listen; only the default database path is created", () => {
-    expect(loadConfig({ ...PRODUCTION, SMS_PROVIDER: "none" }).lifecycle).toEqual({ shutdownDrainMs: 5000, workerStartTimeoutMs: 30_000 });
-    expect(loadConfig({}).lifecycle).toEqual({ shutdownDrainMs: 0, workerStartTimeoutMs: 30_000 });
-    expect(loadConfig({ SHUTDOWN_DRAIN_MS: "15000", WORKER_START_TIMEOUT_MS: "5000" }).lifecycle).toEqual({
+    const readiness = { timeoutMs: 5000, failureThreshold: 3 };
+    expect(loadConfig({ ...PRODUCTION, SMS_PROVIDER: "none" }).lifecycle).toEqual({ shutdownDrainMs: 5000, workerStartTimeoutMs: 30_000, readiness });
+    expect(loadConfig({}).lifecycle).toEqual({ shutdownDrainMs: 0, workerStartTimeoutMs: 30_000, readiness });
+    expect(
+      loadConfig({ SHUTDOWN_DRAIN_MS: "15000", WORKER_START_TIMEOUT_MS: "5000", READINESS_TIMEOUT_MS: "8000", READINESS_FAILURE_THRESHOLD: "5" }).lifecycle,
+    ).toEqual({
       shutdownDrainMs: 15_000,
       workerStartTimeoutMs: 5000,
+      readiness: { timeoutMs: 8000, failureThreshold: 5 },
     });
+    expect(configProblems({ READINESS_TIMEOUT_MS: "50" })).toContain("READINESS_TIMEOUT_MS must be a whole number from 100 to 60000");
+    expect(configProblems({ READINESS_FAILURE_THRESHOLD: "0" })).toContain("READINESS_FAILURE_THRESHOLD must be a whole number from 1 to 100");
     expect(configProblems({ SHUTDOWN_DRAIN_MS: "-1" })).toContain("SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000");
     expect(configProblems({ WORKER_START_TIMEOUT_MS: "10" })).toContain("WORKER_START_TIMEOUT_MS must be a whole number from 100 to 600000");
     expect(loadConfig({}).databaseCreate).toBe(true);

@@ -2,13 +2,45 @@ import { createMemoryStores } from "@gatehouse/core/testing";
 import { describe, expect, it } from "vitest";
 import { countedRateLimiter, limitLabel } from "../src/counted-rate-limiter.ts";
 import { resolveLogFormat } from "../src/logger.ts";
-import { createReadiness } from "../src/readiness.ts";
+import { createReadiness, DEFAULT_READINESS_TIMEOUT_MS } from "../src/readiness.ts";
 
 describe("readiness", () => {
   it("is ready while the ping answers, not ready when it fails or outlasts the timeout", async () => {
     expect(await createReadiness({ ping: async () => undefined }).ready()).toBe(true);
-    expect(await createReadiness({ ping: async () => Promise.reject(new Error("ECONNREFUSED")) }).ready()).toBe(false);
-    expect(await createReadiness({ ping: () => new Promise(() => undefined), timeoutMs: 20 }).ready()).toBe(false);
+    expect(await createReadiness({ ping: async () => Promise.reject(new Error("ECONNREFUSED")), failureThreshold: 1 }).ready()).toBe(false);
+    expect(await createReadiness({ ping: () => new Promise(() => undefined), timeoutMs: 20, failureThreshold: 1 }).ready()).toBe(false);
+  });
+
+  it("stays ready through one slow check (a busy host) and goes unready only after N in a row; one success resets the count", async () => {
+    let slow = false;
+    let time = 0;
+    const ping = () => (slow ? new Promise<void>(() => undefined) : Promise.resolve());
+    const readiness = createReadiness({ ping, timeoutMs: 20, failureThreshold: 3, cacheMs: 1, now: () => time });
+    const check = async () => {
+      time += 1;
+      return readiness.ready();
+    };
+    expect(await check()).toBe(true);
+    slow = true;
+    expect([await check(), await check()]).toEqual([true, true]);
+    slow = false;
+    expect(await check()).toBe(true);
+    slow = true;
+    expect([await check(), await check(), await check(), await check()]).toEqual([true, true, false, false]);
+    slow = false;
+    expect(await check()).toBe(true);
+  });
+
+  it("defaults: a 5 s budget per check, 3 failed checks in a row", async () => {
+    let pings = 0;
+    const ping = async () => {
+      pings += 1;
+      throw new Error("down");
+    };
+    const readiness = createReadiness({ ping, cacheMs: 0 });
+    expect([await readiness.ready(), await readiness.ready(), await readiness.ready()]).toEqual([true, true, false]);
+    expect(pings).toBe(3);
+    expect(DEFAULT_READINESS_TIMEOUT_MS).toBe(5_000);
   });
 
   it("shares one ping between concurrent probes and reuses the answer within cacheMs", async () => {
@@ -30,12 +62,14 @@ describe("readiness", () => {
       writes += 1;
       throw new Error("SQLITE_FULL: database or disk is full");
     };
-    expect(await createReadiness({ ping: async () => undefined, write }).ready()).toBe(false);
+    expect(await createReadiness({ ping: async () => undefined, write, failureThreshold: 1 }).ready()).toBe(false);
     expect(writes).toBe(1);
-    expect(await createReadiness({ ping: async () => Promise.reject(new Error("ECONNREFUSED")), write }).ready()).toBe(false);
+    expect(await createReadiness({ ping: async () => Promise.reject(new Error("ECONNREFUSED")), write, failureThreshold: 1 }).ready()).toBe(false);
     expect(writes).toBe(1);
     expect(await createReadiness({ ping: async () => undefined, write: async () => undefined }).ready()).toBe(true);
-    expect(await createReadiness({ ping: async () => undefined, write: () => new Promise(() => undefined), timeoutMs: 20 }).ready()).toBe(false);
+    expect(await createReadiness({ ping: async () => undefined, write: () => new Promise(() => undefined), timeoutMs: 20, failureThreshold: 1 }).ready()).toBe(
+      false,
+    );
   });
 
   it("answers not ready once draining, and aborts the shutdown signal", async () => {
@@ -52,7 +86,19 @@ describe("rate-limit labels", () => {
     ["otp-send:phone:+15551234567:900000", 900_000, "otp-send:phone:15m"],
     ["otp-send:user:u_123:86400000", 86_400_000, "otp-send:user:24h"],
     ["otp-fail:user:u_123", 900_000, "otp-fail:user:15m"],
+    ["otp-send:step-up-session:s_1:3600000", 3_600_000, "otp-send:step-up-session:1h"],
+    ["otp-fail:step-up-session:s_1", 900_000, "otp-fail:step-up-session:15m"],
+    ["email-send:address:ada@example.com:3600000", 3_600_000, "email-send:address:1h"],
+    ["email-send:client:203.0.113.7:3600000", 3_600_000, "email-send:client:1h"],
+    ["email-send:org:o_1:3600000", 3_600_000, "email-send:org:1h"],
+    ["password-fail:account:ada@example.com", 900_000, "password-fail:account:15m"],
+    ["password-fail:device:u_1:abcdef", 900_000, "password-fail:device:15m"],
+    ["policy-write:org:o_1:60000", 60_000, "policy-write:org:1m"],
+    ["policy-write:user:u_1:60000", 60_000, "policy-write:user:1m"],
+    ["audit-anon:ip:203.0.113.7", 60_000, "audit-anon:ip:1m"],
+    ["passkey-sign-in:ip:203.0.113.7", 60_000, "passkey-sign-in:ip:1m"],
     ["something:else", 1000, "other"],
+    ["u_123:secret", 1000, "other"],
   ])("%s → %s, never the address, phone or user", (key, windowMs, label) => {
     expect(limitLabel(key, windowMs)).toBe(label);
   });

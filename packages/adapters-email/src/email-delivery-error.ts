@@ -15,10 +15,16 @@ export class EmailDeliveryError extends Error {
   readonly reason: EmailFailureReason;
   /** The SMTP reply code when the server answered with one. */
   readonly responseCode: number | undefined;
+  /**
+   * False only when the message certainly went nowhere (no connection, refused credentials, a refusing SMTP
+   * reply): the core then gives back the send's limit units (core `SmsSendFailure`'s rule, for email).
+   */
+  readonly mayHaveBeenSent: boolean;
 
-  constructor(reason: EmailFailureReason, responseCode?: number) {
+  constructor(reason: EmailFailureReason, responseCode?: number, mayHaveBeenSent: boolean = reason === "timeout") {
     super(`email delivery failed: ${reason}${responseCode === undefined ? "" : ` (SMTP ${responseCode})`}`);
     this.reason = reason;
     this.responseCode = responseCode;
+    this.mayHaveBeenSent = mayHaveBeenSent;
   }
 }

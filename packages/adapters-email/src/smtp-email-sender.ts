@@ -26,13 +26,17 @@ export function parseSmtpUrl(value: string): URL {
 }
 
 /** Nodemailer's error codes (and the SMTP reply code) to the failure classes; nothing else of the error is kept. */
-function reasonOf(error: unknown): { reason: EmailFailureReason; responseCode: number | undefined } {
-  const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown };
+function reasonOf(error: unknown): { reason: EmailFailureReason; responseCode: number | undefined; mayHaveBeenSent: boolean } {
+  const { code, responseCode, command } = (error ?? {}) as { code?: unknown; responseCode?: unknown; command?: unknown };
   const reply = typeof responseCode === "number" ? responseCode : undefined;
-  if (code === "ETIMEDOUT") return { reason: "timeout", responseCode: reply };
-  if (code === "EAUTH") return { reason: "auth", responseCode: reply };
-  if (code === "ECONNECTION" || code === "EDNS" || code === "ESOCKET" || code === "ETLS") return { reason: "unreachable", responseCode: reply };
-  return { reason: "rejected", responseCode: reply };
+  if (code === "ETIMEDOUT") return { reason: "timeout", responseCode: reply, mayHaveBeenSent: true };
+  if (code === "EAUTH") return { reason: "auth", responseCode: reply, mayHaveBeenSent: false };
+  // nodemailer names the SMTP step that failed: a socket that broke before DATA (a refused connection is "CONN") sent
+  // nothing; one that broke during DATA, or at a step it does not name, may have broken after the message's last byte.
+  if (code === "ESOCKET") return { reason: "unreachable", responseCode: reply, mayHaveBeenSent: typeof command !== "string" || command.startsWith("DATA") };
+  if (code === "ECONNECTION" || code === "EDNS" || code === "ETLS") return { reason: "unreachable", responseCode: reply, mayHaveBeenSent: false };
+  // The server answered with a refusing reply: it did not take the message.
+  return { reason: "rejected", responseCode: reply, mayHaveBeenSent: false };
 }
 
 /**
@@ -74,8 +78,8 @@ export function createSmtpEmailSender(options: SmtpEmailSenderOptions): EmailSen
         ]);
       } catch (error) {
         if (error instanceof EmailDeliveryError) throw error;
-        const { reason, responseCode } = reasonOf(error);
-        throw new EmailDeliveryError(reason, responseCode);
+        const { reason, responseCode, mayHaveBeenSent } = reasonOf(error);
+        throw new EmailDeliveryError(reason, responseCode, mayHaveBeenSent);
       } finally {
         clearTimeout(timer);
       }

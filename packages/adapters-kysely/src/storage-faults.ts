@@ -25,12 +25,13 @@ export interface StorageFault {
 }
 
 /**
- * Told of every storage fault, and of the first write that succeeds after one (a committed transaction or a
- * write outside one): the storage is back. A read alone does not say so: a full disk still answers reads.
+ * Told of every storage fault, and of each statement that succeeds after one until a write has: `read` for a read,
+ * `write` for a committed transaction or a write outside one. Whether a read says the storage is back is the
+ * observer's to judge from the faults it saw: after a lost connection it does, after a full disk it does not.
  */
 export interface StorageFaultObserver {
   fault(fault: StorageFault): void;
-  recovered(): void;
+  recovered(by: "read" | "write"): void;
 }
 
 /** Names the storage fault `error` is, or null when it is anything else (a constraint, a bug). */
@@ -49,7 +50,7 @@ export class StorageFaultsDialect implements Dialect {
   readonly #dialect: Dialect;
   readonly #classify: StorageFaultClassifier;
   readonly #observer: StorageFaultObserver | undefined;
-  /** Whether a fault was seen and no write has succeeded since. */
+  /** Whether a fault was seen and no write has succeeded since: successes are reported until one has. */
   #faulted = false;
 
   constructor(dialect: Dialect, classify: StorageFaultClassifier, observer?: StorageFaultObserver) {
@@ -95,10 +96,11 @@ export class StorageFaultsDialect implements Dialect {
   }
 
   #succeeded(wrote: () => boolean): void {
-    if (!this.#faulted || !wrote()) return;
-    this.#faulted = false;
+    if (!this.#faulted) return;
+    const by = wrote() ? "write" : "read";
+    if (by === "write") this.#faulted = false;
     try {
-      this.#observer?.recovered();
+      this.#observer?.recovered(by);
     } catch {
       // observing must never change the answer
     }

@@ -22,7 +22,7 @@
  * answer within `timeoutMs` (default 5000, covering connect, headers, body and retries), or a
  * network failure. The challenge is then deleted by the core and the caller told SMS is unavailable.
  */
-import type { OtpMessage, SendCharges, SmsSender } from "@gatehouse/core";
+import type { OtpMessage, SmsSender } from "@gatehouse/core";
 import {
   discardQuietly,
   isHeaderSafe,
@@ -69,25 +69,19 @@ export function createHttpSmsSender(options: HttpSmsSenderOptions): SmsSender {
   };
 
   return {
-    async sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void> {
+    async sendOtp(message: OtpMessage): Promise<void> {
       // JSON.stringify leaves out a `from` that is undefined.
       const body = JSON.stringify({ to: message.phone, from: sender, body: text(message.otp) });
-      await postToProvider(
-        { url: baseUrl, headers, body },
-        IDENTITY,
-        timing,
-        async (response) => {
-          await discardQuietly(response);
-          if (isSuccessStatus(response.status)) return "sent";
-          return {
-            reason: "http_status",
-            message: `SMS provider answered ${response.status}`,
-            status: response.status,
-            retryable: isTransientStatus(response.status),
-          };
-        },
-        charges,
-      );
+      await postToProvider({ url: baseUrl, headers, body }, IDENTITY, timing, async (response) => {
+        await discardQuietly(response);
+        if (isSuccessStatus(response.status)) return "sent";
+        return {
+          reason: "http_status",
+          message: `SMS provider answered ${response.status}`,
+          status: response.status,
+          retryable: isTransientStatus(response.status),
+        };
+      });
     },
   };
 }

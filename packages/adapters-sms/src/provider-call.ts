@@ -1,19 +1,19 @@
 /**
  * The one way Gatehouse talks to an SMS provider over HTTP: a POST bounded by a single time
  * budget (connect, headers, body and every retry together), no redirects, and retries with
- * backoff for answers the provider marks as transient (429, 5xx, or its own "throttled" code).
- * `Retry-After` is honoured, but never past the budget: a wait that would overrun it fails the
- * send at once instead of sleeping for nothing.
+ * backoff only when the provider definitely did not send: the connection was refused before the
+ * request was written, or the provider refused it before accepting it (429, or its own
+ * "throttled" code). `Retry-After` is honoured, but never past the budget: a wait that would
+ * overrun it fails the send at once instead of sleeping for nothing.
  *
- * Limits fail closed: every failure says whether the last request may have reached the phone
- * (`mayHaveBeenSent`), and a retry after a request that may have been delivered is made only once
- * the caller charged it (`SendCharges.chargeRetry`): each request that may have been delivered
- * counts against the send limits once.
+ * A failure that may have delivered (a 5xx, a timeout after the request went out) is never
+ * retried: a retry could be a second text, and every text counts against the phone's send limits.
+ * The failure says so (`mayHaveBeenSent`) and the core charges that send once: a provider blip
+ * costs a user one unit per sign-in, not one per retry (docs/operations.md, "SMS provider outage").
  *
  * Time is injected (`now`, `sleep`) so the retry schedule is tested without waiting on the clock.
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
-import type { SendCharges } from "@gatehouse/core";
 import { SmsDeliveryError, type SmsFailureReason, type SmsProviderName } from "./sms-delivery-error.ts";
 
 export interface RetryPolicy {
@@ -92,13 +92,7 @@ export interface ProviderIdentity {
   readonly label: string;
 }
 
-export async function postToProvider(
-  request: ProviderRequest,
-  identity: ProviderIdentity,
-  timing: SendTiming,
-  judge: Judge,
-  charges?: SendCharges,
-): Promise<void> {
+export async function postToProvider(request: ProviderRequest, identity: ProviderIdentity, timing: SendTiming, judge: Judge): Promise<void> {
   const deadline = timing.now() + timing.timeoutMs;
   const signal = AbortSignal.timeout(timing.timeoutMs);
   const transportFailure = (attempts: number, error: unknown) =>
@@ -110,17 +104,17 @@ export async function postToProvider(
           mayHaveBeenSent: !refusedBeforeWriting(error),
         });
 
-  for (let attempt = 1; ; attempt += 1) {
-    let verdict: "sent" | Refusal;
+  /** One request: sent, or the failure, whether the same request may succeed later, and the provider's own wait. */
+  const attemptOnce = async (attempt: number): Promise<"sent" | { error: SmsDeliveryError; retryable: boolean; retryAfter: string | null }> => {
     let response: Response;
+    let verdict: "sent" | Refusal;
     try {
       response = await timing.fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal, redirect: "manual" });
       verdict = await judge(response);
     } catch (failure) {
-      throw transportFailure(attempt, failure);
+      return { error: transportFailure(attempt, failure), retryable: true, retryAfter: null };
     }
-    if (verdict === "sent") return;
-
+    if (verdict === "sent") return "sent";
     const mayHaveBeenSent = verdict.mayHaveBeenSent ?? (verdict.status >= 500 || (verdict.status < 400 && verdict.reason !== "rejected"));
     const error = new SmsDeliveryError(verdict.reason, verdict.message, verdict.status, {
       provider: identity.provider,
@@ -128,22 +122,23 @@ export async function postToProvider(
       attempts: attempt,
       mayHaveBeenSent,
     });
-    if (!verdict.retryable || attempt >= timing.retry.maxAttempts) throw error;
-    const delay = retryDelay(attempt, retryAfterMs(response.headers.get("retry-after"), timing.now()), timing.retry);
+    return { error, retryable: verdict.retryable, retryAfter: response.headers.get("retry-after") };
+  };
+
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await attemptOnce(attempt);
+    if (outcome === "sent") return;
+    const { error, retryable, retryAfter } = outcome;
+    // Only a request that reached no phone is sent again: a retry after one that may have been delivered could be a second text.
+    if (!retryable || error.mayHaveBeenSent || attempt >= timing.retry.maxAttempts) throw error;
+    const delay = retryDelay(attempt, retryAfterMs(retryAfter, timing.now()), timing.retry);
     if (timing.now() + delay >= deadline) throw error;
     try {
       await timing.sleep(delay, signal);
     } catch {
       throw error;
     }
-    // The failed request may have reached the phone: the retry is another text, charged before it goes out.
-    if (mayHaveBeenSent && !(await chargeRetry(charges))) throw error;
   }
-}
-
-/** No charges given: nothing counts the retries, so none is made after a request that may have been delivered. */
-async function chargeRetry(charges: SendCharges | undefined): Promise<boolean> {
-  return charges === undefined ? false : charges.chargeRetry();
 }
 
 /** Network errors that happen before a byte of the request is written: the text cannot have gone out. */

@@ -16,7 +16,7 @@
  * with AccountSid:AuthToken or an API key SID:secret), cross-checked against the request and
  * response example of the create call (To, From, MessagingServiceSid, Body; `sid` in the answer).
  */
-import type { OtpMessage, SendCharges, SmsSender } from "@gatehouse/core";
+import type { OtpMessage, SmsSender } from "@gatehouse/core";
 import { otpTextBuilder, type OtpTextOptions } from "./otp-text.ts";
 import {
   discardQuietly,
@@ -87,29 +87,23 @@ export function createTwilioSmsSender(options: TwilioSmsSenderOptions): SmsSende
   const senderField: [string, string] = "from" in options.sender ? ["From", options.sender.from] : ["MessagingServiceSid", options.sender.messagingServiceSid];
 
   return {
-    async sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void> {
+    async sendOtp(message: OtpMessage): Promise<void> {
       const body = new URLSearchParams([["To", message.phone], senderField, ["Body", text(message.otp)]]).toString();
-      await postToProvider(
-        { url, headers, body },
-        IDENTITY,
-        timing,
-        async (response) => {
-          if (isSuccessStatus(response.status)) {
-            await discardQuietly(response);
-            return "sent";
-          }
-          const code = twilioErrorCode(await readJson(response).catch(() => undefined));
-          const meaning = code === undefined ? "" : `: ${TWILIO_CODES[code] ?? "see the Twilio error dictionary"}`;
-          return {
-            reason: code === undefined ? "http_status" : "rejected",
-            message: `Twilio answered ${response.status}${code === undefined ? "" : ` (code ${code}${meaning})`}`,
-            status: response.status,
-            providerCode: code,
-            retryable: isTransientStatus(response.status),
-          };
-        },
-        charges,
-      );
+      await postToProvider({ url, headers, body }, IDENTITY, timing, async (response) => {
+        if (isSuccessStatus(response.status)) {
+          await discardQuietly(response);
+          return "sent";
+        }
+        const code = twilioErrorCode(await readJson(response).catch(() => undefined));
+        const meaning = code === undefined ? "" : `: ${TWILIO_CODES[code] ?? "see the Twilio error dictionary"}`;
+        return {
+          reason: code === undefined ? "http_status" : "rejected",
+          message: `Twilio answered ${response.status}${code === undefined ? "" : ` (code ${code}${meaning})`}`,
+          status: response.status,
+          providerCode: code,
+          retryable: isTransientStatus(response.status),
+        };
+      });
     },
   };
 }

@@ -17,7 +17,7 @@
  * troubleshooting guide: "A status of zero indicates success; a non-zero value means something
  * went wrong").
  */
-import type { OtpMessage, SendCharges, SmsSender } from "@gatehouse/core";
+import type { OtpMessage, SmsSender } from "@gatehouse/core";
 import { otpTextBuilder, type OtpTextOptions } from "./otp-text.ts";
 import {
   discardQuietly,
@@ -83,7 +83,7 @@ export function createVonageSmsSender(options: VonageSmsSenderOptions): SmsSende
   const headers = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
 
   return {
-    async sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void> {
+    async sendOtp(message: OtpMessage): Promise<void> {
       const body = new URLSearchParams({
         api_key: options.apiKey,
         api_secret: options.apiSecret,
@@ -91,24 +91,18 @@ export function createVonageSmsSender(options: VonageSmsSenderOptions): SmsSende
         to: message.phone.replace(/^\+/, ""),
         text: text(message.otp),
       }).toString();
-      await postToProvider(
-        { url, headers, body },
-        IDENTITY,
-        timing,
-        async (response) => {
-          if (!isSuccessStatus(response.status)) {
-            await discardQuietly(response);
-            return {
-              reason: "http_status",
-              message: `Vonage answered ${response.status}`,
-              status: response.status,
-              retryable: isTransientStatus(response.status),
-            };
-          }
-          return judgeMessages(await readJson(response), response.status);
-        },
-        charges,
-      );
+      await postToProvider({ url, headers, body }, IDENTITY, timing, async (response) => {
+        if (!isSuccessStatus(response.status)) {
+          await discardQuietly(response);
+          return {
+            reason: "http_status",
+            message: `Vonage answered ${response.status}`,
+            status: response.status,
+            retryable: isTransientStatus(response.status),
+          };
+        }
+        return judgeMessages(await readJson(response), response.status);
+      });
     },
   };
 }

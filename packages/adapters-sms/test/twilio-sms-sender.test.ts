@@ -96,15 +96,22 @@ describe("Twilio sender against Twilio's documented Messages API", () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it("backs off exponentially on 5xx and gives up after the last attempt", async () => {
-    const unavailable: Scripted = (response) => twilioError(response, 503, 20500, "Service unavailable");
-    const server = await start([unavailable, unavailable, unavailable]);
+  it("backs off exponentially on 429 and gives up after the last attempt", async () => {
+    const throttled: Scripted = (response) => twilioError(response, 429, 20429, "Too Many Requests");
+    const server = await start([throttled, throttled, throttled]);
     const timing = manualTiming();
-    const charges = { chargeRetry: async () => true };
-    const error = await failureOf(senderFor(server, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } }).sendOtp(message, charges));
-    expect(error).toMatchObject({ status: 503, providerCode: "20500", attempts: 3, mayHaveBeenSent: true });
+    const error = await failureOf(senderFor(server, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } }).sendOtp(message));
+    expect(error).toMatchObject({ status: 429, providerCode: "20429", attempts: 3, mayHaveBeenSent: false });
     expect(timing.sleeps).toEqual([100, 200]);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it("does not retry a 5xx: the message may have gone out", async () => {
+    const server = await start([(response) => twilioError(response, 503, 20500, "Service unavailable")]);
+    const timing = manualTiming();
+    const error = await failureOf(senderFor(server, { ...timing, retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 } }).sendOtp(message));
+    expect(error).toMatchObject({ status: 503, providerCode: "20500", attempts: 1, mayHaveBeenSent: true });
+    expect([timing.sleeps, server.requests.length]).toEqual([[], 1]);
   });
 
   it("fails at once when Retry-After would outlast the send timeout, rather than sleeping for nothing", async () => {

@@ -1,9 +1,9 @@
 /**
  * SQLite result codes that say the storage cannot serve now, rather than that the statement is wrong: the
  * disk or the page limit is full, another writer kept the lock past the busy timeout, the file cannot be
- * read or written, or memory ran out.
+ * read or written (SQLITE_READONLY: the file or its directory is not writable by this process), or memory ran out.
  */
-const UNAVAILABLE_CODES = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|CANTOPEN|NOMEM)/;
+const UNAVAILABLE_CODES = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|CANTOPEN|NOMEM|READONLY)/;
 
 /** The storage fault a better-sqlite3 error is (`StorageFaultClassifier`): its SQLite code, or null for any other error. */
 export function sqliteFault(error: unknown): string | null {

@@ -88,3 +88,8 @@ export function accountDisabled(): GatehouseError {
 export function isGatehouseError(error: unknown): error is GatehouseError {
   return error instanceof GatehouseError;
 }
+
+/** True only for a send's rejection that says nothing went out (`SmsSendFailure`): its limit units may be given back. */
+export function definitelyNotSent(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "mayHaveBeenSent" in error && error.mayHaveBeenSent === false;
+}

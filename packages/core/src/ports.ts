@@ -51,20 +51,10 @@ export interface OtpMessage {
   readonly challengeId: string;
 }
 
-/** What a sender asks of the core while it retries one send. */
-export interface SendCharges {
-  /**
-   * Asked before a retry that follows a request which may have been delivered: the retry may be a
-   * second text, so it is charged against every send limit again. False: the limits are spent, and the
-   * sender gives up without that retry.
-   */
-  chargeRetry(): Promise<boolean>;
-}
-
 /**
- * How a sender tells that a failed send reached no phone: its rejection is an object whose
- * `mayHaveBeenSent` is `false`. Only then are the units of the send (or of its last charged retry)
- * given back; any other rejection counts as sent, so the limits fail closed.
+ * How a sender (SMS or email) tells that a failed send reached nobody: its rejection is an object whose
+ * `mayHaveBeenSent` is `false`. Only then are the send's limit units given back; any other rejection
+ * counts as sent, so the limits fail closed.
  */
 export interface SmsSendFailure {
   readonly mayHaveBeenSent: boolean;
@@ -72,10 +62,11 @@ export interface SmsSendFailure {
 
 export interface SmsSender {
   /**
-   * Delivers the OTP. Rejects when delivery failed; the rejection must not contain the OTP. A retry
-   * after a request that may have been delivered is made only once `charges.chargeRetry()` allowed it.
+   * Delivers the OTP. Rejects when delivery failed; the rejection must not contain the OTP. A sender retries
+   * only a request that definitely reached no phone: a retry after one that may have been delivered could be a
+   * second text that no limit counted.
    */
-  sendOtp(message: OtpMessage, charges?: SendCharges): Promise<void>;
+  sendOtp(message: OtpMessage): Promise<void>;
   /**
    * True for a sender that sends nothing by design (no SMS provider configured): challenges are
    * still created, but no `otp.sent` is recorded for a code nobody received.
@@ -93,7 +84,8 @@ export interface EmailMessage {
 export interface EmailSender {
   /**
    * Delivers the message. Rejects when delivery failed; the rejection must not contain the message's
-   * text (it holds single-use links).
+   * text (it holds single-use links). A rejection saying the message went nowhere (`SmsSendFailure`'s
+   * `mayHaveBeenSent: false`) gives the send's limit units back.
    */
   send(message: EmailMessage): Promise<void>;
 }

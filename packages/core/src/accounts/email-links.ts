@@ -1,6 +1,8 @@
 import type { Context } from "../context.ts";
-import { GatehouseError, invalidArgument } from "../errors.ts";
+import type { EmailCharge } from "./email-send-limits.ts";
+import { definitelyNotSent, GatehouseError, invalidArgument } from "../errors.ts";
 import type { EmailMessage } from "../ports.ts";
+import { refundAll } from "../rate-limits.ts";
 import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../tokens.ts";
 
 /** Marks a link token in a leaked text (secret scanners), as the bearer tokens' prefixes do. */
@@ -42,11 +44,15 @@ export function requireLinkTokenHash(field: string, value: string): string {
   return hashToken(value);
 }
 
-/** Sends one message; a failed delivery is `email_unavailable` (the sender's own error stays with the sender's log). */
-export async function sendEmail(ctx: Context, message: EmailMessage): Promise<void> {
+/**
+ * Sends one message; a failed delivery is `email_unavailable` (the sender's own error stays with the sender's log).
+ * `charge`: the send's limit units, given back when the sender says the message went nowhere.
+ */
+export async function sendEmail(ctx: Context, message: EmailMessage, charge?: EmailCharge): Promise<void> {
   try {
     await ctx.email.send(message);
-  } catch {
+  } catch (error) {
+    await refundUnsent(ctx, error, charge);
     throw new GatehouseError("email_unavailable");
   }
 }
@@ -55,10 +61,16 @@ export async function sendEmail(ctx: Context, message: EmailMessage): Promise<vo
  * Sends without waiting for delivery, for answers that must not take longer when an account exists
  * (RequestPasswordReset). A failure is the sender's to log; the caller's answer is the same either way.
  */
-export function sendInBackground(ctx: Context, message: EmailMessage): void {
+export function sendInBackground(ctx: Context, message: EmailMessage, charge?: EmailCharge): void {
+  const failed = (error: unknown) => refundUnsent(ctx, error, charge).catch(() => undefined);
   try {
-    ctx.email.send(message).catch(() => undefined);
-  } catch {
+    ctx.email.send(message).catch(failed);
+  } catch (error) {
     // A sender that throws instead of rejecting failed the same way.
+    void failed(error);
   }
+}
+
+async function refundUnsent(ctx: Context, error: unknown, charge: EmailCharge | undefined): Promise<void> {
+  if (charge !== undefined && definitelyNotSent(error)) await refundAll(ctx.stores.rateLimiter, charge.receipts);
 }

@@ -50,7 +50,7 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   const address = requireEmail(email);
   // Each answer emails the address (a notice or an invitation): an org admin can neither bomb a mailbox nor mail
   // the world through the service. An operator's own calls (the command line's imports) count per address only.
-  await takeEmailSend(ctx, address, { orgId: actor.kind === "user" ? orgId : undefined });
+  const charge = await takeEmailSend(ctx, address, { orgId: actor.kind === "user" ? orgId : undefined });
   const user = await ctx.stores.users.findByEmail(address);
   const name = await orgName(ctx, orgId);
   if (user !== null && user.emailVerifiedAt !== null) {
@@ -60,7 +60,7 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
       await recordAudit(tx, "member.added", adminSubject(actor, orgId, { userId: user.id }), { role: checkedRole });
     });
     // A notice only: the membership stands whether or not it is delivered (the sender logs a failure).
-    sendInBackground(ctx, addedToOrgMessage(user.email, name, signInLink(ctx)));
+    sendInBackground(ctx, addedToOrgMessage(user.email, name, signInLink(ctx)), charge);
     return { status: "added", membership };
   }
   const link = newLinkToken(ctx);
@@ -79,7 +79,7 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
     await tx.stores.invitations.put(invitation);
     await recordAudit(tx, "invitation.created", adminSubject(actor, orgId), { invitationId: invitation.id, email: address, role: checkedRole });
   });
-  await sendEmail(ctx, invitationMessage(address, name, linkTo(ctx, "accept-invitation", link.token), describeDuration(ctx.config.invitationTtlMs)));
+  await sendEmail(ctx, invitationMessage(address, name, linkTo(ctx, "accept-invitation", link.token), describeDuration(ctx.config.invitationTtlMs)), charge);
   return { status: "invited", invitation: viewOf(invitation) };
 }
 

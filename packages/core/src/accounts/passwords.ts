@@ -45,10 +45,10 @@ async function issueResetLink(ctx: Context, user: User, actor: AuditActor, orgId
  */
 export async function requestPasswordReset(ctx: Context, input: RequestPasswordResetInput): Promise<void> {
   const email = requireEmail(input.email);
-  await takeEmailSend(ctx, email, { clientIp: input.request?.clientIp });
+  const charge = await takeEmailSend(ctx, email, { clientIp: input.request?.clientIp });
   const user = await ctx.stores.users.findByEmail(email);
   if (user === null) return;
-  sendInBackground(ctx, await issueResetLink(ctx, user, { kind: "anonymous" }, null, input.request));
+  sendInBackground(ctx, await issueResetLink(ctx, user, { kind: "anonymous" }, null, input.request), charge);
 }
 
 /** An org admin has a member emailed a reset link (the member chooses the new password; the admin never sees it). */
@@ -58,9 +58,9 @@ export async function sendPasswordReset(ctx: Context, actor: Actor, orgId: strin
   const user = (await ctx.stores.orgs.findMembership(orgId, memberId)) === null ? null : await ctx.stores.users.findById(memberId);
   if (user === null) throw new GatehouseError("not_found", "membership not found");
   // The address's send limit, as RequestPasswordReset's, and the org's: an admin cannot bomb a mailbox either.
-  await takeEmailSend(ctx, user.email, { orgId: actor.kind === "user" ? orgId : undefined });
+  const charge = await takeEmailSend(ctx, user.email, { orgId: actor.kind === "user" ? orgId : undefined });
   const subject = adminSubject(actor, orgId);
-  await sendEmail(ctx, await issueResetLink(ctx, user, subject.actor, orgId, subject.request));
+  await sendEmail(ctx, await issueResetLink(ctx, user, subject.actor, orgId, subject.request), charge);
 }
 
 export interface ResetPasswordInput {

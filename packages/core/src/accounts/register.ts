@@ -38,7 +38,7 @@ export async function register(ctx: Context, input: RegisterInput): Promise<{ us
   const displayName = optionalDisplayName(input.displayName);
   const vouched = input.emailVerified === true;
   const verified = vouched || ctx.config.emailVerification === "off";
-  if (!verified) await takeEmailSend(ctx, email, { clientIp: input.request?.clientIp });
+  const charge = verified ? undefined : await takeEmailSend(ctx, email, { clientIp: input.request?.clientIp });
   const userId = newId(ctx.random);
   const passwordHash = await ctx.hashQueue.run(input.clientKey ?? "", () => ctx.passwordHasher.hash(password));
   const link = verified ? null : newLinkToken(ctx);
@@ -71,10 +71,10 @@ export async function register(ctx: Context, input: RegisterInput): Promise<{ us
   } catch (error) {
     if (!isGatehouseError(error) || error.kind !== "already_exists") throw error;
     if (vouched) throw new GatehouseError("already_exists", "an account with this email already exists");
-    if (!verified) await sendEmail(ctx, alreadyRegisteredMessage(email, signInLink(ctx)));
+    if (!verified) await sendEmail(ctx, alreadyRegisteredMessage(email, signInLink(ctx)), charge);
     return { userId };
   }
   if (link !== null)
-    await sendEmail(ctx, verificationMessage(email, linkTo(ctx, "verify-email", link.token), describeDuration(ctx.config.emailVerificationTtlMs)));
+    await sendEmail(ctx, verificationMessage(email, linkTo(ctx, "verify-email", link.token), describeDuration(ctx.config.emailVerificationTtlMs)), charge);
   return { userId };
 }

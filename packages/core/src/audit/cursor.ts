@@ -12,6 +12,8 @@ export interface AuditPosition {
 }
 
 const MAX_CURSOR_LENGTH = 512;
+/** What an event id can be: printable ASCII without spaces (a UUID today). A NUL, which PostgreSQL refuses in text, never is. */
+const EVENT_ID = /^[\x21-\x7e]{1,128}$/;
 
 export function encodeAuditCursor(position: AuditPosition): string {
   return Buffer.from(JSON.stringify([position.at, position.id])).toString("base64url");
@@ -29,7 +31,7 @@ export function decodeAuditCursor(cursor: string): AuditPosition {
   }
   if (!Array.isArray(decoded) || decoded.length !== 2) throw refused();
   const [at, id] = decoded as unknown[];
-  if (typeof at !== "number" || !Number.isSafeInteger(at) || typeof id !== "string" || id === "") throw refused();
+  if (typeof at !== "number" || !Number.isSafeInteger(at) || at < 0 || typeof id !== "string" || !EVENT_ID.test(id)) throw refused();
   return { at, id };
 }
 

@@ -1,13 +1,13 @@
 import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { GatehouseError, rateLimited } from "../errors.ts";
+import { definitelyNotSent, GatehouseError, rateLimited } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { withPasskeyOptions } from "../factors/passkeys/passkeys.ts";
 import { isSmsOnly, usableFactors } from "../factors/usable-factors.ts";
 import type { MfaChallenge, OrgMfaSettings, User } from "../model.ts";
 import { generateOtp, hashOtp } from "../factors/sms/otp.ts";
 import { maskPhone } from "../phone.ts";
-import type { RateLimitReceipt, SendCharges } from "../ports.ts";
+import type { RateLimitReceipt } from "../ports.ts";
 import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "../rate-limits.ts";
 import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired } from "../results.ts";
 import { hashToken } from "../tokens.ts";
@@ -58,8 +58,6 @@ export interface PreparedChallenge {
   readonly otp: string;
   /** The send-limit units it took: given back only when the provider definitely did not send. */
   readonly receipts: readonly RateLimitReceipt[];
-  /** The limits it counted against, which a retry of its send is charged to again. */
-  readonly limits: readonly NamedLimit[];
   /** Whom the send is recorded for (`otp.sent` or `otp.send_failed`). */
   readonly subject: AuditSubject;
   readonly destination: SmsDestination;
@@ -132,41 +130,30 @@ export async function prepareChallenge(
   // A replacement keeps its id, and with it the WebAuthn challenge it already had.
   const options = replacing === undefined ? await withPasskeyOptions(tx, id, target, expiresAt, factors) : factors;
   const answer = { challengeId: id, phoneMask: maskPhone(phone), resendAfterSeconds: Math.ceil(tx.config.otpResendIntervalMs / 1000), factors: options };
-  return { answer, phone, otp, receipts: taken.receipts, limits, subject, destination };
+  return { answer, phone, otp, receipts: taken.receipts, subject, destination };
 }
 
 /**
  * Sends a prepared challenge's code and records the send once the provider accepted it (a sender
  * that `sendsNothing` by design records nothing: the challenge stands, no code went out). Limits fail
- * closed: a send counts against every limit unless the sender says the provider definitely did not
- * send it (`SmsSendFailure`), and each retry after a request that may have been delivered is charged
- * again before it goes out. When the send fails, one unit of work deletes the challenge (none is left
- * that no code can complete), gives back the last charge's units and its count only if that request
- * reached no phone, runs `undo` (what the caller consumed to get here goes back) and records the
- * failure, then `sms_unavailable`.
+ * closed: a send counts against every limit once unless the sender says the provider definitely did
+ * not send it (`SmsSendFailure`); a sender never retries a request that may have been delivered. When
+ * the send fails, one unit of work deletes the challenge (none is left that no code can complete),
+ * gives back the send's units and its count only if it reached no phone, runs `undo` (what the caller
+ * consumed to get here goes back) and records the failure, then `sms_unavailable`.
  */
 export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, undo?: (tx: Context) => Promise<void>): Promise<MfaRequired> {
   const { answer, subject, destination } = prepared;
-  let charge = { receipts: prepared.receipts, at: ctx.clock.now() };
-  const charges: SendCharges = {
-    chargeRetry: async () => {
-      const now = ctx.clock.now();
-      const taken = await consumeAll(ctx.stores.rateLimiter, prepared.limits, now);
-      if (!taken.allowed) return false;
-      await ctx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(now), 1, 0);
-      charge = { receipts: taken.receipts, at: now };
-      return true;
-    },
-  };
+  const chargedAt = ctx.clock.now();
   try {
-    await ctx.sms.sendOtp({ phone: prepared.phone, otp: prepared.otp, challengeId: answer.challengeId }, charges);
+    await ctx.sms.sendOtp({ phone: prepared.phone, otp: prepared.otp, challengeId: answer.challengeId });
   } catch (error) {
     const notSent = definitelyNotSent(error);
     await inTransaction(ctx, async (tx) => {
       await tx.stores.challenges.delete(answer.challengeId);
       if (notSent) {
-        await refundAll(tx.stores.rateLimiter, charge.receipts);
-        await tx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(charge.at), -1, 0);
+        await refundAll(tx.stores.rateLimiter, prepared.receipts);
+        await tx.stores.smsTraffic.add(smsTrafficKeys(destination), bucketOf(chargedAt), -1, 0);
       }
       await undo?.(tx);
       await recordAudit(tx, "otp.send_failed", subject, { phoneMask: answer.phoneMask });
@@ -175,11 +162,6 @@ export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, u
   }
   if (ctx.sms.sendsNothing !== true) await recordAuditAlone(ctx, "otp.sent", subject, { challengeId: answer.challengeId, phoneMask: answer.phoneMask });
   return answer;
-}
-
-/** True only for a rejection that says no text went out since the last charge (see `SmsSendFailure`). */
-function definitelyNotSent(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "mayHaveBeenSent" in error && error.mayHaveBeenSent === false;
 }
 
 /**

@@ -253,7 +253,23 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
       await expect(stores.audit.list({ limit })).rejects.toThrow(RangeError);
     });
 
-    it.each(["not a cursor", "", "bm90IGpzb24", "WzEsMl0", "WyJhIiwiYiJd", "x".repeat(600)])("refuses the cursor %j as invalid_argument", async (cursor) => {
+    const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    it.each([
+      "not a cursor",
+      "",
+      "bm90IGpzb24",
+      "WzEsMl0",
+      "WyJhIiwiYiJd",
+      "x".repeat(600),
+      // Well-formed JSON whose id no event can have: a NUL (PostgreSQL refuses it in text), other control characters, spaces.
+      cursorOf([1, "a\u0000b"]),
+      cursorOf([1, "\u0000"]),
+      cursorOf([1, "a\nb"]),
+      cursorOf([1, "a b"]),
+      cursorOf([1, "x".repeat(200)]),
+      cursorOf([-1, "a"]),
+      cursorOf([1.5, "a"]),
+    ])("refuses the cursor %j as invalid_argument", async (cursor) => {
       await stores.audit.append(anEvent(1));
       await expectRejectionKind(stores.audit.list({ limit: 10, cursor }), "invalid_argument");
     });
