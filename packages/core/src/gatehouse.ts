@@ -11,7 +11,7 @@ import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./u
 import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
-import { register, type RegisterInput } from "./use-cases/register.ts";
+import { register, type Registered, type RegisterInput } from "./use-cases/register.ts";
 import { authenticate, logout } from "./use-cases/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./use-cases/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./use-cases/verify-mfa.ts";
@@ -153,7 +153,7 @@ export interface AccountApi {
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
 export interface Gatehouse {
   /** Public: answers the same whether or not the email was taken (see use-cases/register.ts). */
-  register(input: RegisterInput): Promise<{ userId: string }>;
+  register(input: RegisterInput): Promise<Registered>;
   /** Consumes an emailed verification link. */
   verifyEmail(input: VerifyEmailInput): Promise<void>;
   /** Consumes an emailed invitation link: creates or takes back the account, then adds the membership. */

@@ -29,7 +29,7 @@ export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from
 export type { LoginInput } from "./use-cases/login.ts";
 export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 export type { RefreshInput } from "./use-cases/refresh.ts";
-export type { RegisterInput } from "./use-cases/register.ts";
+export type { Registered, RegisterInput } from "./use-cases/register.ts";
 export type { VerifyEmailInput } from "./use-cases/verify-email.ts";
 export type { AcceptedInvitation, AcceptInvitationInput, AddMemberResult, InvitationView } from "./use-cases/invitations.ts";
 export type { ChangePasswordInput, RequestPasswordResetInput, ResetPasswordInput } from "./use-cases/passwords.ts";
