@@ -59,7 +59,13 @@ import {
   type TotpEnrollment,
 } from "./use-cases/account-factors.ts";
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./use-cases/account-sessions.ts";
-import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./use-cases/admin-factors.ts";
+import {
+  listUserFactors,
+  listUserFactorsByReference,
+  resetUserFactors,
+  resetUserFactorsByReference,
+  type MemberFactorKinds,
+} from "./use-cases/admin-factors.ts";
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./use-cases/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
@@ -111,7 +117,7 @@ export interface AdminApi {
   revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
   revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
   /** A member's factors, never a secret (see use-cases/admin-factors.ts). */
-  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<FactorsView>;
+  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<MemberFactorKinds>;
   /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
   resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;
   /** The command line's forms: the user by email or id, platform admins and the operator only. */

@@ -39,6 +39,7 @@ export type { VerifyMfaInput } from "./use-cases/verify-mfa.ts";
 export type { ResendMfaInput } from "./use-cases/resend-mfa.ts";
 export type { SendMfaCodeInput } from "./use-cases/send-mfa-code.ts";
 export { RECOVERY_CODES_FACTOR_ID, type FactorsView, type FactorView, type FirstFactorProof, type TotpEnrollment } from "./use-cases/account-factors.ts";
+export type { MemberFactorKinds } from "./use-cases/admin-factors.ts";
 export type { SessionView } from "./use-cases/account-sessions.ts";
 export type { AccountApi } from "./gatehouse.ts";
 export { FACTOR_KEY_BYTES } from "./factors/secret-box.ts";

@@ -1571,7 +1571,8 @@ export const ListUserFactorsRequestSchema: GenMessage<ListUserFactorsRequest> = 
   messageDesc(file_gatehouse_v1_admin, 50);
 
 /**
- * UserFactor is one of a member's authenticator apps.
+ * UserFactor is one of a member's authenticator apps. ListUserFactors sets
+ * only `kind`, once per kind the member holds.
  *
  * @generated from message gatehouse.v1.UserFactor
  */
@@ -1582,7 +1583,7 @@ export type UserFactor = Message<"gatehouse.v1.UserFactor"> & {
   id: string;
 
   /**
-   * "totp".
+   * "webauthn", "totp", "sms" or "recovery_code".
    *
    * @generated from field: string kind = 2;
    */
@@ -1941,7 +1942,10 @@ export const AdminService: GenService<{
     output: typeof GetSmsTrafficReportResponseSchema;
   },
   /**
-   * ListUserFactors lists a member's second factors (never a secret).
+   * ListUserFactors lists which kinds of second factor a member holds (one
+   * UserFactor per kind, only `kind` set; recovery_codes_left 0, phone_mask
+   * empty): never a label, a time or the phone. The factors are the
+   * account's, in every org.
    *
    * @generated from rpc gatehouse.v1.AdminService.ListUserFactors
    */
