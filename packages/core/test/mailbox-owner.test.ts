@@ -142,11 +142,11 @@ describe("consent across orgs", () => {
     expect(await h.stores.orgs.findMembership(mallory.orgId, h.userId)).toBeNull();
     expect((await h.gatehouse.admin.listMembers(mallory.admin, mallory.orgId)).map((member) => member.email)).toEqual(["mallory@example.com"]);
     for (const reach of [
-      h.gatehouse.admin.listUserFactors(mallory.admin, mallory.orgId, h.userId),
-      h.gatehouse.admin.sendPasswordReset(mallory.admin, mallory.orgId, h.userId),
-      h.gatehouse.admin.resetUserFactors(mallory.admin, mallory.orgId, h.userId, "she asked, honest"),
+      () => h.gatehouse.admin.listUserFactors(mallory.admin, mallory.orgId, h.userId),
+      () => h.gatehouse.admin.sendPasswordReset(mallory.admin, mallory.orgId, h.userId),
+      () => h.gatehouse.admin.resetUserFactors(mallory.admin, mallory.orgId, h.userId, "she asked, honest"),
     ]) {
-      expect((await errorOf(reach)).kind).toBe("not_found");
+      expect((await errorOf(reach())).kind).toBe("not_found");
     }
     expect(await h.gatehouse.admin.listUserDevices(mallory.admin, mallory.orgId, h.userId)).toEqual([]);
     expect(h.email.to("ada@example.com").map((message) => message.subject)).toEqual(["You are invited to Mallory's"]);

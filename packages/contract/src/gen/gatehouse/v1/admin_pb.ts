@@ -332,8 +332,8 @@ export type AddMemberResponse = Message<"gatehouse.v1.AddMemberResponse"> & {
   role: string;
 
   /**
-   * "added" (a verified account is a member now) or "invited" (an invitation
-   * was emailed; see invitation_id).
+   * "invited" (an invitation was emailed; see invitation_id); "added" (a
+   * verified account is a member now) only from the operator's command line.
    *
    * @generated from field: string status = 4;
    */
@@ -1720,13 +1720,13 @@ export const AdminService: GenService<{
     output: typeof CreateOrgResponseSchema;
   },
   /**
-   * AddMember adds the account with this email to the org when its email is
-   * verified (status "added"; its owner is told by email). For an unknown or
-   * unverified email it creates an invitation and emails its single-use link
-   * instead (status "invited"): only the mailbox's owner can accept it
-   * (AuthService.AcceptInvitation). Inviting the same email again replaces
-   * the earlier invitation. Unavailable when the invitation cannot be
-   * emailed.
+   * AddMember creates an invitation for the email and emails its single-use
+   * link (status "invited"), whether or not an account has the email: only
+   * the mailbox's owner can accept it (AuthService.AcceptInvitation), and
+   * until then the org sees nothing of the account. Only the operator's
+   * command line adds a verified account at once (status "added"). Inviting
+   * the same email again replaces the earlier invitation. Unavailable when
+   * the invitation cannot be emailed.
    *
    * @generated from rpc gatehouse.v1.AdminService.AddMember
    */

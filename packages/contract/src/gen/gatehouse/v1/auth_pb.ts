@@ -515,7 +515,8 @@ export type AcceptInvitationRequest = Message<"gatehouse.v1.AcceptInvitationRequ
   token: string;
 
   /**
-   * The account's password (the password rules apply).
+   * The new account's password (the password rules apply); empty for an
+   * email that has a verified account.
    *
    * @generated from field: string password = 2;
    */
@@ -1102,14 +1103,15 @@ export const AuthService: GenService<{
   },
   /**
    * AcceptInvitation consumes an invitation link's token (single use, 7
-   * days). With no account for the invited email it creates one, verified,
-   * with `password`; an unverified account (someone registered the email
-   * before its owner) is taken back: its password, display name, phone,
-   * sessions and device trust are removed and `password` is set. An account
-   * verified in the meantime keeps its password. Then the membership is
-   * added.
+   * days). A verified account joins as it is: `password` is not used and may
+   * be empty. With no account for the invited email it creates one,
+   * verified, with `password`; an unverified account (someone registered the
+   * email before its owner) is taken back: its password, display name,
+   * phone, sessions and device trust are removed and `password` is set. Then
+   * the membership is added.
    *
-   * Public. Errors: InvalidArgument (token, a password rule),
+   * Public. Errors: InvalidArgument (token; `password` missing where one is
+   * needed, field password, the invitation stays usable; a password rule),
    * Unauthenticated ("invalid or expired link").
    *
    * @generated from rpc gatehouse.v1.AuthService.AcceptInvitation
