@@ -124,7 +124,10 @@ describe.each(dialects)("whoever holds the mailbox owns the account, over the wi
     const accepted = await api.auth.acceptInvitation({ token: await smtp.tokenFor(acme.email, "accept-invitation"), password: "" });
     expect(accepted).toMatchObject({ userId: acme.userId, orgId: rival.orgId });
     const factors = await api.admin.listUserFactors(target, rivalAdmin);
-    expect([factors.factors.map((factor) => [factor.kind, factor.id, factor.label, factor.createdAt]), factors.phoneMask]).toEqual([[["sms", "", "", undefined]], ""]);
+    expect([factors.factors.map((factor) => [factor.kind, factor.id, factor.label, factor.createdAt]), factors.phoneMask]).toEqual([
+      [["sms", "", "", undefined]],
+      "",
+    ]);
     expect((await api.auth.login({ email: acme.email, password: PASSWORD, orgId: rival.orgId })).result.case).toBe("mfaRequired");
   });
 });

@@ -114,7 +114,14 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership", "0009_factors", "0010_sms_destinations", "0011_passkeys", "0012_registrant_proof"]);
+    expect(after.appliedMigrations).toEqual([
+      "0007_account_security",
+      "0008_email_ownership",
+      "0009_factors",
+      "0010_sms_destinations",
+      "0011_passkeys",
+      "0012_registrant_proof",
+    ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();

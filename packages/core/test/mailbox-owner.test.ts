@@ -117,7 +117,13 @@ describe("whoever holds the mailbox chooses the password", () => {
     // As the migration leaves a link of the old flow: no proof hash on its row.
     const oldLink = "gh_el_" + "o".repeat(43);
     await h.stores.emailTokens.deleteByUser(userId, "verify_email");
-    await h.stores.emailTokens.create({ tokenHash: hashToken(oldLink), purpose: "verify_email", userId, expiresAt: h.clock.now() + 60_000, createdAt: h.clock.now() });
+    await h.stores.emailTokens.create({
+      tokenHash: hashToken(oldLink),
+      purpose: "verify_email",
+      userId,
+      expiresAt: h.clock.now() + 60_000,
+      createdAt: h.clock.now(),
+    });
     expect((await errorOf(h.gatehouse.verifyEmail({ token: oldLink }))).details.field).toBe("new_password");
     await h.gatehouse.verifyEmail({ token: oldLink, newPassword: OWNER_PASSWORD });
     await h.gatehouse.admin.addMember(SYSTEM, h.orgId, VICTIM, "member");

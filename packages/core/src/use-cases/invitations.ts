@@ -153,7 +153,9 @@ export async function acceptInvitation(ctx: Context, input: AcceptInvitationInpu
     const invitation = await tx.stores.invitations.consume(tokenHash, now);
     if (invitation === null) throw new GatehouseError("invalid_link");
     const created =
-      passwordHash !== null && (await tx.stores.users.findByEmail(invitation.email)) === null && (await createVerifiedUser(tx, newUserId, invitation.email, passwordHash));
+      passwordHash !== null &&
+      (await tx.stores.users.findByEmail(invitation.email)) === null &&
+      (await createVerifiedUser(tx, newUserId, invitation.email, passwordHash));
     // Created here, or (also when a Register won the race to create it) the account the email already has.
     const existing = created ? null : await tx.stores.users.findByEmail(invitation.email);
     // Users are never deleted: a taken email still has its account. Not a GatehouseError, so the invitation's consumption rolls back.

@@ -64,7 +64,14 @@ export async function register(ctx: Context, input: RegisterInput): Promise<Regi
   const verificationLink = (userOfLink: string) =>
     link === null || proof === null
       ? null
-      : { tokenHash: link.tokenHash, purpose: "verify_email", userId: userOfLink, expiresAt: now + ctx.config.emailVerificationTtlMs, createdAt: now, registrantProofHash: proof.proofHash } as const;
+      : ({
+          tokenHash: link.tokenHash,
+          purpose: "verify_email",
+          userId: userOfLink,
+          expiresAt: now + ctx.config.emailVerificationTtlMs,
+          createdAt: now,
+          registrantProofHash: proof.proofHash,
+        } as const);
   try {
     await inTransaction(ctx, async (tx) => {
       await tx.stores.users.create({

@@ -64,8 +64,8 @@ export function VerifyEmailPage(): ReactNode {
         ) : askPassword ? (
           <>
             <p>
-              Choose the password for your account to confirm that this email address is yours. If an account with this address was started
-              somewhere else, the password chosen there is discarded.
+              Choose the password for your account to confirm that this email address is yours. If an account with this address was started somewhere else, the
+              password chosen there is discarded.
             </p>
             <PasswordForm
               heading="Choose your password"
