@@ -75,7 +75,7 @@ export interface AdminApi {
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
   listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
-  /** Adds a verified account, or emails an invitation (see use-cases/invitations.ts). */
+  /** Emails an invitation; the operator adds a verified account at once (see use-cases/invitations.ts). */
   addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
   /** The org's invitations not yet accepted, revoked or expired. */
   listInvitations(actor: Actor, orgId: string): Promise<InvitationView[]>;
@@ -116,7 +116,7 @@ export interface AdminApi {
   listDevicesOfUser(actor: Actor, userId: string): Promise<Device[]>;
   revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
   revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
-  /** A member's factors, never a secret (see use-cases/admin-factors.ts). */
+  /** Which factor kinds a member holds, never labels, times or the phone (see use-cases/admin-factors.ts). */
   listUserFactors(actor: Actor, orgId: string, userId: string): Promise<MemberFactorKinds>;
   /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
   resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;

@@ -182,6 +182,14 @@ describe("consent across orgs", () => {
     expect((await h.gatehouse.admin.addMember(SYSTEM, orgId, "ada@example.com", "member")).status).toBe("added");
   });
 
+  it("a member of the org takes a new role at once: they accepted this org already", async () => {
+    const h = await createHarness();
+    const { userId: boss } = await h.gatehouse.register({ email: "boss@example.com", password: PASSWORD, emailVerified: true });
+    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "boss@example.com", "admin");
+    const added = await h.gatehouse.admin.addMember({ kind: "user", userId: boss, orgId: h.orgId }, h.orgId, "ada@example.com", "admin");
+    expect(added).toEqual({ status: "added", membership: { orgId: h.orgId, userId: h.userId, role: "admin" } });
+  });
+
   it("an invitation for an email with no verified account still needs a password, and keeps working without one", async () => {
     const h = await createHarness();
     await h.gatehouse.register({ email: VICTIM, password: ATTACKER_PASSWORD });

@@ -24,7 +24,7 @@ export interface InvitationView {
 }
 
 export type AddMemberResult =
-  /** The operator's command line named a verified account: it is a member now, and its owner was told by email. */
+  /** The operator's command line named a verified account, or the account already was a member (a new role): it is a member now, and its owner was told by email. */
   | { readonly status: "added"; readonly membership: Membership }
   /** Anything else: an invitation was emailed; its owner accepting it makes the membership. */
   | { readonly status: "invited"; readonly invitation: InvitationView };
@@ -42,8 +42,9 @@ async function orgName(ctx: Context, orgId: string): Promise<string> {
  * Invites the email: only the mailbox's owner, through the emailed link, joins the org with it. An existing
  * account is its owner's to bring (consent: until they accept, the org sees nothing of it, not even that it
  * exists), and an unverified one may be someone else's pre-registration of the address. Only the operator's
- * command line (platform trust, audited) adds a verified account at once, and tells its owner. Inviting again
- * replaces the earlier invitation of that email to the org (its link dies).
+ * command line (platform trust, audited) adds a verified account at once, and tells its owner; a member of the
+ * org (who accepted before) just takes the new role. Inviting again replaces the earlier invitation of that
+ * email to the org (its link dies).
  */
 export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult> {
   await requireOrgAdmin(ctx, actor, orgId);
@@ -54,8 +55,10 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   // the world through the service. An operator's own calls (the command line's imports) count per address only.
   await takeEmailSend(ctx, address, { orgId: actor.kind === "user" ? orgId : undefined });
   const name = await orgName(ctx, orgId);
-  const user = actor.kind === "system" ? await ctx.stores.users.findByEmail(address) : null;
-  if (user !== null && user.emailVerifiedAt !== null) {
+  const user = await ctx.stores.users.findByEmail(address);
+  // A member already consented to this org: a new role needs no second acceptance.
+  const consented = user !== null && (actor.kind === "system" || (await ctx.stores.orgs.findMembership(orgId, user.id)) !== null);
+  if (user !== null && user.emailVerifiedAt !== null && consented) {
     const membership: Membership = { orgId, userId: user.id, role: checkedRole };
     await inTransaction(ctx, async (tx) => {
       await tx.stores.orgs.putMembership(membership);

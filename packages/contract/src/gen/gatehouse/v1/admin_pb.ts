@@ -333,7 +333,8 @@ export type AddMemberResponse = Message<"gatehouse.v1.AddMemberResponse"> & {
 
   /**
    * "invited" (an invitation was emailed; see invitation_id); "added" (a
-   * verified account is a member now) only from the operator's command line.
+   * verified account is a member now) from the operator's command line, or
+   * for a member's new role.
    *
    * @generated from field: string status = 4;
    */
@@ -1724,7 +1725,8 @@ export const AdminService: GenService<{
    * link (status "invited"), whether or not an account has the email: only
    * the mailbox's owner can accept it (AuthService.AcceptInvitation), and
    * until then the org sees nothing of the account. Only the operator's
-   * command line adds a verified account at once (status "added"). Inviting
+   * command line adds a verified account at once (status "added"); a member
+   * of the org already takes the new role at once (status "added"). Inviting
    * the same email again replaces the earlier invitation. Unavailable when
    * the invitation cannot be emailed.
    *
