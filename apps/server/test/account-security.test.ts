@@ -106,12 +106,15 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
       expect((await member.login("laptop")).result.case).toBe("mfaRequired");
     });
 
-    it.runIf(enabled)("RemoveMember then AddMember: the member signs in with MFA", async () => {
+    it.runIf(enabled)("RemoveMember then AddMember: the member accepts the invitation and signs in with MFA", async () => {
       const member = await seed();
       await signIn(member);
       const admin = await adminOf(member);
       await api.admin.removeMember({ orgId: member.orgId, userId: member.userId }, admin);
-      await api.admin.addMember({ orgId: member.orgId, email: member.email, role: "member" }, admin);
+      expect((await api.admin.addMember({ orgId: member.orgId, email: member.email, role: "member" }, admin)).status).toBe("invited");
+      const mail = (await (await fetch(`${server.url}/api/dev/mail?to=${encodeURIComponent(member.email)}`)).json()) as { messages: { link: string }[] };
+      const token = new URLSearchParams(new URL(mail.messages[0]!.link).hash.slice(1)).get("token") ?? "";
+      await api.auth.acceptInvitation({ token, password: "" });
       expect((await member.login("laptop")).result.case).toBe("mfaRequired");
     });
 

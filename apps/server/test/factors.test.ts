@@ -112,8 +112,17 @@ describe.each(dialects)("authenticator apps, recovery codes and step-up, over th
     const stepUp = await api.account.startStepUp({}, stale);
     const stepped = await api.auth.verifyMFA({ challengeId: stepUp.mfaRequired!.challengeId, otp: codes[1]!, factor: MfaFactor.RECOVERY_CODE });
     expect([stepped.amr, stepped.aal]).toEqual([["pwd", "rec"], 2]);
+    // An org admin sees which kinds of factor the member holds, never their labels, times or phone.
     const listed = await api.admin.listUserFactors({ orgId, userId: sms.userId }, bearer(stepped.accessToken));
-    expect(listed.recoveryCodesLeft).toBe(8);
+    expect([listed.factors.map((factor) => [factor.kind, factor.label]), listed.recoveryCodesLeft, listed.phoneMask]).toEqual([
+      [
+        ["totp", ""],
+        ["sms", ""],
+        ["recovery_code", ""],
+      ],
+      0,
+      "",
+    ]);
     expect((await api.account.listSessions({}, bearer(stepped.accessToken))).sessions.find((s) => s.current)?.amr).toEqual(["pwd", "rec"]);
 
     // The operator's way back: factors gone, phone unlocked, every session ended; audited with the reason.

@@ -5,6 +5,8 @@ import type { AccountClient } from "./api/account-client.ts";
 import { createAuthClient } from "./api/auth-client.ts";
 import type { AuthClient } from "./api/auth-client.ts";
 import { createBrowserApi } from "./api/browser-api.ts";
+import { createRegistrantProofStore } from "./api/registrant-proof.ts";
+import type { RegistrantProofStore } from "./api/registrant-proof.ts";
 import type { BrowserApi } from "./api/browser-api.ts";
 import { sessionInterceptor } from "./api/session-interceptor.ts";
 import { deviceFingerprint } from "./device-fingerprint.ts";
@@ -24,6 +26,8 @@ export interface AppServices {
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
   readonly lastOrg: { get(): string; set(org: string): void };
+  /** Register's proof for this tab, sent with the verification link opened here. */
+  readonly registrantProof: RegistrantProofStore;
 }
 
 const LAST_ORG_KEY = "gatehouse.lastOrg";
@@ -88,6 +92,7 @@ export function createAppServices(win: Window): AppServices {
     deviceFingerprint: getFingerprint,
     fetch: fetchImpl,
     lastOrg,
+    registrantProof: createRegistrantProofStore(storageOrNull(() => win.sessionStorage)),
   };
 }
 

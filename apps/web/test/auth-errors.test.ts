@@ -54,7 +54,7 @@ describe("describeAuthError: keyed on the error's kind and field, never its mess
     [
       "register",
       serverError(Code.InvalidArgument, "invalid_argument", "password"),
-      "Choose a password of at least 8 characters that is not a common one and does not contain your email's name.",
+      "Choose a password of at least 8 characters that is not a common one, not only spaces or one character repeated, and does not contain your email's name.",
       "password",
     ],
     ["login", serverError(Code.FailedPrecondition, "email_not_verified"), expect.stringContaining("Confirm your email address first"), null],

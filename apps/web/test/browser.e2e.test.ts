@@ -17,7 +17,7 @@ import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_p
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { bearer, clientsFor } from "../../server/test/support/clients.ts";
+import { bearer, clientsFor, rpcError } from "../../server/test/support/clients.ts";
 import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
 import {
@@ -507,6 +507,33 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await expect.poll(() => descriptionOf(page, "Organization")).toContainEqual(expect.stringMatching(/not a member of that organization/));
   });
 
+  it("sign-up, then the link opened in another browser asks for a password: the one chosen at sign-up no longer signs in", async () => {
+    const registrant = await newPage();
+    await registrant.goto("/register");
+    await registrant.getByLabel("Email").fill("hedy@example.com");
+    await registrant.getByLabel("Password").fill("chosen at sign up 1");
+    await registrant.getByRole("button", { name: "Create account" }).click();
+    await expect.poll(() => registrant.getByTestId("page-notice").textContent()).toMatch(/We emailed a link to hedy@example.com/);
+
+    // Another browser (its own context: no tab storage of the registrant's) opens the mailed link.
+    const mail = (await (await fetch(`${server.url}/api/dev/mail?to=hedy@example.com`)).json()) as { messages: { link: string }[] };
+    const link = new URL(mail.messages[0]!.link);
+    const elsewhere = await newPage();
+    await elsewhere.goto(`${link.pathname}${link.hash}`);
+    await elsewhere.getByRole("heading", { name: "Confirm your email" }).waitFor();
+    await expectAccessible(elsewhere, "verify email elsewhere");
+    await elsewhere.getByLabel("New password", { exact: true }).fill("chosen by the mailbox 2");
+    await elsewhere.getByRole("button", { name: "Confirm email address" }).click();
+    await expect.poll(() => elsewhere.getByTestId("page-notice").textContent()).toMatch(/email address is confirmed/);
+
+    const api = clientsFor(server.url);
+    const refused = await rpcError(api.auth.login({ email: "hedy@example.com", password: "chosen at sign up 1", orgId: ACME }));
+    expect(refused.rawMessage).toBe("invalid email or password");
+    // Past the password: the new account is simply not a member of the org yet.
+    const owner = await rpcError(api.auth.login({ email: "hedy@example.com", password: "chosen by the mailbox 2", orgId: ACME }));
+    expect(owner.rawMessage).toBe("not a member of this organization");
+  });
+
   it("Forgot password? emails a reset link; the new password works and the old one no longer does", async () => {
     cli(["user", "create", "reset.me@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
     cli(["member", "add", readOnlyOrg, "reset.me@example.com"], env);
@@ -538,7 +565,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.getByRole("textbox", { name: "Mobile phone number" }).waitFor();
   });
 
-  it("an invitation link opens /accept-invitation, where the invited person chooses a password and joins", async () => {
+  it("an invitation link opens /accept-invitation, where the invited person (no account yet) is asked for a password and joins", async () => {
     const api = clientsFor(server.url);
     const operatorEmail = "inviter@example.com";
     cli(["user", "create", operatorEmail, "--password-stdin"], env, `${PASSWORD}\n`);
@@ -557,6 +584,8 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     await page.goto(`${link.pathname}${link.hash}`);
     await page.getByRole("heading", { name: "Accept your invitation" }).waitFor();
     await expectAccessible(page, "accept invitation");
+    // No account has the email yet: the server asks for a password, and so does the page.
+    await page.getByRole("button", { name: "Accept invitation" }).click();
     await page.getByLabel("New password", { exact: true }).fill("welcome aboard 2026");
     await page.getByRole("button", { name: "Join" }).click();
     await expect.poll(() => page.getByTestId("page-notice").textContent()).toMatch(/You have joined the organization/);

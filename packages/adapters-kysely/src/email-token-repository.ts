@@ -5,13 +5,14 @@ import { fromDbBigint } from "./dialect-differences.ts";
 import type { Database, EmailTokensTable } from "./schema.ts";
 
 function toEmailToken(row: Selectable<EmailTokensTable>): EmailToken {
-  return {
+  const token: EmailToken = {
     tokenHash: row.token_hash,
     purpose: row.purpose,
     userId: row.user_id,
     expiresAt: fromDbBigint(row.expires_at),
     createdAt: fromDbBigint(row.created_at),
   };
+  return row.registrant_proof_hash === null ? token : { ...token, registrantProofHash: row.registrant_proof_hash };
 }
 
 export function createEmailTokenRepository(db: Kysely<Database>): EmailTokenStore {
@@ -24,6 +25,7 @@ export function createEmailTokenRepository(db: Kysely<Database>): EmailTokenStor
           user_id: token.userId,
           expires_at: token.expiresAt,
           created_at: token.createdAt,
+          registrant_proof_hash: token.registrantProofHash ?? null,
         }),
       );
     },

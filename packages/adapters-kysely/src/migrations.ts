@@ -402,6 +402,19 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("webauthn_challenges_expires_at").on("webauthn_challenges").column("expires_at").execute();
     },
   },
+
+  /*
+   * Whoever holds the mailbox chooses the password (docs/decisions/registrant-proof.md): a verification link
+   * keeps the registrant's password only when opened with the proof Register gave that registrant, kept as its
+   * SHA-256. Links made before have none (null), so opening one asks for a new password and the password their
+   * account was registered with never survives verification: an address squatted before the upgrade goes to
+   * whoever opens its link. Nothing else changes for those accounts (still unverified, still unable to sign in).
+   */
+  "0012_registrant_proof": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("email_tokens").addColumn("registrant_proof_hash", "text").execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

@@ -33,6 +33,8 @@ export interface EmailTokensTable {
   user_id: string;
   expires_at: EpochMsColumn;
   created_at: EpochMsColumn;
+  /** 0012_registrant_proof: null for reset links and for verification links made before it. */
+  registrant_proof_hash: string | null;
 }
 
 /** One open invitation per (org_id, email) (0008_email_ownership). */

@@ -122,5 +122,15 @@ export function createUserRepository(db: Kysely<Database>, dialect: SqlDialect, 
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
+
+    async restartRegistration(userId, newHash, displayName) {
+      const result = await db
+        .updateTable("users")
+        .set({ password_hash: newHash, display_name: displayName })
+        .where("id", "=", userId)
+        .where("email_verified_at", "is", null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
   };
 }

@@ -6,19 +6,19 @@ import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
 import * as admin from "./admin/operations.ts";
 import * as operator from "./admin/operator.ts";
-import type { Actor } from "./admin/authorization.ts";
 import type { OrgMember } from "./admin/operations.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
 import { login, type LoginInput } from "./sign-in/login.ts";
 import { refresh, type RefreshInput } from "./sign-in/refresh.ts";
-import { register, type RegisterInput } from "./accounts/register.ts";
+import { register, type Registered, type RegisterInput } from "./accounts/register.ts";
 import { authenticate, logout } from "./sign-in/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./sign-in/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
+import type { Actor } from "./admin/authorization.ts";
 import {
   acceptInvitation,
   addMember,
@@ -60,7 +60,13 @@ import {
   type TotpEnrollment,
 } from "./factors/account-factors.ts";
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./sign-in/account-sessions.ts";
-import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference } from "./admin/admin-factors.ts";
+import {
+  listUserFactors,
+  listUserFactorsByReference,
+  resetUserFactors,
+  resetUserFactorsByReference,
+  type MemberFactorKinds,
+} from "./admin/admin-factors.ts";
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./admin/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
@@ -70,7 +76,7 @@ export interface AdminApi {
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
   listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
-  /** Adds a verified account, or emails an invitation (see accounts/invitations.ts). */
+  /** Emails an invitation; the operator adds a verified account at once (see accounts/invitations.ts). */
   addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
   /** The org's invitations not yet accepted, revoked or expired. */
   listInvitations(actor: Actor, orgId: string): Promise<InvitationView[]>;
@@ -111,8 +117,8 @@ export interface AdminApi {
   listDevicesOfUser(actor: Actor, userId: string): Promise<Device[]>;
   revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
   revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
-  /** A member's factors, never a secret (see admin/admin-factors.ts). */
-  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<FactorsView>;
+  /** Which factor kinds a member holds, never labels, times or the phone (see admin/admin-factors.ts). */
+  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<MemberFactorKinds>;
   /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
   resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;
   /** The command line's forms: the user by email or id, platform admins and the operator only. */
@@ -154,7 +160,7 @@ export interface AccountApi {
 /** Everything Gatehouse decides, as one object built from ports. Transports only translate to and from it. */
 export interface Gatehouse {
   /** Public: answers the same whether or not the email was taken (see accounts/register.ts). */
-  register(input: RegisterInput): Promise<{ userId: string }>;
+  register(input: RegisterInput): Promise<Registered>;
   /** Consumes an emailed verification link. */
   verifyEmail(input: VerifyEmailInput): Promise<void>;
   /** Consumes an emailed invitation link: creates or takes back the account, then adds the membership. */

@@ -203,6 +203,12 @@ export interface EmailToken {
   readonly userId: string;
   readonly expiresAt: EpochMs;
   readonly createdAt: EpochMs;
+  /**
+   * SHA-256 (hex) of the registrant proof Register returned to the client that registered (verification links
+   * only): the link keeps that client's password only when opened with it. Absent: whoever opens the link
+   * chooses the password (links of the flow before it, reset links).
+   */
+  readonly registrantProofHash?: string;
 }
 
 /** An org admin asked someone to join by email; the emailed link (its token) is the only way to accept it. */

@@ -131,6 +131,12 @@ export interface UserStore {
    * already verified (then nothing changes).
    */
   reclaimUnverified(userId: string, newHash: string, now: EpochMs): Promise<boolean>;
+  /**
+   * Atomic, for a second Register of an address still pending: only while `emailVerifiedAt` is null, sets the
+   * password hash and the display name the new registrant gave (nothing of the earlier one stays). Returns false
+   * when the user is missing or already verified (then nothing changes).
+   */
+  restartRegistration(userId: string, newHash: string, displayName: string): Promise<boolean>;
 }
 
 export interface PasswordVerification {

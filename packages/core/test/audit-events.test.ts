@@ -255,7 +255,12 @@ describe("administration", () => {
   }
 
   it.each<[string, (g: Gatehouse, admin: Actor, h: Harness) => Promise<unknown>, string[], unknown]>([
-    ["adds a member", (g, admin, h) => g.admin.addMember(admin, h.orgId, "bob@example.com", "admin"), ["member.added"], { role: "admin" }],
+    [
+      "invites an existing account (its owner's consent makes the membership)",
+      (g, admin, h) => g.admin.addMember(admin, h.orgId, "bob@example.com", "admin"),
+      ["invitation.created"],
+      { email: "bob@example.com", role: "admin" },
+    ],
     [
       "changes the org's MFA settings",
       (g, admin, h) => g.admin.updateOrgMfaSettings(admin, h.orgId, { trustTtlDays: 7 }),

@@ -278,15 +278,19 @@ describe("an admin's factor reset", () => {
     expect((await events(h, "factors.reset"))[0]?.payload).toEqual({ reason: "lost phone, identity checked", removed: 12 });
   });
 
-  it("by an org admin, only for an account their org alone has: the admin of another org cannot add a member and strip its factors", async () => {
+  it("by an org admin, only for an account their org alone has: the admin of another org reaches it only once its owner accepts, and cannot strip its factors", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);
     const { orgId: mallorysOrg } = await h.gatehouse.admin.createOrg(SYSTEM, "Mallory's");
     const mallory = await h.gatehouse.register({ email: "mallory@example.com", password: PASSWORD, emailVerified: true });
     await h.gatehouse.admin.addMember(SYSTEM, mallorysOrg, "mallory@example.com", "admin");
     const asMallory = { kind: "user", userId: mallory.userId, orgId: mallorysOrg } as const;
-    // A verified account is added at once, without its owner's consent.
-    expect((await h.gatehouse.admin.addMember(asMallory, mallorysOrg, "ada@example.com", "member")).status).toBe("added");
+    // A verified account is invited, not added: until its owner accepts, Mallory's org cannot reach it at all.
+    expect((await h.gatehouse.admin.addMember(asMallory, mallorysOrg, "ada@example.com", "member")).status).toBe("invited");
+    expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "says she lost her phone"))).toBe("not_found");
+    // Once Ada accepts, the factors still are hers in her other org: Mallory cannot strip them.
+    const invitation = h.email.lastToken("ada@example.com", "accept-invitation");
+    await h.gatehouse.acceptInvitation({ token: invitation ?? "", password: "" });
     expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "says she lost her phone"))).toBe("permission_denied");
     await expect(h.gatehouse.authenticate(tokens.accessToken)).resolves.toMatchObject({ userId: h.userId });
     expect((await h.gatehouse.account.listFactors(await h.gatehouse.authenticate(tokens.accessToken))).factors).toHaveLength(1);

@@ -55,15 +55,16 @@ describe("AdminService over the in-memory router transport", () => {
   });
 
   describe("members", () => {
-    it("an org admin adds a registered user with a role, then removes them", async () => {
+    it("an org admin invites a registered user with a role; the owner accepts; then the admin removes them", async () => {
       const { userId } = await h.gatehouse.register({ email: "new@example.com", password: "correct horse battery", emailVerified: true });
       expect(await h.admin.addMember({ orgId: h.orgId, email: "new@example.com", role: "admin" }, orgAdmin)).toMatchObject({
         orgId: h.orgId,
-        userId,
+        userId: "",
         role: "admin",
-        status: "added",
-        invitationId: "",
+        status: "invited",
       });
+      expect(await h.stores.orgs.findMembership(h.orgId, userId)).toBeNull();
+      await h.gatehouse.acceptInvitation({ token: h.email.lastToken("new@example.com", "accept-invitation") ?? "", password: "" });
       expect(await h.stores.orgs.findMembership(h.orgId, userId)).toEqual({ orgId: h.orgId, userId, role: "admin" });
       await h.admin.removeMember({ orgId: h.orgId, userId }, orgAdmin);
       expect(await h.stores.orgs.findMembership(h.orgId, userId)).toBeNull();

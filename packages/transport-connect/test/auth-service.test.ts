@@ -29,9 +29,11 @@ describe("AuthService over the in-memory router transport", () => {
 
     it("a taken email gets the same answer: an id that names no account, the owner emailed instead", async () => {
       const first = await h.auth.register({ email: "ada@example.com", password: PASSWORD });
+      await h.auth.verifyEmail({ token: h.email.lastToken("ada@example.com", "verify-email")!, registrantProof: first.registrantProof });
       const second = await h.auth.register({ email: "ada@example.com", password: "another password 1" });
       expect(second.userId).toMatch(/^[0-9a-f-]{36}$/);
       expect(second.userId).not.toBe(first.userId);
+      expect(second.registrantProof).toMatch(/^gh_rp_[\w-]{43}$/);
       expect(await h.stores.users.findById(second.userId)).toBeNull();
       expect(h.email.to("ada@example.com").map((message) => message.subject)).toEqual(["Confirm your email address", "You already have an account"]);
     });
@@ -47,7 +49,7 @@ describe("AuthService over the in-memory router transport", () => {
 
   describe("email links", () => {
     it("an unverified account's right password is FailedPrecondition email_not_verified until VerifyEmail", async () => {
-      await h.auth.register({ email: "bob@example.com", password: PASSWORD });
+      const { registrantProof } = await h.auth.register({ email: "bob@example.com", password: PASSWORD });
       await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
       await expectConnectError(h.auth.login({ email: "bob@example.com", password: PASSWORD, orgId: h.orgId }), {
         code: Code.FailedPrecondition,
@@ -55,8 +57,13 @@ describe("AuthService over the in-memory router transport", () => {
         detail: { kind: "email_not_verified" },
       });
       const token = h.email.lastToken("bob@example.com", "verify-email")!;
-      expect(await h.auth.verifyEmail({ token })).toMatchObject({});
       await expectConnectError(h.auth.verifyEmail({ token }), {
+        code: Code.InvalidArgument,
+        message: "new_password: is required: choose the account's password (this link was opened without the browser that registered)",
+        detail: { kind: "invalid_argument", field: "new_password" },
+      });
+      expect(await h.auth.verifyEmail({ token, registrantProof })).toMatchObject({});
+      await expectConnectError(h.auth.verifyEmail({ token, registrantProof }), {
         code: Code.Unauthenticated,
         message: "invalid or expired link",
         detail: { kind: "invalid_link" },
@@ -74,9 +81,9 @@ describe("AuthService over the in-memory router transport", () => {
       await h.auth.requestPasswordReset({ email: "ada@example.com" });
       await h.auth.resetPassword({ token: h.email.lastToken("ada@example.com", "reset-password")!, newPassword: "a brand new secret 1" });
       const tokens = await h.signIn("ada@example.com", "laptop", h.orgId, "a brand new secret 1");
-      await expectConnectError(h.account.changePassword({ currentPassword: "a brand new secret 1", newPassword: "ada-2026-pw" }, bearer(tokens.accessToken)), {
+      await expectConnectError(h.account.changePassword({ currentPassword: "a brand new secret 1", newPassword: "password1" }, bearer(tokens.accessToken)), {
         code: Code.InvalidArgument,
-        message: "new_password: must not contain the email's name (before the @)",
+        message: "new_password: is one of the 10,000 most common passwords",
         detail: { kind: "invalid_argument", field: "new_password" },
       });
       await h.account.changePassword({ currentPassword: "a brand new secret 1", newPassword: "another secret 22" }, bearer(tokens.accessToken));

@@ -5,7 +5,8 @@ import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 
 /** What the pages of emailed links and the account page call: AuthService's link RPCs and AccountService. */
 export interface AccountApi {
-  verifyEmail(token: string): Promise<void>;
+  /** With the registrant proof kept in this tab, or with the password chosen on the link's page. */
+  verifyEmail(token: string, proof: { readonly registrantProof?: string; readonly newPassword?: string }): Promise<void>;
   /** The org joined, to sign in with. */
   acceptInvitation(token: string, password: string): Promise<{ orgId: string }>;
   requestPasswordReset(email: string): Promise<void>;
@@ -17,8 +18,8 @@ export function createAccountApi(transport: Transport): AccountApi {
   const auth = createClient(AuthService, transport);
   const account = createClient(AccountService, transport);
   return {
-    async verifyEmail(token) {
-      await auth.verifyEmail({ token });
+    async verifyEmail(token, { registrantProof = "", newPassword = "" }) {
+      await auth.verifyEmail({ token, registrantProof, newPassword });
     },
     async acceptInvitation(token, password) {
       const { orgId } = await auth.acceptInvitation({ token, password });

@@ -32,7 +32,8 @@ export interface SmsSent {
 }
 
 export interface AuthClient {
-  register(input: RegisterInput): Promise<void>;
+  /** The registrant proof, to keep for the verification link (empty when nothing was emailed). */
+  register(input: RegisterInput): Promise<{ readonly registrantProof: string }>;
   login(input: LoginInput): Promise<AuthOutcomeView>;
   submitPhone(intentId: string, phone: string): Promise<MfaChallengeView>;
   /** `otp` is what `factor` shows: the SMS or app code, or a recovery code; for `webauthn`, the passkey's answer (JSON). */
@@ -57,7 +58,8 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
   const client: Client<typeof AuthService> = createClient(AuthService, transport);
   return {
     async register({ email, password, displayName }) {
-      await client.register(displayName === "" ? { email, password } : { email, password, displayName });
+      const { registrantProof } = await client.register(displayName === "" ? { email, password } : { email, password, displayName });
+      return { registrantProof };
     },
     async login({ email, password, org }) {
       return authOutcomeFromWire(await client.login({ email, password, orgId: org, deviceFingerprint: fingerprint() }));

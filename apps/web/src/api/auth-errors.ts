@@ -35,7 +35,8 @@ const FIELD_MESSAGES: Record<string, string> = {
 
 const UNREACHABLE = "The service could not be reached. Check your connection and try again.";
 
-const PASSWORD_RULES = "Choose a password of at least 8 characters that is not a common one and does not contain your email's name.";
+const PASSWORD_RULES =
+  "Choose a password of at least 8 characters that is not a common one, not only spaces or one character repeated, and does not contain your email's name.";
 
 function invalidArgument(field: string | null, step: AuthStep): AuthProblem {
   if (field === "password" || field === "new_password") {

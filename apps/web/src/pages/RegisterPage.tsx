@@ -16,7 +16,7 @@ const MIN_PASSWORD_LENGTH = 8;
 
 /** /register: create an account, then ask the user to open the emailed link (it must be confirmed before signing in). */
 export function RegisterPage(): ReactNode {
-  const { auth } = useServices();
+  const { auth, registrantProof } = useServices();
   const session = useSession();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -40,7 +40,9 @@ export function RegisterPage(): ReactNode {
     setBusy(true);
     form.show(null);
     try {
-      await auth.register({ email: email.trim(), password, displayName: displayName.trim() });
+      const registered = await auth.register({ email: email.trim(), password, displayName: displayName.trim() });
+      // The link opened in this tab keeps the password chosen here; opened anywhere else, it asks for one.
+      registrantProof.keep(registered.registrantProof);
       setBusy(false);
       setRegistered(email.trim());
     } catch (failure) {

@@ -30,7 +30,7 @@ export function invitationMessage(to: string, orgName: string, link: string, val
   return {
     to,
     subject: `You are invited to ${orgName}`,
-    text: `You have been invited to join ${orgName} on Gatehouse.\n\nAccept within ${validFor} by opening the link below and choosing your password:\n${link}\n\nIf you did not expect this, ignore this message.\n`,
+    text: `You have been invited to join ${orgName} on Gatehouse.\n\nAccept within ${validFor} by opening the link below (with no account yet, you choose your password there; an account you already have keeps its password):\n${link}\n\nUntil you accept, the organization sees nothing of your account. If you did not expect this, ignore this message.\n`,
   };
 }
 

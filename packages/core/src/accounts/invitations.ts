@@ -6,7 +6,7 @@ import { addedToOrgMessage, describeDuration, invitationMessage } from "./email-
 import { endSignInsEverywhere } from "./end-sign-ins.ts";
 import { GatehouseError, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireEmail, requireId, requirePassword } from "../input.ts";
+import { requireEmail, requireId } from "../input.ts";
 import type { Invitation, Membership, OrgRole } from "../model.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
@@ -24,9 +24,9 @@ export interface InvitationView {
 }
 
 export type AddMemberResult =
-  /** The email belongs to a verified account: it is a member now, and its owner was told by email. */
+  /** The operator's command line named a verified account, or the account already was a member (a new role): it is a member now, and its owner was told by email. */
   | { readonly status: "added"; readonly membership: Membership }
-  /** No verified account has the email: an invitation was emailed; accepting it makes the membership. */
+  /** Anything else: an invitation was emailed; its owner accepting it makes the membership. */
   | { readonly status: "invited"; readonly invitation: InvitationView };
 
 function viewOf(invitation: Invitation): InvitationView {
@@ -39,9 +39,12 @@ async function orgName(ctx: Context, orgId: string): Promise<string> {
 }
 
 /**
- * Adds a verified account at once (and tells its owner), or invites the email: an unverified account may
- * be someone else's pre-registration of it, so only the mailbox's owner, through the emailed link, can
- * join with it. Inviting again replaces the earlier invitation of that email to the org (its link dies).
+ * Invites the email: only the mailbox's owner, through the emailed link, joins the org with it. An existing
+ * account is its owner's to bring (consent: until they accept, the org sees nothing of it, not even that it
+ * exists), and an unverified one may be someone else's pre-registration of the address. Only the operator's
+ * command line (platform trust, audited) adds a verified account at once, and tells its owner; a member of the
+ * org (who accepted before) just takes the new role. Inviting again replaces the earlier invitation of that
+ * email to the org (its link dies).
  */
 export async function addMember(ctx: Context, actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult> {
   await requireOrgAdmin(ctx, actor, orgId);
@@ -51,9 +54,11 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   // Each answer emails the address (a notice or an invitation): an org admin can neither bomb a mailbox nor mail
   // the world through the service. An operator's own calls (the command line's imports) count per address only.
   const charge = await takeEmailSend(ctx, address, { orgId: actor.kind === "user" ? orgId : undefined });
-  const user = await ctx.stores.users.findByEmail(address);
   const name = await orgName(ctx, orgId);
-  if (user !== null && user.emailVerifiedAt !== null) {
+  const user = await ctx.stores.users.findByEmail(address);
+  // A member already consented to this org: a new role needs no second acceptance.
+  const consented = user !== null && (actor.kind === "system" || (await ctx.stores.orgs.findMembership(orgId, user.id)) !== null);
+  if (user !== null && user.emailVerifiedAt !== null && consented) {
     const membership: Membership = { orgId, userId: user.id, role: checkedRole };
     await inTransaction(ctx, async (tx) => {
       await tx.stores.orgs.putMembership(membership);
@@ -96,6 +101,7 @@ export async function revokeInvitation(ctx: Context, actor: Actor, orgId: string
 
 export interface AcceptInvitationInput {
   readonly token: string;
+  /** The new account's password; unused (may be empty) when the invited email has a verified account. */
   readonly password: string;
   /** Who is asking (the client IP at the server): password hashes are queued per client. */
   readonly clientKey?: string;
@@ -107,13 +113,6 @@ export interface AcceptedInvitation {
   readonly orgId: string;
 }
 
-/**
- * The link proved the mailbox. No account: one is created, verified, with `password`. An unverified account
- * (someone registered the email before its owner): it is taken back, whatever its earlier holder set goes
- * (password, display name, phone, sessions, device trust, half-done sign-ins) and `password` is set. A verified
- * account (verified after the invitation was sent): it is left as it is and `password` is not used. Then the
- * membership is added. The invitation is single use: of concurrent acceptances exactly one succeeds.
- */
 /** Creates the invited account, verified (the link proved the mailbox); false when the email was taken meanwhile. */
 async function createVerifiedUser(tx: Context, id: string, email: string, passwordHash: string): Promise<boolean> {
   const now = tx.clock.now();
@@ -136,19 +135,30 @@ async function createVerifiedUser(tx: Context, id: string, email: string, passwo
   }
 }
 
+/**
+ * The link proved the mailbox, and accepting is its owner's consent. A verified account joins as it is, and
+ * `password` is not used (an empty one is fine). Otherwise `password` is required (`invalid_argument` on
+ * `password`, the invitation stays usable): no account, one is created, verified, with it; an unverified account
+ * (someone registered the email before its owner) is taken back, whatever its earlier holder set goes (password,
+ * display name, phone, sessions, device trust, half-done sign-ins) and `password` is set. Then the membership is
+ * added. The invitation is single use: of concurrent acceptances exactly one succeeds.
+ */
 export async function acceptInvitation(ctx: Context, input: AcceptInvitationInput): Promise<AcceptedInvitation> {
   const tokenHash = requireLinkTokenHash("token", input.token);
-  requirePassword(input.password);
   const pending = await ctx.stores.invitations.findByTokenHash(tokenHash, ctx.clock.now());
   if (pending === null) throw new GatehouseError("invalid_link");
-  const password = requireAcceptablePassword("password", input.password, pending.email);
-  const passwordHash = await ctx.hashQueue.run(input.clientKey ?? "", () => ctx.passwordHasher.hash(password));
+  const joinsAsIs = (await ctx.stores.users.findByEmail(pending.email))?.emailVerifiedAt != null;
+  const password = joinsAsIs ? null : requireAcceptablePassword("password", input.password, pending.email);
+  const passwordHash = password === null ? null : await ctx.hashQueue.run(input.clientKey ?? "", () => ctx.passwordHasher.hash(password));
   const newUserId = newId(ctx.random);
   return inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();
     const invitation = await tx.stores.invitations.consume(tokenHash, now);
     if (invitation === null) throw new GatehouseError("invalid_link");
-    const created = (await tx.stores.users.findByEmail(invitation.email)) === null && (await createVerifiedUser(tx, newUserId, invitation.email, passwordHash));
+    const created =
+      passwordHash !== null &&
+      (await tx.stores.users.findByEmail(invitation.email)) === null &&
+      (await createVerifiedUser(tx, newUserId, invitation.email, passwordHash));
     // Created here, or (also when a Register won the race to create it) the account the email already has.
     const existing = created ? null : await tx.stores.users.findByEmail(invitation.email);
     // Users are never deleted: a taken email still has its account. Not a GatehouseError, so the invitation's consumption rolls back.
@@ -158,8 +168,12 @@ export async function acceptInvitation(ctx: Context, input: AcceptInvitationInpu
     let reclaimed = false;
     if (created) {
       await recordAudit(tx, "user.registered", subject, { emailVerified: true });
-    } else if (existing?.emailVerifiedAt === null && (await tx.stores.users.reclaimUnverified(userId, passwordHash, now))) {
-      reclaimed = true;
+    } else if (existing?.emailVerifiedAt === null) {
+      // An account seen verified above stays verified: one unverified now was unverified then, and a password was checked.
+      if (passwordHash === null) throw new Error("the invited account lost its verification while accepting");
+      reclaimed = await tx.stores.users.reclaimUnverified(userId, passwordHash, now);
+    }
+    if (reclaimed) {
       await endSignInsEverywhere(tx, userId, subject, "password_changed");
       await tx.stores.emailTokens.deleteByUser(userId, "verify_email");
       await tx.stores.emailTokens.deleteByUser(userId, "reset_password");

@@ -1,4 +1,5 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
+import { newRegistrantProof } from "../accounts/registrant-proof.ts";
 import type { Context } from "../context.ts";
 import { linkTo, newLinkToken, sendEmail, signInLink } from "./email-links.ts";
 import { alreadyRegisteredMessage, describeDuration, verificationMessage } from "./email-messages.ts";
@@ -26,13 +27,27 @@ export interface RegisterInput {
   readonly request?: RequestMeta;
 }
 
+export interface Registered {
+  /** Opaque: the new account's id, or a fresh id that names no account (a taken or pending email). */
+  readonly userId: string;
+  /**
+   * For the client that registered, to send with the verification link (VerifyEmail's `registrantProof`): only
+   * then does the password given here survive verification. Same shape whether or not the email was taken;
+   * empty when nothing is emailed (vouched for, or verification off).
+   */
+  readonly registrantProof: string;
+}
+
 /**
  * Creates a user with no phone (the phone is collected at the first MFA). Unless vouched for, the account
- * is unverified and a single-use verification link is emailed; for a taken email nothing is created, the
- * owner is emailed instead, and the answer has the same shape: `userId` is then a fresh id that names no
- * account. Either way one password hash is computed, so the timing does not tell either.
+ * is unverified and a single-use verification link is emailed, bound to a registrant proof returned here:
+ * whoever opens the link without that proof chooses the password (docs/decisions/registrant-proof.md). An
+ * email still pending gets a fresh link, and the account is restarted with this call's password and name:
+ * nothing of the earlier registration stays (its links and proof die). For a verified email nothing is
+ * created and the owner is emailed instead. The answer has one shape throughout: `userId` is then a fresh id
+ * that names no account, and one password hash is computed either way, so the timing does not tell either.
  */
-export async function register(ctx: Context, input: RegisterInput): Promise<{ userId: string }> {
+export async function register(ctx: Context, input: RegisterInput): Promise<Registered> {
   const email = requireEmail(input.email);
   const password = requireAcceptablePassword("password", input.password, email);
   const displayName = optionalDisplayName(input.displayName);
@@ -42,7 +57,21 @@ export async function register(ctx: Context, input: RegisterInput): Promise<{ us
   const userId = newId(ctx.random);
   const passwordHash = await ctx.hashQueue.run(input.clientKey ?? "", () => ctx.passwordHasher.hash(password));
   const link = verified ? null : newLinkToken(ctx);
+  const proof = verified ? null : newRegistrantProof(ctx);
+  const registered: Registered = { userId, registrantProof: proof?.proof ?? "" };
+  const actor = vouched ? ({ kind: "system" } as const) : ({ kind: "anonymous" } as const);
   const now = ctx.clock.now();
+  const verificationLink = (userOfLink: string) =>
+    link === null || proof === null
+      ? null
+      : ({
+          tokenHash: link.tokenHash,
+          purpose: "verify_email",
+          userId: userOfLink,
+          expiresAt: now + ctx.config.emailVerificationTtlMs,
+          createdAt: now,
+          registrantProofHash: proof.proofHash,
+        } as const);
   try {
     await inTransaction(ctx, async (tx) => {
       await tx.stores.users.create({
@@ -56,25 +85,29 @@ export async function register(ctx: Context, input: RegisterInput): Promise<{ us
         createdAt: now,
         emailVerifiedAt: verified ? now : null,
       });
-      if (link !== null) {
-        await tx.stores.emailTokens.create({
-          tokenHash: link.tokenHash,
-          purpose: "verify_email",
-          userId,
-          expiresAt: now + ctx.config.emailVerificationTtlMs,
-          createdAt: now,
-        });
-      }
-      const actor = vouched ? ({ kind: "system" } as const) : ({ kind: "anonymous" } as const);
+      const token = verificationLink(userId);
+      if (token !== null) await tx.stores.emailTokens.create(token);
       await recordAudit(tx, "user.registered", { actor, userId, request: input.request }, { emailVerified: verified });
     });
   } catch (error) {
     if (!isGatehouseError(error) || error.kind !== "already_exists") throw error;
     if (vouched) throw new GatehouseError("already_exists", "an account with this email already exists");
-    if (!verified) await sendEmail(ctx, alreadyRegisteredMessage(email, signInLink(ctx)), charge);
-    return { userId };
+    if (verified) return registered;
+    const restarted = await inTransaction(ctx, async (tx) => {
+      const pending = await tx.stores.users.findByEmail(email);
+      const token = pending === null ? null : verificationLink(pending.id);
+      if (pending === null || token === null || !(await tx.stores.users.restartRegistration(pending.id, passwordHash, displayName))) return false;
+      await tx.stores.emailTokens.deleteByUser(pending.id, "verify_email");
+      await tx.stores.emailTokens.create(token);
+      await recordAudit(tx, "user.registered", { actor, userId: pending.id, request: input.request }, { emailVerified: false });
+      return true;
+    });
+    if (!restarted) {
+      await sendEmail(ctx, alreadyRegisteredMessage(email, signInLink(ctx)), charge);
+      return registered;
+    }
   }
   if (link !== null)
     await sendEmail(ctx, verificationMessage(email, linkTo(ctx, "verify-email", link.token), describeDuration(ctx.config.emailVerificationTtlMs)), charge);
-  return { userId };
+  return registered;
 }

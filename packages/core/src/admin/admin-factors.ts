@@ -3,7 +3,7 @@ import type { Context } from "../context.ts";
 import { endSignInsEverywhere } from "../accounts/end-sign-ins.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
-import type { User } from "../model.ts";
+import type { FactorKind, User } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { factorsViewOf, type FactorsView } from "../factors/account-factors.ts";
 import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./authorization.ts";
@@ -28,10 +28,25 @@ async function userByReference(ctx: Context, actor: Actor, reference: string): P
   return user;
 }
 
-/** What factors a member holds (never a secret): authenticator apps, recovery codes left, the masked phone. */
-export async function listUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<FactorsView> {
+/** What an org admin sees of a member's factors: which kinds they hold, in a fixed order, one each. */
+export interface MemberFactorKinds {
+  readonly kinds: readonly FactorKind[];
+}
+
+const KIND_ORDER: readonly FactorKind[] = ["webauthn", "totp", "sms", "recovery_code"];
+
+/**
+ * Which factor kinds a member holds, never their labels, times or phone: the factors are the account's, in
+ * every org, and an org admin learns only what their policy needs (can this member meet a phishing-resistant
+ * rule, will a reset leave them without any). The operator's command line sees the full view.
+ */
+export async function listUserFactors(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<MemberFactorKinds> {
   await requireOrgAdmin(ctx, actor, orgId);
-  return factorsViewOf(ctx, await memberOf(ctx, orgId, userId));
+  const view = await factorsViewOf(ctx, await memberOf(ctx, orgId, userId));
+  const held = new Set<FactorKind>(view.factors.map((factor) => factor.kind));
+  if (view.phoneMask !== "") held.add("sms");
+  if (view.recoveryCodesLeft > 0) held.add("recovery_code");
+  return { kinds: KIND_ORDER.filter((kind) => held.has(kind)) };
 }
 
 /** `listUserFactors` for the command line, naming the user by email or id. */
@@ -49,7 +64,7 @@ export async function resetUserFactors(ctx: Context, actor: Actor, orgId: string
   await requireOrgAdmin(ctx, actor, orgId);
   const user = await memberOf(ctx, orgId, userId);
   // The factors are the account's, in every org: an org admin may reset only an account their org alone has,
-  // or the admin of any org could add a verified account (AddMember needs no consent) and strip its factors.
+  // or the admin of one org the owner joined could strip the factors the owner relies on in every other.
   const elsewhere = (await ctx.stores.orgs.listMembershipsOfUser(user.id)).some((membership) => membership.orgId !== orgId);
   if (elsewhere && !(await isPlatformAdmin(ctx, actor))) {
     throw new GatehouseError("permission_denied", "the user is a member of other organizations too: only a platform admin can reset their factors");

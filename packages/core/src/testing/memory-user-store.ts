@@ -62,5 +62,11 @@ export function createUserStore(tables: MemoryTables): UserStore {
       users.set(userId, { ...user, passwordHash: newHash, displayName: "", phone: null, phoneVerified: false, emailVerifiedAt: now });
       return true;
     },
+    async restartRegistration(userId, newHash, displayName) {
+      const user = users.get(userId);
+      if (user === undefined || user.emailVerifiedAt !== null) return false;
+      users.set(userId, { ...user, passwordHash: newHash, displayName });
+      return true;
+    },
   };
 }

@@ -18,7 +18,7 @@ import {
 } from "@gatehouse/contract";
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { invalidArgument, parseOrgRole, type Gatehouse } from "@gatehouse/core";
-import { factorsToWire } from "./factors-wire.ts";
+import { memberFactorKindsToWire } from "./factors-wire.ts";
 import { actorOf, requirePrincipal } from "./principal.ts";
 
 type Handlers = ServiceImpl<typeof AdminService>;
@@ -90,7 +90,7 @@ function adminHandlers(gatehouse: Gatehouse): Handlers {
       const { from, to } = smsTrafficPeriodFromWire(req, invalidArgument);
       return { rows: (await admin.getSmsTrafficReport(actorOf(ctx), from, to)).map(smsTrafficRowToWire) };
     },
-    listUserFactors: async (req, ctx) => factorsToWire(await admin.listUserFactors(actorOf(ctx), req.orgId, req.userId)),
+    listUserFactors: async (req, ctx) => memberFactorKindsToWire(await admin.listUserFactors(actorOf(ctx), req.orgId, req.userId)),
     resetUserFactors: async (req, ctx) => {
       await admin.resetUserFactors(actorOf(ctx), req.orgId, req.userId, req.reason);
       return {};

@@ -17,7 +17,13 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
         request: requestMetaOf(ctx),
       }),
     verifyEmail: async (req, ctx) => {
-      await gatehouse.verifyEmail({ token: req.token, request: requestMetaOf(ctx) });
+      await gatehouse.verifyEmail({
+        token: req.token,
+        registrantProof: req.registrantProof,
+        newPassword: req.newPassword,
+        clientKey: ctx.values.get(clientIpKey),
+        request: requestMetaOf(ctx),
+      });
       return {};
     },
     acceptInvitation: (req, ctx) =>

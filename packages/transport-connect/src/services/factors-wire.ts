@@ -1,7 +1,7 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { FactorsView, SessionView } from "@gatehouse/core";
+import type { FactorsView, MemberFactorKinds, SessionView } from "@gatehouse/core";
 
-/** ListFactors and ListUserFactors answer the same shape. */
+/** ListFactors: the owner's full view. */
 export function factorsToWire(view: FactorsView) {
   return {
     factors: view.factors.map((factor) => ({
@@ -14,6 +14,11 @@ export function factorsToWire(view: FactorsView) {
     recoveryCodesLeft: view.recoveryCodesLeft,
     phoneMask: view.phoneMask,
   };
+}
+
+/** ListUserFactors: an org admin's view, the kinds only (every other field left empty). */
+export function memberFactorKindsToWire(view: MemberFactorKinds) {
+  return { factors: view.kinds.map((kind) => ({ kind })), recoveryCodesLeft: 0, phoneMask: "" };
 }
 
 export function sessionToWire(session: SessionView) {

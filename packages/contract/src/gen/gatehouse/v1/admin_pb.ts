@@ -332,8 +332,9 @@ export type AddMemberResponse = Message<"gatehouse.v1.AddMemberResponse"> & {
   role: string;
 
   /**
-   * "added" (a verified account is a member now) or "invited" (an invitation
-   * was emailed; see invitation_id).
+   * "invited" (an invitation was emailed; see invitation_id); "added" (a
+   * verified account is a member now) from the operator's command line, or
+   * for a member's new role.
    *
    * @generated from field: string status = 4;
    */
@@ -1571,7 +1572,8 @@ export const ListUserFactorsRequestSchema: GenMessage<ListUserFactorsRequest> = 
   messageDesc(file_gatehouse_v1_admin, 50);
 
 /**
- * UserFactor is one of a member's authenticator apps.
+ * UserFactor is one of a member's authenticator apps. ListUserFactors sets
+ * only `kind`, once per kind the member holds.
  *
  * @generated from message gatehouse.v1.UserFactor
  */
@@ -1582,7 +1584,7 @@ export type UserFactor = Message<"gatehouse.v1.UserFactor"> & {
   id: string;
 
   /**
-   * "totp".
+   * "webauthn", "totp", "sms" or "recovery_code".
    *
    * @generated from field: string kind = 2;
    */
@@ -1719,13 +1721,14 @@ export const AdminService: GenService<{
     output: typeof CreateOrgResponseSchema;
   },
   /**
-   * AddMember adds the account with this email to the org when its email is
-   * verified (status "added"; its owner is told by email). For an unknown or
-   * unverified email it creates an invitation and emails its single-use link
-   * instead (status "invited"): only the mailbox's owner can accept it
-   * (AuthService.AcceptInvitation). Inviting the same email again replaces
-   * the earlier invitation. Unavailable when the invitation cannot be
-   * emailed.
+   * AddMember creates an invitation for the email and emails its single-use
+   * link (status "invited"), whether or not an account has the email: only
+   * the mailbox's owner can accept it (AuthService.AcceptInvitation), and
+   * until then the org sees nothing of the account. Only the operator's
+   * command line adds a verified account at once (status "added"); a member
+   * of the org already takes the new role at once (status "added"). Inviting
+   * the same email again replaces the earlier invitation. Unavailable when
+   * the invitation cannot be emailed.
    *
    * @generated from rpc gatehouse.v1.AdminService.AddMember
    */
@@ -1941,7 +1944,10 @@ export const AdminService: GenService<{
     output: typeof GetSmsTrafficReportResponseSchema;
   },
   /**
-   * ListUserFactors lists a member's second factors (never a secret).
+   * ListUserFactors lists which kinds of second factor a member holds (one
+   * UserFactor per kind, only `kind` set; recovery_codes_left 0, phone_mask
+   * empty): never a label, a time or the phone. The factors are the
+   * account's, in every org.
    *
    * @generated from rpc gatehouse.v1.AdminService.ListUserFactors
    */

@@ -18,7 +18,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/auth.proto.
  */
 export const file_gatehouse_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIisKGVN0YXJ0UGFzc2tleVNpZ25JblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJIlEKGlN0YXJ0UGFzc2tleVNpZ25JblJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIdChV3ZWJhdXRobl9vcHRpb25zX2pzb24YAiABKAkibgoaRmluaXNoUGFzc2tleVNpZ25JblJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJEh4KFndlYmF1dGhuX3Jlc3BvbnNlX2pzb24YAiABKAkSGgoSZGV2aWNlX2ZpbmdlcnByaW50GAMgASgJIkkKG0ZpbmlzaFBhc3NrZXlTaWduSW5SZXNwb25zZRIqCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlIioKElNlbmRNZmFDb2RlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRwoTU2VuZE1mYUNvZGVSZXNwb25zZRISCgpwaG9uZV9tYXNrGAEgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAIgASgNIk0KD01mYUZhY3Rvck9wdGlvbhIMCgRraW5kGAEgASgJEg0KBWxhYmVsGAIgASgJEh0KFXdlYmF1dGhuX29wdGlvbnNfanNvbhgDIAEoCSJeCg9SZWdpc3RlclJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSGQoMZGlzcGxheV9uYW1lGAMgASgJSACIAQFCDwoNX2Rpc3BsYXlfbmFtZSIjChBSZWdpc3RlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkiWwoMTG9naW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEg4KBm9yZ19pZBgDIAEoCRIaChJkZXZpY2VfZmluZ2VycHJpbnQYBCABKAkisQEKDUxvZ2luUmVzcG9uc2USLAoGdG9rZW5zGAEgASgLMhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZUgAEjEKDG1mYV9yZXF1aXJlZBgCIAEoCzIZLmdhdGVob3VzZS52MS5NRkFSZXF1aXJlZEgAEjUKDnBob25lX3JlcXVpcmVkGAMgASgLMhsuZ2F0ZWhvdXNlLnYxLlBob25lUmVxdWlyZWRIAEIICgZyZXN1bHQiQwoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCRIaChJkZXZpY2VfZmluZ2VycHJpbnQYAiABKAkiswEKD1JlZnJlc2hSZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCIjChJWZXJpZnlFbWFpbFJlcXVlc3QSDQoFdG9rZW4YASABKAkiFQoTVmVyaWZ5RW1haWxSZXNwb25zZSI6ChdBY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSI7ChhBY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkiLAobUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIh4KHFJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2UiOwoUUmVzZXRQYXNzd29yZFJlcXVlc3QSDQoFdG9rZW4YASABKAkSFAoMbmV3X3Bhc3N3b3JkGAIgASgJIhcKFVJlc2V0UGFzc3dvcmRSZXNwb25zZSIPCg1Mb2dvdXRSZXF1ZXN0IhAKDkxvZ291dFJlc3BvbnNlIigKEFJlc2VuZE1GQVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIosBChFSZXNlbmRNRkFSZXNwb25zZRIUCgxjaGFsbGVuZ2VfaWQYASABKAkSEgoKcGhvbmVfbWFzaxgCIAEoCRIcChRyZXNlbmRfYWZ0ZXJfc2Vjb25kcxgDIAEoDRIuCgdmYWN0b3JzGAQgAygLMh0uZ2F0ZWhvdXNlLnYxLk1mYUZhY3Rvck9wdGlvbiJDCh9TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0EhEKCWludGVudF9pZBgBIAEoCRINCgVwaG9uZRgCIAEoCSKaAQogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0SLgoHZmFjdG9ycxgEIAMoCzIdLmdhdGVob3VzZS52MS5NZmFGYWN0b3JPcHRpb24ifgoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJEicKBmZhY3RvchgDIAEoDjIXLmdhdGVob3VzZS52MS5NZmFGYWN0b3ISHgoWd2ViYXV0aG5fcmVzcG9uc2VfanNvbhgEIAEoCSLLAQoMQXV0aFJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3VzZXJfaWQYBCABKAkSDgoGb3JnX2lkGAUgASgJEgsKA2FtchgGIAMoCRILCgNhYWwYByABKA0SIwobcGFzc2tleV9lbnJvbGxtZW50X3JlcXVpcmVkGAggASgIIoUBCgtNRkFSZXF1aXJlZBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSEgoKcGhvbmVfbWFzaxgCIAEoCRIcChRyZXNlbmRfYWZ0ZXJfc2Vjb25kcxgDIAEoDRIuCgdmYWN0b3JzGAQgAygLMh0uZ2F0ZWhvdXNlLnYxLk1mYUZhY3Rvck9wdGlvbiIiCg1QaG9uZVJlcXVpcmVkEhEKCWludGVudF9pZBgBIAEoCSqHAQoJTWZhRmFjdG9yEhoKFk1GQV9GQUNUT1JfVU5TUEVDSUZJRUQQABISCg5NRkFfRkFDVE9SX1NNUxABEhMKD01GQV9GQUNUT1JfVE9UUBACEhwKGE1GQV9GQUNUT1JfUkVDT1ZFUllfQ09ERRADEhcKE01GQV9GQUNUT1JfV0VCQVVUSE4QBDLiCQoLQXV0aFNlcnZpY2USSQoIUmVnaXN0ZXISHS5nYXRlaG91c2UudjEuUmVnaXN0ZXJSZXF1ZXN0Gh4uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVzcG9uc2USUgoLVmVyaWZ5RW1haWwSIC5nYXRlaG91c2UudjEuVmVyaWZ5RW1haWxSZXF1ZXN0GiEuZ2F0ZWhvdXNlLnYxLlZlcmlmeUVtYWlsUmVzcG9uc2USYQoQQWNjZXB0SW52aXRhdGlvbhIlLmdhdGVob3VzZS52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBomLmdhdGVob3VzZS52MS5BY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USbQoUUmVxdWVzdFBhc3N3b3JkUmVzZXQSKS5nYXRlaG91c2UudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0GiouZ2F0ZWhvdXNlLnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USWAoNUmVzZXRQYXNzd29yZBIiLmdhdGVob3VzZS52MS5SZXNldFBhc3N3b3JkUmVxdWVzdBojLmdhdGVob3VzZS52MS5SZXNldFBhc3N3b3JkUmVzcG9uc2USQAoFTG9naW4SGi5nYXRlaG91c2UudjEuTG9naW5SZXF1ZXN0GhsuZ2F0ZWhvdXNlLnYxLkxvZ2luUmVzcG9uc2USRgoHUmVmcmVzaBIcLmdhdGVob3VzZS52MS5SZWZyZXNoUmVxdWVzdBodLmdhdGVob3VzZS52MS5SZWZyZXNoUmVzcG9uc2USQwoGTG9nb3V0EhsuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlcXVlc3QaHC5nYXRlaG91c2UudjEuTG9nb3V0UmVzcG9uc2USeQoYU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBEi0uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlcXVlc3QaLi5nYXRlaG91c2UudjEuU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USRwoJVmVyaWZ5TUZBEh4uZ2F0ZWhvdXNlLnYxLlZlcmlmeU1GQVJlcXVlc3QaGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlEkwKCVJlc2VuZE1GQRIeLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLlJlc2VuZE1GQVJlc3BvbnNlElIKC1NlbmRNZmFDb2RlEiAuZ2F0ZWhvdXNlLnYxLlNlbmRNZmFDb2RlUmVxdWVzdBohLmdhdGVob3VzZS52MS5TZW5kTWZhQ29kZVJlc3BvbnNlEmcKElN0YXJ0UGFzc2tleVNpZ25JbhInLmdhdGVob3VzZS52MS5TdGFydFBhc3NrZXlTaWduSW5SZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlN0YXJ0UGFzc2tleVNpZ25JblJlc3BvbnNlEmoKE0ZpbmlzaFBhc3NrZXlTaWduSW4SKC5nYXRlaG91c2UudjEuRmluaXNoUGFzc2tleVNpZ25JblJlcXVlc3QaKS5nYXRlaG91c2UudjEuRmluaXNoUGFzc2tleVNpZ25JblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIisKGVN0YXJ0UGFzc2tleVNpZ25JblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJIlEKGlN0YXJ0UGFzc2tleVNpZ25JblJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIdChV3ZWJhdXRobl9vcHRpb25zX2pzb24YAiABKAkibgoaRmluaXNoUGFzc2tleVNpZ25JblJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJEh4KFndlYmF1dGhuX3Jlc3BvbnNlX2pzb24YAiABKAkSGgoSZGV2aWNlX2ZpbmdlcnByaW50GAMgASgJIkkKG0ZpbmlzaFBhc3NrZXlTaWduSW5SZXNwb25zZRIqCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlIioKElNlbmRNZmFDb2RlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRwoTU2VuZE1mYUNvZGVSZXNwb25zZRISCgpwaG9uZV9tYXNrGAEgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAIgASgNIk0KD01mYUZhY3Rvck9wdGlvbhIMCgRraW5kGAEgASgJEg0KBWxhYmVsGAIgASgJEh0KFXdlYmF1dGhuX29wdGlvbnNfanNvbhgDIAEoCSJeCg9SZWdpc3RlclJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSGQoMZGlzcGxheV9uYW1lGAMgASgJSACIAQFCDwoNX2Rpc3BsYXlfbmFtZSI9ChBSZWdpc3RlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSGAoQcmVnaXN0cmFudF9wcm9vZhgCIAEoCSJbCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCSKxAQoNTG9naW5SZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJDCg5SZWZyZXNoUmVxdWVzdBIVCg1yZWZyZXNoX3Rva2VuGAEgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgCIAEoCSKzAQoPUmVmcmVzaFJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0IlMKElZlcmlmeUVtYWlsUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIYChByZWdpc3RyYW50X3Byb29mGAIgASgJEhQKDG5ld19wYXNzd29yZBgDIAEoCSIVChNWZXJpZnlFbWFpbFJlc3BvbnNlIjoKF0FjY2VwdEludml0YXRpb25SZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIjsKGEFjY2VwdEludml0YXRpb25SZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCSIsChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSI7ChRSZXNldFBhc3N3b3JkUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIUCgxuZXdfcGFzc3dvcmQYAiABKAkiFwoVUmVzZXRQYXNzd29yZFJlc3BvbnNlIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiKAoQUmVzZW5kTUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiiwEKEVJlc2VuZE1GQVJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRISCgpwaG9uZV9tYXNrGAIgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAMgASgNEi4KB2ZhY3RvcnMYBCADKAsyHS5nYXRlaG91c2UudjEuTWZhRmFjdG9yT3B0aW9uIkMKH1N1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlcXVlc3QSEQoJaW50ZW50X2lkGAEgASgJEg0KBXBob25lGAIgASgJIpoBCiBTdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXNwb25zZRIUCgxjaGFsbGVuZ2VfaWQYASABKAkSEgoKcGhvbmVfbWFzaxgCIAEoCRIcChRyZXNlbmRfYWZ0ZXJfc2Vjb25kcxgDIAEoDRIuCgdmYWN0b3JzGAQgAygLMh0uZ2F0ZWhvdXNlLnYxLk1mYUZhY3Rvck9wdGlvbiJ+ChBWZXJpZnlNRkFSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCRILCgNvdHAYAiABKAkSJwoGZmFjdG9yGAMgASgOMhcuZ2F0ZWhvdXNlLnYxLk1mYUZhY3RvchIeChZ3ZWJhdXRobl9yZXNwb25zZV9qc29uGAQgASgJIssBCgxBdXRoUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCRIOCgZvcmdfaWQYBSABKAkSCwoDYW1yGAYgAygJEgsKA2FhbBgHIAEoDRIjChtwYXNza2V5X2Vucm9sbG1lbnRfcmVxdWlyZWQYCCABKAgihQEKC01GQVJlcXVpcmVkEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRISCgpwaG9uZV9tYXNrGAIgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAMgASgNEi4KB2ZhY3RvcnMYBCADKAsyHS5nYXRlaG91c2UudjEuTWZhRmFjdG9yT3B0aW9uIiIKDVBob25lUmVxdWlyZWQSEQoJaW50ZW50X2lkGAEgASgJKocBCglNZmFGYWN0b3ISGgoWTUZBX0ZBQ1RPUl9VTlNQRUNJRklFRBAAEhIKDk1GQV9GQUNUT1JfU01TEAESEwoPTUZBX0ZBQ1RPUl9UT1RQEAISHAoYTUZBX0ZBQ1RPUl9SRUNPVkVSWV9DT0RFEAMSFwoTTUZBX0ZBQ1RPUl9XRUJBVVRIThAEMuIJCgtBdXRoU2VydmljZRJJCghSZWdpc3RlchIdLmdhdGVob3VzZS52MS5SZWdpc3RlclJlcXVlc3QaHi5nYXRlaG91c2UudjEuUmVnaXN0ZXJSZXNwb25zZRJSCgtWZXJpZnlFbWFpbBIgLmdhdGVob3VzZS52MS5WZXJpZnlFbWFpbFJlcXVlc3QaIS5nYXRlaG91c2UudjEuVmVyaWZ5RW1haWxSZXNwb25zZRJhChBBY2NlcHRJbnZpdGF0aW9uEiUuZ2F0ZWhvdXNlLnYxLkFjY2VwdEludml0YXRpb25SZXF1ZXN0GiYuZ2F0ZWhvdXNlLnYxLkFjY2VwdEludml0YXRpb25SZXNwb25zZRJtChRSZXF1ZXN0UGFzc3dvcmRSZXNldBIpLmdhdGVob3VzZS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaKi5nYXRlaG91c2UudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRJYCg1SZXNldFBhc3N3b3JkEiIuZ2F0ZWhvdXNlLnYxLlJlc2V0UGFzc3dvcmRSZXF1ZXN0GiMuZ2F0ZWhvdXNlLnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZRJACgVMb2dpbhIaLmdhdGVob3VzZS52MS5Mb2dpblJlcXVlc3QaGy5nYXRlaG91c2UudjEuTG9naW5SZXNwb25zZRJGCgdSZWZyZXNoEhwuZ2F0ZWhvdXNlLnYxLlJlZnJlc2hSZXF1ZXN0Gh0uZ2F0ZWhvdXNlLnYxLlJlZnJlc2hSZXNwb25zZRJDCgZMb2dvdXQSGy5nYXRlaG91c2UudjEuTG9nb3V0UmVxdWVzdBocLmdhdGVob3VzZS52MS5Mb2dvdXRSZXNwb25zZRJ5ChhTdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkESLS5nYXRlaG91c2UudjEuU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBouLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXNwb25zZRJHCglWZXJpZnlNRkESHi5nYXRlaG91c2UudjEuVmVyaWZ5TUZBUmVxdWVzdBoaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2USTAoJUmVzZW5kTUZBEh4uZ2F0ZWhvdXNlLnYxLlJlc2VuZE1GQVJlcXVlc3QaHy5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVzcG9uc2USUgoLU2VuZE1mYUNvZGUSIC5nYXRlaG91c2UudjEuU2VuZE1mYUNvZGVSZXF1ZXN0GiEuZ2F0ZWhvdXNlLnYxLlNlbmRNZmFDb2RlUmVzcG9uc2USZwoSU3RhcnRQYXNza2V5U2lnbkluEicuZ2F0ZWhvdXNlLnYxLlN0YXJ0UGFzc2tleVNpZ25JblJlcXVlc3QaKC5nYXRlaG91c2UudjEuU3RhcnRQYXNza2V5U2lnbkluUmVzcG9uc2USagoTRmluaXNoUGFzc2tleVNpZ25JbhIoLmdhdGVob3VzZS52MS5GaW5pc2hQYXNza2V5U2lnbkluUmVxdWVzdBopLmdhdGVob3VzZS52MS5GaW5pc2hQYXNza2V5U2lnbkluUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * StartPasskeySignInRequest is the input of AuthService.StartPasskeySignIn.
@@ -260,6 +260,18 @@ export type RegisterResponse = Message<"gatehouse.v1.RegisterResponse"> & {
    * @generated from field: string user_id = 1;
    */
   userId: string;
+
+  /**
+   * For this client alone, to send with the verification link
+   * (VerifyEmailRequest.registrant_proof): only then does `password`
+   * survive verification; opened without it, the link asks for a new
+   * password. Keep it only as long as the link lives (24 hours) and never
+   * send it anywhere else. Same shape whether or not the email was taken;
+   * empty when nothing was emailed (email verification off).
+   *
+   * @generated from field: string registrant_proof = 2;
+   */
+  registrantProof: string;
 };
 
 /**
@@ -448,6 +460,23 @@ export type VerifyEmailRequest = Message<"gatehouse.v1.VerifyEmailRequest"> & {
    * @generated from field: string token = 1;
    */
   token: string;
+
+  /**
+   * The registrant_proof Register returned to the client that registered;
+   * empty when the link is opened anywhere else.
+   *
+   * @generated from field: string registrant_proof = 2;
+   */
+  registrantProof: string;
+
+  /**
+   * The account's password (the password rules apply), chosen by whoever
+   * opened the link; required unless registrant_proof is this link's. When
+   * set, the password given at Register is discarded.
+   *
+   * @generated from field: string new_password = 3;
+   */
+  newPassword: string;
 };
 
 /**
@@ -486,7 +515,8 @@ export type AcceptInvitationRequest = Message<"gatehouse.v1.AcceptInvitationRequ
   token: string;
 
   /**
-   * The account's password (the password rules apply).
+   * The new account's password (the password rules apply); empty for an
+   * email that has a verified account.
    *
    * @generated from field: string password = 2;
    */
@@ -1031,9 +1061,12 @@ export const MfaFactorSchema: GenEnum<MfaFactor> = /*@__PURE__*/
 export const AuthService: GenService<{
   /**
    * Register creates an unverified account and emails a single-use
-   * verification link (VerifyEmail). For an email that already has an
-   * account it answers exactly the same, creates nothing, and emails the
-   * owner instead: the answer never tells whether an email is registered.
+   * verification link (VerifyEmail), bound to the registrant_proof it
+   * returns. An email still pending verification gets a fresh link and the
+   * account takes this call's password and name: nothing of the earlier
+   * registration stays (its links and proof die). For a verified email it
+   * answers exactly the same, creates nothing, and emails the owner instead:
+   * the answer never tells whether an email is registered.
    * The password must be at least 8 characters, not among the 10,000 most
    * common passwords and not contain the email's local part.
    *
@@ -1050,10 +1083,16 @@ export const AuthService: GenService<{
   },
   /**
    * VerifyEmail consumes a verification link's token (single use, 24 hours)
-   * and marks the account's email verified.
+   * and marks the account's email verified. The password given at Register
+   * is kept only when registrant_proof is the one Register returned for this
+   * link; otherwise new_password is required and replaces it (whoever holds
+   * the mailbox chooses the password), and the registrant's display name and
+   * phone go too.
    *
-   * Public. Errors: InvalidArgument (empty or malformed token),
-   * Unauthenticated ("invalid or expired link").
+   * Public. Errors: InvalidArgument (empty or malformed token; new_password
+   * missing without the link's registrant proof, field new_password, the
+   * link stays usable; a password rule), Unauthenticated ("invalid or
+   * expired link").
    *
    * @generated from rpc gatehouse.v1.AuthService.VerifyEmail
    */
@@ -1064,14 +1103,15 @@ export const AuthService: GenService<{
   },
   /**
    * AcceptInvitation consumes an invitation link's token (single use, 7
-   * days). With no account for the invited email it creates one, verified,
-   * with `password`; an unverified account (someone registered the email
-   * before its owner) is taken back: its password, display name, phone,
-   * sessions and device trust are removed and `password` is set. An account
-   * verified in the meantime keeps its password. Then the membership is
-   * added.
+   * days). A verified account joins as it is: `password` is not used and may
+   * be empty. With no account for the invited email it creates one,
+   * verified, with `password`; an unverified account (someone registered the
+   * email before its owner) is taken back: its password, display name,
+   * phone, sessions and device trust are removed and `password` is set. Then
+   * the membership is added.
    *
-   * Public. Errors: InvalidArgument (token, a password rule),
+   * Public. Errors: InvalidArgument (token; `password` missing where one is
+   * needed, field password, the invitation stays usable; a password rule),
    * Unauthenticated ("invalid or expired link").
    *
    * @generated from rpc gatehouse.v1.AuthService.AcceptInvitation

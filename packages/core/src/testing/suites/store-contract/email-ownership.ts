@@ -67,6 +67,17 @@ export function describeEmailOwnershipContract(current: () => Stores): void {
         expect(await stores.users.reclaimUnverified("no-user", "x", T0)).toBe(false);
       });
 
+      it("restarts a pending registration with the new registrant's password and name, never a verified one", async () => {
+        await stores.users.create(aUser({ id: "user-9", email: "new@example.com", displayName: "Mallory", passwordHash: "first-hash", emailVerifiedAt: null }));
+        expect(await stores.users.restartRegistration("user-9", "second-hash", "Alice")).toBe(true);
+        expect(await stores.users.findById("user-9")).toEqual(
+          aUser({ id: "user-9", email: "new@example.com", displayName: "Alice", passwordHash: "second-hash", emailVerifiedAt: null }),
+        );
+        expect(await stores.users.restartRegistration(USER_ID, "second-hash", "Alice")).toBe(false);
+        expect(await stores.users.findById(USER_ID)).toEqual(aUser());
+        expect(await stores.users.restartRegistration("no-user", "x", "")).toBe(false);
+      });
+
       it("sets a password hash whatever it was", async () => {
         expect(await stores.users.setPasswordHash(USER_ID, "reset-hash")).toBe(true);
         expect((await stores.users.findById(USER_ID))?.passwordHash).toBe("reset-hash");
@@ -81,6 +92,13 @@ export function describeEmailOwnershipContract(current: () => Stores): void {
         expect(await stores.emailTokens.consume(anEmailToken().tokenHash, "verify_email", T0)).toEqual(anEmailToken());
         expect(await stores.emailTokens.consume(anEmailToken().tokenHash, "verify_email", T0)).toBeNull();
         expect(await stores.emailTokens.find(anEmailToken().tokenHash, "verify_email", T0)).toBeNull();
+      });
+
+      it("keeps a verification link's registrant proof hash with it", async () => {
+        const token = anEmailToken({ registrantProofHash: "c".repeat(64) });
+        await stores.emailTokens.create(token);
+        expect(await stores.emailTokens.find(token.tokenHash, "verify_email", T0)).toEqual(token);
+        expect(await stores.emailTokens.consume(token.tokenHash, "verify_email", T0)).toEqual(token);
       });
 
       it("answers only for its purpose, and a miss by purpose leaves it usable", async () => {
