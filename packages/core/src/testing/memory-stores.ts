@@ -36,6 +36,7 @@ import type {
   SessionStore,
   SettingsStore,
   SignInFactsStore,
+  SignInNetworkStore,
   Stores,
   UserStore,
   VersionedBrowserPolicy,
@@ -69,6 +70,7 @@ export function createMemoryStores(): Stores {
     intents: createIntentStore(tables),
     emailTokens: createEmailTokenStore(tables),
     invitations: createInvitationStore(tables),
+    signInNetworks: createSignInNetworkStore(tables),
     factors: createFactorStore(tables),
     sessions,
     settings,
@@ -87,6 +89,7 @@ export function createMemoryStores(): Stores {
     intents: serialised(ports.intents, lock),
     emailTokens: serialised(ports.emailTokens, lock),
     invitations: serialised(ports.invitations, lock),
+    signInNetworks: serialised(ports.signInNetworks, lock),
     factors: serialised(ports.factors, lock),
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
@@ -379,6 +382,25 @@ function createEmailTokenStore(tables: MemoryTables): EmailTokenStore {
     },
     async deleteByUser(userId, purpose) {
       return deleteWhere(tokens, (token) => token.userId === userId && token.purpose === purpose);
+    },
+    async hasLive(userId, purpose, now) {
+      return [...tokens.values()].some((token) => token.userId === userId && token.purpose === purpose && token.expiresAt > now);
+    },
+  };
+}
+
+function createSignInNetworkStore(tables: MemoryTables): SignInNetworkStore {
+  const seen = tables.map<string, { userId: string; network: string; at: EpochMs }>();
+  const keyOf = (userId: string, network: string) => JSON.stringify([userId, network]);
+  return {
+    async record(userId, network, at, forgetBefore) {
+      deleteWhere(seen, (row) => row.userId === userId && row.at < forgetBefore);
+      const known = seen.get(keyOf(userId, network));
+      seen.set(keyOf(userId, network), { userId, network, at: Math.max(at, known?.at ?? at) });
+    },
+    async seenSince(userId, network, since) {
+      const row = seen.get(keyOf(userId, network));
+      return row !== undefined && row.at >= since;
     },
   };
 }
