@@ -107,26 +107,29 @@ describe.each(dialects)("a stranger cannot keep the owner out, over the wire (%s
     expect((await login(owner, "192.0.2.44", "owner-laptop")).result.case).toBe("tokens");
   });
 
-  it.runIf(enabled)("past the ceiling a new place is refused and the owner is mailed an unblock link: it signs in as far as the second factor, once, and expires", async () => {
-    const owner = await aMember();
-    await strangerGuesses(owner, 100, 2);
-    const refused = await rpcError(login(owner, "192.0.2.44", "hotel-pc"));
-    expect(refused.code).toBe(Code.ResourceExhausted);
+  it.runIf(enabled)(
+    "past the ceiling a new place is refused and the owner is mailed an unblock link: it signs in as far as the second factor, once, and expires",
+    async () => {
+      const owner = await aMember();
+      await strangerGuesses(owner, 100, 2);
+      const refused = await rpcError(login(owner, "192.0.2.44", "hotel-pc"));
+      expect(refused.code).toBe(Code.ResourceExhausted);
 
-    const token = await smtp.tokenFor(owner, "login");
-    const mail = smtp.to(owner).at(-1)!.data;
-    expect(mail).toContain(`/login#unblock=${token}`);
-    // At rest: the SHA-256 of the token only, alive for 30 minutes.
-    const now = Date.now();
-    expect(await storage.stores.emailTokens.find(sha256(token), "unblock_sign_in", now)).not.toBeNull();
-    expect(await storage.stores.emailTokens.find(sha256(token), "unblock_sign_in", now + 30 * 60_000)).toBeNull();
-    expect(await storage.stores.emailTokens.find(token, "unblock_sign_in", now)).toBeNull();
+      const token = await smtp.tokenFor(owner, "login");
+      const mail = smtp.to(owner).at(-1)!.data;
+      expect(mail).toContain(`/login#unblock=${token}`);
+      // At rest: the SHA-256 of the token only, alive for 30 minutes.
+      const now = Date.now();
+      expect(await storage.stores.emailTokens.find(sha256(token), "unblock_sign_in", now)).not.toBeNull();
+      expect(await storage.stores.emailTokens.find(sha256(token), "unblock_sign_in", now + 30 * 60_000)).toBeNull();
+      expect(await storage.stores.emailTokens.find(token, "unblock_sign_in", now)).toBeNull();
 
-    const unblocked = await login(owner, "192.0.2.44", "hotel-pc", PASSWORD, token);
-    expect(unblocked.result.case).toBe("phoneRequired");
-    expect((await rpcError(login(owner, "192.0.2.44", "hotel-pc", PASSWORD, token))).code).toBe(Code.ResourceExhausted);
-    expect(await storage.stores.emailTokens.find(sha256(token), "unblock_sign_in", Date.now())).toBeNull();
-  });
+      const unblocked = await login(owner, "192.0.2.44", "hotel-pc", PASSWORD, token);
+      expect(unblocked.result.case).toBe("phoneRequired");
+      expect((await rpcError(login(owner, "192.0.2.44", "hotel-pc", PASSWORD, token))).code).toBe(Code.ResourceExhausted);
+      expect(await storage.stores.emailTokens.find(sha256(token), "unblock_sign_in", Date.now())).toBeNull();
+    },
+  );
 
   it.runIf(enabled)("after a stranger's reset requests the owner's own reset from home and the admin's invitation and reset go out", async () => {
     const owner = await aMember();

@@ -51,7 +51,9 @@ function emailSendLimits(ctx: Context, address: string, budget: EmailBudget): Na
     case "anonymous":
       return [
         perAddress("anonymous"),
-        ...(budget.clientIp ? [{ name: "email_sends_per_client", key: rateLimitKeys.emailSendsPerClient(budget.clientIp), windows: [config.emailSendsPerClient] } as const] : []),
+        ...(budget.clientIp
+          ? [{ name: "email_sends_per_client", key: rateLimitKeys.emailSendsPerClient(budget.clientIp), windows: [config.emailSendsPerClient] } as const]
+          : []),
       ];
     case "owner":
       return [perAddress("owner")];

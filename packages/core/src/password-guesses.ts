@@ -53,7 +53,13 @@ export async function takeSignInGuess(ctx: Context, guess: SignInGuess): Promise
     // Asked for an unknown email too (no user has the empty id), so both cost the same reads.
     const known = (await ctx.stores.devices.findWithSession(user?.id ?? "", fingerprint)) !== null;
     if (user !== null && known) {
-      return take(ctx, [{ name: "password_failures_per_device", key: rateLimitKeys.passwordFailuresPerKnownDevice(user.id, fingerprint), windows: [config.passwordFailuresPerNetwork] }]);
+      return take(ctx, [
+        {
+          name: "password_failures_per_device",
+          key: rateLimitKeys.passwordFailuresPerKnownDevice(user.id, fingerprint),
+          windows: [config.passwordFailuresPerNetwork],
+        },
+      ]);
     }
   }
   const network: NamedLimit = {
@@ -62,7 +68,11 @@ export async function takeSignInGuess(ctx: Context, guess: SignInGuess): Promise
     windows: [config.passwordFailuresPerNetwork],
   };
   if (await isFamiliarNetwork(ctx, user?.id ?? null, clientIp)) return take(ctx, [network]);
-  const ceiling: NamedLimit = { name: "password_failures_per_account", key: rateLimitKeys.passwordFailuresPerAccount(ctx, email), windows: [config.passwordFailuresPerAccount] };
+  const ceiling: NamedLimit = {
+    name: "password_failures_per_account",
+    key: rateLimitKeys.passwordFailuresPerAccount(ctx, email),
+    windows: [config.passwordFailuresPerAccount],
+  };
   const both = await consumeAll(ctx.stores.rateLimiter, [network, ceiling], ctx.clock.now());
   if (both.allowed) return { allowed: true, receipts: both.receipts, unblock: null };
   if (both.limit !== "password_failures_per_account") return { allowed: false, refusal: both.refusal };
@@ -106,7 +116,9 @@ export async function checkGuess(
 export async function requireAccountPassword(ctx: Context, checkCredentials: CredentialCheck, user: User, password: string, lane: string, field: string) {
   requirePassword(password, field);
   const { config } = ctx;
-  const budget = await take(ctx, [{ name: "password_failures_per_user", key: rateLimitKeys.passwordFailuresPerSignedInUser(user.id), windows: [config.passwordFailuresPerNetwork] }]);
+  const budget = await take(ctx, [
+    { name: "password_failures_per_user", key: rateLimitKeys.passwordFailuresPerSignedInUser(user.id), windows: [config.passwordFailuresPerNetwork] },
+  ]);
   if (!budget.allowed) throw budget.refusal;
   if (!(await checkGuess(ctx, checkCredentials, budget.receipts, user, password, lane))) throw invalidArgument(field, "is not the account's password");
   await refundAll(ctx.stores.rateLimiter, budget.receipts);

@@ -140,7 +140,9 @@ describe("the unblock link", () => {
 
   it("of concurrent sign-ins with one link, exactly one passes", async () => {
     const { h, token } = await pastTheCeiling();
-    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => outcomeOf(signIn(h, `192.0.${10 + i}.1`, "hotel-pc", PASSWORD, { unblockToken: token }))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => outcomeOf(signIn(h, `192.0.${10 + i}.1`, "hotel-pc", PASSWORD, { unblockToken: token }))),
+    );
     expect(outcomes.filter((kind) => kind === "phone_required")).toHaveLength(1);
     expect(outcomes.filter((kind) => kind === "rate_limited")).toHaveLength(7);
   });
@@ -226,7 +228,14 @@ describe("rate-limit keys", () => {
     const stores = decorateStores(createMemoryStores(), (ports) => ({ rateLimiter: spy(ports.rateLimiter) }));
     const sms = new OutboxSmsSender();
     const clock = new ManualClock();
-    const gatehouse = createGatehouse({ stores, clock, random: new SequenceRandom(), sms, email: new OutboxEmailSender(), config: { password: TEST_PASSWORD_PARAMS } });
+    const gatehouse = createGatehouse({
+      stores,
+      clock,
+      random: new SequenceRandom(),
+      sms,
+      email: new OutboxEmailSender(),
+      config: { password: TEST_PASSWORD_PARAMS },
+    });
     const { orgId } = await gatehouse.admin.createOrg(SYSTEM, "Acme");
     await gatehouse.register({ email: OWNER, password: PASSWORD, emailVerified: true });
     await gatehouse.admin.addMember(SYSTEM, orgId, OWNER, "member");

@@ -21,10 +21,11 @@ export function clientNetwork(ip: string): string {
   return ipv6 === null ? ip : slash64(ipv6);
 }
 
-const slash64 = (groups: readonly number[]) => `${groups
-  .slice(0, 4)
-  .map((group) => group.toString(16))
-  .join(":")}::/64`;
+const slash64 = (groups: readonly number[]) =>
+  `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
 
 function ipv4Of(ip: string): number[] | null {
   const match = /^(?:::ffff:)?(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/i.exec(ip);

@@ -23,6 +23,12 @@ export async function offerUnblockLink(ctx: Context, user: User | null): Promise
     throw error;
   }
   const link = newLinkToken(ctx);
-  await ctx.stores.emailTokens.create({ tokenHash: link.tokenHash, purpose: "unblock_sign_in", userId: user.id, expiresAt: now + ctx.config.unblockLinkTtlMs, createdAt: now });
+  await ctx.stores.emailTokens.create({
+    tokenHash: link.tokenHash,
+    purpose: "unblock_sign_in",
+    userId: user.id,
+    expiresAt: now + ctx.config.unblockLinkTtlMs,
+    createdAt: now,
+  });
   sendInBackground(ctx, unblockSignInMessage(user.email, linkTo(ctx, "login", link.token, "unblock"), describeDuration(ctx.config.unblockLinkTtlMs)));
 }
