@@ -45,8 +45,12 @@ export async function consumeAll(limiter: RateLimiter, limits: readonly NamedLim
   return { allowed: false, limit: refused.name, refusal: rateLimited((refused.retryAt - now) / 1000) };
 }
 
+/**
+ * Gives back every receipt, in key order: the order in which `consumeMany` takes its keys (an SQL store locks
+ * their rows in it), so a unit of work refunding several keys never waits on a consume that waits on it.
+ */
 export async function refundAll(limiter: RateLimiter, receipts: readonly RateLimitReceipt[]): Promise<void> {
-  for (const receipt of receipts) await limiter.refund(receipt);
+  for (const receipt of receipts.toSorted((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) await limiter.refund(receipt);
 }
 
 /** What hashes the email or phone a key names (the Context has it). */
