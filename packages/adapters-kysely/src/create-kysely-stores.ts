@@ -15,6 +15,7 @@ import { createRateLimiter } from "./rate-limiter.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
 import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
+import { createSignInNetworkRepository } from "./sign-in-network-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
@@ -46,6 +47,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     intents: createIntentRepository(db),
     emailTokens: createEmailTokenRepository(db),
     invitations: createInvitationRepository(db),
+    signInNetworks: createSignInNetworkRepository(db),
     factors: createFactorRepository(db, dialect),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),

@@ -53,5 +53,16 @@ export function createEmailTokenRepository(db: Kysely<Database>): EmailTokenStor
       const result = await db.deleteFrom("email_tokens").where("user_id", "=", userId).where("purpose", "=", purpose).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+
+    async hasLive(userId, purpose, now) {
+      const row = await db
+        .selectFrom("email_tokens")
+        .select("token_hash")
+        .where("user_id", "=", userId)
+        .where("purpose", "=", purpose)
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
   };
 }

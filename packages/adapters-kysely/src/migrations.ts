@@ -415,6 +415,28 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable("email_tokens").addColumn("registrant_proof_hash", "text").execute();
     },
   },
+
+  /*
+   * Guessing budgets that cannot be turned on the owner (docs/security.md, G4 to G6). The networks each
+   * account signed in from, by keyed hash. Rate-limit logs whose key held an email or a phone in clear are
+   * deleted rather than left to expire: their keys are keyed hashes from now on, so nothing would count
+   * them again, and the table should give no address from the moment of the upgrade. The cost is that
+   * those limits start afresh once, at the upgrade.
+   */
+  "0013_guessing_budgets": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("sign_in_networks")
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("network", "text", (col) => col.notNull())
+        .addColumn("seen_at", "bigint", (col) => col.notNull())
+        .addPrimaryKeyConstraint("sign_in_networks_pk", ["user_id", "network"])
+        .execute();
+      await sql`DELETE FROM rate_limits
+        WHERE key LIKE 'otp-send:phone:%' OR key LIKE 'otp-send:prefix:%'
+          OR key LIKE 'password-fail:account:%' OR key LIKE 'email-send:address:%'`.execute(db);
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

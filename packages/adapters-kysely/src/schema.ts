@@ -1,4 +1,4 @@
-import type { AuditEventKind } from "@gatehouse/core";
+import type { AuditEventKind, EmailTokenPurpose } from "@gatehouse/core";
 import type { ColumnType } from "kysely";
 import type { DbBigint, DbBool } from "./dialect-differences.ts";
 
@@ -29,12 +29,19 @@ export interface UsersTable {
 /** Verification and reset links (0008_email_ownership); the token itself is never stored. */
 export interface EmailTokensTable {
   token_hash: string;
-  purpose: "verify_email" | "reset_password";
+  purpose: EmailTokenPurpose;
   user_id: string;
   expires_at: EpochMsColumn;
   created_at: EpochMsColumn;
   /** 0012_registrant_proof: null for reset links and for verification links made before it. */
   registrant_proof_hash: string | null;
+}
+
+/** The networks (keyed hashes) each user signed in from, and when last (0013_guessing_budgets). */
+export interface SignInNetworksTable {
+  user_id: string;
+  network: string;
+  seen_at: EpochMsColumn;
 }
 
 /** One open invitation per (org_id, email) (0008_email_ownership). */
@@ -271,6 +278,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   email_tokens: EmailTokensTable;
   invitations: InvitationsTable;
+  sign_in_networks: SignInNetworksTable;
   sms_traffic: SmsTrafficTable;
   sms_breakers: SmsBreakersTable;
   totp_factors: TotpFactorsTable;

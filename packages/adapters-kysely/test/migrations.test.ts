@@ -20,7 +20,31 @@ describe("MIGRATION_NAMES", () => {
       "0010_sms_destinations",
       "0011_passkeys",
       "0012_registrant_proof",
+      "0013_guessing_budgets",
     ]);
+  });
+});
+
+describe("0013_guessing_budgets", () => {
+  it("deletes the rate-limit logs whose key held an email or a phone in clear, and keeps every other", async () => {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(":memory:") }) });
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo("0011_passkeys")).error).toBeUndefined();
+    const keys = [
+      "otp-send:phone:+15550000042:900000",
+      "otp-send:prefix:+1555000:3600000",
+      "password-fail:account:ada@example.com",
+      "email-send:address:ada@example.com:3600000",
+      "otp-send:user:u:86400000",
+      "password-fail:device:u:abc",
+      "email-send:client:198.51.100.7:3600000",
+    ];
+    for (const key of keys) await sql`INSERT INTO rate_limits (key, units, next_unit, taken_unit, expires_at) VALUES (${key}, '[]', 1, 0, 99)`.execute(db);
+
+    expect(await migrateToLatest(db)).toEqual(["0013_guessing_budgets"]);
+    const left = await db.selectFrom("rate_limits").select("key").orderBy("key").execute();
+    expect(left.map((row) => row.key)).toEqual(["email-send:client:198.51.100.7:3600000", "otp-send:user:u:86400000", "password-fail:device:u:abc"]);
+    await db.destroy();
   });
 });
 

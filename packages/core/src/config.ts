@@ -54,10 +54,22 @@ export interface GatehouseConfig {
   /** Verification attempts per challenge before it is deleted. */
   readonly otpAttemptsPerChallenge: number;
   /**
-   * Wrong passwords per account from devices that never had a session for it (and, apart, per device that
-   * had one), so a flood against an account cannot lock its owner out of a device they used before.
+   * Wrong passwords per (account, client network: an IPv4 /24, an IPv6 /64) from devices that never had a
+   * session for it; and, apart, per device that had one and per signed-in user checking their own password.
+   */
+  readonly passwordFailuresPerNetwork: WindowLimit;
+  /**
+   * The ceiling of an account's wrong passwords from every network together, far above one network's.
+   * Past it, only the owner's known devices, networks the account signed in from within `familiarNetworkMs`,
+   * and a sign-in holding an emailed unblock link are let through (docs/security.md, G4).
    */
   readonly passwordFailuresPerAccount: WindowLimit;
+  /** How long a network the account signed in from stays familiar (spared the ceiling, its own email budget). */
+  readonly familiarNetworkMs: number;
+  /** How long an emailed unblock link lets its owner past the ceiling, once. */
+  readonly unblockLinkTtlMs: number;
+  /** Unblock links mailed to one address: the ceiling keeps refusing, so the owner is told, but not without end. */
+  readonly unblockEmailsPerAddress: WindowLimit;
   /** Audit events of unauthenticated callers recorded per client IP; past it they are dropped (see audit/record.ts). */
   readonly anonymousAuditPerIp: WindowLimit;
   /** StartPasskeySignIn per client IP: each stores a challenge for anyone who asks. */
@@ -108,9 +120,13 @@ export interface GatehouseConfig {
   readonly emailVerificationTtlMs: number;
   readonly passwordResetTtlMs: number;
   readonly invitationTtlMs: number;
-  /** Emails sent to one address (Register, RequestPasswordReset, an admin's invitations and reset links): a mailbox cannot be flooded through us. */
+  /**
+   * Emails one budget sends to one address, so a mailbox cannot be flooded through us. Each sender has a budget
+   * of its own (email-send-limits.ts): anonymous callers (Register, RequestPasswordReset), the owner's request
+   * from a familiar network, each org's admins' reset links and each org's invitations.
+   */
   readonly emailSendsPerAddress: WindowLimit;
-  /** Emails Register and RequestPasswordReset send for one client IP. */
+  /** Emails anonymous callers (Register, RequestPasswordReset) have sent for one client (an IPv6 /64). */
   readonly emailSendsPerClient: WindowLimit;
   /** Emails an org's admins send (invitations, notices, reset links), however many addresses they name. */
   readonly emailSendsPerOrg: WindowLimit;
@@ -146,7 +162,11 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   passwordHashConcurrency: 4,
   passwordHashQueueLimit: 64,
   otpAttemptsPerChallenge: 5,
-  passwordFailuresPerAccount: { limit: 10, windowMs: 15 * MINUTE },
+  passwordFailuresPerNetwork: { limit: 10, windowMs: 15 * MINUTE },
+  passwordFailuresPerAccount: { limit: 100, windowMs: DAY },
+  familiarNetworkMs: 30 * DAY,
+  unblockLinkTtlMs: 30 * MINUTE,
+  unblockEmailsPerAddress: { limit: 4, windowMs: DAY },
   anonymousAuditPerIp: { limit: 50, windowMs: 15 * MINUTE },
   passkeySignInsPerClient: { limit: 30, windowMs: MINUTE },
   otpFailuresPerUser: { limit: 10, windowMs: 15 * MINUTE },

@@ -8,6 +8,7 @@ import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { EpochMs } from "./model.ts";
 import type { Clock, EmailSender, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
+import { createLimitSubject, type LimitSubject } from "./throttling/limit-subject.ts";
 import { checkSmsBreakerConfig, IGNORE_SMS_GUARD, type SmsGuardObserver } from "./sms-guard/sms-guard-setup.ts";
 
 /** What the composition root hands the core: every port, and optional overrides of the defaults. */
@@ -48,6 +49,8 @@ export interface Context {
   /** Seals and opens TOTP secrets under the factor key. */
   readonly secretBox: SecretBox;
   readonly recoveryCodes: RecoveryCodeHasher;
+  /** Hashes the email or phone a rate-limit key names (see throttling/limit-subject.ts). */
+  readonly limitSubject: LimitSubject;
   /** Awaited between the slices of a long computation (see `GatehouseDeps.pause`). */
   readonly pause: () => Promise<void>;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
@@ -87,6 +90,7 @@ export function createContext(deps: GatehouseDeps): Context {
     newAuditId: createAuditIdSource(deps.random),
     secretBox: createSecretBox(factorKey, deps.random),
     recoveryCodes: createRecoveryCodeHasher(factorKey),
+    limitSubject: createLimitSubject(factorKey),
     pause: deps.pause ?? yieldToEventLoop,
   };
 }

@@ -62,4 +62,5 @@ export { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 export type { HashQueueObserver } from "./passwords/hash-queue.ts";
 export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
+export { clientGroup, clientNetwork } from "./throttling/client-network.ts";
 export * from "./url-policy/index.ts";

@@ -193,7 +193,8 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */
-export type EmailTokenPurpose = "verify_email" | "reset_password";
+/** `unblock_sign_in`: lets the account's owner past the guessing ceiling once (throttling/unblock-links.ts). */
+export type EmailTokenPurpose = "verify_email" | "reset_password" | "unblock_sign_in";
 
 /** The record behind a verification or reset link; the token itself is never stored. */
 export interface EmailToken {

@@ -264,6 +264,23 @@ export interface EmailTokenStore {
   consume(tokenHash: string, purpose: EmailTokenPurpose, now: EpochMs): Promise<EmailToken | null>;
   /** Deletes every token of the user with this purpose (a reset ends the other reset links); returns how many. */
   deleteByUser(userId: string, purpose: EmailTokenPurpose): Promise<number>;
+  /** Whether the user holds a token with this purpose while `expiresAt > now` (a live link was mailed). */
+  hasLive(userId: string, purpose: EmailTokenPurpose, now: EpochMs): Promise<boolean>;
+}
+
+/**
+ * The client networks each account signed in from (a session was issued), by a keyed hash of the network
+ * (throttling/client-network.ts), with when it last did: a network the owner used recently is not refused
+ * because of strangers' wrong passwords.
+ */
+export interface SignInNetworkStore {
+  /**
+   * Notes that the user signed in from `network` at `at` (the latest time is kept), and forgets the user's
+   * networks not seen since `forgetBefore`, so a user's rows stay bounded without a sweep.
+   */
+  record(userId: string, network: string, at: EpochMs, forgetBefore: EpochMs): Promise<void>;
+  /** Whether the user signed in from `network` at or after `since`. */
+  seenSince(userId: string, network: string, since: EpochMs): Promise<boolean>;
 }
 
 export interface InvitationStore {
@@ -607,6 +624,7 @@ export interface Stores {
   readonly intents: IntentStore;
   readonly emailTokens: EmailTokenStore;
   readonly invitations: InvitationStore;
+  readonly signInNetworks: SignInNetworkStore;
   readonly factors: FactorStore;
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;

@@ -119,6 +119,22 @@ describe("password hash queue", () => {
     await Promise.all(flood);
   });
 
+  it("an IPv6 client is one lane, whichever addresses of its /64 it sends from", async () => {
+    const queue = createHashQueue({ concurrency: 1, queueLimit: 10, clock: new ManualClock() });
+    const g = gate();
+    const flood = ["f1", "f2", "f3", "f4"].map((name, i) => queue.run(`2001:db8:66:66::${i + 1}`, g.task(name)));
+    const legit = queue.run("2001:db8:7:7::1", g.task("legit"));
+    await settle();
+    await g.release("f1");
+    expect(g.log).toEqual(["f1", "f2"]);
+    await g.release("f2");
+    expect(g.log).toEqual(["f1", "f2", "legit"]);
+    await g.release("legit");
+    expect(await legit).toBe("legit");
+    for (const name of ["f3", "f4"]) await g.release(name);
+    await Promise.all(flood);
+  });
+
   it("when full, a newcomer from a shorter lane pushes out the newest task of the longest lane", async () => {
     const queue = createHashQueue({ concurrency: 1, queueLimit: 3, clock: new ManualClock() });
     const g = gate();

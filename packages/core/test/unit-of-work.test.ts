@@ -84,10 +84,11 @@ async function setUp(failing?: Failing) {
 }
 
 /**
- * Login first takes a unit of the account's guessing budget, in one atomic statement of its own: before the
- * password hash, which no transaction may wait on (a right password gives it back inside the unit of work).
+ * Login first takes a unit of each guessing budget it spends (its network's, the account's ceiling), in one call
+ * of its own: before the password hash, which no transaction may wait on (a right password gives them back
+ * inside the unit of work).
  */
-const TAKES_A_GUESS = ["outside:rateLimiter.consume"];
+const TAKES_A_GUESS = ["outside:rateLimiter.consumeMany"];
 const guessesThenCommitsOnce = (entries: string[]) => {
   expect(entries.slice(0, TAKES_A_GUESS.length)).toEqual(TAKES_A_GUESS);
   commitsOnce(entries.slice(TAKES_A_GUESS.length));

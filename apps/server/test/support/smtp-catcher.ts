@@ -19,7 +19,7 @@ export interface SmtpCatcher {
   close(): Promise<void>;
 }
 
-const LINK = /https?:\/\/[^\s]+\/([a-z-]+)#token=([\w-]+)/g;
+const LINK = /https?:\/\/[^\s]+\/([a-z-]+)#(?:token|unblock)=([\w-]+)/g;
 
 /** A real SMTP server on a free local port that keeps every message: what a test delivers Gatehouse's email to. */
 export async function startSmtpCatcher(): Promise<SmtpCatcher> {

@@ -17,6 +17,8 @@ export interface LoginInput {
   readonly password: string;
   /** The org's short name (slug) or its id: Login's `org_id` takes either. */
   readonly org: string;
+  /** The token of an emailed unblock link, when the sign-in page was opened from one. */
+  readonly unblockToken?: string;
 }
 
 export interface RegisterInput {
@@ -61,8 +63,8 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
       const { registrantProof } = await client.register(displayName === "" ? { email, password } : { email, password, displayName });
       return { registrantProof };
     },
-    async login({ email, password, org }) {
-      return authOutcomeFromWire(await client.login({ email, password, orgId: org, deviceFingerprint: fingerprint() }));
+    async login({ email, password, org, unblockToken = "" }) {
+      return authOutcomeFromWire(await client.login({ email, password, orgId: org, deviceFingerprint: fingerprint(), unblockToken }));
     },
     async submitPhone(intentId, phone) {
       return mfaChallengeFromWire(await client.submitPhoneAndRequestMFA({ intentId, phone }));

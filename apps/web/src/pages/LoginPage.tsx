@@ -38,6 +38,18 @@ function orgFromLink(search: string): string | null {
   return org !== null && ORG_IN_LINK.test(org) ? org : null;
 }
 
+/**
+ * The token of the emailed unblock link (`/login#unblock=…`) the page was opened from, read once; the fragment
+ * is then cleared from the address bar and the history entry, so the page can be shared without the link.
+ */
+function unblockTokenFromLink(): string {
+  const token = new URLSearchParams(window.location.hash.replace(/^#/, "")).get("unblock") ?? "";
+  if (token !== "") window.history.replaceState(window.history.state, "", `${window.location.pathname}${window.location.search}`);
+  return token;
+}
+
+const UNBLOCK_NOTICE = "Sign in with your password: this link lets you in once, and your second factor is still asked for.";
+
 const problemOf = (error: unknown, step: AuthStep): FormProblem => {
   const { message, field } = describeAuthError(error, step);
   return { message, field };
@@ -53,6 +65,7 @@ export function LoginPage(): ReactNode {
   const { notice, search } = useLocation();
   const [returnPath] = useState(() => safeReturnPath(new URLSearchParams(search).get("next")));
   const [step, setStep] = useState<Step>({ kind: "credentials" });
+  const [unblockToken] = useState(unblockTokenFromLink);
   const [credentials, setCredentials] = useState<LoginInput>(() => ({ email: "", password: "", org: orgFromLink(search) ?? services.lastOrg.get() }));
   /** The organization as typed in the sign-in under way, remembered for next time once it succeeds. */
   const typedOrg = useRef(credentials.org);
@@ -78,7 +91,8 @@ export function LoginPage(): ReactNode {
   };
 
   const restart = (): void => setStep({ kind: "credentials" });
-  const noticeText = step.kind === "credentials" && notice !== null ? NOTICE_TEXT[notice] : null;
+  const noticeText =
+    step.kind !== "credentials" ? null : notice !== null ? NOTICE_TEXT[notice] : unblockToken !== "" ? ({ text: UNBLOCK_NOTICE, tone: "info" } as const) : null;
 
   return (
     <AppShell title={step.kind === "credentials" ? "Sign in" : step.kind === "phone" ? "Add your phone" : "Confirm it’s you"}>
@@ -91,7 +105,7 @@ export function LoginPage(): ReactNode {
               setCredentials({ ...input, password: "" });
               typedOrg.current = input.org;
               try {
-                follow(await services.auth.login(input));
+                follow(await services.auth.login(unblockToken === "" ? input : { ...input, unblockToken }));
                 return null;
               } catch (error) {
                 return problemOf(error, "login");

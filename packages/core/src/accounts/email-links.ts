@@ -9,7 +9,7 @@ import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../tokens.ts";
 const LINK_TOKEN_PREFIX = "gh_el_";
 
 /** The web client's pages an emailed link opens. */
-export type LinkPage = "verify-email" | "reset-password" | "accept-invitation";
+export type LinkPage = "verify-email" | "reset-password" | "accept-invitation" | "login";
 
 export interface LinkToken {
   /** Goes into the emailed link only; never stored, logged or returned. */
@@ -28,8 +28,8 @@ export function newLinkToken(ctx: Context): LinkToken {
  * The page under `publicUrl` with the token in the fragment: a browser never sends a fragment to a
  * server, so the token stays out of access logs, proxies and the Referer of whatever the page loads.
  */
-export function linkTo(ctx: Context, page: LinkPage, token: string): string {
-  return `${ctx.config.publicUrl.replace(/\/+$/, "")}/${page}#token=${token}`;
+export function linkTo(ctx: Context, page: LinkPage, token: string, name = "token"): string {
+  return `${ctx.config.publicUrl.replace(/\/+$/, "")}/${page}#${name}=${token}`;
 }
 
 /** The sign-in page, for messages that point there without a token. */

@@ -49,3 +49,11 @@ export function passwordResetMessage(to: string, link: string, validFor: string)
     text: `Someone (hopefully you) asked to reset the password of your Gatehouse account.\n\nChoose a new password within ${validFor} by opening:\n${link}\n\nResetting signs you out everywhere, and your next sign-in asks for your second factor again.\nIf it was not you, ignore this message: your password stays as it is.\n`,
   };
 }
+
+export function unblockSignInMessage(to: string, link: string, validFor: string): EmailMessage {
+  return {
+    to,
+    subject: "Sign-ins to your account were paused",
+    text: `Many wrong passwords were tried for your Gatehouse account from places you have not signed in from, so sign-ins from new places are paused for a while. Your own devices and networks are not affected.\n\nIf you are trying to sign in from somewhere new, open this link within ${validFor}; it lets you sign in once, with your password and your second factor:\n${link}\n\nIf it was not you, you need do nothing: your password was not guessed. If your password is one you use elsewhere too, change it.\n`,
+  };
+}

@@ -52,8 +52,9 @@ export async function addMember(ctx: Context, actor: Actor, orgId: string, email
   const checkedRole = parseOrgRole(role);
   const address = requireEmail(email);
   // Each answer emails the address (a notice or an invitation): an org admin can neither bomb a mailbox nor mail
-  // the world through the service. An operator's own calls (the command line's imports) count per address only.
-  const charge = await takeEmailSend(ctx, address, { orgId: actor.kind === "user" ? orgId : undefined });
+  // the world through the service. The org's invitation budgets only, which no anonymous caller, no other org
+  // and no reset spends. An operator's own calls (the command line's imports) count per address only.
+  const charge = await takeEmailSend(ctx, address, { kind: "invitation", orgId, byOperator: actor.kind !== "user" });
   const name = await orgName(ctx, orgId);
   const user = await ctx.stores.users.findByEmail(address);
   // A member already consented to this org: a new role needs no second acceptance.

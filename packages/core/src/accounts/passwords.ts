@@ -3,13 +3,14 @@ import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../passwords/credential-check.ts";
 import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground } from "./email-links.ts";
 import { describeDuration, passwordResetMessage } from "./email-messages.ts";
-import { takeEmailSend } from "./email-send-limits.ts";
+import { takeClientEmailRequest, takeEmailSend, tryEmailSend, type EmailCharge } from "./email-send-limits.ts";
 import { endSignInsEverywhere } from "./end-sign-ins.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId, requirePassword } from "../input.ts";
 import type { User } from "../model.ts";
 import { requireAccountPassword } from "../passwords/password-guesses.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
+import { isFamiliarNetwork } from "../throttling/sign-in-networks.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { adminSubject, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
@@ -39,15 +40,29 @@ async function issueResetLink(ctx: Context, user: User, actor: AuditActor, orgId
 }
 
 /**
- * Emails a reset link when an account has the email; answers the same, as fast, when none has. The send
- * limits count every request for the address and the client IP, existing or not (so they tell nothing),
- * and delivery is not awaited (its time would tell).
+ * Emails a reset link when an account has the email; answers the same, as fast, when none has. From a network
+ * the account signed in from recently (its owner's) the request spends the owner's own budget and always
+ * mails a fresh link. From anywhere else it spends the client's budget (refused when spent: that tells the
+ * caller only about themselves) and the address's anonymous one, and while a live reset link exists it mails
+ * nothing new: the mailbox holds a working link already. A spent address budget, like a live link, answers
+ * the same and sends nothing, so no caller can tell them apart or spend a budget the owner needs. Delivery
+ * is not awaited (its time would tell).
  */
 export async function requestPasswordReset(ctx: Context, input: RequestPasswordResetInput): Promise<void> {
   const email = requireEmail(input.email);
-  const charge = await takeEmailSend(ctx, email, { clientIp: input.request?.clientIp });
+  const clientIp = input.request?.clientIp;
   const user = await ctx.stores.users.findByEmail(email);
-  if (user === null) return;
+  const owner = await isFamiliarNetwork(ctx, user?.id ?? null, clientIp);
+  let charge: EmailCharge | null;
+  if (owner) {
+    charge = user === null ? null : await tryEmailSend(ctx, email, { kind: "owner" });
+  } else {
+    if (clientIp) await takeClientEmailRequest(ctx, clientIp);
+    // Asked and spent for an unknown email too, so both cost the same.
+    const live = await ctx.stores.emailTokens.hasLive(user?.id ?? "", "reset_password", ctx.clock.now());
+    charge = live ? null : await tryEmailSend(ctx, email, { kind: "anonymous" });
+  }
+  if (charge === null || user === null) return;
   sendInBackground(ctx, await issueResetLink(ctx, user, { kind: "anonymous" }, null, input.request), charge);
 }
 
@@ -57,8 +72,9 @@ export async function sendPasswordReset(ctx: Context, actor: Actor, orgId: strin
   const memberId = requireId("user_id", userId);
   const user = (await ctx.stores.orgs.findMembership(orgId, memberId)) === null ? null : await ctx.stores.users.findById(memberId);
   if (user === null) throw new GatehouseError("not_found", "membership not found");
-  // The address's send limit, as RequestPasswordReset's, and the org's: an admin cannot bomb a mailbox either.
-  const charge = await takeEmailSend(ctx, user.email, { orgId: actor.kind === "user" ? orgId : undefined });
+  // The org's budgets only (its sends to this address, all its sends): no other org and no anonymous caller can
+  // spend them, and they spend nothing of the owner's.
+  const charge = await takeEmailSend(ctx, user.email, { kind: "admin_reset", orgId, byOperator: actor.kind !== "user" });
   const subject = adminSubject(actor, orgId);
   await sendEmail(ctx, await issueResetLink(ctx, user, subject.actor, orgId, subject.request), charge);
 }

@@ -53,7 +53,7 @@ export async function register(ctx: Context, input: RegisterInput): Promise<Regi
   const displayName = optionalDisplayName(input.displayName);
   const vouched = input.emailVerified === true;
   const verified = vouched || ctx.config.emailVerification === "off";
-  const charge = verified ? undefined : await takeEmailSend(ctx, email, { clientIp: input.request?.clientIp });
+  const charge = verified ? undefined : await takeEmailSend(ctx, email, { kind: "anonymous", clientIp: input.request?.clientIp });
   const userId = newId(ctx.random);
   const passwordHash = await ctx.hashQueue.run(input.clientKey ?? "", () => ctx.passwordHasher.hash(password));
   const link = verified ? null : newLinkToken(ctx);

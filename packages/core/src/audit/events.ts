@@ -59,7 +59,11 @@ export type RateLimitName =
   | "email_sends_per_address"
   | "email_sends_per_client"
   | "email_sends_per_org"
-  | "passkey_sign_ins_per_client";
+  | "passkey_sign_ins_per_client"
+  | "password_failures_per_device"
+  | "password_failures_per_network"
+  | "password_failures_per_account"
+  | "password_failures_per_user";
 
 /** Which breaker tripped: a region's (`key` is the region) or a number prefix's (`key` is the E.164 number without its last four digits). */
 export type SmsBreakerScope = "country" | "prefix";

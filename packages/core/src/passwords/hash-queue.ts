@@ -1,5 +1,6 @@
 import { GatehouseError } from "../errors.ts";
 import type { Clock } from "../ports.ts";
+import { clientGroup } from "../throttling/client-network.ts";
 
 export interface HashQueueOptions {
   /** Hashes computed at once. */
@@ -95,7 +96,9 @@ export function createHashQueue(options: HashQueueOptions): HashQueue {
   };
 
   return {
-    run(lane, task) {
+    run(client, task) {
+      // One lane per client as every per-client limit counts it: an IPv6 client's addresses share their /64's.
+      const lane = clientGroup(client);
       const queuedAt = clock.now();
       if (running < concurrency && waiting === 0) {
         const result = execute(task, queuedAt);

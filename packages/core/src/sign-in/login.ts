@@ -2,9 +2,11 @@ import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../passwords/credential-check.ts";
 import { assessDevice, readSignInFactsSeeingDevice } from "./device-assessment.ts";
-import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
+import { requireLinkTokenHash } from "../accounts/email-links.ts";
+import { accountDisabled, GatehouseError } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
-import { checkGuess, secondsUntilGuess, takeSignInGuess } from "../passwords/password-guesses.ts";
+import { checkGuess, takeSignInGuess } from "../passwords/password-guesses.ts";
+import { refundAll } from "../rate-limits.ts";
 import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "./second-factor.ts";
@@ -20,7 +22,9 @@ export interface LoginInput {
   readonly deviceFingerprint?: string;
   /** Who is asking (the client IP at the server): password hashes are queued per client. Absent: one shared lane. */
   readonly clientKey?: string;
-  /** Recorded with the audit events. */
+  /** The token of an emailed unblock link: lets the owner past the account's guessing ceiling once (docs/security.md, G4). */
+  readonly unblockToken?: string;
+  /** Recorded with the audit events; its client IP names the network whose guessing budget the sign-in spends. */
   readonly request?: RequestMeta;
 }
 
@@ -34,16 +38,17 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const password = requirePassword(input.password);
   const orgReference = requireOrgReference(input.orgId);
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
+  const unblockTokenHash = input.unblockToken ? requireLinkTokenHash("unblock_token", input.unblockToken) : undefined;
 
   const user = await ctx.stores.users.findByEmail(email);
   const refused = async () => ({ actor: { kind: "anonymous" }, orgId: await knownOrgId(ctx, orgReference), userId: user?.id, request: input.request }) as const;
-  const budget = await takeSignInGuess(ctx, email, user, fingerprint);
+  const budget = await takeSignInGuess(ctx, { email, user, fingerprint, clientIp: input.request?.clientIp, unblockTokenHash });
   if (!budget.allowed) {
-    const retryAfterSeconds = secondsUntilGuess(ctx, budget);
+    const retryAfterSeconds = budget.refusal.details?.retryAfterSeconds ?? 1;
     await recordAuditAlone(ctx, "sign_in.throttled", await refused(), { retryAfterSeconds });
-    throw rateLimited(retryAfterSeconds);
+    throw budget.refusal;
   }
-  if (!(await checkGuess(ctx, checkCredentials, budget.receipt, user, password, input.clientKey ?? "")) || user === null) {
+  if (!(await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "")) || user === null) {
     await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
@@ -55,8 +60,11 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   }
 
   const step = await inTransaction(ctx, async (tx) => {
-    // A right password is no guess: its unit goes back.
-    await tx.stores.rateLimiter.refund(budget.receipt);
+    // A right password is no guess: its units go back. An unblock link it passed the ceiling with is used up.
+    await refundAll(tx.stores.rateLimiter, budget.receipts);
+    if (budget.unblock !== null && (await tx.stores.emailTokens.consume(budget.unblock.tokenHash, "unblock_sign_in", tx.clock.now())) === null) {
+      throw budget.unblock.refusal;
+    }
     const orgId = await resolveOrgId(tx, orgReference);
     const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
     const facts = await readSignInFactsSeeingDevice(tx, user.id, orgId, fingerprint);

@@ -79,12 +79,12 @@ function sendLimits(ctx: Context, target: LoginTarget, phone: string, destinatio
   const { config } = ctx;
   const session = target.stepUpSessionId;
   return [
-    { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(phone), windows: config.otpSendsPerPhone },
+    { name: "otp_sends_per_phone", key: rateLimitKeys.otpSendsPerPhone(ctx, phone), windows: config.otpSendsPerPhone },
     { name: "otp_sends_per_user", key: rateLimitKeys.otpSendsPerUser(target.userId), windows: config.otpSendsPerUser },
     ...(session === undefined
       ? []
       : [{ name: "otp_sends_per_step_up_session", key: rateLimitKeys.otpSendsPerStepUpSession(session), windows: config.otpSendsPerStepUpSession } as const]),
-    { name: "otp_sends_per_prefix", key: rateLimitKeys.otpSendsPerPrefix(destination.prefix), windows: config.otpSendsPerPrefix },
+    { name: "otp_sends_per_prefix", key: rateLimitKeys.otpSendsPerPrefix(ctx, destination.prefix), windows: config.otpSendsPerPrefix },
   ];
 }
 

@@ -1,11 +1,12 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { newId } from "../ids.ts";
-import { factorOf } from "../factors/registry.ts";
-import type { EpochMs, FactorKind, Session } from "../model.ts";
 import type { StepUpProof, TokenPair } from "../ports.ts";
 import type { IssuedTokens } from "../results.ts";
+import { recordSignInNetwork } from "../throttling/sign-in-networks.ts";
 import { ACCESS_TOKEN_PREFIX, hashToken, newToken, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
+import { factorOf } from "../factors/registry.ts";
+import type { EpochMs, FactorKind, Session } from "../model.ts";
 
 export interface FreshTokens {
   readonly accessToken: string;
@@ -54,7 +55,8 @@ export function proofOf(factor: FactorKind | "passkey" | null, now: EpochMs): St
 /**
  * A new session for a device; only token hashes are stored. `factor` is the second factor the sign-in
  * verified (null: none was asked; `"passkey"`: a passkey sign-in without a password). The device stops being new and, with `trustedUntil`, is trusted until
- * then in the same write (the caller records `device.trusted`). Recorded as `session.created`.
+ * then in the same write (the caller records `device.trusted`), and the client's network becomes familiar to
+ * the account (throttling/sign-in-networks.ts). Recorded as `session.created`.
  */
 export async function issueSession(
   tx: Context,
@@ -72,6 +74,7 @@ export async function issueSession(
   const proof = proofOf(factor, now);
   await tx.stores.sessions.create({ id: sessionId, userId, orgId, deviceId, ...fresh.pair, createdAt: now, expiresAt, revokedAt: null, ...proof });
   await tx.stores.devices.markSessionIssued(deviceId, tx.clock.now(), trustedUntil);
+  await recordSignInNetwork(tx, userId, request?.clientIp);
   await recordAudit(tx, "session.created", { actor: { kind: "user", userId }, orgId, userId, deviceId, request }, { sessionId });
   return toIssuedTokens(fresh, { userId, orgId, ...proof });
 }

@@ -23,5 +23,8 @@ export function createEmailTokenStore(tables: MemoryTables): EmailTokenStore {
     async deleteByUser(userId, purpose) {
       return deleteWhere(tokens, (token) => token.userId === userId && token.purpose === purpose);
     },
+    async hasLive(userId, purpose, now) {
+      return [...tokens.values()].some((token) => token.userId === userId && token.purpose === purpose && token.expiresAt > now);
+    },
   };
 }

@@ -14,6 +14,7 @@ import { createRateLimiter } from "./memory-rate-limiter.ts";
 import { createSessionStore } from "./memory-session-store.ts";
 import { createSettingsStore } from "./memory-settings-store.ts";
 import { createSignInFactsStore } from "./memory-sign-in-facts-store.ts";
+import { createSignInNetworkStore } from "./memory-sign-in-network-store.ts";
 import { createUserStore } from "./memory-user-store.ts";
 
 /**
@@ -44,6 +45,7 @@ export function createMemoryStores(): Stores {
     intents: createIntentStore(tables),
     emailTokens: createEmailTokenStore(tables),
     invitations: createInvitationStore(tables),
+    signInNetworks: createSignInNetworkStore(tables),
     factors: createFactorStore(tables),
     sessions,
     settings,
@@ -62,6 +64,7 @@ export function createMemoryStores(): Stores {
     intents: serialised(ports.intents, lock),
     emailTokens: serialised(ports.emailTokens, lock),
     invitations: serialised(ports.invitations, lock),
+    signInNetworks: serialised(ports.signInNetworks, lock),
     factors: serialised(ports.factors, lock),
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),

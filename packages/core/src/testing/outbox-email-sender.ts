@@ -17,11 +17,14 @@ export class OutboxEmailSender implements EmailSender {
     return this.sent.filter((message) => message.to === to);
   }
 
-  /** The token of the newest link to `page` (e.g. "verify-email") sent to `to`. */
+  /** The token of the newest link to `page` (e.g. "verify-email"; "login" for an unblock link) sent to `to`. */
   lastToken(to: string, page: string): string | undefined {
     for (const message of this.to(to).reverse()) {
       const link = LINK.exec(message.text)?.[0];
-      if (link !== undefined && new URL(link).pathname.endsWith(`/${page}`)) return new URLSearchParams(new URL(link).hash.slice(1)).get("token") ?? undefined;
+      if (link !== undefined && new URL(link).pathname.endsWith(`/${page}`)) {
+        const fragment = new URLSearchParams(new URL(link).hash.slice(1));
+        return fragment.get("token") ?? fragment.get("unblock") ?? undefined;
+      }
     }
     return undefined;
   }

@@ -43,6 +43,7 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
           password: req.password,
           orgId: req.orgId,
           deviceFingerprint: req.deviceFingerprint,
+          unblockToken: req.unblockToken,
           clientKey: ctx.values.get(clientIpKey),
           request: requestMetaOf(ctx),
         }),

@@ -6,6 +6,7 @@ import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
 import { describeEmailOwnershipContract } from "./email-ownership.ts";
 import { describeFactorsContract } from "./factors.ts";
+import { describeGuessingBudgetsContract } from "./guessing-budgets.ts";
 import type { StoreContractHandle } from "./handle.ts";
 import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
@@ -61,5 +62,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeAuditContract(current);
     describeAccountSecurityContract(stores);
     describeFactorsContract(stores);
+    describeGuessingBudgetsContract(stores);
   });
 }
