@@ -17,6 +17,7 @@ import { createSessionRepository } from "./session-repository.ts";
 import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
+import { createResourceServerRepository, createSigningKeyRepository } from "./token-repositories.ts";
 import { createUserRepository } from "./user-repository.ts";
 
 /**
@@ -54,5 +55,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     rateLimiter: createRateLimiter(db, dialect),
     smsTraffic: createSmsTrafficRepository(db, cache),
     audit: createAuditRepository(db, cache),
+    signingKeys: createSigningKeyRepository(db),
+    resourceServers: createResourceServerRepository(db),
   };
 }

@@ -1,6 +1,7 @@
 import { GatehouseError } from "../errors.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
+import { createMemoryResourceServerStore, createMemorySigningKeyStore } from "./memory-token-stores.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
 import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../sliding-log.ts";
 import type {
@@ -77,6 +78,8 @@ export function createMemoryStores(): Stores {
     rateLimiter: createRateLimiter(tables),
     smsTraffic: createMemorySmsTraffic(tables),
     audit: audit.store,
+    signingKeys: createMemorySigningKeyStore(tables),
+    resourceServers: createMemoryResourceServerStore(tables),
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
   return {
@@ -95,6 +98,8 @@ export function createMemoryStores(): Stores {
     rateLimiter: serialised(ports.rateLimiter, lock),
     smsTraffic: serialised(ports.smsTraffic, lock),
     audit: serialised(ports.audit, lock),
+    signingKeys: serialised(ports.signingKeys, lock),
+    resourceServers: serialised(ports.resourceServers, lock),
     transaction: (work) =>
       lock.run(async () => {
         const restore = tables.snapshot();
