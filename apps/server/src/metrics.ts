@@ -155,3 +155,17 @@ export function createMetrics(): GatehouseMetrics {
     },
   };
 }
+
+/** The age of the key signing access JWTs, read at each scrape: an alert on it says a rotation is overdue. */
+export function watchSigningKeyAge(registry: Registry, readAgeMs: () => Promise<number | null>): void {
+  new Gauge({
+    name: "gatehouse_signing_key_age_seconds",
+    help: "Seconds since the key signing access JWTs started signing (absent while none signs)",
+    registers: [registry],
+    async collect() {
+      const ageMs = await readAgeMs();
+      if (ageMs === null) this.reset();
+      else this.set(ageMs / 1000);
+    },
+  });
+}

@@ -62,6 +62,8 @@ export interface CreatedResourceServer {
 export interface TokensApi {
   /** The issuer of every JWT and of the RFC 8414 metadata: `publicUrl` without a trailing slash. */
   readonly issuer: string;
+  /** How long a verifier may cache the key set: the JWKS's `Cache-Control: max-age`. */
+  readonly jwksMaxAgeSeconds: number;
   /** Creates the first signing key when none is stored (the server's start); the key signs at once. */
   ensureSigningKey(): Promise<void>;
   /** Adds a key that is published now and signs from `activatesAt` (the operator's `gatehouse keys rotate`; platform admins). */
@@ -180,6 +182,7 @@ export function createTokensApi(ctx: Context): TokensApi {
 
   return {
     issuer,
+    jwksMaxAgeSeconds: Math.floor(ctx.config.jwksMaxAgeMs / 1000),
 
     async ensureSigningKey() {
       if ((await ctx.stores.signingKeys.list()).length === 0) await addKey({ kind: "system" }, ctx.clock.now(), "first_start");

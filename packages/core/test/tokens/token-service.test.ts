@@ -32,7 +32,9 @@ describe("signing keys", () => {
     await h.gatehouse.tokens.ensureSigningKey();
     const keys = await h.stores.signingKeys.list();
     expect(keys).toHaveLength(1);
-    expect((await h.gatehouse.tokens.publicJwks()).keys).toEqual([{ kty: "OKP", crv: "Ed25519", x: expect.any(String), kid: keys[0]!.kid, alg: "EdDSA", use: "sig" }]);
+    expect((await h.gatehouse.tokens.publicJwks()).keys).toEqual([
+      { kty: "OKP", crv: "Ed25519", x: expect.any(String), kid: keys[0]!.kid, alg: "EdDSA", use: "sig" },
+    ]);
     const { events } = await h.stores.audit.list({ kinds: ["signing_key.created"], limit: 10 });
     expect(events.map((event) => event.payload)).toEqual([{ kid: keys[0]!.kid, activatesAt: h.clock.now(), reason: "first_start" }]);
   });
@@ -44,7 +46,14 @@ describe("signing keys", () => {
     expect(stored!.sealedPrivateJwk).toMatch(/^v1\./);
     const { d } = (await h.gatehouse.tokens.privateJwks()).keys[0]!;
     expect(stored!.sealedPrivateJwk).not.toContain(d);
-    const other = createGatehouse({ stores: h.stores, clock: h.clock, random: h.random, sms: h.sms, email: h.email, config: { factorEncryptionKey: new Uint8Array(32).fill(2) } });
+    const other = createGatehouse({
+      stores: h.stores,
+      clock: h.clock,
+      random: h.random,
+      sms: h.sms,
+      email: h.email,
+      config: { factorEncryptionKey: new Uint8Array(32).fill(2) },
+    });
     await expect(other.tokens.ensureSigningKey()).rejects.toThrow(/does not open/);
   });
 
@@ -133,7 +142,7 @@ describe("introspection (RFC 7662)", () => {
     { why: "the token expired", act: async (x: Harness) => x.clock.advance(5 * MIN) },
   ])("answers exactly { active: false } once $why", async ({ act }) => {
     const { accessJwt } = await s.h.gatehouse.tokens.issueAccessJwt(s.principal, AUDIENCE);
-    const opaqueExpiry = s.tokens.accessExpiresAt;
+    const opaqueExpiry = s.tokens.expiresAt;
     await act(s.h, s.principal);
     expect(await introspect(accessJwt)).toEqual({ active: false });
     if (s.h.clock.now() < opaqueExpiry) expect(await introspect(s.tokens.accessToken)).toEqual({ active: false });
@@ -155,7 +164,9 @@ describe("introspection (RFC 7662)", () => {
   });
 
   it("refuses a wrong secret or an unknown client as unauthenticated", async () => {
-    await expect(introspect(s.tokens.accessToken, { ...s.credentials, clientSecret: `${s.credentials.clientSecret}x` })).rejects.toMatchObject({ kind: "unauthenticated" });
+    await expect(introspect(s.tokens.accessToken, { ...s.credentials, clientSecret: `${s.credentials.clientSecret}x` })).rejects.toMatchObject({
+      kind: "unauthenticated",
+    });
     await expect(introspect(s.tokens.accessToken, { ...s.credentials, clientId: "gh_rs_nobody" })).rejects.toMatchObject({ kind: "unauthenticated" });
     await expect(introspect(s.tokens.accessToken, { ...s.credentials, clientSecret: "" })).rejects.toMatchObject({ kind: "unauthenticated" });
   });

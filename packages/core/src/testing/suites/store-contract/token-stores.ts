@@ -46,12 +46,17 @@ export function describeTokenStoresContract(current: () => Stores): void {
     });
 
     it("of 20 concurrent creates of one kid, exactly one stores it", async () => {
-      const results = await times(20, () => stores.signingKeys.create(aKey()).then(() => true, () => false));
+      const results = await times(20, () =>
+        stores.signingKeys.create(aKey()).then(
+          () => true,
+          () => false,
+        ),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
       expect(await stores.signingKeys.list()).toHaveLength(1);
     });
 
-    it("keeps a key created in a unit of work that rejects out", async () => {
+    it("drops a key created in a unit of work that rejects", async () => {
       await expect(
         stores.transaction(async (tx) => {
           await tx.signingKeys.create(aKey());
