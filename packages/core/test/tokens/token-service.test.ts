@@ -137,15 +137,14 @@ describe("introspection (RFC 7662)", () => {
   });
 
   it.each([
-    { why: "the session is revoked", act: (x: Harness, p: Principal) => x.gatehouse.logout(p) },
-    { why: "the user is disabled", act: (x: Harness) => x.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, x.userId, true) },
-    { why: "the token expired", act: async (x: Harness) => x.clock.advance(5 * MIN) },
-  ])("answers exactly { active: false } once $why", async ({ act }) => {
+    { why: "the session is revoked", opaqueToo: true, act: (x: Harness, p: Principal) => x.gatehouse.logout(p) },
+    { why: "the user is disabled", opaqueToo: true, act: (x: Harness) => x.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, x.userId, true) },
+    { why: "the JWT expired", opaqueToo: false, act: async (x: Harness) => x.clock.advance(5 * MIN) },
+  ])("answers exactly { active: false } once $why", async ({ act, opaqueToo }) => {
     const { accessJwt } = await s.h.gatehouse.tokens.issueAccessJwt(s.principal, AUDIENCE);
-    const opaqueExpiry = s.tokens.expiresAt;
     await act(s.h, s.principal);
     expect(await introspect(accessJwt)).toEqual({ active: false });
-    if (s.h.clock.now() < opaqueExpiry) expect(await introspect(s.tokens.accessToken)).toEqual({ active: false });
+    expect((await introspect(s.tokens.accessToken)).active).toBe(!opaqueToo);
   });
 
   it("answers { active: false } for another client's audience, a forged, a foreign or an unknown token", async () => {
