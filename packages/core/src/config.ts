@@ -121,7 +121,7 @@ export interface GatehouseConfig {
   /** How far a verifier's clock may lag ours: a retired key stays published this much longer than its last token's lifetime. */
   readonly jwtClockSkewMs: number;
   /** Introspection requests per client IP, checked before the client's secret. */
-  readonly introspectionsPerClient: WindowLimit;
+  readonly introspectionsPerIp: WindowLimit;
 }
 
 /**
@@ -142,7 +142,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   accessJwtTtlMs: 5 * MINUTE,
   jwksMaxAgeMs: 5 * MINUTE,
   jwtClockSkewMs: 30_000,
-  introspectionsPerClient: { limit: 60_000, windowMs: MINUTE },
+  introspectionsPerIp: { limit: 60_000, windowMs: MINUTE },
   challengeTtlMs: 10 * MINUTE,
   intentTtlMs: 10 * MINUTE,
   accessTokenTtlMs: 15 * MINUTE,

@@ -138,7 +138,7 @@ export function createTokensApi(ctx: Context): TokensApi {
 
   async function checkClient(credentials: ResourceServerCredentials): Promise<ResourceServer> {
     const now = ctx.clock.now();
-    const { limit, windowMs } = ctx.config.introspectionsPerClient;
+    const { limit, windowMs } = ctx.config.introspectionsPerIp;
     const decision = await ctx.stores.rateLimiter.consume(`introspect:${hashToken(credentials.clientKey)}:${windowMs}`, limit, windowMs, now);
     if (!decision.allowed) throw rateLimited((decision.retryAt - now) / 1000);
     const client =

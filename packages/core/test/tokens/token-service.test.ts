@@ -179,7 +179,7 @@ describe("introspection (RFC 7662)", () => {
   });
 
   it("limits introspections per caller, and fails closed past the limit", async () => {
-    const h = await createHarness({ introspectionsPerClient: { limit: 2, windowMs: MIN } });
+    const h = await createHarness({ introspectionsPerIp: { limit: 2, windowMs: MIN } });
     const rs = await h.gatehouse.tokens.createResourceServer(SYSTEM_ACTOR, "Billing", AUDIENCE);
     const credentials = { ...rs, clientKey: "198.51.100.1" };
     await h.gatehouse.tokens.introspect(credentials, "gh_at_x");
