@@ -2,7 +2,7 @@
  * RFC 9068 access JWTs: the claims a session's token carries, signing, and the checks a verifier makes
  * (the same ones @gatehouse/verify makes, so introspection and local verification agree).
  */
-import { createLocalJWKSet, jwtVerify, SignJWT, type JWK, type JWTPayload } from "jose";
+import { jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import type { AssuranceLevel, EpochMs, Session } from "../model.ts";
 import type { OpenedSigningKey } from "./key-material.ts";
 import { SIGNING_ALG } from "./records.ts";
@@ -79,19 +79,20 @@ export function looksLikeJwt(token: string, maxLength: number): boolean {
 
 export interface VerifyOptions {
   readonly issuer: string;
-  readonly keys: readonly JWK[];
+  /** The stored keys (jose's local key set, built once per reading of the keys: it keeps their imports). */
+  readonly keys: JWTVerifyGetKey;
   readonly now: EpochMs;
   readonly clockSkewMs: number;
 }
 
 /**
- * The token's claims when its signature is one of `keys`' with EdDSA, its `typ` is at+jwt, its issuer is ours
- * and it has not expired, and it carries every claim Gatehouse puts in; null otherwise. The audience is the
- * caller's to check.
+ * The token's claims and the kid that signed it when its signature is one of `keys`' with EdDSA, its `typ` is
+ * at+jwt, its issuer is ours and it has not expired, and it carries every claim Gatehouse puts in; null
+ * otherwise. The audience, and whether the key is still published, are the caller's to check.
  */
-export async function verifyAccessJwt(token: string, options: VerifyOptions): Promise<AccessJwtClaims | null> {
+export async function verifyAccessJwt(token: string, options: VerifyOptions): Promise<{ claims: AccessJwtClaims; kid: string } | null> {
   try {
-    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [...options.keys] }), {
+    const { payload, protectedHeader } = await jwtVerify(token, options.keys, {
       issuer: options.issuer,
       typ: ACCESS_JWT_TYP,
       algorithms: [SIGNING_ALG],
@@ -99,7 +100,8 @@ export async function verifyAccessJwt(token: string, options: VerifyOptions): Pr
       clockTolerance: Math.floor(options.clockSkewMs / 1000),
       requiredClaims: ["sub", "aud", "exp", "iat", "jti", "client_id", "sid", "org_id", "acr", "amr", "auth_time"],
     });
-    return asClaims(payload);
+    const claims = asClaims(payload);
+    return claims === null || protectedHeader.kid === undefined ? null : { claims, kid: protectedHeader.kid };
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@
  * short-lived copy of what the session proved, and introspection answers from the session.
  */
 import { timingSafeEqual } from "node:crypto";
-import type { JWK } from "jose";
+import { createLocalJWKSet, type JWK, type JWTVerifyGetKey } from "jose";
 import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, rateLimited } from "../errors.ts";
@@ -87,6 +87,8 @@ interface Keyring {
   readonly readAt: EpochMs;
   readonly records: readonly SigningKeyRecord[];
   readonly opened: ReadonlyMap<string, OpenedSigningKey>;
+  /** Every stored key that opened, for verifying; whether its kid is still published is checked apart. */
+  readonly verifierKeys: JWTVerifyGetKey;
 }
 
 export function createTokensApi(ctx: Context): TokensApi {
@@ -102,7 +104,8 @@ export function createTokensApi(ctx: Context): TokensApi {
       const key = keyring?.opened.get(record.kid) ?? openSigningKey(record, ctx.secretBox);
       if (key !== null) opened.set(record.kid, key);
     }
-    keyring = { readAt: now, records, opened };
+    const verifierKeys = createLocalJWKSet({ keys: [...opened.values()].map((key) => publishedJwk(key.record)) });
+    keyring = { readAt: now, records, opened, verifierKeys };
     return keyring;
   }
 
@@ -172,9 +175,11 @@ export function createTokensApi(ctx: Context): TokensApi {
   }
 
   async function introspectJwt(token: string, client: ResourceServer, now: EpochMs): Promise<IntrospectionResult> {
-    const { published } = await publishedKeys(now);
-    const claims = await verifyAccessJwt(token, { issuer, keys: published.map((key) => publishedJwk(key.record)), now, clockSkewMs: 0 });
-    if (claims === null || claims.aud !== client.audience) return INACTIVE;
+    const { ring, schedule: current } = await schedule(now);
+    const verified = await verifyAccessJwt(token, { issuer, keys: ring.verifierKeys, now, clockSkewMs: 0 });
+    if (verified === null || !current.published.some((record) => record.kid === verified.kid)) return INACTIVE;
+    const { claims } = verified;
+    if (claims.aud !== client.audience) return INACTIVE;
     const sessions = await ctx.stores.sessions.listActiveByUser(claims.org_id, claims.sub, now);
     if (!sessions.some((session) => session.id === claims.sid)) return INACTIVE;
     return { active: true, token_type: "Bearer", ...claims, amr: [...claims.amr] };
