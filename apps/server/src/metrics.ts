@@ -163,9 +163,10 @@ export function watchSigningKeyAge(registry: Registry, readAgeMs: () => Promise<
     help: "Seconds since the key signing access JWTs started signing (absent while none signs)",
     registers: [registry],
     async collect() {
-      const ageMs = await readAgeMs();
+      // A database that does not answer fails no scrape: the storage metrics tell of it, and the age is kept as last read.
+      const ageMs = await readAgeMs().catch(() => undefined);
       if (ageMs === null) this.reset();
-      else this.set(ageMs / 1000);
+      else if (ageMs !== undefined) this.set(ageMs / 1000);
     },
   });
 }

@@ -30,7 +30,7 @@ describe.each(dialects)("access JWTs, the key set and introspection, over the wi
   beforeAll(async () => {
     if (!enabled) return;
     database = await openDatabase();
-    env = { ...DEV_ENV, DATABASE_URL: database.url, PUBLIC_URL: ISSUER };
+    env = { ...DEV_ENV, DATABASE_URL: database.url, PUBLIC_URL: ISSUER, METRICS_PORT: "0" };
     server = await startServerProcess(env);
     storage = await openStorage(database.url);
     operator = seedingOperator(storage.stores);
@@ -78,6 +78,7 @@ describe.each(dialects)("access JWTs, the key set and introspection, over the wi
     expect(keys).toHaveLength(1);
     expect(keys[0]).toEqual({ kty: "OKP", crv: "Ed25519", x: expect.any(String), kid: expect.any(String), alg: "EdDSA", use: "sig" });
     expect((await get("/.well-known/nothing")).status).toBe(404);
+    expect(await (await fetch(server.metricsUrl())).text()).toMatch(/^gatehouse_signing_key_age_seconds \d/m);
   });
 
   it.runIf(enabled)(
