@@ -63,6 +63,7 @@ export default defineConfig({
       nodeProject("adapters-email", "packages/adapters-email"),
       nodeProject("contract", "packages/contract"),
       nodeProject("transport-connect", "packages/transport-connect"),
+      nodeProject("verify", "packages/verify"),
       nodeProject("server", "apps/server", { testTimeout: 60_000, exclude: TIMING_FILES }),
       nodeProject("server-timing", "apps/server", { testTimeout: 60_000, include: TIMING_FILES, groupOrder: 1, fileParallelism: false }),
       nodeProject("web", "apps/web", { testTimeout: 60_000 }),

@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { notMeasured, rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
+import { accessTokens } from "./bench/figures/access-tokens.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
@@ -26,7 +27,7 @@ import { buildServerDist } from "./bench/server.ts";
 import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, signIn, isolation, smsSend, statements];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, signIn, isolation, smsSend, statements];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

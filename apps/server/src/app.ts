@@ -11,6 +11,7 @@ import {
   clientIpKey,
   createConnectRoutes,
   createHttpRoutes,
+  createOAuthRoutes,
   createRpcHandler,
   DevService,
   errorInterceptor,
@@ -32,7 +33,7 @@ import { createDualProtocolServer, type RequestHandler } from "./dual-protocol-s
 import { createEngine } from "./engine.ts";
 import { warmPhoneMetadata, warnIfEveryCountryAllowed } from "./sms-guard-log.ts";
 import type { Logger } from "./logger.ts";
-import { createMetrics } from "./metrics.ts";
+import { createMetrics, watchSigningKeyAge } from "./metrics.ts";
 import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
 import { createReadiness } from "./readiness.ts";
 import { requestLog } from "./request-log.ts";
@@ -58,7 +59,14 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   // Metrics are collected only when they are served (METRICS_PORT).
   const metrics = config.observability.metricsPort === undefined ? undefined : createMetrics();
   for (const warning of config.email.warnings) logger.warn(warning);
-  const { gatehouse, storage, stores, sms, email } = await createEngine(config, logger, clock, {
+  const {
+    gatehouse,
+    storage,
+    stores,
+    sms,
+    email,
+    close: closeEngine,
+  } = await createEngine(config, logger, clock, {
     onQuery: metrics?.dbQuery,
     onStorageFault: metrics?.dbFault,
     onSmsResult: metrics?.smsResult,
@@ -67,6 +75,13 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     hashQueue: metrics?.hashQueue,
     smsGuard: metrics?.smsGuard,
   });
+  try {
+    await gatehouse.tokens.ensureSigningKey();
+  } catch (error) {
+    await closeEngine();
+    throw error;
+  }
+  if (metrics !== undefined) watchSigningKeyAge(metrics.registry, () => gatehouse.tokens.signingKeyAgeMs());
   warmPhoneMetadata(logger);
   await warnIfEveryCountryAllowed(config, gatehouse, logger);
   const observers: RequestObserver[] = [
@@ -82,6 +97,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const bodyBudget = createBodyBudget(config.connections.maxBodyBytesInFlight);
   const devMail = config.devOtpRouteEnabled ? email.devMailbox : null;
   const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, devMail, onUnexpected, onClientGone, bodyBudget });
+  const oauthRoutes = createOAuthRoutes({ gatehouse, clientKey: (req) => clientIp(req, config.trustProxyHops), bodyBudget, onUnexpected, onClientGone });
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
   const connect = createRpcHandler({
@@ -136,6 +152,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       return answerJson(res, url.pathname, ready ? 200 : 503, { status: ready ? "ready" : "unavailable" });
     }
     if (await httpRoutes(req, res, url)) return;
+    if (await oauthRoutes(req, res, url)) return;
     // The API's and the metrics' namespaces are never the web client's: an unknown path there is a JSON 404, not its HTML.
     if (!isApiPath(url.pathname) && (await staticFiles(req, res))) return;
     answerJson(res, url.pathname, 404, { error: { code: "not_found", message: "not found" } });
@@ -207,5 +224,12 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
 }
 
 function isApiPath(pathname: string): boolean {
-  return pathname === "/api" || pathname.startsWith("/api/") || pathname === "/metrics" || pathname.startsWith("/metrics/");
+  return (
+    pathname === "/api" ||
+    pathname.startsWith("/api/") ||
+    pathname === "/metrics" ||
+    pathname.startsWith("/metrics/") ||
+    pathname.startsWith("/oauth2/") ||
+    pathname.startsWith("/.well-known/")
+  );
 }

@@ -54,6 +54,7 @@ const OPTIONS = {
   until: { type: "string" },
   limit: { type: "string" },
   reason: { type: "string" },
+  audience: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -244,6 +245,29 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         until: parseTimeOption("until", values.until),
       };
       return new JsonLines(auditLines(gatehouse, query, parseLimitOption(values.limit)));
+    },
+  },
+  "client create": {
+    summary: "register a resource server: it introspects tokens with these credentials, and access JWTs may name its audience (audited)",
+    params: { name: "the service's name" },
+    options: { audience: ["<uri>", "required: the URI its tokens' aud names, such as https://billing.example.com"] },
+    output: '{"client_id", "client_secret" (shown this once: only its hash is stored), "audience"}',
+    run: async ({ args, values, gatehouse }) => {
+      if (values.audience === undefined) throw new UsageError("client create needs --audience <uri>");
+      const created = await gatehouse.tokens.createResourceServer(SYSTEM_ACTOR, args[0]!, values.audience);
+      return { client_id: created.clientId, client_secret: created.clientSecret, audience: values.audience };
+    },
+  },
+  "keys rotate": {
+    summary:
+      "add a new signing key for access JWTs: published at once, signing after one token lifetime and JWKS cache age; the old key stays published until its tokens expired (audited)",
+    params: {},
+    options: {},
+    output: '{"kid", "activates_at", "retiring_kid"}',
+    run: async ({ gatehouse }) => {
+      await gatehouse.tokens.ensureSigningKey();
+      const rotated = await gatehouse.tokens.rotateSigningKey(SYSTEM_ACTOR);
+      return { kid: rotated.kid, activates_at: iso(rotated.activatesAt), retiring_kid: rotated.retiringKid };
     },
   },
   migrate: {

@@ -59,6 +59,8 @@ export interface ServerConfig {
   /** WEBAUTHN_RP_ID, WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (webauthn-config.ts). */
   readonly webauthn: WebAuthnRelyingParty;
   readonly rateLimitIpPerMinute: number;
+  /** INTROSPECTIONS_PER_IP_PER_MINUTE: POST /oauth2/introspect calls per client IP, counted before the client's secret is checked. */
+  readonly introspectionsPerIpPerMinute: number;
   /** The longest a refused public auth RPC (ResourceExhausted) waits before its answer; 0 answers at once. */
   readonly refusalPauseMs: number;
   readonly trustProxyHops: number;
@@ -284,6 +286,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     factorEncryptionKey,
     webauthn: readWebAuthnConfig(text, problems, { port }),
     rateLimitIpPerMinute: int("RATE_LIMIT_IP_PER_MINUTE", 300, 0, 1_000_000),
+    introspectionsPerIpPerMinute: int("INTROSPECTIONS_PER_IP_PER_MINUTE", DEFAULT_CONFIG.introspectionsPerIp.limit, 1, 100_000_000),
     refusalPauseMs,
     trustProxyHops,
     passwordHash: { argon2id, concurrency, queueLimit },

@@ -97,6 +97,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
       otpSendsPerPrefix: [{ limit: config.smsGuard.sendsPerPrefixPerHour, windowMs: HOUR_MS }],
       otpSendsPerCountry: { limit: config.smsGuard.sendsPerCountryPerHour, windowMs: HOUR_MS },
       smsBreaker: config.smsGuard.breaker,
+      introspectionsPerIp: { limit: config.introspectionsPerIpPerMinute, windowMs: 60_000 },
     },
   });
   return { gatehouse, storage, stores, sms, email, close: () => storage.close() };

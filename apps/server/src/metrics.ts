@@ -185,3 +185,18 @@ export function createMetrics(version: string = serverVersion()): GatehouseMetri
     },
   };
 }
+
+/** The age of the key signing access JWTs, read at each scrape: an alert on it says a rotation is overdue. */
+export function watchSigningKeyAge(registry: Registry, readAgeMs: () => Promise<number | null>): void {
+  new Gauge({
+    name: "gatehouse_signing_key_age_seconds",
+    help: "Seconds since the key signing access JWTs started signing (absent while none signs)",
+    registers: [registry],
+    async collect() {
+      // A database that does not answer fails no scrape: the storage metrics tell of it, and the age is kept as last read.
+      const ageMs = await readAgeMs().catch(() => undefined);
+      if (ageMs === null) this.reset();
+      else if (ageMs !== undefined) this.set(ageMs / 1000);
+    },
+  });
+}

@@ -78,7 +78,16 @@ export function observeRpcs(observer: RequestObserver): Interceptor {
   };
 }
 
-const NAMED_ROUTES = new Set(["/api/browser/policy", "/api/browser/check-url", "/api/dev/mfa/otp", "/healthz", "/readyz"]);
+const NAMED_ROUTES = new Set([
+  "/api/browser/policy",
+  "/api/browser/check-url",
+  "/api/dev/mfa/otp",
+  "/healthz",
+  "/readyz",
+  "/oauth2/introspect",
+  "/.well-known/jwks.json",
+  "/.well-known/oauth-authorization-server",
+]);
 
 export function routeLabel(pathname: string): string {
   if (NAMED_ROUTES.has(pathname)) return pathname;

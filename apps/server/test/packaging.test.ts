@@ -40,6 +40,7 @@ const PUBLIC_WORKSPACES = [
   "packages/adapters-sms",
   "packages/adapters-email",
   "packages/transport-connect",
+  "packages/verify",
   "apps/server",
 ];
 /** Node of this run first on PATH, so `npm`, the bin's launcher and tsc all use it. */

@@ -18,6 +18,7 @@ import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
 import { createSignInNetworkRepository } from "./sign-in-network-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
+import { createResourceServerRepository, createSigningKeyRepository } from "./token-repositories.ts";
 import { createUserRepository } from "./user-repository.ts";
 
 /**
@@ -56,5 +57,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     rateLimiter: createRateLimiter(db, dialect),
     smsTraffic: createSmsTrafficRepository(db, cache),
     audit: createAuditRepository(db, cache),
+    signingKeys: createSigningKeyRepository(db),
+    resourceServers: createResourceServerRepository(db),
   };
 }

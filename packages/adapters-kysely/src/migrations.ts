@@ -437,6 +437,33 @@ export const migrations: Readonly<Record<string, Migration>> = {
           OR key LIKE 'password-fail:account:%' OR key LIKE 'email-send:address:%'`.execute(db);
     },
   },
+
+  /*
+   * Tokens other services verify (docs/integration.md): the keys that sign access JWTs, only ever added,
+   * their private halves sealed under the factor key; and the resource servers that introspect.
+   */
+  "0016_access_tokens": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("signing_keys")
+        .addColumn("kid", "text", (col) => col.primaryKey().notNull())
+        .addColumn("alg", "text", (col) => col.notNull())
+        .addColumn("public_jwk", "text", (col) => col.notNull())
+        .addColumn("sealed_private_jwk", "text", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .addColumn("activates_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable("resource_servers")
+        .addColumn("client_id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("name", "text", (col) => col.notNull())
+        .addColumn("audience", "text", (col) => col.notNull())
+        .addColumn("secret_hash", "text", (col) => col.notNull())
+        .addColumn("created_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("resource_servers_audience").on("resource_servers").column("audience").execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

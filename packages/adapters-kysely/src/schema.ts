@@ -262,6 +262,23 @@ export interface AuditEventsTable {
   payload: string;
 }
 
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  sealed_private_jwk: string;
+  created_at: EpochMsColumn;
+  activates_at: EpochMsColumn;
+}
+
+export interface ResourceServersTable {
+  client_id: string;
+  name: string;
+  audience: string;
+  secret_hash: string;
+  created_at: EpochMsColumn;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -285,4 +302,6 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   webauthn_factors: WebAuthnFactorsTable;
   webauthn_challenges: WebAuthnChallengesTable;
+  signing_keys: SigningKeysTable;
+  resource_servers: ResourceServersTable;
 }

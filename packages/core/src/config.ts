@@ -130,6 +130,14 @@ export interface GatehouseConfig {
   readonly emailSendsPerClient: WindowLimit;
   /** Emails an org's admins send (invitations, notices, reset links), however many addresses they name. */
   readonly emailSendsPerOrg: WindowLimit;
+  /** Lifetime of an access JWT (RFC 9068); a JWT never outlives its session either. */
+  readonly accessJwtTtlMs: number;
+  /** How long a verifier may cache the key set (the JWKS's `Cache-Control: max-age`): a rotated key is published this long before it signs. */
+  readonly jwksMaxAgeMs: number;
+  /** How far a verifier's clock may lag ours: a retired key stays published this much longer than its last token's lifetime. */
+  readonly jwtClockSkewMs: number;
+  /** Introspection requests per client IP, checked before the client's secret. */
+  readonly introspectionsPerIp: WindowLimit;
 }
 
 /**
@@ -147,6 +155,10 @@ export interface SmsBreakerConfig {
 }
 
 export const DEFAULT_CONFIG: GatehouseConfig = {
+  accessJwtTtlMs: 5 * MINUTE,
+  jwksMaxAgeMs: 5 * MINUTE,
+  jwtClockSkewMs: 30_000,
+  introspectionsPerIp: { limit: 60_000, windowMs: MINUTE },
   challengeTtlMs: 10 * MINUTE,
   intentTtlMs: 10 * MINUTE,
   accessTokenTtlMs: 15 * MINUTE,

@@ -70,6 +70,7 @@ import {
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./admin/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
+import { createTokensApi, type TokensApi } from "./tokens/token-service.ts";
 
 export interface AdminApi {
   /** `slug` omitted or empty: derived from the name (see admin.ts). */
@@ -194,6 +195,8 @@ export interface Gatehouse {
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
   readonly account: AccountApi;
+  /** Access JWTs, signing keys, resource servers and introspection (see tokens/token-service.ts). */
+  readonly tokens: TokensApi;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
@@ -282,5 +285,6 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       requireStepUp: (principal) => requireStepUp(ctx, principal),
       requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),
     },
+    tokens: createTokensApi(ctx),
   };
 }

@@ -32,6 +32,7 @@ import type {
   WebAuthnFactor,
   User,
 } from "./model.ts";
+import type { ResourceServer, SigningKeyRecord } from "./tokens/records.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
 
 export interface Clock {
@@ -616,6 +617,25 @@ export interface AuditStore {
   list(query: AuditQuery): Promise<AuditPage>;
 }
 
+/** The keys that sign access JWTs: only ever added (their schedule follows from their times, tokens/key-schedule.ts). */
+export interface SigningKeyStore {
+  /** Throws `already_exists` on a duplicate kid. */
+  create(key: SigningKeyRecord): Promise<void>;
+  /** Every key, oldest activation first (ties by kid). */
+  list(): Promise<SigningKeyRecord[]>;
+}
+
+/** The services registered to receive Gatehouse tokens (OAuth resource servers). */
+export interface ResourceServerStore {
+  /** Throws `already_exists` on a duplicate client id. */
+  create(server: ResourceServer): Promise<void>;
+  findByClientId(clientId: string): Promise<ResourceServer | null>;
+  /** Whether any registered resource server has this exact audience. */
+  hasAudience(audience: string): Promise<boolean>;
+  /** Every resource server, oldest first (ties by client id). */
+  list(): Promise<ResourceServer[]>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly orgs: OrgStore;
@@ -633,6 +653,8 @@ export interface Stores {
   readonly rateLimiter: RateLimiter;
   readonly smsTraffic: SmsTrafficStore;
   readonly audit: AuditStore;
+  readonly signingKeys: SigningKeyStore;
+  readonly resourceServers: ResourceServerStore;
   /**
    * A unit of work: runs `work` with stores whose calls are all-or-nothing together: everything it
    * wrote persists when `work` resolves; when it rejects, nothing it wrote persists and the rejection

@@ -61,7 +61,7 @@ export interface HttpRoutesOptions {
  */
 export type HttpRoutes = (req: NodeRequest, res: NodeResponse, url?: URL) => Promise<boolean>;
 
-class HttpStatusError extends Error {
+export class HttpStatusError extends Error {
   readonly status: number;
   readonly code: string;
   readonly headers: Record<string, string>;
@@ -74,7 +74,7 @@ class HttpStatusError extends Error {
 }
 
 /** Reading the body failed because the client's stream did: nobody is left to answer. */
-class ClientGone extends Error {}
+export class ClientGone extends Error {}
 
 /** A route's answer: its body, and headers beside the JSON ones; a null body is a 304. */
 interface Answer {
@@ -145,7 +145,7 @@ async function readJsonBody(req: NodeRequest, budget: BodyBudget): Promise<unkno
  * and end-of-stream listeners for a body that is one chunk. Past `limit` it stops reading and leaves the rest
  * paused, so the 413 can still be written (the server drains or cuts what follows, see dual-protocol-server.ts).
  */
-function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
+export function readBody(req: NodeRequest, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

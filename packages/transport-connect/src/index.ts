@@ -17,6 +17,7 @@ export {
   API_HEADERS,
   writeJson,
 } from "./http-routes.ts";
+export { createOAuthRoutes, parseBasicAuth, INTROSPECTION_PATH, JWKS_PATH, METADATA_PATH, type OAuthRoutes, type OAuthRoutesOptions } from "./oauth-routes.ts";
 export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.ts";
 export { DECODE_FAILURE_MESSAGE } from "./decode-failures.ts";
 export { addressGroup, clientIp } from "./client-ip.ts";

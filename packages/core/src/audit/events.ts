@@ -137,6 +137,10 @@ export interface AuditPayloads {
   };
   /** A platform admin or an org admin changed where OTPs may be sent. */
   "sms_destination_policy.changed": { readonly allowedCountries: readonly string[]; readonly refusedNumberTypes: readonly string[] | null };
+  /** A key that signs access JWTs was added: on the first start, or by a rotation (it signs from `activatesAt`, its predecessor retires then). */
+  "signing_key.created": { readonly kid: string; readonly activatesAt: EpochMs; readonly reason: "first_start" | "rotation" };
+  /** A service was registered to introspect tokens and receive access JWTs for `audience`; never its secret. */
+  "resource_server.created": { readonly clientId: string; readonly name: string; readonly audience: string };
 }
 
 export type AuditEventKind = keyof AuditPayloads;
@@ -182,6 +186,8 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "sms.destination_refused": true,
   "sms.breaker_tripped": true,
   "sms_destination_policy.changed": true,
+  "signing_key.created": true,
+  "resource_server.created": true,
 } satisfies Record<AuditEventKind, true>) as readonly AuditEventKind[];
 
 export function isAuditEventKind(value: string): value is AuditEventKind {

@@ -1,5 +1,6 @@
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
+import { createMemoryResourceServerStore, createMemorySigningKeyStore } from "./memory-token-stores.ts";
 import { createMemoryTables, createSerialLock, serialised } from "./memory-transactions.ts";
 import type { Stores } from "../ports.ts";
 import { createBrowserPolicyStore } from "./memory-browser-policy-store.ts";
@@ -54,6 +55,8 @@ export function createMemoryStores(): Stores {
     rateLimiter: createRateLimiter(tables),
     smsTraffic: createMemorySmsTraffic(tables),
     audit: audit.store,
+    signingKeys: createMemorySigningKeyStore(tables),
+    resourceServers: createMemoryResourceServerStore(tables),
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
   return {
@@ -73,6 +76,8 @@ export function createMemoryStores(): Stores {
     rateLimiter: serialised(ports.rateLimiter, lock),
     smsTraffic: serialised(ports.smsTraffic, lock),
     audit: serialised(ports.audit, lock),
+    signingKeys: serialised(ports.signingKeys, lock),
+    resourceServers: serialised(ports.resourceServers, lock),
     transaction: (work) =>
       lock.run(async () => {
         const restore = tables.snapshot();

@@ -1,4 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { authOutcomeToWire, mfaChallengeToWire, mfaFactorFromWire, tokensToWire } from "@gatehouse/contract";
 import type { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { invalidArgument, type Gatehouse } from "@gatehouse/core";
@@ -82,5 +83,9 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
         }),
       ),
     }),
+    issueAccessJwt: async (req, ctx) => {
+      const { accessJwt, expiresAt } = await gatehouse.tokens.issueAccessJwt(requirePrincipal(ctx), req.audience);
+      return { accessJwt, expiresAt: timestampFromMs(expiresAt) };
+    },
   };
 }

@@ -18,7 +18,57 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file gatehouse/v1/auth.proto.
  */
 export const file_gatehouse_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIisKGVN0YXJ0UGFzc2tleVNpZ25JblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJIlEKGlN0YXJ0UGFzc2tleVNpZ25JblJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIdChV3ZWJhdXRobl9vcHRpb25zX2pzb24YAiABKAkibgoaRmluaXNoUGFzc2tleVNpZ25JblJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJEh4KFndlYmF1dGhuX3Jlc3BvbnNlX2pzb24YAiABKAkSGgoSZGV2aWNlX2ZpbmdlcnByaW50GAMgASgJIkkKG0ZpbmlzaFBhc3NrZXlTaWduSW5SZXNwb25zZRIqCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlIioKElNlbmRNZmFDb2RlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRwoTU2VuZE1mYUNvZGVSZXNwb25zZRISCgpwaG9uZV9tYXNrGAEgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAIgASgNIk0KD01mYUZhY3Rvck9wdGlvbhIMCgRraW5kGAEgASgJEg0KBWxhYmVsGAIgASgJEh0KFXdlYmF1dGhuX29wdGlvbnNfanNvbhgDIAEoCSJeCg9SZWdpc3RlclJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSGQoMZGlzcGxheV9uYW1lGAMgASgJSACIAQFCDwoNX2Rpc3BsYXlfbmFtZSI9ChBSZWdpc3RlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSGAoQcmVnaXN0cmFudF9wcm9vZhgCIAEoCSJyCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDgoGb3JnX2lkGAMgASgJEhoKEmRldmljZV9maW5nZXJwcmludBgEIAEoCRIVCg11bmJsb2NrX3Rva2VuGAUgASgJIrEBCg1Mb2dpblJlc3BvbnNlEiwKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2VIABIxCgxtZmFfcmVxdWlyZWQYAiABKAsyGS5nYXRlaG91c2UudjEuTUZBUmVxdWlyZWRIABI1Cg5waG9uZV9yZXF1aXJlZBgDIAEoCzIbLmdhdGVob3VzZS52MS5QaG9uZVJlcXVpcmVkSABCCAoGcmVzdWx0IkMKDlJlZnJlc2hSZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkSGgoSZGV2aWNlX2ZpbmdlcnByaW50GAIgASgJIrMBCg9SZWZyZXNoUmVzcG9uc2USLAoGdG9rZW5zGAEgASgLMhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZUgAEjEKDG1mYV9yZXF1aXJlZBgCIAEoCzIZLmdhdGVob3VzZS52MS5NRkFSZXF1aXJlZEgAEjUKDnBob25lX3JlcXVpcmVkGAMgASgLMhsuZ2F0ZWhvdXNlLnYxLlBob25lUmVxdWlyZWRIAEIICgZyZXN1bHQiUwoSVmVyaWZ5RW1haWxSZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhgKEHJlZ2lzdHJhbnRfcHJvb2YYAiABKAkSFAoMbmV3X3Bhc3N3b3JkGAMgASgJIhUKE1ZlcmlmeUVtYWlsUmVzcG9uc2UiOgoXQWNjZXB0SW52aXRhdGlvblJlcXVlc3QSDQoFdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkiOwoYQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDgoGb3JnX2lkGAIgASgJIiwKG1JlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBINCgVlbWFpbBgBIAEoCSIeChxSZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlIjsKFFJlc2V0UGFzc3dvcmRSZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhQKDG5ld19wYXNzd29yZBgCIAEoCSIXChVSZXNldFBhc3N3b3JkUmVzcG9uc2UiDwoNTG9nb3V0UmVxdWVzdCIQCg5Mb2dvdXRSZXNwb25zZSIoChBSZXNlbmRNRkFSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSKLAQoRUmVzZW5kTUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0SLgoHZmFjdG9ycxgEIAMoCzIdLmdhdGVob3VzZS52MS5NZmFGYWN0b3JPcHRpb24iQwofU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVxdWVzdBIRCglpbnRlbnRfaWQYASABKAkSDQoFcGhvbmUYAiABKAkimgEKIFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRISCgpwaG9uZV9tYXNrGAIgASgJEhwKFHJlc2VuZF9hZnRlcl9zZWNvbmRzGAMgASgNEi4KB2ZhY3RvcnMYBCADKAsyHS5nYXRlaG91c2UudjEuTWZhRmFjdG9yT3B0aW9uIn4KEFZlcmlmeU1GQVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJEgsKA290cBgCIAEoCRInCgZmYWN0b3IYAyABKA4yFy5nYXRlaG91c2UudjEuTWZhRmFjdG9yEh4KFndlYmF1dGhuX3Jlc3BvbnNlX2pzb24YBCABKAkiywEKDEF1dGhSZXNwb25zZRIUCgxhY2Nlc3NfdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgd1c2VyX2lkGAQgASgJEg4KBm9yZ19pZBgFIAEoCRILCgNhbXIYBiADKAkSCwoDYWFsGAcgASgNEiMKG3Bhc3NrZXlfZW5yb2xsbWVudF9yZXF1aXJlZBgIIAEoCCKFAQoLTUZBUmVxdWlyZWQSFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0SLgoHZmFjdG9ycxgEIAMoCzIdLmdhdGVob3VzZS52MS5NZmFGYWN0b3JPcHRpb24iIgoNUGhvbmVSZXF1aXJlZBIRCglpbnRlbnRfaWQYASABKAkqhwEKCU1mYUZhY3RvchIaChZNRkFfRkFDVE9SX1VOU1BFQ0lGSUVEEAASEgoOTUZBX0ZBQ1RPUl9TTVMQARITCg9NRkFfRkFDVE9SX1RPVFAQAhIcChhNRkFfRkFDVE9SX1JFQ09WRVJZX0NPREUQAxIXChNNRkFfRkFDVE9SX1dFQkFVVEhOEAQy4gkKC0F1dGhTZXJ2aWNlEkkKCFJlZ2lzdGVyEh0uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVxdWVzdBoeLmdhdGVob3VzZS52MS5SZWdpc3RlclJlc3BvbnNlElIKC1ZlcmlmeUVtYWlsEiAuZ2F0ZWhvdXNlLnYxLlZlcmlmeUVtYWlsUmVxdWVzdBohLmdhdGVob3VzZS52MS5WZXJpZnlFbWFpbFJlc3BvbnNlEmEKEEFjY2VwdEludml0YXRpb24SJS5nYXRlaG91c2UudjEuQWNjZXB0SW52aXRhdGlvblJlcXVlc3QaJi5nYXRlaG91c2UudjEuQWNjZXB0SW52aXRhdGlvblJlc3BvbnNlEm0KFFJlcXVlc3RQYXNzd29yZFJlc2V0EikuZ2F0ZWhvdXNlLnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBoqLmdhdGVob3VzZS52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlElgKDVJlc2V0UGFzc3dvcmQSIi5nYXRlaG91c2UudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaIy5nYXRlaG91c2UudjEuUmVzZXRQYXNzd29yZFJlc3BvbnNlEkAKBUxvZ2luEhouZ2F0ZWhvdXNlLnYxLkxvZ2luUmVxdWVzdBobLmdhdGVob3VzZS52MS5Mb2dpblJlc3BvbnNlEkYKB1JlZnJlc2gSHC5nYXRlaG91c2UudjEuUmVmcmVzaFJlcXVlc3QaHS5nYXRlaG91c2UudjEuUmVmcmVzaFJlc3BvbnNlEkMKBkxvZ291dBIbLmdhdGVob3VzZS52MS5Mb2dvdXRSZXF1ZXN0GhwuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlc3BvbnNlEnkKGFN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQRItLmdhdGVob3VzZS52MS5TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0Gi4uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlc3BvbnNlEkcKCVZlcmlmeU1GQRIeLmdhdGVob3VzZS52MS5WZXJpZnlNRkFSZXF1ZXN0GhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZRJMCglSZXNlbmRNRkESHi5nYXRlaG91c2UudjEuUmVzZW5kTUZBUmVxdWVzdBofLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXNwb25zZRJSCgtTZW5kTWZhQ29kZRIgLmdhdGVob3VzZS52MS5TZW5kTWZhQ29kZVJlcXVlc3QaIS5nYXRlaG91c2UudjEuU2VuZE1mYUNvZGVSZXNwb25zZRJnChJTdGFydFBhc3NrZXlTaWduSW4SJy5nYXRlaG91c2UudjEuU3RhcnRQYXNza2V5U2lnbkluUmVxdWVzdBooLmdhdGVob3VzZS52MS5TdGFydFBhc3NrZXlTaWduSW5SZXNwb25zZRJqChNGaW5pc2hQYXNza2V5U2lnbkluEiguZ2F0ZWhvdXNlLnYxLkZpbmlzaFBhc3NrZXlTaWduSW5SZXF1ZXN0GikuZ2F0ZWhvdXNlLnYxLkZpbmlzaFBhc3NrZXlTaWduSW5SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChdnYXRlaG91c2UvdjEvYXV0aC5wcm90bxIMZ2F0ZWhvdXNlLnYxIikKFUlzc3VlQWNjZXNzSnd0UmVxdWVzdBIQCghhdWRpZW5jZRgBIAEoCSJcChZJc3N1ZUFjY2Vzc0p3dFJlc3BvbnNlEhIKCmFjY2Vzc19qd3QYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKwoZU3RhcnRQYXNza2V5U2lnbkluUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiUQoaU3RhcnRQYXNza2V5U2lnbkluUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEh0KFXdlYmF1dGhuX29wdGlvbnNfanNvbhgCIAEoCSJuChpGaW5pc2hQYXNza2V5U2lnbkluUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSHgoWd2ViYXV0aG5fcmVzcG9uc2VfanNvbhgCIAEoCRIaChJkZXZpY2VfZmluZ2VycHJpbnQYAyABKAkiSQobRmluaXNoUGFzc2tleVNpZ25JblJlc3BvbnNlEioKBnRva2VucxgBIAEoCzIaLmdhdGVob3VzZS52MS5BdXRoUmVzcG9uc2UiKgoSU2VuZE1mYUNvZGVSZXF1ZXN0EhQKDGNoYWxsZW5nZV9pZBgBIAEoCSJHChNTZW5kTWZhQ29kZVJlc3BvbnNlEhIKCnBob25lX21hc2sYASABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAiABKA0iTQoPTWZhRmFjdG9yT3B0aW9uEgwKBGtpbmQYASABKAkSDQoFbGFiZWwYAiABKAkSHQoVd2ViYXV0aG5fb3B0aW9uc19qc29uGAMgASgJIl4KD1JlZ2lzdGVyUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBAUIPCg1fZGlzcGxheV9uYW1lIj0KEFJlZ2lzdGVyUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIYChByZWdpc3RyYW50X3Byb29mGAIgASgJInIKDExvZ2luUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIOCgZvcmdfaWQYAyABKAkSGgoSZGV2aWNlX2ZpbmdlcnByaW50GAQgASgJEhUKDXVuYmxvY2tfdG9rZW4YBSABKAkisQEKDUxvZ2luUmVzcG9uc2USLAoGdG9rZW5zGAEgASgLMhouZ2F0ZWhvdXNlLnYxLkF1dGhSZXNwb25zZUgAEjEKDG1mYV9yZXF1aXJlZBgCIAEoCzIZLmdhdGVob3VzZS52MS5NRkFSZXF1aXJlZEgAEjUKDnBob25lX3JlcXVpcmVkGAMgASgLMhsuZ2F0ZWhvdXNlLnYxLlBob25lUmVxdWlyZWRIAEIICgZyZXN1bHQiQwoOUmVmcmVzaFJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCRIaChJkZXZpY2VfZmluZ2VycHJpbnQYAiABKAkiswEKD1JlZnJlc2hSZXNwb25zZRIsCgZ0b2tlbnMYASABKAsyGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlSAASMQoMbWZhX3JlcXVpcmVkGAIgASgLMhkuZ2F0ZWhvdXNlLnYxLk1GQVJlcXVpcmVkSAASNQoOcGhvbmVfcmVxdWlyZWQYAyABKAsyGy5nYXRlaG91c2UudjEuUGhvbmVSZXF1aXJlZEgAQggKBnJlc3VsdCJTChJWZXJpZnlFbWFpbFJlcXVlc3QSDQoFdG9rZW4YASABKAkSGAoQcmVnaXN0cmFudF9wcm9vZhgCIAEoCRIUCgxuZXdfcGFzc3dvcmQYAyABKAkiFQoTVmVyaWZ5RW1haWxSZXNwb25zZSI6ChdBY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSI7ChhBY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkiLAobUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIh4KHFJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2UiOwoUUmVzZXRQYXNzd29yZFJlcXVlc3QSDQoFdG9rZW4YASABKAkSFAoMbmV3X3Bhc3N3b3JkGAIgASgJIhcKFVJlc2V0UGFzc3dvcmRSZXNwb25zZSIPCg1Mb2dvdXRSZXF1ZXN0IhAKDkxvZ291dFJlc3BvbnNlIigKEFJlc2VuZE1GQVJlcXVlc3QSFAoMY2hhbGxlbmdlX2lkGAEgASgJIosBChFSZXNlbmRNRkFSZXNwb25zZRIUCgxjaGFsbGVuZ2VfaWQYASABKAkSEgoKcGhvbmVfbWFzaxgCIAEoCRIcChRyZXNlbmRfYWZ0ZXJfc2Vjb25kcxgDIAEoDRIuCgdmYWN0b3JzGAQgAygLMh0uZ2F0ZWhvdXNlLnYxLk1mYUZhY3Rvck9wdGlvbiJDCh9TdWJtaXRQaG9uZUFuZFJlcXVlc3RNRkFSZXF1ZXN0EhEKCWludGVudF9pZBgBIAEoCRINCgVwaG9uZRgCIAEoCSKaAQogU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USFAoMY2hhbGxlbmdlX2lkGAEgASgJEhIKCnBob25lX21hc2sYAiABKAkSHAoUcmVzZW5kX2FmdGVyX3NlY29uZHMYAyABKA0SLgoHZmFjdG9ycxgEIAMoCzIdLmdhdGVob3VzZS52MS5NZmFGYWN0b3JPcHRpb24ifgoQVmVyaWZ5TUZBUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSCwoDb3RwGAIgASgJEicKBmZhY3RvchgDIAEoDjIXLmdhdGVob3VzZS52MS5NZmFGYWN0b3ISHgoWd2ViYXV0aG5fcmVzcG9uc2VfanNvbhgEIAEoCSLLAQoMQXV0aFJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3VzZXJfaWQYBCABKAkSDgoGb3JnX2lkGAUgASgJEgsKA2FtchgGIAMoCRILCgNhYWwYByABKA0SIwobcGFzc2tleV9lbnJvbGxtZW50X3JlcXVpcmVkGAggASgIIoUBCgtNRkFSZXF1aXJlZBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSEgoKcGhvbmVfbWFzaxgCIAEoCRIcChRyZXNlbmRfYWZ0ZXJfc2Vjb25kcxgDIAEoDRIuCgdmYWN0b3JzGAQgAygLMh0uZ2F0ZWhvdXNlLnYxLk1mYUZhY3Rvck9wdGlvbiIiCg1QaG9uZVJlcXVpcmVkEhEKCWludGVudF9pZBgBIAEoCSqHAQoJTWZhRmFjdG9yEhoKFk1GQV9GQUNUT1JfVU5TUEVDSUZJRUQQABISCg5NRkFfRkFDVE9SX1NNUxABEhMKD01GQV9GQUNUT1JfVE9UUBACEhwKGE1GQV9GQUNUT1JfUkVDT1ZFUllfQ09ERRADEhcKE01GQV9GQUNUT1JfV0VCQVVUSE4QBDK/CgoLQXV0aFNlcnZpY2USSQoIUmVnaXN0ZXISHS5nYXRlaG91c2UudjEuUmVnaXN0ZXJSZXF1ZXN0Gh4uZ2F0ZWhvdXNlLnYxLlJlZ2lzdGVyUmVzcG9uc2USUgoLVmVyaWZ5RW1haWwSIC5nYXRlaG91c2UudjEuVmVyaWZ5RW1haWxSZXF1ZXN0GiEuZ2F0ZWhvdXNlLnYxLlZlcmlmeUVtYWlsUmVzcG9uc2USYQoQQWNjZXB0SW52aXRhdGlvbhIlLmdhdGVob3VzZS52MS5BY2NlcHRJbnZpdGF0aW9uUmVxdWVzdBomLmdhdGVob3VzZS52MS5BY2NlcHRJbnZpdGF0aW9uUmVzcG9uc2USbQoUUmVxdWVzdFBhc3N3b3JkUmVzZXQSKS5nYXRlaG91c2UudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0GiouZ2F0ZWhvdXNlLnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USWAoNUmVzZXRQYXNzd29yZBIiLmdhdGVob3VzZS52MS5SZXNldFBhc3N3b3JkUmVxdWVzdBojLmdhdGVob3VzZS52MS5SZXNldFBhc3N3b3JkUmVzcG9uc2USQAoFTG9naW4SGi5nYXRlaG91c2UudjEuTG9naW5SZXF1ZXN0GhsuZ2F0ZWhvdXNlLnYxLkxvZ2luUmVzcG9uc2USRgoHUmVmcmVzaBIcLmdhdGVob3VzZS52MS5SZWZyZXNoUmVxdWVzdBodLmdhdGVob3VzZS52MS5SZWZyZXNoUmVzcG9uc2USQwoGTG9nb3V0EhsuZ2F0ZWhvdXNlLnYxLkxvZ291dFJlcXVlc3QaHC5nYXRlaG91c2UudjEuTG9nb3V0UmVzcG9uc2USeQoYU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBEi0uZ2F0ZWhvdXNlLnYxLlN1Ym1pdFBob25lQW5kUmVxdWVzdE1GQVJlcXVlc3QaLi5nYXRlaG91c2UudjEuU3VibWl0UGhvbmVBbmRSZXF1ZXN0TUZBUmVzcG9uc2USRwoJVmVyaWZ5TUZBEh4uZ2F0ZWhvdXNlLnYxLlZlcmlmeU1GQVJlcXVlc3QaGi5nYXRlaG91c2UudjEuQXV0aFJlc3BvbnNlEkwKCVJlc2VuZE1GQRIeLmdhdGVob3VzZS52MS5SZXNlbmRNRkFSZXF1ZXN0Gh8uZ2F0ZWhvdXNlLnYxLlJlc2VuZE1GQVJlc3BvbnNlElIKC1NlbmRNZmFDb2RlEiAuZ2F0ZWhvdXNlLnYxLlNlbmRNZmFDb2RlUmVxdWVzdBohLmdhdGVob3VzZS52MS5TZW5kTWZhQ29kZVJlc3BvbnNlEmcKElN0YXJ0UGFzc2tleVNpZ25JbhInLmdhdGVob3VzZS52MS5TdGFydFBhc3NrZXlTaWduSW5SZXF1ZXN0GiguZ2F0ZWhvdXNlLnYxLlN0YXJ0UGFzc2tleVNpZ25JblJlc3BvbnNlEmoKE0ZpbmlzaFBhc3NrZXlTaWduSW4SKC5nYXRlaG91c2UudjEuRmluaXNoUGFzc2tleVNpZ25JblJlcXVlc3QaKS5nYXRlaG91c2UudjEuRmluaXNoUGFzc2tleVNpZ25JblJlc3BvbnNlElsKDklzc3VlQWNjZXNzSnd0EiMuZ2F0ZWhvdXNlLnYxLklzc3VlQWNjZXNzSnd0UmVxdWVzdBokLmdhdGVob3VzZS52MS5Jc3N1ZUFjY2Vzc0p3dFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * IssueAccessJwtRequest is the input of AuthService.IssueAccessJwt.
+ *
+ * @generated from message gatehouse.v1.IssueAccessJwtRequest
+ */
+export type IssueAccessJwtRequest = Message<"gatehouse.v1.IssueAccessJwtRequest"> & {
+  /**
+   * The resource server's URI, exactly as registered (`gatehouse client
+   * create NAME --audience URI`).
+   *
+   * @generated from field: string audience = 1;
+   */
+  audience: string;
+};
+
+/**
+ * Describes the message gatehouse.v1.IssueAccessJwtRequest.
+ * Use `create(IssueAccessJwtRequestSchema)` to create a new message.
+ */
+export const IssueAccessJwtRequestSchema: GenMessage<IssueAccessJwtRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 0);
+
+/**
+ * IssueAccessJwtResponse is the output of AuthService.IssueAccessJwt.
+ *
+ * @generated from message gatehouse.v1.IssueAccessJwtResponse
+ */
+export type IssueAccessJwtResponse = Message<"gatehouse.v1.IssueAccessJwtResponse"> & {
+  /**
+   * The signed JWT (compact serialization).
+   *
+   * @generated from field: string access_jwt = 1;
+   */
+  accessJwt: string;
+
+  /**
+   * Its `exp`.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.IssueAccessJwtResponse.
+ * Use `create(IssueAccessJwtResponseSchema)` to create a new message.
+ */
+export const IssueAccessJwtResponseSchema: GenMessage<IssueAccessJwtResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_auth, 1);
 
 /**
  * StartPasskeySignInRequest is the input of AuthService.StartPasskeySignIn.
@@ -39,7 +89,7 @@ export type StartPasskeySignInRequest = Message<"gatehouse.v1.StartPasskeySignIn
  * Use `create(StartPasskeySignInRequestSchema)` to create a new message.
  */
 export const StartPasskeySignInRequestSchema: GenMessage<StartPasskeySignInRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 0);
+  messageDesc(file_gatehouse_v1_auth, 2);
 
 /**
  * StartPasskeySignInResponse is the output of AuthService.StartPasskeySignIn.
@@ -67,7 +117,7 @@ export type StartPasskeySignInResponse = Message<"gatehouse.v1.StartPasskeySignI
  * Use `create(StartPasskeySignInResponseSchema)` to create a new message.
  */
 export const StartPasskeySignInResponseSchema: GenMessage<StartPasskeySignInResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 1);
+  messageDesc(file_gatehouse_v1_auth, 3);
 
 /**
  * FinishPasskeySignInRequest is the input of AuthService.FinishPasskeySignIn.
@@ -102,7 +152,7 @@ export type FinishPasskeySignInRequest = Message<"gatehouse.v1.FinishPasskeySign
  * Use `create(FinishPasskeySignInRequestSchema)` to create a new message.
  */
 export const FinishPasskeySignInRequestSchema: GenMessage<FinishPasskeySignInRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 2);
+  messageDesc(file_gatehouse_v1_auth, 4);
 
 /**
  * FinishPasskeySignInResponse is the output of AuthService.FinishPasskeySignIn.
@@ -123,7 +173,7 @@ export type FinishPasskeySignInResponse = Message<"gatehouse.v1.FinishPasskeySig
  * Use `create(FinishPasskeySignInResponseSchema)` to create a new message.
  */
 export const FinishPasskeySignInResponseSchema: GenMessage<FinishPasskeySignInResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 3);
+  messageDesc(file_gatehouse_v1_auth, 5);
 
 /**
  * SendMfaCodeRequest is the input of AuthService.SendMfaCode.
@@ -144,7 +194,7 @@ export type SendMfaCodeRequest = Message<"gatehouse.v1.SendMfaCodeRequest"> & {
  * Use `create(SendMfaCodeRequestSchema)` to create a new message.
  */
 export const SendMfaCodeRequestSchema: GenMessage<SendMfaCodeRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 4);
+  messageDesc(file_gatehouse_v1_auth, 6);
 
 /**
  * SendMfaCodeResponse is the output of AuthService.SendMfaCode.
@@ -172,7 +222,7 @@ export type SendMfaCodeResponse = Message<"gatehouse.v1.SendMfaCodeResponse"> & 
  * Use `create(SendMfaCodeResponseSchema)` to create a new message.
  */
 export const SendMfaCodeResponseSchema: GenMessage<SendMfaCodeResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 5);
+  messageDesc(file_gatehouse_v1_auth, 7);
 
 /**
  * MfaFactorOption is one factor that completes a challenge.
@@ -209,7 +259,7 @@ export type MfaFactorOption = Message<"gatehouse.v1.MfaFactorOption"> & {
  * Use `create(MfaFactorOptionSchema)` to create a new message.
  */
 export const MfaFactorOptionSchema: GenMessage<MfaFactorOption> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 6);
+  messageDesc(file_gatehouse_v1_auth, 8);
 
 /**
  * RegisterRequest is the input of AuthService.Register.
@@ -244,7 +294,7 @@ export type RegisterRequest = Message<"gatehouse.v1.RegisterRequest"> & {
  * Use `create(RegisterRequestSchema)` to create a new message.
  */
 export const RegisterRequestSchema: GenMessage<RegisterRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 7);
+  messageDesc(file_gatehouse_v1_auth, 9);
 
 /**
  * RegisterResponse is the output of AuthService.Register.
@@ -279,7 +329,7 @@ export type RegisterResponse = Message<"gatehouse.v1.RegisterResponse"> & {
  * Use `create(RegisterResponseSchema)` to create a new message.
  */
 export const RegisterResponseSchema: GenMessage<RegisterResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 8);
+  messageDesc(file_gatehouse_v1_auth, 10);
 
 /**
  * LoginRequest is the input of AuthService.Login.
@@ -333,7 +383,7 @@ export type LoginRequest = Message<"gatehouse.v1.LoginRequest"> & {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 9);
+  messageDesc(file_gatehouse_v1_auth, 11);
 
 /**
  * LoginResponse carries exactly one outcome of a login.
@@ -379,7 +429,7 @@ export type LoginResponse = Message<"gatehouse.v1.LoginResponse"> & {
  * Use `create(LoginResponseSchema)` to create a new message.
  */
 export const LoginResponseSchema: GenMessage<LoginResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 10);
+  messageDesc(file_gatehouse_v1_auth, 12);
 
 /**
  * RefreshRequest is the input of AuthService.Refresh.
@@ -408,7 +458,7 @@ export type RefreshRequest = Message<"gatehouse.v1.RefreshRequest"> & {
  * Use `create(RefreshRequestSchema)` to create a new message.
  */
 export const RefreshRequestSchema: GenMessage<RefreshRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 11);
+  messageDesc(file_gatehouse_v1_auth, 13);
 
 /**
  * RefreshResponse has the same shape as LoginResponse.
@@ -454,7 +504,7 @@ export type RefreshResponse = Message<"gatehouse.v1.RefreshResponse"> & {
  * Use `create(RefreshResponseSchema)` to create a new message.
  */
 export const RefreshResponseSchema: GenMessage<RefreshResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 12);
+  messageDesc(file_gatehouse_v1_auth, 14);
 
 /**
  * LogoutRequest is the input of AuthService.Logout. The session is taken
@@ -494,7 +544,7 @@ export type VerifyEmailRequest = Message<"gatehouse.v1.VerifyEmailRequest"> & {
  * Use `create(VerifyEmailRequestSchema)` to create a new message.
  */
 export const VerifyEmailRequestSchema: GenMessage<VerifyEmailRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 13);
+  messageDesc(file_gatehouse_v1_auth, 15);
 
 /**
  * VerifyEmailResponse is the output of AuthService.VerifyEmail.
@@ -509,7 +559,7 @@ export type VerifyEmailResponse = Message<"gatehouse.v1.VerifyEmailResponse"> & 
  * Use `create(VerifyEmailResponseSchema)` to create a new message.
  */
 export const VerifyEmailResponseSchema: GenMessage<VerifyEmailResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 14);
+  messageDesc(file_gatehouse_v1_auth, 16);
 
 /**
  * AcceptInvitationRequest is the input of AuthService.AcceptInvitation.
@@ -538,7 +588,7 @@ export type AcceptInvitationRequest = Message<"gatehouse.v1.AcceptInvitationRequ
  * Use `create(AcceptInvitationRequestSchema)` to create a new message.
  */
 export const AcceptInvitationRequestSchema: GenMessage<AcceptInvitationRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 15);
+  messageDesc(file_gatehouse_v1_auth, 17);
 
 /**
  * AcceptInvitationResponse is the output of AuthService.AcceptInvitation.
@@ -566,7 +616,7 @@ export type AcceptInvitationResponse = Message<"gatehouse.v1.AcceptInvitationRes
  * Use `create(AcceptInvitationResponseSchema)` to create a new message.
  */
 export const AcceptInvitationResponseSchema: GenMessage<AcceptInvitationResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 16);
+  messageDesc(file_gatehouse_v1_auth, 18);
 
 /**
  * RequestPasswordResetRequest is the input of AuthService.RequestPasswordReset.
@@ -585,7 +635,7 @@ export type RequestPasswordResetRequest = Message<"gatehouse.v1.RequestPasswordR
  * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
  */
 export const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 17);
+  messageDesc(file_gatehouse_v1_auth, 19);
 
 /**
  * RequestPasswordResetResponse is the output of AuthService.RequestPasswordReset.
@@ -600,7 +650,7 @@ export type RequestPasswordResetResponse = Message<"gatehouse.v1.RequestPassword
  * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
  */
 export const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 18);
+  messageDesc(file_gatehouse_v1_auth, 20);
 
 /**
  * ResetPasswordRequest is the input of AuthService.ResetPassword.
@@ -628,7 +678,7 @@ export type ResetPasswordRequest = Message<"gatehouse.v1.ResetPasswordRequest"> 
  * Use `create(ResetPasswordRequestSchema)` to create a new message.
  */
 export const ResetPasswordRequestSchema: GenMessage<ResetPasswordRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 19);
+  messageDesc(file_gatehouse_v1_auth, 21);
 
 /**
  * ResetPasswordResponse is the output of AuthService.ResetPassword.
@@ -643,7 +693,7 @@ export type ResetPasswordResponse = Message<"gatehouse.v1.ResetPasswordResponse"
  * Use `create(ResetPasswordResponseSchema)` to create a new message.
  */
 export const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 20);
+  messageDesc(file_gatehouse_v1_auth, 22);
 
 /**
  * @generated from message gatehouse.v1.LogoutRequest
@@ -656,7 +706,7 @@ export type LogoutRequest = Message<"gatehouse.v1.LogoutRequest"> & {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 21);
+  messageDesc(file_gatehouse_v1_auth, 23);
 
 /**
  * LogoutResponse is the output of AuthService.Logout.
@@ -671,7 +721,7 @@ export type LogoutResponse = Message<"gatehouse.v1.LogoutResponse"> & {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 22);
+  messageDesc(file_gatehouse_v1_auth, 24);
 
 /**
  * ResendMFARequest is the input of AuthService.ResendMFA.
@@ -692,7 +742,7 @@ export type ResendMFARequest = Message<"gatehouse.v1.ResendMFARequest"> & {
  * Use `create(ResendMFARequestSchema)` to create a new message.
  */
 export const ResendMFARequestSchema: GenMessage<ResendMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 23);
+  messageDesc(file_gatehouse_v1_auth, 25);
 
 /**
  * ResendMFAResponse is the output of AuthService.ResendMFA. The OTP is never
@@ -736,7 +786,7 @@ export type ResendMFAResponse = Message<"gatehouse.v1.ResendMFAResponse"> & {
  * Use `create(ResendMFAResponseSchema)` to create a new message.
  */
 export const ResendMFAResponseSchema: GenMessage<ResendMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 24);
+  messageDesc(file_gatehouse_v1_auth, 26);
 
 /**
  * SubmitPhoneAndRequestMFARequest is the input of
@@ -765,7 +815,7 @@ export type SubmitPhoneAndRequestMFARequest = Message<"gatehouse.v1.SubmitPhoneA
  * Use `create(SubmitPhoneAndRequestMFARequestSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFARequestSchema: GenMessage<SubmitPhoneAndRequestMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 25);
+  messageDesc(file_gatehouse_v1_auth, 27);
 
 /**
  * SubmitPhoneAndRequestMFAResponse is the output of
@@ -810,7 +860,7 @@ export type SubmitPhoneAndRequestMFAResponse = Message<"gatehouse.v1.SubmitPhone
  * Use `create(SubmitPhoneAndRequestMFAResponseSchema)` to create a new message.
  */
 export const SubmitPhoneAndRequestMFAResponseSchema: GenMessage<SubmitPhoneAndRequestMFAResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 26);
+  messageDesc(file_gatehouse_v1_auth, 28);
 
 /**
  * VerifyMFARequest is the input of AuthService.VerifyMFA.
@@ -855,7 +905,7 @@ export type VerifyMFARequest = Message<"gatehouse.v1.VerifyMFARequest"> & {
  * Use `create(VerifyMFARequestSchema)` to create a new message.
  */
 export const VerifyMFARequestSchema: GenMessage<VerifyMFARequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 27);
+  messageDesc(file_gatehouse_v1_auth, 29);
 
 /**
  * AuthResponse carries the tokens of a new or refreshed session.
@@ -931,7 +981,7 @@ export type AuthResponse = Message<"gatehouse.v1.AuthResponse"> & {
  * Use `create(AuthResponseSchema)` to create a new message.
  */
 export const AuthResponseSchema: GenMessage<AuthResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 28);
+  messageDesc(file_gatehouse_v1_auth, 30);
 
 /**
  * MFARequired means a second factor is required: an OTP was sent to the
@@ -977,7 +1027,7 @@ export type MFARequired = Message<"gatehouse.v1.MFARequired"> & {
  * Use `create(MFARequiredSchema)` to create a new message.
  */
 export const MFARequiredSchema: GenMessage<MFARequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 29);
+  messageDesc(file_gatehouse_v1_auth, 31);
 
 /**
  * PhoneRequired means MFA is required but the user has no phone on file.
@@ -998,7 +1048,7 @@ export type PhoneRequired = Message<"gatehouse.v1.PhoneRequired"> & {
  * Use `create(PhoneRequiredSchema)` to create a new message.
  */
 export const PhoneRequiredSchema: GenMessage<PhoneRequired> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_auth, 30);
+  messageDesc(file_gatehouse_v1_auth, 32);
 
 /**
  * MfaFactor is the factor a VerifyMFA code belongs to.
@@ -1323,6 +1373,24 @@ export const AuthService: GenService<{
     methodKind: "unary";
     input: typeof FinishPasskeySignInRequestSchema;
     output: typeof FinishPasskeySignInResponseSchema;
+  },
+  /**
+   * IssueAccessJwt signs an RFC 9068 access JWT (typ at+jwt, EdDSA) for the
+   * caller's session and one registered resource server's audience: iss,
+   * sub, aud, exp, iat, jti, client_id, sid, org_id, acr, amr, auth_time. It
+   * lives at most five minutes by default and never past the session; the
+   * keys are at /.well-known/jwks.json (docs/integration.md).
+   *
+   * Requires `authorization: Bearer <access_token>`. Errors: Unauthenticated
+   * (missing, invalid or revoked token), InvalidArgument (audience missing,
+   * not an absolute URI, or no registered resource server's).
+   *
+   * @generated from rpc gatehouse.v1.AuthService.IssueAccessJwt
+   */
+  issueAccessJwt: {
+    methodKind: "unary";
+    input: typeof IssueAccessJwtRequestSchema;
+    output: typeof IssueAccessJwtResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_auth, 0);

@@ -16,6 +16,7 @@ import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
 import { describeSignInFactsContract } from "./sign-in-facts.ts";
 import { describeSmsTrafficContract } from "./sms-traffic.ts";
+import { describeTokenStoresContract } from "./token-stores.ts";
 import { describeTransactionsContract } from "./transactions.ts";
 import { describeUsersContract } from "./users.ts";
 
@@ -63,5 +64,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeAccountSecurityContract(stores);
     describeFactorsContract(stores);
     describeGuessingBudgetsContract(stores);
+    describeTokenStoresContract(stores);
   });
 }
