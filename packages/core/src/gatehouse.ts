@@ -4,6 +4,9 @@ import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } fro
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
+import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
+import { setMemberRole } from "./admin/member-role.ts";
+import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import * as admin from "./use-cases/admin.ts";
 import * as operator from "./use-cases/operator.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
@@ -69,6 +72,12 @@ export interface AdminApi {
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
   listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
+  /** The console's member list: role, kinds of factor held, last seen (see admin/member-directory.ts). */
+  listMemberSummaries(actor: Actor, orgId: string): Promise<MemberSummary[]>;
+  /** Not one's own role (see admin/member-role.ts). */
+  setMemberRole(actor: Actor, orgId: string, userId: string, role: OrgRole): Promise<void>;
+  /** check-url's answer under a draft policy, nothing saved (see admin/policy-draft.ts). */
+  testBrowserPolicy(actor: Actor, orgId: string, draft: BrowserPolicyInput, url: string): Promise<UrlDecision>;
   /** Adds a verified account, or emails an invitation (see use-cases/invitations.ts). */
   addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
   /** The org's invitations not yet accepted, revoked or expired. */
@@ -224,6 +233,9 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       sendPasswordReset: (actor, orgId, userId) => sendPasswordReset(ctx, actor, orgId, userId),
       listOrgs: (actor) => admin.listOrgs(ctx, actor),
       listMembers: (actor, orgId) => admin.listMembers(ctx, actor, orgId),
+      listMemberSummaries: (actor, orgId) => listMemberSummaries(ctx, actor, orgId),
+      setMemberRole: (actor, orgId, userId, role) => setMemberRole(ctx, actor, orgId, userId, role),
+      testBrowserPolicy: (actor, orgId, draft, url) => testBrowserPolicy(ctx, actor, orgId, draft, url),
       removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
       removeMemberByEmail: (actor, orgId, email) => admin.removeMemberByEmail(ctx, actor, orgId, email),
       getOrgMfaSettings: (actor, orgId) => admin.getOrgMfaSettings(ctx, actor, orgId),
