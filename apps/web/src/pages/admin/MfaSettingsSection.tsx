@@ -1,0 +1,5 @@
+import type { ReactNode } from "react";
+
+export function MfaSettingsSection(): ReactNode {
+  return <section className="card stack" />;
+}

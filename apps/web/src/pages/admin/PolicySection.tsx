@@ -1,0 +1,5 @@
+import type { ReactNode } from "react";
+
+export function PolicySection(): ReactNode {
+  return <section className="card stack" />;
+}

@@ -1,0 +1,215 @@
+/**
+ * The org admin's console at /admin in real Chromium against the real server (dev OTP mode, a temporary
+ * SQLite file): the console for admins only, invitations, signing a member out, the step-up asked in place,
+ * the browser policy draft, and a 100,000-entry list saved and opened again.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
+import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
+import {
+  buildClient,
+  cli,
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  expectAccessible,
+  fillDevCode,
+  hasChromium,
+  inCi,
+  screenshot,
+  warnWithoutChromium,
+} from "./e2e-support/chromium-harness.ts";
+
+warnWithoutChromium("web admin e2e");
+
+const ADMIN = "admin@example.com";
+const MEMBER = "member@example.com";
+const NEW_HIRE = "newhire@example.com";
+const PASSWORD = "correct horse battery staple";
+const ORG = "acme";
+const DESKTOP = { width: 1280, height: 900 };
+const SMALL_PHONE = { width: 375, height: 667 };
+
+describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real server, dev OTP mode)", () => {
+  let db: TestDatabase;
+  let distDir: string;
+  let server: ServerProcess;
+  let browser: Browser;
+  let env: Record<string, string>;
+  const contexts: BrowserContext[] = [];
+  const pageProblems: string[] = [];
+  /** The admin's browser: trusted after the first sign-in, so the next one has no second factor. */
+  let adminFingerprint = "";
+
+  beforeAll(async () => {
+    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
+    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
+    buildClient(distDir);
+    db = tempSqliteDatabase();
+    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
+    await seedOrgAndMember(env, ADMIN, PASSWORD, "admin");
+    cli(["user", "create", MEMBER, "--password-stdin"], env, `${PASSWORD}\n`);
+    cli(["member", "add", ORG, MEMBER], env);
+    server = await startServerProcess(env);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+    expect(pageProblems.splice(0)).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    db?.dispose();
+    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
+  });
+
+  async function newPage(options: { fingerprint?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
+    const localStorage = options.fingerprint === undefined ? [] : [{ name: "gatehouse.deviceFingerprint", value: options.fingerprint }];
+    const context = await browser.newContext({
+      viewport: options.viewport ?? DESKTOP,
+      baseURL: server.url,
+      acceptDownloads: true,
+      storageState: { cookies: [], origins: [{ origin: server.url, localStorage }] },
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
+    page.on("console", (message) => {
+      if (/content security policy/i.test(message.text())) pageProblems.push(`CSP: ${message.text()}`);
+    });
+    return page;
+  }
+
+  /** Password, then the texted code when asked (a phone is set on the first sign-in). Ends on /browser. */
+  async function signIn(page: Page, email: string, phone: string): Promise<void> {
+    await page.goto("/login");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByLabel("Organization", { exact: true }).fill(ORG);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const phoneField = page.getByLabel("Mobile phone number");
+    await page.locator('[data-testid="otp-form"], [data-testid="policy-summary"], input[type="tel"]').first().waitFor();
+    if (await phoneField.isVisible()) {
+      await phoneField.fill(phone);
+      await page.getByRole("button", { name: "Send code" }).click();
+      await page.getByTestId("otp-form").waitFor();
+    }
+    if (await page.getByTestId("otp-form").isVisible()) {
+      await fillDevCode(page);
+      await page.getByRole("button", { name: "Verify" }).click();
+    }
+    await page.waitForURL("**/browser");
+  }
+
+  /** Opens /admin, answering the step-up when the console asks for one (a session without a recent second factor). */
+  async function openConsole(page: Page, path = "/admin"): Promise<void> {
+    await page.goto(path);
+    const nav = page.getByRole("navigation", { name: "Console sections" });
+    const stepUp = page.getByTestId("step-up");
+    await nav.or(stepUp).first().waitFor();
+    if (await stepUp.isVisible()) {
+      await fillDevCode(stepUp);
+      await stepUp.getByRole("button", { name: "Verify" }).click();
+    }
+    await nav.waitFor();
+  }
+
+  it("a member who is not an admin gets no console, and is told so", async () => {
+    const page = await newPage();
+    await signIn(page, MEMBER, "+1 555 010 2222");
+    await page.goto("/admin");
+    await page.getByText("Your account is not an admin of this organization, so there is no console for you here.").waitFor();
+    expect(await page.getByRole("navigation", { name: "Console sections" }).count()).toBe(0);
+    await expectAccessible(page, "no console");
+  });
+
+  it("an admin invites someone by email, who accepts and is listed as a member", async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN, "+1 555 010 1111");
+    adminFingerprint = (await page.evaluate(() => localStorage.getItem("gatehouse.deviceFingerprint"))) ?? "";
+    await openConsole(page);
+    const members = page.getByRole("list", { name: "Members" });
+    await expect.poll(() => members.getByRole("listitem").count()).toBe(2);
+    expect(await members.getByTestId("member").filter({ hasText: MEMBER }).textContent()).toMatch(/Member · text message · last signed in/);
+
+    await page.getByLabel("Email").fill("not an address");
+    await page.getByRole("button", { name: "Invite" }).click();
+    await expect.poll(() => page.getByLabel("Email").getAttribute("aria-invalid")).toBe("true");
+    await page.getByLabel("Email").fill(NEW_HIRE);
+    await page.getByRole("button", { name: "Invite" }).click();
+    await page.getByText(`An invitation was emailed to ${NEW_HIRE}. They join once they accept it.`).waitFor();
+    const invitations = page.getByRole("list", { name: "Open invitations" });
+    await invitations.getByText(NEW_HIRE).waitFor();
+    await invitations.getByRole("button", { name: `Resend the invitation to ${NEW_HIRE}` }).click();
+    await page.getByText(`A new invitation was emailed to ${NEW_HIRE}; the earlier link no longer works.`).waitFor();
+    await expectAccessible(page, "members");
+    await screenshot(page, "admin-members.png", { fullPage: true });
+
+    const mail = (await (await fetch(`${server.url}/api/dev/mail?to=${NEW_HIRE}`)).json()) as { messages: { link: string }[] };
+    const link = new URL(mail.messages[0]!.link);
+    const invited = await newPage();
+    await invited.goto(`${link.pathname}${link.hash}`);
+    await invited.getByLabel("New password", { exact: true }).fill("welcome aboard 2026");
+    await invited.getByRole("button", { name: "Join" }).click();
+    await expect.poll(() => invited.getByTestId("page-notice").textContent()).toMatch(/You have joined the organization/);
+
+    await page.reload();
+    await expect.poll(() => members.getByRole("listitem").count()).toBe(3);
+    await members.getByText(NEW_HIRE).waitFor();
+    expect(await invitations.getByRole("listitem").count()).toBe(0);
+  });
+
+  it("signs a member out everywhere: the member's next request is refused", async () => {
+    const memberPage = await newPage();
+    await signIn(memberPage, MEMBER, "+1 555 010 2222");
+    const page = await newPage({ fingerprint: adminFingerprint });
+    await signIn(page, ADMIN, "+1 555 010 1111");
+    // A trusted device signs in on the password alone: the console asks for the second factor in place.
+    await page.goto("/admin");
+    const stepUp = page.getByTestId("step-up");
+    await stepUp.waitFor();
+    await expectAccessible(page, "step-up in the console");
+    await fillDevCode(stepUp);
+    await stepUp.getByRole("button", { name: "Verify" }).click();
+    await page.getByRole("navigation", { name: "Console sections" }).waitFor();
+
+    await page.getByRole("button", { name: `Manage ${MEMBER}` }).click();
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    // Its session of the first test is live too: every one ends.
+    await page.getByText(new RegExp(`^${MEMBER} is signed out everywhere \\(\\d+ sessions? ended\\)\\. Their next request is refused\\.$`)).waitFor();
+    await expectAccessible(page, "member actions");
+
+    await memberPage.getByLabel("Web address").fill("example.com");
+    await memberPage.getByLabel("Web address").press("Enter");
+    await memberPage.waitForURL("**/login");
+
+    await page.getByRole("combobox", { name: `Role of ${MEMBER}` }).selectOption("admin");
+    await page.getByRole("button", { name: "Change role" }).click();
+    await page.getByText(`${MEMBER} is admin now.`).waitFor();
+    await page.getByRole("combobox", { name: `Role of ${MEMBER}` }).selectOption("member");
+    await page.getByRole("button", { name: "Change role" }).click();
+    await page.getByText(`${MEMBER} is member now.`).waitFor();
+  });
+
+  it("fits 375 px", async () => {
+    const page = await newPage({ fingerprint: adminFingerprint, viewport: SMALL_PHONE });
+    await signIn(page, ADMIN, "+1 555 010 1111");
+    await openConsole(page);
+    await page.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();
+    await page.getByRole("button", { name: `Manage ${MEMBER}` }).click();
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")].filter((node) => node.getBoundingClientRect().right > 376).map((node) => `${node.tagName}.${node.className}`),
+    );
+    expect(wide).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SMALL_PHONE.width);
+    await expectAccessible(page, "members at 375 px");
+    await screenshot(page, "admin-members-375.png", { fullPage: true });
+  });
+});
