@@ -3,7 +3,7 @@
  * SQLite file): the console for admins only, invitations, signing a member out, the step-up asked in place,
  * the browser policy draft, and a 100,000-entry list saved and opened again.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -290,18 +290,79 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     expect(pasteLongestMs).toBeLessThan(2000);
   });
 
-  it("fits 375 px", async () => {
+  it("MFA settings say what each means and word the server's refusals; the audit trail filters, reads in words and exports JSON lines", async () => {
+    const page = await newPage({ fingerprint: adminFingerprint });
+    await signIn(page, ADMIN, "+1 555 010 1111");
+    await openConsole(page, "/admin/mfa");
+    const minutes = page.getByRole("textbox", { name: "Step-up age, in minutes" });
+    await minutes.fill("0");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => minutes.getAttribute("aria-invalid")).toBe("true");
+    await page.getByText("Enter a whole number of minutes from 1 to 1440.").first().waitFor();
+    await minutes.fill("30");
+    await page.getByRole("checkbox", { name: /^Require a phishing-resistant factor/ }).check();
+    await page.getByRole("checkbox", { name: "Passkey", exact: true }).uncheck();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Requiring a passkey needs passkeys among the allowed factors.").waitFor();
+    await page.getByRole("checkbox", { name: /^Require a phishing-resistant factor/ }).uncheck();
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved. Sign-ins from now on follow these settings.").waitFor();
+    await expectAccessible(page, "MFA settings");
+    await screenshot(page, "admin-mfa.png", { fullPage: true });
+
+    await page.getByRole("link", { name: "Audit trail" }).click();
+    const events = page.getByRole("list", { name: "Events, newest first" });
+    await events.getByRole("listitem").first().waitFor();
+    await page.getByLabel("About member").selectOption({ label: MEMBER });
+    await page.getByRole("button", { name: "Show events" }).click();
+    await expect.poll(async () => (await events.getByRole("listitem").allTextContents()).every((text) => text.includes(MEMBER))).toBe(true);
+    await page.getByLabel("About member").selectOption({ label: "Everyone" });
+    await page.getByLabel("What happened").selectOption({ label: "MFA settings changed" });
+    await page.getByRole("button", { name: "Show events" }).click();
+    await expect.poll(() => events.getByRole("listitem").count()).toBe(1);
+    expect(await events.getByRole("listitem").textContent()).toMatch(
+      /^MFA settings changed.*by admin@example\.com.*From (127\.0\.0\.1|::1|::ffff:127\.0\.0\.1) · Mozilla/,
+    );
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export as JSON lines" }).click()]);
+    expect(download.suggestedFilename()).toBe("gatehouse-audit.jsonl");
+    const lines = readFileSync(await download.path(), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { kind: string; client_ip: string });
+    expect(lines).toEqual([expect.objectContaining({ kind: "org_mfa_settings.changed", client_ip: expect.any(String) })]);
+    await expectAccessible(page, "audit trail");
+    await screenshot(page, "admin-audit.png");
+  });
+
+  it("every page works with the keyboard and fits 375 px", async () => {
     const page = await newPage({ fingerprint: adminFingerprint, viewport: SMALL_PHONE });
     await signIn(page, ADMIN, "+1 555 010 1111");
     await openConsole(page);
     await page.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();
-    await page.getByRole("button", { name: `Manage ${MEMBER}` }).click();
-    const wide = await page.evaluate(() =>
-      [...document.querySelectorAll("body *")].filter((node) => node.getBoundingClientRect().right > 376).map((node) => `${node.tagName}.${node.className}`),
-    );
-    expect(wide).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SMALL_PHONE.width);
-    await expectAccessible(page, "members at 375 px");
-    await screenshot(page, "admin-members-375.png", { fullPage: true });
+    await page.getByRole("button", { name: `Manage ${MEMBER}` }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("group", { name: `Manage ${MEMBER}` }).waitFor();
+    await page.getByLabel("Email").focus();
+    await page.keyboard.type("keyboard@example.com");
+    await page.keyboard.press("Enter");
+    await page.getByText("An invitation was emailed to keyboard@example.com. They join once they accept it.").waitFor();
+    for (const [section, shot] of [
+      ["Members", "admin-members-375.png"],
+      ["Browser policy", "admin-policy-375.png"],
+      ["MFA settings", "admin-mfa-375.png"],
+      ["Audit trail", "admin-audit-375.png"],
+    ] as const) {
+      await page.getByRole("link", { name: section }).focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.getByRole("link", { name: section }).getAttribute("aria-current")).toBe("page");
+      await page.getByRole("heading", { level: 2 }).first().waitFor();
+      await page.getByText("Loading…").waitFor({ state: "detached" });
+      const wide = await page.evaluate(() =>
+        [...document.querySelectorAll("body *")].filter((node) => node.getBoundingClientRect().right > 376).map((node) => `${node.tagName}.${node.className}`),
+      );
+      expect(wide, section).toEqual([]);
+      await expectAccessible(page, `${section} at 375 px`);
+      await screenshot(page, shot);
+    }
   });
 });
