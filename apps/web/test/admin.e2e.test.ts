@@ -29,6 +29,7 @@ warnWithoutChromium("web admin e2e");
 const ADMIN = "admin@example.com";
 const MEMBER = "member@example.com";
 const NEW_HIRE = "newhire@example.com";
+const OPERATOR = "operator@example.com";
 const PASSWORD = "correct horse battery staple";
 const ORG = "acme";
 const DESKTOP = { width: 1280, height: 900 };
@@ -54,6 +55,9 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await seedOrgAndMember(env, ADMIN, PASSWORD, "admin");
     cli(["user", "create", MEMBER, "--password-stdin"], env, `${PASSWORD}\n`);
     cli(["member", "add", ORG, MEMBER], env);
+    cli(["user", "create", OPERATOR, "--platform-admin", "--password-stdin"], env, `${PASSWORD}\n`);
+    cli(["member", "add", ORG, OPERATOR], env);
+    cli(["org", "create", "Globex", "--slug", "globex"], env);
     server = await startServerProcess(env);
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
@@ -332,6 +336,37 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     expect(lines).toEqual([expect.objectContaining({ kind: "org_mfa_settings.changed", client_ip: expect.any(String) })]);
     await expectAccessible(page, "audit trail");
     await screenshot(page, "admin-audit.png");
+  });
+
+  it("a platform admin sees the SMS pages and the organizations to manage; an org admin does not", async () => {
+    const page = await newPage();
+    await signIn(page, OPERATOR, "+1 555 010 3333");
+    await openConsole(page);
+    await page.getByRole("link", { name: "Sign in to manage Globex" }).waitFor();
+    await page.getByRole("link", { name: "SMS" }).click();
+    const regions = page.getByRole("textbox", { name: "Regions codes may be texted to" });
+    await page.getByRole("table").or(page.getByText("No code was texted in this period.")).first().waitFor();
+    await regions.fill("US, usa");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Use two-letter region codes such as US, GB, FR, separated by commas.").waitFor();
+    await regions.fill("us, gb");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved. The next code texted follows it.").waitFor();
+    expect(await regions.inputValue()).toBe("GB, US");
+    await page.getByRole("heading", { name: "SMS traffic" }).waitFor();
+    await page.getByRole("table").or(page.getByText("No code was texted in this period.")).first().waitFor();
+    await expectAccessible(page, "SMS");
+    await screenshot(page, "admin-sms.png", { fullPage: true });
+    await page.setViewportSize(SMALL_PHONE);
+    await screenshot(page, "admin-sms-375.png");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SMALL_PHONE.width);
+
+    const orgAdmin = await newPage({ fingerprint: adminFingerprint });
+    await signIn(orgAdmin, ADMIN, "+1 555 010 1111");
+    await openConsole(orgAdmin);
+    await orgAdmin.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();
+    expect(await orgAdmin.getByRole("link", { name: "SMS" }).count()).toBe(0);
+    expect(await orgAdmin.getByRole("heading", { name: "Organizations" }).count()).toBe(0);
   });
 
   it("every page works with the keyboard and fits 375 px", async () => {

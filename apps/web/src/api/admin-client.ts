@@ -45,6 +45,20 @@ export interface AddMemberOutcome {
   readonly status: string;
 }
 
+export interface SmsPolicyView {
+  readonly allowedCountries: readonly string[];
+  readonly refusedNumberTypes: readonly string[];
+}
+
+export interface SmsTrafficView {
+  readonly scope: string;
+  readonly key: string;
+  readonly sent: number;
+  readonly verified: number;
+  /** verified / sent; null when nothing was sent. */
+  readonly conversion: number | null;
+}
+
 export interface AuditQuery {
   readonly userId?: string;
   readonly kinds?: readonly string[];
@@ -72,10 +86,19 @@ export interface AdminClient {
   getBrowserPolicy(): Promise<ReceivedBrowserPolicy>;
   updateBrowserPolicy(policy: BrowserPolicyDraft): Promise<ReceivedBrowserPolicy>;
   testBrowserPolicy(policy: BrowserPolicyDraft, url: string): Promise<UrlDecisionView>;
+  /** The platform's SMS destination policy (platform admins). */
+  getSmsPolicy(): Promise<SmsPolicyView>;
+  updateSmsPolicy(policy: SmsPolicyView): Promise<SmsPolicyView>;
+  getSmsTraffic(since: number, until: number): Promise<readonly SmsTrafficView[]>;
   listAuditEvents(query: AuditQuery): Promise<{ readonly events: readonly AuditEventView[]; readonly nextCursor: string }>;
 }
 
 const msOrNull = (timestamp: Timestamp | undefined): number | null => (timestamp === undefined ? null : timestampMs(timestamp));
+
+const smsPolicyOf = (policy: { allowedCountries: string[]; refusedNumberTypes: string[] } | undefined): SmsPolicyView => ({
+  allowedCountries: [...(policy?.allowedCountries ?? [])],
+  refusedNumberTypes: [...(policy?.refusedNumberTypes ?? [])],
+});
 
 const draftToWire = (policy: BrowserPolicyDraft) => ({
   accessControl: {
@@ -163,6 +186,26 @@ export function createAdminClient(transport: Transport, orgIdOf: () => string): 
       const { decision } = await client.testBrowserPolicy({ ...org(), policy: draftToWire(policy), url });
       if (decision === undefined) throw new Error("TestBrowserPolicy answered without a decision.");
       return urlDecisionFromWire(decision);
+    },
+    async getSmsPolicy() {
+      return smsPolicyOf((await client.getSmsDestinationPolicy({})).policy);
+    },
+    async updateSmsPolicy(policy) {
+      const { policy: saved } = await client.updateSmsDestinationPolicy({
+        allowedCountries: { values: [...policy.allowedCountries] },
+        refusedNumberTypes: { values: [...policy.refusedNumberTypes] },
+      });
+      return smsPolicyOf(saved);
+    },
+    async getSmsTraffic(since, until) {
+      const { rows } = await client.getSmsTrafficReport({ since: timestampFromMs(since), until: timestampFromMs(until) });
+      return rows.map(({ scope, key, sent, verified, conversion }) => ({
+        scope,
+        key,
+        sent: Number(sent),
+        verified: Number(verified),
+        conversion: conversion ?? null,
+      }));
     },
     async listAuditEvents(query) {
       const { events, nextCursor } = await client.listAuditEvents({

@@ -17,6 +17,7 @@ import { MembersSection } from "./MembersSection.tsx";
 import { MfaSettingsSection } from "./MfaSettingsSection.tsx";
 import { PolicySection } from "./PolicySection.tsx";
 import { AuditSection } from "./AuditSection.tsx";
+import { SmsSection } from "./SmsSection.tsx";
 
 /** The console's pages, in the order of its navigation. */
 const SECTIONS = [
@@ -24,6 +25,7 @@ const SECTIONS = [
   { path: "/admin/policy", label: "Browser policy" },
   { path: "/admin/mfa", label: "MFA settings" },
   { path: "/admin/audit", label: "Audit trail" },
+  { path: "/admin/sms", label: "SMS", platformOnly: true },
 ] as const;
 
 /**
@@ -70,11 +72,20 @@ function Console(): ReactNode {
   const { pathname } = useLocation();
   const [access, setAccess] = useState<Access>({ state: "checking" });
   const [attempt, setAttempt] = useState(0);
+  // Only a platform admin may list the orgs: the answer tells the console whether to offer the platform's pages.
+  const [orgs, setOrgs] = useState<readonly OrgSummaryView[] | null>(null);
 
   useEffect(() => {
     let live = true;
     guard(() => admin.listMembers()).then(
-      () => live && setAccess({ state: "admin" }),
+      () => {
+        if (!live) return;
+        setAccess({ state: "admin" });
+        admin.listOrgs().then(
+          (list) => live && setOrgs(list),
+          () => undefined,
+        );
+      },
       (error: unknown) =>
         live && setAccess({ state: "refused", message: describeAdminError(error, "load").message, notAdmin: errorFactsOf(error).kind === "permission_denied" }),
     );
@@ -84,7 +95,8 @@ function Console(): ReactNode {
   }, [admin, guard, attempt]);
 
   const path = pathname.replace(/\/+$/, "");
-  const section = SECTIONS.find((candidate) => candidate.path === path) ?? SECTIONS[0];
+  const offered = SECTIONS.filter((candidate) => !("platformOnly" in candidate) || orgs !== null);
+  const section = offered.find((candidate) => candidate.path === path) ?? SECTIONS[0];
   return (
     <>
       <div className="page-heading">
@@ -111,7 +123,7 @@ function Console(): ReactNode {
         <>
           <nav aria-label="Console sections" className="admin-nav">
             <ul>
-              {SECTIONS.map((candidate) => (
+              {offered.map((candidate) => (
                 <li key={candidate.path}>
                   <Link to={candidate.path} aria-current={candidate === section ? "page" : undefined}>
                     {candidate.label}
@@ -124,7 +136,8 @@ function Console(): ReactNode {
           {section.path === "/admin/policy" ? <PolicySection /> : null}
           {section.path === "/admin/mfa" ? <MfaSettingsSection /> : null}
           {section.path === "/admin/audit" ? <AuditSection /> : null}
-          <PlatformOrgs />
+          {section.path === "/admin/sms" ? <SmsSection /> : null}
+          {orgs === null ? null : <PlatformOrgs orgs={orgs} />}
           <p className="aside">
             <Link to="/browser">Back to the browser</Link>
           </p>
@@ -155,20 +168,8 @@ function OrgName(): ReactNode {
  * A platform admin manages each org through a session issued for it (the server refuses any other org): the
  * list offers a sign-in to each other org, which comes back here. Others never see it (ListOrgs refuses them).
  */
-function PlatformOrgs(): ReactNode {
-  const { admin, sessions } = useServices();
-  const [orgs, setOrgs] = useState<readonly OrgSummaryView[] | null>(null);
-  useEffect(() => {
-    let live = true;
-    admin.listOrgs().then(
-      (list) => live && setOrgs(list),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [admin]);
-  if (orgs === null) return null;
+function PlatformOrgs({ orgs }: { readonly orgs: readonly OrgSummaryView[] }): ReactNode {
+  const { sessions } = useServices();
   const current = sessions.get()?.orgId;
   return (
     <section className="card stack" aria-labelledby="orgs-heading">
