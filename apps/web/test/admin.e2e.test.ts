@@ -45,6 +45,12 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   const pageProblems: string[] = [];
   /** The admin's browser: trusted after the first sign-in, so the next one has no second factor. */
   let adminFingerprint = "";
+  /**
+   * One admin page for the suite, signed in once with a texted code: a phone gets at most 5 codes in 15 minutes,
+   * so each test asking for its own step-up would spend them. The stale step-up has its own test.
+   */
+  let adminContext: BrowserContext | null = null;
+  let adminPage: Page | null = null;
 
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
@@ -68,13 +74,14 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   });
 
   afterAll(async () => {
+    await adminContext?.close();
     await browser?.close();
     await server?.stop();
     db?.dispose();
     if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
   });
 
-  async function newPage(options: { fingerprint?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
+  async function newPage(options: { fingerprint?: string; viewport?: { width: number; height: number }; keep?: boolean } = {}): Promise<Page> {
     const localStorage = options.fingerprint === undefined ? [] : [{ name: "gatehouse.deviceFingerprint", value: options.fingerprint }];
     const context = await browser.newContext({
       viewport: options.viewport ?? DESKTOP,
@@ -82,7 +89,8 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
       acceptDownloads: true,
       storageState: { cookies: [], origins: [{ origin: server.url, localStorage }] },
     });
-    contexts.push(context);
+    if (options.keep === true) adminContext = context;
+    else contexts.push(context);
     const page = await context.newPage();
     page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
     page.on("console", (message) => {
@@ -125,6 +133,18 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await nav.waitFor();
   }
 
+  /** The suite's admin page on `path`, at `viewport`. */
+  async function adminConsole(path = "/admin", viewport = DESKTOP): Promise<Page> {
+    if (adminPage === null) {
+      adminPage = await newPage({ keep: true });
+      await signIn(adminPage, ADMIN, "+1 555 010 1111");
+      adminFingerprint = (await adminPage.evaluate(() => localStorage.getItem("gatehouse.deviceFingerprint"))) ?? "";
+    }
+    await adminPage.setViewportSize(viewport);
+    await openConsole(adminPage, path);
+    return adminPage;
+  }
+
   it("a member who is not an admin gets no console, and is told so", async () => {
     const page = await newPage();
     await signIn(page, MEMBER, "+1 555 010 2222");
@@ -135,12 +155,10 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   });
 
   it("an admin invites someone by email, who accepts and is listed as a member", async () => {
-    const page = await newPage();
-    await signIn(page, ADMIN, "+1 555 010 1111");
-    adminFingerprint = (await page.evaluate(() => localStorage.getItem("gatehouse.deviceFingerprint"))) ?? "";
-    await openConsole(page);
+    const page = await adminConsole();
     const members = page.getByRole("list", { name: "Members" });
-    await expect.poll(() => members.getByRole("listitem").count()).toBe(2);
+    await members.getByText(MEMBER).waitFor();
+    const before = await members.getByRole("listitem").count();
     expect(await members.getByTestId("member").filter({ hasText: MEMBER }).textContent()).toMatch(/Member · text message · last signed in/);
 
     await page.getByLabel("Email").fill("not an address");
@@ -154,7 +172,7 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await invitations.getByRole("button", { name: `Resend the invitation to ${NEW_HIRE}` }).click();
     await page.getByText(`A new invitation was emailed to ${NEW_HIRE}; the earlier link no longer works.`).waitFor();
     await expectAccessible(page, "members");
-    await screenshot(page, "admin-members.png", { fullPage: true });
+    await screenshot(page, "admin-members.png");
 
     const mail = (await (await fetch(`${server.url}/api/dev/mail?to=${NEW_HIRE}`)).json()) as { messages: { link: string }[] };
     const link = new URL(mail.messages[0]!.link);
@@ -165,12 +183,13 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await expect.poll(() => invited.getByTestId("page-notice").textContent()).toMatch(/You have joined the organization/);
 
     await page.reload();
-    await expect.poll(() => members.getByRole("listitem").count()).toBe(3);
+    await expect.poll(() => members.getByRole("listitem").count()).toBe(before + 1);
     await members.getByText(NEW_HIRE).waitFor();
     expect(await invitations.getByRole("listitem").count()).toBe(0);
   });
 
   it("signs a member out everywhere: the member's next request is refused", async () => {
+    await adminConsole();
     const memberPage = await newPage();
     await signIn(memberPage, MEMBER, "+1 555 010 2222");
     const page = await newPage({ fingerprint: adminFingerprint });
@@ -217,9 +236,7 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await signIn(memberPage, MEMBER, "+1 555 010 2222");
     expect(await memberCheck(memberPage, "blocked.example")).toBe("allowed");
 
-    const page = await newPage({ fingerprint: adminFingerprint });
-    await signIn(page, ADMIN, "+1 555 010 1111");
-    await openConsole(page, "/admin/policy");
+    const page = await adminConsole("/admin/policy");
     const blocked = page.getByRole("textbox", { name: "Blocked sites" });
     await blocked.fill("https://blocked.example/\nfine.example");
     await page.getByText('Line 1: "https://blocked.example/": enter a host name, not a URL (no scheme, path or port)').waitFor();
@@ -240,14 +257,13 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
 
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved. Members' next check of an address uses this policy.").waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "admin-policy.png");
     expect(await memberCheck(memberPage, "blocked.example")).toBe("Your organization blocks blocked.example.");
   });
 
   it("100,000 entries pasted, saved and opened again without holding the page", async () => {
-    const page = await newPage({ fingerprint: adminFingerprint });
-    await signIn(page, ADMIN, "+1 555 010 1111");
-    await openConsole(page, "/admin/policy");
+    const page = await adminConsole("/admin/policy");
     const allowed = page.getByRole("textbox", { name: "Allowed sites" });
     await allowed.waitFor();
     await page.evaluate(() => {
@@ -295,9 +311,7 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   });
 
   it("MFA settings say what each means and word the server's refusals; the audit trail filters, reads in words and exports JSON lines", async () => {
-    const page = await newPage({ fingerprint: adminFingerprint });
-    await signIn(page, ADMIN, "+1 555 010 1111");
-    await openConsole(page, "/admin/mfa");
+    const page = await adminConsole("/admin/mfa");
     const minutes = page.getByRole("textbox", { name: "Step-up age, in minutes" });
     await minutes.fill("0");
     await page.getByRole("button", { name: "Save" }).click();
@@ -312,7 +326,7 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved. Sign-ins from now on follow these settings.").waitFor();
     await expectAccessible(page, "MFA settings");
-    await screenshot(page, "admin-mfa.png", { fullPage: true });
+    await screenshot(page, "admin-mfa.png");
 
     await page.getByRole("link", { name: "Audit trail" }).click();
     const events = page.getByRole("list", { name: "Events, newest first" });
@@ -356,23 +370,19 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByRole("heading", { name: "SMS traffic" }).waitFor();
     await page.getByRole("table").or(page.getByText("No code was texted in this period.")).first().waitFor();
     await expectAccessible(page, "SMS");
-    await screenshot(page, "admin-sms.png", { fullPage: true });
+    await screenshot(page, "admin-sms.png");
     await page.setViewportSize(SMALL_PHONE);
     await screenshot(page, "admin-sms-375.png");
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(SMALL_PHONE.width);
 
-    const orgAdmin = await newPage({ fingerprint: adminFingerprint });
-    await signIn(orgAdmin, ADMIN, "+1 555 010 1111");
-    await openConsole(orgAdmin);
+    const orgAdmin = await adminConsole();
     await orgAdmin.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();
     expect(await orgAdmin.getByRole("link", { name: "SMS" }).count()).toBe(0);
     expect(await orgAdmin.getByRole("heading", { name: "Organizations" }).count()).toBe(0);
   });
 
   it("every page works with the keyboard and fits 375 px", async () => {
-    const page = await newPage({ fingerprint: adminFingerprint, viewport: SMALL_PHONE });
-    await signIn(page, ADMIN, "+1 555 010 1111");
-    await openConsole(page);
+    const page = await adminConsole("/admin", SMALL_PHONE);
     await page.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();
     await page.getByRole("button", { name: `Manage ${MEMBER}` }).focus();
     await page.keyboard.press("Enter");

@@ -43,16 +43,7 @@ export function AdminPage(): ReactNode {
 function SignedInAdmin({ session }: { readonly session: Session }): ReactNode {
   const stepUp = useStepUpState();
   return (
-    <AppShell
-      title="Admin console"
-      wide
-      actions={
-        <>
-          <Link to="/account">Account</Link>
-          <SignOutButton />
-        </>
-      }
-    >
+    <AppShell title="Admin console" wide actions={<SignOutButton />}>
       <StepUpProvider value={stepUp.guard}>
         {stepUp.open ? <StepUpPanel onDone={stepUp.done} onCancel={stepUp.cancel} /> : null}
         <div className="stack" hidden={stepUp.open}>
@@ -139,7 +130,7 @@ function Console(): ReactNode {
           {section.path === "/admin/sms" ? <SmsSection /> : null}
           {orgs === null ? null : <PlatformOrgs orgs={orgs} />}
           <p className="aside">
-            <Link to="/browser">Back to the browser</Link>
+            <Link to="/browser">Back to the browser</Link> · <Link to="/account">Your account</Link>
           </p>
         </>
       ) : null}

@@ -44,22 +44,37 @@ export function SmsSection(): ReactNode {
 function SmsPolicyForm(): ReactNode {
   const { admin } = useServices();
   const guard = useStepUpGuard();
-  const save = useAdminAction();
   const [policy, setPolicy] = useState<SmsPolicyView | null>(null);
-  const [countries, setCountries] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
-  const [countryError, setCountryError] = useState<string | null>(null);
-  const show = (loaded: SmsPolicyView): void => {
-    setPolicy(loaded);
-    setCountries(loaded.allowedCountries.join(", "));
-  };
   useEffect(() => {
-    guard(() => admin.getSmsPolicy()).then(show, (error: unknown) => setProblem(describeAdminError(error, "load").message));
+    let live = true;
+    guard(() => admin.getSmsPolicy()).then(
+      (loaded) => live && setPolicy(loaded),
+      (error: unknown) => live && setProblem(describeAdminError(error, "load").message),
+    );
+    return () => {
+      live = false;
+    };
   }, [admin, guard]);
+  return policy === null ? (
+    <section className="card stack" aria-labelledby="sms-heading">
+      <h2 id="sms-heading">SMS destinations</h2>
+      {problem === null ? <p>Loading…</p> : <FormAlert message={problem} alertRef={null} />}
+    </section>
+  ) : (
+    <SmsPolicyEditor initial={policy} />
+  );
+}
+
+function SmsPolicyEditor({ initial }: { readonly initial: SmsPolicyView }): ReactNode {
+  const { admin } = useServices();
+  const save = useAdminAction();
+  const [policy, setPolicy] = useState(initial);
+  const [countries, setCountries] = useState(initial.allowedCountries.join(", "));
+  const [countryError, setCountryError] = useState<string | null>(null);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
-    if (policy === null) return;
     const regions = countries
       .split(/[\s,]+/)
       .map((region) => region.trim().toUpperCase())
@@ -74,7 +89,8 @@ function SmsPolicyForm(): ReactNode {
       "save-policy",
       async () => {
         const saved = await admin.updateSmsPolicy({ ...policy, allowedCountries: regions });
-        show(saved);
+        setPolicy(saved);
+        setCountries(saved.allowedCountries.join(", "));
         return saved;
       },
       () => "Saved. The next code texted follows it.",
@@ -84,50 +100,39 @@ function SmsPolicyForm(): ReactNode {
   return (
     <form className="card stack" aria-labelledby="sms-heading" onSubmit={(event) => void submit(event)} noValidate>
       <h2 id="sms-heading">SMS destinations</h2>
-      <FormAlert message={problem} alertRef={null} />
-      {policy === null ? (
-        problem === null ? (
-          <p>Loading…</p>
-        ) : null
-      ) : (
-        <>
-          <TextField
-            label="Regions codes may be texted to"
-            name="sms-countries"
-            value={countries}
-            onChange={setCountries}
-            error={countryError}
-            hint="Two-letter region codes, separated by commas. Empty: every region."
-          />
-          <fieldset className="stack">
-            <legend>Numbers never texted</legend>
-            {NUMBER_TYPES.map(([type, words]) => (
-              <label className="check-label" key={type}>
-                <input
-                  type="checkbox"
-                  checked={policy.refusedNumberTypes.includes(type)}
-                  onChange={(event) =>
-                    setPolicy({
-                      ...policy,
-                      refusedNumberTypes: event.target.checked
-                        ? [...policy.refusedNumberTypes, type]
-                        : policy.refusedNumberTypes.filter((kept) => kept !== type),
-                    })
-                  }
-                />
-                {words}
-              </label>
-            ))}
-          </fieldset>
-          <LiveMessage message={save.notice} tone="success" />
-          <FormAlert message={save.problem} alertRef={null} />
-          <div>
-            <Button type="submit" busy={save.busy === "save"} busyLabel="Saving…">
-              Save
-            </Button>
-          </div>
-        </>
-      )}
+      <TextField
+        label="Regions codes may be texted to"
+        name="sms-countries"
+        value={countries}
+        onChange={setCountries}
+        error={countryError}
+        hint="Two-letter region codes, separated by commas. Empty: every region."
+      />
+      <fieldset className="stack">
+        <legend>Numbers never texted</legend>
+        {NUMBER_TYPES.map(([type, words]) => (
+          <label className="check-label" key={type}>
+            <input
+              type="checkbox"
+              checked={policy.refusedNumberTypes.includes(type)}
+              onChange={(event) =>
+                setPolicy({
+                  ...policy,
+                  refusedNumberTypes: event.target.checked ? [...policy.refusedNumberTypes, type] : policy.refusedNumberTypes.filter((kept) => kept !== type),
+                })
+              }
+            />
+            {words}
+          </label>
+        ))}
+      </fieldset>
+      <LiveMessage message={save.notice} tone="success" />
+      <FormAlert message={save.problem} alertRef={null} />
+      <div>
+        <Button type="submit" busy={save.busy === "save"} busyLabel="Saving…">
+          Save
+        </Button>
+      </div>
     </form>
   );
 }
