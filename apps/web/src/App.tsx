@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { AdminPage } from "./pages/admin/AdminPage.tsx";
 import { AcceptInvitationPage } from "./pages/account/AcceptInvitationPage.tsx";
 import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { ForgotPasswordPage } from "./pages/account/ForgotPasswordPage.tsx";
@@ -14,7 +15,9 @@ import { useLocation } from "./router.tsx";
 /** The route table. Unknown paths get a not-found page (the server falls back to index.html). */
 export function App(): ReactNode {
   const { pathname } = useLocation();
-  switch (pathname.replace(/\/+$/, "") || "/") {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage />;
+  switch (path) {
     case "/":
       return <HomePage />;
     case "/login":

@@ -1,6 +1,8 @@
 import { createContext, useContext, useSyncExternalStore } from "react";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { createAccountClient } from "./api/account-client.ts";
+import { createAdminClient } from "./api/admin-client.ts";
+import type { AdminClient } from "./api/admin-client.ts";
 import type { AccountClient } from "./api/account-client.ts";
 import { createAuthClient } from "./api/auth-client.ts";
 import type { AuthClient } from "./api/auth-client.ts";
@@ -20,6 +22,8 @@ export interface AppServices {
   readonly auth: AuthClient;
   readonly browser: BrowserApi;
   readonly account: AccountClient;
+  /** AdminService for the session's org (the console at /admin). */
+  readonly admin: AdminClient;
   /** This browser's device id, as Login and Refresh send it (the account page marks this device with it). */
   readonly deviceFingerprint: () => string;
   /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
@@ -89,6 +93,7 @@ export function createAppServices(win: Window): AppServices {
     auth,
     browser: createBrowserApi(transport),
     account: createAccountClient(transport),
+    admin: createAdminClient(transport, () => sessions.get()?.orgId ?? ""),
     deviceFingerprint: getFingerprint,
     fetch: fetchImpl,
     lastOrg,

@@ -10,6 +10,7 @@ export * from "./browser-policy.ts";
 export * from "./devices.ts";
 export * from "./error-kind.ts";
 export * from "./invitations.ts";
+export * from "./members.ts";
 export * from "./mfa-factor.ts";
 export * from "./org-info.ts";
 export type { Refuse } from "./refusal.ts";

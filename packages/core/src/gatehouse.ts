@@ -4,11 +4,13 @@ import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } fro
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
+import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
+import { setMemberRole } from "./admin/member-role.ts";
+import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import * as admin from "./admin/operations.ts";
 import * as operator from "./admin/operator.ts";
 import type { OrgMember } from "./admin/operations.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
-import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
 import { login, type LoginInput } from "./sign-in/login.ts";
 import { refresh, type RefreshInput } from "./sign-in/refresh.ts";
 import { register, type Registered, type RegisterInput } from "./accounts/register.ts";
@@ -18,6 +20,7 @@ import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
+import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
 import type { Actor } from "./admin/authorization.ts";
 import {
   acceptInvitation,
@@ -77,6 +80,12 @@ export interface AdminApi {
   createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
   listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
+  /** The console's member list: role, kinds of factor held, last seen (see admin/member-directory.ts). */
+  listMemberSummaries(actor: Actor, orgId: string): Promise<MemberSummary[]>;
+  /** Not one's own role (see admin/member-role.ts). */
+  setMemberRole(actor: Actor, orgId: string, userId: string, role: OrgRole): Promise<void>;
+  /** check-url's answer under a draft policy, nothing saved (see admin/policy-draft.ts). */
+  testBrowserPolicy(actor: Actor, orgId: string, draft: BrowserPolicyInput, url: string): Promise<UrlDecision>;
   /** Emails an invitation; the operator adds a verified account at once (see accounts/invitations.ts). */
   addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
   /** The org's invitations not yet accepted, revoked or expired. */
@@ -234,6 +243,9 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       sendPasswordReset: (actor, orgId, userId) => sendPasswordReset(ctx, actor, orgId, userId),
       listOrgs: (actor) => admin.listOrgs(ctx, actor),
       listMembers: (actor, orgId) => admin.listMembers(ctx, actor, orgId),
+      listMemberSummaries: (actor, orgId) => listMemberSummaries(ctx, actor, orgId),
+      setMemberRole: (actor, orgId, userId, role) => setMemberRole(ctx, actor, orgId, userId, role),
+      testBrowserPolicy: (actor, orgId, draft, url) => testBrowserPolicy(ctx, actor, orgId, draft, url),
       removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
       removeMemberByEmail: (actor, orgId, email) => admin.removeMemberByEmail(ctx, actor, orgId, email),
       getOrgMfaSettings: (actor, orgId) => admin.getOrgMfaSettings(ctx, actor, orgId),

@@ -106,6 +106,7 @@ export interface AuditPayloads {
   "password.changed": { readonly reason: "reset" | "change"; readonly reclaimed: boolean };
   "member.added": { readonly role: OrgRole };
   "member.removed": Record<string, never>;
+  "member.role_changed": { readonly role: OrgRole; readonly previousRole: OrgRole };
   /** A platform admin disabled the user (`userId`): their sessions ended in every org. */
   "user.disabled": Record<string, never>;
   "user.enabled": Record<string, never>;
@@ -172,6 +173,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "password.changed": true,
   "member.added": true,
   "member.removed": true,
+  "member.role_changed": true,
   "user.disabled": true,
   "user.enabled": true,
   "sign_in.throttled": true,

@@ -7,6 +7,7 @@ import {
   browserPolicyToWire,
   deviceToWire,
   invitationToWire,
+  memberSummaryToWire,
   orgMfaSettingsPatchFromWire,
   orgMfaSettingsToWire,
   platformSettingsPatchFromWire,
@@ -15,6 +16,7 @@ import {
   smsDestinationPolicyToWire,
   smsTrafficPeriodFromWire,
   smsTrafficRowToWire,
+  urlDecisionToWire,
 } from "@gatehouse/contract";
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { invalidArgument, parseOrgRole, type Gatehouse } from "@gatehouse/core";
@@ -91,6 +93,17 @@ function adminHandlers(gatehouse: Gatehouse): Handlers {
       return { rows: (await admin.getSmsTrafficReport(actorOf(ctx), from, to)).map(smsTrafficRowToWire) };
     },
     listUserFactors: async (req, ctx) => memberFactorKindsToWire(await admin.listUserFactors(actorOf(ctx), req.orgId, req.userId)),
+    listOrgs: async (_req, ctx) => ({
+      orgs: (await admin.listOrgs(actorOf(ctx))).map((org) => ({ orgId: org.id, name: org.name, slug: org.slug ?? "" })),
+    }),
+    listMembers: async (req, ctx) => ({ members: (await admin.listMemberSummaries(actorOf(ctx), req.orgId)).map(memberSummaryToWire) }),
+    setMemberRole: async (req, ctx) => {
+      await admin.setMemberRole(actorOf(ctx), req.orgId, req.userId, parseOrgRole(req.role));
+      return {};
+    },
+    testBrowserPolicy: async (req, ctx) => ({
+      decision: urlDecisionToWire(await admin.testBrowserPolicy(actorOf(ctx), req.orgId, browserPolicyDraftFromWire(req.policy, invalidArgument), req.url)),
+    }),
     resetUserFactors: async (req, ctx) => {
       await admin.resetUserFactors(actorOf(ctx), req.orgId, req.userId, req.reason);
       return {};

@@ -62,7 +62,7 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
           <Sessions />
           <Devices />
           <p className="aside">
-            <Link to="/browser">Back to the browser</Link>
+            <Link to="/browser">Back to the browser</Link> · <Link to="/admin">Admin console</Link>
           </p>
         </div>
       </StepUpProvider>

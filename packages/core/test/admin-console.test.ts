@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { GatehouseError, SYSTEM_ACTOR, type Actor } from "../src/index.ts";
+import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
+
+async function kindOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return "ok";
+  } catch (error) {
+    if (error instanceof GatehouseError) return `${error.kind}: ${error.message}`;
+    throw error;
+  }
+}
+
+/** Ada (the harness's member) and Bob, an admin of the same org. */
+async function withAdmin(): Promise<{ h: Harness; bob: Actor; bobId: string }> {
+  const h = await createHarness();
+  const { userId: bobId } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
+  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "bob@example.com", "admin");
+  return { h, bob: { kind: "user", userId: bobId, orgId: h.orgId }, bobId };
+}
+
+describe("the admin console's member list", () => {
+  it("lists each member by email with role, the kinds of factor held and when last seen (never before a sign-in)", async () => {
+    const { h, bob, bobId } = await withAdmin();
+    expect(await h.gatehouse.admin.listMemberSummaries(bob, h.orgId)).toEqual([
+      { userId: h.userId, email: "ada@example.com", role: "member", factorKinds: [], lastSeenAt: null },
+      { userId: bobId, email: "bob@example.com", role: "admin", factorKinds: [], lastSeenAt: null },
+    ]);
+    await signInWithPhone(h);
+    const [ada] = await h.gatehouse.admin.listMemberSummaries(bob, h.orgId);
+    expect(ada).toEqual(expect.objectContaining({ factorKinds: ["sms"], lastSeenAt: h.clock.now() }));
+  });
+
+  it("refuses a plain member", async () => {
+    const { h } = await withAdmin();
+    expect(await kindOf(h.gatehouse.admin.listMemberSummaries({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId))).toBe(
+      "permission_denied: organization admin role required",
+    );
+  });
+});
+
+describe("changing a member's role", () => {
+  it("promotes and demotes, recording each change once", async () => {
+    const { h, bob } = await withAdmin();
+    await h.gatehouse.admin.setMemberRole(bob, h.orgId, h.userId, "admin");
+    await h.gatehouse.admin.setMemberRole(bob, h.orgId, h.userId, "admin");
+    expect((await h.gatehouse.admin.listMembers(bob, h.orgId)).find((member) => member.userId === h.userId)?.role).toBe("admin");
+    const page = await h.gatehouse.admin.listAuditEvents(SYSTEM_ACTOR, { kinds: ["member.role_changed"] });
+    expect(page.events.map((event) => event.payload)).toEqual([{ role: "admin", previousRole: "member" }]);
+  });
+
+  it.each<[string, (h: Harness, bob: Actor, bobId: string) => Promise<unknown>, string]>([
+    [
+      "an admin names themselves",
+      (h, bob, bobId) => h.gatehouse.admin.setMemberRole(bob, h.orgId, bobId, "member"),
+      "permission_denied: an admin cannot change their own role",
+    ],
+    [
+      "the user is no member",
+      (h, bob) => h.gatehouse.admin.setMemberRole(bob, h.orgId, "00000000-0000-4000-8000-000000000000", "admin"),
+      "not_found: membership not found",
+    ],
+    [
+      "a plain member asks",
+      (h, _bob, bobId) => h.gatehouse.admin.setMemberRole({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId, bobId, "member"),
+      "permission_denied: organization admin role required",
+    ],
+    [
+      "the role is unknown",
+      (h, bob) => h.gatehouse.admin.setMemberRole(bob, h.orgId, h.userId, "owner" as "admin"),
+      'invalid_argument: role: must be "member" or "admin"',
+    ],
+  ])("refuses when %s", async (_case, call, expected) => {
+    const { h, bob, bobId } = await withAdmin();
+    expect(await kindOf(call(h, bob, bobId))).toBe(expected);
+  });
+});
+
+describe("testing a draft browser policy", () => {
+  const draft = (blocked: string[], allowed: string[] = [], defaultAction = "allow") => ({
+    accessControl: { allowedDomains: allowed, blockedDomains: blocked, defaultAction, wildcardSupported: true },
+    actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+  });
+
+  it.each<[string, ReturnType<typeof draft>, string, { allowed: boolean; reasonCode?: string }]>([
+    ["a blocked host", draft(["Example.COM"]), "https://example.com/x", { allowed: false, reasonCode: "blocked" }],
+    ["a wildcard block", draft(["*.example.com"]), "https://a.example.com", { allowed: false, reasonCode: "blocked" }],
+    ["an unlisted host under deny", draft([], ["example.org"], "deny"), "https://example.com", { allowed: false, reasonCode: "not_allowed" }],
+    ["an allowed host", draft([], ["example.org"], "deny"), "https://example.org", { allowed: true }],
+  ])("answers check-url's decision for %s, and saves nothing", async (_case, policy, url, expected) => {
+    const { h, bob } = await withAdmin();
+    const before = await h.gatehouse.admin.getOrgBrowserPolicy(bob, h.orgId);
+    expect(await h.gatehouse.admin.testBrowserPolicy(bob, h.orgId, policy, url)).toEqual(expect.objectContaining(expected));
+    expect(await h.gatehouse.admin.getOrgBrowserPolicy(bob, h.orgId)).toEqual(before);
+  });
+
+  it("names a draft's invalid entries, and refuses a plain member", async () => {
+    const { h, bob } = await withAdmin();
+    expect(await kindOf(h.gatehouse.admin.testBrowserPolicy(bob, h.orgId, draft(["https://x.com/"]), "x.com"))).toMatch(/^invalid_argument/);
+    expect(await kindOf(h.gatehouse.admin.testBrowserPolicy({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId, draft([]), "x.com"))).toBe(
+      "permission_denied: organization admin role required",
+    );
+  });
+});
