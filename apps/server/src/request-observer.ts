@@ -78,7 +78,7 @@ export function observeRpcs(observer: RequestObserver): Interceptor {
   };
 }
 
-const NAMED_ROUTES = new Set(["/api/browser/policy", "/api/browser/check-url", "/api/dev/mfa/otp", "/healthz", "/readyz"]);
+const NAMED_ROUTES = new Set(["/api/browser/policy", "/api/browser/check-url", "/api/browser/extension-rules", "/api/dev/mfa/otp", "/healthz", "/readyz"]);
 
 export function routeLabel(pathname: string): string {
   if (NAMED_ROUTES.has(pathname)) return pathname;

@@ -8,6 +8,8 @@ import * as admin from "./use-cases/admin.ts";
 import * as operator from "./use-cases/operator.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
+import { createExtensionPolicies } from "./browser/extension-policy.ts";
+import type { ExtensionPolicy } from "./browser/extension-policy.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
 import { refresh, type RefreshInput } from "./use-cases/refresh.ts";
@@ -183,6 +185,8 @@ export interface Gatehouse {
   /** The org's policy for a member, with its version (the transport's ETag). */
   getBrowserPolicy(principal: Principal, orgId: string): Promise<VersionedBrowserPolicy>;
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
+  /** The org's policy as the browser extension installs it: declarativeNetRequest rules and action restrictions, with the version. */
+  getExtensionPolicy(principal: Principal, orgId: string): Promise<ExtensionPolicy>;
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
@@ -193,6 +197,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
   const ctx = createContext(deps);
   const checkCredentials = createCredentialCheck(ctx);
   const policies = createBrowserPolicyReader(ctx);
+  const extensionPolicyOf = createExtensionPolicies();
   return {
     register: (input) => register(ctx, input),
     verifyEmail: (input) => verifyEmail(ctx, input),
@@ -215,6 +220,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       return { policy, version };
     },
     checkUrlAccess: (principal, orgId, url) => checkUrlAccess(policies, principal, orgId, url),
+    getExtensionPolicy: async (principal, orgId) => extensionPolicyOf(await getBrowserPolicy(policies, principal, orgId)),
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),

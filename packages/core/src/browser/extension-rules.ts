@@ -1,6 +1,8 @@
 import { compileAccessControl, HostBits } from "../url-policy/compile.ts";
 import type { CompiledAccessControl } from "../url-policy/compile.ts";
 import type { AccessControl } from "../url-policy/types.ts";
+import { NAVIGATIONS, RulePriority, serverOriginRule } from "./dnr.ts";
+import type { DnrAction, DnrCondition, DnrRule } from "./dnr.ts";
 
 /**
  * The org's Access Control compiled to Chrome `declarativeNetRequest` dynamic rules, so that the browser refuses
@@ -11,55 +13,23 @@ import type { AccessControl } from "../url-policy/types.ts";
  * page loads (a default-deny list would otherwise break every page that uses a CDN).
  */
 
-/** The subset of `chrome.declarativeNetRequest.Rule` these rules use; the extension passes them through unchanged. */
-export interface DnrRule {
-  readonly id: number;
-  readonly priority: number;
-  readonly action: DnrAction;
-  readonly condition: DnrCondition;
-}
-
-export type DnrAction =
-  { readonly type: "block" } | { readonly type: "allow" } | { readonly type: "redirect"; readonly redirect: { readonly regexSubstitution: string } };
-
-export interface DnrCondition {
-  readonly urlFilter?: string;
-  readonly regexFilter?: string;
-  readonly requestDomains?: readonly string[];
-  readonly resourceTypes: readonly DnrResourceType[];
-}
-
-export type DnrResourceType = "main_frame" | "sub_frame";
-
 /** Chrome's cap on dynamic rules (safe rules: block and allow); a 30,001st is refused. */
 export const MAX_DYNAMIC_RULES = 30_000;
 
 /** Domains packed into one `requestDomains` rule. Chrome caps rules, not domains per rule; chunks keep each rule small to parse. */
 export const DOMAINS_PER_RULE = 1_000;
 
-/** Higher wins. Guards (what check-url refuses whatever the lists say) outrank everything, then the lists, block first. */
-export const RulePriority = Object.freeze({
-  guard: 60,
-  serverOrigin: 55,
-  trailingDot: 50,
-  blocked: 40,
-  allowed: 30,
-  defaultDeny: 10,
-});
-
-const NAVIGATIONS: readonly DnrResourceType[] = Object.freeze(["main_frame", "sub_frame"]);
-
 /**
  * Refusals check-url makes before it looks at the lists (url-policy.md §1 steps 4–5), as RE2 patterns over the
  * URL the browser requests (already canonical: lower case, Punycode, dotted IPv4). `[^/?#]*` is the authority.
+ * Length limits (a label over 63 octets, a name over 253) are left to DNS, which cannot resolve such a name:
+ * Chrome refuses any counted pattern that long ("memoryLimitExceeded", a 2 KB cap per compiled regex).
  */
 export const GUARD_PATTERNS: readonly string[] = Object.freeze([
   // Any character a host key cannot hold, in the authority: "@" (credentials), "%", "*", the sub-delims WHATWG keeps.
   "^https?://[^/?#]*[^a-z0-9_.:/?#\\[\\]-]",
   // An empty label: leading dot or two dots anywhere (the one trailing dot is stripped by the redirect).
   "^https?://(?:\\.|[^/?#]*\\.\\.)",
-  // A label over 63 octets.
-  "^https?://[^/?#:]*[a-z0-9_-]{64}",
   // A domain (it holds a letter, "_" or "-") whose last label is a number: WHATWG would read it as IPv4 and fail.
   "^https?://[^/?#:]*[a-z_-][^/?#:]*\\.(?:[0-9]+|0x[0-9a-f]*)\\.?(?:[:/?#]|$)",
 ]);
@@ -118,7 +88,7 @@ export function rulesFor(compiled: CompiledAccessControl, options: ExtensionRule
   };
 
   for (const regexFilter of GUARD_PATTERNS) add(RulePriority.guard, { type: "block" }, { regexFilter });
-  if (options.serverOrigin !== undefined) add(RulePriority.serverOrigin, { type: "allow" }, { urlFilter: `|${serverOriginPrefix(options.serverOrigin)}` });
+  if (options.serverOrigin !== undefined) rules.push(serverOriginRule(rules.length + 1, options.serverOrigin));
   add(RulePriority.trailingDot, { type: "redirect", redirect: { regexSubstitution: "\\1\\2" } }, { regexFilter: TRAILING_DOT_PATTERN });
   if (compiled.defaultAction === "deny") add(RulePriority.defaultDeny, { type: "block" }, {});
 
@@ -135,29 +105,6 @@ export function rulesFor(compiled: CompiledAccessControl, options: ExtensionRule
 
   const overflow = { blockedAsSubtree: blocked.overflow, allowedAsSubtree: allowed.overflow };
   return { rules, overflow, needsNavigationCheck: blocked.overflow.length + allowed.overflow.length > 0 };
-}
-
-/** The rules of a browser without a fresh policy: every navigation refused except the Gatehouse server's own pages. */
-export function failClosedRules(serverOrigin: string): readonly DnrRule[] {
-  return [
-    {
-      id: 1,
-      priority: RulePriority.serverOrigin,
-      action: { type: "allow" },
-      condition: { urlFilter: `|${serverOriginPrefix(serverOrigin)}`, resourceTypes: NAVIGATIONS },
-    },
-    { id: 2, priority: RulePriority.defaultDeny, action: { type: "block" }, condition: { resourceTypes: NAVIGATIONS } },
-  ];
-}
-
-/**
- * The origin followed by "/", so `https://gatehouse.example` does not also admit `https://gatehouse.example.evil.com`.
- * The URL parser gives the canonical form the browser requests.
- */
-function serverOriginPrefix(origin: string): string {
-  const url = URL.parse(origin);
-  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) throw new RangeError("the server origin must be an http(s) URL");
-  return `${url.origin}/`;
 }
 
 function relevantEntries(compiled: CompiledAccessControl): Listed {

@@ -6,7 +6,8 @@
  * ".", "%", or the end); `regexFilter` (case-insensitive, as Chrome's default); `requestDomains` (the host or
  * any parent); the highest priority wins, allow before block before redirect on a tie; a redirect is a new request.
  * Before any rule, Chrome's URL canonicaliser (ICU UTS46 with Punycode checks) refuses a host whose `xn--` label
- * does not decode, so no request is made.
+ * does not decode, so no request is made. After the rules, a name DNS cannot carry (a label over 63 octets, a name over
+ * 253, RFC 1035) is never resolved, so that request cannot leave either: the rules leave those limits to DNS.
  */
 import { domainToUnicode } from "node:url";
 import type { DnrRule } from "../../src/browser/index.ts";
@@ -15,6 +16,7 @@ export type Outcome = "loaded" | "blocked";
 
 export function navigate(rules: readonly DnrRule[], url: string): Outcome {
   if (!chromeAcceptsHost(new URL(url).hostname)) return "blocked";
+  if (!resolvable(new URL(url).hostname)) return "blocked";
   let current = url;
   for (let hops = 0; hops < 5; hops++) {
     const winner = winningRule(rules, current);
@@ -92,4 +94,10 @@ const SEPARATOR_EXCLUDED = /[a-z0-9_.%-]/;
 
 function chromeAcceptsHost(host: string): boolean {
   return host.split(".").every((label) => !label.startsWith("xn--") || ![label, ""].includes(domainToUnicode(label)));
+}
+
+function resolvable(host: string): boolean {
+  if (host.startsWith("[")) return true;
+  const name = host.endsWith(".") ? host.slice(0, -1) : host;
+  return name.length <= 253 && name.split(".").every((label) => label.length <= 63);
 }
