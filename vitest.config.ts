@@ -67,6 +67,8 @@ export default defineConfig({
       nodeProject("server", "apps/server", { testTimeout: 60_000, exclude: TIMING_FILES }),
       nodeProject("server-timing", "apps/server", { testTimeout: 60_000, include: TIMING_FILES, groupOrder: 1, fileParallelism: false }),
       nodeProject("web", "apps/web", { testTimeout: 60_000 }),
+      // One Chromium with the extension per file, and a corpus of navigations: long, so it runs alone.
+      nodeProject("extension", "apps/extension", { testTimeout: 60_000, fileParallelism: false }),
     ],
   },
 });

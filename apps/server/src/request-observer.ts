@@ -81,6 +81,7 @@ export function observeRpcs(observer: RequestObserver): Interceptor {
 const NAMED_ROUTES = new Set([
   "/api/browser/policy",
   "/api/browser/check-url",
+  "/api/browser/extension-rules",
   "/api/dev/mfa/otp",
   "/healthz",
   "/readyz",

@@ -6,6 +6,7 @@ import { ForgotPasswordPage } from "./pages/account/ForgotPasswordPage.tsx";
 import { ResetPasswordPage } from "./pages/account/ResetPasswordPage.tsx";
 import { VerifyEmailPage } from "./pages/account/VerifyEmailPage.tsx";
 import { BrowserPage } from "./pages/BrowserPage.tsx";
+import { ExtensionConnectPage } from "./pages/extension/ExtensionConnectPage.tsx";
 import { HomePage } from "./pages/HomePage.tsx";
 import { LoginPage } from "./pages/LoginPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage.tsx";
@@ -36,6 +37,8 @@ export function App(): ReactNode {
       return <ForgotPasswordPage />;
     case "/account":
       return <AccountPage />;
+    case "/extension/connect":
+      return <ExtensionConnectPage />;
     default:
       return <NotFoundPage />;
   }

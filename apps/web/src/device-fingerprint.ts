@@ -4,7 +4,7 @@ export const DEVICE_FINGERPRINT_KEY = "gatehouse.deviceFingerprint";
 const FINGERPRINT_SHAPE = /^[0-9a-f]{32}$/;
 
 /** 128 random bits as hex. `crypto.getRandomValues` also works outside secure contexts, unlike `randomUUID`. */
-function randomFingerprint(random: Pick<Crypto, "getRandomValues">): string {
+export function randomFingerprint(random: Pick<Crypto, "getRandomValues">): string {
   const bytes = random.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

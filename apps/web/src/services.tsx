@@ -45,7 +45,7 @@ function storageOrNull(get: () => Storage): StorageLike | null {
 }
 
 /** In-memory storage for browsers that block Web Storage: the session then lasts for the page only. */
-function memoryStorage(): StorageLike {
+export function memoryStorage(): StorageLike {
   const items = new Map<string, string>();
   return {
     getItem: (key) => items.get(key) ?? null,
@@ -54,9 +54,19 @@ function memoryStorage(): StorageLike {
   };
 }
 
-export function createAppServices(win: Window): AppServices {
-  const sessions = createSessionStore(storageOrNull(() => win.sessionStorage) ?? memoryStorage());
-  let fingerprint: string | null = null;
+/** What a page that signs in for someone else (the browser extension's connect page) changes: where the session lives, which device signs in. */
+export interface ServicesOptions {
+  /** Default: sessionStorage (the tab's own session). */
+  readonly sessionStorage?: StorageLike;
+  /** Default: this browser's fingerprint from localStorage. */
+  readonly deviceFingerprint?: string;
+  /** Where a refresh that failed sends the member; default: /login. */
+  readonly sessionEnded?: () => void;
+}
+
+export function createAppServices(win: Window, options: ServicesOptions = {}): AppServices {
+  const sessions = createSessionStore(options.sessionStorage ?? storageOrNull(() => win.sessionStorage) ?? memoryStorage());
+  let fingerprint: string | null = options.deviceFingerprint ?? null;
   const getFingerprint = (): string =>
     (fingerprint ??= deviceFingerprint(
       storageOrNull(() => win.localStorage),
@@ -67,7 +77,7 @@ export function createAppServices(win: Window): AppServices {
   const interceptor = sessionInterceptor({
     sessions,
     refresh: (refreshToken) => auth.refresh(refreshToken),
-    sessionEnded: () => navigate("/login", { replace: true, notice: "session-ended" }),
+    sessionEnded: options.sessionEnded ?? (() => navigate("/login", { replace: true, notice: "session-ended" })),
   });
   const transport = createConnectTransport({ baseUrl: win.location.origin, interceptors: [interceptor] });
   const auth = createAuthClient(transport, getFingerprint);

@@ -7,6 +7,7 @@
 export * from "./audit-events.ts";
 export * from "./auth-outcome.ts";
 export * from "./browser-policy.ts";
+export * from "./extension-policy.ts";
 export * from "./devices.ts";
 export * from "./error-kind.ts";
 export * from "./invitations.ts";

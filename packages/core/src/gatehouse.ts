@@ -4,13 +4,12 @@ import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } fro
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
-import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
-import { setMemberRole } from "./admin/member-role.ts";
-import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import * as admin from "./admin/operations.ts";
 import * as operator from "./admin/operator.ts";
 import type { OrgMember } from "./admin/operations.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
+import { createExtensionPolicies } from "./browser/extension-policy.ts";
+import type { ExtensionPolicy } from "./browser/extension-policy.ts";
 import { login, type LoginInput } from "./sign-in/login.ts";
 import { refresh, type RefreshInput } from "./sign-in/refresh.ts";
 import { register, type Registered, type RegisterInput } from "./accounts/register.ts";
@@ -20,6 +19,9 @@ import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
+import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
+import { setMemberRole } from "./admin/member-role.ts";
+import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
 import type { Actor } from "./admin/authorization.ts";
 import {
@@ -200,6 +202,8 @@ export interface Gatehouse {
   /** The org's policy for a member, with its version (the transport's ETag). */
   getBrowserPolicy(principal: Principal, orgId: string): Promise<VersionedBrowserPolicy>;
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
+  /** The org's policy as the browser extension installs it: declarativeNetRequest rules and action restrictions, with the version. */
+  getExtensionPolicy(principal: Principal, orgId: string): Promise<ExtensionPolicy>;
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
@@ -212,6 +216,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
   const ctx = createContext(deps);
   const checkCredentials = createCredentialCheck(ctx);
   const policies = createBrowserPolicyReader(ctx);
+  const extensionPolicyOf = createExtensionPolicies();
   return {
     register: (input) => register(ctx, input),
     verifyEmail: (input) => verifyEmail(ctx, input),
@@ -234,6 +239,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       return { policy, version };
     },
     checkUrlAccess: (principal, orgId, url) => checkUrlAccess(policies, principal, orgId, url),
+    getExtensionPolicy: async (principal, orgId) => extensionPolicyOf(await getBrowserPolicy(policies, principal, orgId)),
     getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),

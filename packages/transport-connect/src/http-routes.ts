@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
-import { browserPolicyToJson, errorDetailFor, errorDetailToJson, orgInfoToJson, urlDecisionToJson } from "@gatehouse/contract";
+import { browserPolicyToJson, errorDetailFor, errorDetailToJson, extensionPolicyToJson, orgInfoToJson, urlDecisionToJson } from "@gatehouse/contract";
 import { GatehouseError, invalidArgument, type Gatehouse, type Principal } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
 import type { BodyBudget } from "./body-budget.ts";
@@ -219,6 +219,15 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
       const headers = { etag, "cache-control": "private, no-cache" };
       if (matchesEtag(req.headers["if-none-match"], etag)) return { body: null, status: 304, headers };
       return { body: browserPolicyToJson(policy), headers };
+    },
+    "/api/browser/extension-rules": async (req, url) => {
+      requireMethod(req, "GET");
+      const policy = await gatehouse.getExtensionPolicy(await principalOf(req), url.searchParams.get("org_id") ?? "");
+      // The browser extension polls with the version it holds: unchanged, it is told so in a few bytes.
+      const etag = `"${policy.version}"`;
+      const headers = { etag, "cache-control": "private, no-cache" };
+      if (matchesEtag(req.headers["if-none-match"], etag)) return { body: null, status: 304, headers };
+      return { body: extensionPolicyToJson(policy), headers };
     },
     "/api/browser/check-url": async (req) => {
       requireMethod(req, "POST");

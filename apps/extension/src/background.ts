@@ -1,0 +1,125 @@
+/**
+ * The service worker: keeps the installed rules equal to the org's current policy version. It polls the server with
+ * the version it holds (`If-None-Match`), every POLL_MS while it runs; an alarm wakes it when Chrome has stopped it.
+ * Without a fresh policy (not configured, signed out, revoked, or unreachable past the grace) it fails closed.
+ */
+import { readConfig } from "./config.ts";
+import type { ExtensionConfig } from "./config.ts";
+import { installFailClosed, installPolicy, policyFromJson, readEnforcement } from "./enforcement.ts";
+import { acceptConnectMessage, registerConnectBridge } from "./connect.ts";
+import { forgetSession, freshSession, readSession, refreshSession } from "./session.ts";
+
+/** How often a running worker asks for a new version: a saved policy reaches the browser within this plus one request. */
+const POLL_MS = 5_000;
+/** How long the last policy stays in force while the server cannot be reached, before every navigation is refused. */
+const UNREACHABLE_GRACE_MS = 5 * 60_000;
+const ALARM = "poll";
+
+let running: Promise<void> | null = null;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+/** One poll at a time: a request during a poll waits for it, then polls again (its trigger may postdate what that poll read). */
+async function pollNow(): Promise<void> {
+  while (running !== null) await running;
+  running = poll()
+    .catch(failClosedOnError)
+    .finally(() => {
+      running = null;
+    });
+  await running;
+}
+
+function pollSoon(delay = 0): void {
+  clearTimeout(timer);
+  timer = setTimeout(() => void pollNow().finally(() => pollSoon(POLL_MS)), delay);
+}
+
+/** A poll that broke (a rule Chrome refused, storage failing) must not leave an old policy in force: fail closed. */
+async function failClosedOnError(error: unknown): Promise<void> {
+  console.error("gatehouse: poll failed", error);
+  const config = await readConfig().catch(() => null);
+  await installFailClosed(config?.serverOrigin ?? null, "unreachable", Date.now()).catch((again: unknown) =>
+    console.error("gatehouse: cannot fail closed", again),
+  );
+}
+
+async function poll(): Promise<void> {
+  const now = Date.now();
+  const config = await readConfig();
+  if (config === null) return installFailClosed(null, "not_configured", now);
+  await registerConnectBridge(config.serverOrigin);
+  const session = await readSession();
+  if (session === null) return installFailClosed(config.serverOrigin, "signed_out", now);
+  const fresh = await freshSession(config.serverOrigin, session, now);
+  if (fresh.kind === "signed_out") return installFailClosed(config.serverOrigin, "signed_out", now);
+  if (fresh.kind === "unreachable") return unreachable(config, now);
+  await fetchPolicy(config, fresh.session, now, true);
+}
+
+async function fetchPolicy(
+  config: ExtensionConfig,
+  session: { accessToken: string; orgId: string; refreshToken: string; expiresAt: number },
+  now: number,
+  mayRefresh: boolean,
+): Promise<void> {
+  const held = await readEnforcement();
+  const etag = held?.mode === "policy" && held.orgId === session.orgId ? held.etag : null;
+  let response: Response;
+  try {
+    response = await fetch(`${config.serverOrigin}/api/browser/extension-rules?org_id=${encodeURIComponent(session.orgId)}`, {
+      headers: { authorization: `Bearer ${session.accessToken}`, ...(etag === null ? {} : { "if-none-match": etag }) },
+      credentials: "omit",
+      cache: "no-store",
+    });
+  } catch {
+    return unreachable(config, now);
+  }
+  if (response.status === 304 && held?.mode === "policy") {
+    await chrome.storage.local.set({ enforcement: { ...held, checkedAt: now } });
+    return;
+  }
+  if (response.status === 401 && mayRefresh) {
+    // The access token was revoked or expired early: a refresh tells a revoked session (refused) from an old token.
+    const refreshed = await refreshSession(config.serverOrigin, session);
+    if (refreshed.kind === "fresh") return fetchPolicy(config, refreshed.session, now, false);
+    if (refreshed.kind === "unreachable") return unreachable(config, now);
+    return installFailClosed(config.serverOrigin, "signed_out", now);
+  }
+  if (response.status === 401 || response.status === 403) {
+    await forgetSession();
+    return installFailClosed(config.serverOrigin, "signed_out", now);
+  }
+  const policy = response.ok ? policyFromJson(await response.json().catch(() => null)) : null;
+  if (policy === null) return unreachable(config, now);
+  await installPolicy(policy, config.serverOrigin, {
+    mode: "policy",
+    version: policy.version,
+    etag: response.headers.get("etag") ?? `"${policy.version}"`,
+    checkedAt: now,
+    orgId: session.orgId,
+  });
+}
+
+/** The last policy holds for the grace after its last confirmation; after that, fail closed. */
+async function unreachable(config: ExtensionConfig, now: number): Promise<void> {
+  const held = await readEnforcement();
+  if (held?.mode === "policy" && now - held.checkedAt <= UNREACHABLE_GRACE_MS) return;
+  await installFailClosed(config.serverOrigin, "unreachable", now);
+}
+
+chrome.runtime.onInstalled.addListener(() => pollSoon());
+chrome.runtime.onStartup.addListener(() => pollSoon());
+void chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
+chrome.alarms.onAlarm.addListener(() => pollSoon());
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "managed" || "config" in changes || "session" in changes) pollSoon();
+});
+chrome.runtime.onMessage.addListener((message, sender, respond) => {
+  // The options page asks for a poll once it saved the server, so the server's pages are allowed before it opens one.
+  const fromOptions = sender.id === chrome.runtime.id && sender.url?.startsWith(chrome.runtime.getURL("options.html")) === true;
+  const answer =
+    fromOptions && (message as { type?: unknown } | null)?.type === "poll" ? pollNow().then(() => ({ ok: true })) : acceptConnectMessage(message, sender);
+  void answer.then(respond);
+  return true;
+});
+pollSoon();

@@ -1,0 +1,63 @@
+/**
+ * The few Chrome extension APIs the extension calls, typed here rather than through @types/chrome (a large
+ * dependency for a dozen signatures). Shapes follow developer.chrome.com/docs/extensions/reference.
+ */
+declare namespace chrome {
+  namespace runtime {
+    const id: string;
+    function getManifest(): { version: string };
+    function getURL(path: string): string;
+    function sendMessage(message: unknown): Promise<unknown>;
+    const onInstalled: ChromeEvent<() => void>;
+    const onStartup: ChromeEvent<() => void>;
+    const onMessage: ChromeEvent<(message: unknown, sender: MessageSender, respond: (answer: unknown) => void) => boolean | void>;
+    interface MessageSender {
+      readonly id?: string;
+      readonly url?: string;
+      readonly origin?: string;
+      readonly tab?: { readonly id?: number };
+    }
+  }
+  namespace storage {
+    interface StorageArea {
+      get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
+      set(items: Record<string, unknown>): Promise<void>;
+      remove(keys: string | string[]): Promise<void>;
+    }
+    const local: StorageArea;
+    const managed: StorageArea;
+    const onChanged: ChromeEvent<(changes: Record<string, unknown>, areaName: string) => void>;
+  }
+  namespace declarativeNetRequest {
+    interface Rule {
+      id: number;
+      priority: number;
+      action: { type: string; redirect?: { regexSubstitution?: string; extensionPath?: string } };
+      condition: { urlFilter?: string; regexFilter?: string; requestDomains?: string[]; resourceTypes?: string[]; requestMethods?: string[] };
+    }
+    function getDynamicRules(): Promise<Rule[]>;
+    function updateDynamicRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
+  }
+  namespace alarms {
+    function create(name: string, info: { periodInMinutes: number; delayInMinutes?: number }): Promise<void>;
+    const onAlarm: ChromeEvent<(alarm: { name: string }) => void>;
+  }
+  namespace tabs {
+    function create(properties: { url: string }): Promise<{ id?: number }>;
+    function remove(tabId: number): Promise<void>;
+  }
+  namespace scripting {
+    interface RegisteredContentScript {
+      id: string;
+      matches: string[];
+      js: string[];
+      runAt?: "document_start" | "document_end" | "document_idle";
+      allFrames?: boolean;
+    }
+    function registerContentScripts(scripts: RegisteredContentScript[]): Promise<void>;
+    function unregisterContentScripts(filter?: { ids?: string[] }): Promise<void>;
+  }
+  interface ChromeEvent<T> {
+    addListener(listener: T): void;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The declarativeNetRequest rule shapes and priorities shared by the core's rule compiler and the extension, and the
+ * rules that need no policy (the server's own origin, fail-closed). No Node import: the extension bundles this file.
+ */
+
+/** The subset of `chrome.declarativeNetRequest.Rule` these rules use; the extension passes them through unchanged. */
+export interface DnrRule {
+  readonly id: number;
+  readonly priority: number;
+  readonly action: DnrAction;
+  readonly condition: DnrCondition;
+}
+
+export type DnrAction =
+  { readonly type: "block" } | { readonly type: "allow" } | { readonly type: "redirect"; readonly redirect: { readonly regexSubstitution: string } };
+
+export interface DnrCondition {
+  readonly urlFilter?: string;
+  readonly regexFilter?: string;
+  readonly requestDomains?: readonly string[];
+  readonly resourceTypes: readonly DnrResourceType[];
+}
+
+export type DnrResourceType = "main_frame" | "sub_frame";
+
+/** Higher wins. Guards (what check-url refuses whatever the lists say) outrank everything, then the lists, block first. */
+export const RulePriority = Object.freeze({
+  guard: 60,
+  serverOrigin: 55,
+  trailingDot: 50,
+  blocked: 40,
+  allowed: 30,
+  defaultDeny: 10,
+});
+
+export const NAVIGATIONS: readonly DnrResourceType[] = Object.freeze(["main_frame", "sub_frame"]);
+
+/** The allow rule of the Gatehouse server's own pages (its origin, any path), always installed so a member can reconnect. */
+export function serverOriginRule(id: number, serverOrigin: string): DnrRule {
+  return {
+    id,
+    priority: RulePriority.serverOrigin,
+    action: { type: "allow" },
+    condition: { urlFilter: `|${serverOriginPrefix(serverOrigin)}`, resourceTypes: NAVIGATIONS },
+  };
+}
+
+/** The rules of a browser without a fresh policy: every navigation refused except the Gatehouse server's own pages. */
+export function failClosedRules(serverOrigin: string): readonly DnrRule[] {
+  return [
+    serverOriginRule(1, serverOrigin),
+    { id: 2, priority: RulePriority.defaultDeny, action: { type: "block" }, condition: { resourceTypes: NAVIGATIONS } },
+  ];
+}
+
+/**
+ * The origin followed by "/", so `https://gatehouse.example` does not also admit `https://gatehouse.example.evil.com`.
+ * The URL parser gives the canonical form the browser requests.
+ */
+function serverOriginPrefix(origin: string): string {
+  const url = URL.parse(origin);
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) throw new RangeError("the server origin must be an http(s) URL");
+  return `${url.origin}/`;
+}
