@@ -60,3 +60,4 @@ export type { HashQueueObserver } from "./passwords/hash-queue.ts";
 export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
 export * from "./url-policy/index.ts";
+export * from "./risk/index.ts";
