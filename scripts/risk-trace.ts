@@ -140,7 +140,7 @@ function userAgent(browser: string, version: number, os: string): string {
   const mobile = os.startsWith("Android") || os.startsWith("iOS") ? " Mobile" : "";
   if (browser === "Firefox") return `Mozilla/5.0 (${platform}; rv:${version}.0) Gecko/20100101 Firefox/${version}.0`;
   if (browser === "Safari") return `Mozilla/5.0 (${platform}) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${version}.0${mobile} Safari/605.1.15`;
-  const chrome = `Mozilla/5.0 (${platform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser === "Chrome" ? version : version + 0}.0.0.0${mobile} Safari/537.36`;
+  const chrome = `Mozilla/5.0 (${platform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version}.0.0.0${mobile} Safari/537.36`;
   if (browser === "Edge") return `${chrome} Edg/${version}.0.0.0`;
   if (browser === "Opera") return `${chrome} OPR/${version}.0.0.0`;
   return chrome;
@@ -190,9 +190,15 @@ export function generateTrace(options: TraceOptions): string[] {
   const end = start + options.days * DAY_MS;
   const rows: Row[] = [];
 
-  const versionAt = (browser: string, at: number, lagDays: number) => FIRST_VERSION[browser]! + Math.max(0, Math.floor((at - start - lagDays * DAY_MS) / (28 * DAY_MS)));
-  const countryRtt = (code: string) => COUNTRIES.find(([each]) => each === code)?.[2] ?? 150;
-  const access = (network: Network, extraRttMs: number, addressDays: number): Access => ({ network, extraRttMs, addressDays, address: ipIn(random, network), addressSince: start });
+  const versionAt = (browser: string, at: number, lagDays: number) =>
+    FIRST_VERSION[browser]! + Math.max(0, Math.floor((at - start - lagDays * DAY_MS) / (28 * DAY_MS)));
+  const access = (network: Network, extraRttMs: number, addressDays: number): Access => ({
+    network,
+    extraRttMs,
+    addressDays,
+    address: ipIn(random, network),
+    addressSince: start,
+  });
   const addressAt = (line: Access, at: number) => {
     if (line.addressDays === 0 || at - line.addressSince > line.addressDays * DAY_MS) {
       line.address = ipIn(random, line.network);
@@ -200,7 +206,18 @@ export function generateTrace(options: TraceOptions): string[] {
     }
     return line.address;
   };
-  const row = (at: number, userId: string, rtt: number | null, ip: string, network: Network, device: Device, lagDays: number, successful: boolean, attackIp: boolean, takeover: boolean): Row => {
+  const row = (
+    at: number,
+    userId: string,
+    rtt: number | null,
+    ip: string,
+    network: Network,
+    device: Device,
+    lagDays: number,
+    successful: boolean,
+    attackIp: boolean,
+    takeover: boolean,
+  ): Row => {
     const version = versionAt(device.browser, at, lagDays);
     return {
       at,
@@ -228,7 +245,9 @@ export function generateTrace(options: TraceOptions): string[] {
   for (let index = 0; index < options.users; index++) {
     const [country, , rttMs] = random.weighted(COUNTRIES.map((entry) => [entry, entry[1]] as const));
     const nets = networks.get(country)!;
-    const devices: Device[] = [{ kind: "desktop", os: random.weighted(DESKTOP_OS), browser: random.weighted(DESKTOP_BROWSERS), updateLagDays: random.int(0, 12) }];
+    const devices: Device[] = [
+      { kind: "desktop", os: random.weighted(DESKTOP_OS), browser: random.weighted(DESKTOP_BROWSERS), updateLagDays: random.int(0, 12) },
+    ];
     const hasPhone = random.next() < 0.5;
     if (hasPhone) {
       const os = random.weighted(MOBILE_OS);
@@ -247,7 +266,13 @@ export function generateTrace(options: TraceOptions): string[] {
       work: random.next() < 0.25 ? access(random.weighted(nets.residential), random.int(2, 8), 10_000) : null,
       perDay: 0.2 + random.next() * 1.3,
       trip: travels
-        ? { start: tripStart, end: tripStart + random.int(3, 10) * DAY_MS, country: tripCountry, rttMs: tripRtt, hotel: access(random.weighted(networks.get(tripCountry)!.residential), random.int(5, 25), 2) }
+        ? {
+            start: tripStart,
+            end: tripStart + random.int(3, 10) * DAY_MS,
+            country: tripCountry,
+            rttMs: tripRtt,
+            hotel: access(random.weighted(networks.get(tripCountry)!.residential), random.int(5, 25), 2),
+          }
         : null,
     });
   }
@@ -312,7 +337,9 @@ export function generateTrace(options: TraceOptions): string[] {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { users: { type: "string", default: "2000" }, days: { type: "string", default: "180" }, seed: { type: "string", default: "1" } } });
+  const { values } = parseArgs({
+    options: { users: { type: "string", default: "2000" }, days: { type: "string", default: "180" }, seed: { type: "string", default: "1" } },
+  });
   const lines = generateTrace({ users: Number(values.users), days: Number(values.days), seed: Number(values.seed) });
   process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { GeoPoint } from "@gatehouse/core";
-import { Reader } from "mmdb-lib";
+import { Reader, type Response } from "mmdb-lib";
 
 export interface IpFacts {
   readonly country: string | null;
@@ -25,30 +25,28 @@ export interface IpDataFiles {
   readonly cityDb?: string | undefined;
 }
 
-/** The record shapes of the common MMDB vendors: MaxMind's nested one and ip-location-db's flat one. */
-interface MmdbRecord {
-  readonly country_code?: string;
-  readonly country?: { readonly iso_code?: string };
-  readonly autonomous_system_number?: number;
-  readonly asn?: number | string;
-  readonly location?: { readonly latitude?: number; readonly longitude?: number };
-  readonly latitude?: number;
-  readonly longitude?: number;
+/** A field of a record, read through the shapes of the common vendors: MaxMind's nested one, ip-location-db's flat one. */
+function field(record: unknown, ...path: string[]): unknown {
+  let value = record;
+  for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
 }
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+const number = (value: unknown) => (typeof value === "number" ? value : typeof value === "string" && value !== "" ? Number(value) : undefined);
 
 export function defaultCountryDbPath(): string {
   return createRequire(import.meta.url).resolve("@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb");
 }
 
-function open(path: string, what: string): Reader<MmdbRecord> {
+function open(path: string, what: string): Reader<Response> {
   try {
-    return new Reader<MmdbRecord>(readFileSync(path));
+    return new Reader<Response>(readFileSync(path));
   } catch (error) {
     throw new Error(`${what} ${path} is not a readable MMDB file (${error instanceof Error ? error.message : String(error)})`);
   }
 }
 
-function read(reader: Reader<MmdbRecord> | null, ip: string): MmdbRecord | null {
+function read(reader: Reader<Response> | null, ip: string): unknown {
   if (reader === null) return null;
   try {
     return reader.get(ip);
@@ -64,17 +62,17 @@ export function openIpData(files: IpDataFiles = {}): IpData {
   const city = files.cityDb === undefined ? null : open(files.cityDb, "IP_CITY_DB");
   return {
     lookup(ip) {
-      const countryRecord = read(city, ip) ?? read(country, ip);
-      const code = countryRecord?.country_code ?? countryRecord?.country?.iso_code ?? null;
-      const asnRecord = read(asn, ip);
-      const asnValue = Number(asnRecord?.autonomous_system_number ?? asnRecord?.asn ?? Number.NaN);
       const cityRecord = read(city, ip);
-      const latitude = cityRecord?.location?.latitude ?? cityRecord?.latitude;
-      const longitude = cityRecord?.location?.longitude ?? cityRecord?.longitude;
+      const countryRecord = cityRecord ?? read(country, ip);
+      const code = text(field(countryRecord, "country_code")) ?? text(field(countryRecord, "country", "iso_code"));
+      const asnRecord = read(asn, ip);
+      const asnValue = number(field(asnRecord, "autonomous_system_number")) ?? number(field(asnRecord, "asn"));
+      const latitude = number(field(cityRecord, "location", "latitude")) ?? number(field(cityRecord, "latitude"));
+      const longitude = number(field(cityRecord, "location", "longitude")) ?? number(field(cityRecord, "longitude"));
       return {
-        country: code === null ? null : code.toUpperCase(),
-        asn: Number.isInteger(asnValue) && asnValue > 0 ? asnValue : null,
-        location: latitude === undefined || longitude === undefined ? null : { latitude, longitude },
+        country: code === undefined ? null : code.toUpperCase(),
+        asn: asnValue !== undefined && Number.isInteger(asnValue) && asnValue > 0 ? asnValue : null,
+        location: latitude === undefined || longitude === undefined || Number.isNaN(latitude + longitude) ? null : { latitude, longitude },
       };
     },
   };

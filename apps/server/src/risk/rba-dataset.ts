@@ -65,7 +65,8 @@ export async function* readRbaDataset(path: string, ipData: IpData): AsyncGenera
       const header = fields.map((each) => each.trim());
       const found = Object.fromEntries(Object.entries(COLUMNS).map(([key, name]) => [key, header.indexOf(name)])) as Record<keyof typeof COLUMNS, number>;
       const missing = Object.entries(found).filter(([key, at]) => at < 0 && !["rtt", "country", "asn", "browser", "os", "deviceType"].includes(key));
-      if (missing.length > 0) throw new DatasetError(`${path}: the header lacks ${missing.map(([key]) => `"${COLUMNS[key as keyof typeof COLUMNS]}"`).join(", ")}`);
+      if (missing.length > 0)
+        throw new DatasetError(`${path}: the header lacks ${missing.map(([key]) => `"${COLUMNS[key as keyof typeof COLUMNS]}"`).join(", ")}`);
       index = found;
       continue;
     }

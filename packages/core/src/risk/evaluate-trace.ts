@@ -90,9 +90,21 @@ export class TraceEvaluator {
     if (history === undefined) this.#histories.set(row.userId, (history = new UserRiskHistory()));
     history.prune(at);
     const firstSignIn = history.size === 0;
-    const velocity: FailureVelocity = { perIp: this.#failures.count(keys[0], at), perAsn: this.#failures.count(keys[1], at), perAccount: this.#failures.count(keys[2], at) };
+    const velocity: FailureVelocity = {
+      perIp: this.#failures.count(keys[0], at),
+      perAsn: this.#failures.count(keys[1], at),
+      perAccount: this.#failures.count(keys[2], at),
+    };
     const started = this.#timer?.();
-    const input = { observation, user: history.counts, platform: this.#platform, previous: history.previous(), velocity, anonymizerAsns: this.#anonymizerAsns, commonPassword: false };
+    const input = {
+      observation,
+      user: history.counts,
+      platform: this.#platform,
+      previous: history.previous(),
+      velocity,
+      anonymizerAsns: this.#anonymizerAsns,
+      commonPassword: false,
+    };
     const { decision } = assessRisk(this.#policy, input);
     if (started !== undefined) this.#durations.push(this.#timer!() - started);
     this.#decisions[decision]++;

@@ -82,7 +82,8 @@ export function riskPolicyFromJson(json: unknown, base: RiskPolicy = DEFAULT_RIS
   let deniedAsns = base.deniedAsns;
   if (input.denied_asns !== undefined) {
     const value = input.denied_asns;
-    if (!Array.isArray(value) || !value.every((each) => Number.isInteger(each) && each > 0 && each < 2 ** 32)) violations.push("denied_asns must be a list of AS numbers");
+    if (!Array.isArray(value) || !value.every((each) => Number.isInteger(each) && each > 0 && each < 2 ** 32))
+      violations.push("denied_asns must be a list of AS numbers");
     else deniedAsns = [...new Set(value as number[])];
   }
 

@@ -60,8 +60,10 @@ export function evaluateRules(policy: RiskPolicy, input: RuleInput): readonly Ru
   if (policy.allowedCountries.length > 0 && (country === null || !policy.allowedCountries.includes(country))) {
     hits.push({ code: "country_not_allowed", decision: "block", detail: `country ${country ?? "unknown"} is outside ${policy.allowedCountries.join(", ")}` });
   }
-  if (country !== null && policy.deniedCountries.includes(country)) hits.push({ code: "country_denied", decision: "block", detail: `country ${country} is denied` });
-  if (observation.asn !== null && policy.deniedAsns.includes(observation.asn)) hits.push({ code: "asn_denied", decision: "block", detail: `AS${observation.asn} is denied` });
+  if (country !== null && policy.deniedCountries.includes(country))
+    hits.push({ code: "country_denied", decision: "block", detail: `country ${country} is denied` });
+  if (observation.asn !== null && policy.deniedAsns.includes(observation.asn))
+    hits.push({ code: "asn_denied", decision: "block", detail: `AS${observation.asn} is denied` });
   if (observation.asn !== null && input.anonymizerAsns.has(observation.asn)) {
     hits.push({ code: "anonymizer_network", decision: "mfa", detail: `AS${observation.asn} is a hosting or anonymiser network` });
   }
@@ -72,8 +74,10 @@ export function evaluateRules(policy: RiskPolicy, input: RuleInput): readonly Ru
       hits.push({ code: "impossible_travel", decision: "mfa", detail: `${Math.round(km)} km in ${hours.toFixed(1)} h since the previous sign-in` });
     }
   }
-  if (velocity.perIp >= FAILURE_VELOCITY_LIMITS.perIp) hits.push({ code: "ip_failure_velocity", decision: "mfa", detail: `${velocity.perIp} failed sign-ins from this address in the last hour` });
-  if (velocity.perAsn >= FAILURE_VELOCITY_LIMITS.perAsn) hits.push({ code: "asn_failure_velocity", decision: "mfa", detail: `${velocity.perAsn} failed sign-ins from this network in the last hour` });
+  if (velocity.perIp >= FAILURE_VELOCITY_LIMITS.perIp)
+    hits.push({ code: "ip_failure_velocity", decision: "mfa", detail: `${velocity.perIp} failed sign-ins from this address in the last hour` });
+  if (velocity.perAsn >= FAILURE_VELOCITY_LIMITS.perAsn)
+    hits.push({ code: "asn_failure_velocity", decision: "mfa", detail: `${velocity.perAsn} failed sign-ins from this network in the last hour` });
   if (velocity.perAccount >= FAILURE_VELOCITY_LIMITS.perAccount) {
     hits.push({ code: "account_failure_velocity", decision: "mfa", detail: `${velocity.perAccount} failed sign-ins to this account in the last hour` });
   }
