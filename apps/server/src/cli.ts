@@ -37,6 +37,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
 import { serve } from "./serve.ts";
+import { evaluateDatasetCommand } from "./risk/evaluate.ts";
 import { describeDatabase } from "./storage.ts";
 import { serverVersion } from "./version.ts";
 
@@ -55,6 +56,8 @@ const OPTIONS = {
   limit: { type: "string" },
   reason: { type: "string" },
   audience: { type: "string" },
+  dataset: { type: "string" },
+  policy: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -140,6 +143,19 @@ const BACKUP: CommandShape = {
   params: { file: "where to write the copy (must not exist)" },
   options: {},
   output: '{"backup" (the file), "database", "bytes", "ms"}',
+};
+
+/** `risk evaluate` replays a file through the engine in memory: no database. */
+const RISK_EVALUATE: CommandShape = {
+  summary:
+    "replay a login history (the RBA dataset's columns) through the risk engine in memory, in time order; IP_COUNTRY_DB, IP_ASN_DB, IP_CITY_DB as the server",
+  params: {},
+  options: {
+    dataset: ["<file.csv>", "the history, oldest first (docs/risk.md: the open RBA dataset or scripts/risk-trace.ts)"],
+    policy: ["<file.json>", "a candidate risk policy, as gatehouse risk policy set takes it (default: the built-in one)"],
+  },
+  output:
+    '{"sign_ins", "scored", "decisions": {allow, mfa, phishing_resistant, block}, "attack_logins", "attack_caught_rate", "owner_logins", "owner_reauth_rate", "score_ms": {p50, p99, max}}',
 };
 
 class UsageError extends Error {}
@@ -568,6 +584,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 const ALL_COMMANDS: ReadonlyMap<string, CommandShape> = new Map<string, CommandShape>([
   ["serve", SERVE],
   ["backup", BACKUP],
+  ["risk evaluate", RISK_EVALUATE],
   ...Object.entries(COMMANDS).sort(([a], [b]) => (a === "migrate" ? -1 : b === "migrate" ? 1 : a.localeCompare(b))),
 ]);
 
@@ -664,6 +681,11 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     checkInvocation(name, command, args, values);
     if (command === BACKUP) {
       stdout.write(`${JSON.stringify(backupDatabase(loadConfig(env).databaseUrl, args[0]!))}\n`);
+      return 0;
+    }
+    if (command === RISK_EVALUATE) {
+      if (values.dataset === undefined) throw new UsageError("risk evaluate: --dataset is required");
+      stdout.write(`${JSON.stringify(await evaluateDatasetCommand(values.dataset, values.policy, env))}\n`);
       return 0;
     }
     if (!isRunnable(command)) {

@@ -65,5 +65,6 @@ export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
 export { clientGroup, clientNetwork } from "./throttling/client-network.ts";
 export * from "./url-policy/index.ts";
+export * from "./risk/index.ts";
 export * from "./browser/index.ts";
 export * from "./tokens/index.ts";

@@ -1,0 +1,19 @@
+export { appliedRiskDecision, assessRisk, type RiskAssessment, type RiskInput } from "./assess.ts";
+export { FeatureCounts, type FeatureCountsView } from "./feature-counts.ts";
+export { RISK_HISTORY, UserRiskHistory } from "./history.ts";
+export { FEATURE_CHAINS, featureValues, RTT_BUCKET_MS, type GeoPoint, type RiskObservation } from "./observation.ts";
+export {
+  decisionForScore,
+  DEFAULT_RISK_POLICY,
+  RISK_DECISIONS,
+  riskPolicyFromJson,
+  riskPolicyToJson,
+  strongerDecision,
+  type RiskDecision,
+  type RiskMode,
+  type RiskPolicy,
+  type RiskThresholds,
+} from "./policy.ts";
+export { distanceKm, evaluateRules, FAILURE_VELOCITY_LIMITS, IMPOSSIBLE_TRAVEL, type FailureVelocity, type PreviousSignIn, type RuleHit } from "./rules.ts";
+export { scoreObservation, type RiskScore, type SignalAssessment } from "./score.ts";
+export { TraceEvaluator, type LabelledSignIn, type TraceEvaluation } from "./evaluate-trace.ts";
