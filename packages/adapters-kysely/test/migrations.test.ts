@@ -42,7 +42,7 @@ describe("0013_guessing_budgets", () => {
     ];
     for (const key of keys) await sql`INSERT INTO rate_limits (key, units, next_unit, taken_unit, expires_at) VALUES (${key}, '[]', 1, 0, 99)`.execute(db);
 
-    expect(await migrateToLatest(db)).toEqual(["0013_guessing_budgets"]);
+    expect(await migrateToLatest(db)).toContain("0013_guessing_budgets");
     const left = await db.selectFrom("rate_limits").select("key").orderBy("key").execute();
     expect(left.map((row) => row.key)).toEqual(["email-send:client:198.51.100.7:3600000", "otp-send:user:u:86400000", "password-fail:device:u:abc"]);
     await db.destroy();
