@@ -9,7 +9,7 @@ import * as operator from "./admin/operator.ts";
 import type { Actor } from "./admin/authorization.ts";
 import type { OrgMember } from "./admin/operations.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
-import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
+import { listAuditEvents, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 import { login, type LoginInput } from "./sign-in/login.ts";
 import { refresh, type RefreshInput } from "./sign-in/refresh.ts";
 import { register, type RegisterInput } from "./accounts/register.ts";

@@ -29,7 +29,7 @@ export type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequ
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor } from "./admin/authorization.ts";
 export type { OrgMember } from "./admin/operations.ts";
 export type { LoginInput } from "./sign-in/login.ts";
-export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./audit/list-audit-events.ts";
+export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 export type { RefreshInput } from "./sign-in/refresh.ts";
 export type { RegisterInput } from "./accounts/register.ts";
 export type { VerifyEmailInput } from "./accounts/verify-email.ts";

@@ -1,5 +1,5 @@
 import type { Context } from "../context.ts";
-import { consumeAll, type NamedLimit } from "../rate-limits.ts";
+import { consumeAll, type NamedLimit } from "../rate-limits/rate-limits.ts";
 
 /** Who else an email counts against besides its address: the client IP asking, the org whose admin sends it. */
 export interface EmailSender {

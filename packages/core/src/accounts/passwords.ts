@@ -4,7 +4,7 @@ import type { CredentialCheck } from "../passwords/credential-check.ts";
 import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground } from "./email-links.ts";
 import { describeDuration, passwordResetMessage } from "./email-messages.ts";
 import { takeEmailSend } from "./email-send-limits.ts";
-import { endSignInsEverywhere } from "./end-sign-ins.ts";
+import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId, requirePassword } from "../input.ts";
 import type { User } from "../model.ts";

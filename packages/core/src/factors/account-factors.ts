@@ -11,7 +11,7 @@ import { requireId, requireOtp, requirePlainText } from "../input.ts";
 import type { EpochMs, FactorKind, User } from "../model.ts";
 import { requireAccountPassword } from "../passwords/password-guesses.ts";
 import { maskPhone } from "../phone.ts";
-import { rateLimitKeys } from "../rate-limits.ts";
+import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 

@@ -4,7 +4,7 @@ import { invalidArgument, isGatehouseError, rateLimited } from "../errors.ts";
 import { DEFAULT_DEVICE_FINGERPRINT, requirePassword } from "../input.ts";
 import type { User } from "../model.ts";
 import type { RateLimitDecision, RateLimitReceipt } from "../ports.ts";
-import { rateLimitKeys } from "../rate-limits.ts";
+import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 
 /**
  * The account's guessing budget, spent by every check of a password (Login, ChangePassword's current password).

@@ -9,7 +9,7 @@ import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
 export interface LoginInput {
