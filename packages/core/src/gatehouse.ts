@@ -1,5 +1,5 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
-import { createCredentialCheck } from "./passwords/credential-check.ts";
+import { createCredentialCheck } from "./password-checks/credential-check.ts";
 import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";

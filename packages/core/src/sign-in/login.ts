@@ -1,10 +1,10 @@
 import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import type { CredentialCheck } from "../passwords/credential-check.ts";
+import type { CredentialCheck } from "../password-checks/credential-check.ts";
 import { assessDevice, readSignInFactsSeeingDevice } from "./device-assessment.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
-import { checkGuess, secondsUntilGuess, takeSignInGuess } from "../passwords/password-guesses.ts";
+import { checkGuess, secondsUntilGuess, takeSignInGuess } from "../password-checks/password-guesses.ts";
 import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "./second-factor.ts";
