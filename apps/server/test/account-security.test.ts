@@ -13,6 +13,7 @@ import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts
 import { DEV_ENV, runCli, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { finishWithDevOtp, verifyWithDevOtp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 const DAY = 24 * 60 * 60 * 1000;
@@ -67,18 +68,8 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
   }
   type Member = Awaited<ReturnType<typeof seed>>;
 
-  async function verify(challengeId: string) {
-    const { otp } = await api.dev.getOTP({ challengeId });
-    return api.auth.verifyMFA({ challengeId, otp });
-  }
-
   async function signIn(member: Member, fingerprint = "laptop") {
-    const outcome = await member.login(fingerprint);
-    if (outcome.result.case === "tokens") return outcome.result.value;
-    if (outcome.result.case === "mfaRequired") return verify(outcome.result.value.challengeId);
-    if (outcome.result.case !== "phoneRequired") throw new Error("no outcome");
-    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: member.phone });
-    return verify(challengeId);
+    return finishWithDevOtp(api, await member.login(fingerprint), member.phone);
   }
 
   /** An org admin of `member`'s org, signed in: their bearer credentials. */
@@ -244,7 +235,7 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
       const { intentId } = outcome.result.value;
       expect(await storage.stores.intents.consume(intentId, Date.now())).toBeNull();
       const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId, phone: member.phone });
-      expect((await verify(challengeId)).userId).toBe(member.userId);
+      expect((await verifyWithDevOtp(api, challengeId)).userId).toBe(member.userId);
     });
   });
 

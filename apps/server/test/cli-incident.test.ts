@@ -7,6 +7,7 @@ import { Code } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+import { verifyWithDevOtp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 const EMAIL = "ada@example.com";
@@ -50,8 +51,7 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
     } else {
       throw new Error(`unexpected sign-in outcome ${String(outcome.result.case)}`);
     }
-    const { otp } = await api.dev.getOTP({ challengeId });
-    return api.auth.verifyMFA({ challengeId, otp });
+    return verifyWithDevOtp(api, challengeId);
   }
 
   const stillSignedIn = (orgId: string, accessToken: string) => api.browser.getBrowserPolicy({ orgId }, bearer(accessToken));

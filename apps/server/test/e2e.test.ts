@@ -4,6 +4,7 @@ import { ErrorDetailSchema, IP_LIMITED_METHODS, PUBLIC_METHODS } from "@gatehous
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { startFakeProvider, type FakeProvider } from "../../../packages/adapters-sms/test/fake-provider.ts";
 import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
+import { verifyWithDevOtp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 const EMAIL = "ada@example.com";
@@ -33,24 +34,19 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
 
   const login = (fingerprint: string, email = EMAIL, password = PASSWORD) => api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint });
 
-  async function completeMfa(challengeId: string) {
-    const { otp } = await api.dev.getOTP({ challengeId });
-    return api.auth.verifyMFA({ challengeId, otp });
-  }
-
   /** First sign-in of the user: phone_required → SubmitPhone → dev OTP → VerifyMFA. */
   async function firstSignIn(fingerprint: string) {
     const first = await login(fingerprint);
     if (first.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${first.result.case}`);
     const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: PHONE });
     expect(challenge.phoneMask).toBe("+*******4567");
-    return completeMfa(challenge.challengeId);
+    return verifyWithDevOtp(api, challenge.challengeId);
   }
 
   async function signIn(fingerprint: string) {
     const outcome = await login(fingerprint);
     if (outcome.result.case === "tokens") return outcome.result.value;
-    if (outcome.result.case === "mfaRequired") return completeMfa(outcome.result.value.challengeId);
+    if (outcome.result.case === "mfaRequired") return verifyWithDevOtp(api, outcome.result.value.challengeId);
     throw new Error(`unexpected ${outcome.result.case}`);
   }
 
@@ -108,7 +104,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
     const phone = `+1555100${String(n).padStart(4, "0")}`;
     const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone });
-    await completeMfa(challenge.challengeId);
+    await verifyWithDevOtp(api, challenge.challengeId);
     return { email, login: memberLogin };
   }
 
@@ -124,7 +120,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
     const outcome = await login("admin-laptop", email);
     if (outcome.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
     const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: "+15550009999" });
-    return completeMfa(challenge.challengeId);
+    return verifyWithDevOtp(api, challenge.challengeId);
   }
 
   it("Refresh with another device's fingerprint is refused like a reused token: the session is revoked, the old access token refused", async () => {
@@ -206,7 +202,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       expect(detail.kind).toBe("rate_limited");
       expect(detail.retryAfterSeconds).toBeGreaterThan(0);
       expect(detail.retryAfterSeconds).toBeLessThanOrEqual(30);
-      expect((await completeMfa(challengeId)).accessToken).toMatch(/^gh_at_/);
+      expect((await verifyWithDevOtp(api, challengeId)).accessToken).toMatch(/^gh_at_/);
     });
 
     it("Login accepts the org's slug (any case) and issues the session for the org's id", async () => {
@@ -215,7 +211,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
         outcome.result.case === "tokens"
           ? outcome.result.value
           : outcome.result.case === "mfaRequired"
-            ? await completeMfa(outcome.result.value.challengeId)
+            ? await verifyWithDevOtp(api, outcome.result.value.challengeId)
             : null;
       expect(tokens?.orgId).toBe(orgId);
       expect(await api.browser.getOrg({ orgId }, bearer(tokens!.accessToken))).toMatchObject({ orgId, name: "Acme", slug: "acme" });
@@ -315,7 +311,7 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       const first = await bobLogin("b0");
       if (first.result.case !== "phoneRequired") throw new Error("expected phoneRequired");
       const challenge = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: "+15550002222" });
-      await completeMfa(challenge.challengeId);
+      await verifyWithDevOtp(api, challenge.challengeId);
       let lastError: ConnectError | undefined;
       for (let round = 1; round <= 3 && lastError?.code !== Code.ResourceExhausted; round++) {
         const outcome = await bobLogin(`b${round}`);

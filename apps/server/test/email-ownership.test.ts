@@ -12,6 +12,7 @@ import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/serve
 import { startSmtpCatcher, type SmtpCatcher } from "./support/smtp-catcher.ts";
 import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { finishWithDevOtp } from "./support/step-up.ts";
 
 const ADMIN_PASSWORD = "correct horse battery";
 const ATTACKER_PASSWORD = "mallory was here 42";
@@ -52,15 +53,7 @@ describe.each(dialects)("email ownership over the wire, delivered by SMTP (%s)",
 
   /** Login, then the phone (when none is on file) and the dev OTP, until tokens. */
   async function signIn(email: string, password: string, fingerprint: string, phone: string) {
-    const outcome = await api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint });
-    if (outcome.result.case === "tokens") return outcome.result.value;
-    let challengeId: string;
-    if (outcome.result.case === "mfaRequired") challengeId = outcome.result.value.challengeId;
-    else if (outcome.result.case === "phoneRequired")
-      ({ challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone }));
-    else throw new Error("no outcome");
-    const { otp } = await api.dev.getOTP({ challengeId });
-    return api.auth.verifyMFA({ challengeId, otp });
+    return finishWithDevOtp(api, await api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint }), phone);
   }
 
   it.runIf(enabled)("pre-hijacking: attacker registers, admin invites, owner accepts; the attacker's password and phone are gone", async () => {

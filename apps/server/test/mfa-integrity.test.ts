@@ -10,6 +10,7 @@ import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { finishWithDevOtp, verifyWithDevOtp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
 
@@ -58,11 +59,6 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
 
   const onlyNewDeviceRule = { requireMfaUntrustedDevice: false, trustDeviceAfterMfa: false };
 
-  async function verify(challengeId: string) {
-    const { otp } = await api.dev.getOTP({ challengeId });
-    return api.auth.verifyMFA({ challengeId, otp });
-  }
-
   async function intentFor(login: Promise<{ result: { case: string | undefined; value?: unknown } }>) {
     const outcome = await login;
     if (outcome.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${outcome.result.case}`);
@@ -70,12 +66,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
   }
 
   async function signIn(member: Awaited<ReturnType<typeof seed>>, fingerprint = "laptop") {
-    const outcome = await member.login(fingerprint);
-    if (outcome.result.case === "tokens") return outcome.result.value;
-    if (outcome.result.case === "mfaRequired") return verify(outcome.result.value.challengeId);
-    if (outcome.result.case !== "phoneRequired") throw new Error("no outcome");
-    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: member.phone });
-    return verify(challengeId);
+    return finishWithDevOtp(api, await member.login(fingerprint), member.phone);
   }
 
   it.runIf(enabled)("1. logging in twice on a new device still needs MFA (fingerprint and password-login)", async () => {
@@ -128,8 +119,8 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     const member = await seed();
     const first = await api.auth.submitPhoneAndRequestMFA({ intentId: await intentFor(member.login("laptop")), phone: member.phone });
     const second = await api.auth.submitPhoneAndRequestMFA({ intentId: await intentFor(member.login("tablet")), phone: "+15559990000" });
-    await verify(first.challengeId);
-    const error = await rpcError(verify(second.challengeId));
+    await verifyWithDevOtp(api, first.challengeId);
+    const error = await rpcError(verifyWithDevOtp(api, second.challengeId));
     expect(error.code).toBe(Code.Unauthenticated);
     expect(error.rawMessage).toBe("invalid or expired MFA challenge");
     expect(await storage.stores.users.findById(member.userId)).toMatchObject({ phone: member.phone, phoneVerified: true });
@@ -141,7 +132,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: await intentFor(member.login("tablet")), phone: member.phone });
     await operator.admin.removeMember(SYSTEM_ACTOR, member.orgId, member.userId);
     expect((await rpcError(api.auth.submitPhoneAndRequestMFA({ intentId, phone: member.phone }))).code).toBe(Code.PermissionDenied);
-    expect((await rpcError(verify(challengeId))).code).toBe(Code.PermissionDenied);
+    expect((await rpcError(verifyWithDevOtp(api, challengeId))).code).toBe(Code.PermissionDenied);
   });
 
   it.runIf(enabled)("inputs: NUL, zero-width and bidi characters in an email answer InvalidArgument naming the field, never 500", async () => {

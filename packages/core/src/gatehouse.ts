@@ -1,5 +1,5 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
-import { createCredentialCheck } from "./passwords/credential-check.ts";
+import { createCredentialCheck } from "./password-checks/credential-check.ts";
 import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
@@ -22,7 +22,7 @@ import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
 import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
 import { setMemberRole } from "./admin/member-role.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
-import { listAuditEvents, type AuditEventsQuery } from "./audit/list-audit-events.ts";
+import { listAuditEvents, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 import type { Actor } from "./admin/authorization.ts";
 import {
   acceptInvitation,

@@ -33,7 +33,7 @@ export type { Registered, RegisterInput } from "./accounts/register.ts";
 export type { VerifyEmailInput } from "./accounts/verify-email.ts";
 export type { AcceptedInvitation, AcceptInvitationInput, AddMemberResult, InvitationView } from "./accounts/invitations.ts";
 export type { ChangePasswordInput, RequestPasswordResetInput, ResetPasswordInput } from "./accounts/passwords.ts";
-export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./audit/list-audit-events.ts";
+export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor } from "./admin/authorization.ts";
 export type { OrgMember } from "./admin/operations.ts";
 export { requireAcceptablePassword } from "./passwords/password-rules.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RateLimitName } from "../src/audit/events.ts";
 import { DEFAULT_CONFIG } from "../src/config.ts";
 import type { RateLimitDecision, RateLimiter, RateLimitReceipt, RateLimitRequest } from "../src/ports.ts";
-import { consumeAll } from "../src/rate-limits.ts";
+import { consumeAll } from "../src/rate-limits/rate-limits.ts";
 
 const NOW = Date.UTC(2026, 5, 1);
 const SECOND = 1000;

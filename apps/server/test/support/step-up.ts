@@ -1,4 +1,4 @@
-import { MfaFactor } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
+import { MfaFactor, type AuthResponse, type LoginResponse } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { totpCodeAt } from "@gatehouse/core";
 import { bearer, type Clients } from "./clients.ts";
 
@@ -16,4 +16,23 @@ export async function stepUpWithNewApp(api: Clients, accessToken: string, passwo
   // The next time step's code: the current one was used up by the enrolment.
   const stepped = await api.auth.verifyMFA({ challengeId: mfaRequired!.challengeId, otp: totpCodeAt(secret, Date.now() + 30_000), factor: MfaFactor.TOTP });
   return stepped.accessToken;
+}
+
+/** Answers a challenge with the code the dev OTP store holds for it: tokens whose second factor is fresh. */
+export async function verifyWithDevOtp(api: Clients, challengeId: string): Promise<AuthResponse> {
+  const { otp } = await api.dev.getOTP({ challengeId });
+  return api.auth.verifyMFA({ challengeId, otp });
+}
+
+/**
+ * Finishes a Login as its owner would with the dev OTP store: its tokens when it asked no second factor;
+ * otherwise the phone step when none is on file (`phone`), then the texted code. A session finished with a
+ * code has the fresh second factor that AdminService's step-up asks for.
+ */
+export async function finishWithDevOtp(api: Clients, outcome: LoginResponse, phone: string): Promise<AuthResponse> {
+  if (outcome.result.case === "tokens") return outcome.result.value;
+  if (outcome.result.case === "mfaRequired") return verifyWithDevOtp(api, outcome.result.value.challengeId);
+  if (outcome.result.case !== "phoneRequired") throw new Error("no outcome");
+  const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone });
+  return verifyWithDevOtp(api, challengeId);
 }

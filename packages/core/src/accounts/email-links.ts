@@ -2,7 +2,7 @@ import type { Context } from "../context.ts";
 import type { EmailCharge } from "./email-send-limits.ts";
 import { definitelyNotSent, GatehouseError, invalidArgument } from "../errors.ts";
 import type { EmailMessage } from "../ports.ts";
-import { refundAll } from "../rate-limits.ts";
+import { refundAll } from "../rate-limits/rate-limits.ts";
 import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../tokens.ts";
 
 /** Marks a link token in a leaked text (secret scanners), as the bearer tokens' prefixes do. */

@@ -1,5 +1,5 @@
 import type { Context } from "../context.ts";
-import { consumeAll, rateLimitKeys, type NamedLimit } from "../rate-limits.ts";
+import { consumeAll, rateLimitKeys, type NamedLimit } from "../rate-limits/rate-limits.ts";
 import type { RateLimitReceipt } from "../ports.ts";
 
 /**

@@ -3,7 +3,7 @@ import type { Context } from "../context.ts";
 import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground, signInLink } from "./email-links.ts";
 import { takeEmailSend } from "./email-send-limits.ts";
 import { addedToOrgMessage, describeDuration, invitationMessage } from "./email-messages.ts";
-import { endSignInsEverywhere } from "./end-sign-ins.ts";
+import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { requireEmail, requireId } from "../input.ts";

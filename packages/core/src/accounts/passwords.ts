@@ -1,14 +1,14 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import type { CredentialCheck } from "../passwords/credential-check.ts";
+import type { CredentialCheck } from "../password-checks/credential-check.ts";
 import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground } from "./email-links.ts";
 import { describeDuration, passwordResetMessage } from "./email-messages.ts";
 import { takeClientEmailRequest, takeEmailSend, tryEmailSend, type EmailCharge } from "./email-send-limits.ts";
-import { endSignInsEverywhere } from "./end-sign-ins.ts";
+import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId, requirePassword } from "../input.ts";
 import type { User } from "../model.ts";
-import { requireAccountPassword } from "../passwords/password-guesses.ts";
+import { requireAccountPassword } from "../password-checks/password-guesses.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import { isFamiliarNetwork } from "../throttling/sign-in-networks.ts";
 import type { Principal } from "../results.ts";

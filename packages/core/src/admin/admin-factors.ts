@@ -1,6 +1,6 @@
 import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { endSignInsEverywhere } from "../accounts/end-sign-ins.ts";
+import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
 import type { FactorKind, User } from "../model.ts";

@@ -1,6 +1,6 @@
 import { recordAudit, recordRefusal } from "../audit/record.ts";
-import { endSignInsEverywhere, evictUser } from "../accounts/end-sign-ins.ts";
-import { consumeAll, rateLimitKeys } from "../rate-limits.ts";
+import { endSignInsEverywhere, evictUser } from "../sign-in/end-sign-ins.ts";
+import { consumeAll, rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";

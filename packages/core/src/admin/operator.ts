@@ -4,7 +4,7 @@
  * (the command line acts as the system actor); eviction goes through the same rules as the admin RPCs.
  */
 import type { Context } from "../context.ts";
-import { evictUser } from "../accounts/end-sign-ins.ts";
+import { evictUser } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId } from "../input.ts";
 import type { Device, Org, User } from "../model.ts";

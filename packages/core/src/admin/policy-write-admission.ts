@@ -1,7 +1,7 @@
 import { recordRefusal, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { requireAdminStepUp } from "../factors/step-up.ts";
-import { consumeAll, rateLimitKeys } from "../rate-limits.ts";
+import { consumeAll, rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { actorFor, adminSubject, requireOrgAdmin } from "./authorization.ts";

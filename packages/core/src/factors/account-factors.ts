@@ -1,6 +1,6 @@
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import type { CredentialCheck } from "../passwords/credential-check.ts";
+import type { CredentialCheck } from "../password-checks/credential-check.ts";
 import { rateLimited, GatehouseError, invalidArgument } from "../errors.ts";
 import { newRecoveryCode, RECOVERY_CODE_COUNT } from "./recovery-codes/recovery-codes.ts";
 import { orgSettingsOf, requireStepUp } from "./step-up.ts";
@@ -9,9 +9,9 @@ import { usableFactors } from "./usable-factors.ts";
 import { newId } from "../ids.ts";
 import { requireId, requireOtp, requirePlainText } from "../input.ts";
 import type { EpochMs, FactorKind, User } from "../model.ts";
-import { requireAccountPassword } from "../passwords/password-guesses.ts";
+import { requireAccountPassword } from "../password-checks/password-guesses.ts";
 import { maskPhone } from "../phone.ts";
-import { rateLimitKeys } from "../rate-limits.ts";
+import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 

@@ -2,7 +2,7 @@ import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { OrgMfaSettings } from "../model.ts";
 import type { Principal } from "../results.ts";
-import { effectiveSettings } from "../sign-in/settings.ts";
+import { effectiveSettings } from "../settings.ts";
 
 const MINUTE_MS = 60_000;
 

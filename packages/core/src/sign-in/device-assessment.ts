@@ -3,7 +3,7 @@ import { newId } from "../ids.ts";
 import { evaluateMfaPolicy, type MfaResult } from "./mfa-policy.ts";
 import type { Device } from "../model.ts";
 import type { SignInFacts } from "../ports.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 
 export interface DeviceAssessment {
   readonly device: Device;

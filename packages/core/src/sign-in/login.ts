@@ -1,17 +1,17 @@
 import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import type { CredentialCheck } from "../passwords/credential-check.ts";
+import type { CredentialCheck } from "../password-checks/credential-check.ts";
 import { assessDevice, readSignInFactsSeeingDevice } from "./device-assessment.ts";
 import { requireLinkTokenHash } from "../accounts/email-links.ts";
 import { accountDisabled, GatehouseError } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
-import { checkGuess, takeSignInGuess } from "../passwords/password-guesses.ts";
-import { refundAll } from "../rate-limits.ts";
+import { checkGuess, takeSignInGuess } from "../password-checks/password-guesses.ts";
+import { refundAll } from "../rate-limits/rate-limits.ts";
 import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
 export interface LoginInput {

@@ -8,10 +8,10 @@ import { authenticationOptionsJson, newWebAuthnChallenge, requireAuthenticationR
 import { newId } from "../ids.ts";
 import { deviceFingerprintOrDefault, requireId } from "../input.ts";
 import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
-import { rateLimitKeys } from "../rate-limits.ts";
+import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "./session-issuer.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
 export interface StartPasskeySignInInput {

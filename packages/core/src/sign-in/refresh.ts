@@ -10,7 +10,7 @@ import type { AuthOutcome, IssuedTokens } from "../results.ts";
 import { completeSignIn, startSecondFactor, type SignInStep } from "./second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "./session-issuer.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
 export interface RefreshInput {

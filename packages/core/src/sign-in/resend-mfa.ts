@@ -6,7 +6,7 @@ import type { MfaChallenge } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import { usableFactors } from "../factors/usable-factors.ts";
 import type { MfaFactorOption, MfaRequired } from "../results.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { findPendingChallenge, prepareChallenge, refuseEarlyResend, restoringOnRefusal, sendChallenge, targetOf } from "./second-factor.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 

@@ -8,7 +8,7 @@ import type { MfaChallenge, OrgMfaSettings, User } from "../model.ts";
 import { generateOtp, hashOtp } from "../factors/sms/otp.ts";
 import { maskPhone } from "../phone.ts";
 import type { RateLimitReceipt } from "../ports.ts";
-import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "../rate-limits.ts";
+import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "../rate-limits/rate-limits.ts";
 import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired } from "../results.ts";
 import { hashToken } from "../tokens.ts";
 import type { SmsDestination } from "../sms-guard/sms-destination.ts";

@@ -5,7 +5,7 @@ import { usableFactors } from "../factors/usable-factors.ts";
 import { requireId } from "../input.ts";
 import type { MfaRequired } from "../results.ts";
 import { findPendingChallenge, prepareChallenge, refuseEarlyResend, restoringOnRefusal, sendChallenge, targetOf } from "./second-factor.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
 export interface SendMfaCodeInput {

@@ -7,12 +7,12 @@ import { checkFactor, requireFactorCode } from "../factors/check-factor.ts";
 import { requireAuthenticationResponse } from "../factors/passkeys/webauthn.ts";
 import { requireId } from "../input.ts";
 import { evaluateMfaPolicy } from "./mfa-policy.ts";
-import { rateLimitKeys } from "../rate-limits.ts";
+import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { FactorKind, MfaChallenge, User } from "../model.ts";
 import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession, newTokenPair, proofOf, toIssuedTokens } from "./session-issuer.ts";
-import { effectiveSettings } from "./settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { countVerified } from "../sms-guard/sms-guard.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 

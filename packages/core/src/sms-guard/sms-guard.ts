@@ -12,7 +12,7 @@ import { rateLimited } from "../errors.ts";
 import type { EpochMs } from "../model.ts";
 import type { SmsTrafficReading } from "../ports.ts";
 import { maskPhone } from "../phone.ts";
-import { effectiveSettings } from "../sign-in/settings.ts";
+import { effectiveSettings } from "../settings.ts";
 import { classifyDestination, destinationRefusal, type SmsDestination } from "./sms-destination.ts";
 
 /** Counts are kept per 5 minutes: the breaker's window slides in these steps. */

@@ -4,4 +4,4 @@
  * using Gatehouse needs none of it.
  */
 export { decodeAuditCursor, encodeAuditCursor, type AuditPosition } from "../audit/cursor.ts";
-export { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "./sliding-log.ts";
+export { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../rate-limits/sliding-log.ts";

@@ -1,5 +1,5 @@
 import type { MemoryTables } from "./memory-transactions.ts";
-import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../stores/sliding-log.ts";
+import { checkRateLimitRequests, slidingLogRetryAt, type LoggedUnit } from "../rate-limits/sliding-log.ts";
 import type { EpochMs } from "../model.ts";
 import type { RateLimitDecision, RateLimiter, RateLimitRequest } from "../ports.ts";
 

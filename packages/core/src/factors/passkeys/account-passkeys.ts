@@ -1,6 +1,6 @@
 import { recordAudit, type RequestMeta } from "../../audit/record.ts";
 import type { Context } from "../../context.ts";
-import type { CredentialCheck } from "../../passwords/credential-check.ts";
+import type { CredentialCheck } from "../../password-checks/credential-check.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../../errors.ts";
 import { newRegistrationOptions } from "./passkey-registration.ts";
 import { requireRegistrationResponse, verifyRegistration } from "./webauthn.ts";

@@ -1,11 +1,11 @@
-import type { RateLimitName } from "./audit/events.ts";
-import type { WindowLimit } from "./config.ts";
-import { rateLimited, type GatehouseError } from "./errors.ts";
-import type { EpochMs } from "./model.ts";
-import type { RateLimiter, RateLimitReceipt } from "./ports.ts";
-import type { Context } from "./context.ts";
-import { clientGroup, clientNetwork } from "./throttling/client-network.ts";
-import { hashToken } from "./tokens.ts";
+import type { RateLimitName } from "../audit/events.ts";
+import type { WindowLimit } from "../config.ts";
+import { rateLimited, type GatehouseError } from "../errors.ts";
+import type { EpochMs } from "../model.ts";
+import type { RateLimiter, RateLimitReceipt } from "../ports.ts";
+import type { Context } from "../context.ts";
+import { clientGroup, clientNetwork } from "../throttling/client-network.ts";
+import { hashToken } from "../tokens.ts";
 
 export type ConsumedUnits =
   | { readonly allowed: true; readonly receipts: RateLimitReceipt[] }

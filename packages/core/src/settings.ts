@@ -1,5 +1,5 @@
-import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type OrgMfaSettings, type PlatformSettings } from "../model.ts";
-import type { SignInFacts } from "../ports.ts";
+import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type OrgMfaSettings, type PlatformSettings } from "./model.ts";
+import type { SignInFacts } from "./ports.ts";
 
 export interface EffectiveSettings {
   readonly platform: PlatformSettings;

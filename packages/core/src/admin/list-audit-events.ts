@@ -1,11 +1,11 @@
-import { AUDIT_EVENT_KINDS, isAuditEventKind, type AuditEventKind } from "./events.ts";
+import { AUDIT_EVENT_KINDS, isAuditEventKind, type AuditEventKind } from "../audit/events.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { EpochMs } from "../model.ts";
 import type { AuditPage } from "../ports.ts";
-import { isPlatformAdmin, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
-import { requireUserByEmail } from "../admin/operations.ts";
+import { isPlatformAdmin, requireOrgAdmin, type Actor } from "./authorization.ts";
+import { requireUserByEmail } from "./operations.ts";
 
 export const DEFAULT_AUDIT_PAGE_SIZE = 100;
 export const MAX_AUDIT_PAGE_SIZE = 500;

@@ -4,7 +4,7 @@ import { invalidArgument, isGatehouseError, type GatehouseError } from "../error
 import { DEFAULT_DEVICE_FINGERPRINT, requirePassword } from "../input.ts";
 import type { User } from "../model.ts";
 import type { RateLimitReceipt } from "../ports.ts";
-import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "../rate-limits.ts";
+import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "../rate-limits/rate-limits.ts";
 import { isFamiliarNetwork } from "../throttling/sign-in-networks.ts";
 import { offerUnblockLink } from "../throttling/unblock-links.ts";
 
