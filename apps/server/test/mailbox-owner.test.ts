@@ -101,6 +101,28 @@ describe.each(dialects)("whoever holds the mailbox owns the account, over the wi
     expect((await api.auth.login({ email, password: OWNER_PASSWORD, orgId })).result.case).toBe("phoneRequired");
   });
 
+  it.runIf(enabled)(
+    "the attacker registers again after the owner: the owner's first link and proof die, and the fresh link keeps nothing of the attacker's",
+    async () => {
+      const email = `raced${++counter}@example.com`;
+      const owner = await api.auth.register({ email, password: OWNER_PASSWORD });
+      const ownersLink = await smtp.tokenFor(email, "verify-email");
+      await api.auth.register({ email, password: ATTACKER_PASSWORD, displayName: "Mallory" });
+      await expect.poll(() => smtp.to(email).length).toBe(2);
+      const freshLink = await smtp.tokenFor(email, "verify-email");
+      expect(freshLink).not.toBe(ownersLink);
+      expect((await rpcError(api.auth.verifyEmail({ token: ownersLink, registrantProof: owner.registrantProof }))).code).toBe(Code.Unauthenticated);
+      // The owner's tab still holds the first proof: it does not fit the fresh link, so the page asks for the password.
+      const asked = await rpcError(api.auth.verifyEmail({ token: freshLink, registrantProof: owner.registrantProof }));
+      expect(errorFactsOf(asked).field).toBe("new_password");
+      await api.auth.verifyEmail({ token: freshLink, newPassword: OWNER_PASSWORD });
+      const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Raced ${counter}`);
+      await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+      expect((await rpcError(api.auth.login({ email, password: ATTACKER_PASSWORD, orgId }))).code).toBe(Code.Unauthenticated);
+      expect(await storage.stores.users.findByEmail(email)).toMatchObject({ displayName: "" });
+    },
+  );
+
   it.runIf(enabled)("another org's admin adds an existing account: invited, and the org sees nothing of it until the owner accepts", async () => {
     const acme = await seededOrg("member");
     await signIn(acme.email, PASSWORD, acme.orgId, `+1555600${String(acme.n).padStart(4, "0")}`);

@@ -177,6 +177,32 @@ describe("openSqliteStores", () => {
     await after.close();
   });
 
+  it("0012_registrant_proof keeps a verification link of the old flow, with no proof: opening it will ask for a password", async () => {
+    const filename = join(directory, "gatehouse.db");
+    const t0 = Date.UTC(2026, 0, 1);
+    const before = await openSqliteStores({ filename });
+    await sql`ALTER TABLE email_tokens DROP COLUMN registrant_proof_hash`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name = '0012_registrant_proof'`.execute(before.db);
+    await sql`INSERT INTO users (id, email, display_name, password_hash, phone, phone_verified, platform_admin, created_at, email_verified_at)
+              VALUES ('squatted', 'newhire@example.com', 'Mallory', 'x', NULL, 0, 0, ${t0}, NULL)`.execute(before.db);
+    await sql`INSERT INTO email_tokens (token_hash, purpose, user_id, expires_at, created_at) VALUES (${"a".repeat(64)}, 'verify_email', 'squatted', ${t0 + 60_000}, ${t0})`.execute(
+      before.db,
+    );
+    await before.close();
+
+    const after = await openSqliteStores({ filename });
+    expect(after.appliedMigrations).toEqual(["0012_registrant_proof"]);
+    expect(await after.stores.emailTokens.find("a".repeat(64), "verify_email", t0)).toEqual({
+      tokenHash: "a".repeat(64),
+      purpose: "verify_email",
+      userId: "squatted",
+      expiresAt: t0 + 60_000,
+      createdAt: t0,
+    });
+    expect((await after.stores.users.findById("squatted"))?.emailVerifiedAt).toBeNull();
+    await after.close();
+  });
+
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
     expect(opened.appliedMigrations).toEqual(MIGRATION_NAMES);

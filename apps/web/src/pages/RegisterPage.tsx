@@ -58,6 +58,7 @@ export function RegisterPage(): ReactNode {
         <div className="card auth-card stack">
           <h1>Check your email</h1>
           <LiveMessage message={`We emailed a link to ${registered}. Open it to confirm your address, then sign in.`} tone="success" testId="page-notice" />
+          <p className="hint">Opened in another browser, the link asks you to choose your password again.</p>
           <DevMailbox email={registered} />
           <p className="aside">
             Confirmed? <Link to="/login">Sign in</Link>
