@@ -251,3 +251,15 @@ describe("rate-limit keys", () => {
     for (const key of keys) expect(key).not.toMatch(/@|example|1555123/);
   });
 });
+
+describe("familiar networks", () => {
+  it("a password reset forgets them: a network an intruder signed in from meets the ceiling again", async () => {
+    const h = await createHarness();
+    await ownerSignsInAtHome(h);
+    await strangerGuesses(h, 100);
+    expect(await outcomeOf(signIn(h, HOME, "new-browser"))).toBe("mfa_required");
+    await h.gatehouse.requestPasswordReset({ email: OWNER, request: { clientIp: HOME } });
+    await h.gatehouse.resetPassword({ token: h.email.lastToken(OWNER, "reset-password")!, newPassword: "the owner's new passphrase" });
+    expect(await outcomeOf(signIn(h, HOME, "new-browser", "the owner's new passphrase"))).toBe("rate_limited");
+  });
+});

@@ -402,6 +402,9 @@ function createSignInNetworkStore(tables: MemoryTables): SignInNetworkStore {
       const row = seen.get(keyOf(userId, network));
       return row !== undefined && row.at >= since;
     },
+    async forgetUser(userId) {
+      return deleteWhere(seen, (row) => row.userId === userId);
+    },
   };
 }
 
