@@ -28,5 +28,10 @@ export function createSignInNetworkRepository(db: Kysely<Database>): SignInNetwo
         .executeTakeFirst();
       return row !== undefined;
     },
+
+    async forgetUser(userId) {
+      const result = await db.deleteFrom("sign_in_networks").where("user_id", "=", userId).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }

@@ -282,6 +282,8 @@ export interface SignInNetworkStore {
   record(userId: string, network: string, at: EpochMs, forgetBefore: EpochMs): Promise<void>;
   /** Whether the user signed in from `network` at or after `since`. */
   seenSince(userId: string, network: string, since: EpochMs): Promise<boolean>;
+  /** Forgets every network of the user (a reset or a change of the password); returns how many. */
+  forgetUser(userId: string): Promise<number>;
 }
 
 export interface InvitationStore {

@@ -34,8 +34,9 @@ export async function evictUser(
 
 /**
  * Ends what a holder of the old password or factors could still use, in every org: `evictUser` everywhere
- * but the kept session and device, and half-done sign-ins (challenges, intents). Runs in the caller's
- * unit of work `tx`; returns how many sessions ended.
+ * but the kept session and device, half-done sign-ins (challenges, intents), and the networks the account
+ * signed in from (a network an intruder used is spared the guessing ceiling no longer). Runs in the
+ * caller's unit of work `tx`; returns how many sessions ended.
  */
 export async function endSignInsEverywhere(
   tx: Context,
@@ -47,5 +48,6 @@ export async function endSignInsEverywhere(
   const sessions = await evictUser(tx, userId, subject, reason, keep);
   await tx.stores.challenges.deleteByUser(userId);
   await tx.stores.intents.deleteByUser(userId);
+  await tx.stores.signInNetworks.forgetUser(userId);
   return sessions;
 }

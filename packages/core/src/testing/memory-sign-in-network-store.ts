@@ -16,5 +16,8 @@ export function createSignInNetworkStore(tables: MemoryTables): SignInNetworkSto
       const row = seen.get(keyOf(userId, network));
       return row !== undefined && row.at >= since;
     },
+    async forgetUser(userId) {
+      return deleteWhere(seen, (row) => row.userId === userId);
+    },
   };
 }

@@ -31,6 +31,16 @@ export function describeGuessingBudgetsContract(current: () => Stores): void {
         expect(await stores.signInNetworks.seenSince(USER_ID, "net-a", T0 + 30 * MINUTE)).toBe(false);
       });
 
+      it("forgets every network of a user, and no other user's", async () => {
+        await stores.signInNetworks.record(USER_ID, "net-a", T0, T0 - DAY);
+        await stores.signInNetworks.record(USER_ID, "net-b", T0, T0 - DAY);
+        await stores.signInNetworks.record(OTHER_USER_ID, "net-a", T0, T0 - DAY);
+        expect(await stores.signInNetworks.forgetUser(USER_ID)).toBe(2);
+        expect(await stores.signInNetworks.seenSince(USER_ID, "net-a", 0)).toBe(false);
+        expect(await stores.signInNetworks.seenSince(OTHER_USER_ID, "net-a", 0)).toBe(true);
+        expect(await stores.signInNetworks.forgetUser(USER_ID)).toBe(0);
+      });
+
       it("forgets the user's networks not seen since `forgetBefore` as it records, and no other user's", async () => {
         await stores.signInNetworks.record(USER_ID, "old", T0, T0 - DAY);
         await stores.signInNetworks.record(OTHER_USER_ID, "old", T0, T0 - DAY);
