@@ -1,6 +1,9 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createGatehouse, SYSTEM_ACTOR, type Principal } from "../../src/index.ts";
+import { createSecretBox, developmentFactorKey } from "../../src/factors/secret-box.ts";
+import { accessJwtClaims, signAccessJwt } from "../../src/tokens/access-jwt.ts";
+import { newSigningKey, openSigningKey } from "../../src/tokens/key-material.ts";
 import { createHarness, signInWithPhone, type Harness } from "../harness.ts";
 
 const AUDIENCE = "https://billing.example";
@@ -160,6 +163,19 @@ describe("introspection (RFC 7662)", () => {
       .sign(new TextEncoder().encode(JSON.stringify((await s.h.gatehouse.tokens.publicJwks()).keys[0] as JWK)));
     expect(await introspect(foreign)).toEqual({ active: false });
     for (const token of ["gh_at_unknown", "", "x.y.z", "a".repeat(10_000)]) expect(await introspect(token)).toEqual({ active: false });
+  });
+
+  it("answers { active: false } for a well-signed token whose key is not published (yet or any more)", async () => {
+    const box = createSecretBox(developmentFactorKey(), s.h.random);
+    const now = s.h.clock.now();
+    const unpublished = await newSigningKey(s.h.random, box, now + 60 * MIN, now + 60 * MIN);
+    await s.h.stores.signingKeys.create(unpublished);
+    const session = (await s.h.stores.sessions.listActiveByUser(s.h.orgId, s.h.userId, now))[0]!;
+    const claims = accessJwtClaims({ issuer: "http://localhost:8080", audience: AUDIENCE, clientId: "gatehouse", session, jti: "j", now, ttlMs: 5 * MIN });
+    const token = await signAccessJwt(claims, openSigningKey(unpublished, box)!);
+    s.h.clock.advance(31_000);
+    expect((await s.h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid)).not.toContain(unpublished.kid);
+    expect(await introspect(token)).toEqual({ active: false });
   });
 
   it("refuses a wrong secret or an unknown client as unauthenticated", async () => {
