@@ -65,6 +65,7 @@ describe("signing keys", () => {
     const [old] = await h.stores.signingKeys.list();
     const rotated = await h.gatehouse.tokens.rotateSigningKey(SYSTEM_ACTOR);
     expect(rotated.retiringKid).toBe(old!.kid);
+    expect((await h.gatehouse.tokens.listSigningKeys(SYSTEM_ACTOR)).map((key) => key.state)).toEqual(["signing", "pending"]);
     expect(rotated.activatesAt - h.clock.now()).toBeGreaterThanOrEqual(5 * MIN);
     const kidsNow = (await h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid);
     expect(kidsNow.sort()).toEqual([old!.kid, rotated.kid].sort());
@@ -78,8 +79,17 @@ describe("signing keys", () => {
     expect((await h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid)).toEqual([rotated.kid, old!.kid]);
     expect(await h.gatehouse.tokens.signingKeyAgeMs()).toBe(0);
 
+    const states = async () => (await h.gatehouse.tokens.listSigningKeys(SYSTEM_ACTOR)).map((key) => [key.kid, key.state]);
+    expect(await states()).toEqual([
+      [old!.kid, "retiring"],
+      [rotated.kid, "signing"],
+    ]);
     h.clock.advance(5 * MIN + 30_000);
     expect((await h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid)).toEqual([rotated.kid]);
+    expect(await states()).toEqual([
+      [old!.kid, "retired"],
+      [rotated.kid, "signing"],
+    ]);
     const { events } = await h.stores.audit.list({ kinds: ["signing_key.created"], limit: 10 });
     expect(events.map((event) => event.payload)).toContainEqual({ kid: rotated.kid, activatesAt: rotated.activatesAt, reason: "rotation" });
   });
