@@ -217,8 +217,8 @@ export function createTokensApi(ctx: Context): TokensApi {
     },
 
     async publicJwks() {
-      const { published } = await publishedKeys(ctx.clock.now());
-      return { keys: signerFirst(published).map((key) => publishedJwk(key.record)) };
+      const { signer, published } = await publishedKeys(ctx.clock.now());
+      return { keys: signerFirst(published, signer).map((key) => publishedJwk(key.record)) };
     },
 
     async privateJwks() {
@@ -299,8 +299,8 @@ export function createTokensApi(ctx: Context): TokensApi {
 
 const INACTIVE: IntrospectionResult = Object.freeze({ active: false });
 
-function signerFirst(keys: readonly OpenedSigningKey[], signer?: OpenedSigningKey | null): OpenedSigningKey[] {
-  if (signer === undefined || signer === null) return [...keys];
+function signerFirst(keys: readonly OpenedSigningKey[], signer: OpenedSigningKey | null): OpenedSigningKey[] {
+  if (signer === null) return [...keys];
   return [signer, ...keys.filter((key) => key !== signer)];
 }
 

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createGatehouse, SYSTEM_ACTOR, type Principal } from "../../src/index.ts";
 import { createSecretBox, developmentFactorKey } from "../../src/factors/secret-box.ts";
@@ -92,6 +92,20 @@ describe("signing keys", () => {
     ]);
     const { events } = await h.stores.audit.list({ kinds: ["signing_key.created"], limit: 10 });
     expect(events.map((event) => event.payload)).toContainEqual({ kid: rotated.kid, activatesAt: rotated.activatesAt, reason: "rotation" });
+  });
+
+  it("hands an OpenID Provider the same keys with their private parts, the signer first (issue 48's oidc-provider)", async () => {
+    const { h } = await setUp();
+    await h.gatehouse.tokens.rotateSigningKey(SYSTEM_ACTOR);
+    const { keys } = await h.gatehouse.tokens.privateJwks();
+    const published = (await h.gatehouse.tokens.publicJwks()).keys;
+    expect(keys.map((key) => key.kid)).toEqual(published.map((key) => key.kid));
+    expect(keys[0]!.kid).toBe((await h.stores.signingKeys.list())[0]!.kid);
+    for (const key of keys) {
+      expect(key).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig", d: expect.any(String) });
+      const token = await new SignJWT({ sub: "x" }).setProtectedHeader({ alg: "EdDSA", kid: key.kid! }).sign(await importJWK(key, "EdDSA"));
+      await expect(jwtVerify(token, createLocalJWKSet({ keys: published }))).resolves.toBeDefined();
+    }
   });
 
   it("lets only platform admins rotate or register resource servers", async () => {
