@@ -274,6 +274,20 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return { client_id: created.clientId, client_secret: created.clientSecret, audience: values.audience };
     },
   },
+  "keys list": {
+    summary: "the access JWT signing keys, oldest first, and where each stands now",
+    params: {},
+    options: {},
+    output: '{"keys": [{"kid", "state" ("pending", "signing", "retiring", "retired"), "created_at", "activates_at"}]}',
+    run: async ({ gatehouse }) => ({
+      keys: (await gatehouse.tokens.listSigningKeys(SYSTEM_ACTOR)).map((key) => ({
+        kid: key.kid,
+        state: key.state,
+        created_at: iso(key.createdAt),
+        activates_at: iso(key.activatesAt),
+      })),
+    }),
+  },
   "keys rotate": {
     summary:
       "add a new signing key for access JWTs: published at once, signing after one token lifetime and JWKS cache age; the old key stays published until its tokens expired (audited)",

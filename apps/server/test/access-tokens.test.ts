@@ -135,6 +135,11 @@ describe.each(dialects)("access JWTs, the key set and introspection, over the wi
       // A replica rereads the keys within half a minute (the lead is minutes): a fresh reading has both at once.
       expect((await seedingOperator(storage.stores).tokens.publicJwks()).keys.map((key) => key.kid).sort()).toEqual([rotated.kid, protectedHeader.kid].sort());
       expect((await introspect(accessJwt, billing.client_id, billing.client_secret)).body.active).toBe(true);
+      const listed = (await runCli(["keys", "list"], env)).json as { keys: { kid: string; state: string }[] };
+      expect(listed.keys.map((key) => [key.kid, key.state])).toEqual([
+        [protectedHeader.kid, "signing"],
+        [rotated.kid, "pending"],
+      ]);
 
       // Revoked: the session's tokens, opaque and JWT alike, are inactive at once.
       await api.auth.logout({}, bearer(accessToken));

@@ -53,6 +53,15 @@ export interface RotatedKey {
   readonly retiringKid: string | null;
 }
 
+/** A stored key and where it stands at the time asked (tokens/key-schedule.ts). */
+export interface SigningKeyView {
+  readonly kid: string;
+  readonly createdAt: EpochMs;
+  readonly activatesAt: EpochMs;
+  /** `pending`: published, not signing yet; `signing`; `retiring`: replaced, published until its tokens expired; `retired`: no longer published. */
+  readonly state: "pending" | "signing" | "retiring" | "retired";
+}
+
 export interface CreatedResourceServer {
   readonly clientId: string;
   /** Shown once: only its hash is stored. */
@@ -72,6 +81,8 @@ export interface TokensApi {
   publicJwks(): Promise<{ keys: JWK[] }>;
   /** The same keys with their private parts, the signer's first: for an OpenID Provider library sharing them. */
   privateJwks(): Promise<{ keys: JWK[] }>;
+  /** Every stored key, oldest activation first, with its state now (the operator's `gatehouse keys list`; platform admins). */
+  listSigningKeys(actor: Actor): Promise<SigningKeyView[]>;
   /** How long the signing key has signed, in milliseconds; null when none signs. */
   signingKeyAgeMs(): Promise<number | null>;
   /** An access JWT for the principal's session, for a registered resource server's `audience`. */
@@ -206,13 +217,28 @@ export function createTokensApi(ctx: Context): TokensApi {
     },
 
     async publicJwks() {
-      const { published } = await publishedKeys(ctx.clock.now());
-      return { keys: signerFirst(published).map((key) => publishedJwk(key.record)) };
+      const { signer, published } = await publishedKeys(ctx.clock.now());
+      return { keys: signerFirst(published, signer).map((key) => publishedJwk(key.record)) };
     },
 
     async privateJwks() {
       const { signer, published } = await publishedKeys(ctx.clock.now());
       return { keys: signerFirst(published, signer).map((key) => ({ ...key.privateJwk })) };
+    },
+
+    async listSigningKeys(actor) {
+      await requirePlatformAdmin(ctx, actor);
+      const now = ctx.clock.now();
+      const records = await ctx.stores.signingKeys.list();
+      const current = keyScheduleAt(records, now, times);
+      const published = new Set(current.published.map((record) => record.kid));
+      const pending = new Set(current.pending.map((record) => record.kid));
+      return records.map(({ kid, createdAt, activatesAt }) => ({
+        kid,
+        createdAt,
+        activatesAt,
+        state: kid === current.signer?.kid ? "signing" : pending.has(kid) ? "pending" : published.has(kid) ? "retiring" : "retired",
+      }));
     },
 
     async signingKeyAgeMs() {
@@ -273,8 +299,8 @@ export function createTokensApi(ctx: Context): TokensApi {
 
 const INACTIVE: IntrospectionResult = Object.freeze({ active: false });
 
-function signerFirst(keys: readonly OpenedSigningKey[], signer?: OpenedSigningKey | null): OpenedSigningKey[] {
-  if (signer === undefined || signer === null) return [...keys];
+function signerFirst(keys: readonly OpenedSigningKey[], signer: OpenedSigningKey | null): OpenedSigningKey[] {
+  if (signer === null) return [...keys];
   return [signer, ...keys.filter((key) => key !== signer)];
 }
 

@@ -1,6 +1,9 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createGatehouse, SYSTEM_ACTOR, type Principal } from "../../src/index.ts";
+import { createSecretBox, developmentFactorKey } from "../../src/factors/secret-box.ts";
+import { accessJwtClaims, signAccessJwt } from "../../src/tokens/access-jwt.ts";
+import { newSigningKey, openSigningKey } from "../../src/tokens/key-material.ts";
 import { createHarness, signInWithPhone, type Harness } from "../harness.ts";
 
 const AUDIENCE = "https://billing.example";
@@ -62,6 +65,7 @@ describe("signing keys", () => {
     const [old] = await h.stores.signingKeys.list();
     const rotated = await h.gatehouse.tokens.rotateSigningKey(SYSTEM_ACTOR);
     expect(rotated.retiringKid).toBe(old!.kid);
+    expect((await h.gatehouse.tokens.listSigningKeys(SYSTEM_ACTOR)).map((key) => key.state)).toEqual(["signing", "pending"]);
     expect(rotated.activatesAt - h.clock.now()).toBeGreaterThanOrEqual(5 * MIN);
     const kidsNow = (await h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid);
     expect(kidsNow.sort()).toEqual([old!.kid, rotated.kid].sort());
@@ -75,10 +79,33 @@ describe("signing keys", () => {
     expect((await h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid)).toEqual([rotated.kid, old!.kid]);
     expect(await h.gatehouse.tokens.signingKeyAgeMs()).toBe(0);
 
+    const states = async () => (await h.gatehouse.tokens.listSigningKeys(SYSTEM_ACTOR)).map((key) => [key.kid, key.state]);
+    expect(await states()).toEqual([
+      [old!.kid, "retiring"],
+      [rotated.kid, "signing"],
+    ]);
     h.clock.advance(5 * MIN + 30_000);
     expect((await h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid)).toEqual([rotated.kid]);
+    expect(await states()).toEqual([
+      [old!.kid, "retired"],
+      [rotated.kid, "signing"],
+    ]);
     const { events } = await h.stores.audit.list({ kinds: ["signing_key.created"], limit: 10 });
     expect(events.map((event) => event.payload)).toContainEqual({ kid: rotated.kid, activatesAt: rotated.activatesAt, reason: "rotation" });
+  });
+
+  it("hands an OpenID Provider the same keys with their private parts, the signer first (issue 48's oidc-provider)", async () => {
+    const { h } = await setUp();
+    await h.gatehouse.tokens.rotateSigningKey(SYSTEM_ACTOR);
+    const { keys } = await h.gatehouse.tokens.privateJwks();
+    const published = (await h.gatehouse.tokens.publicJwks()).keys;
+    expect(keys.map((key) => key.kid)).toEqual(published.map((key) => key.kid));
+    expect(keys[0]!.kid).toBe((await h.stores.signingKeys.list())[0]!.kid);
+    for (const key of keys) {
+      expect(key).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig", d: expect.any(String) });
+      const token = await new SignJWT({ sub: "x" }).setProtectedHeader({ alg: "EdDSA", kid: key.kid! }).sign(await importJWK(key, "EdDSA"));
+      await expect(jwtVerify(token, createLocalJWKSet({ keys: published }))).resolves.toBeDefined();
+    }
   });
 
   it("lets only platform admins rotate or register resource servers", async () => {
@@ -160,6 +187,19 @@ describe("introspection (RFC 7662)", () => {
       .sign(new TextEncoder().encode(JSON.stringify((await s.h.gatehouse.tokens.publicJwks()).keys[0] as JWK)));
     expect(await introspect(foreign)).toEqual({ active: false });
     for (const token of ["gh_at_unknown", "", "x.y.z", "a".repeat(10_000)]) expect(await introspect(token)).toEqual({ active: false });
+  });
+
+  it("answers { active: false } for a well-signed token whose key is not published (yet or any more)", async () => {
+    const box = createSecretBox(developmentFactorKey(), s.h.random);
+    const now = s.h.clock.now();
+    const unpublished = await newSigningKey(s.h.random, box, now + 60 * MIN, now + 60 * MIN);
+    await s.h.stores.signingKeys.create(unpublished);
+    const session = (await s.h.stores.sessions.listActiveByUser(s.h.orgId, s.h.userId, now))[0]!;
+    const claims = accessJwtClaims({ issuer: "http://localhost:8080", audience: AUDIENCE, clientId: "gatehouse", session, jti: "j", now, ttlMs: 5 * MIN });
+    const token = await signAccessJwt(claims, openSigningKey(unpublished, box)!);
+    s.h.clock.advance(31_000);
+    expect((await s.h.gatehouse.tokens.publicJwks()).keys.map((key) => key.kid)).not.toContain(unpublished.kid);
+    expect(await introspect(token)).toEqual({ active: false });
   });
 
   it("refuses a wrong secret or an unknown client as unauthenticated", async () => {
