@@ -312,10 +312,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       org: ["<org>", "the organization's id or slug (its list narrows the platform's); without it, the platform's policy"],
       json: [
         "'{...}'",
-        'the policy to change, any of {"allowed_countries": [ISO 3166 alpha-2], "refused_number_types": [types]} (the org takes allowed_countries only)',
+        'the policy to change, any of {"allowed_countries": [ISO 3166 alpha-2], "refused_countries": [ISO 3166 alpha-2], "refused_number_types": [types]} (the org takes allowed_countries only; refused_countries widens or narrows the shipped high-risk list)',
       ],
     },
-    output: "allowed_countries, refused_number_types",
+    output: "allowed_countries, refused_countries, refused_number_types",
     run: async ({ values, gatehouse }) => {
       const { admin } = gatehouse;
       const patch = values.json === undefined ? undefined : smsDestinationPolicyPatchFromJson(parseJsonOption(values.json, "sms policy"), invalidArgument);

@@ -138,6 +138,8 @@ export interface PlatformSettingsTable {
   max_trust_ttl_days: number;
   /** JSON arrays; null in a row stored before they existed (read as the defaults). */
   sms_allowed_countries: string | null;
+  /** JSON array; null in a row stored before migration 0015 (read as the shipped high-risk list). */
+  sms_refused_countries: string | null;
   sms_refused_number_types: string | null;
 }
 

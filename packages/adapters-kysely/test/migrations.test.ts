@@ -19,6 +19,7 @@ describe("MIGRATION_NAMES", () => {
       "0009_factors",
       "0010_sms_destinations",
       "0011_passkeys",
+      "0015_sms_refused_countries",
     ]);
   });
 });

@@ -114,7 +114,14 @@ describe("openSqliteStores", () => {
     await before.close();
 
     const after = await openSqliteStores({ filename });
-    expect(after.appliedMigrations).toEqual(["0007_account_security", "0008_email_ownership", "0009_factors", "0010_sms_destinations", "0011_passkeys"]);
+    expect(after.appliedMigrations).toEqual([
+      "0007_account_security",
+      "0008_email_ownership",
+      "0009_factors",
+      "0010_sms_destinations",
+      "0011_passkeys",
+      "0015_sms_refused_countries",
+    ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
     expect(await after.stores.intents.consume("clear-id", t0)).toBeNull();
@@ -156,6 +163,7 @@ describe("openSqliteStores", () => {
       "0009_factors",
       "0010_sms_destinations",
       "0011_passkeys",
+      "0015_sms_refused_countries",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
@@ -262,8 +270,10 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0006 schema: 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
+/** Back to the 0006 schema: 0015_sms_refused_countries, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  await sql`ALTER TABLE platform_settings DROP COLUMN sms_refused_countries`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0015_sms_refused_countries'`.execute(db);
   await sql`DROP TABLE webauthn_factors`.execute(db);
   await sql`DROP TABLE webauthn_challenges`.execute(db);
   await sql`ALTER TABLE org_mfa_settings DROP COLUMN passkey_sign_in`.execute(db);

@@ -132,7 +132,12 @@ export interface AuditPayloads {
     readonly openUntil: EpochMs;
   };
   /** A platform admin or an org admin changed where OTPs may be sent. */
-  "sms_destination_policy.changed": { readonly allowedCountries: readonly string[]; readonly refusedNumberTypes: readonly string[] | null };
+  "sms_destination_policy.changed": {
+    readonly allowedCountries: readonly string[];
+    /** Absent in events recorded before the list existed. */
+    readonly refusedCountries?: readonly string[] | null;
+    readonly refusedNumberTypes: readonly string[] | null;
+  };
 }
 
 export type AuditEventKind = keyof AuditPayloads;
