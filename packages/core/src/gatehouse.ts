@@ -7,6 +7,7 @@ import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./result
 import * as admin from "./use-cases/admin.ts";
 import * as operator from "./use-cases/operator.ts";
 import type { Actor, OrgMember } from "./use-cases/admin.ts";
+import { sessionOrgOf } from "./session-scope.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./use-cases/browser.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
 import { login, type LoginInput } from "./use-cases/login.ts";
@@ -211,11 +212,11 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {
-      const { policy, version } = await getBrowserPolicy(policies, principal, orgId);
+      const { policy, version } = await getBrowserPolicy(policies, principal, await sessionOrgOf(ctx, principal, orgId));
       return { policy, version };
     },
-    checkUrlAccess: (principal, orgId, url) => checkUrlAccess(policies, principal, orgId, url),
-    getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
+    checkUrlAccess: async (principal, orgId, url) => checkUrlAccess(policies, principal, await sessionOrgOf(ctx, principal, orgId), url),
+    getOrgInfo: async (principal, orgId) => getOrgInfo(ctx, principal, await sessionOrgOf(ctx, principal, orgId)),
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, orgId, email, role) => addMember(ctx, actor, orgId, email, role),
