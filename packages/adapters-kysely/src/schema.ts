@@ -244,7 +244,7 @@ export interface AuditEventsTable {
   at: EpochMsColumn;
   kind: AuditEventKind;
   actor_kind: "user" | "system" | "anonymous";
-  /** Set exactly when `actor_kind` is "user". */
+  /** The user's id when `actor_kind` is "user"; the operator who ran the command line when it is "system" (null when unknown). */
   actor_user_id: string | null;
   org_id: string | null;
   user_id: string | null;

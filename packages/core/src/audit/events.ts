@@ -6,7 +6,11 @@
 import type { EpochMs, FactorKind, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
 
 /** Who caused the event: a signed-in user, the operator or the server itself, or a caller not (yet) authenticated. */
-export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
+export type AuditActor =
+  | { readonly kind: "user"; readonly userId: string }
+  /** `operator`: who ran the command line (its `--actor`, else the OS user), when an operator did. */
+  | { readonly kind: "system"; readonly operator?: string }
+  | { readonly kind: "anonymous" };
 
 /** Why a sign-in was refused. An unknown email and a wrong password are told apart here only: the caller never learns which. */
 export type SignInFailureReason =
