@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { testOutcome, type CountedTest } from "../../../scripts/test-outcome.ts";
 
-const module = (state: string) => ({ type: "module", state: () => state });
-const suite = (state: string, parent: ReturnType<typeof module> | ReturnType<typeof suite>) => ({ type: "suite", state: () => state, parent });
-const test = (state: string, parent: CountedTest["parent"]): CountedTest => ({ result: () => ({ state }), parent });
+type Parent = CountedTest["parent"];
+const module = (state: string): Parent => ({ type: "module", state: () => state });
+const suite = (state: string, parent: Parent): Parent => ({ type: "suite", state: () => state, parent });
+const test = (state: string, parent: Parent): CountedTest => ({ result: () => ({ state }), parent });
 
 describe("npm test's closing line", () => {
   it.each([
