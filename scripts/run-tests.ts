@@ -1,6 +1,7 @@
 /**
  * `npm test`: the checks, then the whole vitest suite in this process (any vitest CLI arguments pass through), ending
- * with the one line the landing reads: `N passed, N failed`, plus `, N skipped` and each skipped test's reason (the
+ * with the one line the landing reads: `N passed, N failed` (a test of a suite or file that failed counts as failed,
+ * scripts/test-outcome.ts), plus `, N skipped` and each skipped test's reason (the
  * note a test gives `context.skip(note)`; a test skipped with its whole suite, `describe.runIf`, has its reason
  * printed by the suite when its file loaded).
  *
@@ -13,6 +14,7 @@ import { execFile } from "node:child_process";
 import { relative } from "node:path";
 import { promisify } from "node:util";
 import { createCLI, startVitest, type Reporter } from "vitest/node";
+import { testOutcome } from "./test-outcome.ts";
 
 const LANES = [
   ["proto:check", "typecheck"],
@@ -41,13 +43,16 @@ const summary: Reporter = {
   onTestRunEnd(testModules) {
     for (const testModule of testModules) {
       for (const test of testModule.children.allTests()) {
-        const result = test.result();
-        if (result.state === "passed") counts.passed++;
-        else if (result.state === "failed") counts.failed++;
-        else if (result.state === "skipped")
+        const outcome = testOutcome(test);
+        if (outcome === "passed") counts.passed++;
+        else if (outcome === "failed") counts.failed++;
+        else {
+          const result = test.result();
+          const note = result.state === "skipped" ? result.note : undefined;
           counts.skipped.push(
-            `  ${relative(process.cwd(), testModule.moduleId)} > ${test.fullName}: ${result.note ?? "skipped with its suite, whose reason is printed above"}`,
+            `  ${relative(process.cwd(), testModule.moduleId)} > ${test.fullName}: ${note ?? "skipped with its suite, whose reason is printed above"}`,
           );
+        }
       }
     }
   },

@@ -7,6 +7,7 @@
  * `gatehouse help` / `gatehouse <command> --help` are written from those descriptions (docs/cli.md).
  */
 import { readFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import {
   auditEventToJson,
@@ -27,6 +28,7 @@ import {
   MAX_AUDIT_PAGE_SIZE,
   parseOrgRole,
   SYSTEM_ACTOR,
+  type Actor,
   type AuditEventsQuery,
   type Device,
   type Gatehouse,
@@ -58,6 +60,7 @@ const OPTIONS = {
   audience: { type: "string" },
   dataset: { type: "string" },
   policy: { type: "string" },
+  actor: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -69,7 +72,7 @@ type Values = {
       ? string
       : boolean;
 };
-type OptionName = Exclude<keyof typeof OPTIONS, "help" | "version">;
+type OptionName = Exclude<keyof typeof OPTIONS, "help" | "version" | "actor">;
 
 /**
  * What a run reads and writes besides the database: the process's by default; a test passes its own to run
@@ -98,6 +101,8 @@ interface Invocation {
   /** Migrations this run applied (opening the database migrates it). */
   readonly applied: readonly string[];
   readonly readStdin: () => Promise<string>;
+  /** Who runs the command (`--actor`, else the OS user): recorded in the audit trail of what it changes. */
+  readonly actor: Actor;
 }
 
 /**
@@ -312,8 +317,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { name: "the organization's name" },
     options: { slug: ["<slug>", "its short name, lower-case letters, digits and dashes (must be free)"] },
     output: '{"org_id", "slug"}',
-    run: async ({ args, values, gatehouse }) => {
-      const created = await gatehouse.admin.createOrg(SYSTEM_ACTOR, args[0]!, values.slug);
+    run: async ({ actor, args, values, gatehouse }) => {
+      const created = await gatehouse.admin.createOrg(actor, args[0]!, values.slug);
       return { org_id: created.orgId, slug: created.slug };
     },
   },
@@ -322,8 +327,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: {},
     options: {},
     output: '{"orgs": [{"org_id", "slug", "name", "created_at"}]}',
-    run: async ({ gatehouse }) => ({
-      orgs: (await gatehouse.admin.listOrgs(SYSTEM_ACTOR)).map((org) => ({
+    run: async ({ actor, gatehouse }) => ({
+      orgs: (await gatehouse.admin.listOrgs(actor)).map((org) => ({
         org_id: org.id,
         slug: org.slug ?? null,
         name: org.name,
@@ -336,12 +341,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM },
     options: { json: ["'{...}'", `the settings to change, any of ${ORG_SETTINGS_KEYS}`] },
     output: "require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days",
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ actor, args, values, gatehouse }) => {
       const { admin } = gatehouse;
       // A malformed --json is a usage error, whatever the org.
       const patch = values.json === undefined ? undefined : orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument);
       const orgId = await orgIdOf(gatehouse, args[0]!);
-      const settings = patch === undefined ? await admin.getOrgMfaSettings(SYSTEM_ACTOR, orgId) : await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, patch);
+      const settings = patch === undefined ? await admin.getOrgMfaSettings(actor, orgId) : await admin.updateOrgMfaSettings(actor, orgId, patch);
       return orgMfaSettingsToJson(settings);
     },
   },
@@ -350,12 +355,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: {},
     options: { json: ["'{...}'", `the settings to change, any of ${PLATFORM_SETTINGS_KEYS}`] },
     output: "mfa_always, device_trust_enabled, max_trust_ttl_days",
-    run: async ({ values, gatehouse }) => {
+    run: async ({ actor, values, gatehouse }) => {
       const { admin } = gatehouse;
       const settings =
         values.json === undefined
-          ? await admin.getPlatformSettings(SYSTEM_ACTOR)
-          : await admin.updatePlatformSettings(SYSTEM_ACTOR, platformSettingsPatchFromJson(parseJsonOption(values.json, "platform settings"), invalidArgument));
+          ? await admin.getPlatformSettings(actor)
+          : await admin.updatePlatformSettings(actor, platformSettingsPatchFromJson(parseJsonOption(values.json, "platform settings"), invalidArgument));
       return platformSettingsToJson(settings);
     },
   },
@@ -366,16 +371,15 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       org: ["<org>", "the organization's id or slug (its list narrows the platform's); without it, the platform's policy"],
       json: [
         "'{...}'",
-        'the policy to change, any of {"allowed_countries": [ISO 3166 alpha-2], "refused_number_types": [types]} (the org takes allowed_countries only)',
+        'the policy to change, any of {"allowed_countries": [ISO 3166 alpha-2], "refused_countries": [ISO 3166 alpha-2], "refused_number_types": [types]} (the org takes allowed_countries only; refused_countries widens or narrows the shipped high-risk list)',
       ],
     },
-    output: "allowed_countries, refused_number_types",
-    run: async ({ values, gatehouse }) => {
+    output: "allowed_countries, refused_countries, refused_number_types",
+    run: async ({ actor, values, gatehouse }) => {
       const { admin } = gatehouse;
       const patch = values.json === undefined ? undefined : smsDestinationPolicyPatchFromJson(parseJsonOption(values.json, "sms policy"), invalidArgument);
       const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
-      const policy =
-        patch === undefined ? await admin.getSmsDestinationPolicy(SYSTEM_ACTOR, orgId) : await admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, orgId, patch);
+      const policy = patch === undefined ? await admin.getSmsDestinationPolicy(actor, orgId) : await admin.updateSmsDestinationPolicy(actor, orgId, patch);
       return smsDestinationPolicyToJson(policy);
     },
   },
@@ -387,11 +391,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       until: ["<iso>", "the period's end (default: now)"],
     },
     output: '{"rows": [{scope, key, sent, verified, conversion}]}',
-    run: async ({ values, gatehouse }) => {
+    run: async ({ actor, values, gatehouse }) => {
       const since = parseTimeOption("since", values.since);
       if (since === undefined) throw new UsageError("sms report needs --since <iso>");
       const until = parseTimeOption("until", values.until) ?? Date.now();
-      return { rows: (await gatehouse.admin.getSmsTrafficReport(SYSTEM_ACTOR, since, until)).map(smsTrafficRowToJson) };
+      return { rows: (await gatehouse.admin.getSmsTrafficReport(actor, since, until)).map(smsTrafficRowToJson) };
     },
   },
   "user create": {
@@ -422,19 +426,19 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: {},
     options: {},
     output: `{"users": [{${USER_KEYS}}]}`,
-    run: async ({ gatehouse }) => ({ users: (await gatehouse.admin.listUsers(SYSTEM_ACTOR)).map(userToJson) }),
+    run: async ({ actor, gatehouse }) => ({ users: (await gatehouse.admin.listUsers(actor)).map(userToJson) }),
   },
   "user show": {
     summary: "one account and the organizations it belongs to",
     params: { user: USER_PARAM },
     options: {},
     output: `{${USER_KEYS}, "orgs": [{"org_id", "slug", "role"}]}`,
-    run: async ({ args, gatehouse }) => {
+    run: async ({ actor, args, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      const user = await admin.findUserByReference(actor, args[0]!);
       const orgs = [];
-      for (const org of await admin.listOrgs(SYSTEM_ACTOR)) {
-        const member = (await admin.listMembers(SYSTEM_ACTOR, org.id)).find((m) => m.userId === user.id);
+      for (const org of await admin.listOrgs(actor)) {
+        const member = (await admin.listMembers(actor, org.id)).find((m) => m.userId === user.id);
         if (member !== undefined) orgs.push({ org_id: org.id, slug: org.slug ?? null, role: member.role });
       }
       return { ...userToJson(user), orgs };
@@ -445,8 +449,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { user: USER_PARAM },
     options: {},
     output: '{"disabled": true}',
-    run: async ({ args, gatehouse }) => {
-      await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, true);
+    run: async ({ actor, args, gatehouse }) => {
+      await gatehouse.admin.setUserDisabledByReference(actor, args[0]!, true);
       return { disabled: true };
     },
   },
@@ -455,8 +459,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { user: USER_PARAM },
     options: {},
     output: '{"disabled": false}',
-    run: async ({ args, gatehouse }) => {
-      await gatehouse.admin.setUserDisabledByReference(SYSTEM_ACTOR, args[0]!, false);
+    run: async ({ actor, args, gatehouse }) => {
+      await gatehouse.admin.setUserDisabledByReference(actor, args[0]!, false);
       return { disabled: false };
     },
   },
@@ -465,15 +469,15 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { user: USER_PARAM },
     options: { org: ["<org>", `only in this organization (${ORG_PARAM})`] },
     output: '{"user_id", "org_id" (null: every org), "revoked_count"}',
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ actor, args, values, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      const user = await admin.findUserByReference(actor, args[0]!);
       if (values.org === undefined) {
-        const { revokedCount } = await admin.revokeUserSessionsEverywhere(SYSTEM_ACTOR, user.id);
+        const { revokedCount } = await admin.revokeUserSessionsEverywhere(actor, user.id);
         return { user_id: user.id, org_id: null, revoked_count: revokedCount };
       }
       const orgId = await orgIdOf(gatehouse, values.org);
-      const { revokedCount } = await admin.revokeUserSessions(SYSTEM_ACTOR, orgId, user.id);
+      const { revokedCount } = await admin.revokeUserSessions(actor, orgId, user.id);
       return { user_id: user.id, org_id: orgId, revoked_count: revokedCount };
     },
   },
@@ -482,13 +486,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { user: USER_PARAM },
     options: { org: ["<org>", `only in this organization (${ORG_PARAM})`] },
     output: `{"devices": [{${DEVICE_KEYS}}]}`,
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ actor, args, values, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      const user = await admin.findUserByReference(actor, args[0]!);
       const devices =
         values.org === undefined
-          ? await admin.listDevicesOfUser(SYSTEM_ACTOR, user.id)
-          : await admin.listUserDevices(SYSTEM_ACTOR, await orgIdOf(gatehouse, values.org), user.id);
+          ? await admin.listDevicesOfUser(actor, user.id)
+          : await admin.listUserDevices(actor, await orgIdOf(gatehouse, values.org), user.id);
       const now = Date.now();
       return { devices: devices.map((device) => deviceToJson(device, now)) };
     },
@@ -498,8 +502,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { device_id: "the device's id (device list shows it)" },
     options: {},
     output: '{"device_id", "org_id", "user_id", "trust_revoked": true}',
-    run: async ({ args, gatehouse }) => {
-      const device = await gatehouse.admin.revokeDeviceTrustById(SYSTEM_ACTOR, args[0]!);
+    run: async ({ actor, args, gatehouse }) => {
+      const device = await gatehouse.admin.revokeDeviceTrustById(actor, args[0]!);
       return { device_id: device.id, org_id: device.orgId, user_id: device.userId, trust_revoked: true };
     },
   },
@@ -508,8 +512,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { user: USER_PARAM },
     options: {},
     output: '{"factors": [{id, kind, label, created_at, last_used_at}], "recovery_codes_left", "phone_mask"}',
-    run: async ({ args, gatehouse }) => {
-      const view = await gatehouse.admin.listUserFactorsByReference(SYSTEM_ACTOR, args[0]!);
+    run: async ({ actor, args, gatehouse }) => {
+      const view = await gatehouse.admin.listUserFactorsByReference(actor, args[0]!);
       return {
         factors: view.factors.map((factor) => ({
           id: factor.id,
@@ -529,9 +533,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { user: USER_PARAM },
     options: { reason: ["<text>", "required: why, recorded in the audit trail"] },
     output: '{"reset": true}',
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ actor, args, values, gatehouse }) => {
       if (values.reason === undefined) throw new UsageError("factors reset needs --reason <text> (it is recorded in the audit trail)");
-      await gatehouse.admin.resetUserFactorsByReference(SYSTEM_ACTOR, args[0]!, values.reason);
+      await gatehouse.admin.resetUserFactorsByReference(actor, args[0]!, values.reason);
       return { reset: true };
     },
   },
@@ -540,9 +544,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM, email: "the account's email" },
     options: { role: ["member|admin", "the role (default: member)"] },
     output: 'added: {"status": "added", "org_id", "user_id", "role"}; invited: {"status": "invited", "org_id", "invitation_id", "email", "role"}',
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ actor, args, values, gatehouse }) => {
       const role = parseOrgRole(values.role ?? "member");
-      const added = await gatehouse.admin.addMember(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), args[1]!, role);
+      const added = await gatehouse.admin.addMember(actor, await orgIdOf(gatehouse, args[0]!), args[1]!, role);
       if (added.status === "invited") {
         const { invitation } = added;
         return { status: "invited", org_id: invitation.orgId, invitation_id: invitation.id, email: invitation.email, role: invitation.role };
@@ -556,8 +560,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM, email: "the account's email" },
     options: {},
     output: '{"removed": true}',
-    run: async ({ args, gatehouse }) => {
-      await gatehouse.admin.removeMemberByEmail(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), args[1]!);
+    run: async ({ actor, args, gatehouse }) => {
+      await gatehouse.admin.removeMemberByEmail(actor, await orgIdOf(gatehouse, args[0]!), args[1]!);
       return { removed: true };
     },
   },
@@ -566,8 +570,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM },
     options: {},
     output: '{"members": [{"user_id", "email", "role"}]}',
-    run: async ({ args, gatehouse }) => ({
-      members: (await gatehouse.admin.listMembers(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!))).map((m) => ({
+    run: async ({ actor, args, gatehouse }) => ({
+      members: (await gatehouse.admin.listMembers(actor, await orgIdOf(gatehouse, args[0]!))).map((m) => ({
         user_id: m.userId,
         email: m.email,
         role: m.role,
@@ -579,17 +583,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM },
     options: {},
     output: POLICY_KEYS,
-    run: async ({ args, gatehouse }) => browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!))),
+    run: async ({ actor, args, gatehouse }) => browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(actor, await orgIdOf(gatehouse, args[0]!))),
   },
   "policy set": {
     summary: "replace the org's browser policy",
     params: { org: ORG_PARAM },
     options: { json: ["'{...}'", `required: the whole policy, ${POLICY_KEYS}`] },
     output: "the stored policy, keys as --json",
-    run: async ({ args, values, gatehouse }) => {
+    run: async ({ actor, args, values, gatehouse }) => {
       if (values.json === undefined) throw new UsageError('policy set needs --json \'{"access_control": {...}, "action_restrictions": {...}}\'');
       const policy = browserPolicyDraftFromJson(parseJsonOption(values.json, "policy"), invalidArgument);
-      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), policy));
+      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(actor, await orgIdOf(gatehouse, args[0]!), policy));
     },
   },
 };
@@ -617,6 +621,7 @@ const USAGE = [
   "  help [<command>]",
   "      this text, or one command's options and output (also: gatehouse <command> --help)",
   "  --version, -V                 the version",
+  "  --actor <name>                who runs the command, for the audit trail (default: the OS user)",
   "Reads the same environment as the server (DATABASE_URL, ...) and names the database it uses on stderr.",
   "Prints JSON on stdout; exit 0 done, 1 refused or failed (one line on stderr), 2 usage error. See docs/cli.md.",
 ].join("\n");
@@ -667,7 +672,8 @@ function checkInvocation(name: string, command: CommandShape, args: readonly str
   if (args.length < params.length) throw new UsageError(`${name}: missing <${params[args.length]!}> (usage: ${shape})`);
   if (args.length > params.length) throw new UsageError(`${name}: unexpected argument "${args[params.length]!}" (usage: ${shape})`);
   for (const option of Object.keys(values)) {
-    if (option !== "help" && option !== "version" && !(option in command.options)) throw new UsageError(`${name} does not take --${option}`);
+    if (option !== "help" && option !== "version" && option !== "actor" && !(option in command.options))
+      throw new UsageError(`${name} does not take --${option}`);
   }
 }
 
@@ -677,6 +683,27 @@ function printHelp(words: readonly string[], stdout: CliIo["stdout"]): number {
   if (help === null) throw new UsageError(`unknown command "${words.join(" ")}" (gatehouse help lists them)`);
   stdout.write(`${help}\n`);
   return 0;
+}
+
+/**
+ * The operator as the audit trail names them: `--actor` when given (a person's name behind a shared account, a
+ * ticket), else the OS user running the command; never empty, at most 64 printable characters.
+ */
+function operatorActor(given: string | undefined): Actor {
+  const operator = (given ?? osUser()).trim();
+  if (operator === "" || operator.length > 64 || !/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/.test(operator)) {
+    throw new UsageError("--actor must be 1 to 64 printable characters (who runs the command, for the audit trail)");
+  }
+  return { kind: "system", operator };
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): the uid still tells operators apart.
+    return `uid:${process.getuid?.() ?? "unknown"}`;
+  }
 }
 
 /** Runs the command line; resolves with the exit status. */
@@ -718,7 +745,8 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     // Logs go to stderr: stdout carries only the command's JSON.
     const engine = await createEngine(config, createLogger("warn", { write: (line: string) => stderr.write(line) }));
     try {
-      const result = await command.run({ args, values, gatehouse: engine.gatehouse, applied: engine.storage.applied, readStdin: io.readStdin });
+      const actor = operatorActor(values.actor);
+      const result = await command.run({ args, values, gatehouse: engine.gatehouse, applied: engine.storage.applied, readStdin: io.readStdin, actor });
       if (result instanceof JsonLines) {
         for await (const line of result.lines) stdout.write(`${JSON.stringify(line)}\n`);
       } else {

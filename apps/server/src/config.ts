@@ -279,7 +279,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     sms: { apiKey, sender: text("SMS_PROVIDER_SENDER"), baseUrl, timeoutMs: int("SMS_PROVIDER_TIMEOUT_MS", 5000, 100, 60_000) },
     smsProvider: readSmsProvider(text, problems, devOtpMode, production),
     smsMaxAttempts: int("SMS_RETRY_MAX_ATTEMPTS", 3, 1, 10),
-    email: readEmailConfig({ text, int }, problems, { production, devMode: devOtpMode, port }),
+    email: readEmailConfig({ text, int }, problems, { production, devMode: devOtpMode, port, databaseUrl }),
     smsGuard: readSmsGuard(int),
     observability: readObservability({ text, bool, int }, problems, production),
     otpHashKey,

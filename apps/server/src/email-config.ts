@@ -5,13 +5,17 @@
  *   EMAIL_SMTP_URL                   smtp:// or smtps:// (credentials in it, or EMAIL_SMTP_USER / EMAIL_SMTP_PASSWORD),
  *                                    with EMAIL_FROM, each send bounded by EMAIL_TIMEOUT_MS (in dev mode too: a
  *                                    developer who names an SMTP server, e.g. a local mail catcher, wants it used)
- *   dev mode (OTP_RETURN_TO_CLIENT)  without EMAIL_SMTP_URL nothing is sent: messages wait in memory for GET /api/dev/mail
+ *   dev mode (OTP_RETURN_TO_CLIENT)  without EMAIL_SMTP_URL nothing is sent: messages wait in DEV_MAIL_DIR (default: dev-mail
+ *                                    beside the SQLite file, else ./data/dev-mail), which the server and the command line
+ *                                    share, for GET /api/dev/mail
  *   neither                          no email: production refuses to start unless EMAIL_VERIFICATION=off
  */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { DEFAULT_EMAIL_TIMEOUT_MS, parseSmtpUrl } from "@gatehouse/adapters-email";
 
 export type EmailDelivery =
-  | { readonly kind: "dev-mailbox" }
+  | { readonly kind: "dev-mailbox"; readonly directory: string }
   | {
       readonly kind: "smtp";
       readonly url: string;
@@ -38,7 +42,7 @@ type Int = (name: string, fallback: number, min: number, max: number) => number;
 export function readEmailConfig(
   read: { text: Text; int: Int },
   problems: string[],
-  context: { production: boolean; devMode: boolean; port: number },
+  context: { production: boolean; devMode: boolean; port: number; databaseUrl: string },
 ): EmailConfig {
   const { text, int } = read;
   const warnings: string[] = [];
@@ -68,7 +72,7 @@ export function readEmailConfig(
     if ((user === undefined) !== (password === undefined)) problems.push("EMAIL_SMTP_USER and EMAIL_SMTP_PASSWORD go together");
     delivery = { kind: "smtp", url: smtpUrl, user, password, from: from ?? "", timeoutMs };
   } else if (context.devMode) {
-    delivery = { kind: "dev-mailbox" };
+    delivery = { kind: "dev-mailbox", directory: text("DEV_MAIL_DIR") ?? defaultDevMailDirectory(context.databaseUrl) };
   } else if (context.production && verification === "required") {
     problems.push(
       "EMAIL_SMTP_URL is required when APP_ENV=production: accounts prove their email by a link sent to it " +
@@ -84,4 +88,11 @@ export function readEmailConfig(
     );
   }
   return { delivery, publicUrl, verification, warnings };
+}
+
+/** Beside the SQLite file (each database its own mailbox); for PostgreSQL, ./data/dev-mail. */
+function defaultDevMailDirectory(databaseUrl: string): string {
+  if (/^postgres(ql)?:/i.test(databaseUrl) || databaseUrl === ":memory:") return join("data", "dev-mail");
+  const path = /^file:/i.test(databaseUrl) ? fileURLToPath(new URL(databaseUrl)) : databaseUrl;
+  return join(dirname(path), "dev-mail");
 }

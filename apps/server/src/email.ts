@@ -1,12 +1,13 @@
-import { createSmtpEmailSender, DevMailbox, EmailDeliveryError } from "@gatehouse/adapters-email";
+import { createSmtpEmailSender, EmailDeliveryError } from "@gatehouse/adapters-email";
 import type { Clock, EmailSender } from "@gatehouse/core";
+import { DevMailDirectory } from "./dev-mail-directory.ts";
 import type { EmailConfig } from "./email-config.ts";
 import type { Logger } from "./logger.ts";
 
 export interface EmailSetup {
   readonly sender: EmailSender;
   /** Only in dev mode: where the unsent messages wait for GET /api/dev/mail. */
-  readonly devMailbox: DevMailbox | null;
+  readonly devMailbox: DevMailDirectory | null;
 }
 
 /** Told of every email send: where it went (`dev-mailbox`, `smtp`, `none`) and whether it was taken. */
@@ -19,7 +20,7 @@ export function createEmail(config: EmailConfig, clock: Clock, logger: Logger, o
   const logFailures = (sender: EmailSender) => observed(sender, logger, (outcome) => observe(kind, outcome));
   switch (config.delivery.kind) {
     case "dev-mailbox": {
-      const devMailbox = new DevMailbox({ clock });
+      const devMailbox = new DevMailDirectory(config.delivery.directory, clock);
       return { sender: logFailures(devMailbox), devMailbox };
     }
     case "smtp": {

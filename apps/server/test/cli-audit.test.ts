@@ -1,4 +1,5 @@
 /** `gatehouse audit list`: the audit trail as JSON lines, with the filters of ListAuditEvents. */
+import { userInfo } from "node:os";
 import { openSqliteStores } from "@gatehouse/adapters-sqlite";
 import type { AuditEvent } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,5 +128,29 @@ describe("gatehouse audit list", () => {
     expect(result.stdout).toBe("");
     const [reported] = result.stderr.split("\n").filter((l) => !l.startsWith("gatehouse: database "));
     expect(reported!.slice(0, line.length)).toBe(line);
+  });
+});
+
+describe("the CLI names its operator in the audit trail", () => {
+  it("records --actor, else the OS user, as the system actor's operator; refuses an empty or overlong one", async () => {
+    const db = tempSqliteDatabase();
+    try {
+      const env = { DATABASE_URL: db.databaseUrl, PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1" };
+      const orgId = String((await runCli(["org", "create", "Initech"], env)).json.org_id);
+      await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}', "--actor", "alice (ticket 42)"], env);
+      await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 8}'], env);
+      const lines = (await runCli(["audit", "list", "--org", orgId, "--kind", "org_mfa_settings.changed"], env)).lines as { actor: unknown }[];
+      // Newest first.
+      expect(lines.map((line) => line.actor)).toEqual([
+        { kind: "system", operator: userInfo().username },
+        { kind: "system", operator: "alice (ticket 42)" },
+      ]);
+      for (const actor of ["", " ", "x".repeat(65)]) {
+        const refused = await runCli(["org", "list", "--actor", actor], env);
+        expect([refused.status, refused.stderr], JSON.stringify(actor)).toEqual([2, expect.stringContaining("--actor must be 1 to 64 printable characters")]);
+      }
+    } finally {
+      db.dispose();
+    }
   });
 });

@@ -25,11 +25,18 @@ describe("gatehouse sms", () => {
   afterAll(() => db?.dispose());
 
   it("sms policy shows and changes the platform's policy, and an org's", async () => {
-    expect((await runCli(["sms", "policy"], env)).json).toMatchObject({ org_id: null, allowed_countries: [] });
-    const platform = await runCli(["sms", "policy", "--json", '{"allowed_countries": ["US", "GB"], "refused_number_types": ["premium_rate"]}'], env);
-    expect(platform.json).toEqual({ org_id: null, allowed_countries: ["GB", "US"], refused_number_types: ["premium_rate"] });
+    expect((await runCli(["sms", "policy"], env)).json).toMatchObject({
+      org_id: null,
+      allowed_countries: [],
+      refused_countries: expect.arrayContaining(["SO", "LV"]),
+    });
+    const platform = await runCli(
+      ["sms", "policy", "--json", '{"allowed_countries": ["US", "GB"], "refused_countries": ["SO"], "refused_number_types": ["premium_rate"]}'],
+      env,
+    );
+    expect(platform.json).toEqual({ org_id: null, allowed_countries: ["GB", "US"], refused_countries: ["SO"], refused_number_types: ["premium_rate"] });
     const org = await runCli(["sms", "policy", "--org", orgId, "--json", '{"allowed_countries": ["GB"]}'], env);
-    expect(org.json).toEqual({ org_id: orgId, allowed_countries: ["GB"], refused_number_types: ["premium_rate"] });
+    expect(org.json).toEqual({ org_id: orgId, allowed_countries: ["GB"], refused_countries: ["SO"], refused_number_types: ["premium_rate"] });
     const audit = await runCli(["audit", "list", "--kind", "sms_destination_policy.changed"], env);
     expect(audit.lines).toHaveLength(2);
   });

@@ -50,6 +50,16 @@ describe("email configuration", () => {
     expect(loadConfig({ ...dev, ...SMTP }, 8).email.delivery.kind).toBe("smtp");
   });
 
+  it.each([
+    [{}, "data/dev-mail"],
+    [{ DATABASE_URL: "/srv/gatehouse/g.sqlite" }, "/srv/gatehouse/dev-mail"],
+    [{ DATABASE_URL: "file:///srv/g/db.sqlite" }, "/srv/g/dev-mail"],
+    [{ DATABASE_URL: "postgres://db/gatehouse" }, "data/dev-mail"],
+    [{ DEV_MAIL_DIR: "/tmp/mail" }, "/tmp/mail"],
+  ])("the dev mailbox is a directory the server and the CLI share: %j → %s", (env, directory) => {
+    expect(loadConfig({ APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", ...env }, 8).email.delivery).toEqual({ kind: "dev-mailbox", directory });
+  });
+
   it("outside production, no SMTP is a warning at start, not a refusal", () => {
     expect(loadConfig({}, 8).email.warnings).toEqual([expect.stringContaining("no EMAIL_SMTP_URL")]);
   });

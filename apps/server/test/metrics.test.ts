@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import { countedRateLimiter } from "../src/counted-rate-limiter.ts";
@@ -18,8 +21,13 @@ describe("metrics", () => {
     const metrics = createMetrics("0.0.0");
     const none = createEmail(loadConfig({}).email, new ManualClock(), silent, metrics.emailResult);
     await expect(none.sender.send(MESSAGE)).rejects.toThrow("no EMAIL_SMTP_URL configured");
-    const dev = createEmail(loadConfig({ APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true" }).email, new ManualClock(), silent, metrics.emailResult);
-    await dev.sender.send(MESSAGE);
+    const directory = mkdtempSync(join(tmpdir(), "gatehouse-dev-mail-"));
+    try {
+      const env = { APP_ENV: "development", OTP_RETURN_TO_CLIENT: "true", DEV_MAIL_DIR: directory };
+      await createEmail(loadConfig(env).email, new ManualClock(), silent, metrics.emailResult).sender.send(MESSAGE);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
     const text = await metrics.registry.metrics();
     expect(text).toContain('gatehouse_email_sends_total{delivery="none",outcome="failed"} 1');
     expect(text).toContain('gatehouse_email_sends_total{delivery="dev-mailbox",outcome="sent"} 1');

@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_ENV, REPO_ROOT, startServerProcess, tempSqliteDatabase, type ServerProcess, type TestDatabase } from "./support/server-process.ts";
 
-/** The first `sh` block after the walk-through's heading, with the documented port swapped for the test server's. */
-function walkThrough(serverUrl: string): string {
+/** The first `sh` block after the walk-through's heading, as it stands: the port comes from `PORT`. */
+function walkThrough(): string {
   const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
   const section = readme.slice(readme.indexOf("## A five-minute walk-through"));
   const block = /```sh\n([\s\S]*?)```/.exec(section);
   if (block === null) throw new Error("README.md has no sh block after '## A five-minute walk-through'");
-  return block[1]!.replaceAll("http://127.0.0.1:8080", serverUrl);
+  return block[1]!;
 }
 
 describe("README walk-through", () => {
@@ -34,10 +34,15 @@ describe("README walk-through", () => {
     db?.dispose();
   });
 
+  it("names the port once, as the default of PORT", () => {
+    expect(walkThrough().match(/8080/g)).toEqual(["8080"]);
+  });
+
   it("works as pasted, and pasted a second time", () => {
-    const script = walkThrough(server.url);
+    const script = walkThrough();
+    const port = new URL(server.url).port;
     for (const paste of [1, 2]) {
-      const run = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, encoding: "utf8", env: { ...process.env, ...env }, timeout: 120_000 });
+      const run = spawnSync("bash", ["-c", script], { cwd: REPO_ROOT, encoding: "utf8", env: { ...process.env, ...env, PORT: port }, timeout: 120_000 });
       expect(run.status, `paste ${paste}: ${run.stderr}`).toBe(0);
       expect(run.stdout, `paste ${paste}: ${run.stderr}`).toContain('{"allowed":true,"canonical_url":"https://docs.example.com/guide"}');
       expect(run.stdout, `paste ${paste}: ${run.stderr}`).toContain(

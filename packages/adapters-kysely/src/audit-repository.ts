@@ -8,7 +8,8 @@ import type { AuditEventsTable, Database } from "./schema.ts";
 
 function toActor(row: Selectable<AuditEventsTable>): AuditActor {
   if (row.actor_kind === "user" && row.actor_user_id !== null) return { kind: "user", userId: row.actor_user_id };
-  return row.actor_kind === "system" ? { kind: "system" } : { kind: "anonymous" };
+  if (row.actor_kind === "system") return row.actor_user_id === null ? { kind: "system" } : { kind: "system", operator: row.actor_user_id };
+  return { kind: "anonymous" };
 }
 
 const AUDIT_COLUMNS = ["id", "at", "kind", "actor_kind", "actor_user_id", "org_id", "user_id", "device_id", "client_ip", "user_agent", "payload"] as const;
@@ -19,7 +20,7 @@ function toRow(event: AuditEvent): Insertable<AuditEventsTable> {
     at: event.at,
     kind: event.kind,
     actor_kind: event.actor.kind,
-    actor_user_id: event.actor.kind === "user" ? event.actor.userId : null,
+    actor_user_id: event.actor.kind === "user" ? event.actor.userId : event.actor.kind === "system" ? (event.actor.operator ?? null) : null,
     org_id: event.orgId,
     user_id: event.userId,
     device_id: event.deviceId,

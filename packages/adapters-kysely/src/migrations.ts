@@ -464,6 +464,16 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("resource_servers_audience").on("resource_servers").column("audience").execute();
     },
   },
+
+  /*
+   * The platform's refused SMS regions (docs/sms-fraud.md, "High-risk regions"): null, as in every row stored
+   * before, reads as the shipped high-risk list, so an existing platform is protected by the upgrade itself.
+   */
+  "0015_sms_refused_countries": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("platform_settings").addColumn("sms_refused_countries", "text").execute();
+    },
+  },
 };
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */

@@ -147,6 +147,8 @@ export interface PlatformSettingsTable {
   max_trust_ttl_days: number;
   /** JSON arrays; null in a row stored before they existed (read as the defaults). */
   sms_allowed_countries: string | null;
+  /** JSON array; null in a row stored before migration 0015 (read as the shipped high-risk list). */
+  sms_refused_countries: string | null;
   sms_refused_number_types: string | null;
 }
 
@@ -251,7 +253,7 @@ export interface AuditEventsTable {
   at: EpochMsColumn;
   kind: AuditEventKind;
   actor_kind: "user" | "system" | "anonymous";
-  /** Set exactly when `actor_kind` is "user". */
+  /** The user's id when `actor_kind` is "user"; the operator who ran the command line when it is "system" (null when unknown). */
   actor_user_id: string | null;
   org_id: string | null;
   user_id: string | null;

@@ -15,7 +15,7 @@ const PLATFORM_ROW_ID = 1;
 
 type PlatformColumns = Pick<
   Selectable<PlatformSettingsTable>,
-  "mfa_always" | "device_trust_enabled" | "max_trust_ttl_days" | "sms_allowed_countries" | "sms_refused_number_types"
+  "mfa_always" | "device_trust_enabled" | "max_trust_ttl_days" | "sms_allowed_countries" | "sms_refused_countries" | "sms_refused_number_types"
 >;
 type OrgColumns = Pick<
   Selectable<OrgMfaSettingsTable>,
@@ -46,6 +46,7 @@ function toPlatformSettings(row: PlatformColumns): PlatformSettings {
     deviceTrustEnabled: fromDbBool(row.device_trust_enabled),
     maxTrustTtlDays: row.max_trust_ttl_days,
     smsAllowedCountries: jsonList(row.sms_allowed_countries, DEFAULT_PLATFORM_SETTINGS.smsAllowedCountries),
+    smsRefusedCountries: jsonList(row.sms_refused_countries, DEFAULT_PLATFORM_SETTINGS.smsRefusedCountries),
     smsRefusedNumberTypes: jsonList(row.sms_refused_number_types, DEFAULT_PLATFORM_SETTINGS.smsRefusedNumberTypes),
   };
 }
@@ -70,6 +71,7 @@ export interface SettingsForOrgRow {
   readonly device_trust_enabled: DbBool | null;
   readonly max_trust_ttl_days: number | null;
   readonly platform_sms_allowed_countries: string | null;
+  readonly sms_refused_countries: string | null;
   readonly sms_refused_number_types: string | null;
   readonly require_mfa_new_device: DbBool | null;
   readonly require_mfa_untrusted_device: DbBool | null;
@@ -97,6 +99,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromPlatform("device_trust_enabled"),
     fromPlatform("max_trust_ttl_days"),
     fromPlatform("sms_allowed_countries", "platform_sms_allowed_countries"),
+    fromPlatform("sms_refused_countries"),
     fromPlatform("sms_refused_number_types"),
     fromOrg("require_mfa_new_device"),
     fromOrg("require_mfa_untrusted_device"),
@@ -121,6 +124,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           device_trust_enabled,
           max_trust_ttl_days,
           sms_allowed_countries: row.platform_sms_allowed_countries,
+          sms_refused_countries: row.sms_refused_countries,
           sms_refused_number_types: row.sms_refused_number_types,
         });
   const {
@@ -170,6 +174,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         device_trust_enabled: toDbBool(dialect, settings.deviceTrustEnabled),
         max_trust_ttl_days: settings.maxTrustTtlDays,
         sms_allowed_countries: JSON.stringify(settings.smsAllowedCountries),
+        sms_refused_countries: JSON.stringify(settings.smsRefusedCountries),
         sms_refused_number_types: JSON.stringify(settings.smsRefusedNumberTypes),
       };
       await db

@@ -21,6 +21,7 @@ describe("MIGRATION_NAMES", () => {
       "0011_passkeys",
       "0012_registrant_proof",
       "0013_guessing_budgets",
+      "0015_sms_refused_countries",
       "0016_access_tokens",
     ]);
   });

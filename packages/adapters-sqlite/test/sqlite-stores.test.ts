@@ -121,6 +121,7 @@ describe("openSqliteStores", () => {
       "0011_passkeys",
       "0012_registrant_proof",
       "0013_guessing_budgets",
+      "0015_sms_refused_countries",
       "0016_access_tokens",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
@@ -166,6 +167,7 @@ describe("openSqliteStores", () => {
       "0011_passkeys",
       "0012_registrant_proof",
       "0013_guessing_budgets",
+      "0015_sms_refused_countries",
       "0016_access_tokens",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
@@ -211,11 +213,13 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0006 schema: 0016_access_tokens, 0013_guessing_budgets, 0012_registrant_proof, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
+/** Back to the 0006 schema: 0016_access_tokens, 0015_sms_refused_countries, 0013_guessing_budgets, 0012_registrant_proof, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
   await sql`DROP TABLE signing_keys`.execute(db);
   await sql`DROP TABLE resource_servers`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0016_access_tokens'`.execute(db);
+  await sql`ALTER TABLE platform_settings DROP COLUMN sms_refused_countries`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0015_sms_refused_countries'`.execute(db);
   await sql`DROP TABLE sign_in_networks`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0013_guessing_budgets'`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0012_registrant_proof'`.execute(db);

@@ -13,7 +13,7 @@ export interface StoredAuditEvent {
   readonly id: string;
   readonly at: number;
   readonly kind: string;
-  readonly actor: { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" | "anonymous" };
+  readonly actor: { readonly kind: "user"; readonly userId: string } | { readonly kind: "system"; readonly operator?: string } | { readonly kind: "anonymous" };
   readonly orgId: string | null;
   readonly userId: string | null;
   readonly deviceId: string | null;
@@ -41,7 +41,7 @@ export interface AuditEventsQueryView {
 
 /** An event as a client reads it: the stored shape, its payload with the wire's snake_case keys. */
 export interface AuditEventView extends Omit<StoredAuditEvent, "actor" | "payload"> {
-  readonly actor: { readonly kind: string; readonly userId: string | null };
+  readonly actor: { readonly kind: string; readonly userId: string | null; readonly operator: string | null };
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
@@ -50,7 +50,7 @@ export interface WireAuditEvent {
   id: string;
   at: Timestamp;
   kind: string;
-  actor: { kind: string; userId: string };
+  actor: { kind: string; userId: string; operator: string };
   orgId: string | undefined;
   userId: string | undefined;
   deviceId: string | undefined;
@@ -64,7 +64,7 @@ export interface AuditEventJson {
   id: string;
   at: string;
   kind: string;
-  actor: { kind: string; user_id?: string };
+  actor: { kind: string; user_id?: string; operator?: string };
   org_id: string | null;
   user_id: string | null;
   device_id: string | null;
@@ -102,7 +102,11 @@ export function auditEventToWire(event: StoredAuditEvent): WireAuditEvent {
     id: event.id,
     at: timestampFromMs(event.at),
     kind: event.kind,
-    actor: { kind: event.actor.kind, userId: event.actor.kind === "user" ? event.actor.userId : "" },
+    actor: {
+      kind: event.actor.kind,
+      userId: event.actor.kind === "user" ? event.actor.userId : "",
+      operator: event.actor.kind === "system" ? (event.actor.operator ?? "") : "",
+    },
     orgId: event.orgId ?? undefined,
     userId: event.userId ?? undefined,
     deviceId: event.deviceId ?? undefined,
@@ -122,7 +126,7 @@ export function auditEventFromWire(event: AuditEvent): AuditEventView {
     id: event.id,
     at: requiredMs(event.at, "audit event time"),
     kind: event.kind,
-    actor: { kind: event.actor?.kind ?? "", userId: event.actor?.userId || null },
+    actor: { kind: event.actor?.kind ?? "", userId: event.actor?.userId || null, operator: event.actor?.operator || null },
     orgId: event.orgId ?? null,
     userId: event.userId ?? null,
     deviceId: event.deviceId ?? null,
@@ -137,7 +141,12 @@ export function auditEventToJson(event: StoredAuditEvent): AuditEventJson {
     id: event.id,
     at: new Date(event.at).toISOString(),
     kind: event.kind,
-    actor: event.actor.kind === "user" ? { kind: "user", user_id: event.actor.userId } : { kind: event.actor.kind },
+    actor:
+      event.actor.kind === "user"
+        ? { kind: "user", user_id: event.actor.userId }
+        : event.actor.kind === "system" && event.actor.operator !== undefined
+          ? { kind: "system", operator: event.actor.operator }
+          : { kind: event.actor.kind },
     org_id: event.orgId,
     user_id: event.userId,
     device_id: event.deviceId,

@@ -13,11 +13,13 @@ import type { Refuse } from "./refusal.ts";
 export interface SmsDestinationPolicyView {
   readonly orgId: string | null;
   readonly allowedCountries: readonly string[];
+  readonly refusedCountries: readonly string[];
   readonly refusedNumberTypes: readonly string[];
 }
 
 export interface SmsDestinationPolicyPatchView {
   readonly allowedCountries?: readonly string[] | undefined;
+  readonly refusedCountries?: readonly string[] | undefined;
   readonly refusedNumberTypes?: readonly string[] | undefined;
 }
 
@@ -34,29 +36,32 @@ export const smsDestinationPolicyToWire = (policy: SmsDestinationPolicyView) => 
   orgId: policy.orgId ?? undefined,
   allowedCountries: [...policy.allowedCountries],
   refusedNumberTypes: [...policy.refusedNumberTypes],
+  refusedCountries: [...policy.refusedCountries],
 });
 
 export const smsDestinationPolicyPatchFromWire = (request: MessageFields<UpdateSmsDestinationPolicyRequest>): SmsDestinationPolicyPatchView => ({
   allowedCountries: request.allowedCountries?.values,
+  refusedCountries: request.refusedCountries?.values,
   refusedNumberTypes: request.refusedNumberTypes?.values,
 });
 
 export const smsDestinationPolicyToJson = (policy: SmsDestinationPolicyView) => ({
   org_id: policy.orgId,
   allowed_countries: policy.allowedCountries,
+  refused_countries: policy.refusedCountries,
   refused_number_types: policy.refusedNumberTypes,
 });
 
-/** `{"allowed_countries": [...], "refused_number_types": [...]}`, either key optional; anything else is refused naming the key. */
+/** `{"allowed_countries": [...], "refused_countries": [...], "refused_number_types": [...]}`, each key optional; anything else is refused naming the key. */
 export function smsDestinationPolicyPatchFromJson(json: unknown, refuse: Refuse): SmsDestinationPolicyPatchView {
-  const object = strictObject(json, "policy", ["allowed_countries", "refused_number_types"], refuse);
+  const object = strictObject(json, "policy", ["allowed_countries", "refused_countries", "refused_number_types"], refuse);
   const list = (key: string): string[] | undefined => {
     const value = object[key];
     if (value === undefined) return undefined;
     if (!STRING_LIST.is(value)) throw refuse(key, `must be ${STRING_LIST.description}`);
     return value;
   };
-  return { allowedCountries: list("allowed_countries"), refusedNumberTypes: list("refused_number_types") };
+  return { allowedCountries: list("allowed_countries"), refusedCountries: list("refused_countries"), refusedNumberTypes: list("refused_number_types") };
 }
 
 /** The report's period; both ends are required. */

@@ -41,11 +41,19 @@ const SETTINGS: StoredAuditEvent = {
 
 describe("audit events", () => {
   it.each<[string, StoredAuditEvent, AuditEventView]>([
-    ["every field set, a user actor", SENT, { ...SENT, actor: { kind: "user", userId: "u1" }, payload: { challenge_id: "c1", phone_mask: "+*******4567" } }],
+    [
+      "every field set, a user actor",
+      SENT,
+      { ...SENT, actor: { kind: "user", userId: "u1", operator: null }, payload: { challenge_id: "c1", phone_mask: "+*******4567" } },
+    ],
     [
       "the unknowns unset, the operator as actor, nested keys and nulls in the payload",
       SETTINGS,
-      { ...SETTINGS, actor: { kind: "system", userId: null }, payload: { settings: { require_mfa_new_device: true, trust_ttl_days: 30 }, session_id: null } },
+      {
+        ...SETTINGS,
+        actor: { kind: "system", userId: null, operator: null },
+        payload: { settings: { require_mfa_new_device: true, trust_ttl_days: 30 }, session_id: null },
+      },
     ],
   ])("%s: domain → wire → view", (_, stored, view) => {
     const answer = overTheWire(ListAuditEventsResponseSchema, auditPageToWire({ events: [stored], nextCursor: "next" }));
@@ -89,5 +97,11 @@ describe("audit events", () => {
       payload: { challenge_id: "c1", phone_mask: "+*******4567" },
     });
     expect(auditEventToJson(SETTINGS)).toMatchObject({ actor: { kind: "system" }, user_id: null, client_ip: null });
+    expect(auditEventToJson({ ...SETTINGS, actor: { kind: "system", operator: "alice" } }).actor).toEqual({ kind: "system", operator: "alice" });
+    const page = overTheWire(
+      ListAuditEventsResponseSchema,
+      auditPageToWire({ events: [{ ...SETTINGS, actor: { kind: "system", operator: "alice" } }], nextCursor: null }),
+    );
+    expect(auditEventFromWire(page.events[0]!).actor).toEqual({ kind: "system", userId: null, operator: "alice" });
   });
 });

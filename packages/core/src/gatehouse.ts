@@ -7,9 +7,9 @@ import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./result
 import * as admin from "./admin/operations.ts";
 import * as operator from "./admin/operator.ts";
 import type { OrgMember } from "./admin/operations.ts";
+import { sessionOrgOf } from "./sign-in/session-scope.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
-import { createExtensionPolicies } from "./browser/extension-policy.ts";
-import type { ExtensionPolicy } from "./browser/extension-policy.ts";
+import { listAuditEvents, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 import { login, type LoginInput } from "./sign-in/login.ts";
 import { refresh, type RefreshInput } from "./sign-in/refresh.ts";
 import { register, type Registered, type RegisterInput } from "./accounts/register.ts";
@@ -19,10 +19,11 @@ import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
+import { createExtensionPolicies } from "./browser/extension-policy.ts";
+import type { ExtensionPolicy } from "./browser/extension-policy.ts";
 import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
 import { setMemberRole } from "./admin/member-role.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
-import { listAuditEvents, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 import type { Actor } from "./admin/authorization.ts";
 import {
   acceptInvitation,
@@ -229,12 +230,12 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {
-      const { policy, version } = await getBrowserPolicy(policies, principal, orgId);
+      const { policy, version } = await getBrowserPolicy(policies, principal, await sessionOrgOf(ctx, principal, orgId));
       return { policy, version };
     },
-    checkUrlAccess: (principal, orgId, url) => checkUrlAccess(policies, principal, orgId, url),
-    getExtensionPolicy: async (principal, orgId) => extensionPolicyOf(await getBrowserPolicy(policies, principal, orgId)),
-    getOrgInfo: (principal, orgId) => getOrgInfo(ctx, principal, orgId),
+    checkUrlAccess: async (principal, orgId, url) => checkUrlAccess(policies, principal, await sessionOrgOf(ctx, principal, orgId), url),
+    getExtensionPolicy: async (principal, orgId) => extensionPolicyOf(await getBrowserPolicy(policies, principal, await sessionOrgOf(ctx, principal, orgId))),
+    getOrgInfo: async (principal, orgId) => getOrgInfo(ctx, principal, await sessionOrgOf(ctx, principal, orgId)),
     admin: {
       createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, orgId, email, role) => addMember(ctx, actor, orgId, email, role),

@@ -2,6 +2,8 @@
  * Records the core reads and writes through its ports. Timestamps are epoch milliseconds:
  * one representation for memory, SQLite and PostgreSQL, and trivially moved by a manual clock.
  */
+import { HIGH_RISK_SMS_COUNTRIES } from "./sms-guard/high-risk-countries.ts";
+
 export type EpochMs = number;
 
 export type OrgRole = "member" | "admin";
@@ -123,6 +125,11 @@ export interface PlatformSettings {
   readonly maxTrustTtlDays: number;
   /** ISO 3166-1 alpha-2 regions OTPs may be sent to, platform-wide; empty: every region. */
   readonly smsAllowedCountries: readonly string[];
+  /**
+   * Regions no OTP is sent to whatever the allowed lists say; by default the shipped high-risk list
+   * (sms-guard/high-risk-countries.ts), which an operator widens by removing regions from it.
+   */
+  readonly smsRefusedCountries: readonly string[];
   /** Kinds of number no OTP is sent to (sms-destination.ts). */
   readonly smsRefusedNumberTypes: readonly SmsNumberType[];
 }
@@ -177,6 +184,7 @@ export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
   deviceTrustEnabled: true,
   maxTrustTtlDays: 90,
   smsAllowedCountries: [],
+  smsRefusedCountries: HIGH_RISK_SMS_COUNTRIES,
   smsRefusedNumberTypes: SMS_NUMBER_TYPES,
 };
 

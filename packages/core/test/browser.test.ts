@@ -167,3 +167,20 @@ describe("browser policy writes", () => {
     expect((await h.gatehouse.getBrowserPolicy(admin, h.orgId)).policy.accessControl.blockedDomains).toEqual(["e.example"]);
   });
 });
+
+describe("browser calls take the org's id or its short name", () => {
+  it("checkUrlAccess, getBrowserPolicy and getOrgInfo accept the slug in any case; another org's slug is another org", async () => {
+    const h = await memberHarness();
+    const { slug } = (await h.stores.orgs.findById(h.orgId))!;
+    expect(slug).toBeTruthy();
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    for (const reference of [h.orgId, slug!, slug!.toUpperCase()]) {
+      expect((await h.gatehouse.checkUrlAccess(h.principal, reference, "https://bad.example")).reasonCode, reference).toBe("blocked");
+      expect((await h.gatehouse.getBrowserPolicy(h.principal, reference)).version, reference).toBeGreaterThan(0);
+      expect((await h.gatehouse.getOrgInfo(h.principal, reference)).orgId, reference).toBe(h.orgId);
+    }
+    const other = await h.gatehouse.admin.createOrg({ kind: "system" }, "Other", "other-org");
+    await expect(h.gatehouse.checkUrlAccess(h.principal, other.slug, "https://x.example")).rejects.toMatchObject({ kind: "permission_denied" });
+    await expect(h.gatehouse.checkUrlAccess(h.principal, "", "https://x.example")).rejects.toMatchObject({ kind: "invalid_argument" });
+  });
+});

@@ -76,6 +76,40 @@ describe("issue 36: destinations", () => {
     expect(h.sms.sent.map((message) => message.phone)).toEqual(["+33612345678"]);
   });
 
+  it.each([
+    ["SO", "+252611234567"],
+    ["BY", "+375291234567"],
+    ["LV", "+37121234567"],
+    ["MV", "+9607712345"],
+    ["PG", "+67570123456"],
+    ["CU", "+5351234567"],
+    ["MR", "+22222123456"],
+  ])("the default policy refuses the shipped high-risk list (%s) until an operator widens it explicitly", async (country, phone) => {
+    const h = await createHarness();
+    expect((await h.gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, null)).refusedCountries).toContain(country);
+    const refused = await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "a"), phone }));
+    expect([refused.kind, refused.message]).toEqual(["invalid_argument", expect.stringMatching(/in this country/)]);
+    // Allowing the region is not enough: the refused list wins until the operator removes the region from it.
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: [country] });
+    expect((await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "b"), phone }))).kind).toBe("invalid_argument");
+    const widened = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedCountries: [] });
+    expect(widened.refusedCountries).toEqual([]);
+    await expect(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "c"), phone })).resolves.toBeDefined();
+    expect(h.sms.sent.map((message) => message.phone)).toEqual([phone]);
+  });
+
+  it("refused_countries is the platform's: an org cannot set it, and an unknown region is refused naming the field", async () => {
+    const h = await createHarness();
+    expect((await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, h.orgId, { refusedCountries: [] }))).details.field).toBe(
+      "refused_countries",
+    );
+    expect((await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedCountries: ["XX"] }))).details.field).toBe(
+      "refused_countries",
+    );
+    const narrowed = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedCountries: ["SO", "CU", "SO"] });
+    expect(narrowed.refusedCountries).toEqual(["CU", "SO"]);
+  });
+
   it("a phone on file outside the policy is refused at login too, before any send", async () => {
     const h = await createHarness();
     await signInWithPhone(h, "laptop", "+12025550123");

@@ -28,7 +28,9 @@ describe("the contract's views are the core's types", () => {
     expectTypeOf<contract.UrlDecisionView>().toEqualTypeOf<core.UrlDecision>();
     // The SMS destination policy travels through its own RPCs (contract/sms-destination-policy.ts).
     expectTypeOf<contract.OrgMfaSettingsView>().toEqualTypeOf<Omit<core.OrgMfaSettings, "smsAllowedCountries">>();
-    expectTypeOf<contract.PlatformSettingsView>().toEqualTypeOf<Omit<core.PlatformSettings, "smsAllowedCountries" | "smsRefusedNumberTypes">>();
+    expectTypeOf<contract.PlatformSettingsView>().toEqualTypeOf<
+      Omit<core.PlatformSettings, "smsAllowedCountries" | "smsRefusedCountries" | "smsRefusedNumberTypes">
+    >();
     expectTypeOf<contract.OrgInfoView>().toEqualTypeOf<core.OrgInfo>();
   });
 

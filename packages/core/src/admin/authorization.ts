@@ -12,7 +12,8 @@ import { requireSessionOrg } from "../sign-in/session-scope.ts";
  * operations on any other org are refused, platform admins included.
  */
 export type Actor =
-  | { readonly kind: "system" }
+  /** The operator's command line (`operator`: who ran it, recorded in the audit trail) or the server itself. */
+  | { readonly kind: "system"; readonly operator?: string }
   /** `request`: where the call came from, recorded with the audit events it causes. */
   | { readonly kind: "user"; readonly userId: string; readonly orgId: string; readonly request?: RequestMeta };
 

@@ -6,7 +6,11 @@
 import type { EpochMs, FactorKind, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
 
 /** Who caused the event: a signed-in user, the operator or the server itself, or a caller not (yet) authenticated. */
-export type AuditActor = { readonly kind: "user"; readonly userId: string } | { readonly kind: "system" } | { readonly kind: "anonymous" };
+export type AuditActor =
+  | { readonly kind: "user"; readonly userId: string }
+  /** `operator`: who ran the command line (its `--actor`, else the OS user), when an operator did. */
+  | { readonly kind: "system"; readonly operator?: string }
+  | { readonly kind: "anonymous" };
 
 /** Why a sign-in was refused. An unknown email and a wrong password are told apart here only: the caller never learns which. */
 export type SignInFailureReason =
@@ -137,7 +141,12 @@ export interface AuditPayloads {
     readonly openUntil: EpochMs;
   };
   /** A platform admin or an org admin changed where OTPs may be sent. */
-  "sms_destination_policy.changed": { readonly allowedCountries: readonly string[]; readonly refusedNumberTypes: readonly string[] | null };
+  "sms_destination_policy.changed": {
+    readonly allowedCountries: readonly string[];
+    /** Absent in events recorded before the list existed. */
+    readonly refusedCountries?: readonly string[] | null;
+    readonly refusedNumberTypes: readonly string[] | null;
+  };
   /** A key that signs access JWTs was added: on the first start, or by a rotation (it signs from `activatesAt`, its predecessor retires then). */
   "signing_key.created": { readonly kid: string; readonly activatesAt: EpochMs; readonly reason: "first_start" | "rotation" };
   /** A service was registered to introspect tokens and receive access JWTs for `audience`; never its secret. */

@@ -90,6 +90,7 @@ export async function recordRefusal(tx: Context, subject: AuditSubject, limit: R
 }
 
 /** The audit actor of an admin call: its user, or the operator. */
-export function auditActorOf(actor: { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string }): AuditActor {
-  return actor.kind === "user" ? { kind: "user", userId: actor.userId } : { kind: "system" };
+export function auditActorOf(actor: { readonly kind: "system"; readonly operator?: string } | { readonly kind: "user"; readonly userId: string }): AuditActor {
+  if (actor.kind === "user") return { kind: "user", userId: actor.userId };
+  return actor.operator === undefined ? { kind: "system" } : { kind: "system", operator: actor.operator };
 }

@@ -16,12 +16,16 @@ export interface SmsDestinationPolicy {
   readonly orgId: string | null;
   /** ISO 3166-1 alpha-2 regions, sorted; empty: every region (for an org: every region the platform allows). */
   readonly allowedCountries: readonly string[];
+  /** Regions refused whatever the allowed lists say, sorted (default: the shipped high-risk list). Platform-wide; an org's policy shows the platform's. */
+  readonly refusedCountries: readonly string[];
   /** Platform-wide; an org's policy shows the platform's. */
   readonly refusedNumberTypes: readonly SmsNumberType[];
 }
 
 export interface SmsDestinationPolicyPatch {
   readonly allowedCountries?: readonly string[] | undefined;
+  /** Platform only. */
+  readonly refusedCountries?: readonly string[] | undefined;
   /** Platform only. */
   readonly refusedNumberTypes?: readonly string[] | undefined;
 }
@@ -35,9 +39,10 @@ export async function getSmsDestinationPolicy(ctx: Context, actor: Actor, orgId:
   if (orgId === null) await requirePlatformAdmin(ctx, actor);
   else await requireOrgAdmin(ctx, actor, orgId);
   const platform = (await ctx.stores.settings.getPlatform()) ?? DEFAULT_PLATFORM_SETTINGS;
-  if (orgId === null) return { orgId, allowedCountries: platform.smsAllowedCountries, refusedNumberTypes: platform.smsRefusedNumberTypes };
+  const platformWide = { refusedCountries: [...platform.smsRefusedCountries].sort(), refusedNumberTypes: platform.smsRefusedNumberTypes };
+  if (orgId === null) return { orgId, allowedCountries: platform.smsAllowedCountries, ...platformWide };
   const org = (await ctx.stores.settings.getOrg(orgId)) ?? DEFAULT_ORG_MFA_SETTINGS;
-  return { orgId, allowedCountries: org.smsAllowedCountries, refusedNumberTypes: platform.smsRefusedNumberTypes };
+  return { orgId, allowedCountries: org.smsAllowedCountries, ...platformWide };
 }
 
 /** Changes what the patch names; the whole change is refused, naming the field, when any entry is invalid. */
@@ -50,18 +55,28 @@ export async function updateSmsDestinationPolicy(
   if (orgId !== null && patch.refusedNumberTypes !== undefined) {
     throw invalidArgument("refused_number_types", "is platform-wide: set it on the platform's policy (no org)");
   }
-  const allowedCountries = patch.allowedCountries === undefined ? undefined : await requireRegions(patch.allowedCountries);
+  if (orgId !== null && patch.refusedCountries !== undefined) {
+    throw invalidArgument("refused_countries", "is platform-wide: set it on the platform's policy (no org)");
+  }
+  const allowedCountries = patch.allowedCountries === undefined ? undefined : await requireRegions("allowed_countries", patch.allowedCountries);
+  const refusedCountries = patch.refusedCountries === undefined ? undefined : await requireRegions("refused_countries", patch.refusedCountries);
   const refusedNumberTypes = patch.refusedNumberTypes === undefined ? undefined : requireNumberTypes(patch.refusedNumberTypes);
   const current = await getSmsDestinationPolicy(ctx, actor, orgId);
   const next: SmsDestinationPolicy = {
     orgId,
     allowedCountries: allowedCountries ?? current.allowedCountries,
+    refusedCountries: refusedCountries ?? current.refusedCountries,
     refusedNumberTypes: refusedNumberTypes ?? current.refusedNumberTypes,
   };
   await inTransaction(ctx, async (tx) => {
     if (orgId === null) {
       const platform = (await tx.stores.settings.getPlatform()) ?? DEFAULT_PLATFORM_SETTINGS;
-      await tx.stores.settings.putPlatform({ ...platform, smsAllowedCountries: next.allowedCountries, smsRefusedNumberTypes: next.refusedNumberTypes });
+      await tx.stores.settings.putPlatform({
+        ...platform,
+        smsAllowedCountries: next.allowedCountries,
+        smsRefusedCountries: next.refusedCountries,
+        smsRefusedNumberTypes: next.refusedNumberTypes,
+      });
     } else {
       const org = (await tx.stores.settings.getOrg(orgId)) ?? DEFAULT_ORG_MFA_SETTINGS;
       await tx.stores.settings.putOrg(orgId, { ...org, smsAllowedCountries: next.allowedCountries });
@@ -69,20 +84,18 @@ export async function updateSmsDestinationPolicy(
     const subject = { actor: auditActorOf(actor), orgId, request: actor.kind === "user" ? actor.request : undefined };
     await recordAudit(tx, "sms_destination_policy.changed", subject, {
       allowedCountries: next.allowedCountries,
+      refusedCountries: orgId === null ? next.refusedCountries : null,
       refusedNumberTypes: orgId === null ? next.refusedNumberTypes : null,
     });
   });
   return next;
 }
 
-async function requireRegions(values: readonly string[]): Promise<string[]> {
+async function requireRegions(field: string, values: readonly string[]): Promise<string[]> {
   const unknown: string[] = [];
   for (const value of values) if (!looksLikePhoneRegion(value) || !(await isPhoneRegion(value))) unknown.push(value);
   if (unknown.length > 0) {
-    throw invalidArgument(
-      "allowed_countries",
-      `not ISO 3166-1 alpha-2 regions with phone numbers: ${unknown.map((value) => JSON.stringify(value.slice(0, 8))).join(", ")}`,
-    );
+    throw invalidArgument(field, `not ISO 3166-1 alpha-2 regions with phone numbers: ${unknown.map((value) => JSON.stringify(value.slice(0, 8))).join(", ")}`);
   }
   return [...new Set(values)].sort();
 }

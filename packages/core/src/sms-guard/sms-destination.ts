@@ -70,8 +70,9 @@ const TYPE_NAMES: Readonly<Record<SmsNumberType, string>> = {
 };
 
 /**
- * The refusal for a destination the policy does not allow, or null. The org's list narrows the
- * platform's; an empty list allows every region. The message tells the user what to do.
+ * The refusal for a destination the policy does not allow, or null. The platform's refused regions win over
+ * every allowed list; the org's allowed list narrows the platform's; an empty list allows every region. The
+ * message tells the user what to do.
  */
 export function destinationRefusal(
   destination: SmsDestination,
@@ -83,7 +84,7 @@ export function destinationRefusal(
     return { reason: "number_type", error };
   }
   const allowed = (list: readonly string[]) => list.length === 0 || list.includes(destination.country);
-  if (!allowed(platform.smsAllowedCountries) || !allowed(org.smsAllowedCountries)) {
+  if (platform.smsRefusedCountries.includes(destination.country) || !allowed(platform.smsAllowedCountries) || !allowed(org.smsAllowedCountries)) {
     const error = invalidArgument("phone", "verification codes cannot be sent to phone numbers in this country; use a mobile number from an allowed country");
     return { reason: "country_not_allowed", error };
   }

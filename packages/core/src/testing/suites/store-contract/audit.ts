@@ -106,6 +106,18 @@ export function describeAuditContract(current: () => StoreContractHandle): void 
           userAgent: null,
           payload: { reason: "admin", sessionId: null, count: 2 },
         },
+        {
+          id: "event-operator",
+          at: T0 + 5,
+          kind: "member.removed",
+          actor: { kind: "system", operator: "alice.ops" },
+          orgId: ORG_ID,
+          userId: USER_ID,
+          deviceId: null,
+          clientIp: null,
+          userAgent: null,
+          payload: {},
+        },
         anEvent(4, { at: 2 ** 41 + 7 }),
       ];
       await appendAll(events);

@@ -23,6 +23,7 @@ export function describeSettingsContract(current: () => Stores): void {
         deviceTrustEnabled: false,
         maxTrustTtlDays: 7,
         smsAllowedCountries: ["US", "GB"],
+        smsRefusedCountries: ["SO", "CU"],
         smsRefusedNumberTypes: ["premium_rate"],
       });
       expect(await stores.settings.getPlatform()).toEqual({
@@ -30,6 +31,7 @@ export function describeSettingsContract(current: () => Stores): void {
         deviceTrustEnabled: false,
         maxTrustTtlDays: 7,
         smsAllowedCountries: ["US", "GB"],
+        smsRefusedCountries: ["SO", "CU"],
         smsRefusedNumberTypes: ["premium_rate"],
       });
       await stores.settings.putPlatform({
@@ -37,6 +39,7 @@ export function describeSettingsContract(current: () => Stores): void {
         deviceTrustEnabled: true,
         maxTrustTtlDays: 90,
         smsAllowedCountries: [],
+        smsRefusedCountries: [],
         smsRefusedNumberTypes: [],
       });
       expect(await stores.settings.getPlatform()).toEqual({
@@ -44,6 +47,7 @@ export function describeSettingsContract(current: () => Stores): void {
         deviceTrustEnabled: true,
         maxTrustTtlDays: 90,
         smsAllowedCountries: [],
+        smsRefusedCountries: [],
         smsRefusedNumberTypes: [],
       });
     });
@@ -89,6 +93,7 @@ export function describeSettingsContract(current: () => Stores): void {
         deviceTrustEnabled: true,
         maxTrustTtlDays: 0,
         smsAllowedCountries: ["DE"],
+        smsRefusedCountries: ["LV"],
         smsRefusedNumberTypes: ["uan", "fixed_line"],
       };
       await stores.settings.putPlatform(platform);

@@ -21,6 +21,7 @@ const PLATFORM = {
   deviceTrustEnabled: false,
   maxTrustTtlDays: 7,
   smsAllowedCountries: ["US"],
+  smsRefusedCountries: ["SO"],
   smsRefusedNumberTypes: ["premium_rate" as const],
 };
 const ORG_SETTINGS: OrgMfaSettings = {
