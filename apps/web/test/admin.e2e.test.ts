@@ -190,6 +190,8 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
 
   it("signs a member out everywhere: the member's next request is refused", async () => {
     await adminConsole();
+    // An older session of the member, for the admin to end alone.
+    await signIn(await newPage(), MEMBER, "+1 555 010 2222");
     const memberPage = await newPage();
     await signIn(memberPage, MEMBER, "+1 555 010 2222");
     const page = await newPage({ fingerprint: adminFingerprint });
@@ -204,6 +206,18 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByRole("navigation", { name: "Console sections" }).waitFor();
 
     await page.getByRole("button", { name: `Manage ${MEMBER}` }).click();
+    const sessions = page.getByRole("list", { name: `Sessions of ${MEMBER}` });
+    await sessions.getByRole("listitem").first().waitFor();
+    const before = await sessions.getByRole("listitem").count();
+    expect(await sessions.getByRole("listitem").first().textContent()).toMatch(
+      /^Session on device \d+, signed in .*With password and text message · last active/,
+    );
+    await sessions
+      .getByRole("button", { name: /^Sign out Session on device/ })
+      .first()
+      .click();
+    await page.getByText("That session is signed out.").waitFor();
+    await expect.poll(() => sessions.getByRole("listitem").count()).toBe(before - 1);
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     // Its session of the first test is live too: every one ends.
     await page.getByText(new RegExp(`^${MEMBER} is signed out everywhere \\(\\d+ sessions? ended\\)\\. Their next request is refused\\.$`)).waitFor();

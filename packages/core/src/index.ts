@@ -26,6 +26,7 @@ export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
 export type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired, Principal } from "./results.ts";
 export type { MemberSummary } from "./admin/member-directory.ts";
+export type { MemberSession } from "./admin/member-sessions.ts";
 export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor, type OrgMember } from "./use-cases/admin.ts";
 export type { LoginInput } from "./use-cases/login.ts";
 export { DEFAULT_AUDIT_PAGE_SIZE, MAX_AUDIT_PAGE_SIZE, type AuditEventsQuery } from "./use-cases/list-audit-events.ts";
