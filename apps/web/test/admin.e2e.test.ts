@@ -190,6 +190,8 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
 
   it("signs a member out everywhere: the member's next request is refused", async () => {
     await adminConsole();
+    // An older session of the member, for the admin to end alone.
+    await signIn(await newPage(), MEMBER, "+1 555 010 2222");
     const memberPage = await newPage();
     await signIn(memberPage, MEMBER, "+1 555 010 2222");
     const page = await newPage({ fingerprint: adminFingerprint });
@@ -204,6 +206,18 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByRole("navigation", { name: "Console sections" }).waitFor();
 
     await page.getByRole("button", { name: `Manage ${MEMBER}` }).click();
+    const sessions = page.getByRole("list", { name: `Sessions of ${MEMBER}` });
+    await sessions.getByRole("listitem").first().waitFor();
+    const before = await sessions.getByRole("listitem").count();
+    expect(await sessions.getByRole("listitem").first().textContent()).toMatch(
+      /^Session on device \d+, signed in .*With password and text message · last active/,
+    );
+    await sessions
+      .getByRole("button", { name: /^Sign out Session on device/ })
+      .first()
+      .click();
+    await page.getByText("That session is signed out.").waitFor();
+    await expect.poll(() => sessions.getByRole("listitem").count()).toBe(before - 1);
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     // Its session of the first test is live too: every one ends.
     await page.getByText(new RegExp(`^${MEMBER} is signed out everywhere \\(\\d+ sessions? ended\\)\\. Their next request is refused\\.$`)).waitFor();
@@ -277,35 +291,50 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     const text = Array.from({ length: 100_000 }, (_, index) => `site-${index}.example.com`).join("\n");
 
     // As a paste lands: the whole text in one input event (Playwright's fill types it through the editing pipeline).
-    let started = Date.now();
+    // The page times itself, from the input event to the list's summary saying every entry is checked; the test
+    // waits without searching the page's text, which would compete with the page for its one thread.
+    const summary = page.getByTestId("allowed-sites.txt-summary");
+    const started = Date.now();
     await allowed.evaluate((node, value) => {
       const textarea = node as HTMLTextAreaElement;
+      const timing = window as unknown as { checkedMs?: number };
+      const target = document.querySelector('[data-testid="allowed-sites.txt-summary"]');
+      const from = performance.now();
+      new MutationObserver((_records, observer) => {
+        if (target?.textContent !== "100,000 entries, all valid") return;
+        timing.checkedMs = Math.round(performance.now() - from);
+        observer.disconnect();
+      }).observe(target ?? document.body, { subtree: true, childList: true, characterData: true });
       Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value")?.set?.call(textarea, value);
       textarea.dispatchEvent(new Event("input", { bubbles: true }));
     }, text);
-    await page.getByText("100,000 entries, all valid").waitFor({ timeout: 60_000 });
-    const checkedMs = Date.now() - started;
+    await page.waitForFunction(() => (window as unknown as { checkedMs?: number }).checkedMs !== undefined, null, { polling: 250, timeout: 60_000 });
+    const checkedWallMs = Date.now() - started;
+    const checkedMs = await page.evaluate(() => (window as unknown as { checkedMs?: number }).checkedMs ?? -1);
+    expect(await summary.textContent()).toBe("100,000 entries, all valid");
     const pasteLongestMs = await longest();
 
-    started = Date.now();
+    let since = Date.now();
     await page.getByRole("button", { name: "Save" }).click();
-    await page.getByText("Saved. Members' next check of an address uses this policy.").waitFor({ timeout: 60_000 });
-    await page.getByText("100,000 entries, all valid").waitFor({ timeout: 60_000 });
-    const savedMs = Date.now() - started;
+    await expect
+      .poll(() => page.getByTestId("policy-notice").textContent(), { timeout: 60_000, interval: 250 })
+      .toBe("Saved. Members' next check of an address uses this policy.");
+    await expect.poll(() => summary.textContent(), { timeout: 60_000, interval: 250 }).toBe("100,000 entries, all valid");
+    const savedMs = Date.now() - since;
     const saveLongestMs = await longest();
 
-    started = Date.now();
+    since = Date.now();
     await page.reload();
     await page.getByRole("navigation", { name: "Console sections" }).waitFor();
-    await page.getByText("100,000 entries, all valid").waitFor({ timeout: 60_000 });
-    const reopenedMs = Date.now() - started;
+    await expect.poll(() => summary.textContent(), { timeout: 60_000, interval: 250 }).toBe("100,000 entries, all valid");
+    const reopenedMs = Date.now() - since;
     expect(await page.getByRole("textbox", { name: "Allowed sites" }).inputValue()).toBe(text);
 
     await page.getByLabel("Test a URL").fill("site-99999.example.com");
     await page.getByRole("button", { name: "Test", exact: true }).click();
     await expect.poll(() => page.getByTestId("test-answer").textContent()).toBe("Allowed: https://site-99999.example.com/ would open.");
     console.info(
-      `[admin e2e] 100,000 entries: checked in ${checkedMs} ms after the paste (longest task ${pasteLongestMs} ms), saved in ${savedMs} ms (longest task ${saveLongestMs} ms), opened again in ${reopenedMs} ms`,
+      `[admin e2e] 100,000 entries: checked in ${checkedMs} ms after the paste by the page's clock (${checkedWallMs} ms with the paste's transfer; longest task ${pasteLongestMs} ms), saved in ${savedMs} ms (longest task ${saveLongestMs} ms), opened again in ${reopenedMs} ms`,
     );
     expect(pasteLongestMs).toBeLessThan(2000);
   });

@@ -23,6 +23,7 @@ import { createExtensionPolicies } from "./browser/extension-policy.ts";
 import type { ExtensionPolicy } from "./browser/extension-policy.ts";
 import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
 import { setMemberRole } from "./admin/member-role.ts";
+import { listMemberSessions, revokeMemberSession, type MemberSession } from "./admin/member-sessions.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import type { Actor } from "./admin/authorization.ts";
 import {
@@ -81,6 +82,9 @@ export interface AdminApi {
   listMemberSummaries(actor: Actor, orgId: string): Promise<MemberSummary[]>;
   /** Not one's own role (see admin/member-role.ts). */
   setMemberRole(actor: Actor, orgId: string, userId: string, role: OrgRole): Promise<void>;
+  /** A member's live sessions in the org (see admin/member-sessions.ts). */
+  listMemberSessions(actor: Actor, orgId: string, userId: string): Promise<MemberSession[]>;
+  revokeMemberSession(actor: Actor, orgId: string, userId: string, sessionId: string): Promise<void>;
   /** check-url's answer under a draft policy, nothing saved (see admin/policy-draft.ts). */
   testBrowserPolicy(actor: Actor, orgId: string, draft: BrowserPolicyInput, url: string): Promise<UrlDecision>;
   /** Emails an invitation; the operator adds a verified account at once (see accounts/invitations.ts). */
@@ -246,6 +250,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       listMembers: (actor, orgId) => admin.listMembers(ctx, actor, orgId),
       listMemberSummaries: (actor, orgId) => listMemberSummaries(ctx, actor, orgId),
       setMemberRole: (actor, orgId, userId, role) => setMemberRole(ctx, actor, orgId, userId, role),
+      listMemberSessions: (actor, orgId, userId) => listMemberSessions(ctx, actor, orgId, userId),
+      revokeMemberSession: (actor, orgId, userId, sessionId) => revokeMemberSession(ctx, actor, orgId, userId, sessionId),
       testBrowserPolicy: (actor, orgId, draft, url) => testBrowserPolicy(ctx, actor, orgId, draft, url),
       removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
       removeMemberByEmail: (actor, orgId, email) => admin.removeMemberByEmail(ctx, actor, orgId, email),

@@ -103,3 +103,41 @@ describe("testing a draft browser policy", () => {
     );
   });
 });
+
+describe("a member's sessions, for an admin", () => {
+  it("lists the member's live sessions and ends one: its token stops working, recorded as an admin's revocation", async () => {
+    const { h, bob } = await withAdmin();
+    const tokens = await signInWithPhone(h);
+    const [session, ...others] = await h.gatehouse.admin.listMemberSessions(bob, h.orgId, h.userId);
+    expect(others).toEqual([]);
+    expect(session).toEqual(expect.objectContaining({ createdAt: h.clock.now(), amr: ["pwd", "sms"] }));
+    await h.gatehouse.admin.revokeMemberSession(bob, h.orgId, h.userId, session!.id);
+    expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toMatch(/^unauthenticated/);
+    expect(await h.gatehouse.admin.listMemberSessions(bob, h.orgId, h.userId)).toEqual([]);
+    const page = await h.gatehouse.admin.listAuditEvents(SYSTEM_ACTOR, { kinds: ["session.revoked"] });
+    expect(page.events.map((event) => [event.userId, event.payload])).toEqual([[h.userId, { reason: "admin", sessionId: session!.id, count: 1 }]]);
+  });
+
+  it.each<[string, (h: Harness, bob: Actor, bobId: string, sessionId: string) => Promise<unknown>, string]>([
+    [
+      "the session is another member's",
+      (h, bob, bobId, sessionId) => h.gatehouse.admin.revokeMemberSession(bob, h.orgId, bobId, sessionId),
+      "not_found: session not found",
+    ],
+    [
+      "the user is no member",
+      (h, bob) => h.gatehouse.admin.listMemberSessions(bob, h.orgId, "00000000-0000-4000-8000-000000000000"),
+      "not_found: membership not found",
+    ],
+    [
+      "a plain member asks",
+      (h, _bob, bobId) => h.gatehouse.admin.listMemberSessions({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId, bobId),
+      "permission_denied: organization admin role required",
+    ],
+  ])("refuses when %s", async (_case, call, expected) => {
+    const { h, bob, bobId } = await withAdmin();
+    await signInWithPhone(h);
+    const [session] = await h.gatehouse.admin.listMemberSessions(bob, h.orgId, h.userId);
+    expect(await kindOf(call(h, bob, bobId, session!.id))).toBe(expected);
+  });
+});

@@ -40,6 +40,15 @@ export interface MemberDeviceView {
   readonly lastSeenAt: number | null;
 }
 
+/** A member's live session: never a token. Times are epoch milliseconds. */
+export interface MemberSessionView {
+  readonly id: string;
+  readonly deviceId: string;
+  readonly createdAt: number | null;
+  readonly lastSeenAt: number | null;
+  readonly amr: readonly string[];
+}
+
 /** AddMember's answer: "added", "invited" or whatever status the server names. */
 export interface AddMemberOutcome {
   readonly status: string;
@@ -81,6 +90,8 @@ export interface AdminClient {
   resetUserFactors(userId: string, reason: string): Promise<void>;
   listUserDevices(userId: string): Promise<readonly MemberDeviceView[]>;
   revokeDeviceTrust(deviceId: string): Promise<void>;
+  listUserSessions(userId: string): Promise<readonly MemberSessionView[]>;
+  revokeUserSession(userId: string, sessionId: string): Promise<void>;
   getMfaSettings(): Promise<OrgMfaSettingsView>;
   updateMfaSettings(patch: OrgMfaSettingsPatch): Promise<OrgMfaSettingsView>;
   getBrowserPolicy(): Promise<ReceivedBrowserPolicy>;
@@ -160,6 +171,18 @@ export function createAdminClient(transport: Transport, orgIdOf: () => string): 
     },
     async revokeDeviceTrust(deviceId) {
       await client.revokeDeviceTrust({ ...org(), deviceId });
+    },
+    async listUserSessions(userId) {
+      return (await client.listUserSessions({ ...org(), userId })).sessions.map(({ id, deviceId, createdAt, lastSeenAt, amr }) => ({
+        id,
+        deviceId,
+        createdAt: msOrNull(createdAt),
+        lastSeenAt: msOrNull(lastSeenAt),
+        amr: [...amr],
+      }));
+    },
+    async revokeUserSession(userId, sessionId) {
+      await client.revokeUserSession({ ...org(), userId, sessionId });
     },
     async getMfaSettings() {
       const { settings } = await client.getOrgMfaSettings(org());

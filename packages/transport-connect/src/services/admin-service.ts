@@ -1,4 +1,5 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
   addMemberResultToWire,
   auditEventsQueryFromWire,
@@ -99,6 +100,19 @@ function adminHandlers(gatehouse: Gatehouse): Handlers {
     listMembers: async (req, ctx) => ({ members: (await admin.listMemberSummaries(actorOf(ctx), req.orgId)).map(memberSummaryToWire) }),
     setMemberRole: async (req, ctx) => {
       await admin.setMemberRole(actorOf(ctx), req.orgId, req.userId, parseOrgRole(req.role));
+      return {};
+    },
+    listUserSessions: async (req, ctx) => ({
+      sessions: (await admin.listMemberSessions(actorOf(ctx), req.orgId, req.userId)).map(({ id, deviceId, createdAt, lastSeenAt, amr }) => ({
+        id,
+        deviceId,
+        createdAt: timestampFromMs(createdAt),
+        lastSeenAt: timestampFromMs(lastSeenAt),
+        amr: [...amr],
+      })),
+    }),
+    revokeUserSession: async (req, ctx) => {
+      await admin.revokeMemberSession(actorOf(ctx), req.orgId, req.userId, req.sessionId);
       return {};
     },
     testBrowserPolicy: async (req, ctx) => ({

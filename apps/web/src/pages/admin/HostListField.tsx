@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { memo, useEffect, useId, useRef, useState } from "react";
 import type { ChangeEvent, ReactNode } from "react";
 import { Button } from "../../components/Button.tsx";
 import { checkList, MAX_SHOWN, type ListCheck } from "./policy-entries.ts";
@@ -25,7 +25,7 @@ const CHECK_DELAY_MS = 250;
  * pause, in slices), and the invalid ones are listed with their line and the rule they break. Import reads a
  * text file into it; Export downloads it as text.
  */
-export function HostListField(props: HostListFieldProps): ReactNode {
+export const HostListField = memo(function HostListField(props: HostListFieldProps): ReactNode {
   const { label, fileName, value, onChange, wildcardSupported, onChecked, refused } = props;
   const id = useId();
   const [check, setCheck] = useState<ListCheck | null>(null);
@@ -102,4 +102,4 @@ export function HostListField(props: HostListFieldProps): ReactNode {
       </div>
     </div>
   );
-}
+});

@@ -11,10 +11,23 @@ import { useLoaded } from "../account/use-loaded.ts";
 import { useStepUpGuard } from "../account/use-step-up.tsx";
 import { useAdminAction } from "./use-admin-action.ts";
 
+/** What each `amr` value says the session proved. */
+const METHOD_NAMES: Readonly<Record<string, string>> = {
+  pwd: "password",
+  sms: "text message",
+  otp: "authenticator app",
+  rec: "recovery code",
+  webauthn: "passkey",
+};
+const provedWith = (amr: readonly string[]): string => amr.map((method) => METHOD_NAMES[method] ?? method).join(" and ");
+
 const trustOf = (device: MemberDeviceView, now: number): string =>
   device.trusted && device.trustedUntil !== null && device.trustedUntil > now ? `trusted until ${formatMoment(device.trustedUntil)}` : "not trusted";
 
-/** A member's devices in the org, never by fingerprint: when first and last seen, and their trust; revoke one. */
+/**
+ * A member's devices in the org, never by fingerprint (first and last seen, their trust; revoke one), and their
+ * live sessions (on which device, since when, proved with what; sign one out).
+ */
 export function MemberDevices({ member }: { readonly member: MemberSummaryView }): ReactNode {
   const { admin } = useServices();
   const guard = useStepUpGuard();
@@ -23,8 +36,20 @@ export function MemberDevices({ member }: { readonly member: MemberSummaryView }
     () => guard(() => admin.listUserDevices(member.userId)),
     (error) => describeAdminError(error, "load").message,
   );
+  const sessions = useLoaded(
+    () => guard(() => admin.listUserSessions(member.userId)),
+    (error) => describeAdminError(error, "load").message,
+  );
   const now = Date.now();
   const devices = loaded.data ?? [];
+  const deviceName = (deviceId: string): string => {
+    const index = devices.findIndex((device) => device.id === deviceId);
+    return index === -1 ? "a device" : `device ${index + 1}`;
+  };
+  const reload = (): void => {
+    loaded.reload();
+    sessions.reload();
+  };
   return (
     <div className="stack subsection">
       <h3>Devices of {member.email}</h3>
@@ -54,7 +79,7 @@ export function MemberDevices({ member }: { readonly member: MemberSummaryView }
                       () => admin.revokeDeviceTrust(device.id),
                       () => "That device's trust is revoked and its sessions are signed out.",
                     )
-                    .then(loaded.reload)
+                    .then(reload)
                 }
               >
                 Revoke
@@ -63,8 +88,44 @@ export function MemberDevices({ member }: { readonly member: MemberSummaryView }
           );
         })}
       </ul>
+      <h3>Sessions of {member.email}</h3>
+      {sessions.data !== null && sessions.data.length === 0 ? <p className="hint">No session is signed in.</p> : null}
+      <ul className="item-list" aria-label={`Sessions of ${member.email}`}>
+        {(sessions.data ?? []).map((session) => {
+          const name = `Session on ${deviceName(session.deviceId)}, signed in ${formatMoment(session.createdAt)}`;
+          return (
+            <li className="item" key={session.id}>
+              <div>
+                <strong>{name}</strong>
+                <p className="hint">
+                  With {provedWith(session.amr)} · last active {formatMoment(session.lastSeenAt)}
+                </p>
+              </div>
+              <Button
+                variant="secondary"
+                disabled={action.busy !== null}
+                busy={action.busy === session.id}
+                busyLabel="Signing out…"
+                aria-label={`Sign out ${name}`}
+                onClick={() =>
+                  void action
+                    .run(
+                      session.id,
+                      "sign-out",
+                      () => admin.revokeUserSession(member.userId, session.id),
+                      () => "That session is signed out.",
+                    )
+                    .then(reload)
+                }
+              >
+                Sign out
+              </Button>
+            </li>
+          );
+        })}
+      </ul>
       <LiveMessage message={action.notice} tone="success" />
-      <FormAlert message={action.problem ?? loaded.problem} alertRef={null} />
+      <FormAlert message={action.problem ?? loaded.problem ?? sessions.problem} alertRef={null} />
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
 import { BROWSER_ACTIONS, type BrowserAction, type BrowserPolicyDraft, type ReceivedBrowserPolicy, type UrlDecisionView } from "@gatehouse/contract";
 import { describeAdminError } from "../../api/admin-errors.ts";
@@ -98,10 +98,15 @@ function PolicyForm({ initial, onSaved }: { readonly initial: Draft; readonly on
   const [refusedField, setRefusedField] = useState<string | null>(null);
   const [testUrl, setTestUrl] = useState("");
   const [answer, setAnswer] = useState<string | null>(null);
-  const update = (patch: Partial<Draft>): void => {
+  const update = useCallback((patch: Partial<Draft>): void => {
     setDraft((current) => ({ ...current, ...patch }));
     setAnswer(null);
-  };
+  }, []);
+  // Stable, so a list's text box (megabytes, for a large policy) renders again only when its own text changes.
+  const setAllowed = useCallback((allowed: string) => update({ allowed }), [update]);
+  const setBlocked = useCallback((blocked: string) => update({ blocked }), [update]);
+  const allowedChecked = useCallback((count: number | null) => setInvalid((current) => ({ ...current, allowed: count })), []);
+  const blockedChecked = useCallback((count: number | null) => setInvalid((current) => ({ ...current, blocked: count })), []);
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
     event.preventDefault();
@@ -154,18 +159,18 @@ function PolicyForm({ initial, onSaved }: { readonly initial: Draft; readonly on
         label="Allowed sites"
         fileName="allowed-sites.txt"
         value={draft.allowed}
-        onChange={(allowed) => update({ allowed })}
+        onChange={setAllowed}
         wildcardSupported={draft.wildcardSupported}
-        onChecked={(count) => setInvalid((current) => ({ ...current, allowed: count }))}
+        onChecked={allowedChecked}
         refused={refusedField === "access_control.allowed_domains"}
       />
       <HostListField
         label="Blocked sites"
         fileName="blocked-sites.txt"
         value={draft.blocked}
-        onChange={(blocked) => update({ blocked })}
+        onChange={setBlocked}
         wildcardSupported={draft.wildcardSupported}
-        onChecked={(count) => setInvalid((current) => ({ ...current, blocked: count }))}
+        onChecked={blockedChecked}
         refused={refusedField === "access_control.blocked_domains"}
       />
       <fieldset className="stack">
