@@ -33,10 +33,18 @@ declare namespace chrome {
       id: number;
       priority: number;
       action: { type: string; redirect?: { regexSubstitution?: string; extensionPath?: string } };
-      condition: { urlFilter?: string; regexFilter?: string; requestDomains?: string[]; resourceTypes?: string[]; requestMethods?: string[] };
+      condition: {
+        urlFilter?: string;
+        regexFilter?: string;
+        requestDomains?: string[];
+        resourceTypes?: string[];
+        requestMethods?: string[];
+        tabIds?: number[];
+      };
     }
     function getDynamicRules(): Promise<Rule[]>;
     function updateDynamicRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
+    function updateSessionRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
   }
   namespace alarms {
     function create(name: string, info: { periodInMinutes: number; delayInMinutes?: number }): Promise<void>;
