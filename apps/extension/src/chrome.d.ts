@@ -10,7 +10,7 @@ declare namespace chrome {
     function sendMessage(message: unknown): Promise<unknown>;
     const onInstalled: ChromeEvent<() => void>;
     const onStartup: ChromeEvent<() => void>;
-    const onMessage: ChromeEvent<(message: unknown, sender: MessageSender, respond: (answer: unknown) => void) => boolean | void>;
+    const onMessage: ChromeEvent<(message: unknown, sender: MessageSender, respond: (answer: unknown) => void) => boolean | undefined>;
     interface MessageSender {
       readonly id?: string;
       readonly url?: string;
