@@ -40,7 +40,7 @@ for (let i = 0; i < 7; i++) {
   rules = compileExtensionRules(policy).rules;
   compileMs.push(performance.now() - started);
 }
-console.log(`compile: ${rules.length} rules from ${policy.allowedDomains.length} entries, median ${median(compileMs).toFixed(0)} ms`);
+process.stdout.write(`compile: ${rules.length} rules from ${policy.allowedDomains.length} entries, median ${median(compileMs).toFixed(0)} ms\n`);
 
 const outDir = mkdtempSync(join(tmpdir(), "gatehouse-extension-bench-"));
 const built = spawnSync(process.execPath, [join(import.meta.dirname, "build.ts"), outDir], { encoding: "utf8" });
@@ -106,10 +106,10 @@ const installMs = await worker.evaluate(
   [`http://localhost:${port}`, session] as const,
 );
 const installed = await worker.evaluate(async () => (await chrome.declarativeNetRequest.getDynamicRules()).length);
-console.log(`fetch and install: ${installed} dynamic rules in ${installMs.toFixed(0)} ms`);
+process.stdout.write(`fetch and install: ${installed} dynamic rules in ${installMs.toFixed(0)} ms\n`);
 const withMs = await loadTimes(context);
-console.log(
-  `page load (median of ${LOADS}): without extension ${withoutMs.toFixed(1)} / ${withoutAgainMs.toFixed(1)} ms, with extension and ${installed} rules ${withMs.toFixed(1)} ms`,
+process.stdout.write(
+  `page load (median of ${LOADS}): without extension ${withoutMs.toFixed(1)} / ${withoutAgainMs.toFixed(1)} ms, with extension and ${installed} rules ${withMs.toFixed(1)} ms\n`,
 );
 await context.close();
 server.close();
