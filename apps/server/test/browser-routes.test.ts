@@ -70,6 +70,19 @@ describe("browser policy over HTTP and Connect", () => {
     });
   });
 
+  it("gatehouse browser chrome-policy prints the fleet's managed policy: the extension force-installed for this org and server", async () => {
+    const result = await runCli(["browser", "chrome-policy", orgId, "--server-url", "https://gatehouse.example.com"], env);
+    expect(result.status).toBe(0);
+    const extensions = result.json["ExtensionSettings"] as Record<string, { installation_mode: string }>;
+    const [id] = Object.keys(extensions);
+    expect(extensions[id!]!.installation_mode).toBe("force_installed");
+    expect(result.json["3rdparty"]).toEqual({ extensions: { [id!]: { serverUrl: "https://gatehouse.example.com", org: orgId } } });
+    // POLICY allows downloads: the global download block is not added.
+    expect(result.json).not.toHaveProperty("DownloadRestrictions");
+    expect((await runCli(["browser", "chrome-policy", orgId], env)).status).toBe(2);
+    expect((await runCli(["browser", "chrome-policy", orgId, "--server-url", "http://gatehouse.example.com"], env)).status).toBe(2);
+  });
+
   it("GET /api/browser/extension-rules: the core's rules and the action restrictions, with the policy's version as ETag; 304 when unchanged", async () => {
     const url = `${server.url}/api/browser/extension-rules?org_id=${orgId}`;
     const response = await fetch(url, { headers: { authorization: `Bearer ${accessToken}` } });

@@ -12,3 +12,5 @@ export {
 export type { ExtensionRuleOptions, ExtensionRules, RuleOverflow } from "./extension-rules.ts";
 export { createExtensionPolicies } from "./extension-policy.ts";
 export type { ExtensionPolicy } from "./extension-policy.ts";
+export { chromePolicyFor, GATEHOUSE_EXTENSION_ID, WEB_STORE_UPDATE_URL } from "./chrome-policy.ts";
+export type { ChromePolicyInput } from "./chrome-policy.ts";
