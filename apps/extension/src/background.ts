@@ -7,6 +7,7 @@ import { readConfig } from "./config.ts";
 import type { ExtensionConfig } from "./config.ts";
 import { installFailClosed, installPolicy, policyFromJson, readEnforcement } from "./enforcement.ts";
 import { acceptConnectMessage, registerConnectBridge } from "./connect.ts";
+import { checkNavigation } from "./navigation-check.ts";
 import { forgetSession, freshSession, readSession, refreshSession } from "./session.ts";
 
 /** How often a running worker asks for a new version: a saved policy reaches the browser within this plus one request. */
@@ -115,11 +116,22 @@ chrome.storage.onChanged.addListener((changes, area) => {
   if (area === "managed" || "config" in changes || "session" in changes) pollSoon();
 });
 chrome.runtime.onMessage.addListener((message, sender, respond) => {
-  // The options page asks for a poll once it saved the server, so the server's pages are allowed before it opens one.
-  const fromOptions = sender.id === chrome.runtime.id && sender.url?.startsWith(chrome.runtime.getURL("options.html")) === true;
+  // One of this extension's own pages (a content script's sender has the web page's origin). Chrome may report a
+  // redirected page's `url` as the address it came from, so the origin, not the URL, says who is asking.
+  const ownPage = sender.id === chrome.runtime.id && sender.origin === new URL(chrome.runtime.getURL("")).origin;
+  const { type, url } = (typeof message === "object" && message !== null ? message : {}) as { type?: unknown; url?: unknown };
+  // The options page asks for a poll once it saved the server, so the server's pages are allowed before it opens one;
+  // the check page asks check-url about the navigation the rules sent to it.
   const answer =
-    fromOptions && (message as { type?: unknown } | null)?.type === "poll" ? pollNow().then(() => ({ ok: true })) : acceptConnectMessage(message, sender);
-  void answer.then(respond);
+    ownPage && type === "poll"
+      ? pollNow().then(() => ({ ok: true }))
+      : ownPage && type === "check" && typeof url === "string"
+        ? checkNavigation(url, sender.tab?.id)
+        : acceptConnectMessage(message, sender);
+  void answer.then(respond, (error: unknown) => {
+    console.error("gatehouse: message failed", error);
+    respond({ ok: false, allowed: false });
+  });
   return true;
 });
 pollSoon();

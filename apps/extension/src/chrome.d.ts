@@ -10,7 +10,7 @@ declare namespace chrome {
     function sendMessage(message: unknown): Promise<unknown>;
     const onInstalled: ChromeEvent<() => void>;
     const onStartup: ChromeEvent<() => void>;
-    const onMessage: ChromeEvent<(message: unknown, sender: MessageSender, respond: (answer: unknown) => void) => boolean | void>;
+    const onMessage: ChromeEvent<(message: unknown, sender: MessageSender, respond: (answer: unknown) => void) => boolean | undefined>;
     interface MessageSender {
       readonly id?: string;
       readonly url?: string;
@@ -33,10 +33,18 @@ declare namespace chrome {
       id: number;
       priority: number;
       action: { type: string; redirect?: { regexSubstitution?: string; extensionPath?: string } };
-      condition: { urlFilter?: string; regexFilter?: string; requestDomains?: string[]; resourceTypes?: string[]; requestMethods?: string[] };
+      condition: {
+        urlFilter?: string;
+        regexFilter?: string;
+        requestDomains?: string[];
+        resourceTypes?: string[];
+        requestMethods?: string[];
+        tabIds?: number[];
+      };
     }
     function getDynamicRules(): Promise<Rule[]>;
     function updateDynamicRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
+    function updateSessionRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
   }
   namespace alarms {
     function create(name: string, info: { periodInMinutes: number; delayInMinutes?: number }): Promise<void>;

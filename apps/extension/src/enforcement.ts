@@ -1,4 +1,4 @@
-import { failClosedRules, serverOriginRule } from "@gatehouse/core/browser-rules";
+import { CHECK_PAGE, failClosedRules, serverOriginRule } from "@gatehouse/core/browser-rules";
 import type { DnrRule } from "@gatehouse/core/browser-rules";
 
 /** The policy as `GET /api/browser/extension-rules` sends it (contract: extension-policy.ts). */
@@ -44,7 +44,13 @@ function isRule(value: unknown): value is DnrRule {
 /** Replaces every dynamic rule with the policy's, plus the server's own pages; one call, so no navigation sees a half-installed set. */
 export async function installPolicy(policy: ExtensionPolicy, serverOrigin: string, state: Enforcement): Promise<void> {
   const lastId = policy.rules.reduce((max, rule) => Math.max(max, rule.id), 0);
-  await replaceRules([...policy.rules, serverOriginRule(lastId + 1, serverOrigin)]);
+  const checkPage = chrome.runtime.getURL("check.html");
+  const rules = policy.rules.map((rule) => {
+    const redirect = rule.action.type === "redirect" ? rule.action.redirect : null;
+    if (redirect === null || !redirect.regexSubstitution.startsWith(CHECK_PAGE)) return rule;
+    return { ...rule, action: { type: "redirect" as const, redirect: { regexSubstitution: checkPage + redirect.regexSubstitution.slice(CHECK_PAGE.length) } } };
+  });
+  await replaceRules([...rules, serverOriginRule(lastId + 1, serverOrigin)]);
   await chrome.storage.local.set({ [KEY]: state, actionRestrictions: policy.actionRestrictions });
 }
 

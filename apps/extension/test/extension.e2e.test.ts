@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostKeyOf } from "@gatehouse/core";
 import { EXTENSION_ID } from "../extension-id.ts";
@@ -107,7 +106,6 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
   let orgId: string;
   let browser: ExtensionBrowser;
   let serverOrigin: string;
-  let page: Page;
   let webDist: string | undefined;
 
   beforeAll(async () => {
@@ -122,7 +120,6 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     server = await startServerProcess(env);
     serverOrigin = `http://localhost:${server.port}`;
     browser = await launchWithExtension(extensionDir, server.port);
-    page = await browser.context.newPage();
   }, 120_000);
 
   afterAll(async () => {
@@ -147,7 +144,7 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
   it("has its pinned id and fails closed before it is connected", async () => {
     expect(new URL(browser.worker.url()).host).toBe(EXTENSION_ID);
     await waitForEnforcement(browser.worker, (state) => state?.mode === "fail_closed");
-    expect(await navigationOutcome(page, "https://example.com/")).toBe("blocked");
+    expect(await navigationOutcome(browser.context, "https://example.com/")).toBe("blocked");
   });
 
   let runnerToken = "";
@@ -163,7 +160,7 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     // Configured but signed out: the server's pages open, nothing else does.
     await waitForEnforcement(browser.worker, (state) => state?.mode === "fail_closed" && state.reason === "signed_out");
     await expect.poll(() => options.getByRole("status").textContent()).toMatch(/Not connected/);
-    expect(await navigationOutcome(page, "https://allowed.com/")).toBe("blocked");
+    expect(await navigationOutcome(browser.context, "https://allowed.com/")).toBe("blocked");
 
     await connect.getByLabel("Email").fill(EMAIL);
     await connect.getByLabel("Password").fill(PASSWORD);
@@ -210,7 +207,7 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
       });
       for (const input of inputs) {
         const allowed = await checkUrl(runnerToken, input);
-        const outcome = await navigationOutcome(page, input);
+        const outcome = await navigationOutcome(browser.context, input);
         compared++;
         if (allowed !== (outcome === "passed"))
           disagreements.push(`${policy} ${JSON.stringify(input)}: check-url ${allowed ? "allows" : "denies"}, browser ${outcome}`);
@@ -226,7 +223,7 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     const extensionSession = sessions.find((session) => !session.current)!;
     await account.revokeSession({ sessionId: extensionSession.id }, bearer(runnerToken));
     await waitForEnforcement(browser.worker, (state) => state?.mode === "fail_closed" && state.reason === "signed_out");
-    expect(await navigationOutcome(page, "https://allowed.com/")).toBe("blocked");
-    expect(await navigationOutcome(page, `${serverOrigin}/`)).toBe("passed");
+    expect(await navigationOutcome(browser.context, "https://allowed.com/")).toBe("blocked");
+    expect(await navigationOutcome(browser.context, `${serverOrigin}/`)).toBe("passed");
   }, 60_000);
 });

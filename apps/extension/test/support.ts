@@ -11,6 +11,7 @@ import type { BrowserContext, Page, Request, Worker } from "playwright-core";
 import { clientsFor } from "../../server/test/support/clients.ts";
 import { REPO_ROOT } from "../../server/test/support/server-process.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../web/test/e2e-support/chromium-harness.ts";
+import { EXTENSION_ID } from "../extension-id.ts";
 
 /** Builds the extension with its real build script; returns the unpacked folder. */
 export function buildExtension(): string {
@@ -73,7 +74,18 @@ export type NavigationOutcome = "passed" | "blocked" | "refused";
  * cannot parse), or `passed`: the request left the browser (it loaded, or failed at the network, e.g. TLS to a plain-http
  * server). Read from the navigation request's own failure, since `goto` may report an error page instead of the error.
  */
-export async function navigationOutcome(page: Page, url: string): Promise<NavigationOutcome> {
+export async function navigationOutcome(context: BrowserContext, url: string): Promise<NavigationOutcome> {
+  // A page per navigation: a blocked navigation's error page commits late and would interrupt the next one, and Chrome
+  // does not apply an extension's rules to what its own pages (the check page) request.
+  const page = await context.newPage();
+  try {
+    return await outcomeIn(page, url);
+  } finally {
+    await page.close();
+  }
+}
+
+async function outcomeIn(page: Page, url: string): Promise<NavigationOutcome> {
   let failure: string | null = null;
   const onFailed = (request: Request): void => {
     if (request.isNavigationRequest() && request.frame() === page.mainFrame()) failure = request.failure()?.errorText ?? "failed";
@@ -83,12 +95,28 @@ export async function navigationOutcome(page: Page, url: string): Promise<Naviga
     await page.goto(url, { waitUntil: "commit", timeout: 15_000 });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (message.includes("invalid URL") || message.includes("ERR_INVALID_URL")) return "refused";
+    if (message.includes("invalid URL") || message.includes("ERR_INVALID_URL")) {
+      page.off("requestfailed", onFailed);
+      return "refused";
+    }
     if (!/net::ERR_|interrupted by another navigation/.test(message)) throw error;
-  } finally {
-    page.off("requestfailed", onFailed);
   }
-  return (failure as string | null)?.includes("ERR_BLOCKED_BY_CLIENT") === true ? "blocked" : "passed";
+  // A redirect to the check page commits after the first response: let the navigation settle before reading where it went.
+  await page.waitForLoadState("domcontentloaded").catch(() => undefined);
+  if ((failure as string | null)?.includes("ERR_BLOCKED_BY_CLIENT") === true) return "blocked";
+  page.off("requestfailed", onFailed);
+  return page.url().startsWith(`chrome-extension://${EXTENSION_ID}/check.html`) ? checkPageOutcome(page) : "passed";
+}
+
+/** The check page either opens the URL (the request then leaves) or stays with check-url's reason. */
+async function checkPageOutcome(page: Page): Promise<NavigationOutcome> {
+  const reason = page.getByRole("alert");
+  for (const started = Date.now(); Date.now() - started < 15_000;) {
+    if (!page.url().startsWith(`chrome-extension://${EXTENSION_ID}/`)) return "passed";
+    if (await reason.isVisible()) return "blocked";
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the check page neither opened nor refused ${page.url()}`);
 }
 
 /** Signs a member in through the API with the dev OTP: the second factor is real, only the SMS is read from the dev route. */

@@ -22,6 +22,7 @@ import {
   smsTrafficRowToJson,
 } from "@gatehouse/contract";
 import {
+  chromePolicyFor,
   GatehouseError,
   invalidArgument,
   maskPhone,
@@ -61,6 +62,8 @@ const OPTIONS = {
   dataset: { type: "string" },
   policy: { type: "string" },
   actor: { type: "string" },
+  "server-url": { type: "string" },
+  "update-url": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -577,6 +580,31 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         role: m.role,
       })),
     }),
+  },
+  "browser chrome-policy": {
+    summary: "print the Chrome/Edge managed-policy JSON that force-installs and configures the extension for the org (docs/browser-extension.md)",
+    params: { org: ORG_PARAM },
+    options: {
+      "server-url": ["https://…", "required: the Gatehouse server members connect to"],
+      "update-url": ["https://…", "where Chrome fetches the extension (default: the Chrome Web Store)"],
+    },
+    output: '{"ExtensionSettings", "3rdparty", "DeveloperToolsAvailability", "IncognitoModeAvailability", "DownloadRestrictions" when no download is allowed}',
+    run: async ({ args, values, gatehouse }) => {
+      if (values["server-url"] === undefined) throw new UsageError("browser chrome-policy needs --server-url https://…");
+      const orgId = await orgIdOf(gatehouse, args[0]!);
+      const policy = await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, orgId);
+      try {
+        return chromePolicyFor({
+          orgId,
+          serverUrl: values["server-url"],
+          policy,
+          ...(values["update-url"] === undefined ? {} : { updateUrl: values["update-url"] }),
+        });
+      } catch (error) {
+        if (error instanceof RangeError) throw new UsageError(error.message);
+        throw error;
+      }
+    },
   },
   "policy get": {
     summary: "show the org's browser policy",

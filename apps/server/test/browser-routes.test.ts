@@ -70,6 +70,48 @@ describe("browser policy over HTTP and Connect", () => {
     });
   });
 
+  it("gatehouse browser chrome-policy prints the fleet's managed policy: the extension force-installed for this org and server", async () => {
+    const result = await runCli(["browser", "chrome-policy", orgId, "--server-url", "https://gatehouse.example.com"], env);
+    expect(result.status).toBe(0);
+    const extensions = result.json["ExtensionSettings"] as Record<string, { installation_mode: string }>;
+    const [id] = Object.keys(extensions);
+    expect(extensions[id!]!.installation_mode).toBe("force_installed");
+    expect(result.json["3rdparty"]).toEqual({ extensions: { [id!]: { serverUrl: "https://gatehouse.example.com", org: orgId } } });
+    // POLICY allows downloads: the global download block is not added.
+    expect(result.json).not.toHaveProperty("DownloadRestrictions");
+    expect((await runCli(["browser", "chrome-policy", orgId], env)).status).toBe(2);
+    expect((await runCli(["browser", "chrome-policy", orgId, "--server-url", "http://gatehouse.example.com"], env)).status).toBe(2);
+  });
+
+  it("GET /api/browser/extension-rules: the core's rules and the action restrictions, with the policy's version as ETag; 304 when unchanged", async () => {
+    const url = `${server.url}/api/browser/extension-rules?org_id=${orgId}`;
+    const response = await fetch(url, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(response.status).toBe(200);
+    const etag = response.headers.get("etag")!;
+    const body = (await response.json()) as {
+      version: number;
+      rules: { id: number; action: { type: string }; condition: { urlFilter?: string; requestDomains?: string[] } }[];
+      needs_navigation_check: boolean;
+      action_restrictions: unknown;
+    };
+    expect(etag).toBe(`"${body.version}"`);
+    expect(body.needs_navigation_check).toBe(false);
+    expect(body.action_restrictions).toEqual({ allowed_actions: POLICY.action_restrictions.allowed_actions, read_only_mode: true });
+    expect(body.rules.map((rule) => rule.id)).toEqual(body.rules.map((_, i) => i + 1));
+    expect(body.rules).toContainEqual(
+      expect.objectContaining({ action: { type: "allow" }, condition: expect.objectContaining({ urlFilter: "|https://docs.example.com^" }) }),
+    );
+    expect(body.rules).toContainEqual(
+      expect.objectContaining({ action: { type: "allow" }, condition: expect.objectContaining({ requestDomains: ["corp.example"] }) }),
+    );
+    const again = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(`${server.url}/api/browser/extension-rules?org_id=not-my-org`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(
+      403,
+    );
+  });
+
   it.each([
     ["https://docs.example.com/guide", true, undefined, "https://docs.example.com/guide"],
     ["https://a.b.corp.example/x", true, undefined, "https://a.b.corp.example/x"],

@@ -28,10 +28,15 @@ export const RulePriority = Object.freeze({
   guard: 60,
   serverOrigin: 55,
   trailingDot: 50,
+  checkedNavigation: 47,
+  navigationCheck: 45,
   blocked: 40,
   allowed: 30,
   defaultDeny: 10,
 });
+
+/** Stands for the extension's check page in a redirect; the extension puts its own `chrome-extension://` URL in its place. */
+export const CHECK_PAGE = "{check_page}";
 
 export const NAVIGATIONS: readonly DnrResourceType[] = Object.freeze(["main_frame", "sub_frame"]);
 

@@ -1,7 +1,7 @@
 import { compileAccessControl, HostBits } from "../url-policy/compile.ts";
 import type { CompiledAccessControl } from "../url-policy/compile.ts";
 import type { AccessControl } from "../url-policy/types.ts";
-import { NAVIGATIONS, RulePriority, serverOriginRule } from "./dnr.ts";
+import { CHECK_PAGE, NAVIGATIONS, RulePriority, serverOriginRule } from "./dnr.ts";
 import type { DnrAction, DnrCondition, DnrRule } from "./dnr.ts";
 
 /**
@@ -33,6 +33,12 @@ export const GUARD_PATTERNS: readonly string[] = Object.freeze([
   // A domain (it holds a letter, "_" or "-") whose last label is a number: WHATWG would read it as IPv4 and fail.
   "^https?://[^/?#:]*[a-z_-][^/?#:]*\\.(?:[0-9]+|0x[0-9a-f]*)\\.?(?:[:/?#]|$)",
 ]);
+
+/**
+ * A host with a Punycode label: check-url refuses one that does not decode (url-policy.md §3) and Chrome loads it,
+ * and no pattern can decode Punycode, so such a navigation goes to the extension's check page, which asks check-url.
+ */
+export const PUNYCODE_PATTERN = "^https?://(?:[^/?#]*\\.)?xn--.*$";
 
 /** One trailing dot names the same host (url-policy.md §3): the request is sent again without it and meets the same rules. */
 export const TRAILING_DOT_PATTERN = "^(https?://[^/?#:]*[^/?#:.])\\.((?::[0-9]*)?(?:[/?#].*)?)$";
@@ -90,6 +96,7 @@ export function rulesFor(compiled: CompiledAccessControl, options: ExtensionRule
   for (const regexFilter of GUARD_PATTERNS) add(RulePriority.guard, { type: "block" }, { regexFilter });
   if (options.serverOrigin !== undefined) rules.push(serverOriginRule(rules.length + 1, options.serverOrigin));
   add(RulePriority.trailingDot, { type: "redirect", redirect: { regexSubstitution: "\\1\\2" } }, { regexFilter: TRAILING_DOT_PATTERN });
+  add(RulePriority.navigationCheck, { type: "redirect", redirect: { regexSubstitution: `${CHECK_PAGE}#\\0` } }, { regexFilter: PUNYCODE_PATTERN });
   if (compiled.defaultAction === "deny") add(RulePriority.defaultDeny, { type: "block" }, {});
 
   // One rule per exact entry while the budget lasts, blocked first (a block that holds at the network layer matters

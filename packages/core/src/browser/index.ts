@@ -1,6 +1,16 @@
-export { failClosedRules, NAVIGATIONS, RulePriority, serverOriginRule } from "./dnr.ts";
+export { CHECK_PAGE, failClosedRules, NAVIGATIONS, RulePriority, serverOriginRule } from "./dnr.ts";
 export type { DnrAction, DnrCondition, DnrResourceType, DnrRule } from "./dnr.ts";
-export { compileExtensionRules, DOMAINS_PER_RULE, GUARD_PATTERNS, MAX_DYNAMIC_RULES, rulesFor, TRAILING_DOT_PATTERN } from "./extension-rules.ts";
+export {
+  compileExtensionRules,
+  DOMAINS_PER_RULE,
+  GUARD_PATTERNS,
+  MAX_DYNAMIC_RULES,
+  PUNYCODE_PATTERN,
+  rulesFor,
+  TRAILING_DOT_PATTERN,
+} from "./extension-rules.ts";
 export type { ExtensionRuleOptions, ExtensionRules, RuleOverflow } from "./extension-rules.ts";
 export { createExtensionPolicies } from "./extension-policy.ts";
 export type { ExtensionPolicy } from "./extension-policy.ts";
+export { chromePolicyFor, GATEHOUSE_EXTENSION_ID, WEB_STORE_UPDATE_URL } from "./chrome-policy.ts";
+export type { ChromePolicyInput } from "./chrome-policy.ts";

@@ -5,23 +5,23 @@
  * Modelled: `urlFilter` with a leading `|` anchor, literals and `^` (any character but a letter, digit, "_", "-",
  * ".", "%", or the end); `regexFilter` (case-insensitive, as Chrome's default); `requestDomains` (the host or
  * any parent); the highest priority wins, allow before block before redirect on a tie; a redirect is a new request.
- * Before any rule, Chrome's URL canonicaliser (ICU UTS46 with Punycode checks) refuses a host whose `xn--` label
- * does not decode, so no request is made. After the rules, a name DNS cannot carry (a label over 63 octets, a name over
+ * A name DNS cannot carry (a label over 63 octets, a name over
  * 253, RFC 1035) is never resolved, so that request cannot leave either: the rules leave those limits to DNS.
  */
-import { domainToUnicode } from "node:url";
+import { CHECK_PAGE } from "../../src/browser/index.ts";
 import type { DnrRule } from "../../src/browser/index.ts";
 
-export type Outcome = "loaded" | "blocked";
+/** `checked`: sent to the extension's check page, whose answer is check-url's own. */
+export type Outcome = "loaded" | "blocked" | "checked";
 
 export function navigate(rules: readonly DnrRule[], url: string): Outcome {
-  if (!chromeAcceptsHost(new URL(url).hostname)) return "blocked";
   if (!resolvable(new URL(url).hostname)) return "blocked";
   let current = url;
   for (let hops = 0; hops < 5; hops++) {
     const winner = winningRule(rules, current);
     if (winner === undefined || winner.action.type === "allow") return "loaded";
     if (winner.action.type === "block") return "blocked";
+    if (winner.action.redirect.regexSubstitution.startsWith(CHECK_PAGE)) return "checked";
     current = current.replace(regex(winner.condition.regexFilter ?? ""), winner.action.redirect.regexSubstitution.replace(/\\(\d)/g, "$$$1"));
   }
   return "blocked";
@@ -91,10 +91,6 @@ function matchesAt(body: string, url: string, start: number): boolean {
 }
 
 const SEPARATOR_EXCLUDED = /[a-z0-9_.%-]/;
-
-function chromeAcceptsHost(host: string): boolean {
-  return host.split(".").every((label) => !label.startsWith("xn--") || ![label, ""].includes(domainToUnicode(label)));
-}
 
 function resolvable(host: string): boolean {
   if (host.startsWith("[")) return true;
