@@ -1,4 +1,5 @@
 import { createAuditIdSource } from "./audit/audit-ids.ts";
+import { createFingerprintHasher, type FingerprintHasher } from "./devices/fingerprint-hash.ts";
 import type { AuditEvent } from "./audit/events.ts";
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
 import { createRecoveryCodeHasher, type RecoveryCodeHasher } from "./factors/recovery-codes.ts";
@@ -48,6 +49,8 @@ export interface Context {
   /** Seals and opens TOTP secrets under the factor key. */
   readonly secretBox: SecretBox;
   readonly recoveryCodes: RecoveryCodeHasher;
+  /** Keys device fingerprints before they reach the store. */
+  readonly fingerprints: FingerprintHasher;
   /** Awaited between the slices of a long computation (see `GatehouseDeps.pause`). */
   readonly pause: () => Promise<void>;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
@@ -87,6 +90,7 @@ export function createContext(deps: GatehouseDeps): Context {
     newAuditId: createAuditIdSource(deps.random),
     secretBox: createSecretBox(factorKey, deps.random),
     recoveryCodes: createRecoveryCodeHasher(factorKey),
+    fingerprints: createFingerprintHasher(factorKey),
     pause: deps.pause ?? yieldToEventLoop,
   };
 }

@@ -59,4 +59,7 @@ export { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 export type { HashQueueObserver } from "./passwords/hash-queue.ts";
 export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
+export { deviceLabel, summarizeDevice, type DeviceSummary } from "./devices/device-summary.ts";
+export type { OperatorSessionView } from "./use-cases/operator.ts";
+export { createFingerprintHasher, deviceFingerprintHash, type FingerprintHasher } from "./devices/fingerprint-hash.ts";
 export * from "./url-policy/index.ts";

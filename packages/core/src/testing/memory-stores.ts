@@ -1,4 +1,5 @@
 import { GatehouseError } from "../errors.ts";
+import { MAX_DEVICES_PER_USER } from "../model.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
@@ -53,10 +54,10 @@ export function createMemoryStores(): Stores {
   const tables = createMemoryTables();
   const lock = createSerialLock();
   const orgs = createOrgStore(tables);
-  const sessions = createSessionStore(tables);
+  const { store: sessions, deviceIds: sessionDeviceIds } = createSessionStore(tables);
   const browserPolicies = createBrowserPolicyStore(tables, orgs);
   const users = createUserStore(tables);
-  const devices = createDeviceStore(tables);
+  const devices = createDeviceStore(tables, sessionDeviceIds);
   const settings = createSettingsStore(tables);
   const signInFacts = createSignInFactsStore(users, orgs, devices, settings);
   const audit = createMemoryAuditStore();
@@ -235,7 +236,13 @@ function createOrgStore(tables: MemoryTables): OrgStore {
   };
 }
 
-function createDeviceStore(tables: MemoryTables): DeviceStore {
+/** `DeviceStore.getOrCreate`'s eviction order: devices trusted at `now` last, then the most recently seen last. */
+function evictionOrder(now: EpochMs): (a: Device, b: Device) => number {
+  const trustedNow = (device: Device) => (device.trusted && device.trustedUntil !== null && device.trustedUntil > now ? 1 : 0);
+  return (a, b) => trustedNow(a) - trustedNow(b) || a.lastSeenAt - b.lastSeenAt || compareText(a.id, b.id);
+}
+
+function createDeviceStore(tables: MemoryTables, sessionDeviceIds: () => ReadonlySet<string>): DeviceStore {
   const devices = tables.map<string, Device>();
   const update = (deviceId: string, change: Partial<Device>): boolean => {
     const device = devices.get(deviceId);
@@ -246,14 +253,16 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
   return {
     async getOrCreate(candidate) {
       const existing = [...devices.values()].find(
-        (device) => device.userId === candidate.userId && device.orgId === candidate.orgId && device.fingerprint === candidate.fingerprint,
+        (device) => device.userId === candidate.userId && device.orgId === candidate.orgId && device.fingerprintHash === candidate.fingerprintHash,
       );
       if (existing !== undefined) {
-        const seen = { ...existing, lastSeenAt: candidate.lastSeenAt };
+        const seen = { ...existing, lastSeenAt: candidate.lastSeenAt, userAgent: candidate.userAgent, lastAddress: candidate.lastAddress };
         devices.set(seen.id, seen);
         return { device: { ...seen }, created: false };
       }
       if (devices.has(candidate.id)) throw alreadyExists();
+      const others = [...devices.values()].filter((device) => device.userId === candidate.userId).sort(evictionOrder(candidate.lastSeenAt));
+      for (const evicted of others.slice(0, Math.max(0, others.length + 1 - MAX_DEVICES_PER_USER))) devices.delete(evicted.id);
       devices.set(candidate.id, { ...candidate });
       return { device: { ...candidate }, created: true };
     },
@@ -282,10 +291,15 @@ function createDeviceStore(tables: MemoryTables): DeviceStore {
       }
       return revoked;
     },
-    async findWithSession(userId, fingerprint) {
+    async findWithSession(userId, fingerprintHash) {
       return copyOrNull(
-        [...devices.values()].find((device) => device.userId === userId && device.fingerprint === fingerprint && device.sessionIssuedAt !== null),
+        [...devices.values()].find((device) => device.userId === userId && device.fingerprintHash === fingerprintHash && device.sessionIssuedAt !== null),
       );
+    },
+    async deleteUnused(now, seenBefore) {
+      const withSession = sessionDeviceIds();
+      const trustedNow = (device: Device) => device.trusted && device.trustedUntil !== null && device.trustedUntil > now;
+      return deleteWhere(devices, (device) => !trustedNow(device) && device.lastSeenAt < seenBefore && !withSession.has(device.id));
     },
     async markSessionIssued(deviceId, now, trustedUntil) {
       const device = devices.get(deviceId);
@@ -518,7 +532,7 @@ interface RetiredRefreshToken {
   readonly sealedSuccessor: string | null;
 }
 
-function createSessionStore(tables: MemoryTables): SessionStore {
+function createSessionStore(tables: MemoryTables): { store: SessionStore; deviceIds: () => ReadonlySet<string> } {
   const sessions = tables.map<string, Session>();
   const retired = tables.map<string, RetiredRefreshToken>();
   const tokenTaken = (accessTokenHash: string, refreshTokenHash: string, exceptId: string | null) =>
@@ -530,7 +544,7 @@ function createSessionStore(tables: MemoryTables): SessionStore {
     sessions.set(session.id, { ...session, revokedAt: now });
     return true;
   };
-  return {
+  const store: SessionStore = {
     async create(session) {
       if (sessions.has(session.id) || tokenTaken(session.accessTokenHash, session.refreshTokenHash, null)) throw alreadyExists();
       sessions.set(session.id, { ...session });
@@ -613,7 +627,15 @@ function createSessionStore(tables: MemoryTables): SessionStore {
       }
       return revoked;
     },
+    async deleteEnded(now) {
+      const detecting = new Set([...retired.values()].filter((token) => token.expiresAt > now).map((token) => token.sessionId));
+      const ended = (session: Session) => session.revokedAt !== null || session.refreshExpiresAt <= now || session.expiresAt <= now;
+      const deleted = deleteWhere(sessions, (session) => ended(session) && !detecting.has(session.id));
+      deleteWhere(retired, (token) => !sessions.has(token.sessionId));
+      return deleted;
+    },
   };
+  return { store, deviceIds: () => new Set([...sessions.values()].map((session) => session.deviceId)) };
 }
 
 function createSettingsStore(tables: MemoryTables): SettingsStore {

@@ -36,7 +36,7 @@ export function describeDevicesContract(current: () => Stores): void {
 
     it("keys devices by user, org and fingerprint", async () => {
       await stores.devices.getOrCreate(aDevice());
-      const otherFingerprint = await stores.devices.getOrCreate(aDevice({ id: "d-fp", fingerprint: "fp-phone" }));
+      const otherFingerprint = await stores.devices.getOrCreate(aDevice({ id: "d-fp", fingerprintHash: "fp-phone" }));
       const otherUser = await stores.devices.getOrCreate(aDevice({ id: "d-user", userId: OTHER_USER_ID }));
       const otherOrg = await stores.devices.getOrCreate(aDevice({ id: "d-org", orgId: OTHER_ORG_ID }));
       expect([otherFingerprint.created, otherUser.created, otherOrg.created]).toEqual([true, true, true]);
@@ -44,11 +44,11 @@ export function describeDevicesContract(current: () => Stores): void {
 
     it("refuses a new device whose id is taken with already_exists", async () => {
       await stores.devices.getOrCreate(aDevice());
-      await expectRejectionKind(stores.devices.getOrCreate(aDevice({ fingerprint: "fp-phone" })), "already_exists");
+      await expectRejectionKind(stores.devices.getOrCreate(aDevice({ fingerprintHash: "fp-phone" })), "already_exists");
     });
 
     it("lists one user's devices in one org, oldest first", async () => {
-      const later = aDevice({ id: "d-later", fingerprint: "fp-phone", createdAt: T0 + MINUTE, lastSeenAt: T0 + MINUTE });
+      const later = aDevice({ id: "d-later", fingerprintHash: "fp-phone", createdAt: T0 + MINUTE, lastSeenAt: T0 + MINUTE });
       await stores.devices.getOrCreate(later);
       await stores.devices.getOrCreate(aDevice());
       await stores.devices.getOrCreate(aDevice({ id: "d-user", userId: OTHER_USER_ID }));
