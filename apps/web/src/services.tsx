@@ -18,8 +18,6 @@ export interface AppServices {
   readonly auth: AuthClient;
   readonly browser: BrowserApi;
   readonly account: AccountClient;
-  /** This browser's device id, as Login and Refresh send it (the account page marks this device with it). */
-  readonly deviceFingerprint: () => string;
   /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
@@ -85,7 +83,6 @@ export function createAppServices(win: Window): AppServices {
     auth,
     browser: createBrowserApi(transport),
     account: createAccountClient(transport),
-    deviceFingerprint: getFingerprint,
     fetch: fetchImpl,
     lastOrg,
   };

@@ -102,7 +102,9 @@ describe(`openPostgresStores (${database.kind})`, () => {
       id: "d",
       userId: "u",
       orgId: "o",
-      fingerprint: "f",
+      fingerprintHash: "f",
+      userAgent: null,
+      lastAddress: null,
       trusted: false,
       trustedUntil: null,
       trustRevokedAt: null,
@@ -125,6 +127,8 @@ describe(`openPostgresStores (${database.kind})`, () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      sessions: 0,
+      devices: 0,
     });
     expect(await purgeExpired(t0 + day, retention)).toEqual({
       rateLimitLogs: 0,
@@ -135,6 +139,8 @@ describe(`openPostgresStores (${database.kind})`, () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      sessions: 0,
+      devices: 0,
     });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
   });

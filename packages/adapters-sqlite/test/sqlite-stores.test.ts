@@ -194,7 +194,9 @@ describe("openSqliteStores", () => {
       id: "d",
       userId: "u",
       orgId: "o",
-      fingerprint: "f",
+      fingerprintHash: "f",
+      userAgent: null,
+      lastAddress: null,
       trusted: false,
       trustedUntil: null,
       trustRevokedAt: null,
@@ -243,6 +245,8 @@ describe("openSqliteStores", () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      sessions: 0,
+      devices: 0,
     });
     expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
       rateLimitLogs: 0,
@@ -253,6 +257,8 @@ describe("openSqliteStores", () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      sessions: 0,
+      devices: 0,
     });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);

@@ -118,7 +118,7 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     await recordAudit(tx, "mfa.verified", deviceSubject, { challengeId, factor: "webauthn" });
     const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
     const tokens = await issueSession(tx, factor.userId, orgId, device.id, input.request, "passkey", trustedUntil);
-    if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", deviceSubject, { trustedUntil });
+    if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", deviceSubject, { trustedUntil: new Date(trustedUntil).toISOString() });
     return tokens;
   });
 }

@@ -131,7 +131,7 @@ async function verifyAndIssue(
   if (claimed.stepUpSessionId !== undefined) return { ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol };
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
-  if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
+  if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil: new Date(trustedUntil).toISOString() });
   return { ...tokens, ...enrol };
 }
 
