@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { SqliteAdapter, sql, type Kysely } from "kysely";
 import { Migrator, type Migration } from "kysely/migration";
 import type { Database } from "./schema.ts";
 
@@ -419,23 +419,30 @@ export const migrations: Readonly<Record<string, Migration>> = {
 function fingerprintHashMigration(hash: ((fingerprint: string) => string) | undefined): Migration {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
+      // Refused before any change: SQLite runs a migration's statements outside one transaction.
+      const { rows } = await sql<{ id: string; fingerprint: string }>`SELECT id, fingerprint FROM devices ORDER BY id`.execute(db);
+      if (rows.length > 0 && hash === undefined) {
+        throw new Error("the devices table holds fingerprints in clear: migrate with the server's key (gatehouse migrate), which hashes them");
+      }
       await db.schema.alterTable("devices").renameColumn("fingerprint", "fingerprint_hash").execute();
       await db.schema.alterTable("devices").addColumn("user_agent", "text").execute();
       await db.schema.alterTable("devices").addColumn("last_address", "text").execute();
       // The purge deletes ended sessions and unused devices: their foreign-key cascades and its NOT EXISTS look these up.
       await db.schema.createIndex("sessions_device").on("sessions").column("device_id").execute();
       await db.schema.createIndex("retired_refresh_tokens_session").on("retired_refresh_tokens").column("session_id").execute();
-      const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices ORDER BY id`.execute(db);
-      if (rows.length === 0) return;
-      if (hash === undefined) {
-        throw new Error("the devices table holds fingerprints in clear: migrate with the server's key (gatehouse migrate), which hashes them");
-      }
+      if (hash === undefined) return;
       const BATCH = 500;
       for (let i = 0; i < rows.length; i += BATCH) {
         const batch = rows.slice(i, i + BATCH);
-        const cases = sql.join(batch.map((row) => sql`WHEN ${row.id} THEN ${hash(row.fingerprint_hash)}`), sql` `);
+        const cases = sql.join(batch.map((row) => sql`WHEN ${row.id} THEN ${hash(row.fingerprint)}`), sql` `);
         const ids = sql.join(batch.map((row) => sql`${row.id}`));
         await sql`UPDATE devices SET fingerprint_hash = CASE id ${cases} END WHERE id IN (${ids})`.execute(db);
+      }
+      // SQLite keeps a replaced value in free pages and old WAL frames; rewrite the file and empty the WAL so no
+      // fingerprint is left to read in it. (PostgreSQL's dead tuples are not readable through SQL nor in a dump.)
+      if (db.getExecutor().adapter instanceof SqliteAdapter) {
+        await sql`VACUUM`.execute(db);
+        await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
       }
     },
   };

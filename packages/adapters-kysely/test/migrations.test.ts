@@ -19,6 +19,7 @@ describe("MIGRATION_NAMES", () => {
       "0009_factors",
       "0010_sms_destinations",
       "0011_passkeys",
+      "0014_device_fingerprint_hashes",
     ]);
   });
 });
@@ -35,11 +36,12 @@ describe("0002_device_session_issued", () => {
       db,
     );
 
-    expect(await migrateToLatest(db)).toEqual(MIGRATION_NAMES.slice(1));
-    const rows = await db.selectFrom("devices").select(["id", "session_issued_at"]).orderBy("id").execute();
+    expect(await migrateToLatest(db, { hashDeviceFingerprint: (fingerprint) => `keyed(${fingerprint})` })).toEqual(MIGRATION_NAMES.slice(1));
+    const rows = await db.selectFrom("devices").select(["id", "session_issued_at", "fingerprint_hash"]).orderBy("id").execute();
+    // 0014_device_fingerprint_hashes: each stored fingerprint replaced by its keyed hash.
     expect(rows).toEqual([
-      { id: "known", session_issued_at: 200 },
-      { id: "seen", session_issued_at: null },
+      { id: "known", session_issued_at: 200, fingerprint_hash: "keyed(laptop)" },
+      { id: "seen", session_issued_at: null, fingerprint_hash: "keyed(tablet)" },
     ]);
     await db.destroy();
   });

@@ -1,6 +1,22 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { MAX_DEVICES_PER_USER } from "../../../model.ts";
 import type { Stores } from "../../../ports.ts";
-import { T0, MINUTE, DAY, USER_ID, OTHER_USER_ID, ORG_ID, OTHER_ORG_ID, DEVICE_ID, aUser, anOrg, aDevice, expectRejectionKind, times } from "./fixtures.ts";
+import {
+  T0,
+  MINUTE,
+  DAY,
+  USER_ID,
+  OTHER_USER_ID,
+  ORG_ID,
+  OTHER_ORG_ID,
+  DEVICE_ID,
+  aUser,
+  anOrg,
+  aDevice,
+  aSession,
+  expectRejectionKind,
+  times,
+} from "./fixtures.ts";
 
 /** The `DeviceStore` contract; `current` returns the fresh stores of the running test. */
 export function describeDevicesContract(current: () => Stores): void {
@@ -19,22 +35,30 @@ export function describeDevicesContract(current: () => Stores): void {
     });
 
     it("creates a device on first sight and round-trips every field", async () => {
-      const device = aDevice({ trusted: true, trustedUntil: T0 + 30 * DAY, trustRevokedAt: T0 - DAY, sessionIssuedAt: T0 - 2 * DAY });
+      const device = aDevice({
+        trusted: true,
+        trustedUntil: T0 + 30 * DAY,
+        trustRevokedAt: T0 - DAY,
+        sessionIssuedAt: T0 - 2 * DAY,
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0 «✓»",
+        lastAddress: "2001:db8::1",
+      });
       expect(await stores.devices.getOrCreate(device)).toEqual({ device, created: true });
       expect(await stores.devices.findById(DEVICE_ID)).toEqual(device);
       expect(await stores.devices.findById("no-device")).toBeNull();
     });
 
-    it("returns the existing device for a known key and updates lastSeenAt only", async () => {
-      const original = aDevice();
+    it("returns the existing device for a known key and updates lastSeenAt, the user agent and the address only", async () => {
+      const original = aDevice({ userAgent: "old agent", lastAddress: "192.0.2.1" });
       await stores.devices.getOrCreate(original);
-      const again = await stores.devices.getOrCreate(aDevice({ id: "device-other-id", createdAt: T0 + DAY, lastSeenAt: T0 + DAY }));
-      expect(again).toEqual({ device: { ...original, lastSeenAt: T0 + DAY }, created: false });
-      expect(await stores.devices.findById(DEVICE_ID)).toEqual({ ...original, lastSeenAt: T0 + DAY });
+      const sighting = { lastSeenAt: T0 + DAY, userAgent: null, lastAddress: "198.51.100.2" };
+      const again = await stores.devices.getOrCreate(aDevice({ id: "device-other-id", createdAt: T0 + DAY, trusted: true, ...sighting }));
+      expect(again).toEqual({ device: { ...original, ...sighting }, created: false });
+      expect(await stores.devices.findById(DEVICE_ID)).toEqual({ ...original, ...sighting });
       expect(await stores.devices.findById("device-other-id")).toBeNull();
     });
 
-    it("keys devices by user, org and fingerprint", async () => {
+    it("keys devices by user, org and fingerprint hash", async () => {
       await stores.devices.getOrCreate(aDevice());
       const otherFingerprint = await stores.devices.getOrCreate(aDevice({ id: "d-fp", fingerprintHash: "fp-phone" }));
       const otherUser = await stores.devices.getOrCreate(aDevice({ id: "d-user", userId: OTHER_USER_ID }));
@@ -99,6 +123,69 @@ export function describeDevicesContract(current: () => Stores): void {
       await times(20, (i) => stores.devices.markSessionIssued(DEVICE_ID, T0 + (i + 1) * MINUTE));
       const issuedAt = (await stores.devices.findById(DEVICE_ID))?.sessionIssuedAt ?? null;
       expect(Array.from({ length: 20 }, (_, i) => T0 + (i + 1) * MINUTE)).toContain(issuedAt);
+    });
+
+    it(`keeps at most ${MAX_DEVICES_PER_USER} devices a user: a new one deletes the least recently seen untrusted one, in any org`, async () => {
+      const seen = (i: number) => T0 + i * MINUTE;
+      await stores.devices.getOrCreate(aDevice({ id: "d-trusted-oldest", fingerprintHash: "fp-t", lastSeenAt: seen(0), trusted: true, trustedUntil: T0 + DAY }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-expired-trust", fingerprintHash: "fp-e", lastSeenAt: seen(2), trusted: true, trustedUntil: seen(3) }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-other-org", orgId: OTHER_ORG_ID, lastSeenAt: seen(1) }));
+      for (let i = 3; i < MAX_DEVICES_PER_USER; i++) {
+        await stores.devices.getOrCreate(aDevice({ id: `d-${i}`, fingerprintHash: `fp-${i}`, lastSeenAt: seen(i) }));
+      }
+      await stores.devices.getOrCreate(aDevice({ id: "d-other-user", userId: OTHER_USER_ID, lastSeenAt: seen(0) }));
+      const all = async () => [...(await stores.devices.listByUser(ORG_ID, USER_ID)), ...(await stores.devices.listByUser(OTHER_ORG_ID, USER_ID))];
+      expect(await all()).toHaveLength(MAX_DEVICES_PER_USER);
+
+      const at = seen(MAX_DEVICES_PER_USER);
+      expect((await stores.devices.getOrCreate(aDevice({ id: "d-51", fingerprintHash: "fp-51", lastSeenAt: at }))).created).toBe(true);
+      expect(await stores.devices.findById("d-other-org")).toBeNull();
+      expect((await all()).map((device) => device.id)).toHaveLength(MAX_DEVICES_PER_USER);
+      // Seen again, not created: nothing goes.
+      await stores.devices.getOrCreate(aDevice({ id: "d-again", fingerprintHash: "fp-51", lastSeenAt: at + 1 }));
+      expect(await all()).toHaveLength(MAX_DEVICES_PER_USER);
+      await stores.devices.getOrCreate(aDevice({ id: "d-52", fingerprintHash: "fp-52", lastSeenAt: at + 2 }));
+      // Its trust ran out: it counts as untrusted, and it is the least recently seen of those left.
+      expect(await stores.devices.findById("d-expired-trust")).toBeNull();
+      expect(await stores.devices.findById("d-trusted-oldest")).not.toBeNull();
+      expect(await stores.devices.findById("d-other-user")).not.toBeNull();
+      expect(await all()).toHaveLength(MAX_DEVICES_PER_USER);
+    });
+
+    it("deletes the devices neither trusted, nor seen since, nor in a session, and only those", async () => {
+      const now = T0 + 100 * DAY;
+      const seenBefore = now - 90 * DAY;
+      const old = T0;
+      await stores.devices.getOrCreate(aDevice({ id: "d-unused", fingerprintHash: "fp-1", lastSeenAt: old }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-trust-ran-out", fingerprintHash: "fp-2", lastSeenAt: old, trusted: true, trustedUntil: now }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-trusted", fingerprintHash: "fp-3", lastSeenAt: old, trusted: true, trustedUntil: now + 1 }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-recent", fingerprintHash: "fp-4", lastSeenAt: seenBefore }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-in-session", fingerprintHash: "fp-5", lastSeenAt: old }));
+      await stores.sessions.create(aSession({ deviceId: "d-in-session", revokedAt: T0 }));
+
+      expect(await stores.devices.deleteUnused(now, seenBefore)).toBe(2);
+      expect(await stores.devices.deleteUnused(now, seenBefore)).toBe(0);
+      expect(await stores.devices.findById("d-unused")).toBeNull();
+      expect(await stores.devices.findById("d-trust-ran-out")).toBeNull();
+      for (const kept of ["d-trusted", "d-recent", "d-in-session"]) expect((await stores.devices.findById(kept))?.id).toBe(kept);
+    });
+
+    it("runs 12 overlapping evictions of one user's devices at once without a deadlock, each device left evicted", async () => {
+      const ids = Array.from({ length: 12 }, (_, i) => `d-${String(i).padStart(2, "0")}`);
+      for (const [i, id] of ids.entries()) {
+        await stores.devices.getOrCreate(aDevice({ id, fingerprintHash: `fp-${id}`, orgId: i % 2 === 0 ? ORG_ID : OTHER_ORG_ID }));
+        await stores.devices.markSessionIssued(id, T0, T0 + 30 * DAY);
+      }
+      const now = T0 + DAY;
+      // Different kept devices and scopes: each locks a different, overlapping set of rows.
+      const revoked = await Promise.all(
+        ids.map((id, i) => stores.devices.evictByUser(USER_ID, now, { keepDeviceId: ids[(i + 5) % ids.length], ...(i % 3 === 0 ? { orgId: ORG_ID } : {}) })),
+      );
+      // Each device is kept by one eviction and reached by others: its trust ends once, and it is new again.
+      expect(revoked.reduce((sum, count) => sum + count, 0)).toBe(ids.length);
+      for (const id of ids) {
+        expect(await stores.devices.findById(id)).toMatchObject({ trusted: false, trustedUntil: null, trustRevokedAt: now, sessionIssuedAt: null });
+      }
     });
 
     it("creates exactly one device among 20 concurrent getOrCreate calls for one key", async () => {

@@ -1,6 +1,21 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import { aChallenge, anIntent, DAY, DEVICE_ID, MINUTE, ORG_ID, seedGraph, T0, tokenPair, aSession, USER_ID } from "./fixtures.ts";
+import {
+  aChallenge,
+  aDevice,
+  anIntent,
+  DAY,
+  DEVICE_ID,
+  MINUTE,
+  ORG_ID,
+  OTHER_ORG_DEVICE_ID,
+  OTHER_USER_DEVICE_ID,
+  seedGraph,
+  T0,
+  tokenPair,
+  aSession,
+  USER_ID,
+} from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
 
 /**
@@ -59,6 +74,24 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         orgId: ORG_ID,
         deviceId: DEVICE_ID,
       });
+    });
+
+    it("deletes sessions that ended and devices neither trusted nor seen for 90 days, as the stores' own deletes do", async (context) => {
+      const purge = handle.purgeExpired;
+      if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
+      const now = T0 + 100 * DAY;
+      await stores.sessions.create(aSession({ id: "s-revoked", revokedAt: T0 }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-trusted", fingerprintHash: "fp-trusted", trusted: true, trustedUntil: now + DAY }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-recent", fingerprintHash: "fp-recent", lastSeenAt: now - DAY }));
+      await stores.sessions.create(aSession({ id: "s-live", deviceId: "d-recent", ...tokenPair("live", now - DAY), expiresAt: now + DAY }));
+
+      expect(await purge(now, { auditRetentionMs: 90 * DAY })).toMatchObject({ sessions: 1, devices: 3 });
+      expect(await purge(now, { auditRetentionMs: 90 * DAY })).toMatchObject({ sessions: 0, devices: 0 });
+      // The seeded devices (seen at T0, in no session once the revoked one went) are gone; the others stay.
+      for (const gone of [DEVICE_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID]) expect(await stores.devices.findById(gone)).toBeNull();
+      expect((await stores.devices.findById("d-trusted"))?.id).toBe("d-trusted");
+      expect((await stores.devices.findById("d-recent"))?.id).toBe("d-recent");
+      expect((await stores.sessions.listActiveByUser(ORG_ID, USER_ID, now)).map((session) => session.id)).toEqual(["s-live"]);
     });
   });
 }
