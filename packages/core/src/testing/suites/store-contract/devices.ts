@@ -170,23 +170,35 @@ export function describeDevicesContract(current: () => Stores): void {
       for (const kept of ["d-trusted", "d-recent", "d-in-session"]) expect((await stores.devices.findById(kept))?.id).toBe(kept);
     });
 
-    it("runs 12 overlapping evictions of one user's devices at once without a deadlock, each device left evicted", async () => {
+    it("runs rounds of 16 overlapping evictions at once, a millisecond apart across trusts that end between them, without a deadlock", async () => {
+      // Half the devices' trust ends between the evictions' clocks: one eviction's first statement takes them as
+      // trusted and another's does not, so row locks taken statement by statement would cross.
       const ids = Array.from({ length: 12 }, (_, i) => `d-${String(i).padStart(2, "0")}`);
       for (const [i, id] of ids.entries()) {
-        await stores.devices.getOrCreate(aDevice({ id, fingerprintHash: `fp-${id}`, orgId: i % 2 === 0 ? ORG_ID : OTHER_ORG_ID }));
-        await stores.devices.markSessionIssued(id, T0, T0 + 30 * DAY);
+        await stores.devices.getOrCreate(aDevice({ id, fingerprintHash: `fp-${id}`, orgId: i % 3 === 0 ? OTHER_ORG_ID : ORG_ID }));
       }
-      const now = T0 + DAY;
-      // Different kept devices and scopes: each locks a different, overlapping set of rows.
-      const revoked = await Promise.all(
-        ids.map((id, i) => stores.devices.evictByUser(USER_ID, now, { keepDeviceId: ids[(i + 5) % ids.length], ...(i % 3 === 0 ? { orgId: ORG_ID } : {}) })),
-      );
-      // Each device is kept by one eviction and reached by others: its trust ends once, and it is new again.
-      expect(revoked.reduce((sum, count) => sum + count, 0)).toBe(ids.length);
-      for (const id of ids) {
-        expect(await stores.devices.findById(id)).toMatchObject({ trusted: false, trustedUntil: null, trustRevokedAt: now, sessionIssuedAt: null });
-      }
+      for (let round = 1; round <= 4; round++) await evictionRound(T0 + round * DAY, ids);
     });
+
+    /** Trusts every device (half until just after `now`), then evicts them 16 times at once. */
+    async function evictionRound(now: number, ids: readonly string[]): Promise<void> {
+      for (const [i, id] of ids.entries()) await stores.devices.markSessionIssued(id, now - DAY, i % 2 === 0 ? now + 1 : now + 30 * DAY);
+      const revoked = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          stores.devices.evictByUser(USER_ID, i % 2 === 0 ? now : now + 2, {
+            keepDeviceId: ids[i % ids.length],
+            ...(i % 4 === 3 ? { orgId: ORG_ID } : {}),
+          }),
+        ),
+      );
+      // Every device lost what trust it had at some eviction's clock, and is new again.
+      expect(revoked.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(ids.length / 2);
+      for (const id of ids) {
+        const device = await stores.devices.findById(id);
+        expect(device?.sessionIssuedAt).toBeNull();
+        expect(device !== null && device.trusted && device.trustedUntil !== null && device.trustedUntil > now + 2).toBe(false);
+      }
+    }
 
     it("creates exactly one device among 20 concurrent getOrCreate calls for one key", async () => {
       const results = await times(20, (i) => stores.devices.getOrCreate(aDevice({ id: `device-race-${i}`, lastSeenAt: T0 + i })));
