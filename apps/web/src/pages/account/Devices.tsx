@@ -71,7 +71,7 @@ export function Devices(): ReactNode {
               busy={busy === device.id}
               busyLabel="Forgetting…"
               disabled={busy !== null}
-              aria-label={`Forget ${deviceName(device)}`}
+              aria-label={`Forget device ${deviceName(device)}`}
             >
               Forget
             </Button>
