@@ -51,6 +51,7 @@ export function createAppServices(win: Window): AppServices {
     (fingerprint ??= deviceFingerprint(
       storageOrNull(() => win.localStorage),
       win.crypto,
+      storageOrNull(() => win.sessionStorage),
     ));
   const fetchImpl = (url: string, init: RequestInit): Promise<Response> => win.fetch(url, init);
   // One transport for every service: its interceptor adds the bearer token and refreshes it once.
