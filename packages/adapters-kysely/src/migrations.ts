@@ -434,7 +434,10 @@ function fingerprintHashMigration(hash: ((fingerprint: string) => string) | unde
       const BATCH = 500;
       for (let i = 0; i < rows.length; i += BATCH) {
         const batch = rows.slice(i, i + BATCH);
-        const cases = sql.join(batch.map((row) => sql`WHEN ${row.id} THEN ${hash(row.fingerprint)}`), sql` `);
+        const cases = sql.join(
+          batch.map((row) => sql`WHEN ${row.id} THEN ${hash(row.fingerprint)}`),
+          sql` `,
+        );
         const ids = sql.join(batch.map((row) => sql`${row.id}`));
         await sql`UPDATE devices SET fingerprint_hash = CASE id ${cases} END WHERE id IN (${ids})`.execute(db);
       }

@@ -95,7 +95,8 @@ function deviceOf(row: DeviceColumns): Device | null {
     device_created_at: createdAt,
     device_last_seen_at: lastSeenAt,
   } = row;
-  if (id === null || userId === null || orgId === null || fingerprintHash === null || trusted === null || createdAt === null || lastSeenAt === null) return null;
+  if (id === null || userId === null || orgId === null || fingerprintHash === null || trusted === null || createdAt === null || lastSeenAt === null)
+    return null;
   return toDevice({
     id,
     user_id: userId,

@@ -79,7 +79,9 @@ describe("a fingerprint is never stored nor shown", () => {
       expect(Object.keys(listing[0]!)).not.toContain("fingerprintHash");
     }
     const sessions = await h.gatehouse.admin.listSessionsOfUser(SYSTEM, h.userId);
-    expect(sessions).toEqual([expect.objectContaining({ deviceId: stored!.id, deviceLabel: "Firefox on Linux", userAgent: FIREFOX, lastAddress: "203.0.113.9" })]);
+    expect(sessions).toEqual([
+      expect.objectContaining({ deviceId: stored!.id, deviceLabel: "Firefox on Linux", userAgent: FIREFOX, lastAddress: "203.0.113.9" }),
+    ]);
   });
 
   it("a later sign-in from the device records its new address and user agent", async () => {

@@ -127,7 +127,9 @@ export function describeDevicesContract(current: () => Stores): void {
 
     it(`keeps at most ${MAX_DEVICES_PER_USER} devices a user: a new one deletes the least recently seen untrusted one, in any org`, async () => {
       const seen = (i: number) => T0 + i * MINUTE;
-      await stores.devices.getOrCreate(aDevice({ id: "d-trusted-oldest", fingerprintHash: "fp-t", lastSeenAt: seen(0), trusted: true, trustedUntil: T0 + DAY }));
+      await stores.devices.getOrCreate(
+        aDevice({ id: "d-trusted-oldest", fingerprintHash: "fp-t", lastSeenAt: seen(0), trusted: true, trustedUntil: T0 + DAY }),
+      );
       await stores.devices.getOrCreate(aDevice({ id: "d-expired-trust", fingerprintHash: "fp-e", lastSeenAt: seen(2), trusted: true, trustedUntil: seen(3) }));
       await stores.devices.getOrCreate(aDevice({ id: "d-other-org", orgId: OTHER_ORG_ID, lastSeenAt: seen(1) }));
       for (let i = 3; i < MAX_DEVICES_PER_USER; i++) {
