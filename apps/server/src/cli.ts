@@ -227,6 +227,7 @@ function sessionToJson(session: OperatorSessionView) {
     amr: session.amr,
     aal: session.aal,
     created_at: iso(session.createdAt),
+    last_seen_at: iso(session.lastSeenAt),
     expires_at: iso(session.expiresAt),
   };
 }
@@ -235,7 +236,7 @@ const ORG_PARAM = "the organization's id or slug";
 const USER_PARAM = "the account's email or user id";
 const USER_KEYS = "user_id, email, display_name, platform_admin, email_verified_at, phone (masked), phone_verified, disabled_at, created_at";
 const DEVICE_KEYS = "device_id, org_id, user_id, label, user_agent, last_address, trusted (now), trusted_until, trust_revoked_at, created_at, last_seen_at";
-const SESSION_KEYS = "session_id, org_id, device_id, device_label, user_agent, last_address, amr, aal, created_at, expires_at";
+const SESSION_KEYS = "session_id, org_id, device_id, device_label, user_agent, last_address, amr, aal, created_at, last_seen_at, expires_at";
 const POLICY_KEYS =
   '{"access_control": {"allowed_domains": [...], "blocked_domains": [...], "default_action": "allow"|"deny", "wildcard_supported": bool}, "action_restrictions": {"allowed_actions": ["navigate"|"download"|"upload"|"copy_paste", ...], "read_only_mode": bool}}';
 const ORG_SETTINGS_KEYS = '{"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650}';

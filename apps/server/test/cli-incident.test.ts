@@ -91,13 +91,22 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
       expect(Object.keys(device).filter((key) => key.includes("fingerprint"))).toEqual([]);
     }
     expect(JSON.stringify(listed)).not.toMatch(/laptop|tablet/);
-    type SessionLine = { session_id: string; org_id: string; device_id: string; device_label: string; created_at: string; expires_at: string };
+    type SessionLine = {
+      session_id: string;
+      org_id: string;
+      device_id: string;
+      device_label: string;
+      created_at: string;
+      last_seen_at: string;
+      expires_at: string;
+    };
     const sessions = (await runCli(["session", "list", EMAIL], env)).json.sessions as SessionLine[];
     expect(sessions.map((s) => s.org_id).sort()).toEqual([acme, acme, globex].sort());
     for (const session of sessions) {
       expect(listed.map((d) => d.device_id)).toContain(session.device_id);
       expect(session).toMatchObject({ device_label: expect.any(String) as unknown, created_at: expect.stringMatching(ISO) as unknown });
       expect(session.expires_at).toMatch(ISO);
+      expect(session.last_seen_at).toMatch(ISO);
     }
 
     // 1. Out of Acme: its sessions end (the MFA sign-in and the trusted one), Globex is untouched.

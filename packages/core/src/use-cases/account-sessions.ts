@@ -5,7 +5,7 @@ import { orgSettingsOf } from "../factors/step-up.ts";
 import { isSmsOnly, usableFactors } from "../factors/usable-factors.ts";
 import { requireId } from "../input.ts";
 import { deviceLabel, summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
-import type { EpochMs } from "../model.ts";
+import type { EpochMs, Session } from "../model.ts";
 import type { MfaRequired, Principal } from "../results.ts";
 import { prepareChallenge, sendChallenge, storeCodelessChallenge } from "../second-factor.ts";
 import { inTransaction } from "../unit-of-work.ts";
@@ -22,6 +22,11 @@ export interface SessionView {
   readonly current: boolean;
 }
 
+/** When the session's tokens were last issued: an access token lives accessTokenTtlMs from its issue, unless the session's end came first. */
+export function lastIssuedAt(ctx: Context, session: Session): EpochMs {
+  return Math.max(session.createdAt, Math.min(session.accessExpiresAt, session.expiresAt) - ctx.config.accessTokenTtlMs);
+}
+
 function subjectOf(principal: Principal, request: RequestMeta | undefined): AuditSubject {
   return { actor: { kind: "user", userId: principal.userId }, orgId: principal.orgId, userId: principal.userId, deviceId: principal.deviceId, request };
 }
@@ -34,8 +39,7 @@ export async function listSessions(ctx: Context, principal: Principal): Promise<
   return sessions.map((session) => ({
     id: session.id,
     createdAt: session.createdAt,
-    // An access token lives accessTokenTtlMs from its issue, unless the session's end came first.
-    lastSeenAt: Math.max(session.createdAt, Math.min(session.accessExpiresAt, session.expiresAt) - ctx.config.accessTokenTtlMs),
+    lastSeenAt: lastIssuedAt(ctx, session),
     deviceLabel: deviceLabel(devices.get(session.deviceId)?.userAgent ?? null),
     amr: session.amr,
     current: session.id === principal.sessionId,

@@ -5,6 +5,7 @@
  */
 import type { Context } from "../context.ts";
 import { evictUser } from "../end-sign-ins.ts";
+import { lastIssuedAt } from "./account-sessions.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId } from "../input.ts";
 import { deviceLabel, summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
@@ -55,6 +56,8 @@ export interface OperatorSessionView {
   readonly userAgent: string | null;
   readonly lastAddress: string | null;
   readonly createdAt: EpochMs;
+  /** When its tokens were last issued (sign-in, refresh or step-up). */
+  readonly lastSeenAt: EpochMs;
   readonly expiresAt: EpochMs;
   readonly amr: readonly string[];
   readonly aal: number;
@@ -81,6 +84,7 @@ export async function listSessionsOfUser(ctx: Context, actor: Actor, userId: str
           userAgent: device?.userAgent ?? null,
           lastAddress: device?.lastAddress ?? null,
           createdAt: session.createdAt,
+          lastSeenAt: lastIssuedAt(ctx, session),
           expiresAt: session.expiresAt,
           amr: session.amr,
           aal: session.aal,
