@@ -209,17 +209,22 @@ export async function deleteUnusedDevices(db: Kysely<Database>, now: number, see
 
 /**
  * After `created` was stored, deletes the user's devices past the `MAX_DEVICES_PER_USER` it keeps: the new one,
- * then those trusted at its sighting, then the most recently seen. Each concurrent creation deletes what is past
- * the bound in what it sees, so they settle at the bound.
+ * then those trusted at its sighting, then the most recently seen.
  */
 async function keepNewestDevices(db: Kysely<Database>, dialect: SqlDialect, created: Device): Promise<void> {
   const now = created.lastSeenAt;
   const unbounded = dialect === "sqlite" ? sql`LIMIT -1` : sql``;
-  await sql`
-    DELETE FROM devices WHERE id IN (
-      SELECT id FROM devices WHERE user_id = ${created.userId}
-      ORDER BY CASE WHEN id = ${created.id} THEN 0 ELSE 1 END,
-               CASE WHEN trusted = ${toDbBool(dialect, true)} AND trusted_until > ${now} THEN 0 ELSE 1 END,
-               last_seen_at DESC, id DESC
-      ${unbounded} OFFSET ${MAX_DEVICES_PER_USER})`.execute(db);
+  await atomically(db, async (trx) => {
+    // On PostgreSQL a user's creations take turns on the user's row (a lock that foreign-key checks do not wait
+    // on), so each one's DELETE sees the devices the others made and the user settles at the bound; SQLite
+    // writes one transaction at a time.
+    if (dialect === "postgres") await sql`SELECT id FROM users WHERE id = ${created.userId} FOR NO KEY UPDATE`.execute(trx);
+    await sql`
+      DELETE FROM devices WHERE id IN (
+        SELECT id FROM devices WHERE user_id = ${created.userId}
+        ORDER BY CASE WHEN id = ${created.id} THEN 0 ELSE 1 END,
+                 CASE WHEN trusted = ${toDbBool(dialect, true)} AND trusted_until > ${now} THEN 0 ELSE 1 END,
+                 last_seen_at DESC, id DESC
+        ${unbounded} OFFSET ${MAX_DEVICES_PER_USER})`.execute(trx);
+  });
 }

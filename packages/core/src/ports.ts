@@ -185,7 +185,8 @@ export interface DeviceStore {
    * per call), so a created device is the one that has it; throws `already_exists` when the
    * device is new and another device already has that id. A user holds at most `MAX_DEVICES_PER_USER`
    * devices (all orgs together): creating one more deletes the least recently seen of the others, devices
-   * not trusted at `candidate.lastSeenAt` first; concurrent creations for one user settle at that bound.
+   * not trusted at `candidate.lastSeenAt` first; concurrent creations for one user, each in its own unit of
+   * work, settle at that bound.
    */
   getOrCreate(candidate: Device): Promise<{ device: Device; created: boolean }>;
   findById(id: string): Promise<Device | null>;

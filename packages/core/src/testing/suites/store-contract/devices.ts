@@ -154,6 +154,21 @@ export function describeDevicesContract(current: () => Stores): void {
       expect(await all()).toHaveLength(MAX_DEVICES_PER_USER);
     });
 
+    it(`settles at ${MAX_DEVICES_PER_USER} devices when 10 sign-ins create new ones at once for a user who has ${MAX_DEVICES_PER_USER - 1}`, async () => {
+      for (let i = 1; i < MAX_DEVICES_PER_USER; i++) {
+        await stores.devices.getOrCreate(aDevice({ id: `d-old-${i}`, fingerprintHash: `fp-old-${i}`, lastSeenAt: T0 + i }));
+      }
+      // Each in a unit of work of its own, as a sign-in makes it: none sees the others' until it commits.
+      const created = await times(10, (i) =>
+        stores.transaction((tx) => tx.devices.getOrCreate(aDevice({ id: `d-new-${i}`, fingerprintHash: `fp-new-${i}`, lastSeenAt: T0 + DAY }))),
+      );
+      expect(created.every((result) => result.created)).toBe(true);
+      const left = await stores.devices.listByUser(ORG_ID, USER_ID);
+      expect(left).toHaveLength(MAX_DEVICES_PER_USER);
+      // The least recently seen went: every device made now is kept.
+      expect(left.filter((device) => device.id.startsWith("d-new-"))).toHaveLength(10);
+    });
+
     it("deletes the devices neither trusted, nor seen since, nor in a session, and only those", async () => {
       const now = T0 + 100 * DAY;
       const seenBefore = now - 90 * DAY;
