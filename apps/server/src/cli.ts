@@ -31,7 +31,8 @@ import {
   SYSTEM_ACTOR,
   type Actor,
   type AuditEventsQuery,
-  type Device,
+  type DeviceSummary,
+  type OperatorSessionView,
   type Gatehouse,
   type User,
 } from "@gatehouse/core";
@@ -224,11 +225,15 @@ function userToJson(user: User) {
   };
 }
 
-function deviceToJson(device: Device, now: number) {
+/** Never the fingerprint: the store holds only its keyed hash, and that is not shown either. */
+function deviceToJson(device: DeviceSummary, now: number) {
   return {
     device_id: device.id,
     org_id: device.orgId,
     user_id: device.userId,
+    label: device.label,
+    user_agent: device.userAgent,
+    last_address: device.lastAddress,
     trusted: device.trusted && device.trustedUntil !== null && device.trustedUntil > now,
     trusted_until: iso(device.trustedUntil),
     trust_revoked_at: iso(device.trustRevokedAt),
@@ -237,10 +242,27 @@ function deviceToJson(device: Device, now: number) {
   };
 }
 
+function sessionToJson(session: OperatorSessionView) {
+  return {
+    session_id: session.id,
+    org_id: session.orgId,
+    device_id: session.deviceId,
+    device_label: session.deviceLabel,
+    user_agent: session.userAgent,
+    last_address: session.lastAddress,
+    amr: session.amr,
+    aal: session.aal,
+    created_at: iso(session.createdAt),
+    last_seen_at: iso(session.lastSeenAt),
+    expires_at: iso(session.expiresAt),
+  };
+}
+
 const ORG_PARAM = "the organization's id or slug";
 const USER_PARAM = "the account's email or user id";
 const USER_KEYS = "user_id, email, display_name, platform_admin, email_verified_at, phone (masked), phone_verified, disabled_at, created_at";
-const DEVICE_KEYS = "device_id, org_id, user_id, trusted (now), trusted_until, trust_revoked_at, created_at, last_seen_at";
+const DEVICE_KEYS = "device_id, org_id, user_id, label, user_agent, last_address, trusted (now), trusted_until, trust_revoked_at, created_at, last_seen_at";
+const SESSION_KEYS = "session_id, org_id, device_id, device_label, user_agent, last_address, amr, aal, created_at, last_seen_at, expires_at";
 const POLICY_KEYS =
   '{"access_control": {"allowed_domains": [...], "blocked_domains": [...], "default_action": "allow"|"deny", "wildcard_supported": bool}, "action_restrictions": {"allowed_actions": ["navigate"|"download"|"upload"|"copy_paste", ...], "read_only_mode": bool}}';
 const ORG_SETTINGS_KEYS = '{"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650}';
@@ -465,6 +487,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ actor, args, gatehouse }) => {
       await gatehouse.admin.setUserDisabledByReference(actor, args[0]!, false);
       return { disabled: false };
+    },
+  },
+  "session list": {
+    summary: "the user's live sessions in every org: the device each signs in from, its user agent and last address",
+    params: { user: USER_PARAM },
+    options: {},
+    output: `{"sessions": [{${SESSION_KEYS}}]}`,
+    run: async ({ args, gatehouse }) => {
+      const { admin } = gatehouse;
+      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
+      return { sessions: (await admin.listSessionsOfUser(SYSTEM_ACTOR, user.id)).map(sessionToJson) };
     },
   },
   "session revoke": {

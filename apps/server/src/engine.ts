@@ -3,6 +3,7 @@ import {
   createGatehouse,
   cryptoRandom,
   decorateStores,
+  deviceFingerprintHash,
   systemClock,
   type Clock,
   type Gatehouse,
@@ -64,6 +65,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     ...config.databaseTimeouts,
     faults,
     createDirectory: config.databaseCreate,
+    hashDeviceFingerprint: deviceFingerprintHash(config.factorEncryptionKey),
   });
   if (storage.applied.length > 0) logger.info({ migrations: storage.applied }, "migrations applied");
   const sms = createSms(config, clock, logger, instruments.onSmsResult);

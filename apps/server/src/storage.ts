@@ -57,6 +57,8 @@ export interface DatabaseOpenOptions {
   readonly faults?: StorageFaultObserver | undefined;
   /** Create an SQLite file's missing directory (`gatehouse migrate`, `DATABASE_CREATE`); otherwise it is refused. */
   readonly createDirectory?: boolean | undefined;
+  /** How the 0014 migration hashes the device fingerprints stored before it (see `MigrateOptions.hashDeviceFingerprint`). */
+  readonly hashDeviceFingerprint?: ((fingerprint: string) => string) | undefined;
 }
 
 /**
@@ -104,11 +106,11 @@ async function openDatabase(
   sqliteBackgroundCheckpoint: boolean,
   options: DatabaseOpenOptions,
 ): Promise<Omit<OpenStorage, "probeWrite">> {
-  const { statementTimeoutMs, connectTimeoutMs, faults } = options;
+  const { statementTimeoutMs, connectTimeoutMs, faults, hashDeviceFingerprint } = options;
   if (isPostgresUrl(databaseUrl)) {
     // Loaded only when selected, so an SQLite install never loads the PostgreSQL driver.
     const { openPostgresStores } = await import("@gatehouse/adapters-postgres");
-    const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery, faults, statementTimeoutMs, connectTimeoutMs });
+    const pg = await openPostgresStores({ connectionString: databaseUrl, onQuery, faults, statementTimeoutMs, connectTimeoutMs, hashDeviceFingerprint });
     return { stores: pg.stores, kind: "postgres", applied: pg.applied, purgeExpired: pg.purgeExpired, ping: pg.ping, close: pg.close };
   }
   const sqlite = await openSqliteStores({
@@ -117,6 +119,7 @@ async function openDatabase(
     faults,
     busyTimeoutMs: statementTimeoutMs,
     backgroundCheckpoint: sqliteBackgroundCheckpoint,
+    hashDeviceFingerprint,
   });
   return {
     stores: sqlite.stores,

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
+import { deviceFingerprintHash } from "@gatehouse/core";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { untilStopSignal } from "./stop-signal.ts";
@@ -29,7 +30,11 @@ export function retryDelayMs(failures: number): number {
  * all have, with status 1 if any of them failed to stop cleanly.
  */
 export async function superviseWorkers(config: ServerConfig, logger: Logger): Promise<void> {
-  const storage = await openStorage(config.databaseUrl, undefined, false, { ...config.databaseTimeouts, createDirectory: config.databaseCreate });
+  const storage = await openStorage(config.databaseUrl, undefined, false, {
+    ...config.databaseTimeouts,
+    createDirectory: config.databaseCreate,
+    hashDeviceFingerprint: deviceFingerprintHash(config.factorEncryptionKey),
+  });
   await storage.close();
 
   const startTimeoutMs = config.lifecycle.workerStartTimeoutMs;

@@ -111,7 +111,8 @@ describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_n
       expect(payload("phone.verified")).toEqual({ phone_mask: "+*******4567" });
       const sessionId = payload("session.created").session_id;
       expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(payload("device.trusted").trusted_until).toBeGreaterThan(Date.now());
+      expect(payload("device.trusted").trusted_until).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Date.parse(String(payload("device.trusted").trusted_until))).toBeGreaterThan(Date.now());
       expect(payload("session.refreshed")).toEqual({ session_id: sessionId });
       expect(payload("session.revoked")).toEqual({ reason: "logout", session_id: sessionId, count: 1 });
 

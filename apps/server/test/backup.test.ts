@@ -4,7 +4,7 @@
  * overwrites a file. PostgreSQL is refused with a pointer to pg_dump.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -84,9 +84,17 @@ describe("gatehouse backup", () => {
         const count = (kind: string) => (copy.prepare("select count(*) as n from audit_events where kind = ?").get(kind) as { n: number }).n;
         expect(count("sign_in.succeeded")).toBeGreaterThanOrEqual(committedBefore);
         expect(count("sign_in.succeeded")).toBeLessThanOrEqual(answered);
+        // The device is there, its fingerprint nowhere: only its keyed hash.
+        const devices = copy.prepare("select * from devices").all() as Record<string, unknown>[];
+        expect(devices).toHaveLength(1);
+        expect(Object.keys(devices[0]!)).not.toContain("fingerprint");
+        expect(devices[0]!.fingerprint_hash).toMatch(/^[0-9a-f]{64}$/);
       } finally {
         copy.close();
       }
+      expect(readFileSync(target).includes("laptop")).toBe(false);
+      // Owner only: the copy holds what the database does.
+      expect(statSync(target).mode & 0o777).toBe(0o600);
 
       const again = await runCli(["backup", target], env);
       expect(again.status).toBe(1);

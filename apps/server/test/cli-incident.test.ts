@@ -76,6 +76,38 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
       [globex, true],
     ]);
     expect(((await runCli(["device", "list", EMAIL, "--org", "globex"], env)).json.devices as DeviceLine[]).map((d) => d.org_id)).toEqual([globex]);
+    // What the operator needs to tell devices apart, every time ISO, and never the fingerprint.
+    const listed = (await runCli(["device", "list", EMAIL], env)).json.devices as Record<string, unknown>[];
+    const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+    for (const device of listed) {
+      expect(device).toMatchObject({
+        label: expect.any(String) as unknown,
+        user_agent: expect.any(String) as unknown,
+        last_address: expect.stringMatching(/127\.0\.0\.1|::1/) as unknown,
+        trusted_until: expect.stringMatching(ISO) as unknown,
+        created_at: expect.stringMatching(ISO) as unknown,
+        last_seen_at: expect.stringMatching(ISO) as unknown,
+      });
+      expect(Object.keys(device).filter((key) => key.includes("fingerprint"))).toEqual([]);
+    }
+    expect(JSON.stringify(listed)).not.toMatch(/laptop|tablet/);
+    type SessionLine = {
+      session_id: string;
+      org_id: string;
+      device_id: string;
+      device_label: string;
+      created_at: string;
+      last_seen_at: string;
+      expires_at: string;
+    };
+    const sessions = (await runCli(["session", "list", EMAIL], env)).json.sessions as SessionLine[];
+    expect(sessions.map((s) => s.org_id).sort()).toEqual([acme, acme, globex].sort());
+    for (const session of sessions) {
+      expect(listed.map((d) => d.device_id)).toContain(session.device_id);
+      expect(session).toMatchObject({ device_label: expect.any(String) as unknown, created_at: expect.stringMatching(ISO) as unknown });
+      expect(session.expires_at).toMatch(ISO);
+      expect(session.last_seen_at).toMatch(ISO);
+    }
 
     // 1. Out of Acme: its sessions end (the MFA sign-in and the trusted one), Globex is untouched.
     const userId = String(shown.user_id);
@@ -102,6 +134,7 @@ describe("a stolen-account incident with the gatehouse CLI", () => {
     // 3. Everywhere: a session the thief opened meanwhile ends too, and the next sign-ins need MFA.
     const again = await signIn(globex, "thief");
     expect((await runCli(["session", "revoke", userId], env)).json).toEqual({ user_id: userId, org_id: null, revoked_count: 1 });
+    expect((await runCli(["session", "list", userId], env)).json).toEqual({ sessions: [] });
     expect((await rpcError(stillSignedIn(globex, again.accessToken))).code).toBe(Code.Unauthenticated);
     // Two sign-ins only: each sends a code, and the phone's budget is five a quarter of an hour.
     expect((await login(acme, "laptop")).result.case).toBe("mfaRequired");

@@ -1,4 +1,6 @@
+import { toJson } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { DeviceSchema } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorDetailSchema, IP_LIMITED_METHODS, PUBLIC_METHODS } from "@gatehouse/transport-connect";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
@@ -83,7 +85,10 @@ describe("gatehouse server over the wire (dev OTP mode, SQLite)", () => {
       const adminUser = await seedAdmin();
       const adminTokens = await adminSignIn(adminUser);
       const { devices } = await api.admin.listUserDevices({ orgId, userId: tokens.userId }, bearer(adminTokens.accessToken));
-      const desktop = devices.find((d) => d.fingerprint === "desktop")!;
+      // An org admin sees the devices, never a fingerprint (nor its hash): the most recently seen is the desktop.
+      expect(JSON.stringify(devices.map((d) => toJson(DeviceSchema, d)))).not.toContain("desktop");
+      const seen = (d: (typeof devices)[number]) => Number(d.lastSeenAt!.seconds) * 1000 + d.lastSeenAt!.nanos / 1e6;
+      const desktop = devices.reduce((latest, d) => (seen(d) >= seen(latest) ? d : latest));
       expect(desktop.trusted).toBe(true);
       await api.admin.revokeDeviceTrust({ orgId, deviceId: desktop.id }, bearer(adminTokens.accessToken));
       expect((await login("desktop")).result.case).toBe("mfaRequired");

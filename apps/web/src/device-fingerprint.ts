@@ -9,23 +9,33 @@ export function randomFingerprint(random: Pick<Crypto, "getRandomValues">): stri
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/**
- * The id of this browser, created once and kept in localStorage so the server can recognise a
- * trusted device across sign-ins. It is a random value, not derived from the browser's traits.
- * When storage is unavailable (blocked by the user) the id lives for this page only.
- */
-export function deviceFingerprint(storage: StorageLike | null, random: Pick<Crypto, "getRandomValues">): string {
+function read(storage: StorageLike | null): string | null {
   try {
     const stored = storage?.getItem(DEVICE_FINGERPRINT_KEY) ?? null;
-    if (stored !== null && FINGERPRINT_SHAPE.test(stored)) return stored;
+    return stored !== null && FINGERPRINT_SHAPE.test(stored) ? stored : null;
   } catch {
-    // Storage blocked: fall through to a fresh id.
+    return null;
   }
-  const fresh = randomFingerprint(random);
+}
+
+function keep(storage: StorageLike | null, fingerprint: string): void {
   try {
-    storage?.setItem(DEVICE_FINGERPRINT_KEY, fresh);
+    storage?.setItem(DEVICE_FINGERPRINT_KEY, fingerprint);
   } catch {
-    // Not persisted: MFA may be asked again on the next sign-in.
+    // Storage blocked: the other one keeps it.
   }
-  return fresh;
+}
+
+/**
+ * The id of this browser: 128 random bits, not derived from the browser's traits, and a secret (with the
+ * password, a trusted one skips the second factor; the server keeps only a keyed hash of it). Kept in
+ * localStorage so the server recognises a trusted device across sign-ins, and with the session in
+ * sessionStorage, so a reload of a tab whose localStorage is blocked still refreshes its session with the
+ * id it signed in with. When neither keeps it, it lives for this page only (MFA may be asked again).
+ */
+export function deviceFingerprint(local: StorageLike | null, random: Pick<Crypto, "getRandomValues">, session: StorageLike | null = null): string {
+  const fingerprint = read(local) ?? read(session) ?? randomFingerprint(random);
+  keep(local, fingerprint);
+  keep(session, fingerprint);
+  return fingerprint;
 }

@@ -24,8 +24,6 @@ export interface AppServices {
   readonly account: AccountClient;
   /** AdminService for the session's org (the console at /admin). */
   readonly admin: AdminClient;
-  /** This browser's device id, as Login and Refresh send it (the account page marks this device with it). */
-  readonly deviceFingerprint: () => string;
   /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
@@ -71,6 +69,7 @@ export function createAppServices(win: Window, options: ServicesOptions = {}): A
     (fingerprint ??= deviceFingerprint(
       storageOrNull(() => win.localStorage),
       win.crypto,
+      storageOrNull(() => win.sessionStorage),
     ));
   const fetchImpl = (url: string, init: RequestInit): Promise<Response> => win.fetch(url, init);
   // One transport for every service: its interceptor adds the bearer token and refreshes it once.
@@ -104,7 +103,6 @@ export function createAppServices(win: Window, options: ServicesOptions = {}): A
     browser: createBrowserApi(transport),
     account: createAccountClient(transport),
     admin: createAdminClient(transport, () => sessions.get()?.orgId ?? ""),
-    deviceFingerprint: getFingerprint,
     fetch: fetchImpl,
     lastOrg,
     registrantProof: createRegistrantProofStore(storageOrNull(() => win.sessionStorage)),

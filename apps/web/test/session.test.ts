@@ -73,4 +73,31 @@ describe("deviceFingerprint", () => {
     expect(deviceFingerprint(broken, random)).toMatch(/^[0-9a-f]{32}$/);
     expect(deviceFingerprint(null, random)).toMatch(/^[0-9a-f]{32}$/);
   });
+
+  it("is kept with the session too: with localStorage blocked, a reload of the tab finds the same id", () => {
+    const blocked = {
+      getItem: () => {
+        throw new Error("blocked");
+      },
+      setItem: () => {
+        throw new Error("blocked");
+      },
+      removeItem: () => undefined,
+    };
+    const tab = memoryStorage();
+    const id = deviceFingerprint(blocked, random, tab);
+    expect(tab.items.get(DEVICE_FINGERPRINT_KEY)).toBe(id);
+    expect(deviceFingerprint(blocked, random, tab)).toBe(id);
+  });
+
+  it("the browser's id wins over the tab's, and both keep it", () => {
+    const local = memoryStorage();
+    const id = deviceFingerprint(local, random);
+    const tab = memoryStorage({ [DEVICE_FINGERPRINT_KEY]: "0".repeat(32) });
+    expect(deviceFingerprint(local, random, tab)).toBe(id);
+    expect(tab.items.get(DEVICE_FINGERPRINT_KEY)).toBe(id);
+    const fresh = memoryStorage();
+    expect(deviceFingerprint(fresh, random, tab)).toBe(id);
+    expect(fresh.items.get(DEVICE_FINGERPRINT_KEY)).toBe(id);
+  });
 });

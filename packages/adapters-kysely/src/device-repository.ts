@@ -1,4 +1,4 @@
-import type { Device, DeviceStore } from "@gatehouse/core";
+import { MAX_DEVICES_PER_USER, type Device, type DeviceStore } from "@gatehouse/core";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { failOnDuplicate } from "./already-exists.ts";
 import { atomically } from "./atomically.ts";
@@ -11,7 +11,9 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
     id: row.id,
     userId: row.user_id,
     orgId: row.org_id,
-    fingerprint: row.fingerprint,
+    fingerprintHash: row.fingerprint_hash,
+    userAgent: row.user_agent,
+    lastAddress: row.last_address,
     trusted: fromDbBool(row.trusted),
     trustedUntil: row.trusted_until === null ? null : fromDbBigint(row.trusted_until),
     trustRevokedAt: row.trust_revoked_at === null ? null : fromDbBigint(row.trust_revoked_at),
@@ -26,7 +28,9 @@ type DeviceArguments = [
   id: string,
   userId: string,
   orgId: string,
-  fingerprint: string,
+  fingerprintHash: string,
+  userAgent: string | null,
+  lastAddress: string | null,
   trusted: DbBool,
   trustedUntil: number | null,
   trustRevokedAt: number | null,
@@ -35,24 +39,39 @@ type DeviceArguments = [
   sessionIssuedAt: number | null,
 ];
 
-const DEVICE_ARITY = 10;
+const DEVICE_ARITY = 12;
 
 function deviceArguments(dialect: SqlDialect, device: Device): DeviceArguments {
-  const { id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt } = device;
-  return [id, userId, orgId, fingerprint, toDbBool(dialect, trusted), trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt];
+  const { id, userId, orgId, fingerprintHash, userAgent, lastAddress, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt } = device;
+  return [
+    id,
+    userId,
+    orgId,
+    fingerprintHash,
+    userAgent,
+    lastAddress,
+    toDbBool(dialect, trusted),
+    trustedUntil,
+    trustRevokedAt,
+    createdAt,
+    lastSeenAt,
+    sessionIssuedAt,
+  ];
 }
 
 export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): DeviceStore {
   // Every sign-in runs these (see preparedQuery).
   const upsert = preparedQuery(db, cache, "devices.getOrCreate", DEVICE_ARITY, (...device: DeviceArguments) => {
-    const [id, userId, orgId, fingerprint, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt] = device;
+    const [id, userId, orgId, fingerprintHash, userAgent, lastAddress, trusted, trustedUntil, trustRevokedAt, createdAt, lastSeenAt, sessionIssuedAt] = device;
     return db
       .insertInto("devices")
       .values({
         id,
         user_id: userId,
         org_id: orgId,
-        fingerprint,
+        fingerprint_hash: fingerprintHash,
+        user_agent: userAgent,
+        last_address: lastAddress,
         trusted,
         trusted_until: trustedUntil,
         trust_revoked_at: trustRevokedAt,
@@ -60,16 +79,18 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
         last_seen_at: lastSeenAt,
         session_issued_at: sessionIssuedAt,
       })
-      .onConflict((conflict) => conflict.columns(["user_id", "org_id", "fingerprint"]).doUpdateSet({ last_seen_at: lastSeenAt }))
+      .onConflict((conflict) =>
+        conflict.columns(["user_id", "org_id", "fingerprint_hash"]).doUpdateSet({ last_seen_at: lastSeenAt, user_agent: userAgent, last_address: lastAddress }),
+      )
       .returningAll();
   });
   // Every Login runs it, before the password hash (the guessing budget's key depends on it).
-  const selectWithSession = preparedQuery(db, cache, "devices.findWithSession", 2, (userId: string, fingerprint: string) =>
+  const selectWithSession = preparedQuery(db, cache, "devices.findWithSession", 2, (userId: string, fingerprintHash: string) =>
     db
       .selectFrom("devices")
       .selectAll()
       .where("user_id", "=", userId)
-      .where("fingerprint", "=", fingerprint)
+      .where("fingerprint_hash", "=", fingerprintHash)
       .where("session_issued_at", "is not", null)
       .limit(1),
   );
@@ -96,7 +117,9 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       // comes back with its last sighting updated. Ids are random, so the row is new exactly when it has ours.
       const [row] = await failOnDuplicate(() => upsert(...deviceArguments(dialect, candidate)));
       if (row === undefined) throw new Error("the device upsert returned no row");
-      return { device: toDevice(row), created: row.id === candidate.id };
+      const created = row.id === candidate.id;
+      if (created) await keepNewestDevices(db, dialect, candidate);
+      return { device: toDevice(row), created };
     },
 
     async findById(id) {
@@ -144,6 +167,14 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
         let reached = trx.updateTable("devices").where("user_id", "=", userId);
         if (scope.orgId !== undefined) reached = reached.where("org_id", "=", scope.orgId);
         if (scope.keepDeviceId !== undefined) reached = reached.where("id", "!=", scope.keepDeviceId);
+        // Two evictions locking overlapping rows in scan order, each in its own, deadlocked on PostgreSQL: every
+        // row is locked first, in id order, so concurrent ones wait in turn (SQLite writes one transaction at a time).
+        if (dialect === "postgres") {
+          let locked = trx.selectFrom("devices").select("id").where("user_id", "=", userId);
+          if (scope.orgId !== undefined) locked = locked.where("org_id", "=", scope.orgId);
+          if (scope.keepDeviceId !== undefined) locked = locked.where("id", "!=", scope.keepDeviceId);
+          await locked.orderBy("id").forUpdate().execute();
+        }
         const result = await reached
           .set({ trusted: toDbBool(dialect, false), trusted_until: null, trust_revoked_at: now })
           .where("trusted", "=", toDbBool(dialect, true))
@@ -154,9 +185,46 @@ export function createDeviceRepository(db: Kysely<Database>, dialect: SqlDialect
       });
     },
 
-    async findWithSession(userId, fingerprint) {
-      const [row] = await selectWithSession(userId, fingerprint);
+    async findWithSession(userId, fingerprintHash) {
+      const [row] = await selectWithSession(userId, fingerprintHash);
       return row === undefined ? null : toDevice(row);
     },
+
+    async deleteUnused(now, seenBefore) {
+      return deleteUnusedDevices(db, now, seenBefore);
+    },
   };
+}
+
+/** `DeviceStore.deleteUnused`, which the purge runs too. */
+export async function deleteUnusedDevices(db: Kysely<Database>, now: number, seenBefore: number): Promise<number> {
+  const result = await db
+    .deleteFrom("devices")
+    .where("last_seen_at", "<", seenBefore)
+    .where((eb) => eb.or([sql<boolean>`NOT trusted`, eb("trusted_until", "is", null), eb("trusted_until", "<=", now)]))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom("sessions").select("sessions.id").whereRef("sessions.device_id", "=", "devices.id"))))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * After `created` was stored, deletes the user's devices past the `MAX_DEVICES_PER_USER` it keeps: the new one,
+ * then those trusted at its sighting, then the most recently seen.
+ */
+async function keepNewestDevices(db: Kysely<Database>, dialect: SqlDialect, created: Device): Promise<void> {
+  const now = created.lastSeenAt;
+  const unbounded = dialect === "sqlite" ? sql`LIMIT -1` : sql``;
+  await atomically(db, async (trx) => {
+    // On PostgreSQL a user's creations take turns on the user's row (a lock that foreign-key checks do not wait
+    // on), so each one's DELETE sees the devices the others made and the user settles at the bound; SQLite
+    // writes one transaction at a time.
+    if (dialect === "postgres") await sql`SELECT id FROM users WHERE id = ${created.userId} FOR NO KEY UPDATE`.execute(trx);
+    await sql`
+      DELETE FROM devices WHERE id IN (
+        SELECT id FROM devices WHERE user_id = ${created.userId}
+        ORDER BY CASE WHEN id = ${created.id} THEN 0 ELSE 1 END,
+                 CASE WHEN trusted = ${toDbBool(dialect, true)} AND trusted_until > ${now} THEN 0 ELSE 1 END,
+                 last_seen_at DESC, id DESC
+        ${unbounded} OFFSET ${MAX_DEVICES_PER_USER})`.execute(trx);
+  });
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { SqliteAdapter, sql, type Kysely } from "kysely";
 import { Migrator, type Migration } from "kysely/migration";
 import type { Database } from "./schema.ts";
 
@@ -474,7 +474,54 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable("platform_settings").addColumn("sms_refused_countries", "text").execute();
     },
   },
+
+  /*
+   * A device fingerprint is a bearer secret (with the password, a trusted one skips the second factor), so
+   * the store keeps its keyed hash instead, and each device the address and user agent of its latest sign-in
+   * (what people are shown instead of the fingerprint). Stored fingerprints are hashed in place, here, with
+   * the server's key (`MigrateOptions.hashDeviceFingerprint`): no clear fingerprint outlives the upgrade.
+   */
+  "0014_device_fingerprint_hashes": fingerprintHashMigration(undefined),
 };
+
+/**
+ * 0014: renames `fingerprint` to `fingerprint_hash` (its unique index follows) and replaces each stored value
+ * by `hash(value)`. Without `hash` it refuses a table that holds devices, rather than keep them in clear.
+ */
+function fingerprintHashMigration(hash: ((fingerprint: string) => string) | undefined): Migration {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Refused before any change: SQLite runs a migration's statements outside one transaction.
+      const { rows } = await sql<{ id: string; fingerprint: string }>`SELECT id, fingerprint FROM devices ORDER BY id`.execute(db);
+      if (rows.length > 0 && hash === undefined) {
+        throw new Error("the devices table holds fingerprints in clear: migrate with the server's key (gatehouse migrate), which hashes them");
+      }
+      await db.schema.alterTable("devices").renameColumn("fingerprint", "fingerprint_hash").execute();
+      await db.schema.alterTable("devices").addColumn("user_agent", "text").execute();
+      await db.schema.alterTable("devices").addColumn("last_address", "text").execute();
+      // The purge deletes ended sessions and unused devices: their foreign-key cascades and its NOT EXISTS look these up.
+      await db.schema.createIndex("sessions_device").on("sessions").column("device_id").execute();
+      await db.schema.createIndex("retired_refresh_tokens_session").on("retired_refresh_tokens").column("session_id").execute();
+      if (hash === undefined) return;
+      const BATCH = 500;
+      for (let i = 0; i < rows.length; i += BATCH) {
+        const batch = rows.slice(i, i + BATCH);
+        const cases = sql.join(
+          batch.map((row) => sql`WHEN ${row.id} THEN ${hash(row.fingerprint)}`),
+          sql` `,
+        );
+        const ids = sql.join(batch.map((row) => sql`${row.id}`));
+        await sql`UPDATE devices SET fingerprint_hash = CASE id ${cases} END WHERE id IN (${ids})`.execute(db);
+      }
+      // SQLite keeps a replaced value in free pages and old WAL frames; rewrite the file and empty the WAL so no
+      // fingerprint is left to read in it. (PostgreSQL's dead tuples are not readable through SQL nor in a dump.)
+      if (db.getExecutor().adapter instanceof SqliteAdapter) {
+        await sql`VACUUM`.execute(db);
+        await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
+      }
+    },
+  };
+}
 
 /** Every migration's name, in the order they apply: what opening a fresh database reports as applied. */
 export const MIGRATION_NAMES: readonly string[] = Object.freeze(Object.keys(migrations).sort());
@@ -513,6 +560,12 @@ export interface MigrateOptions {
    * Gatehouse's) for its own and never creates the tables it then needs.
    */
   readonly migrationTableSchema?: string;
+  /**
+   * How 0014 hashes the device fingerprints stored before it (`deviceFingerprintHash` of @gatehouse/core, under
+   * the server's factor key). Needed only when upgrading a database that holds devices: without it that
+   * migration fails rather than keep them in clear.
+   */
+  readonly hashDeviceFingerprint?: ((fingerprint: string) => string) | undefined;
 }
 
 /**
@@ -522,7 +575,10 @@ export interface MigrateOptions {
  * start together; SQLite serialises writers itself.
  */
 export async function migrateToLatest(db: Kysely<Database>, options: MigrateOptions = {}): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...options });
+  const { hashDeviceFingerprint, ...bookkeeping } = options;
+  const provided =
+    hashDeviceFingerprint === undefined ? migrations : { ...migrations, "0014_device_fingerprint_hashes": fingerprintHashMigration(hashDeviceFingerprint) };
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => provided }, ...bookkeeping });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === "Error")?.migrationName;

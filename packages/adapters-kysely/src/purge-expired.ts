@@ -1,9 +1,14 @@
 import type { EpochMs } from "@gatehouse/core";
 import type { Kysely } from "kysely";
+import { deleteUnusedDevices } from "./device-repository.ts";
 import type { Database } from "./schema.ts";
+import { deleteEndedSessions } from "./session-repository.ts";
 
 /** VerifyMFA tells an expired challenge from an unknown one; keep that answer stable for a day. */
 const EXPIRED_CHALLENGE_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** A device neither trusted nor seen for this long, with no session left, is deleted: its next sign-in is a new device's anyway. */
+export const UNUSED_DEVICE_MS = 90 * 24 * 60 * 60 * 1000;
 
 export interface PurgedCounts {
   readonly rateLimitLogs: number;
@@ -15,6 +20,10 @@ export interface PurgedCounts {
   readonly invitations: number;
   /** SMS traffic buckets past the audit retention, and breakers that have closed. */
   readonly smsTraffic: number;
+  /** Sessions revoked or expired whose retired refresh tokens detect no reuse any more. */
+  readonly sessions: number;
+  /** Devices neither trusted nor seen for `UNUSED_DEVICE_MS`, with no session left. */
+  readonly devices: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -26,7 +35,9 @@ export interface PurgeRetention {
 /**
  * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
  * window, retired refresh hashes past their reuse-detection expiry, expired intents, email-link
- * tokens and invitations, WebAuthn challenges, MFA challenges a day past expiry, SMS breakers that have closed; and audit events
+ * tokens and invitations, WebAuthn challenges, MFA challenges a day past expiry, SMS breakers that have closed, sessions that
+ * ended (revoked or expired) once their retired refresh tokens expired, devices neither trusted nor seen for 90 days with
+ * no session left; and audit events
  * and SMS traffic counts (the conversion report's record) past the audit retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
@@ -55,6 +66,9 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .where("bucket_start", "<=", now - retention.auditRetentionMs)
     .executeTakeFirst();
   const breakers = await db.deleteFrom("sms_breakers").where("open_until", "<=", now).executeTakeFirst();
+  // Sessions first: a device goes only once no session refers to it.
+  const sessions = await deleteEndedSessions(db, now);
+  const devices = await deleteUnusedDevices(db, now, now - UNUSED_DEVICE_MS);
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
@@ -64,5 +78,7 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     emailTokens: Number(emailTokens.numDeletedRows),
     invitations: Number(invitations.numDeletedRows),
     smsTraffic: Number(buckets.numDeletedRows) + Number(breakers.numDeletedRows),
+    sessions,
+    devices,
   };
 }

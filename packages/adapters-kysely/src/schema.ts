@@ -74,7 +74,11 @@ export interface DevicesTable {
   id: string;
   user_id: string;
   org_id: string;
-  fingerprint: string;
+  /** Hex HMAC-SHA256 of the client's fingerprint (0014): the fingerprint itself is never stored. */
+  fingerprint_hash: string;
+  /** User-Agent and client address of the latest sign-in from it (0014). */
+  user_agent: string | null;
+  last_address: string | null;
   trusted: BoolColumn;
   trusted_until: NullableEpochMsColumn;
   trust_revoked_at: NullableEpochMsColumn;

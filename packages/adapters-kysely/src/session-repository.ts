@@ -200,6 +200,10 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
       return result.numUpdatedRows > 0n;
     },
 
+    async deleteEnded(now) {
+      return deleteEndedSessions(db, now);
+    },
+
     async revokeByUser(userId, now, scope = {}) {
       let revoke = db.updateTable("sessions").set({ revoked_at: now }).where("user_id", "=", userId).where("revoked_at", "is", null).where(liveAt(now));
       if (scope.orgId !== undefined) revoke = revoke.where("org_id", "=", scope.orgId);
@@ -219,4 +223,24 @@ export function createSessionRepository(db: Kysely<Database>, cache: PreparedQue
       return Number(result.numUpdatedRows);
     },
   };
+}
+
+/** `SessionStore.deleteEnded`, which the purge runs too; a deleted session's retired tokens go with it (foreign key). */
+export async function deleteEndedSessions(db: Kysely<Database>, now: number): Promise<number> {
+  const result = await db
+    .deleteFrom("sessions")
+    .where((eb) => eb.or([eb("revoked_at", "is not", null), eb("refresh_expires_at", "<=", now), eb("expires_at", "<=", now)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("retired_refresh_tokens")
+            .select("retired_refresh_tokens.session_id")
+            .whereRef("retired_refresh_tokens.session_id", "=", "sessions.id")
+            .where("retired_refresh_tokens.expires_at", ">", now),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

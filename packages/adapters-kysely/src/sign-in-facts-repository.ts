@@ -26,7 +26,9 @@ const DEVICE_COLUMNS = columnsOf<DevicesTable>({
   id: true,
   user_id: true,
   org_id: true,
-  fingerprint: true,
+  fingerprint_hash: true,
+  user_agent: true,
+  last_address: true,
   trusted: true,
   trusted_until: true,
   trust_revoked_at: true,
@@ -88,17 +90,20 @@ function deviceOf(row: DeviceColumns): Device | null {
     device_id: id,
     device_user_id: userId,
     device_org_id: orgId,
-    device_fingerprint: fingerprint,
+    device_fingerprint_hash: fingerprintHash,
     device_trusted: trusted,
     device_created_at: createdAt,
     device_last_seen_at: lastSeenAt,
   } = row;
-  if (id === null || userId === null || orgId === null || fingerprint === null || trusted === null || createdAt === null || lastSeenAt === null) return null;
+  if (id === null || userId === null || orgId === null || fingerprintHash === null || trusted === null || createdAt === null || lastSeenAt === null)
+    return null;
   return toDevice({
     id,
     user_id: userId,
     org_id: orgId,
-    fingerprint,
+    fingerprint_hash: fingerprintHash,
+    user_agent: row.device_user_agent,
+    last_address: row.device_last_address,
     trusted,
     trusted_until: row.device_trusted_until,
     trust_revoked_at: row.device_trust_revoked_at,

@@ -21,6 +21,7 @@ describe("MIGRATION_NAMES", () => {
       "0011_passkeys",
       "0012_registrant_proof",
       "0013_guessing_budgets",
+      "0014_device_fingerprint_hashes",
       "0015_sms_refused_countries",
       "0016_access_tokens",
     ]);
@@ -62,11 +63,12 @@ describe("0002_device_session_issued", () => {
       db,
     );
 
-    expect(await migrateToLatest(db)).toEqual(MIGRATION_NAMES.slice(1));
-    const rows = await db.selectFrom("devices").select(["id", "session_issued_at"]).orderBy("id").execute();
+    expect(await migrateToLatest(db, { hashDeviceFingerprint: (fingerprint) => `keyed(${fingerprint})` })).toEqual(MIGRATION_NAMES.slice(1));
+    const rows = await db.selectFrom("devices").select(["id", "session_issued_at", "fingerprint_hash"]).orderBy("id").execute();
+    // 0014_device_fingerprint_hashes: each stored fingerprint replaced by its keyed hash.
     expect(rows).toEqual([
-      { id: "known", session_issued_at: 200 },
-      { id: "seen", session_issued_at: null },
+      { id: "known", session_issued_at: 200, fingerprint_hash: "keyed(laptop)" },
+      { id: "seen", session_issued_at: null, fingerprint_hash: "keyed(tablet)" },
     ]);
     await db.destroy();
   });

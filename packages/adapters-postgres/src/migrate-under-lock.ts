@@ -22,7 +22,7 @@ export function migrationLockKeys(schema: string): readonly [number, number] {
  * session, so a replica killed mid-migration cannot leave it held. (It needs a real session:
  * behind PgBouncer in transaction mode, point the migrating replica at PostgreSQL directly.)
  */
-export async function migrateUnderLock(db: Kysely<Database>): Promise<string[]> {
+export async function migrateUnderLock(db: Kysely<Database>, hashDeviceFingerprint?: (fingerprint: string) => string): Promise<string[]> {
   return db.connection().execute(async (connection) => {
     const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(connection);
     const schema = rows[0]?.schema;
@@ -30,7 +30,7 @@ export async function migrateUnderLock(db: Kysely<Database>): Promise<string[]> 
     const [classId, objectId] = migrationLockKeys(schema);
     await sql`select pg_advisory_lock(${sql.lit(classId)}, ${sql.lit(objectId)})`.execute(connection);
     try {
-      return await migrateToLatest(connection, { migrationTableSchema: schema });
+      return await migrateToLatest(connection, { migrationTableSchema: schema, hashDeviceFingerprint });
     } finally {
       await sql`select pg_advisory_unlock(${sql.lit(classId)}, ${sql.lit(objectId)})`.execute(connection);
     }

@@ -22,6 +22,11 @@ export type PostgresStoresOptions = PostgresConnectionOptions & {
   readonly onQuery?: QueryTimingHook | undefined;
   /** Told of every storage fault (the stores then reject with `storage_unavailable`) and of the recovery; never of SQL or parameters. */
   readonly faults?: StorageFaultObserver | undefined;
+  /**
+   * How the 0014 migration hashes stored device fingerprints: `deviceFingerprintHash(factorEncryptionKey)` of
+   * @gatehouse/core, with the key the core is given. Needed only to upgrade a database that holds devices.
+   */
+  readonly hashDeviceFingerprint?: ((fingerprint: string) => string) | undefined;
 };
 
 export type PostgresConnectionOptions =
@@ -143,11 +148,11 @@ export async function openPostgresStores(options: PostgresStoresOptions): Promis
   const close = (): Promise<void> => (closing ??= owned ? db.destroy() : Promise.resolve());
   let applied: string[];
   try {
-    if (migration === undefined) applied = await migrateUnderLock(db);
+    if (migration === undefined) applied = await migrateUnderLock(db, options.hashDeviceFingerprint);
     else {
       const migrating = new Kysely<Database>({ dialect: new StorageFaultsDialect(withCurrentSchemaIntrospection(migration), postgresFault) });
       try {
-        applied = await migrateUnderLock(migrating);
+        applied = await migrateUnderLock(migrating, options.hashDeviceFingerprint);
       } finally {
         await migrating.destroy();
       }

@@ -1,3 +1,4 @@
+import { deviceFingerprintHash, type AuditEvent } from "@gatehouse/core";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import type { Database } from "@gatehouse/adapters-kysely";
 import { sql, type Kysely } from "kysely";
@@ -82,6 +83,46 @@ describe(`openPostgresStores (${database.kind})`, () => {
     const createdAt = 2 ** 41 + 7;
     await stores.orgs.create({ id: "o", name: "O", createdAt });
     expect(await stores.orgs.findById("o")).toEqual({ id: "o", name: "O", createdAt });
+  });
+
+  it("0014_device_fingerprint_hashes hashes every stored fingerprint in place with the given key, and refuses to keep them without one", async () => {
+    const hashDeviceFingerprint = deviceFingerprintHash(new Uint8Array(32).fill(9));
+    const before = await schema.open();
+    await before.stores.users.create({
+      id: "u",
+      email: "u@example.com",
+      displayName: "U",
+      passwordHash: "h",
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      emailVerifiedAt: 1,
+      createdAt: 1,
+    });
+    await before.stores.orgs.create({ id: "o", name: "O", createdAt: 1 });
+    // Back to the 0013 schema, with devices an older server stored in clear: more than one batch of the update.
+    await sql`DROP TABLE signing_keys`.execute(before.db);
+    await sql`DROP TABLE resource_servers`.execute(before.db);
+    await sql`ALTER TABLE platform_settings DROP COLUMN sms_refused_countries`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens')`.execute(before.db);
+    await sql`DROP INDEX sessions_device`.execute(before.db);
+    await sql`DROP INDEX retired_refresh_tokens_session`.execute(before.db);
+    await sql`ALTER TABLE devices DROP COLUMN user_agent`.execute(before.db);
+    await sql`ALTER TABLE devices DROP COLUMN last_address`.execute(before.db);
+    await sql`ALTER TABLE devices RENAME COLUMN fingerprint_hash TO fingerprint`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name = '0014_device_fingerprint_hashes'`.execute(before.db);
+    const ids = Array.from({ length: 501 }, (_, i) => i);
+    await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, trusted_until, created_at, last_seen_at, session_issued_at)
+              VALUES ${sql.join(ids.map((i) => sql`(${`d-${i}`}, 'u', 'o', ${`secret-fingerprint-${i}`}, true, 9999999999999, 1, 1, 1)`))}`.execute(before.db);
+    await before.close();
+
+    await expect(schema.open()).rejects.toThrow(/fingerprints in clear/);
+    const after = await schema.open({ hashDeviceFingerprint });
+    expect(after.applied).toEqual(["0014_device_fingerprint_hashes", "0015_sms_refused_countries", "0016_access_tokens"]);
+    const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
+    expect(rows).toHaveLength(501);
+    for (const row of rows) expect(row.fingerprint_hash).toBe(hashDeviceFingerprint(`secret-fingerprint-${row.id.slice(2)}`));
+    expect((await after.stores.devices.findWithSession("u", hashDeviceFingerprint("secret-fingerprint-7")))?.id).toBe("d-7");
   });
 
   it("rejects when PostgreSQL cannot be reached", async () => {

@@ -35,6 +35,11 @@ export interface SqliteStoresOptions {
    * (docs/decisions/sqlite-background-checkpoint.md).
    */
   readonly backgroundCheckpoint?: boolean | undefined;
+  /**
+   * How the 0014 migration hashes stored device fingerprints: `deviceFingerprintHash(factorEncryptionKey)` of
+   * @gatehouse/core, with the key the core is given. Needed only to upgrade a database that holds devices.
+   */
+  readonly hashDeviceFingerprint?: ((fingerprint: string) => string) | undefined;
 }
 
 export interface SqliteStores extends OpenedStores {
@@ -69,7 +74,7 @@ export async function openSqliteStores(options: SqliteStoresOptions): Promise<Sq
   });
   let appliedMigrations: string[];
   try {
-    appliedMigrations = await migrateToLatest(db);
+    appliedMigrations = await migrateToLatest(db, { hashDeviceFingerprint: options.hashDeviceFingerprint });
   } catch (error) {
     await db.destroy();
     throw storageFaultCause(error);

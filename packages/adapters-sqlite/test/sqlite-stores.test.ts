@@ -1,11 +1,13 @@
-import { DEFAULT_ORG_MFA_SETTINGS } from "@gatehouse/core";
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { DEFAULT_ORG_MFA_SETTINGS, deviceFingerprintHash, type AuditEvent } from "@gatehouse/core";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATION_NAMES, openSqliteStores, type SqliteStores } from "../src/index.ts";
+
+const hashDeviceFingerprint = deviceFingerprintHash(new Uint8Array(32).fill(7));
 
 /**
  * A real file per test, not only :memory:, so WAL and the on-disk pragmas are what gets tested. Each
@@ -112,7 +114,7 @@ describe("openSqliteStores", () => {
               VALUES ('s', 'u', 'o', 'd', 'a-1', ${t0 + 60_000}, 'r-1', ${t0 + 90 * day}, ${t0}, NULL)`.execute(before.db);
     await before.close();
 
-    const after = await openSqliteStores({ filename });
+    const after = await openSqliteStores({ filename, hashDeviceFingerprint });
     expect(after.appliedMigrations).toEqual([
       "0007_account_security",
       "0008_email_ownership",
@@ -121,6 +123,7 @@ describe("openSqliteStores", () => {
       "0011_passkeys",
       "0012_registrant_proof",
       "0013_guessing_budgets",
+      "0014_device_fingerprint_hashes",
       "0015_sms_refused_countries",
       "0016_access_tokens",
     ]);
@@ -135,6 +138,43 @@ describe("openSqliteStores", () => {
     expect(rotation).toMatchObject({ kind: "rotated", session: { expiresAt: t0 + 30 * day, accessExpiresAt: t0 + 30 * day, refreshExpiresAt: t0 + 30 * day } });
     expect(await after.stores.users.findById("u")).toMatchObject({ disabledAt: null });
     await after.close();
+  });
+
+  it("0014_device_fingerprint_hashes hashes every stored fingerprint in place with the given key, and refuses to keep them without one", async () => {
+    const filename = join(directory, "gatehouse.db");
+    const before = await openSqliteStores({ filename });
+    await before.stores.users.create({
+      id: "u",
+      email: "u@example.com",
+      displayName: "U",
+      passwordHash: "h",
+      phone: null,
+      phoneVerified: false,
+      platformAdmin: false,
+      emailVerifiedAt: 1,
+      createdAt: 1,
+    });
+    await before.stores.orgs.create({ id: "o", name: "O", createdAt: 1 });
+    await revertAfter0013(before.db);
+    // 501 devices: more than one batch of the in-place update.
+    for (let i = 0; i <= 500; i++) {
+      await sql`INSERT INTO devices (id, user_id, org_id, fingerprint, trusted, trusted_until, created_at, last_seen_at, session_issued_at)
+                VALUES (${`d-${i}`}, 'u', 'o', ${`secret-fingerprint-${i}`}, 1, 9999999999999, 1, 1, 1)`.execute(before.db);
+    }
+    await before.close();
+
+    await expect(openSqliteStores({ filename })).rejects.toThrow(/fingerprints in clear/);
+    const after = await openSqliteStores({ filename, hashDeviceFingerprint });
+    expect(after.appliedMigrations).toEqual(["0014_device_fingerprint_hashes", "0015_sms_refused_countries", "0016_access_tokens"]);
+    const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
+    expect(rows).toHaveLength(501);
+    for (const row of rows) expect(row.fingerprint_hash).toBe(hashDeviceFingerprint(`secret-fingerprint-${row.id.slice(2)}`));
+    // The trusted device is found by its hash, as a sign-in looks it up.
+    expect((await after.stores.devices.findWithSession("u", hashDeviceFingerprint("secret-fingerprint-7")))?.id).toBe("d-7");
+    await after.close();
+    // Nothing of a fingerprint is left in the file, WAL included.
+    const file = readFileSync(filename).toString("latin1") + (existsSync(`${filename}-wal`) ? readFileSync(`${filename}-wal`).toString("latin1") : "");
+    expect(file).not.toContain("secret-fingerprint");
   });
 
   it("0005_sliding_rate_limits carries each key's latest fixed-window count over: the allowance is not reset by an upgrade", async () => {
@@ -167,6 +207,7 @@ describe("openSqliteStores", () => {
       "0011_passkeys",
       "0012_registrant_proof",
       "0013_guessing_budgets",
+      "0014_device_fingerprint_hashes",
       "0015_sms_refused_countries",
       "0016_access_tokens",
     ]);
@@ -213,13 +254,24 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0006 schema: 0016_access_tokens, 0015_sms_refused_countries, 0013_guessing_budgets, 0012_registrant_proof, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
-async function revert0007(db: SqliteStores["db"]): Promise<void> {
+/** Back to the 0013 schema: 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
+async function revertAfter0013(db: SqliteStores["db"]): Promise<void> {
   await sql`DROP TABLE signing_keys`.execute(db);
   await sql`DROP TABLE resource_servers`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0016_access_tokens'`.execute(db);
   await sql`ALTER TABLE platform_settings DROP COLUMN sms_refused_countries`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0015_sms_refused_countries'`.execute(db);
+  await sql`DROP INDEX sessions_device`.execute(db);
+  await sql`DROP INDEX retired_refresh_tokens_session`.execute(db);
+  await sql`ALTER TABLE devices DROP COLUMN user_agent`.execute(db);
+  await sql`ALTER TABLE devices DROP COLUMN last_address`.execute(db);
+  await sql`ALTER TABLE devices RENAME COLUMN fingerprint_hash TO fingerprint`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0014_device_fingerprint_hashes'`.execute(db);
+}
+
+/** Back to the 0006 schema: 0016_access_tokens, 0015_sms_refused_countries, 0014_device_fingerprint_hashes, 0013_guessing_budgets, 0012_registrant_proof, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
+async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  await revertAfter0013(db);
   await sql`DROP TABLE sign_in_networks`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0013_guessing_budgets'`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0012_registrant_proof'`.execute(db);

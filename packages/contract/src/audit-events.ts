@@ -82,7 +82,14 @@ function snakeCaseKeys(value: unknown): JsonValue {
   return Object.fromEntries(Object.entries(value).map(([key, inner]) => [snakeCase(key), snakeCaseKeys(inner)]));
 }
 
-const payloadOf = (event: StoredAuditEvent): JsonObject => snakeCaseKeys(event.payload) as JsonObject;
+/** Every time on the wire is ISO 8601: `device.trusted` events recorded before that held `trustedUntil` in epoch ms. */
+function isoTimes(event: StoredAuditEvent): object {
+  const { payload } = event;
+  if (event.kind !== "device.trusted" || !("trustedUntil" in payload) || typeof payload.trustedUntil !== "number") return payload;
+  return { ...payload, trustedUntil: new Date(payload.trustedUntil).toISOString() };
+}
+
+const payloadOf = (event: StoredAuditEvent): JsonObject => snakeCaseKeys(isoTimes(event)) as JsonObject;
 
 /** proto3's zero values (empty string, 0, no time) mean "no filter". */
 export function auditEventsQueryFromWire(req: ListAuditEventsRequest): AuditEventsQueryView {

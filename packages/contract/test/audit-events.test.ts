@@ -4,6 +4,7 @@ import {
   auditEventFromWire,
   auditEventsQueryFromWire,
   auditEventToJson,
+  auditEventToWire,
   auditPageToWire,
   type AuditEventView,
   type StoredAuditEvent,
@@ -103,5 +104,14 @@ describe("audit events", () => {
       auditPageToWire({ events: [{ ...SETTINGS, actor: { kind: "system", operator: "alice" } }], nextCursor: null }),
     );
     expect(auditEventFromWire(page.events[0]!).actor).toEqual({ kind: "system", userId: null, operator: "alice" });
+  });
+
+  it("every time is ISO 8601: a device.trusted recorded in epoch milliseconds before comes out as the ones recorded since", () => {
+    const until = Date.parse("2026-02-01T00:00:00.000Z");
+    const trusted = (trustedUntil: number | string): StoredAuditEvent => ({ ...SENT, kind: "device.trusted", payload: { trustedUntil } });
+    for (const event of [trusted(until), trusted("2026-02-01T00:00:00.000Z")]) {
+      expect(auditEventToJson(event).payload).toEqual({ trusted_until: "2026-02-01T00:00:00.000Z" });
+      expect(auditEventToWire(event).payload).toEqual({ trusted_until: "2026-02-01T00:00:00.000Z" });
+    }
   });
 });

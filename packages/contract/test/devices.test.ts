@@ -7,12 +7,15 @@ const T0 = Date.parse("2030-01-01T00:00:00.123Z");
 const DAY = 86_400_000;
 const device = (overrides: Partial<StoredDevice>): StoredDevice => ({
   id: "d1",
-  fingerprint: "laptop",
+  label: "Firefox on Linux",
+  userAgent: null,
+  lastAddress: null,
   trusted: false,
   trustedUntil: null,
   trustRevokedAt: null,
   createdAt: T0,
   lastSeenAt: T0 + 1,
+  current: false,
   ...overrides,
 });
 
@@ -24,13 +27,34 @@ const DEVICES: readonly [string, StoredDevice, Partial<DeviceView>][] = [
     device({ trusted: true, trustedUntil: T0 + DAY, trustRevokedAt: T0 + 5 }),
     { trusted: false, trustedUntil: T0 + DAY },
   ],
+  [
+    "its user agent, last address and whether it is the caller's",
+    device({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", lastAddress: "203.0.113.7", current: true }),
+    { userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", lastAddress: "203.0.113.7", current: true },
+  ],
 ];
 
 describe("devices", () => {
   it.each(DEVICES)("%s: domain → wire → view", (_, stored, expected) => {
-    const view: DeviceView = { id: "d1", fingerprint: "laptop", trusted: false, trustedUntil: null, createdAt: T0, lastSeenAt: T0 + 1, ...expected };
+    const view: DeviceView = {
+      id: "d1",
+      label: "Firefox on Linux",
+      userAgent: null,
+      lastAddress: null,
+      trusted: false,
+      trustedUntil: null,
+      createdAt: T0,
+      lastSeenAt: T0 + 1,
+      current: false,
+      ...expected,
+    };
     const answer = overTheWire(ListUserDevicesResponseSchema, { devices: [deviceToWire(stored)] });
     expect(answer.devices.map(deviceFromWire)).toEqual([view]);
+  });
+
+  it("carries no fingerprint: the wire's Device has no such field", () => {
+    const wire = overTheWire(ListUserDevicesResponseSchema, { devices: [deviceToWire(device({}))] });
+    expect(Object.keys(wire.devices[0]!)).not.toContain("fingerprint");
   });
 
   it("a device without its times is a malformed answer", () => {

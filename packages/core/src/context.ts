@@ -1,4 +1,5 @@
 import { createAuditIdSource } from "./audit/audit-ids.ts";
+import { createFingerprintHasher, type FingerprintHasher } from "./devices/fingerprint-hash.ts";
 import type { AuditEvent } from "./audit/events.ts";
 import { DEFAULT_CONFIG, type GatehouseConfig } from "./config.ts";
 import { createRecoveryCodeHasher, type RecoveryCodeHasher } from "./factors/recovery-codes/recovery-codes.ts";
@@ -51,6 +52,8 @@ export interface Context {
   readonly recoveryCodes: RecoveryCodeHasher;
   /** Hashes the email or phone a rate-limit key names (see throttling/limit-subject.ts). */
   readonly limitSubject: LimitSubject;
+  /** Keys device fingerprints before they reach the store. */
+  readonly fingerprints: FingerprintHasher;
   /** Awaited between the slices of a long computation (see `GatehouseDeps.pause`). */
   readonly pause: () => Promise<void>;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
@@ -91,6 +94,7 @@ export function createContext(deps: GatehouseDeps): Context {
     secretBox: createSecretBox(factorKey, deps.random),
     recoveryCodes: createRecoveryCodeHasher(factorKey),
     limitSubject: createLimitSubject(factorKey),
+    fingerprints: createFingerprintHasher(factorKey),
     pause: deps.pause ?? yieldToEventLoop,
   };
 }

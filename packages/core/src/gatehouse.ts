@@ -1,6 +1,7 @@
 import { createContext, type GatehouseDeps } from "./context.ts";
 import { createCredentialCheck } from "./password-checks/credential-check.ts";
-import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, Device, User } from "./model.ts";
+import type { DeviceSummary } from "./devices/device-summary.ts";
+import type { Org, OrgMfaSettings, OrgRole, PlatformSettings, User } from "./model.ts";
 import type { RequestMeta } from "./audit/record.ts";
 import type { AuditPage, VersionedBrowserPolicy } from "./ports.ts";
 import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./results.ts";
@@ -107,7 +108,7 @@ export interface AdminApi {
    * no step-up, past `browserPolicyWritesPerUser`); a transport calls it before it reads the policy.
    */
   admitBrowserPolicyWrite(principal: Principal, request?: RequestMeta): Promise<void>;
-  listUserDevices(actor: Actor, orgId: string, userId: string): Promise<Device[]>;
+  listUserDevices(actor: Actor, orgId: string, userId: string): Promise<DeviceSummary[]>;
   revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
   revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
   /** Platform admins only; disabling ends the user's sessions and device trust everywhere (see admin.ts). */
@@ -125,9 +126,10 @@ export interface AdminApi {
   findOrgByReference(actor: Actor, idOrSlug: string): Promise<Org>;
   listUsers(actor: Actor): Promise<User[]>;
   findUserByReference(actor: Actor, emailOrUserId: string): Promise<User>;
-  listDevicesOfUser(actor: Actor, userId: string): Promise<Device[]>;
+  listDevicesOfUser(actor: Actor, userId: string): Promise<DeviceSummary[]>;
+  listSessionsOfUser(actor: Actor, userId: string): Promise<operator.OperatorSessionView[]>;
   revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
-  revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<Device>;
+  revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<DeviceSummary>;
   /** Which factor kinds a member holds, never labels, times or the phone (see admin/admin-factors.ts). */
   listUserFactors(actor: Actor, orgId: string, userId: string): Promise<MemberFactorKinds>;
   /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
@@ -154,7 +156,7 @@ export interface AccountApi {
   removeFactor(principal: Principal, factorId: string, request?: RequestMeta): Promise<void>;
   listSessions(principal: Principal): Promise<SessionView[]>;
   revokeSession(principal: Principal, sessionId: string, request?: RequestMeta): Promise<void>;
-  listDevices(principal: Principal): Promise<Device[]>;
+  listDevices(principal: Principal): Promise<DeviceSummary[]>;
   forgetDevice(principal: Principal, deviceId: string, request?: RequestMeta): Promise<void>;
   /** A challenge that renews this session's second factor; VerifyMFA on it answers new tokens for the session. */
   startStepUp(principal: Principal, request?: RequestMeta): Promise<MfaRequired>;
@@ -280,6 +282,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       listUsers: (actor) => operator.listUsers(ctx, actor),
       findUserByReference: (actor, reference) => operator.findUserByReference(ctx, actor, reference),
       listDevicesOfUser: (actor, userId) => operator.listDevicesOfUser(ctx, actor, userId),
+      listSessionsOfUser: (actor, userId) => operator.listSessionsOfUser(ctx, actor, userId),
       revokeUserSessionsEverywhere: (actor, userId) => operator.revokeUserSessionsEverywhere(ctx, actor, userId),
       revokeDeviceTrustById: (actor, deviceId) => operator.revokeDeviceTrustById(ctx, actor, deviceId),
       listUserFactors: (actor, orgId, userId) => listUserFactors(ctx, actor, orgId, userId),

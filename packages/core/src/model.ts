@@ -49,7 +49,15 @@ export interface Device {
   readonly id: string;
   readonly userId: string;
   readonly orgId: string;
-  readonly fingerprint: string;
+  /**
+   * Hex HMAC-SHA256 of the fingerprint the client sent (devices/fingerprint-hash.ts): the fingerprint is a
+   * bearer secret, so it is never stored, and lookups go by this.
+   */
+  readonly fingerprintHash: string;
+  /** The User-Agent of its latest sign-in (bounded, printable); null when none was sent. */
+  readonly userAgent: string | null;
+  /** The client address of its latest sign-in; null when unknown. */
+  readonly lastAddress: string | null;
   readonly trusted: boolean;
   readonly trustedUntil: EpochMs | null;
   readonly trustRevokedAt: EpochMs | null;
@@ -61,6 +69,9 @@ export interface Device {
    */
   readonly sessionIssuedAt: EpochMs | null;
 }
+
+/** The most devices one user holds, in all orgs together (`DeviceStore.getOrCreate`): each sign-in from a new fingerprint stores one. */
+export const MAX_DEVICES_PER_USER = 50;
 
 export interface MfaChallenge {
   readonly id: string;

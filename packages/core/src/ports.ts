@@ -178,11 +178,14 @@ export interface OrgStore {
 
 export interface DeviceStore {
   /**
-   * Atomic get-or-create keyed by (userId, orgId, fingerprint): concurrent calls for one key
+   * Atomic get-or-create keyed by (userId, orgId, fingerprintHash): concurrent calls for one key
    * return the same device and exactly one of them reports `created: true`. An existing
-   * device gets `lastSeenAt = now`. `candidate.id` is a fresh id (the core draws a random one
+   * device gets the candidate's `lastSeenAt`, `userAgent` and `lastAddress`. `candidate.id` is a fresh id (the core draws a random one
    * per call), so a created device is the one that has it; throws `already_exists` when the
-   * device is new and another device already has that id.
+   * device is new and another device already has that id. A user holds at most `MAX_DEVICES_PER_USER`
+   * devices (all orgs together): creating one more deletes the least recently seen of the others, devices
+   * not trusted at `candidate.lastSeenAt` first; concurrent creations for one user, each in its own unit of
+   * work, settle at that bound.
    */
   getOrCreate(candidate: Device): Promise<{ device: Device; created: boolean }>;
   findById(id: string): Promise<Device | null>;
@@ -200,10 +203,16 @@ export interface DeviceStore {
    */
   evictByUser(userId: string, now: EpochMs, scope?: { readonly orgId?: string; readonly keepDeviceId?: string }): Promise<number>;
   /**
-   * A device of the user with this fingerprint, in any org, that has had a session issued
+   * A device of the user with this fingerprint hash, in any org, that has had a session issued
    * (`sessionIssuedAt` set): the sign-in comes from a device its owner used before. Null when none has.
    */
-  findWithSession(userId: string, fingerprint: string): Promise<Device | null>;
+  findWithSession(userId: string, fingerprintHash: string): Promise<Device | null>;
+  /**
+   * Deletes the devices nothing needs any more: not trusted at `now` (trusted flag set and `trustedUntil > now`),
+   * not seen since `seenBefore` (`lastSeenAt < seenBefore`), and with no session left (`SessionStore.deleteEnded`
+   * runs first). Returns how many.
+   */
+  deleteUnused(now: EpochMs, seenBefore: EpochMs): Promise<number>;
   /**
    * Atomic: records that a session was issued for the device. Sets `sessionIssuedAt = now` only
    * when it is still null, so the first issuance is kept whatever the concurrency. With
@@ -417,6 +426,12 @@ export interface SessionStore {
   listActiveByUser(orgId: string, userId: string, now: EpochMs): Promise<Session[]>;
   /** Returns false when missing or already revoked. */
   revoke(sessionId: string, now: EpochMs): Promise<boolean>;
+  /**
+   * Deletes the sessions that can never be used again (revoked, or past their refresh token's expiry or their
+   * absolute end at `now`) once none of their retired refresh tokens still detects a reuse (`expires_at > now`):
+   * no answer changes. Returns how many.
+   */
+  deleteEnded(now: EpochMs): Promise<number>;
   /**
    * Atomic: revokes every active session of the user (not revoked, its access or refresh token not yet
    * expired) in `scope.orgId` (absent: in every org), except the one `scope.keepSessionId` names; returns

@@ -72,7 +72,7 @@ describe("RevokeDeviceTrust ends that device's sessions", () => {
     const h = await createHarness();
     const laptop = await signInWithPhone(h, "laptop");
     const phone = await signInWithPhone(h, "phone");
-    const device = (await h.stores.devices.listByUser(h.orgId, h.userId)).find((d) => d.fingerprint === "laptop")!;
+    const device = (await h.stores.devices.listByUser(h.orgId, h.userId)).find((d) => d.fingerprintHash === h.fingerprintHash("laptop"))!;
     await h.gatehouse.admin.revokeDeviceTrust(SYSTEM, h.orgId, device.id);
     expect(await kindOf(h.gatehouse.authenticate(laptop.accessToken))).toBe("unauthenticated");
     expect(await kindOf(h.gatehouse.refresh({ refreshToken: laptop.refreshToken }))).toBe("unauthenticated");

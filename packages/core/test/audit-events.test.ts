@@ -77,7 +77,7 @@ describe("the events of a sign-in with MFA", () => {
       { challengeId, factor: "sms" },
       { phoneMask: MASK },
       { sessionId },
-      { trustedUntil: h.clock.now() + 30 * 24 * 60 * 60 * 1000 },
+      { trustedUntil: new Date(h.clock.now() + 30 * 24 * 60 * 60 * 1000).toISOString() },
       { sessionId },
       { reason: "logout", sessionId, count: 1 },
     ]);

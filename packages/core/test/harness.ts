@@ -1,4 +1,4 @@
-import { createGatehouse, type GatehouseConfig } from "../src/index.ts";
+import { createGatehouse, deviceFingerprintHash, type GatehouseConfig } from "../src/index.ts";
 import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
 
 /** Cheap Argon2id parameters: the tests exercise the flow, not the KDF's cost. */
@@ -18,7 +18,9 @@ export async function createHarness(config: Partial<GatehouseConfig> = {}) {
   email.sent.length = 0;
   const login = (fingerprint = "laptop", email = "ada@example.com", password = PASSWORD) =>
     gatehouse.login({ email, password, orgId, deviceFingerprint: fingerprint });
-  return { stores, clock, random, sms, email, gatehouse, orgId, userId, login };
+  /** What the store keeps of a fingerprint (devices/fingerprint-hash.ts). */
+  const fingerprintHash = deviceFingerprintHash(config.factorEncryptionKey);
+  return { stores, clock, random, sms, email, gatehouse, orgId, userId, login, fingerprintHash };
 }
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;

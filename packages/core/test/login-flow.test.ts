@@ -54,7 +54,7 @@ describe("Login", () => {
     const h = await createHarness();
     await h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId });
     const devices = await h.stores.devices.listByUser(h.orgId, h.userId);
-    expect(devices.map((d) => d.fingerprint)).toEqual(["password-login"]);
+    expect(devices.map((d) => d.fingerprintHash)).toEqual([h.fingerprintHash("password-login")]);
   });
 
   it("platform mfa_always demands MFA even on a trusted device", async () => {
@@ -375,7 +375,7 @@ describe("Refresh", () => {
     const tokens = await signInWithPhone(h, "laptop");
     await expectError(h.gatehouse.refresh({ refreshToken: tokens.refreshToken, deviceFingerprint: "stolen-laptop" }), "unauthenticated");
     await expectError(h.gatehouse.authenticate(tokens.accessToken), "unauthenticated");
-    expect((await h.stores.devices.listByUser(h.orgId, h.userId)).map((d) => d.fingerprint)).toEqual(["laptop"]);
+    expect((await h.stores.devices.listByUser(h.orgId, h.userId)).map((d) => d.fingerprintHash)).toEqual([h.fingerprintHash("laptop")]);
   });
 
   it("for a device whose trust was revoked: session revoked, mfa_required, old access token refused (Session active → revoked)", async () => {

@@ -1,4 +1,6 @@
+import { toJson } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { DeviceSchema } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { Code } from "@connectrpc/connect";
 import { beforeEach, describe, expect, it } from "vitest";
 import { bearer, createRouterHarness, expectConnectError, type RouterHarness } from "./support/router-harness.ts";
@@ -138,11 +140,14 @@ describe("AdminService over the in-memory router transport", () => {
   });
 
   describe("devices and sessions", () => {
-    it("ListUserDevices shows the member's trusted device with its times; RevokeDeviceTrust clears the trust", async () => {
+    it("ListUserDevices shows the member's trusted device with its times, never its fingerprint; RevokeDeviceTrust clears the trust", async () => {
       const { devices } = await h.admin.listUserDevices({ orgId: h.orgId, userId: memberId }, orgAdmin);
       expect(devices).toHaveLength(1);
       const device = devices[0]!;
-      expect(device).toMatchObject({ fingerprint: "laptop", trusted: true });
+      expect(device).toMatchObject({ trusted: true, label: expect.any(String) as unknown as string, current: false });
+      // The member signed in with the fingerprint "laptop": an org admin reads neither it nor its hash.
+      expect(JSON.stringify(toJson(DeviceSchema, device))).not.toContain("laptop");
+      expect(Object.keys(toJson(DeviceSchema, device) as object)).not.toContain("fingerprint");
       expect(timestampMs(device.lastSeenAt!)).toBe(h.clock.now());
       expect(timestampMs(device.trustedUntil!)).toBeGreaterThan(h.clock.now());
       await h.admin.revokeDeviceTrust({ orgId: h.orgId, deviceId: device.id }, orgAdmin);

@@ -35,7 +35,7 @@ describe("the contract's views are the core's types", () => {
   });
 
   it("takes the core's records and errors as they are", () => {
-    expectTypeOf<core.Device>().toExtend<contract.StoredDevice>();
+    expectTypeOf<core.DeviceSummary>().toExtend<contract.StoredDevice>();
     expectTypeOf<core.GatehouseError>().toExtend<contract.DomainError>();
   });
 });

@@ -26,7 +26,7 @@ export interface FreshSchema {
   drop(): Promise<void>;
 }
 
-export type OpenOptions = Pick<PostgresStoresOptions, "onQuery">;
+export type OpenOptions = Pick<PostgresStoresOptions, "onQuery" | "hashDeviceFingerprint">;
 
 export interface DatabaseUnderTest {
   readonly kind: "postgres" | "pglite";

@@ -1,4 +1,5 @@
-import { recordAudit, recordRefusal } from "../audit/record.ts";
+import { auditActorOf, recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
 import { endSignInsEverywhere, evictUser } from "../sign-in/end-sign-ins.ts";
 import { consumeAll, rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { Context } from "../context.ts";
@@ -9,7 +10,6 @@ import { requireSlug, slugFromName, withRandomSuffix } from "../sign-in/org-slug
 import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
-  type Device,
   type Org,
   type OrgMfaSettings,
   type OrgRole,
@@ -171,9 +171,9 @@ export async function updateOrgBrowserPolicy(ctx: Context, actor: Actor, orgId: 
   });
 }
 
-export async function listUserDevices(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<Device[]> {
+export async function listUserDevices(ctx: Context, actor: Actor, orgId: string, userId: string): Promise<DeviceSummary[]> {
   await requireOrgAdmin(ctx, actor, orgId);
-  return ctx.stores.devices.listByUser(orgId, requireId("user_id", userId));
+  return (await ctx.stores.devices.listByUser(orgId, requireId("user_id", userId))).map((device) => summarizeDevice(device));
 }
 
 /** Revoking a device's trust also ends the sessions issued for it: whoever holds them signs in again, with MFA. */

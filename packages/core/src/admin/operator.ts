@@ -5,13 +5,15 @@
  */
 import type { Context } from "../context.ts";
 import { evictUser } from "../sign-in/end-sign-ins.ts";
+import { lastIssuedAt } from "../sign-in/account-sessions.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId } from "../input.ts";
-import type { Device, Org, User } from "../model.ts";
+import { deviceLabel, summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
+import type { EpochMs, Org, User } from "../model.ts";
 import { isUuidShaped } from "../sign-in/org-slug.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, requirePlatformAdmin, type Actor } from "./authorization.ts";
 import { revokeDeviceTrust } from "./operations.ts";
+import { adminSubject, requirePlatformAdmin, type Actor } from "./authorization.ts";
 
 /** An org named by id or by slug (any case); `not_found` when neither matches. */
 export async function findOrgByReference(ctx: Context, actor: Actor, reference: string): Promise<Org> {
@@ -39,10 +41,58 @@ export async function findUserByReference(ctx: Context, actor: Actor, reference:
 }
 
 /** Every device the user has, in every org, each org's oldest first (orgs oldest first). */
-export async function listDevicesOfUser(ctx: Context, actor: Actor, userId: string): Promise<Device[]> {
+export async function listDevicesOfUser(ctx: Context, actor: Actor, userId: string): Promise<DeviceSummary[]> {
   await requirePlatformAdmin(ctx, actor);
   const orgs = await ctx.stores.orgs.list();
   const perOrg = await Promise.all(orgs.map((org) => ctx.stores.devices.listByUser(org.id, requireId("user_id", userId))));
+  return perOrg.flat().map((device) => summarizeDevice(device));
+}
+
+/** A live session as the operator sees it: where and from what it signs in, never a token or a fingerprint. */
+export interface OperatorSessionView {
+  readonly id: string;
+  readonly orgId: string;
+  readonly deviceId: string;
+  readonly deviceLabel: string;
+  readonly userAgent: string | null;
+  readonly lastAddress: string | null;
+  readonly createdAt: EpochMs;
+  /** When its tokens were last issued (sign-in, refresh or step-up). */
+  readonly lastSeenAt: EpochMs;
+  readonly expiresAt: EpochMs;
+  readonly amr: readonly string[];
+  readonly aal: number;
+}
+
+/** The user's live sessions in every org, each org's newest first (orgs oldest first). */
+export async function listSessionsOfUser(ctx: Context, actor: Actor, userId: string): Promise<OperatorSessionView[]> {
+  await requirePlatformAdmin(ctx, actor);
+  const id = requireId("user_id", userId);
+  const now = ctx.clock.now();
+  const orgs = await ctx.stores.orgs.list();
+  const perOrg = await Promise.all(
+    orgs.map(async (org) => {
+      const sessions = await ctx.stores.sessions.listActiveByUser(org.id, id, now);
+      if (sessions.length === 0) return [];
+      const devices = new Map((await ctx.stores.devices.listByUser(org.id, id)).map((device) => [device.id, device]));
+      return sessions.map((session): OperatorSessionView => {
+        const device = devices.get(session.deviceId);
+        return {
+          id: session.id,
+          orgId: session.orgId,
+          deviceId: session.deviceId,
+          deviceLabel: deviceLabel(device?.userAgent ?? null),
+          userAgent: device?.userAgent ?? null,
+          lastAddress: device?.lastAddress ?? null,
+          createdAt: session.createdAt,
+          lastSeenAt: lastIssuedAt(ctx, session),
+          expiresAt: session.expiresAt,
+          amr: session.amr,
+          aal: session.aal,
+        };
+      });
+    }),
+  );
   return perOrg.flat();
 }
 
@@ -57,10 +107,10 @@ export async function revokeUserSessionsEverywhere(ctx: Context, actor: Actor, u
 }
 
 /** `revokeDeviceTrust` for who knows only the device id: its org is the device's own. Returns the device as it was. */
-export async function revokeDeviceTrustById(ctx: Context, actor: Actor, deviceId: string): Promise<Device> {
+export async function revokeDeviceTrustById(ctx: Context, actor: Actor, deviceId: string): Promise<DeviceSummary> {
   await requirePlatformAdmin(ctx, actor);
   const device = await ctx.stores.devices.findById(requireId("device_id", deviceId));
   if (device === null) throw new GatehouseError("not_found", "device not found");
   await revokeDeviceTrust(ctx, actor, device.orgId, device.id);
-  return device;
+  return summarizeDevice(device);
 }

@@ -88,7 +88,8 @@ export interface AuditPayloads {
   /** The challenge's last attempt failed: it is deleted, and only a new sign-in gets another. */
   "mfa.locked_out": { readonly challengeId: string; readonly attempts: number };
   "phone.verified": { readonly phoneMask: string };
-  "device.trusted": { readonly trustedUntil: EpochMs };
+  /** ISO 8601, as every time a person reads (events recorded before it was a string hold epoch ms; the wire mapping turns them ISO). */
+  "device.trusted": { readonly trustedUntil: string };
   "device.trust_revoked": Record<string, never>;
   "session.created": { readonly sessionId: string };
   "session.refreshed": { readonly sessionId: string };

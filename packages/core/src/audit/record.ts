@@ -23,6 +23,11 @@ function recordable(value: string | undefined, maxLength: number): string | null
   return printable.length <= maxLength ? printable : `${printable.slice(0, maxLength - 1)}…`;
 }
 
+/** The request's address and user agent as an audit event or a device records them: bounded and printable, or null. */
+export function recordableRequest(request: RequestMeta | undefined): { readonly clientIp: string | null; readonly userAgent: string | null } {
+  return { clientIp: recordable(request?.clientIp, MAX_CLIENT_IP_LENGTH), userAgent: recordable(request?.userAgent, MAX_USER_AGENT_LENGTH) };
+}
+
 /** Who and what an event is about; what is left out is recorded as unknown. */
 export interface AuditSubject {
   readonly actor: AuditActor;
@@ -48,8 +53,7 @@ export function auditEvent<K extends AuditEventKind>(
     orgId: subject.orgId ?? null,
     userId: subject.userId ?? null,
     deviceId: subject.deviceId ?? null,
-    clientIp: recordable(subject.request?.clientIp, MAX_CLIENT_IP_LENGTH),
-    userAgent: recordable(subject.request?.userAgent, MAX_USER_AGENT_LENGTH),
+    ...recordableRequest(subject.request),
     payload,
   };
 }

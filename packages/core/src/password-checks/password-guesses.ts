@@ -51,7 +51,7 @@ export async function takeSignInGuess(ctx: Context, guess: SignInGuess): Promise
   // Every caller that sends no fingerprint is the one default device: it identifies nobody, so it is never known.
   if (fingerprint !== DEFAULT_DEVICE_FINGERPRINT) {
     // Asked for an unknown email too (no user has the empty id), so both cost the same reads.
-    const known = (await ctx.stores.devices.findWithSession(user?.id ?? "", fingerprint)) !== null;
+    const known = (await ctx.stores.devices.findWithSession(user?.id ?? "", ctx.fingerprints.hash(fingerprint))) !== null;
     if (user !== null && known) {
       return take(ctx, [
         {

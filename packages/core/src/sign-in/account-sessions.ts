@@ -4,7 +4,8 @@ import { GatehouseError } from "../errors.ts";
 import { orgSettingsOf } from "../factors/step-up.ts";
 import { isSmsOnly, usableFactors } from "../factors/usable-factors.ts";
 import { requireId } from "../input.ts";
-import type { Device, EpochMs } from "../model.ts";
+import { deviceLabel, summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
+import type { EpochMs, Session } from "../model.ts";
 import type { MfaRequired, Principal } from "../results.ts";
 import { prepareChallenge, sendChallenge, storeCodelessChallenge } from "./second-factor.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
@@ -14,11 +15,16 @@ export interface SessionView {
   readonly createdAt: EpochMs;
   /** When its tokens were last issued (sign-in, refresh or step-up). */
   readonly lastSeenAt: EpochMs;
-  /** The fingerprint the device signed in with. */
+  /** What the device is, from its user agent (see device-summary.ts). */
   readonly deviceLabel: string;
   readonly amr: readonly string[];
   /** The session making this call. */
   readonly current: boolean;
+}
+
+/** When the session's tokens were last issued: an access token lives accessTokenTtlMs from its issue, unless the session's end came first. */
+export function lastIssuedAt(ctx: Context, session: Session): EpochMs {
+  return Math.max(session.createdAt, Math.min(session.accessExpiresAt, session.expiresAt) - ctx.config.accessTokenTtlMs);
 }
 
 function subjectOf(principal: Principal, request: RequestMeta | undefined): AuditSubject {
@@ -33,9 +39,8 @@ export async function listSessions(ctx: Context, principal: Principal): Promise<
   return sessions.map((session) => ({
     id: session.id,
     createdAt: session.createdAt,
-    // An access token lives accessTokenTtlMs from its issue, unless the session's end came first.
-    lastSeenAt: Math.max(session.createdAt, Math.min(session.accessExpiresAt, session.expiresAt) - ctx.config.accessTokenTtlMs),
-    deviceLabel: devices.get(session.deviceId)?.fingerprint ?? "",
+    lastSeenAt: lastIssuedAt(ctx, session),
+    deviceLabel: deviceLabel(devices.get(session.deviceId)?.userAgent ?? null),
     amr: session.amr,
     current: session.id === principal.sessionId,
   }));
@@ -52,8 +57,8 @@ export async function revokeSession(ctx: Context, principal: Principal, sessionI
   });
 }
 
-export async function listDevices(ctx: Context, principal: Principal): Promise<Device[]> {
-  return ctx.stores.devices.listByUser(principal.orgId, principal.userId);
+export async function listDevices(ctx: Context, principal: Principal): Promise<DeviceSummary[]> {
+  return (await ctx.stores.devices.listByUser(principal.orgId, principal.userId)).map((device) => summarizeDevice(device, principal.deviceId));
 }
 
 /** Forgetting a device ends its trust and its sessions: the next sign-in from it needs the second factor. */

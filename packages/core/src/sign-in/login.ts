@@ -67,7 +67,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     }
     const orgId = await resolveOrgId(tx, orgReference);
     const subject = { actor: { kind: "user", userId: user.id }, orgId, userId: user.id, request: input.request } as const;
-    const facts = await readSignInFactsSeeingDevice(tx, user.id, orgId, fingerprint);
+    const facts = await readSignInFactsSeeingDevice(tx, user.id, orgId, fingerprint, input.request);
     // Told only to a caller who proved the password, so it reveals nothing to anyone else.
     if (facts !== null && facts.user.disabledAt != null) {
       await recordAudit(tx, "sign_in.failed", { ...subject, orgId: null }, { reason: "user_disabled" });

@@ -100,7 +100,7 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     }
 
     const subject: AuditSubject = { actor: { kind: "user", userId: factor.userId }, orgId, userId: factor.userId, request: input.request };
-    const facts = await readSignInFactsSeeingDevice(tx, factor.userId, orgId, fingerprint);
+    const facts = await readSignInFactsSeeingDevice(tx, factor.userId, orgId, fingerprint, input.request);
     if (facts === null) throw new GatehouseError("invalid_credentials");
     const refuse = async (reason: "email_not_verified" | "user_disabled" | "not_org_member" | "passkey_sign_in_disabled", error: GatehouseError) => {
       await recordAudit(tx, "sign_in.failed", subject, { reason });
@@ -118,7 +118,7 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     await recordAudit(tx, "mfa.verified", deviceSubject, { challengeId, factor: "webauthn" });
     const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
     const tokens = await issueSession(tx, factor.userId, orgId, device.id, input.request, "passkey", trustedUntil);
-    if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", deviceSubject, { trustedUntil });
+    if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", deviceSubject, { trustedUntil: new Date(trustedUntil).toISOString() });
     return tokens;
   });
 }

@@ -92,7 +92,7 @@ async function rotateAndReassess(
     throw new GatehouseError("not_org_member");
   }
   const { user, device } = facts;
-  if (device === null || (fingerprint !== null && device.fingerprint !== fingerprint)) {
+  if (device === null || (fingerprint !== null && device.fingerprintHash !== tx.fingerprints.hash(fingerprint))) {
     await revoke("device_mismatch");
     throw invalidRefresh();
   }
@@ -100,7 +100,7 @@ async function rotateAndReassess(
     await revoke("user_disabled");
     throw invalidRefresh();
   }
-  const { policy } = assessDevice(tx, facts);
+  const { policy } = assessDevice(tx, facts, "refresh");
   if (policy.mfaRequired) {
     await revoke("mfa_required_again");
     return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);

@@ -1,12 +1,12 @@
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
+import { devicePolicy } from "./device-assessment.ts";
 import { DAY_MS } from "../config.ts";
 import { accountDisabled, GatehouseError, rateLimited } from "../errors.ts";
 import type { AuthenticationResponseJSON } from "@simplewebauthn/server";
 import { checkFactor, requireFactorCode } from "../factors/check-factor.ts";
 import { requireAuthenticationResponse } from "../factors/passkeys/webauthn.ts";
 import { requireId } from "../input.ts";
-import { evaluateMfaPolicy } from "./mfa-policy.ts";
 import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { FactorKind, MfaChallenge, User } from "../model.ts";
 import { maskPhone } from "../phone.ts";
@@ -121,7 +121,7 @@ async function verifyAndIssue(
   if (user.disabledAt != null) throw accountDisabled();
   // Only an SMS code proves the phone; another factor leaves it as it was.
   const phoneLocked = factor === "sms" && (await lockPhone(tx, user, claimed.phone));
-  const policy = evaluateMfaPolicy({ ...effectiveSettings(facts.settings), device, isNewDevice: false, now });
+  const policy = devicePolicy(tx, effectiveSettings(facts.settings), device, "mfa");
 
   await recordAudit(tx, "mfa.verified", subject, { challengeId, factor });
   if (check.recoveryCodesLeft !== undefined) await recordAudit(tx, "recovery_code.used", subject, { left: check.recoveryCodesLeft });
@@ -131,7 +131,7 @@ async function verifyAndIssue(
   if (claimed.stepUpSessionId !== undefined) return { ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol };
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
-  if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil });
+  if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil: new Date(trustedUntil).toISOString() });
   return { ...tokens, ...enrol };
 }
 

@@ -1,7 +1,7 @@
 import type { MemoryTables } from "./memory-transactions.ts";
 import type { EpochMs, Session } from "../model.ts";
 import type { SessionStore } from "../ports.ts";
-import { alreadyExists, compareText, inScope } from "./memory-records.ts";
+import { alreadyExists, compareText, deleteWhere, inScope } from "./memory-records.ts";
 
 interface RetiredRefreshToken {
   readonly sessionId: string;
@@ -14,7 +14,7 @@ interface RetiredRefreshToken {
   readonly sealedSuccessor: string | null;
 }
 
-export function createSessionStore(tables: MemoryTables): SessionStore {
+export function createSessionStore(tables: MemoryTables): { store: SessionStore; deviceIds: () => ReadonlySet<string> } {
   const sessions = tables.map<string, Session>();
   const retired = tables.map<string, RetiredRefreshToken>();
   const tokenTaken = (accessTokenHash: string, refreshTokenHash: string, exceptId: string | null) =>
@@ -26,7 +26,7 @@ export function createSessionStore(tables: MemoryTables): SessionStore {
     sessions.set(session.id, { ...session, revokedAt: now });
     return true;
   };
-  return {
+  const store: SessionStore = {
     async create(session) {
       if (sessions.has(session.id) || tokenTaken(session.accessTokenHash, session.refreshTokenHash, null)) throw alreadyExists();
       sessions.set(session.id, { ...session });
@@ -109,5 +109,13 @@ export function createSessionStore(tables: MemoryTables): SessionStore {
       }
       return revoked;
     },
+    async deleteEnded(now) {
+      const detecting = new Set([...retired.values()].filter((token) => token.expiresAt > now).map((token) => token.sessionId));
+      const ended = (session: Session) => session.revokedAt !== null || session.refreshExpiresAt <= now || session.expiresAt <= now;
+      const deleted = deleteWhere(sessions, (session) => ended(session) && !detecting.has(session.id));
+      deleteWhere(retired, (token) => !sessions.has(token.sessionId));
+      return deleted;
+    },
   };
+  return { store, deviceIds: () => new Set([...sessions.values()].map((session) => session.deviceId)) };
 }

@@ -1,3 +1,5 @@
+import { GatehouseError } from "../errors.ts";
+import { MAX_DEVICES_PER_USER } from "../model.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryResourceServerStore, createMemorySigningKeyStore } from "./memory-token-stores.ts";
@@ -30,10 +32,10 @@ export function createMemoryStores(): Stores {
   const tables = createMemoryTables();
   const lock = createSerialLock();
   const orgs = createOrgStore(tables);
-  const sessions = createSessionStore(tables);
+  const { store: sessions, deviceIds: sessionDeviceIds } = createSessionStore(tables);
   const browserPolicies = createBrowserPolicyStore(tables, orgs);
   const users = createUserStore(tables);
-  const devices = createDeviceStore(tables);
+  const devices = createDeviceStore(tables, sessionDeviceIds);
   const settings = createSettingsStore(tables);
   const signInFacts = createSignInFactsStore(users, orgs, devices, settings);
   const audit = createMemoryAuditStore();

@@ -14,9 +14,12 @@ const trustOf = (device: DeviceView, now: number): string =>
     ? `Skips the second factor until ${formatMoment(device.trustedUntil)}`
     : "Asks for the second factor";
 
+/** Its label and the start of its id: two browsers of one kind are still told apart. */
+const deviceName = (device: DeviceView): string => `${device.label} (${device.id.slice(0, 8)})`;
+
 /** Browsers and devices that signed in to this organization: forget one to end its trust and its sessions. */
 export function Devices(): ReactNode {
-  const { account, deviceFingerprint } = useServices();
+  const { account } = useServices();
   const loaded = useLoaded(
     () => account.listDevices(),
     (error) => describeAccountError(error, "load").message,
@@ -24,7 +27,6 @@ export function Devices(): ReactNode {
   const [busy, setBusy] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const thisDevice = deviceFingerprint();
   const now = Date.now();
 
   const forget = async (device: DeviceView): Promise<void> => {
@@ -42,8 +44,8 @@ export function Devices(): ReactNode {
     }
   };
 
-  const devices = (loaded.data ?? []).filter((device) => device.fingerprint !== thisDevice);
-  const current = (loaded.data ?? []).find((device) => device.fingerprint === thisDevice);
+  const devices = (loaded.data ?? []).filter((device) => !device.current);
+  const current = (loaded.data ?? []).find((device) => device.current);
   return (
     <section className="card stack" aria-labelledby="devices-heading" data-testid="devices">
       <h2 id="devices-heading">Devices</h2>
@@ -57,9 +59,10 @@ export function Devices(): ReactNode {
         {devices.map((device) => (
           <li className="item" key={device.id}>
             <div>
-              <strong>Device {device.fingerprint.slice(0, 8)}</strong>
+              <strong>{deviceName(device)}</strong>
               <p className="hint">
                 {trustOf(device, now)} · first seen {formatMoment(device.createdAt)} · last seen {formatMoment(device.lastSeenAt)}
+                {device.lastAddress === null ? null : ` from ${device.lastAddress}`}
               </p>
             </div>
             <Button
@@ -68,7 +71,7 @@ export function Devices(): ReactNode {
               busy={busy === device.id}
               busyLabel="Forgetting…"
               disabled={busy !== null}
-              aria-label={`Forget device ${device.fingerprint.slice(0, 8)}`}
+              aria-label={`Forget device ${deviceName(device)}`}
             >
               Forget
             </Button>

@@ -18,8 +18,8 @@ const METHOD_NAMES: Readonly<Record<string, string>> = {
   webauthn: "passkey",
 };
 
-/** A device is named by the start of its id (its fingerprint): enough to tell the user's devices apart. */
-const deviceName = (session: AccountSessionView): string => (session.deviceLabel === "" ? "Unknown device" : `Device ${session.deviceLabel.slice(0, 8)}`);
+/** A device is named by its label, from its user agent ("Firefox on Linux"). */
+const deviceName = (session: AccountSessionView): string => (session.deviceLabel === "" ? "Unknown device" : session.deviceLabel);
 
 const provedWith = (amr: readonly string[]): string => amr.map((method) => METHOD_NAMES[method] ?? method).join(" and ");
 

@@ -420,7 +420,7 @@ export type AccountSession = Message<"gatehouse.v1.AccountSession"> & {
   lastSeenAt?: Timestamp | undefined;
 
   /**
-   * The device's fingerprint.
+   * What the device is, from its user agent ("Firefox on Linux").
    *
    * @generated from field: string device_label = 4;
    */

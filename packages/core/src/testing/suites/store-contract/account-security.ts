@@ -62,7 +62,7 @@ export function describeAccountSecurityContract(current: () => Stores): void {
         for (const id of [DEVICE_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID]) await stores.devices.markSessionIssued(id, T0, T0 + 30 * DAY);
         // Trusted once, but its trust has run out: nothing to revoke, and still made new.
         await stores.devices.getOrCreate(
-          aDevice({ id: "device-expired", fingerprint: "fp-old", trusted: true, trustedUntil: T0 + MINUTE, sessionIssuedAt: T0 }),
+          aDevice({ id: "device-expired", fingerprintHash: "fp-old", trusted: true, trustedUntil: T0 + MINUTE, sessionIssuedAt: T0 }),
         );
       });
 

@@ -1,7 +1,22 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../../audit/events.ts";
 import type { Stores } from "../../../ports.ts";
-import { aChallenge, anIntent, DAY, DEVICE_ID, MINUTE, ORG_ID, seedGraph, T0, tokenPair, aSession, USER_ID } from "./fixtures.ts";
+import {
+  aChallenge,
+  aDevice,
+  anIntent,
+  DAY,
+  DEVICE_ID,
+  MINUTE,
+  ORG_ID,
+  OTHER_ORG_DEVICE_ID,
+  OTHER_USER_DEVICE_ID,
+  seedGraph,
+  T0,
+  tokenPair,
+  aSession,
+  USER_ID,
+} from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
 
 /** An audit event for the purge cases: only its id and time matter there. */
@@ -88,7 +103,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         id: "d",
         userId: "u",
         orgId: "o",
-        fingerprint: "f",
+        fingerprintHash: "f",
         trusted: false,
         trustedUntil: null,
         trustRevokedAt: null,
@@ -137,6 +152,8 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         emailTokens: 0,
         invitations: 0,
         smsTraffic: 0,
+        sessions: 0,
+        devices: 0,
       });
       expect(await purge(t0 + day, retention)).toEqual({
         rateLimitLogs: 0,
@@ -147,11 +164,29 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         emailTokens: 0,
         invitations: 0,
         smsTraffic: 0,
+        sessions: 0,
+        devices: 0,
       });
       expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
       expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
       expect(await stores.challenges.findById("c-recent")).not.toBeNull();
       expect(await stores.sessions.rotate("r-2", pair("4", t0 + 3 * day), t0 + day)).toEqual({ kind: "reused", sessionId: "s", ...owner });
+    it("deletes sessions that ended and devices neither trusted nor seen for 90 days, as the stores' own deletes do", async (context) => {
+      const purge = handle.purgeExpired;
+      if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
+      const now = T0 + 100 * DAY;
+      await stores.sessions.create(aSession({ id: "s-revoked", revokedAt: T0 }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-trusted", fingerprintHash: "fp-trusted", trusted: true, trustedUntil: now + DAY }));
+      await stores.devices.getOrCreate(aDevice({ id: "d-recent", fingerprintHash: "fp-recent", lastSeenAt: now - DAY }));
+      await stores.sessions.create(aSession({ id: "s-live", deviceId: "d-recent", ...tokenPair("live", now - DAY), expiresAt: now + DAY }));
+
+      expect(await purge(now, { auditRetentionMs: 90 * DAY })).toMatchObject({ sessions: 1, devices: 3 });
+      expect(await purge(now, { auditRetentionMs: 90 * DAY })).toMatchObject({ sessions: 0, devices: 0 });
+      // The seeded devices (seen at T0, in no session once the revoked one went) are gone; the others stay.
+      for (const gone of [DEVICE_ID, OTHER_USER_DEVICE_ID, OTHER_ORG_DEVICE_ID]) expect(await stores.devices.findById(gone)).toBeNull();
+      expect((await stores.devices.findById("d-trusted"))?.id).toBe("d-trusted");
+      expect((await stores.devices.findById("d-recent"))?.id).toBe("d-recent");
+      expect((await stores.sessions.listActiveByUser(ORG_ID, USER_ID, now)).map((session) => session.id)).toEqual(["s-live"]);
     });
   });
 }

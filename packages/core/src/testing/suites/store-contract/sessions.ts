@@ -221,5 +221,28 @@ export function describeSessionsContract(current: () => Stores): void {
       }
       expect((await stores.sessions.findActiveByAccessTokenHash("access-2", now))?.id).toBe("session-1");
     });
+
+    it("deletes the sessions that ended (revoked, idle past their refresh, past their end) once no retired token detects reuse", async () => {
+      const later = T0 + 100 * DAY;
+      const ended = [
+        aSession({ id: "s-revoked", ...tokenPair("r"), revokedAt: T0 }),
+        aSession({ id: "s-idle", ...tokenPair("i", T0 - 31 * DAY), expiresAt: later }),
+        aSession({ id: "s-over", ...tokenPair("o"), expiresAt: T0 + DAY }),
+      ];
+      for (const session of ended) await stores.sessions.create(session);
+      await stores.sessions.create(aSession({ id: "s-live", ...tokenPair("l", later - DAY), expiresAt: later + DAY }));
+      // Rotated, then revoked: its retired token still detects a reuse until its successor's refresh expiry.
+      await stores.sessions.create(aSession({ id: "s-rotated", ...tokenPair("x") }));
+      expect((await stores.sessions.rotate("refresh-x", tokenPair("y", T0), T0)).kind).toBe("rotated");
+      await stores.sessions.revoke("s-rotated", T0 + MINUTE);
+
+      expect(await stores.sessions.deleteEnded(T0 + 2 * DAY)).toBe(3);
+      expect(await stores.sessions.rotate("refresh-x", tokenPair("z", T0 + 2 * DAY), T0 + 2 * DAY)).toMatchObject({ kind: "reused", sessionId: "s-rotated" });
+      expect(await stores.sessions.listActiveByUser(ORG_ID, USER_ID, later)).toMatchObject([{ id: "s-live" }]);
+      expect(await stores.sessions.deleteEnded(later)).toBe(1);
+      expect(await stores.sessions.rotate("refresh-x", tokenPair("w", later), later)).toEqual({ kind: "invalid" });
+      expect(await stores.sessions.deleteEnded(later)).toBe(0);
+      expect(await stores.sessions.listActiveByUser(ORG_ID, USER_ID, later)).toMatchObject([{ id: "s-live" }]);
+    });
   });
 }
