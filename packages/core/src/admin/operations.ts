@@ -1,4 +1,4 @@
-import { auditActorOf, recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { recordAudit, recordRefusal } from "../audit/record.ts";
 import { summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
 import { endSignInsEverywhere, evictUser } from "../sign-in/end-sign-ins.ts";
 import { consumeAll, rateLimitKeys } from "../rate-limits/rate-limits.ts";
@@ -7,14 +7,7 @@ import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts"
 import { newId } from "../ids.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
 import { requireSlug, slugFromName, withRandomSuffix } from "../sign-in/org-slug.ts";
-import {
-  DEFAULT_ORG_MFA_SETTINGS,
-  DEFAULT_PLATFORM_SETTINGS,
-  type Org,
-  type OrgMfaSettings,
-  type OrgRole,
-  type PlatformSettings,
-} from "../model.ts";
+import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type Org, type OrgMfaSettings, type OrgRole, type PlatformSettings } from "../model.ts";
 import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
 import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
 import type { VersionedBrowserPolicy } from "../ports.ts";

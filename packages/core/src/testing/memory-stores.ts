@@ -1,5 +1,3 @@
-import { GatehouseError } from "../errors.ts";
-import { MAX_DEVICES_PER_USER } from "../model.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryResourceServerStore, createMemorySigningKeyStore } from "./memory-token-stores.ts";

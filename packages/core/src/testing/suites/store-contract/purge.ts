@@ -104,6 +104,8 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         userId: "u",
         orgId: "o",
         fingerprintHash: "f",
+        userAgent: null,
+        lastAddress: null,
         trusted: false,
         trustedUntil: null,
         trustRevokedAt: null,
@@ -171,6 +173,8 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
       expect(await stores.challenges.findById("c-recent")).not.toBeNull();
       expect(await stores.sessions.rotate("r-2", pair("4", t0 + 3 * day), t0 + day)).toEqual({ kind: "reused", sessionId: "s", ...owner });
+    });
+
     it("deletes sessions that ended and devices neither trusted nor seen for 90 days, as the stores' own deletes do", async (context) => {
       const purge = handle.purgeExpired;
       if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
