@@ -111,6 +111,10 @@ function describeTarball(tarball: string): Packed {
   return { name, filename: tarball, files };
 }
 
+/** A file in the server's dist/ that only the test writes: still there after `npm run pack` when the pack left dist/ alone. */
+const SERVED_SENTINEL = join(REPO_ROOT, "apps/server/dist/.served-by-a-running-server");
+let sentinelAfterPack = false;
+
 describe("packed tarballs installed in a fresh project", () => {
   let work: string;
   let app: string;
@@ -123,7 +127,15 @@ describe("packed tarballs installed in a fresh project", () => {
     // The tarballs' registry dependencies come from the npm cache where it has them.
     const npmEnv = { ...childEnv, GATEHOUSE: REPO_ROOT, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false" };
     const { inClone, inProject } = readmeInstallLines();
-    run("bash", ["-euo", "pipefail", "-c", inClone], { cwd: REPO_ROOT, env: npmEnv });
+    // What a running `npm run dev` or `npm start` serves from: packing must leave it as it is.
+    mkdirSync(join(REPO_ROOT, "apps/server/dist"), { recursive: true });
+    writeFileSync(SERVED_SENTINEL, "served");
+    try {
+      run("bash", ["-euo", "pipefail", "-c", inClone], { cwd: REPO_ROOT, env: npmEnv });
+      sentinelAfterPack = existsSync(SERVED_SENTINEL);
+    } finally {
+      rmSync(SERVED_SENTINEL, { force: true });
+    }
     const packs = join(REPO_ROOT, "packs");
     packed = readdirSync(packs)
       .filter((file) => file.endsWith(".tgz"))
@@ -146,6 +158,10 @@ describe("packed tarballs installed in a fresh project", () => {
 
   afterAll(() => {
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("packs a scratch copy: the repository's dist/, which a running dev server serves, is left as it was", () => {
+    expect(sentinelAfterPack).toBe(true);
   });
 
   it("packs every public workspace with its README and LICENSE, and no build leftovers", () => {
