@@ -1,4 +1,4 @@
-import { deviceFingerprintHash, type AuditEvent } from "@gatehouse/core";
+import { deviceFingerprintHash } from "@gatehouse/core";
 import { describeStoreContract } from "@gatehouse/core/testing/suites";
 import type { Database } from "@gatehouse/adapters-kysely";
 import { sql, type Kysely } from "kysely";

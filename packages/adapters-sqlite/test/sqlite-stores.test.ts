@@ -1,4 +1,4 @@
-import { DEFAULT_ORG_MFA_SETTINGS, deviceFingerprintHash, type AuditEvent } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS, deviceFingerprintHash } from "@gatehouse/core";
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
