@@ -19,7 +19,9 @@ export type SignInFailureReason =
   /** A passkey sign-in: no such passkey, or its assertion did not verify (origin, RP id, signature, user verification, counter). */
   | "passkey_refused"
   /** A passkey sign-in in an org whose `passkey_sign_in` is off. */
-  | "passkey_sign_in_disabled";
+  | "passkey_sign_in_disabled"
+  /** The org's risk policy, in `enforce`, blocked it (the risk event says why). */
+  | "risk_blocked";
 
 /** Why a verification failed without locking the challenge out. */
 export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_expired";
