@@ -22,6 +22,7 @@ describe("MIGRATION_NAMES", () => {
       "0012_registrant_proof",
       "0013_guessing_budgets",
       "0016_access_tokens",
+      "0020_risk_engine",
     ]);
   });
 });

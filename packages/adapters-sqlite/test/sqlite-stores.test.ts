@@ -122,6 +122,7 @@ describe("openSqliteStores", () => {
       "0012_registrant_proof",
       "0013_guessing_budgets",
       "0016_access_tokens",
+      "0020_risk_engine",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
@@ -167,6 +168,7 @@ describe("openSqliteStores", () => {
       "0012_registrant_proof",
       "0013_guessing_budgets",
       "0016_access_tokens",
+      "0020_risk_engine",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
@@ -185,8 +187,10 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0006 schema: 0016_access_tokens, 0013_guessing_budgets, 0012_registrant_proof, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
+/** Back to the 0006 schema: 0020_risk_engine, 0016_access_tokens, 0013_guessing_budgets, 0012_registrant_proof, 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"]) await sql`DROP TABLE ${sql.table(table)}`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0020_risk_engine'`.execute(db);
   await sql`DROP TABLE signing_keys`.execute(db);
   await sql`DROP TABLE resource_servers`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0016_access_tokens'`.execute(db);
