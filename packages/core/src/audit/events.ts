@@ -127,6 +127,8 @@ export interface AuditPayloads {
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
+  /** The org's risk policy as stored, in `riskPolicyToJson`'s form. */
+  "risk_policy.changed": { readonly policy: Readonly<Record<string, unknown>> };
   rate_limited: { readonly limit: RateLimitName; readonly retryAfterSeconds: number };
   /** An OTP destination the SMS destination policy refuses (`country` is the region or `+` and the calling code). */
   "sms.destination_refused": { readonly reason: "country_not_allowed" | "number_type"; readonly country: string; readonly phoneMask: string };
@@ -186,6 +188,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,
+  "risk_policy.changed": true,
   rate_limited: true,
   "sms.destination_refused": true,
   "sms.breaker_tripped": true,

@@ -21,3 +21,4 @@ export { platformCountsView, platformKey, platformLevels } from "./platform-leve
 export type { RiskEvent } from "./risk-event.ts";
 export { judgeSignIn, learnSignIn, learnVerifiedSignIn, observeRequest, riskAsksSecondFactor, riskEventOf, riskPolicyOf, type JudgedSignIn } from "./sign-in-risk.ts";
 export { truncateIp } from "./truncate-ip.ts";
+export { MAX_RISK_EVENTS_PAGE, type RiskEventsQuery } from "./risk-admin.ts";
