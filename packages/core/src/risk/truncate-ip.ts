@@ -34,6 +34,9 @@ function ipv6Groups(ip: string): number[] | null {
 export function truncateIp(ip: string): string {
   const v4 = IPV4.exec(ip);
   if (v4 !== null) return `${v4[1]}.${v4[2]}.${v4[3]}.0`;
+  // An IPv4 client seen on a dual-stack socket: its /64 would be all of IPv4.
+  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i.exec(ip);
+  if (mapped !== null) return `::ffff:${truncateIp(mapped[1]!)}`;
   const groups = ipv6Groups(ip);
   if (groups === null) return "";
   return `${groups
