@@ -8,7 +8,18 @@ const PASSWORD = "correct horse battery";
 const T = Date.UTC(2030, 0, 1);
 
 function anEvent(id: string, at: number, orgId: string, userId: string): RiskEvent {
-  const observation = { at, ip: "193.0.0.1", country: "NL", asn: null, location: null, userAgent: "UA", browser: "Firefox 140", os: "Linux", deviceType: "desktop", rttMs: null };
+  const observation = {
+    at,
+    ip: "193.0.0.1",
+    country: "NL",
+    asn: null,
+    location: null,
+    userAgent: "UA",
+    browser: "Firefox 140",
+    os: "Linux",
+    deviceType: "desktop",
+    rttMs: null,
+  };
   return {
     id,
     orgId,
@@ -85,6 +96,11 @@ describe("gatehouse risk", () => {
       previous: { ip: "8.8.8.8", country: "US" },
     });
     const all = await runCliRaw(["risk", "events", "--org", acme, "--limit", "1"], env);
-    expect(all.stdout.trim().split("\n").map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(["e3"]);
+    expect(
+      all.stdout
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+    ).toEqual(["e3"]);
   });
 });

@@ -22,7 +22,10 @@ export function createRiskRepository(db: Kysely<Database>): RiskStore {
 
     async recordSignIn(userId, observation, forgetBefore, keep) {
       await atomically(db, async (trx) => {
-        await trx.insertInto("risk_sign_ins").values({ id: randomUUID(), user_id: userId, at: observation.at, observation: JSON.stringify(observation) }).execute();
+        await trx
+          .insertInto("risk_sign_ins")
+          .values({ id: randomUUID(), user_id: userId, at: observation.at, observation: JSON.stringify(observation) })
+          .execute();
         await trx.deleteFrom("risk_sign_ins").where("user_id", "=", userId).where("at", "<", forgetBefore).execute();
         const kept = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "desc").orderBy("id", "desc").limit(keep);
         // PostgreSQL and SQLite both take a LIMIT in a NOT IN subquery when it is wrapped once more.

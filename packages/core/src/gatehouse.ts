@@ -68,13 +68,7 @@ import {
   type TotpEnrollment,
 } from "./factors/account-factors.ts";
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./sign-in/account-sessions.ts";
-import {
-  listUserFactors,
-  listUserFactorsByReference,
-  resetUserFactors,
-  resetUserFactorsByReference,
-  type MemberFactorKinds,
-} from "./admin/admin-factors.ts";
+import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference, type MemberFactorKinds } from "./admin/admin-factors.ts";
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./admin/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";

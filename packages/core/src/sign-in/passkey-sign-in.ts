@@ -103,7 +103,10 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     const subject: AuditSubject = { actor: { kind: "user", userId: factor.userId }, orgId, userId: factor.userId, request: input.request };
     const facts = await readSignInFactsSeeingDevice(tx, factor.userId, orgId, fingerprint);
     if (facts === null) throw new GatehouseError("invalid_credentials");
-    const refuse = async (reason: "email_not_verified" | "user_disabled" | "not_org_member" | "passkey_sign_in_disabled" | "risk_blocked", error: GatehouseError) => {
+    const refuse = async (
+      reason: "email_not_verified" | "user_disabled" | "not_org_member" | "passkey_sign_in_disabled" | "risk_blocked",
+      error: GatehouseError,
+    ) => {
       await recordAudit(tx, "sign_in.failed", subject, { reason });
       return error;
     };

@@ -95,7 +95,9 @@ export function describeRiskContract(current: () => Stores): void {
       expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 10 })).map((event) => event.id)).toEqual(["e2", "e1"]);
       expect((await stores.risk.listEvents({ orgId: null, userId: USER_ID, limit: 10 })).map((event) => event.id)).toEqual(["e4", "e2", "e1"]);
       expect((await stores.risk.listEvents({ orgId: null, limit: 1 })).map((event) => event.id)).toEqual(["e4"]);
-      expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 1 }))[0]).toEqual(anEvent("e2", T0 + MINUTE, { previous: anObservation(T0) }));
+      expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 1 }))[0]).toEqual(
+        anEvent("e2", T0 + MINUTE, { previous: anObservation(T0) }),
+      );
     });
 
     it("policy: null until put, then the last one put, per org", async () => {
