@@ -16,6 +16,7 @@ import {
   orgMfaSettingsToJson,
   platformSettingsPatchFromJson,
   platformSettingsToJson,
+  riskEventToJson,
   smsDestinationPolicyPatchFromJson,
   smsDestinationPolicyToJson,
   smsTrafficRowToJson,
@@ -40,7 +41,6 @@ import { createEngine } from "./engine.ts";
 import { createLogger } from "./logger.ts";
 import { serve } from "./serve.ts";
 import { evaluateDatasetCommand } from "./risk/evaluate.ts";
-import { riskEventToJson } from "./risk/risk-event-json.ts";
 import { describeDatabase } from "./storage.ts";
 import { serverVersion } from "./version.ts";
 

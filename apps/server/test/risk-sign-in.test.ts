@@ -8,13 +8,12 @@ import { errorFactsOf } from "@gatehouse/contract";
 import { DEFAULT_RISK_POLICY, riskPolicyFromJson, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { clientsFor, rpcError, type Clients } from "./support/clients.ts";
+import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { seedingOperator } from "./support/operator.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
-const PHONE = "+15550005151";
 const US = "8.8.8.8";
 const NL = "193.0.0.1";
 
@@ -46,20 +45,20 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
   const from = (clientIp: string) => ({ headers: { "x-forwarded-for": clientIp } });
 
   /** A member of an org of its own under `policy` (a JSON patch of the default), whose laptop signed in from the US through the second factor: a trusted device. */
-  async function aTrustedMember(policy: Record<string, unknown>) {
+  async function aTrustedMember(policy: Record<string, unknown>, role: "member" | "admin" = "member") {
     const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Risk ${name} ${++counter}`);
     const email = `owner${counter}@risk.test`;
     await operator.register({ email, password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, role);
     const login = (clientIp: string) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: "laptop" }, from(clientIp));
     const first = await login(US);
     if (first.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${first.result.case}`);
-    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: PHONE }, from(US));
+    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: `+1555000${5100 + counter}` }, from(US));
     const { otp } = await api.dev.getOTP({ challengeId });
-    await api.auth.verifyMFA({ challengeId, otp }, from(US));
+    const session = await api.auth.verifyMFA({ challengeId, otp }, from(US));
     await storage.stores.risk.putPolicy(orgId, riskPolicyFromJson(policy));
     const user = await storage.stores.users.findByEmail(email);
-    return { orgId, userId: user!.id, login };
+    return { orgId, userId: user!.id, login, session };
   }
 
   // One earlier sign-in makes a new country worth log10(2) ≈ 0.3 (docs/risk.md): the org's threshold is set below it.
@@ -102,5 +101,22 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
     expect((await member.login(NL)).result.case).toBe("tokens");
     // One at the first sign-in (which asked for the phone), one now.
     expect(await storage.stores.risk.listEvents({ orgId: member.orgId, userId: member.userId, limit: 5 })).toHaveLength(2);
+  });
+
+  it.runIf(enabled)("AdminService: UpdateOrgRiskPolicy patches and validates the policy; ListRiskEvents reads the decisions", async () => {
+    const admin = await aTrustedMember({}, "admin");
+    const asAdmin = bearer(admin.session.accessToken);
+    const updated = await api.admin.updateOrgRiskPolicy({ orgId: admin.orgId, policyJson: '{"mode": "enforce", "allowed_countries": ["US"]}' }, asAdmin);
+    expect(JSON.parse(updated.policyJson)).toMatchObject({ mode: "enforce", allowed_countries: ["US"], thresholds: { mfa: 2 } });
+    const refused = await rpcError(api.admin.updateOrgRiskPolicy({ orgId: admin.orgId, policyJson: '{"mode": "loud"}' }, asAdmin));
+    expect([refused.code, errorFactsOf(refused).kind]).toEqual([Code.InvalidArgument, "invalid_argument"]);
+    expect(errorFactsOf(await rpcError(admin.login(NL))).kind).toBe("risk_blocked");
+    const { eventsJson } = await api.admin.listRiskEvents({ orgId: admin.orgId, userId: admin.userId, limit: 10 }, asAdmin);
+    const events = eventsJson.map((each) => JSON.parse(each) as { decision: string; signals: unknown[]; sign_in: { country: string } });
+    expect(events.map((event) => [event.decision, event.sign_in.country])).toEqual([
+      ["block", "NL"],
+      ["allow", "US"],
+    ]);
+    expect(events[0]!.signals).toHaveLength(8);
   });
 });
