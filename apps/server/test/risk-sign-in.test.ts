@@ -119,4 +119,15 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
     ]);
     expect(events[0]!.signals).toHaveLength(8);
   });
+
+  it.runIf(enabled)("in enforce, a refresh token used from a new country asks for the step-up: the session is revoked", async () => {
+    const member = await aTrustedMember({ ...LOW_THRESHOLD, mode: "enforce" });
+    const home = await api.auth.refresh({ refreshToken: member.session.refreshToken, deviceFingerprint: "laptop" }, from(US));
+    if (home.result.case !== "tokens") throw new Error(`expected tokens, got ${home.result.case}`);
+    const abroad = await api.auth.refresh({ refreshToken: home.result.value.refreshToken, deviceFingerprint: "laptop" }, from(NL));
+    expect(abroad.result.case).toBe("mfaRequired");
+    const [latest] = await storage.stores.risk.listEvents({ orgId: member.orgId, userId: member.userId, limit: 1 });
+    expect(latest).toMatchObject({ applied: "mfa", observation: { country: "NL" }, previous: { country: "US" } });
+    expect((await rpcError(api.account.listFactors({}, bearer(home.result.value.accessToken)))).code).toBe(Code.Unauthenticated);
+  });
 });

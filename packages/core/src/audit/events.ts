@@ -40,7 +40,9 @@ export type SessionRevocationReason =
   | "user_disabled"
   | "device_trust_revoked"
   | "password_changed"
-  | "factors_reset";
+  | "factors_reset"
+  /** A refresh from a new country or network that the org's risk policy, in `enforce`, stepped up or blocked. */
+  | "risk";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the

@@ -66,6 +66,16 @@ export async function judgeSignIn(ctx: Context, userId: string, orgId: string, r
   return { policy, observation, assessment, applied: appliedRiskDecision(policy, assessment), previous: rows.at(-1) ?? null };
 }
 
+/**
+ * A refresh judged like a sign-in, but only when it comes from a country or network the user's history does
+ * not hold: a stolen refresh token replayed elsewhere is caught, and the everyday refresh stores nothing.
+ */
+export async function judgeRefresh(ctx: Context, userId: string, orgId: string, request: RequestMeta | undefined): Promise<JudgedSignIn | null> {
+  const judged = await judgeSignIn(ctx, userId, orgId, request);
+  const moved = judged?.assessment.signals.some((signal) => signal.code === "new_country" || signal.code === "new_asn") ?? false;
+  return moved ? judged : null;
+}
+
 /** The judged sign-in as it is stored for an admin to read. */
 export function riskEventOf(ctx: Context, judged: JudgedSignIn, userId: string, orgId: string): RiskEvent {
   const { assessment } = judged;

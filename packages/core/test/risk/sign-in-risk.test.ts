@@ -86,6 +86,32 @@ describe("the risk engine at Login", () => {
   });
 });
 
+describe("the risk engine at Refresh", () => {
+  it("a refresh from a new country in enforce revokes the session and asks for the second factor; from home it rotates and stores nothing", async () => {
+    const s = await setUp({ ...LOW, mode: "enforce" });
+    const home = await s.login(US);
+    if (home.kind !== "tokens") throw new Error(home.kind);
+    const judgedBefore = (await s.events()).length;
+    const rotated = await s.gatehouse.refresh({ refreshToken: home.tokens.refreshToken, deviceFingerprint: "laptop", request: US });
+    if (rotated.kind !== "tokens") throw new Error(rotated.kind);
+    expect(await s.events()).toHaveLength(judgedBefore);
+
+    const abroad = await s.gatehouse.refresh({ refreshToken: rotated.tokens.refreshToken, deviceFingerprint: "laptop", request: NL });
+    expect(abroad.kind).toBe("mfa_required");
+    expect((await s.events())[0]).toMatchObject({ applied: "mfa", observation: { country: "NL" } });
+    await expect(s.gatehouse.authenticate(rotated.tokens.accessToken)).rejects.toMatchObject({ kind: "unauthenticated" });
+  });
+
+  it("audit: a refresh from a new country is recorded and rotates as usual", async () => {
+    const s = await setUp({ ...LOW, mode: "audit" });
+    const home = await s.login(US);
+    if (home.kind !== "tokens") throw new Error(home.kind);
+    const abroad = await s.gatehouse.refresh({ refreshToken: home.tokens.refreshToken, deviceFingerprint: "laptop", request: NL });
+    expect(abroad.kind).toBe("tokens");
+    expect((await s.events())[0]).toMatchObject({ mode: "audit", decision: "mfa", applied: "allow", observation: { country: "NL" } });
+  });
+});
+
 describe("truncateIp", () => {
   it.each([
     ["203.0.113.77", "203.0.113.0"],
