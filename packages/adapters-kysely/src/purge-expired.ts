@@ -1,4 +1,4 @@
-import type { EpochMs } from "@gatehouse/core";
+import { RISK_HISTORY, type EpochMs } from "@gatehouse/core";
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 
@@ -15,6 +15,8 @@ export interface PurgedCounts {
   readonly invitations: number;
   /** SMS traffic buckets past the audit retention, and breakers that have closed. */
   readonly smsTraffic: number;
+  /** Risk-engine sign-ins older than the history's six months, and risk events past the audit retention. */
+  readonly risk: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -27,7 +29,8 @@ export interface PurgeRetention {
  * Deletes rows that can no longer change an answer: rate-limit logs whose every unit has left its
  * window, retired refresh hashes past their reuse-detection expiry, expired intents, email-link
  * tokens and invitations, WebAuthn challenges, MFA challenges a day past expiry, SMS breakers that have closed; and audit events
- * and SMS traffic counts (the conversion report's record) past the audit retention.
+ * and SMS traffic counts (the conversion report's record) past the audit retention; the risk engine's sign-ins
+ * past its six-month history and its events past the audit retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
  */
@@ -55,6 +58,16 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .where("bucket_start", "<=", now - retention.auditRetentionMs)
     .executeTakeFirst();
   const breakers = await db.deleteFrom("sms_breakers").where("open_until", "<=", now).executeTakeFirst();
+  // A user who stopped signing in keeps no history past the window (an active one's is pruned as they sign in).
+  const riskSignIns = await db
+    .deleteFrom("risk_sign_ins")
+    .where("at", "<", now - RISK_HISTORY.windowMs)
+    .executeTakeFirst();
+  // The engine's decisions are part of the record: they follow the audit retention.
+  const riskEvents = await db
+    .deleteFrom("risk_events")
+    .where("at", "<=", now - retention.auditRetentionMs)
+    .executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
@@ -64,5 +77,6 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     emailTokens: Number(emailTokens.numDeletedRows),
     invitations: Number(invitations.numDeletedRows),
     smsTraffic: Number(buckets.numDeletedRows) + Number(breakers.numDeletedRows),
+    risk: Number(riskSignIns.numDeletedRows) + Number(riskEvents.numDeletedRows),
   };
 }

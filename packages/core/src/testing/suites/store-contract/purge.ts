@@ -3,6 +3,7 @@ import type { AuditEvent } from "../../../audit/events.ts";
 import type { Stores } from "../../../ports.ts";
 import { aChallenge, anIntent, DAY, DEVICE_ID, MINUTE, ORG_ID, seedGraph, T0, tokenPair, aSession, USER_ID } from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
+import { RISK_HISTORY } from "../../../risk/history.ts";
 
 /** An audit event for the purge cases: only its id and time matter there. */
 function memberRemoved(id: string, at: number): AuditEvent {
@@ -126,6 +127,36 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
 
       await stores.audit.append(memberRemoved("e-old", t0));
       await stores.audit.append(memberRemoved("e-kept", t0 + 1));
+      const signIn = (at: number) => ({
+        at,
+        ip: "192.0.2.1",
+        country: null,
+        asn: null,
+        location: null,
+        userAgent: "",
+        browser: null,
+        os: null,
+        deviceType: null,
+        rttMs: null,
+      });
+      await stores.risk.recordSignIn("u", signIn(t0 + day - RISK_HISTORY.windowMs - 1), 0, 10);
+      await stores.risk.recordSignIn("u", signIn(t0 + day - RISK_HISTORY.windowMs), 0, 10);
+      const riskEvent = (id: string, at: number) => ({
+        id,
+        orgId: "o",
+        userId: "u",
+        at,
+        mode: "audit" as const,
+        decision: "allow" as const,
+        applied: "allow" as const,
+        score: 0,
+        signals: [],
+        rules: [],
+        observation: signIn(at),
+        previous: null,
+      });
+      await stores.risk.appendEvent(riskEvent("r-old", t0));
+      await stores.risk.appendEvent(riskEvent("r-kept", t0 + 1));
 
       const retention = { auditRetentionMs: day };
       expect(await purge(t0 + day, retention)).toEqual({
@@ -137,6 +168,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         emailTokens: 0,
         invitations: 0,
         smsTraffic: 0,
+        risk: 2,
       });
       expect(await purge(t0 + day, retention)).toEqual({
         rateLimitLogs: 0,
@@ -147,7 +179,10 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         emailTokens: 0,
         invitations: 0,
         smsTraffic: 0,
+        risk: 0,
       });
+      expect((await stores.risk.history("u", 0, 10)).map((row) => row.at)).toEqual([t0 + day - RISK_HISTORY.windowMs]);
+      expect((await stores.risk.listEvents({ orgId: "o", limit: 10 })).map((event) => event.id)).toEqual(["r-kept"]);
       expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
       expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
       expect(await stores.challenges.findById("c-recent")).not.toBeNull();
