@@ -29,8 +29,12 @@ export function platformLevels(observation: RiskObservation): PlatformLevel[] {
 
 /** The platform's counts as the score reads them, from the rows `RiskStore.platformCounts` returned. */
 export function platformCountsView(rows: ReadonlyMap<string, PlatformFeatureCount>): FeatureCountsView {
-  return {
-    count: (key) => rows.get(platformKey(key))?.count ?? 0,
-    distinct: (key) => rows.get(platformKey(key))?.distinct ?? 0,
+  // The score reads each key several times: each is hashed once.
+  const hashed = new Map<string, string>();
+  const row = (key: string) => {
+    let hash = hashed.get(key);
+    if (hash === undefined) hashed.set(key, (hash = platformKey(key)));
+    return rows.get(hash);
   };
+  return { count: (key) => row(key)?.count ?? 0, distinct: (key) => row(key)?.distinct ?? 0 };
 }
