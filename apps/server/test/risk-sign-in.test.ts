@@ -50,7 +50,7 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
     const email = `owner${counter}@risk.test`;
     await operator.register({ email, password: PASSWORD, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, role);
-    const login = (clientIp: string) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: "laptop" }, from(clientIp));
+    const login = (clientIp: string, rttMs = 0) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: "laptop", rttMs }, from(clientIp));
     const first = await login(US);
     if (first.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${first.result.case}`);
     const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: first.result.value.intentId, phone: `+1555000${5100 + counter}` }, from(US));
@@ -75,9 +75,9 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
 
   it.runIf(enabled)("in audit, the same sign-in gets its session, and the decision is stored with every signal", async () => {
     const member = await aTrustedMember({ ...LOW_THRESHOLD, mode: "audit" });
-    expect((await member.login(NL)).result.case).toBe("tokens");
+    expect((await member.login(NL, 42)).result.case).toBe("tokens");
     const [latest] = await storage.stores.risk.listEvents({ orgId: member.orgId, userId: member.userId, limit: 1 });
-    expect(latest).toMatchObject({ mode: "audit", decision: "mfa", applied: "allow" });
+    expect(latest).toMatchObject({ mode: "audit", decision: "mfa", applied: "allow", observation: { rttMs: 42 } });
     expect(latest!.signals.map((signal) => signal.signal)).toEqual(["country", "asn", "ip", "device_type", "os", "browser", "user_agent", "rtt"]);
     // Learnt once the session was issued: the next sign-in from there is no longer new.
     const history = await storage.stores.risk.history(member.userId, 0, 10);
