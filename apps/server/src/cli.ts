@@ -17,6 +17,7 @@ import {
   orgMfaSettingsToJson,
   platformSettingsPatchFromJson,
   platformSettingsToJson,
+  riskEventToJson,
   smsDestinationPolicyPatchFromJson,
   smsDestinationPolicyToJson,
   smsTrafficRowToJson,
@@ -27,7 +28,9 @@ import {
   invalidArgument,
   maskPhone,
   MAX_AUDIT_PAGE_SIZE,
+  MAX_RISK_EVENTS_PAGE,
   parseOrgRole,
+  riskPolicyToJson,
   SYSTEM_ACTOR,
   type Actor,
   type AuditEventsQuery,
@@ -167,6 +170,9 @@ const RISK_EVALUATE: CommandShape = {
     '{"sign_ins", "scored", "decisions": {allow, mfa, phishing_resistant, block}, "attack_logins", "attack_caught_rate", "owner_logins", "owner_reauth_rate", "score_ms": {p50, p99, max}}',
 };
 
+const RISK_POLICY_KEYS =
+  '{"mode": "off"|"audit"|"enforce", "thresholds": {"mfa", "phishing_resistant", "block": 0-100 or null}, "allowed_countries", "denied_countries": ["US", ...], "denied_asns": [n, ...], "notify_new_location", "notify_new_device": bool}';
+
 class UsageError extends Error {}
 
 /** A date (`2026-11-01`, midnight UTC) or a date and time with its zone (`2026-11-01T12:00:00Z`, `…+01:00`). */
@@ -291,6 +297,46 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         until: parseTimeOption("until", values.until),
       };
       return new JsonLines(auditLines(gatehouse, query, parseLimitOption(values.limit)));
+    },
+  },
+  "risk policy get": {
+    summary: "show the org's risk policy (the default, in audit mode, until one is set)",
+    params: { org: ORG_PARAM },
+    options: {},
+    output: RISK_POLICY_KEYS,
+    run: async ({ args, gatehouse }) => riskPolicyToJson(await gatehouse.admin.getOrgRiskPolicy(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!))),
+  },
+  "risk policy set": {
+    summary: "change the org's risk policy: the fields given replace the current ones, validated whole (audited)",
+    params: { org: ORG_PARAM },
+    options: { json: ["'{...}'", `required: any of ${RISK_POLICY_KEYS}`] },
+    output: "the stored policy, keys as --json",
+    run: async ({ args, values, gatehouse }) => {
+      if (values.json === undefined) throw new UsageError('risk policy set needs --json \'{"mode": "enforce", ...}\'');
+      const orgId = await orgIdOf(gatehouse, args[0]!);
+      return riskPolicyToJson(await gatehouse.admin.updateOrgRiskPolicy(SYSTEM_ACTOR, orgId, parseJsonOption(values.json, "risk policy")));
+    },
+  },
+  "risk events": {
+    summary: "judged sign-ins, newest first, one JSON object per line: the decision and each signal's assessment",
+    params: {},
+    options: {
+      user: ["<email|user_id>", "this user's sign-ins"],
+      org: ["<org>", `${ORG_PARAM} (default: every org)`],
+      limit: ["<n>", `at most n events (default and most: ${MAX_RISK_EVENTS_PAGE})`],
+    },
+    output:
+      "per line: id, at, org_id, user_id, mode, decision, applied, score, signals [{signal, value, user_seen, user_total, platform_seen, contribution, code}], rules [{code, decision, detail}], sign_in and previous {at, ip, country, asn, location, browser, os, device_type, rtt_ms}",
+    run: async ({ values, gatehouse }) => {
+      const limit = Math.min(parseLimitOption(values.limit), MAX_RISK_EVENTS_PAGE);
+      const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
+      const userId = values.user === undefined ? undefined : (await gatehouse.admin.findUserByReference(SYSTEM_ACTOR, values.user)).id;
+      const events = await gatehouse.admin.listRiskEvents(SYSTEM_ACTOR, { orgId, limit, ...(userId === undefined ? {} : { userId }) });
+      return new JsonLines(
+        (async function* () {
+          for (const event of events) yield riskEventToJson(event);
+        })(),
+      );
     },
   },
   "client create": {
@@ -719,7 +765,7 @@ function parse(argv: string[]): { values: Values; positionals: string[] } {
 
 /** Which command the words name (one word or two), and the arguments after them. */
 function resolveCommand(positionals: readonly string[]): { name: string; command: CommandShape; args: readonly string[] } {
-  for (const words of [2, 1]) {
+  for (const words of [3, 2, 1]) {
     const name = positionals.slice(0, words).join(" ");
     const command = ALL_COMMANDS.get(name);
     if (positionals.length >= words && command !== undefined) return { name, command, args: positionals.slice(words) };

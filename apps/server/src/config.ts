@@ -1,4 +1,6 @@
 import { availableParallelism } from "node:os";
+import type { IpDataFiles } from "./risk/ip-data.ts";
+import { ipDataFilesFromEnv } from "./risk/evaluate.ts";
 import {
   DEFAULT_CONFIG,
   FACTOR_KEY_BYTES,
@@ -23,6 +25,8 @@ import { readWebAuthnConfig } from "./webauthn-config.ts";
  * secrets.
  */
 export interface ServerConfig {
+  /** The risk engine: RISK_STORE_FULL_IP (false: /24 and /64 only), IP_COUNTRY_DB, IP_ASN_DB, IP_CITY_DB (docs/risk.md). */
+  readonly risk: { readonly storeFullIp: boolean; readonly ipData: IpDataFiles };
   readonly host: string;
   readonly port: number;
   readonly databaseUrl: string;
@@ -263,6 +267,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
 
   const port = int("PORT", 8080, 0, 65535);
   const config: ServerConfig = {
+    risk: { storeFullIp: bool("RISK_STORE_FULL_IP", true), ipData: ipDataFilesFromEnv(env) },
     host: text("HOST") ?? "127.0.0.1",
     port,
     databaseUrl,

@@ -1,4 +1,6 @@
 import type { QueryTimingHook, StorageFault } from "@gatehouse/adapters-sqlite";
+import { ipLocatorOver, openIpData } from "./risk/ip-data.ts";
+import { parseUserAgent } from "./risk/user-agent.ts";
 import {
   createGatehouse,
   cryptoRandom,
@@ -81,7 +83,10 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     random: cryptoRandom,
     ...(instruments.hashQueue === undefined ? {} : { hashQueueObserver: instruments.hashQueue }),
     smsGuardObserver: smsGuardObserver(logger, instruments.smsGuard),
+    ipLocator: ipLocatorOver(openIpData(config.risk.ipData)),
+    userAgentParser: { parse: parseUserAgent },
     config: {
+      riskStoreFullIp: config.risk.storeFullIp,
       otpHashKey: config.otpHashKey,
       factorEncryptionKey: config.factorEncryptionKey,
       webauthn: config.webauthn,

@@ -12,6 +12,7 @@ import { createInvitationRepository } from "./invitation-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
 import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
+import { createRiskRepository } from "./risk-repository.ts";
 import type { Database } from "./schema.ts";
 import { createSessionRepository } from "./session-repository.ts";
 import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
@@ -59,5 +60,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     audit: createAuditRepository(db, cache),
     signingKeys: createSigningKeyRepository(db),
     resourceServers: createResourceServerRepository(db),
+    risk: createRiskRepository(db),
   };
 }

@@ -482,6 +482,46 @@ export const migrations: Readonly<Record<string, Migration>> = {
    * the server's key (`MigrateOptions.hashDeviceFingerprint`): no clear fingerprint outlives the upgrade.
    */
   "0014_device_fingerprint_hashes": fingerprintHashMigration(undefined),
+
+  /*
+   * The risk engine (docs/risk.md): each user's recent sign-ins (six months, at most 500: the core prunes as
+   * it records), the platform's counts per hashed level key (one row per distinct value ever seen, 22
+   * characters of key), every judged sign-in, and each org's policy.
+   */
+  "0020_risk_engine": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("risk_sign_ins")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("at", "bigint", (col) => col.notNull())
+        .addColumn("observation", "text", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("risk_sign_ins_user_at").on("risk_sign_ins").columns(["user_id", "at"]).execute();
+      await db.schema
+        .createTable("risk_feature_counts")
+        .addColumn("key", "text", (col) => col.primaryKey().notNull())
+        .addColumn("seen", "bigint", (col) => col.notNull())
+        .addColumn("distinct_children", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable("risk_events")
+        .addColumn("id", "text", (col) => col.primaryKey().notNull())
+        .addColumn("org_id", "text", (col) => col.notNull())
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("at", "bigint", (col) => col.notNull())
+        .addColumn("decision", "text", (col) => col.notNull())
+        .addColumn("event", "text", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("risk_events_user_at").on("risk_events").columns(["user_id", "at"]).execute();
+      await db.schema.createIndex("risk_events_org_at").on("risk_events").columns(["org_id", "at"]).execute();
+      await db.schema
+        .createTable("org_risk_policies")
+        .addColumn("org_id", "text", (col) => col.primaryKey().notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("policy", "text", (col) => col.notNull())
+        .execute();
+    },
+  },
 };
 
 /**

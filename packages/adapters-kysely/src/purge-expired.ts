@@ -1,4 +1,4 @@
-import type { EpochMs } from "@gatehouse/core";
+import { RISK_HISTORY, type EpochMs } from "@gatehouse/core";
 import type { Kysely } from "kysely";
 import { deleteUnusedDevices } from "./device-repository.ts";
 import type { Database } from "./schema.ts";
@@ -24,6 +24,8 @@ export interface PurgedCounts {
   readonly sessions: number;
   /** Devices neither trusted nor seen for `UNUSED_DEVICE_MS`, with no session left. */
   readonly devices: number;
+  /** Risk-engine sign-ins older than the history's six months, and risk events past the audit retention. */
+  readonly risk: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -38,7 +40,8 @@ export interface PurgeRetention {
  * tokens and invitations, WebAuthn challenges, MFA challenges a day past expiry, SMS breakers that have closed, sessions that
  * ended (revoked or expired) once their retired refresh tokens expired, devices neither trusted nor seen for 90 days with
  * no session left; and audit events
- * and SMS traffic counts (the conversion report's record) past the audit retention.
+ * and SMS traffic counts (the conversion report's record) past the audit retention; the risk engine's sign-ins
+ * past its six-month history and its events past the audit retention.
  * Nothing else removes them, so call it on a timer (hourly is plenty) from one replica or from
  * all: every statement is idempotent.
  */
@@ -69,6 +72,16 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
   // Sessions first: a device goes only once no session refers to it.
   const sessions = await deleteEndedSessions(db, now);
   const devices = await deleteUnusedDevices(db, now, now - UNUSED_DEVICE_MS);
+  // A user who stopped signing in keeps no history past the window (an active one's is pruned as they sign in).
+  const riskSignIns = await db
+    .deleteFrom("risk_sign_ins")
+    .where("at", "<", now - RISK_HISTORY.windowMs)
+    .executeTakeFirst();
+  // The engine's decisions are part of the record: they follow the audit retention.
+  const riskEvents = await db
+    .deleteFrom("risk_events")
+    .where("at", "<=", now - retention.auditRetentionMs)
+    .executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
@@ -80,5 +93,6 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     smsTraffic: Number(buckets.numDeletedRows) + Number(breakers.numDeletedRows),
     sessions,
     devices,
+    risk: Number(riskSignIns.numDeletedRows) + Number(riskEvents.numDeletedRows),
   };
 }

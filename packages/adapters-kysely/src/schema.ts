@@ -285,6 +285,39 @@ export interface ResourceServersTable {
   created_at: EpochMsColumn;
 }
 
+/** Each user's recent sign-ins as the risk engine saw them (0020_risk_engine). */
+export interface RiskSignInsTable {
+  id: string;
+  user_id: string;
+  at: EpochMsColumn;
+  /** The `RiskObservation`, as JSON. */
+  observation: string;
+}
+
+/** The platform's sign-ins per hashed level key, and the distinct values below it (0020_risk_engine). */
+export interface RiskFeatureCountsTable {
+  key: string;
+  seen: EpochMsColumn;
+  distinct_children: EpochMsColumn;
+}
+
+/** Every judged sign-in (0020_risk_engine). */
+export interface RiskEventsTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  at: EpochMsColumn;
+  decision: string;
+  /** The whole `RiskEvent`, as JSON. */
+  event: string;
+}
+
+/** Each org's risk policy, in `riskPolicyToJson`'s form (0020_risk_engine). */
+export interface OrgRiskPoliciesTable {
+  org_id: string;
+  policy: string;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -310,4 +343,8 @@ export interface Database {
   webauthn_challenges: WebAuthnChallengesTable;
   signing_keys: SigningKeysTable;
   resource_servers: ResourceServersTable;
+  risk_sign_ins: RiskSignInsTable;
+  risk_feature_counts: RiskFeatureCountsTable;
+  risk_events: RiskEventsTable;
+  org_risk_policies: OrgRiskPoliciesTable;
 }

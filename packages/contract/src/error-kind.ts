@@ -30,6 +30,7 @@ export const ERROR_KINDS = Object.freeze([
   "invalid_link",
   "storage_unavailable",
   "step_up_required",
+  "risk_blocked",
 ] as const);
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -17,4 +17,5 @@ export * from "./org-info.ts";
 export type { Refuse } from "./refusal.ts";
 export * from "./settings.ts";
 export * from "./sms-destination-policy.ts";
+export * from "./risk-events.ts";
 export * from "./url-decision.ts";

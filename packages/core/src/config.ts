@@ -100,6 +100,8 @@ export interface GatehouseConfig {
   readonly otpResendIntervalMs: number;
   /** Region whose dialling rules read a phone given without `+`; none: such digits are the international number. */
   readonly phoneDefaultRegion: PhoneRegion | undefined;
+  /** False: the risk engine keeps an address's /24 (IPv4) or /64 (IPv6) only, and judges by it (`RISK_STORE_FULL_IP`). */
+  readonly riskStoreFullIp: boolean;
   /**
    * Browser policy saves per org by its admins (the CLI is not limited): a save of a large policy is the
    * costliest write there is, and one org's admin saving in a loop must not take the server from the others.
@@ -196,6 +198,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   smsBreaker: { windowMs: HOUR, minConversion: 0.2, minSendsPerPrefix: 20, minSendsPerCountry: 200, cooldownMs: HOUR },
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,
+  riskStoreFullIp: true,
   browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],
   browserPolicyWritesPerUser: [{ limit: 10, windowMs: MINUTE }],
   publicUrl: "http://localhost:8080",

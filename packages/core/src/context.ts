@@ -7,7 +7,7 @@ import { createSecretBox, developmentFactorKey, type SecretBox } from "./factors
 import { createHashQueue, type HashQueue, type HashQueueObserver } from "./passwords/hash-queue.ts";
 import { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 import type { EpochMs } from "./model.ts";
-import type { Clock, EmailSender, PasswordHasher, RandomSource, SmsSender, Stores } from "./ports.ts";
+import type { Clock, EmailSender, IpLocator, PasswordHasher, RandomSource, SmsSender, Stores, UserAgentParser } from "./ports.ts";
 import { looksLikePhoneRegion } from "./phone.ts";
 import { createLimitSubject, type LimitSubject } from "./throttling/limit-subject.ts";
 import { checkSmsBreakerConfig, IGNORE_SMS_GUARD, type SmsGuardObserver } from "./sms-guard/sms-guard-setup.ts";
@@ -32,6 +32,10 @@ export interface GatehouseDeps {
   readonly pause?: () => Promise<void>;
   /** Told of every SMS send refused by the destination guard and of every breaker that trips (metrics, the operator's log). */
   readonly smsGuardObserver?: SmsGuardObserver;
+  /** Country, network and place of a client address, for the risk engine. Defaults to knowing nothing. */
+  readonly ipLocator?: IpLocator;
+  /** Browser, OS and device type of a user agent, for the risk engine. Defaults to knowing nothing. */
+  readonly userAgentParser?: UserAgentParser;
 }
 
 export interface Context {
@@ -56,6 +60,8 @@ export interface Context {
   readonly fingerprints: FingerprintHasher;
   /** Awaited between the slices of a long computation (see `GatehouseDeps.pause`). */
   readonly pause: () => Promise<void>;
+  readonly ipLocator: IpLocator;
+  readonly userAgentParser: UserAgentParser;
   /** Inside a unit of work: its audit events, appended together just before it commits (see `inTransaction`). */
   readonly pendingAudit?: AuditEvent[];
 }
@@ -96,8 +102,13 @@ export function createContext(deps: GatehouseDeps): Context {
     limitSubject: createLimitSubject(factorKey),
     fingerprints: createFingerprintHasher(factorKey),
     pause: deps.pause ?? yieldToEventLoop,
+    ipLocator: deps.ipLocator ?? KNOWS_NO_IP,
+    userAgentParser: deps.userAgentParser ?? KNOWS_NO_USER_AGENT,
   };
 }
+
+const KNOWS_NO_IP: IpLocator = { locate: () => ({ country: null, asn: null, location: null }) };
+const KNOWS_NO_USER_AGENT: UserAgentParser = { parse: () => ({ browser: null, os: null, deviceType: null }) };
 
 /** A macrotask, so the timers and I/O waiting behind a long piece of work run before its next slice. */
 function yieldToEventLoop(): Promise<void> {

@@ -23,7 +23,9 @@ export type ErrorKind =
   | "invalid_link"
   | "storage_unavailable"
   /** The call needs a second factor verified more recently in this session (StartStepUp, then VerifyMFA). */
-  | "step_up_required";
+  | "step_up_required"
+  /** The org's risk policy refused the sign-in (a country outside its geo-fence, a denied network, a score past its block threshold). */
+  | "risk_blocked";
 
 /** The messages of the spec's error table, verbatim, plus ours where it is silent. */
 const defaultMessages: Record<ErrorKind, string> = {
@@ -47,6 +49,7 @@ const defaultMessages: Record<ErrorKind, string> = {
   invalid_link: "invalid or expired link",
   storage_unavailable: "the service is unavailable; try again later",
   step_up_required: "step-up required",
+  risk_blocked: "sign-in refused by the organization's risk policy",
 };
 
 export interface ErrorDetails {

@@ -27,6 +27,9 @@ import { setMemberRole } from "./admin/member-role.ts";
 import { listMemberSessions, revokeMemberSession, type MemberSession } from "./admin/member-sessions.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import type { Actor } from "./admin/authorization.ts";
+import { getOrgRiskPolicy, listRiskEvents, updateOrgRiskPolicy, type RiskEventsQuery } from "./risk/risk-admin.ts";
+import type { RiskPolicy } from "./risk/policy.ts";
+import type { RiskEvent } from "./risk/risk-event.ts";
 import {
   acceptInvitation,
   addMember,
@@ -101,6 +104,11 @@ export interface AdminApi {
   updateOrgMfaSettings(actor: Actor, orgId: string, patch: Partial<OrgMfaSettings>): Promise<OrgMfaSettings>;
   getPlatformSettings(actor: Actor): Promise<PlatformSettings>;
   updatePlatformSettings(actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings>;
+  getOrgRiskPolicy(actor: Actor, orgId: string): Promise<RiskPolicy>;
+  /** `patch` in `riskPolicyFromJson`'s snake_case form; what it leaves out keeps the org's current value. */
+  updateOrgRiskPolicy(actor: Actor, orgId: string, patch: unknown): Promise<RiskPolicy>;
+  /** Judged sign-ins, newest first; `orgId` null: every org's (platform admins and the operator). */
+  listRiskEvents(actor: Actor, query: RiskEventsQuery): Promise<RiskEvent[]>;
   getOrgBrowserPolicy(actor: Actor, orgId: string): Promise<BrowserPolicy>;
   updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy>;
   /**
@@ -261,6 +269,9 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       updateOrgMfaSettings: (actor, orgId, patch) => admin.updateOrgMfaSettings(ctx, actor, orgId, patch),
       getPlatformSettings: (actor) => admin.getPlatformSettings(ctx, actor),
       updatePlatformSettings: (actor, patch) => admin.updatePlatformSettings(ctx, actor, patch),
+      getOrgRiskPolicy: (actor, orgId) => getOrgRiskPolicy(ctx, actor, orgId),
+      updateOrgRiskPolicy: (actor, orgId, patch) => updateOrgRiskPolicy(ctx, actor, orgId, patch),
+      listRiskEvents: (actor, query) => listRiskEvents(ctx, actor, query),
       getOrgBrowserPolicy: (actor, orgId) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
       updateOrgBrowserPolicy: async (actor, orgId, policy) => {
         const stored = await admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy);

@@ -32,6 +32,9 @@ import type {
   WebAuthnFactor,
   User,
 } from "./model.ts";
+import type { RiskEvent } from "./risk/risk-event.ts";
+import type { GeoPoint, RiskObservation } from "./risk/observation.ts";
+import type { RiskPolicy } from "./risk/policy.ts";
 import type { ResourceServer, SigningKeyRecord } from "./tokens/records.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
 
@@ -653,6 +656,66 @@ export interface ResourceServerStore {
   list(): Promise<ResourceServer[]>;
 }
 
+/** What offline IP data says of an address; null where it says nothing. No network call. */
+export interface IpFacts {
+  /** ISO 3166-1 alpha-2, upper case. */
+  readonly country: string | null;
+  readonly asn: number | null;
+  readonly location: GeoPoint | null;
+}
+
+export interface IpLocator {
+  locate(ip: string): IpFacts;
+}
+
+/** What a user agent says of the client, in the RBA dataset's terms. */
+export interface UserAgentFacts {
+  /** Name and major version, such as "Chrome 131". */
+  readonly browser: string | null;
+  readonly os: string | null;
+  readonly deviceType: string | null;
+}
+
+export interface UserAgentParser {
+  parse(userAgent: string): UserAgentFacts;
+}
+
+/** One level of a feature chain as the platform counts it: its key, and its parent's (null at the chain's root). Both hashed. */
+export interface PlatformLevel {
+  readonly key: string;
+  readonly parent: string | null;
+}
+
+/** The platform's sign-ins under one level key, and the distinct values seen directly below it. */
+export interface PlatformFeatureCount {
+  readonly count: number;
+  readonly distinct: number;
+}
+
+/** What the risk engine keeps: each user's recent sign-ins, the platform's feature counts, its decisions, each org's policy. */
+export interface RiskStore {
+  /** The user's sign-ins at or after `since`, at most the newest `limit`, oldest first. */
+  history(userId: string, since: EpochMs, limit: number): Promise<RiskObservation[]>;
+  /**
+   * Appends a sign-in to the user's history, forgets the user's sign-ins before `forgetBefore` and all but
+   * the newest `keep`. Atomic per call.
+   */
+  recordSignIn(userId: string, observation: RiskObservation, forgetBefore: EpochMs, keep: number): Promise<void>;
+  /**
+   * Counts one sign-in at every level, root first: a level's count rises by one, and its parent's distinct
+   * children by one when the level was never seen before. Atomic per level, concurrently too.
+   */
+  countPlatform(levels: readonly PlatformLevel[]): Promise<void>;
+  /** The counts of these keys; a key never counted is absent. */
+  platformCounts(keys: readonly string[]): Promise<ReadonlyMap<string, PlatformFeatureCount>>;
+  appendEvent(event: RiskEvent): Promise<void>;
+  /** The org's events (of one user when given), newest first, at most `limit`. */
+  listEvents(query: { readonly orgId: string | null; readonly userId?: string; readonly limit: number }): Promise<RiskEvent[]>;
+  /** Null while the org never stored one. */
+  policy(orgId: string): Promise<RiskPolicy | null>;
+  putPolicy(orgId: string, policy: RiskPolicy): Promise<void>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly orgs: OrgStore;
@@ -672,6 +735,7 @@ export interface Stores {
   readonly audit: AuditStore;
   readonly signingKeys: SigningKeyStore;
   readonly resourceServers: ResourceServerStore;
+  readonly risk: RiskStore;
   /**
    * A unit of work: runs `work` with stores whose calls are all-or-nothing together: everything it
    * wrote persists when `work` resolves; when it rejects, nothing it wrote persists and the rejection

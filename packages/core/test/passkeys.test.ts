@@ -248,6 +248,20 @@ describe("passkey sign-in without a password", () => {
     await h.gatehouse.account.requireStepUp(principal);
   });
 
+  it("is judged by the org's risk policy: audit records it, a block in enforce refuses it (risk_blocked) and records why", async () => {
+    const h = await createHarness();
+    const { authenticator } = await withPasskey(h);
+    expect((await signInWithPasskey(h, authenticator)).userId).toBe(h.userId);
+    const [audited] = await h.stores.risk.listEvents({ orgId: h.orgId, userId: h.userId, limit: 1 });
+    expect(audited).toMatchObject({ mode: "audit", applied: "allow" });
+    // With no IP data the country is unknown, which a geo-fence refuses.
+    await h.gatehouse.admin.updateOrgRiskPolicy(SYSTEM, h.orgId, { mode: "enforce", allowed_countries: ["US"] });
+    expect(await kindOf(signInWithPasskey(h, authenticator))).toBe("risk_blocked");
+    const [blocked] = await h.stores.risk.listEvents({ orgId: h.orgId, userId: h.userId, limit: 1 });
+    expect(blocked).toMatchObject({ decision: "block", applied: "block", rules: [{ code: "country_not_allowed" }] });
+    expect((await events(h, "sign_in.failed")).map((event) => event.payload)).toContainEqual({ reason: "risk_blocked" });
+  });
+
   it("refuses a passkey without user verification, another origin, a replayed challenge and an unknown passkey", async () => {
     const h = await createHarness();
     const { authenticator } = await withPasskey(h);

@@ -25,6 +25,7 @@ export const ERROR_CODES: Record<ErrorKind, Code> = {
   invalid_link: Code.Unauthenticated,
   storage_unavailable: Code.Unavailable,
   step_up_required: Code.FailedPrecondition,
+  risk_blocked: Code.PermissionDenied,
 };
 
 export const INTERNAL_MESSAGE = "internal error";

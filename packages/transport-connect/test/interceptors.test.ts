@@ -182,6 +182,7 @@ describe("the interceptors over the in-memory router transport", () => {
       invalid_link: [Code.Unauthenticated, "invalid_link"],
       storage_unavailable: [Code.Unavailable, "storage_unavailable"],
       step_up_required: [Code.FailedPrecondition, "step_up_required"],
+      risk_blocked: [Code.PermissionDenied, "risk_blocked"],
     };
 
     /** A handler that throws what it is told, behind the real interceptors (DevService is free when dev OTPs are off). */

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { GeoPoint } from "@gatehouse/core";
+import type { GeoPoint, IpLocator } from "@gatehouse/core";
 import { Reader, type Response } from "mmdb-lib";
 
 export interface IpFacts {
@@ -76,4 +76,9 @@ export function openIpData(files: IpDataFiles = {}): IpData {
       };
     },
   };
+}
+
+/** The core's port over the data; the data is read once at start, so a lookup is in memory. */
+export function ipLocatorOver(data: IpData): IpLocator {
+  return { locate: (ip) => data.lookup(ip) };
 }

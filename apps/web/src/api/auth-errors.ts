@@ -115,6 +115,8 @@ export function describeAuthError(error: unknown, step: AuthStep): AuthProblem {
       return formProblem("The service is unavailable just now. Try again in a moment.");
     case "step_up_required":
       return formProblem("Confirm it is you with your second factor first.");
+    case "risk_blocked":
+      return formProblem("Your organization does not allow sign-in from here. Ask its administrator if you think this is wrong.");
     case "unknown":
       return formProblem(isUnreachable(error) ? UNREACHABLE : "Something went wrong. Try again.");
     case "permission_denied":

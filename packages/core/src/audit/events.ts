@@ -23,7 +23,9 @@ export type SignInFailureReason =
   /** A passkey sign-in: no such passkey, or its assertion did not verify (origin, RP id, signature, user verification, counter). */
   | "passkey_refused"
   /** A passkey sign-in in an org whose `passkey_sign_in` is off. */
-  | "passkey_sign_in_disabled";
+  | "passkey_sign_in_disabled"
+  /** The org's risk policy, in `enforce`, blocked it (the risk event says why). */
+  | "risk_blocked";
 
 /** Why a verification failed without locking the challenge out. */
 export type MfaFailureReason = "wrong_otp" | "unknown_challenge" | "challenge_expired";
@@ -42,7 +44,9 @@ export type SessionRevocationReason =
   | "user_disabled"
   | "device_trust_revoked"
   | "password_changed"
-  | "factors_reset";
+  | "factors_reset"
+  /** A refresh from a new country or network that the org's risk policy, in `enforce`, stepped up or blocked. */
+  | "risk";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the
@@ -130,6 +134,8 @@ export interface AuditPayloads {
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
+  /** The org's risk policy as stored, in `riskPolicyToJson`'s form. */
+  "risk_policy.changed": { readonly policy: Readonly<Record<string, unknown>> };
   rate_limited: { readonly limit: RateLimitName; readonly retryAfterSeconds: number };
   /** An OTP destination the SMS destination policy refuses (`country` is the region or `+` and the calling code). */
   "sms.destination_refused": { readonly reason: "country_not_allowed" | "number_type"; readonly country: string; readonly phoneMask: string };
@@ -194,6 +200,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,
+  "risk_policy.changed": true,
   rate_limited: true,
   "sms.destination_refused": true,
   "sms.breaker_tripped": true,

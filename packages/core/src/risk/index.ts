@@ -17,3 +17,17 @@ export {
 export { distanceKm, evaluateRules, FAILURE_VELOCITY_LIMITS, IMPOSSIBLE_TRAVEL, type FailureVelocity, type PreviousSignIn, type RuleHit } from "./rules.ts";
 export { scoreObservation, type RiskScore, type SignalAssessment } from "./score.ts";
 export { TraceEvaluator, type LabelledSignIn, type TraceEvaluation } from "./evaluate-trace.ts";
+export { platformCountsView, platformKey, platformLevels } from "./platform-levels.ts";
+export type { RiskEvent } from "./risk-event.ts";
+export {
+  judgeSignIn,
+  learnSignIn,
+  learnVerifiedSignIn,
+  observeRequest,
+  riskAsksSecondFactor,
+  riskEventOf,
+  riskPolicyOf,
+  type JudgedSignIn,
+} from "./sign-in-risk.ts";
+export { truncateIp } from "./truncate-ip.ts";
+export { MAX_RISK_EVENTS_PAGE, type RiskEventsQuery } from "./risk-admin.ts";

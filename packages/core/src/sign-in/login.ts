@@ -13,6 +13,7 @@ import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface LoginInput {
   readonly email: string;
@@ -26,6 +27,8 @@ export interface LoginInput {
   readonly unblockToken?: string;
   /** Recorded with the audit events; its client IP names the network whose guessing budget the sign-in spends. */
   readonly request?: RequestMeta;
+  /** The round-trip time the client measured to the server, in milliseconds, for the risk engine. */
+  readonly rttMs?: number;
 }
 
 /**
@@ -59,6 +62,9 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     throw new GatehouseError("email_not_verified");
   }
 
+  // The engine reads and scores before the unit of work, so the transaction holds its locks for writes only.
+  const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, input.rttMs);
+
   const step = await inTransaction(ctx, async (tx) => {
     // A right password is no guess: its units go back. An unblock link it passed the ceiling with is used up.
     await refundAll(tx.stores.rateLimiter, budget.receipts);
@@ -79,8 +85,17 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
       throw new GatehouseError("not_org_member");
     }
     const { device, policy } = assessDevice(tx, facts);
-    await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired: policy.mfaRequired });
-    if (policy.mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
+    if (judged !== null) await tx.stores.risk.appendEvent(riskEventOf(tx, judged, user.id, orgId));
+    // A GatehouseError still commits the unit of work: the event and the refusal stay recorded.
+    if (judged?.applied === "block") {
+      await recordAudit(tx, "sign_in.failed", { ...subject, deviceId: device.id }, { reason: "risk_blocked" });
+      throw new GatehouseError("risk_blocked");
+    }
+    // The risk decision only ever raises what the MFA policy asks: a trusted device does not spare it.
+    const mfaRequired = policy.mfaRequired || riskAsksSecondFactor(judged);
+    await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired });
+    if (mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
+    if (judged !== null) await learnSignIn(tx, user.id, judged.observation);
     return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request, null) } as const;
   });
   return completeSignIn(ctx, step);

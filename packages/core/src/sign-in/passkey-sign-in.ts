@@ -13,6 +13,7 @@ import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { judgeSignIn, learnSignIn, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface StartPasskeySignInInput {
   /** The org's id or its slug. */
@@ -102,7 +103,10 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     const subject: AuditSubject = { actor: { kind: "user", userId: factor.userId }, orgId, userId: factor.userId, request: input.request };
     const facts = await readSignInFactsSeeingDevice(tx, factor.userId, orgId, fingerprint, input.request);
     if (facts === null) throw new GatehouseError("invalid_credentials");
-    const refuse = async (reason: "email_not_verified" | "user_disabled" | "not_org_member" | "passkey_sign_in_disabled", error: GatehouseError) => {
+    const refuse = async (
+      reason: "email_not_verified" | "user_disabled" | "not_org_member" | "passkey_sign_in_disabled" | "risk_blocked",
+      error: GatehouseError,
+    ) => {
       await recordAudit(tx, "sign_in.failed", subject, { reason });
       return error;
     };
@@ -112,6 +116,12 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     if (!effectiveSettings(facts.settings).org.passkeySignIn) {
       throw await refuse("passkey_sign_in_disabled", new GatehouseError("permission_denied", DISABLED));
     }
+    // The user is known only from the passkey, inside the unit of work: the engine runs here. A passkey is
+    // itself the strongest second factor, so of the risk decisions only a block changes anything.
+    const judged = await judgeSignIn(tx, factor.userId, orgId, input.request);
+    if (judged !== null) await tx.stores.risk.appendEvent(riskEventOf(tx, judged, factor.userId, orgId));
+    if (judged?.applied === "block") throw await refuse("risk_blocked", new GatehouseError("risk_blocked"));
+    if (judged !== null) await learnSignIn(tx, factor.userId, judged.observation);
     const { device, policy } = assessDevice(tx, facts);
     const deviceSubject = { ...subject, deviceId: device.id };
     await recordAudit(tx, "sign_in.succeeded", deviceSubject, { mfaRequired: false });

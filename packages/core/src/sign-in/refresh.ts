@@ -12,6 +12,7 @@ import { newTokenPair, toIssuedTokens, type FreshTokens } from "./session-issuer
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { judgeRefresh, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface RefreshInput {
   readonly refreshToken: string;
@@ -103,6 +104,17 @@ async function rotateAndReassess(
   const { policy } = assessDevice(tx, facts, "refresh");
   if (policy.mfaRequired) {
     await revoke("mfa_required_again");
+    return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);
+  }
+  // The user is known only once the token rotated, inside the unit of work: the engine runs here.
+  const judged = await judgeRefresh(tx, session.userId, session.orgId, request);
+  if (judged !== null) await tx.stores.risk.appendEvent(riskEventOf(tx, judged, session.userId, session.orgId));
+  if (judged?.applied === "block") {
+    await revoke("risk");
+    throw new GatehouseError("risk_blocked");
+  }
+  if (riskAsksSecondFactor(judged)) {
+    await revoke("risk");
     return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);
   }
   return { kind: "tokens", tokens };

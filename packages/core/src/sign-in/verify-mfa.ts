@@ -1,4 +1,5 @@
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
+import { learnVerifiedSignIn } from "../risk/sign-in-risk.ts";
 import type { Context } from "../context.ts";
 import { devicePolicy } from "./device-assessment.ts";
 import { DAY_MS } from "../config.ts";
@@ -130,6 +131,7 @@ async function verifyAndIssue(
   const enrol = org.requirePhishingResistant && factor !== "webauthn" ? { passkeyEnrollmentRequired: true } : {};
   if (claimed.stepUpSessionId !== undefined) return { ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol };
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
+  await learnVerifiedSignIn(tx, user.id, claimed.orgId, request);
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil: new Date(trustedUntil).toISOString() });
   return { ...tokens, ...enrol };

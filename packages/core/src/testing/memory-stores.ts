@@ -12,6 +12,7 @@ import { createIntentStore } from "./memory-intent-store.ts";
 import { createInvitationStore } from "./memory-invitation-store.ts";
 import { createOrgStore } from "./memory-org-store.ts";
 import { createRateLimiter } from "./memory-rate-limiter.ts";
+import { createMemoryRiskStore } from "./memory-risk-store.ts";
 import { createSessionStore } from "./memory-session-store.ts";
 import { createSettingsStore } from "./memory-settings-store.ts";
 import { createSignInFactsStore } from "./memory-sign-in-facts-store.ts";
@@ -57,6 +58,7 @@ export function createMemoryStores(): Stores {
     audit: audit.store,
     signingKeys: createMemorySigningKeyStore(tables),
     resourceServers: createMemoryResourceServerStore(tables),
+    risk: createMemoryRiskStore(tables),
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
   return {
@@ -78,6 +80,7 @@ export function createMemoryStores(): Stores {
     audit: serialised(ports.audit, lock),
     signingKeys: serialised(ports.signingKeys, lock),
     resourceServers: serialised(ports.resourceServers, lock),
+    risk: serialised(ports.risk, lock),
     transaction: (work) =>
       lock.run(async () => {
         const restore = tables.snapshot();

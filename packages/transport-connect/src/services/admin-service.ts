@@ -18,9 +18,10 @@ import {
   smsTrafficPeriodFromWire,
   smsTrafficRowToWire,
   urlDecisionToWire,
+  riskEventToJson,
 } from "@gatehouse/contract";
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
-import { invalidArgument, parseOrgRole, type Gatehouse } from "@gatehouse/core";
+import { invalidArgument, parseOrgRole, riskPolicyToJson, type Gatehouse } from "@gatehouse/core";
 import { memberFactorKindsToWire } from "./factors-wire.ts";
 import { actorOf, requirePrincipal } from "./principal.ts";
 
@@ -122,5 +123,21 @@ function adminHandlers(gatehouse: Gatehouse): Handlers {
       await admin.resetUserFactors(actorOf(ctx), req.orgId, req.userId, req.reason);
       return {};
     },
+    updateOrgRiskPolicy: async (req, ctx) => ({
+      policyJson: JSON.stringify(riskPolicyToJson(await admin.updateOrgRiskPolicy(actorOf(ctx), req.orgId, riskPolicyPatchFromWire(req.policyJson)))),
+    }),
+    listRiskEvents: async (req, ctx) => {
+      const query = { orgId: req.orgId, limit: req.limit === 0 ? 100 : req.limit, ...(req.userId === "" ? {} : { userId: req.userId }) };
+      return { eventsJson: (await admin.listRiskEvents(actorOf(ctx), query)).map((event) => JSON.stringify(riskEventToJson(event))) };
+    },
   };
+}
+
+/** The patch's JSON text, parsed; its fields are validated by the core (`riskPolicyFromJson`). */
+function riskPolicyPatchFromWire(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    throw invalidArgument("policy_json", "must be a JSON object");
+  }
 }

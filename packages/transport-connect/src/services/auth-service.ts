@@ -45,6 +45,7 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
           orgId: req.orgId,
           deviceFingerprint: req.deviceFingerprint,
           unblockToken: req.unblockToken,
+          ...(req.rttMs === 0 ? {} : { rttMs: req.rttMs }),
           clientKey: ctx.values.get(clientIpKey),
           request: requestMetaOf(ctx),
         }),

@@ -12,6 +12,7 @@ import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
 import { describePurgeContract } from "./purge.ts";
 import { describeRateLimiterContract } from "./rate-limiter.ts";
+import { describeRiskContract } from "./risk.ts";
 import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
 import { describeSignInFactsContract } from "./sign-in-facts.ts";
@@ -65,5 +66,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeFactorsContract(stores);
     describeGuessingBudgetsContract(stores);
     describeTokenStoresContract(stores);
+    describeRiskContract(stores);
   });
 }

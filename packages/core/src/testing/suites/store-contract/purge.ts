@@ -18,6 +18,7 @@ import {
   USER_ID,
 } from "./fixtures.ts";
 import type { StoreContractHandle } from "./handle.ts";
+import { RISK_HISTORY } from "../../../risk/history.ts";
 
 /** An audit event for the purge cases: only its id and time matter there. */
 function memberRemoved(id: string, at: number): AuditEvent {
@@ -143,6 +144,36 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
 
       await stores.audit.append(memberRemoved("e-old", t0));
       await stores.audit.append(memberRemoved("e-kept", t0 + 1));
+      const signIn = (at: number) => ({
+        at,
+        ip: "192.0.2.1",
+        country: null,
+        asn: null,
+        location: null,
+        userAgent: "",
+        browser: null,
+        os: null,
+        deviceType: null,
+        rttMs: null,
+      });
+      await stores.risk.recordSignIn("u", signIn(t0 + day - RISK_HISTORY.windowMs - 1), 0, 10);
+      await stores.risk.recordSignIn("u", signIn(t0 + day - RISK_HISTORY.windowMs), 0, 10);
+      const riskEvent = (id: string, at: number) => ({
+        id,
+        orgId: "o",
+        userId: "u",
+        at,
+        mode: "audit" as const,
+        decision: "allow" as const,
+        applied: "allow" as const,
+        score: 0,
+        signals: [],
+        rules: [],
+        observation: signIn(at),
+        previous: null,
+      });
+      await stores.risk.appendEvent(riskEvent("r-old", t0));
+      await stores.risk.appendEvent(riskEvent("r-kept", t0 + 1));
 
       const retention = { auditRetentionMs: day };
       expect(await purge(t0 + day, retention)).toEqual({
@@ -156,6 +187,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         smsTraffic: 0,
         sessions: 0,
         devices: 0,
+        risk: 2,
       });
       expect(await purge(t0 + day, retention)).toEqual({
         rateLimitLogs: 0,
@@ -168,7 +200,10 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         smsTraffic: 0,
         sessions: 0,
         devices: 0,
+        risk: 0,
       });
+      expect((await stores.risk.history("u", 0, 10)).map((row) => row.at)).toEqual([t0 + day - RISK_HISTORY.windowMs]);
+      expect((await stores.risk.listEvents({ orgId: "o", limit: 10 })).map((event) => event.id)).toEqual(["r-kept"]);
       expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
       expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
       expect(await stores.challenges.findById("c-recent")).not.toBeNull();

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { riskPolicyFromJson, riskPolicyToJson, type PlatformFeatureCount, type RiskEvent, type RiskObservation, type RiskStore } from "@gatehouse/core";
+import { sql, type Kysely } from "kysely";
+import { atomically } from "./atomically.ts";
+import { fromDbBigint } from "./dialect-differences.ts";
+import type { Database } from "./schema.ts";
+
+export function createRiskRepository(db: Kysely<Database>): RiskStore {
+  return {
+    async history(userId, since, limit) {
+      const rows = await db
+        .selectFrom("risk_sign_ins")
+        .select("observation")
+        .where("user_id", "=", userId)
+        .where("at", ">=", since)
+        .orderBy("at", "desc")
+        .orderBy("id", "desc")
+        .limit(limit)
+        .execute();
+      return rows.reverse().map((row) => JSON.parse(row.observation) as RiskObservation);
+    },
+
+    async recordSignIn(userId, observation, forgetBefore, keep) {
+      await atomically(db, async (trx) => {
+        await trx
+          .insertInto("risk_sign_ins")
+          .values({ id: randomUUID(), user_id: userId, at: observation.at, observation: JSON.stringify(observation) })
+          .execute();
+        await trx.deleteFrom("risk_sign_ins").where("user_id", "=", userId).where("at", "<", forgetBefore).execute();
+        const kept = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "desc").orderBy("id", "desc").limit(keep);
+        // PostgreSQL and SQLite both take a LIMIT in a NOT IN subquery when it is wrapped once more.
+        await trx
+          .deleteFrom("risk_sign_ins")
+          .where("user_id", "=", userId)
+          .where("id", "not in", trx.selectFrom(kept.as("kept")).select("kept.id"))
+          .execute();
+      });
+    },
+
+    async countPlatform(levels) {
+      for (const { key, parent } of levels) {
+        const row = await db
+          .insertInto("risk_feature_counts")
+          .values({ key, seen: 1, distinct_children: 0 })
+          .onConflict((oc) => oc.column("key").doUpdateSet({ seen: sql<number>`risk_feature_counts.seen + 1` }))
+          .returning("seen")
+          .executeTakeFirstOrThrow();
+        // Only the one call that inserted the key reads back 1, however many count it at once.
+        if (fromDbBigint(row.seen) === 1 && parent !== null) {
+          await db
+            .updateTable("risk_feature_counts")
+            .set({ distinct_children: sql<number>`distinct_children + 1` })
+            .where("key", "=", parent)
+            .execute();
+        }
+      }
+    },
+
+    async platformCounts(keys) {
+      const found = new Map<string, PlatformFeatureCount>();
+      if (keys.length === 0) return found;
+      const rows = await db.selectFrom("risk_feature_counts").select(["key", "seen", "distinct_children"]).where("key", "in", keys).execute();
+      for (const row of rows) found.set(row.key, { count: fromDbBigint(row.seen), distinct: fromDbBigint(row.distinct_children) });
+      return found;
+    },
+
+    async appendEvent(event) {
+      await db
+        .insertInto("risk_events")
+        .values({ id: event.id, org_id: event.orgId, user_id: event.userId, at: event.at, decision: event.decision, event: JSON.stringify(event) })
+        .execute();
+    },
+
+    async listEvents({ orgId, userId, limit }) {
+      let query = db.selectFrom("risk_events").select("event").orderBy("at", "desc").orderBy("id", "desc").limit(limit);
+      if (orgId !== null) query = query.where("org_id", "=", orgId);
+      if (userId !== undefined) query = query.where("user_id", "=", userId);
+      return (await query.execute()).map((row) => JSON.parse(row.event) as RiskEvent);
+    },
+
+    async policy(orgId) {
+      const row = await db.selectFrom("org_risk_policies").select("policy").where("org_id", "=", orgId).executeTakeFirst();
+      return row === undefined ? null : riskPolicyFromJson(JSON.parse(row.policy) as unknown);
+    },
+
+    async putPolicy(orgId, policy) {
+      const json = JSON.stringify(riskPolicyToJson(policy));
+      await db
+        .insertInto("org_risk_policies")
+        .values({ org_id: orgId, policy: json })
+        .onConflict((oc) => oc.column("org_id").doUpdateSet({ policy: json }))
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { EpochMs } from "../model.ts";
+import type { RiskObservation } from "./observation.ts";
+import type { RiskDecision, RiskMode } from "./policy.ts";
+import type { RuleHit } from "./rules.ts";
+import type { SignalAssessment } from "./score.ts";
+
+/** One judged sign-in, stored as it was decided so an admin can read why (`gatehouse risk events`). */
+export interface RiskEvent {
+  readonly id: string;
+  readonly orgId: string;
+  readonly userId: string;
+  readonly at: EpochMs;
+  /** The org's mode when it was judged: in `audit`, `decision` was recorded and nothing else. */
+  readonly mode: RiskMode;
+  /** What the engine asked for. */
+  readonly decision: RiskDecision;
+  /** What it changed: the decision in `enforce`, `allow` otherwise. */
+  readonly applied: RiskDecision;
+  readonly score: number;
+  readonly signals: readonly SignalAssessment[];
+  readonly rules: readonly RuleHit[];
+  /** The sign-in (its address truncated when the operator stores no full address). */
+  readonly observation: RiskObservation;
+  /** The user's previous successful sign-in, for comparison; null for the first. */
+  readonly previous: RiskObservation | null;
+}

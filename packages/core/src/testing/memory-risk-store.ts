@@ -1,0 +1,61 @@
+import type { EpochMs } from "../model.ts";
+import type { PlatformFeatureCount, RiskStore } from "../ports.ts";
+import type { RiskObservation } from "../risk/observation.ts";
+import type { RiskPolicy } from "../risk/policy.ts";
+import type { RiskEvent } from "../risk/risk-event.ts";
+import type { MemoryTables } from "./memory-transactions.ts";
+
+export function createMemoryRiskStore(tables: MemoryTables): RiskStore {
+  const histories = tables.map<string, readonly RiskObservation[]>();
+  const counts = tables.map<string, PlatformFeatureCount>();
+  const events = tables.map<string, RiskEvent>();
+  const policies = tables.map<string, RiskPolicy>();
+  return {
+    async history(userId, since, limit) {
+      const rows = (histories.get(userId) ?? []).filter((row) => row.at >= since);
+      return rows.slice(Math.max(0, rows.length - limit)).map((row) => structuredClone(row));
+    },
+    async recordSignIn(userId, observation, forgetBefore: EpochMs, keep) {
+      const rows = [...(histories.get(userId) ?? []), structuredClone(observation)]
+        .filter((row) => row.at >= forgetBefore)
+        // Stable: sign-ins of one millisecond stay in the order they were recorded.
+        .sort((a, b) => a.at - b.at);
+      histories.set(userId, rows.slice(Math.max(0, rows.length - keep)));
+    },
+    async countPlatform(levels) {
+      for (const { key, parent } of levels) {
+        const known = counts.get(key);
+        counts.set(key, { count: (known?.count ?? 0) + 1, distinct: known?.distinct ?? 0 });
+        if (known === undefined && parent !== null) {
+          const above = counts.get(parent) ?? { count: 0, distinct: 0 };
+          counts.set(parent, { ...above, distinct: above.distinct + 1 });
+        }
+      }
+    },
+    async platformCounts(keys) {
+      const found = new Map<string, PlatformFeatureCount>();
+      for (const key of keys) {
+        const row = counts.get(key);
+        if (row !== undefined) found.set(key, { ...row });
+      }
+      return found;
+    },
+    async appendEvent(event) {
+      events.set(event.id, structuredClone(event));
+    },
+    async listEvents({ orgId, userId, limit }) {
+      return [...events.values()]
+        .filter((event) => (orgId === null || event.orgId === orgId) && (userId === undefined || event.userId === userId))
+        .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
+        .slice(0, limit)
+        .map((event) => structuredClone(event));
+    },
+    async policy(orgId) {
+      const policy = policies.get(orgId);
+      return policy === undefined ? null : structuredClone(policy);
+    },
+    async putPolicy(orgId, policy) {
+      policies.set(orgId, structuredClone(policy));
+    },
+  };
+}
