@@ -13,6 +13,7 @@ import { createOrgRepository } from "./org-repository.ts";
 import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
 import type { Database } from "./schema.ts";
+import { createOidcRepository } from "./oidc-repository.ts";
 import { createSessionRepository } from "./session-repository.ts";
 import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
@@ -57,5 +58,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     audit: createAuditRepository(db, cache),
     signingKeys: createSigningKeyRepository(db),
     resourceServers: createResourceServerRepository(db),
+    oidc: createOidcRepository(db),
   };
 }

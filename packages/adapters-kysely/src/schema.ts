@@ -270,6 +270,17 @@ export interface ResourceServersTable {
   created_at: EpochMsColumn;
 }
 
+export interface OidcRecordsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: NullableEpochMsColumn;
+  consumed_at: NullableEpochMsColumn;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -294,4 +305,5 @@ export interface Database {
   webauthn_challenges: WebAuthnChallengesTable;
   signing_keys: SigningKeysTable;
   resource_servers: ResourceServersTable;
+  oidc_records: OidcRecordsTable;
 }

@@ -20,6 +20,7 @@ describe("MIGRATION_NAMES", () => {
       "0010_sms_destinations",
       "0011_passkeys",
       "0016_access_tokens",
+      "0019_oidc",
     ]);
   });
 });

@@ -121,6 +121,7 @@ describe("openSqliteStores", () => {
       "0010_sms_destinations",
       "0011_passkeys",
       "0016_access_tokens",
+      "0019_oidc",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
@@ -164,6 +165,7 @@ describe("openSqliteStores", () => {
       "0010_sms_destinations",
       "0011_passkeys",
       "0016_access_tokens",
+      "0019_oidc",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
@@ -272,6 +274,8 @@ describe("openSqliteStores", () => {
 
 /** Back to the 0006 schema: 0011_passkeys, 0010_sms_destinations, 0009_factors, 0008_email_ownership, then 0007_account_security, undone. */
 async function revert0007(db: SqliteStores["db"]): Promise<void> {
+  await sql`DROP TABLE oidc_records`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0019_oidc'`.execute(db);
   await sql`DROP TABLE signing_keys`.execute(db);
   await sql`DROP TABLE resource_servers`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0016_access_tokens'`.execute(db);

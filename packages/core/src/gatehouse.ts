@@ -63,6 +63,7 @@ import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUse
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./use-cases/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
+import { createOidcApi, type OidcApi } from "./oidc/oidc-service.ts";
 import { createTokensApi, type TokensApi } from "./tokens/token-service.ts";
 
 export interface AdminApi {
@@ -190,6 +191,8 @@ export interface Gatehouse {
   readonly account: AccountApi;
   /** Access JWTs, signing keys, resource servers and introspection (see tokens/token-service.ts). */
   readonly tokens: TokensApi;
+  /** What the mounted OpenID Provider asks of Gatehouse (see oidc/oidc-service.ts). */
+  readonly oidc: OidcApi;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
@@ -279,5 +282,6 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),
     },
     tokens: createTokensApi(ctx),
+    oidc: createOidcApi(ctx),
   };
 }

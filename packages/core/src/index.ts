@@ -61,3 +61,4 @@ export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
 export * from "./url-policy/index.ts";
 export * from "./tokens/index.ts";
+export * from "./oidc/index.ts";

@@ -1,5 +1,6 @@
 import { GatehouseError } from "../errors.ts";
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
+import { createMemoryOidcStore } from "./memory-oidc-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryResourceServerStore, createMemorySigningKeyStore } from "./memory-token-stores.ts";
 import { createMemoryTables, createSerialLock, serialised, type MemoryTables } from "./memory-transactions.ts";
@@ -80,6 +81,7 @@ export function createMemoryStores(): Stores {
     audit: audit.store,
     signingKeys: createMemorySigningKeyStore(tables),
     resourceServers: createMemoryResourceServerStore(tables),
+    oidc: createMemoryOidcStore(tables),
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
   return {
@@ -100,6 +102,7 @@ export function createMemoryStores(): Stores {
     audit: serialised(ports.audit, lock),
     signingKeys: serialised(ports.signingKeys, lock),
     resourceServers: serialised(ports.resourceServers, lock),
+    oidc: serialised(ports.oidc, lock),
     transaction: (work) =>
       lock.run(async () => {
         const restore = tables.snapshot();

@@ -11,6 +11,7 @@ import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
 import { describePurgeContract } from "./purge.ts";
 import { describeRateLimiterContract } from "./rate-limiter.ts";
+import { describeOidcStoreContract } from "./oidc.ts";
 import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
 import { describeSignInFactsContract } from "./sign-in-facts.ts";
@@ -63,5 +64,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeAccountSecurityContract(stores);
     describeFactorsContract(stores);
     describeTokenStoresContract(stores);
+    describeOidcStoreContract(stores);
   });
 }
