@@ -13,5 +13,7 @@ export function clientSecretHash(secret: string): string {
 export function clientSecretMatches(storedHash: string | undefined, presented: string): boolean {
   const presentedHash = Buffer.from(hashToken(presented.slice(0, MAX_SECRET_LENGTH)), "hex");
   const expected = Buffer.from(storedHash ?? "", "hex");
-  return storedHash !== undefined && expected.length === presentedHash.length && timingSafeEqual(expected, presentedHash) && presented.length <= MAX_SECRET_LENGTH;
+  return (
+    storedHash !== undefined && expected.length === presentedHash.length && timingSafeEqual(expected, presentedHash) && presented.length <= MAX_SECRET_LENGTH
+  );
 }

@@ -131,7 +131,13 @@ export function createOidcApi(ctx: Context): OidcApi {
       const acr = ACR_OF_AAL[principal.aal];
       const subject = { actor: { kind: "user", userId: principal.userId }, orgId, userId: principal.userId, deviceId: principal.deviceId } as const;
       await recordAuditAlone(ctx, "oidc.signed_in", subject, { clientId, sessionId: principal.sessionId, acr });
-      return { accountId: principal.userId, amr: [...principal.amr], acr, authTime: authTimeOf(session.createdAt, principal.mfaAt), sessionId: principal.sessionId };
+      return {
+        accountId: principal.userId,
+        amr: [...principal.amr],
+        acr,
+        authTime: authTimeOf(session.createdAt, principal.mfaAt),
+        sessionId: principal.sessionId,
+      };
     },
   };
 }

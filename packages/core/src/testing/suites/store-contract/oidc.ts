@@ -6,7 +6,16 @@ import { MINUTE, T0 } from "./fixtures.ts";
 type NewRecord = Omit<OidcRecord, "consumedAt">;
 
 function aRecord(overrides: Partial<NewRecord> = {}): NewRecord {
-  return { model: "AuthorizationCode", id: "code-1", payload: '{"kind":"AuthorizationCode"}', grantId: "grant-1", uid: null, userCode: null, expiresAt: T0 + MINUTE, ...overrides };
+  return {
+    model: "AuthorizationCode",
+    id: "code-1",
+    payload: '{"kind":"AuthorizationCode"}',
+    grantId: "grant-1",
+    uid: null,
+    userCode: null,
+    expiresAt: T0 + MINUTE,
+    ...overrides,
+  };
 }
 
 /** Every model `oidc-provider` stores, each with the lookup it is found by: the contract is run per model kind. */
@@ -35,18 +44,21 @@ export function describeOidcStoreContract(current: () => Stores): void {
       return stores.oidc.find(model, record.id, now);
     }
 
-    it.each(MODELS)("$model: stored with every field, found by its $lookup until it expires, replaced by an upsert, destroyed", async ({ model, record, lookup }) => {
-      const stored = aRecord({ model, ...record });
-      expect(await lookUp(model, lookup, stored, T0)).toBeNull();
-      await stores.oidc.upsert(stored);
-      expect(await lookUp(model, lookup, stored, T0)).toEqual({ ...stored, consumedAt: null });
-      expect(await lookUp(model === "Grant" ? "Session" : "Grant", lookup, stored, T0)).toBeNull();
-      if (stored.expiresAt !== null) expect(await lookUp(model, lookup, stored, stored.expiresAt)).toBeNull();
-      await stores.oidc.upsert({ ...stored, payload: '{"kind":"replaced"}' });
-      expect((await lookUp(model, lookup, stored, T0))?.payload).toBe('{"kind":"replaced"}');
-      await stores.oidc.destroy(model, stored.id);
-      expect(await lookUp(model, lookup, stored, T0)).toBeNull();
-    });
+    it.each(MODELS)(
+      "$model: stored with every field, found by its $lookup until it expires, replaced by an upsert, destroyed",
+      async ({ model, record, lookup }) => {
+        const stored = aRecord({ model, ...record });
+        expect(await lookUp(model, lookup, stored, T0)).toBeNull();
+        await stores.oidc.upsert(stored);
+        expect(await lookUp(model, lookup, stored, T0)).toEqual({ ...stored, consumedAt: null });
+        expect(await lookUp(model === "Grant" ? "Session" : "Grant", lookup, stored, T0)).toBeNull();
+        if (stored.expiresAt !== null) expect(await lookUp(model, lookup, stored, stored.expiresAt)).toBeNull();
+        await stores.oidc.upsert({ ...stored, payload: '{"kind":"replaced"}' });
+        expect((await lookUp(model, lookup, stored, T0))?.payload).toBe('{"kind":"replaced"}');
+        await stores.oidc.destroy(model, stored.id);
+        expect(await lookUp(model, lookup, stored, T0)).toBeNull();
+      },
+    );
 
     it("consume keeps the first consumption's time, and an upsert does not undo it", async () => {
       await stores.oidc.upsert(aRecord());
