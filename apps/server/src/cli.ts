@@ -264,7 +264,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "register an app that signs its users in with Gatehouse (OpenID Connect, code + PKCE) for one org (audited)",
     params: { org: ORG_PARAM, name: "the app's name" },
     options: {
-      "redirect-uri": ["<uri>", "required, repeatable: an exact redirect URI (https, or http on a loopback host)"],
+      "redirect-uri": ["<uri>", "required: an exact redirect URI, https or http on a loopback host (repeat it for several)"],
       "first-party": ["", "the org's own app: its members are not asked to consent"],
       public: ["", "a browser or native app that keeps no secret (PKCE alone)"],
     },
