@@ -15,6 +15,8 @@ export interface PurgedCounts {
   readonly invitations: number;
   /** SMS traffic buckets past the audit retention, and breakers that have closed. */
   readonly smsTraffic: number;
+  /** The OpenID Provider's codes, tokens, sessions and interactions past their expiry (clients never expire). */
+  readonly oidcRecords: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -55,6 +57,7 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .where("bucket_start", "<=", now - retention.auditRetentionMs)
     .executeTakeFirst();
   const breakers = await db.deleteFrom("sms_breakers").where("open_until", "<=", now).executeTakeFirst();
+  const oidcRecords = await db.deleteFrom("oidc_records").where("expires_at", "<=", now).executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
@@ -64,5 +67,6 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     emailTokens: Number(emailTokens.numDeletedRows),
     invitations: Number(invitations.numDeletedRows),
     smsTraffic: Number(buckets.numDeletedRows) + Number(breakers.numDeletedRows),
+    oidcRecords: Number(oidcRecords.numDeletedRows),
   };
 }

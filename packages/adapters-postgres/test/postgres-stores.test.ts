@@ -125,6 +125,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      oidcRecords: 0,
     });
     expect(await purgeExpired(t0 + day, retention)).toEqual({
       rateLimitLogs: 0,
@@ -135,6 +136,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      oidcRecords: 0,
     });
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
   });

@@ -242,6 +242,9 @@ describe("openSqliteStores", () => {
 
     await stores.audit.append(memberRemoved("e-old", t0));
     await stores.audit.append(memberRemoved("e-kept", t0 + 1));
+    const oidcRecord = { model: "AuthorizationCode", payload: "{}", grantId: null, uid: null, userCode: null };
+    await stores.oidc.upsert({ ...oidcRecord, id: "code-old", expiresAt: t0 + 1 });
+    await stores.oidc.upsert({ ...oidcRecord, model: "Client", id: "client", expiresAt: null });
 
     const retention = { auditRetentionMs: day };
     expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
@@ -253,6 +256,7 @@ describe("openSqliteStores", () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      oidcRecords: 1,
     });
     expect(await opened.purgeExpired(t0 + day, retention)).toEqual({
       rateLimitLogs: 0,
@@ -263,7 +267,9 @@ describe("openSqliteStores", () => {
       emailTokens: 0,
       invitations: 0,
       smsTraffic: 0,
+      oidcRecords: 0,
     });
+    expect(await stores.oidc.find("Client", "client", t0 + day)).not.toBeNull();
     expect((await stores.audit.list({ limit: 10 })).events.map((event) => event.id)).toEqual(["e-kept"]);
     expect((await stores.rateLimiter.consume("current", 5, 60_000, t0 + day)).count).toBe(2);
     expect(await stores.challenges.findById("c-recent")).not.toBeNull();
