@@ -83,7 +83,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     operator = seedingOperator(storage.stores);
     api = clientsFor(server.url);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
-    for (const email of ["ada@example.com", "bob@example.com"]) {
+    for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"]) {
       await operator.register({ email, password: PASSWORD, emailVerified: true });
       await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
     }
@@ -301,6 +301,33 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     await operator.admin.addMember(SYSTEM_ACTOR, otherOrg, "ada@example.com", "member");
     const otherOrgToken = await signIn("ada@example.com", "+15551234567", otherOrg);
     expect((await finishInteraction(flow, otherOrgToken)).status).toBe(401);
+  });
+
+  it.runIf(enabled)("the client secret is stored as its hash only; the interaction page runs one script allowed by its hash", async () => {
+    const stored = await storage.stores.oidc.find("Client", confidential.client_id, Date.now());
+    expect(stored?.payload).not.toContain(confidential.client_secret);
+    expect(JSON.parse(stored!.payload)).toMatchObject({ client_secret: expect.stringMatching(/^[0-9a-f]{64}$/), org_id: orgId, first_party: true });
+    const flow = await startAuthorization(rp);
+    const page = await flow.browser.request(flow.interactionUrl);
+    expect(page.headers.get("content-security-policy")).toMatch(
+      /^default-src 'none'; script-src 'sha256-[\w+/=]+'; connect-src 'self'; frame-ancestors 'none'/,
+    );
+    expect(await page.text()).toContain("Sign in with Gatehouse");
+    expect((await fetch(flow.interactionUrl)).status).toBe(400);
+  });
+
+  it.runIf(enabled)("acr_values: an aal2 session passes with its acr; a password-only session on a trusted device is refused", async () => {
+    const mfaSession = await signIn("cy@example.com", "+15550001111");
+    const trustedDeviceSession = await signIn("cy@example.com", "+15550001111");
+    const refused = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
+    const answer = await finishInteraction(refused, trustedDeviceSession);
+    expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([403, "insufficient_assurance"]);
+
+    const flow = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
+    const finished = await finishInteraction(flow, mfaSession);
+    const { url } = await flow.browser.follow(((await finished.json()) as { redirect_to: string }).redirect_to);
+    const tokens = await oidc.authorizationCodeGrant(rp, new URL(url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    expect(tokens.claims()).toMatchObject({ acr: "urn:gatehouse:aal2", amr: ["pwd", "sms"] });
   });
 
   it.runIf(enabled)("a removed member: the refresh token is refused and the sign-in too", async () => {
