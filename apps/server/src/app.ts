@@ -99,14 +99,17 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const devMail = config.devOtpRouteEnabled ? email.devMailbox : null;
   const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, devMail, onUnexpected, onClientGone, bodyBudget });
   const oauthRoutes = createOAuthRoutes({ gatehouse, clientKey: (req) => clientIp(req, config.trustProxyHops), bodyBudget, onUnexpected, onClientGone });
-  const oidcRoutes = createOidcRoutes({
-    gatehouse,
-    store: stores.oidc,
-    clock,
-    issuer: gatehouse.tokens.issuer,
-    factorEncryptionKey: config.factorEncryptionKey,
-    behindProxy: config.trustProxyHops > 0,
-  });
+  const oidcRoutes = createOidcRoutes(
+    {
+      gatehouse,
+      store: stores.oidc,
+      clock,
+      issuer: gatehouse.tokens.issuer,
+      factorEncryptionKey: config.factorEncryptionKey,
+      behindProxy: config.trustProxyHops > 0,
+    },
+    { limiter: stores.rateLimiter, perMinute: config.rateLimitIpPerMinute, clientIp: (req) => clientIp(req, config.trustProxyHops) },
+  );
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
   const connect = createRpcHandler({

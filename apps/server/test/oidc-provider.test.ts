@@ -340,3 +340,36 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     expect((await finishInteraction(pending, accessToken)).status).toBe(401);
   });
 });
+
+describe("the OpenID Provider's POST endpoints under RATE_LIMIT_IP_PER_MINUTE", () => {
+  let database: WireDatabase;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    database = await dialects[0]![1]();
+    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, RATE_LIMIT_IP_PER_MINUTE: "2" });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.dispose();
+  });
+
+  it("counts token requests per address and refuses past the limit with a Retry-After", async () => {
+    const post = () =>
+      fetch(`${server.url}/oidc/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=authorization_code&code=x&client_id=gh_oidc_nobody&client_secret=guess",
+      });
+    expect((await post()).status).toBe(401);
+    expect((await post()).status).toBe(401);
+    const refused = await post();
+    expect([refused.status, refused.headers.get("retry-after"), await refused.json()]).toEqual([
+      429,
+      expect.stringMatching(/^\d+$/),
+      { error: "temporarily_unavailable", error_description: "too many requests" },
+    ]);
+    expect((await fetch(`${server.url}/.well-known/openid-configuration`)).status).toBe(200);
+  });
+});
