@@ -107,6 +107,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       issuer: gatehouse.tokens.issuer,
       factorEncryptionKey: config.factorEncryptionKey,
       behindProxy: config.trustProxyHops > 0,
+      onUnexpected,
     },
     { limiter: stores.rateLimiter, perMinute: config.rateLimitIpPerMinute, clientIp: (req) => clientIp(req, config.trustProxyHops) },
   );

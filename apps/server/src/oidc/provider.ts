@@ -26,6 +26,8 @@ export interface OidcProviderOptions {
   readonly factorEncryptionKey: Uint8Array | undefined;
   /** Behind TRUST_PROXY_HOPS proxies: the provider reads X-Forwarded-Proto and -Host. */
   readonly behindProxy: boolean;
+  /** Told of the provider's own server errors (it answers them with a generic 500). */
+  readonly onUnexpected: (error: unknown, where: string) => void;
 }
 
 /** The org a client belongs to, from its stored metadata. */
@@ -140,6 +142,7 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.behindProxy;
+  provider.on("server_error", (ctx: KoaContextWithOIDC, error: unknown) => options.onUnexpected(error, ctx.path));
   // Clients store SHA-256 of their secret (core oidc/client-secret.ts); the library's own comparison would need it in clear.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual: string) {
     return clientSecretMatches(this.clientSecret, actual);
