@@ -77,7 +77,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     database = await openDatabase();
     const port = await freePort();
     issuer = `http://127.0.0.1:${port}`;
-    env = { ...DEV_ENV, DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: issuer };
+    env = { ...DEV_ENV, DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: issuer, METRICS_PORT: "0" };
     server = await startServerProcess(env);
     storage = await openStorage(database.url);
     operator = seedingOperator(storage.stores);
