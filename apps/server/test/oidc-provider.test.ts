@@ -9,7 +9,7 @@ import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { clientsFor, type Clients } from "./support/clients.ts";
+import { bearer, clientsFor, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
@@ -328,6 +328,15 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     const { url } = await flow.browser.follow(((await finished.json()) as { redirect_to: string }).redirect_to);
     const tokens = await oidc.authorizationCodeGrant(rp, new URL(url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
     expect(tokens.claims()).toMatchObject({ acr: "urn:gatehouse:aal2", amr: ["pwd", "sms"] });
+  });
+
+  it.runIf(enabled)("a revoked Gatehouse session: the tokens signed in from it get no refresh and no userinfo", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const { callback, flow } = await authorize(rp, accessToken);
+    const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    await api.auth.logout({}, bearer(accessToken));
+    await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oidc.fetchUserInfo(rp, tokens.access_token, tokens.claims()!.sub)).rejects.toThrow();
   });
 
   it.runIf(enabled)("a removed member: the refresh token is refused and the sign-in too", async () => {

@@ -11,7 +11,7 @@ import type { NodeResponse as Writable } from "@gatehouse/transport-connect";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type Provider from "oidc-provider";
-import { orgOfClient } from "./provider.ts";
+import { GRANT_TTL_S, orgOfClient } from "./provider.ts";
 
 const MAX_BODY_BYTES = 1024;
 
@@ -142,6 +142,7 @@ export async function serveInteraction(deps: InteractionDeps, uid: string, req: 
   const grant = existing?.accountId === signIn.accountId ? existing : new provider.Grant({ accountId: signIn.accountId, clientId });
   grant.addOIDCScope(scopes.join(" "));
   const grantId = await grant.save();
+  await deps.gatehouse.oidc.bindGrant(grantId, signIn.sessionId, deps.now() + GRANT_TTL_S * 1000);
   const redirectTo = await provider.interactionResult(
     req,
     res,

@@ -11,6 +11,7 @@ import { oidcAdapter } from "./adapter.ts";
 /** Every provider endpoint lives under this prefix; discovery stays at the issuer's `/.well-known/openid-configuration`. */
 export const OIDC_PREFIX = "/oidc";
 export const INTERACTION_PREFIX = `${OIDC_PREFIX}/interaction/`;
+export const GRANT_TTL_S = 30 * 24 * 60 * 60;
 export const ACR_VALUES = ["urn:gatehouse:aal1", "urn:gatehouse:aal2"];
 
 const MINUTE_S = 60;
@@ -66,7 +67,8 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
       const clientId = token?.clientId ?? ctx.oidc.client?.clientId;
       const client = clientId === undefined ? undefined : await ctx.oidc.provider.Client.find(clientId);
       const orgId = orgOfClient(client);
-      const claims = orgId === null ? null : await gatehouse.oidc.account(orgId, sub);
+      // Every token carries its grant; an interaction in progress (no token yet) was just checked against a live session.
+      const claims = orgId === null ? null : await gatehouse.oidc.account(orgId, sub, token?.grantId);
       if (claims === null) return undefined;
       return { accountId: sub, claims: () => ({ ...claims }) };
     },
@@ -120,7 +122,7 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
       IdToken: 10 * MINUTE_S,
       Interaction: 15 * MINUTE_S,
       RefreshToken: 30 * DAY_S,
-      Grant: 30 * DAY_S,
+      Grant: GRANT_TTL_S,
       Session: DAY_S,
     },
     interactions: {

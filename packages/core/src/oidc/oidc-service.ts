@@ -21,6 +21,8 @@ const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2048;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 export const OIDC_CLIENT_MODEL = "Client";
+/** Gatehouse's own record beside the provider's: which Gatehouse session a grant's tokens came from. */
+export const GRANT_SESSION_MODEL = "GatehouseSessionOfGrant";
 
 export interface NewOidcClient {
   readonly name: string;
@@ -60,16 +62,30 @@ export interface OidcSignIn {
 export interface OidcApi {
   /** Registers a relying party for one org (its admins, platform admins, the operator); audited. */
   createClient(actor: Actor, orgId: string, client: NewOidcClient): Promise<CreatedOidcClient>;
-  /** The account's claims while the user is enabled and a member of `orgId`; null otherwise (no tokens then). */
-  account(orgId: string, userId: string): Promise<OidcAccountClaims | null>;
+  /**
+   * The account's claims while the user is enabled and a member of `orgId`, and, for a token of a grant, while
+   * the Gatehouse session that grant was signed in from is live; null otherwise (no tokens then).
+   */
+  account(orgId: string, userId: string, grantId?: string): Promise<OidcAccountClaims | null>;
+  /** Ties the provider's grant to the Gatehouse session it was signed in from, until `expiresAt`. */
+  bindGrant(grantId: string, sessionId: string, expiresAt: EpochMs): Promise<void>;
   /** The sign-in a Gatehouse access token of `orgId` proves for `clientId` (audited); throws `unauthenticated` for any other token or org. */
   signInFromSession(accessToken: string, orgId: string, clientId: string): Promise<OidcSignIn>;
 }
 
 export function createOidcApi(ctx: Context): OidcApi {
-  async function account(orgId: string, userId: string): Promise<OidcAccountClaims | null> {
+  async function sessionOfGrantIsLive(orgId: string, userId: string, grantId: string): Promise<boolean> {
+    const now = ctx.clock.now();
+    const bound = await ctx.stores.oidc.find(GRANT_SESSION_MODEL, grantId, now);
+    if (bound === null) return false;
+    const sessions = await ctx.stores.sessions.listActiveByUser(orgId, userId, now);
+    return sessions.some((session) => session.id === bound.payload);
+  }
+
+  async function account(orgId: string, userId: string, grantId?: string): Promise<OidcAccountClaims | null> {
     const [user, membership] = await Promise.all([ctx.stores.users.findById(userId), ctx.stores.orgs.findMembership(orgId, userId)]);
     if (user === null || membership === null || (user.disabledAt ?? null) !== null) return null;
+    if (grantId !== undefined && !(await sessionOfGrantIsLive(orgId, userId, grantId))) return null;
     return {
       sub: user.id,
       email: user.email,
@@ -121,6 +137,10 @@ export function createOidcApi(ctx: Context): OidcApi {
     },
 
     account,
+
+    async bindGrant(grantId, sessionId, expiresAt) {
+      await ctx.stores.oidc.upsert({ model: GRANT_SESSION_MODEL, id: grantId, payload: sessionId, grantId, uid: null, userCode: null, expiresAt });
+    },
 
     async signInFromSession(accessToken, orgId, clientId) {
       const principal = await authenticate(ctx, accessToken);

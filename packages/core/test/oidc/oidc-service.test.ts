@@ -112,7 +112,11 @@ describe("accounts and sign-ins for the provider", () => {
 
     await expect(h.gatehouse.oidc.signInFromSession(tokens.accessToken, "another-org", "gh_oidc_x")).rejects.toMatchObject({ kind: "unauthenticated" });
     await expect(h.gatehouse.oidc.signInFromSession("not-a-token", h.orgId, "gh_oidc_x")).rejects.toMatchObject({ kind: "unauthenticated" });
+    await h.gatehouse.oidc.bindGrant("grant-1", signIn.sessionId, h.clock.now() + 60_000);
+    expect(await h.gatehouse.oidc.account(h.orgId, h.userId, "grant-1")).not.toBeNull();
+    expect(await h.gatehouse.oidc.account(h.orgId, h.userId, "grant-unbound")).toBeNull();
     await h.gatehouse.logout(await h.gatehouse.authenticate(tokens.accessToken));
+    expect(await h.gatehouse.oidc.account(h.orgId, h.userId, "grant-1")).toBeNull();
     await expect(h.gatehouse.oidc.signInFromSession(tokens.accessToken, h.orgId, "gh_oidc_x")).rejects.toMatchObject({ kind: "unauthenticated" });
   });
 });
