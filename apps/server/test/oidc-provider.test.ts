@@ -330,6 +330,20 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     expect(tokens.claims()).toMatchObject({ acr: "urn:gatehouse:aal2", amr: ["pwd", "sms"] });
   });
 
+  it.runIf(enabled)("the interaction refuses a body that is not small JSON, and an unknown method", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const flow = await startAuthorization(rp);
+    const post = (body: string) =>
+      flow.browser.request(flow.interactionUrl, {
+        method: "POST",
+        headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+        body,
+      });
+    for (const body of ["{", "x".repeat(2048), `{"consent": ${"[".repeat(600)}`]) expect((await post(body)).status).toBe(400);
+    expect((await flow.browser.request(flow.interactionUrl, { method: "PUT" })).status).toBe(405);
+    expect((await post("{}")).status).toBe(200);
+  });
+
   it.runIf(enabled)("a revoked Gatehouse session: the tokens signed in from it get no refresh and no userinfo", async () => {
     const accessToken = await signIn("ada@example.com", "+15551234567");
     const { callback, flow } = await authorize(rp, accessToken);
