@@ -38,6 +38,7 @@ import { startMetricsServer, type MetricsServer } from "./metrics-server.ts";
 import { createReadiness } from "./readiness.ts";
 import { requestLog } from "./request-log.ts";
 import { combineObservers, observeRoute, observeRpcs, type RequestObserver } from "./request-observer.ts";
+import { createOidcRoutes, isOidcPath } from "./oidc/routes.ts";
 import { createStaticFiles } from "./static-files.ts";
 import { describeDatabase } from "./storage.ts";
 
@@ -98,6 +99,18 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
   const devMail = config.devOtpRouteEnabled ? email.devMailbox : null;
   const httpRoutes = createHttpRoutes({ gatehouse, devOtps: devRoutesOtps, devMail, onUnexpected, onClientGone, bodyBudget });
   const oauthRoutes = createOAuthRoutes({ gatehouse, clientKey: (req) => clientIp(req, config.trustProxyHops), bodyBudget, onUnexpected, onClientGone });
+  const oidcRoutes = createOidcRoutes(
+    {
+      gatehouse,
+      store: stores.oidc,
+      clock,
+      issuer: gatehouse.tokens.issuer,
+      factorEncryptionKey: config.factorEncryptionKey,
+      behindProxy: config.trustProxyHops > 0,
+      onUnexpected,
+    },
+    { limiter: stores.rateLimiter, perMinute: config.rateLimitIpPerMinute, clientIp: (req) => clientIp(req, config.trustProxyHops) },
+  );
   const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
 
   const connect = createRpcHandler({
@@ -153,6 +166,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     }
     if (await httpRoutes(req, res, url)) return;
     if (await oauthRoutes(req, res, url)) return;
+    if (await oidcRoutes(req, res, url)) return;
     // The API's and the metrics' namespaces are never the web client's: an unknown path there is a JSON 404, not its HTML.
     if (!isApiPath(url.pathname) && (await staticFiles(req, res))) return;
     answerJson(res, url.pathname, 404, { error: { code: "not_found", message: "not found" } });
@@ -230,6 +244,7 @@ function isApiPath(pathname: string): boolean {
     pathname === "/metrics" ||
     pathname.startsWith("/metrics/") ||
     pathname.startsWith("/oauth2/") ||
-    pathname.startsWith("/.well-known/")
+    pathname.startsWith("/.well-known/") ||
+    isOidcPath(pathname)
   );
 }

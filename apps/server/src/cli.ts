@@ -68,6 +68,9 @@ const OPTIONS = {
   actor: { type: "string" },
   "server-url": { type: "string" },
   "update-url": { type: "string" },
+  "redirect-uri": { type: "string", multiple: true },
+  "first-party": { type: "boolean" },
+  public: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -363,6 +366,27 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         activates_at: iso(key.activatesAt),
       })),
     }),
+  },
+  "oidc client create": {
+    summary: "register an app that signs its users in with Gatehouse (OpenID Connect, code + PKCE) for one org (audited)",
+    params: { org: ORG_PARAM, name: "the app's name" },
+    options: {
+      "redirect-uri": ["<uri>", "required: an exact redirect URI, https or http on a loopback host (repeat it for several)"],
+      "first-party": ["", "the org's own app: its members are not asked to consent"],
+      public: ["", "a browser or native app that keeps no secret (PKCE alone)"],
+    },
+    output: '{"client_id", "client_secret" (shown this once: only its hash is stored; null for --public)}',
+    run: async ({ args, values, gatehouse }) => {
+      const redirectUris = values["redirect-uri"] ?? [];
+      if (redirectUris.length === 0) throw new UsageError("oidc client create needs --redirect-uri <uri>");
+      const created = await gatehouse.oidc.createClient(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!), {
+        name: args[1]!,
+        redirectUris,
+        firstParty: values["first-party"] === true,
+        public: values.public === true,
+      });
+      return { client_id: created.clientId, client_secret: created.clientSecret };
+    },
   },
   "keys rotate": {
     summary:
@@ -763,7 +787,7 @@ function parse(argv: string[]): { values: Values; positionals: string[] } {
   }
 }
 
-/** Which command the words name (one word or two), and the arguments after them. */
+/** Which command the words name (one to three), and the arguments after them. */
 function resolveCommand(positionals: readonly string[]): { name: string; command: CommandShape; args: readonly string[] } {
   for (const words of [3, 2, 1]) {
     const name = positionals.slice(0, words).join(" ");

@@ -88,10 +88,23 @@ const NAMED_ROUTES = new Set([
   "/oauth2/introspect",
   "/.well-known/jwks.json",
   "/.well-known/oauth-authorization-server",
+  "/.well-known/openid-configuration",
+  "/oidc/auth",
+  "/oidc/token",
+  "/oidc/me",
+  "/oidc/jwks",
+  "/oidc/token/revocation",
+  "/oidc/session/end",
 ]);
+
+/** The OpenID Provider's paths that carry an interaction's uid: one label each, whatever the uid. */
+const OIDC_UID_ROUTES = ["/oidc/interaction/", "/oidc/auth/"];
 
 export function routeLabel(pathname: string): string {
   if (NAMED_ROUTES.has(pathname)) return pathname;
+  const withUid = OIDC_UID_ROUTES.find((prefix) => pathname.startsWith(prefix));
+  if (withUid !== undefined) return `${withUid}:uid`;
+  if (pathname.startsWith("/oidc/")) return "/oidc/other";
   return pathname.startsWith("/api/") ? "/api/other" : "static";
 }
 

@@ -14,6 +14,7 @@ import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-qu
 import { createRateLimiter } from "./rate-limiter.ts";
 import { createRiskRepository } from "./risk-repository.ts";
 import type { Database } from "./schema.ts";
+import { createOidcRepository } from "./oidc-repository.ts";
 import { createSessionRepository } from "./session-repository.ts";
 import { createSmsTrafficRepository } from "./sms-traffic-repository.ts";
 import { createSignInNetworkRepository } from "./sign-in-network-repository.ts";
@@ -61,5 +62,6 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     signingKeys: createSigningKeyRepository(db),
     resourceServers: createResourceServerRepository(db),
     risk: createRiskRepository(db),
+    oidc: createOidcRepository(db),
   };
 }

@@ -522,6 +522,30 @@ export const migrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+
+  /*
+   * The mounted OpenID Provider's objects (docs/oidc.md): clients, grants, codes, tokens, sessions and
+   * interactions, one row per (model, id) with the library's payload as JSON.
+   */
+  "0019_oidc": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("oidc_records")
+        .addColumn("model", "text", (col) => col.notNull())
+        .addColumn("id", "text", (col) => col.notNull())
+        .addColumn("payload", "text", (col) => col.notNull())
+        .addColumn("grant_id", "text")
+        .addColumn("uid", "text")
+        .addColumn("user_code", "text")
+        .addColumn("expires_at", "bigint")
+        .addColumn("consumed_at", "bigint")
+        .addPrimaryKeyConstraint("oidc_records_pk", ["model", "id"])
+        .execute();
+      await db.schema.createIndex("oidc_records_grant_id").on("oidc_records").column("grant_id").execute();
+      await db.schema.createIndex("oidc_records_uid").on("oidc_records").columns(["model", "uid"]).execute();
+      await db.schema.createIndex("oidc_records_user_code").on("oidc_records").columns(["model", "user_code"]).execute();
+    },
+  },
 };
 
 /**

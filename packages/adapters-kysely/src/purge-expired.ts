@@ -26,6 +26,8 @@ export interface PurgedCounts {
   readonly devices: number;
   /** Risk-engine sign-ins older than the history's six months, and risk events past the audit retention. */
   readonly risk: number;
+  /** The OpenID Provider's codes, tokens, sessions and interactions past their expiry (clients never expire). */
+  readonly oidcRecords: number;
 }
 
 /** How long rows kept for the record (not for an answer) stay. */
@@ -82,6 +84,7 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     .deleteFrom("risk_events")
     .where("at", "<=", now - retention.auditRetentionMs)
     .executeTakeFirst();
+  const oidcRecords = await db.deleteFrom("oidc_records").where("expires_at", "<=", now).executeTakeFirst();
   return {
     rateLimitLogs: Number(logs.numDeletedRows),
     retiredRefreshTokens: Number(retired.numDeletedRows),
@@ -94,5 +97,6 @@ export async function purgeExpired(db: Kysely<Database>, now: EpochMs, retention
     sessions,
     devices,
     risk: Number(riskSignIns.numDeletedRows) + Number(riskEvents.numDeletedRows),
+    oidcRecords: Number(oidcRecords.numDeletedRows),
   };
 }

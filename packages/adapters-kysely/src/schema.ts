@@ -318,6 +318,17 @@ export interface OrgRiskPoliciesTable {
   policy: string;
 }
 
+export interface OidcRecordsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: NullableEpochMsColumn;
+  consumed_at: NullableEpochMsColumn;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -347,4 +358,5 @@ export interface Database {
   risk_feature_counts: RiskFeatureCountsTable;
   risk_events: RiskEventsTable;
   org_risk_policies: OrgRiskPoliciesTable;
+  oidc_records: OidcRecordsTable;
 }

@@ -24,6 +24,7 @@ describe("MIGRATION_NAMES", () => {
       "0014_device_fingerprint_hashes",
       "0015_sms_refused_countries",
       "0016_access_tokens",
+      "0019_oidc",
       "0020_risk_engine",
     ]);
   });

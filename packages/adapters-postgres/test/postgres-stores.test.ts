@@ -104,8 +104,12 @@ describe(`openPostgresStores (${database.kind})`, () => {
     await sql`DROP TABLE signing_keys`.execute(before.db);
     await sql`DROP TABLE resource_servers`.execute(before.db);
     await sql`ALTER TABLE platform_settings DROP COLUMN sms_refused_countries`.execute(before.db);
-    for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"]) await sql`DROP TABLE ${sql.table(table)}`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0020_risk_engine')`.execute(before.db);
+    for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"])
+      await sql`DROP TABLE ${sql.table(table)}`.execute(before.db);
+    await sql`DROP TABLE oidc_records`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine')`.execute(
+      before.db,
+    );
     await sql`DROP INDEX sessions_device`.execute(before.db);
     await sql`DROP INDEX retired_refresh_tokens_session`.execute(before.db);
     await sql`ALTER TABLE devices DROP COLUMN user_agent`.execute(before.db);
@@ -119,7 +123,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
 
     await expect(schema.open()).rejects.toThrow(/fingerprints in clear/);
     const after = await schema.open({ hashDeviceFingerprint });
-    expect(after.applied).toEqual(["0014_device_fingerprint_hashes", "0015_sms_refused_countries", "0016_access_tokens", "0020_risk_engine"]);
+    expect(after.applied).toEqual(["0014_device_fingerprint_hashes", "0015_sms_refused_countries", "0016_access_tokens", "0019_oidc", "0020_risk_engine"]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);
     for (const row of rows) expect(row.fingerprint_hash).toBe(hashDeviceFingerprint(`secret-fingerprint-${row.id.slice(2)}`));

@@ -126,6 +126,7 @@ describe("openSqliteStores", () => {
       "0014_device_fingerprint_hashes",
       "0015_sms_refused_countries",
       "0016_access_tokens",
+      "0019_oidc",
       "0020_risk_engine",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
@@ -166,7 +167,13 @@ describe("openSqliteStores", () => {
 
     await expect(openSqliteStores({ filename })).rejects.toThrow(/fingerprints in clear/);
     const after = await openSqliteStores({ filename, hashDeviceFingerprint });
-    expect(after.appliedMigrations).toEqual(["0014_device_fingerprint_hashes", "0015_sms_refused_countries", "0016_access_tokens", "0020_risk_engine"]);
+    expect(after.appliedMigrations).toEqual([
+      "0014_device_fingerprint_hashes",
+      "0015_sms_refused_countries",
+      "0016_access_tokens",
+      "0019_oidc",
+      "0020_risk_engine",
+    ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);
     for (const row of rows) expect(row.fingerprint_hash).toBe(hashDeviceFingerprint(`secret-fingerprint-${row.id.slice(2)}`));
@@ -211,6 +218,7 @@ describe("openSqliteStores", () => {
       "0014_device_fingerprint_hashes",
       "0015_sms_refused_countries",
       "0016_access_tokens",
+      "0019_oidc",
       "0020_risk_engine",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
@@ -256,10 +264,12 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0013 schema: 0020_risk_engine, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
+/** Back to the 0013 schema: 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
 async function revertAfter0013(db: SqliteStores["db"]): Promise<void> {
   for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"]) await sql`DROP TABLE ${sql.table(table)}`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0020_risk_engine'`.execute(db);
+  await sql`DROP TABLE oidc_records`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0019_oidc'`.execute(db);
   await sql`DROP TABLE signing_keys`.execute(db);
   await sql`DROP TABLE resource_servers`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0016_access_tokens'`.execute(db);

@@ -75,6 +75,7 @@ import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUse
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./admin/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
+import { createOidcApi, type OidcApi } from "./oidc/oidc-service.ts";
 import { createTokensApi, type TokensApi } from "./tokens/token-service.ts";
 
 export interface AdminApi {
@@ -219,6 +220,8 @@ export interface Gatehouse {
   readonly account: AccountApi;
   /** Access JWTs, signing keys, resource servers and introspection (see tokens/token-service.ts). */
   readonly tokens: TokensApi;
+  /** What the mounted OpenID Provider asks of Gatehouse (see oidc/oidc-service.ts). */
+  readonly oidc: OidcApi;
 }
 
 export function createGatehouse(deps: GatehouseDeps): Gatehouse {
@@ -319,5 +322,6 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),
     },
     tokens: createTokensApi(ctx),
+    oidc: createOidcApi(ctx),
   };
 }

@@ -72,3 +72,4 @@ export * from "./url-policy/index.ts";
 export * from "./risk/index.ts";
 export * from "./browser/index.ts";
 export * from "./tokens/index.ts";
+export * from "./oidc/index.ts";

@@ -32,6 +32,7 @@ import type {
   WebAuthnFactor,
   User,
 } from "./model.ts";
+import type { OidcRecord } from "./oidc/records.ts";
 import type { RiskEvent } from "./risk/risk-event.ts";
 import type { GeoPoint, RiskObservation } from "./risk/observation.ts";
 import type { RiskPolicy } from "./risk/policy.ts";
@@ -716,6 +717,23 @@ export interface RiskStore {
   putPolicy(orgId: string, policy: RiskPolicy): Promise<void>;
 }
 
+/**
+ * What the mounted OpenID Provider keeps (oidc/records.ts): one record per (model, id). A record past its
+ * expiry reads as absent.
+ */
+export interface OidcStore {
+  /** Inserts or replaces the record; a consumed record stays consumed. */
+  upsert(record: Omit<OidcRecord, "consumedAt">): Promise<void>;
+  find(model: string, id: string, now: EpochMs): Promise<OidcRecord | null>;
+  findByUid(model: string, uid: string, now: EpochMs): Promise<OidcRecord | null>;
+  findByUserCode(model: string, userCode: string, now: EpochMs): Promise<OidcRecord | null>;
+  /** Marks it consumed at `at` (the first consumption's time stays). */
+  consume(model: string, id: string, at: EpochMs): Promise<void>;
+  destroy(model: string, id: string): Promise<void>;
+  /** Removes every record of the grant, whatever its model. */
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly orgs: OrgStore;
@@ -736,6 +754,7 @@ export interface Stores {
   readonly signingKeys: SigningKeyStore;
   readonly resourceServers: ResourceServerStore;
   readonly risk: RiskStore;
+  readonly oidc: OidcStore;
   /**
    * A unit of work: runs `work` with stores whose calls are all-or-nothing together: everything it
    * wrote persists when `work` resolves; when it rejects, nothing it wrote persists and the rejection

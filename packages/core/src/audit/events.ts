@@ -158,6 +158,16 @@ export interface AuditPayloads {
   "signing_key.created": { readonly kid: string; readonly activatesAt: EpochMs; readonly reason: "first_start" | "rotation" };
   /** A service was registered to introspect tokens and receive access JWTs for `audience`; never its secret. */
   "resource_server.created": { readonly clientId: string; readonly name: string; readonly audience: string };
+  /** A relying party was registered for the org's OpenID sign-in; never its secret. */
+  "oidc_client.created": {
+    readonly clientId: string;
+    readonly name: string;
+    readonly redirectUris: readonly string[];
+    readonly firstParty: boolean;
+    readonly public: boolean;
+  };
+  /** A member signed in to a relying party through the OpenID Provider, from the Gatehouse session `sessionId`. */
+  "oidc.signed_in": { readonly clientId: string; readonly sessionId: string; readonly acr: string };
 }
 
 export type AuditEventKind = keyof AuditPayloads;
@@ -207,6 +217,8 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "sms_destination_policy.changed": true,
   "signing_key.created": true,
   "resource_server.created": true,
+  "oidc_client.created": true,
+  "oidc.signed_in": true,
 } satisfies Record<AuditEventKind, true>) as readonly AuditEventKind[];
 
 export function isAuditEventKind(value: string): value is AuditEventKind {

@@ -1,4 +1,5 @@
 import { createMemoryAuditStore } from "./memory-audit-store.ts";
+import { createMemoryOidcStore } from "./memory-oidc-store.ts";
 import { createMemorySmsTraffic } from "./memory-sms-traffic.ts";
 import { createMemoryResourceServerStore, createMemorySigningKeyStore } from "./memory-token-stores.ts";
 import { createMemoryTables, createSerialLock, serialised } from "./memory-transactions.ts";
@@ -59,6 +60,7 @@ export function createMemoryStores(): Stores {
     signingKeys: createMemorySigningKeyStore(tables),
     resourceServers: createMemoryResourceServerStore(tables),
     risk: createMemoryRiskStore(tables),
+    oidc: createMemoryOidcStore(tables),
   };
   const tx: Stores = { ...ports, transaction: (work) => work(tx) };
   return {
@@ -81,6 +83,7 @@ export function createMemoryStores(): Stores {
     signingKeys: serialised(ports.signingKeys, lock),
     resourceServers: serialised(ports.resourceServers, lock),
     risk: serialised(ports.risk, lock),
+    oidc: serialised(ports.oidc, lock),
     transaction: (work) =>
       lock.run(async () => {
         const restore = tables.snapshot();

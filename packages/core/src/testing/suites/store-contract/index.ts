@@ -12,6 +12,7 @@ import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
 import { describePurgeContract } from "./purge.ts";
 import { describeRateLimiterContract } from "./rate-limiter.ts";
+import { describeOidcStoreContract } from "./oidc.ts";
 import { describeRiskContract } from "./risk.ts";
 import { describeSessionsContract } from "./sessions.ts";
 import { describeSettingsContract } from "./settings.ts";
@@ -67,5 +68,6 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeGuessingBudgetsContract(stores);
     describeTokenStoresContract(stores);
     describeRiskContract(stores);
+    describeOidcStoreContract(stores);
   });
 }

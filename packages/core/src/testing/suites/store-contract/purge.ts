@@ -40,7 +40,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       await seedGraph(stores);
     });
 
-    it("changes no answer: live limits, intents, challenges, retired refresh tokens, recently expired challenges, the breaker's window and open breakers survive it", async (context) => {
+    it("changes no answer: live limits, intents, challenges, retired refresh tokens, recently expired challenges, the breaker's window, open breakers, live OpenID records and clients survive it", async (context) => {
       const purge = handle.purgeExpired;
       // Skipped, with the reason printed, for an adapter without a purge: the memory stores, which live no
       // longer than their process and which no purge job runs over (see `StoreContractHandle.purgeExpired`).
@@ -59,6 +59,9 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
       await stores.smsTraffic.add(["prefix:+4479001"], T0 - 100 * DAY, 50, 0);
       expect(await stores.smsTraffic.trip("prefix:+882123", now + MINUTE, T0)).toBe(true);
       expect(await stores.smsTraffic.trip("prefix:+882999", now - 1, T0 - DAY)).toBe(true);
+      const oidcRecord = { model: "RefreshToken", payload: "{}", grantId: "grant-1", uid: null, userCode: null };
+      await stores.oidc.upsert({ ...oidcRecord, id: "refresh-live", expiresAt: now + 1 });
+      await stores.oidc.upsert({ ...oidcRecord, model: "Client", id: "client", grantId: null, expiresAt: null });
 
       await purge(now, { auditRetentionMs: 90 * DAY });
       await purge(now, { auditRetentionMs: 90 * DAY });
@@ -73,6 +76,8 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         { key: "prefix:+4479001", sent: 3, verified: 1, openUntil: null },
         { key: "prefix:+882123", sent: 0, verified: 0, openUntil: now + MINUTE },
       ]);
+      expect(await stores.oidc.find("RefreshToken", "refresh-live", now)).not.toBeNull();
+      expect(await stores.oidc.find("Client", "client", now)).not.toBeNull();
       expect(await stores.smsTraffic.report(T0 - 200 * DAY, now)).toEqual([{ key: "prefix:+4479001", sent: 3, verified: 1 }]);
       expect(await stores.sessions.rotate("refresh-1", tokenPair("3", now), now)).toEqual({
         kind: "reused",
@@ -188,6 +193,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         sessions: 0,
         devices: 0,
         risk: 2,
+        oidcRecords: 0,
       });
       expect(await purge(t0 + day, retention)).toEqual({
         rateLimitLogs: 0,
@@ -201,6 +207,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
         sessions: 0,
         devices: 0,
         risk: 0,
+        oidcRecords: 0,
       });
       expect((await stores.risk.history("u", 0, 10)).map((row) => row.at)).toEqual([t0 + day - RISK_HISTORY.windowMs]);
       expect((await stores.risk.listEvents({ orgId: "o", limit: 10 })).map((event) => event.id)).toEqual(["r-kept"]);

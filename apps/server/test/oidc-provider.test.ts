@@ -1,0 +1,398 @@
+/**
+ * Issue 48 over the wire, on SQLite and on PostgreSQL: a relying party built on `openid-client` (panva's
+ * certified RP library) against the real `gatehouse serve`. The member's sign-in is Gatehouse's own
+ * (password, then the SMS second factor the org's policy asks for) driven over HTTP, not in Chromium; its
+ * access token finishes the provider's interaction as the interaction page's script would.
+ */
+import { createServer } from "node:net";
+import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
+import * as oidc from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStorage, type OpenStorage } from "../src/storage.ts";
+import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { seedingOperator } from "./support/operator.ts";
+import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+
+const PASSWORD = "correct horse battery";
+const REDIRECT_URI = "https://app.example.test/callback";
+
+const dialects = await wireDialects("the PostgreSQL variant of the OpenID Provider tests", "gh_i48");
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The browser's part: cookies kept per name, redirects followed by hand up to the RP's redirect URI. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) headers.set("cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
+    const response = await fetch(url, { ...init, headers, redirect: "manual" });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";", 1);
+      const at = pair!.indexOf("=");
+      const [name, value] = [pair!.slice(0, at), pair!.slice(at + 1)];
+      if (value === "" || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  /** Follows redirects from `url` until one leaves the server (the RP's callback) or a page answers. */
+  async follow(url: string): Promise<{ url: string; response: Response | null }> {
+    let current = url;
+    for (let hop = 0; hop < 10; hop += 1) {
+      if (!current.startsWith("http://127.0.0.1")) return { url: current, response: null };
+      const response = await this.request(current);
+      const location = response.headers.get("location");
+      if (response.status < 300 || response.status >= 400 || location === null) return { url: current, response };
+      current = new URL(location, current).toString();
+    }
+    throw new Error("too many redirects");
+  }
+}
+
+describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party against the real server (%s)", (_name, openDatabase, enabled) => {
+  let database: WireDatabase;
+  let server: ServerProcess;
+  let storage: OpenStorage;
+  let operator: Gatehouse;
+  let api: Clients;
+  let env: Record<string, string>;
+  let issuer: string;
+  let orgId: string;
+  let confidential: { client_id: string; client_secret: string };
+  let publicClient: { client_id: string; client_secret: null };
+  let rp: oidc.Configuration;
+
+  beforeAll(async () => {
+    if (!enabled) return;
+    database = await openDatabase();
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}`;
+    env = { ...DEV_ENV, DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: issuer, METRICS_PORT: "0" };
+    server = await startServerProcess(env);
+    storage = await openStorage(database.url);
+    operator = seedingOperator(storage.stores);
+    api = clientsFor(server.url);
+    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
+    for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"]) {
+      await operator.register({ email, password: PASSWORD, emailVerified: true });
+      await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    }
+    confidential = (await runCli(["oidc", "client", "create", orgId, "Wiki", "--redirect-uri", REDIRECT_URI, "--first-party"], env))
+      .json as typeof confidential;
+    publicClient = (await runCli(["oidc", "client", "create", orgId, "Dashboard", "--redirect-uri", REDIRECT_URI, "--public"], env))
+      .json as typeof publicClient;
+    rp = await oidc.discovery(
+      new URL(issuer),
+      confidential.client_id,
+      { client_secret: confidential.client_secret, id_token_signed_response_alg: "EdDSA" },
+      undefined,
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
+  });
+
+  afterAll(async () => {
+    await storage?.close();
+    await server?.stop();
+    await database?.dispose();
+  });
+
+  /**
+   * Gatehouse's own sign-in: the password, then what the org's policy asks: a phone and its SMS code the first
+   * time, the SMS code on a device not yet trusted, nothing more on a trusted one.
+   */
+  async function signIn(email: string, phone: string, inOrg = orgId): Promise<string> {
+    const outcome = await api.auth.login({ email, password: PASSWORD, orgId: inOrg, deviceFingerprint: "laptop" });
+    const verify = async (challengeId: string) => (await api.auth.verifyMFA({ challengeId, otp: (await api.dev.getOTP({ challengeId })).otp })).accessToken;
+    switch (outcome.result.case) {
+      case "tokens":
+        return outcome.result.value.accessToken;
+      case "mfaRequired":
+        return verify(outcome.result.value.challengeId);
+      case "phoneRequired":
+        return verify((await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone })).challengeId);
+      default:
+        throw new Error("no sign-in outcome");
+    }
+  }
+
+  interface Authorization {
+    readonly browser: Browser;
+    readonly interactionUrl: string;
+    readonly verifier: string;
+    readonly state: string;
+  }
+
+  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}): Promise<Authorization> {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: "openid email profile offline_access",
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      prompt: "consent",
+      state,
+      ...extra,
+    });
+    const browser = new Browser();
+    const { url: interactionUrl, response } = await browser.follow(url.toString());
+    expect(response?.status).toBe(200);
+    expect(new URL(interactionUrl).pathname).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
+    return { browser, interactionUrl, verifier, state };
+  }
+
+  async function finishInteraction(flow: Authorization, accessToken: string, body: object = {}): Promise<Response> {
+    return flow.browser.request(flow.interactionUrl, {
+      method: "POST",
+      headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** The whole front channel: authorization request, Gatehouse session, back at the RP's callback with a code. */
+  async function authorize(config: oidc.Configuration, accessToken: string): Promise<{ callback: URL; flow: Authorization }> {
+    const flow = await startAuthorization(config);
+    const finished = await finishInteraction(flow, accessToken);
+    expect(finished.status).toBe(200);
+    const { redirect_to } = (await finished.json()) as { redirect_to: string };
+    const { url } = await flow.browser.follow(redirect_to);
+    expect(url.startsWith(`${REDIRECT_URI}?`)).toBe(true);
+    return { callback: new URL(url), flow };
+  }
+
+  it.runIf(enabled)("discovery: issuer = PUBLIC_URL, code only, PKCE S256 only, EdDSA with the keys of /.well-known/jwks.json", async () => {
+    const metadata = rp.serverMetadata();
+    expect(metadata.issuer).toBe(issuer);
+    expect(metadata.response_types_supported).toEqual(["code"]);
+    expect(metadata.code_challenge_methods_supported).toEqual(["S256"]);
+    expect(metadata.id_token_signing_alg_values_supported).toEqual(["EdDSA"]);
+    expect(metadata.authorization_endpoint).toBe(`${issuer}/oidc/auth`);
+    expect(metadata.grant_types_supported).not.toContain("implicit");
+    const providerKeys = (await (await fetch(metadata.jwks_uri!)).json()) as { keys: { kid: string; d?: string }[] };
+    const publishedKeys = (await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+    expect(providerKeys.keys.map((key) => key.kid)).toEqual(publishedKeys.keys.map((key) => key.kid));
+    expect(providerKeys.keys.every((key) => key.d === undefined)).toBe(true);
+  });
+
+  it.runIf(enabled)(
+    "code + PKCE: ID token verified with amr, acr, auth_time and org_id; userinfo; refresh rotated, the old refresh token refused",
+    async () => {
+      const accessToken = await signIn("ada@example.com", "+15551234567");
+      const { callback, flow } = await authorize(rp, accessToken);
+      const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+      const claims = tokens.claims()!;
+      expect(claims).toMatchObject({
+        iss: issuer,
+        aud: confidential.client_id,
+        org_id: orgId,
+        amr: ["pwd", "sms"],
+        acr: "urn:gatehouse:aal2",
+        email: "ada@example.com",
+      });
+      expect(Math.abs(claims.auth_time! - Date.now() / 1000)).toBeLessThan(120);
+      const userinfo = await oidc.fetchUserInfo(rp, tokens.access_token, claims.sub);
+      expect(userinfo).toMatchObject({ sub: claims.sub, email: "ada@example.com", email_verified: true, org_id: orgId, org_role: "member" });
+
+      const refreshed = await oidc.refreshTokenGrant(rp, tokens.refresh_token!);
+      expect(refreshed.refresh_token).toBeDefined();
+      expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+      await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    },
+  );
+
+  it.runIf(enabled)("a reused code is refused and revokes what it issued; a wrong or missing PKCE verifier is refused", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const { callback, flow } = await authorize(rp, accessToken);
+    await expect(
+      oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: flow.state }),
+    ).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
+    const second = await authorize(rp, accessToken);
+    await expect(oidc.authorizationCodeGrant(rp, second.callback, { expectedState: second.flow.state })).rejects.toThrow();
+
+    const third = await authorize(rp, accessToken);
+    const tokens = await oidc.authorizationCodeGrant(rp, third.callback, { pkceCodeVerifier: third.flow.verifier, expectedState: third.flow.state });
+    await expect(
+      oidc.authorizationCodeGrant(rp, third.callback, { pkceCodeVerifier: third.flow.verifier, expectedState: third.flow.state }),
+    ).rejects.toMatchObject({
+      error: "invalid_grant",
+    });
+    await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oidc.fetchUserInfo(rp, tokens.access_token, oidc.skipSubjectCheck)).rejects.toThrow();
+  });
+
+  it.runIf(enabled)("a redirect URI differing by one character, and a request without PKCE (public or confidential client), are refused", async () => {
+    const challenge = await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier());
+    const base = { response_type: "code", scope: "openid", state: "s" };
+    const cases: [string, Record<string, string>, number, RegExp][] = [
+      [
+        "one character more",
+        { ...base, client_id: confidential.client_id, redirect_uri: `${REDIRECT_URI}/`, code_challenge: challenge, code_challenge_method: "S256" },
+        400,
+        /redirect_uri/,
+      ],
+      [
+        "another case",
+        {
+          ...base,
+          client_id: confidential.client_id,
+          redirect_uri: REDIRECT_URI.replace("callback", "Callback"),
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+        },
+        400,
+        /redirect_uri/,
+      ],
+      [
+        "plain PKCE",
+        { ...base, client_id: publicClient.client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: "plain" },
+        303,
+        /invalid_request/,
+      ],
+      ["public, no PKCE", { ...base, client_id: publicClient.client_id, redirect_uri: REDIRECT_URI }, 303, /invalid_request/],
+      ["confidential, no PKCE", { ...base, client_id: confidential.client_id, redirect_uri: REDIRECT_URI }, 303, /invalid_request/],
+      [
+        "implicit",
+        { ...base, response_type: "id_token", nonce: "n", client_id: confidential.client_id, redirect_uri: REDIRECT_URI },
+        303,
+        /unsupported_response_type|invalid_request/,
+      ],
+    ];
+    for (const [what, params, status, error] of cases) {
+      const response = await fetch(`${issuer}/oidc/auth?${new URLSearchParams(params).toString()}`, { redirect: "manual" });
+      expect([what, response.status]).toEqual([what, status]);
+      const where = status === 303 ? response.headers.get("location")! : await response.text();
+      expect([what, where]).toEqual([what, expect.stringMatching(error)]);
+      if (status === 303) expect([what, where.startsWith(`${REDIRECT_URI}`)]).toEqual([what, true]);
+    }
+  });
+
+  it.runIf(enabled)("a public client: code + PKCE with no secret; consent asked as it is not first-party", async () => {
+    const spa = await oidc.discovery(new URL(issuer), publicClient.client_id, { id_token_signed_response_alg: "EdDSA" }, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    });
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const flow = await startAuthorization(spa);
+    const asked = await finishInteraction(flow, accessToken);
+    expect([asked.status, await asked.json()]).toEqual([409, { error: "consent_required", scopes: ["openid", "email", "profile", "offline_access"] }]);
+    const granted = await finishInteraction(flow, accessToken, { consent: true });
+    const { url } = await flow.browser.follow(((await granted.json()) as { redirect_to: string }).redirect_to);
+    const tokens = await oidc.authorizationCodeGrant(spa, new URL(url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    expect(tokens.claims()).toMatchObject({ aud: publicClient.client_id, org_id: orgId });
+  });
+
+  it.runIf(enabled)("no session, or another org's session: the interaction refuses", async () => {
+    const flow = await startAuthorization(rp);
+    expect((await finishInteraction(flow, "gh_at_not-a-token")).status).toBe(401);
+    const { orgId: otherOrg } = await operator.admin.createOrg(SYSTEM_ACTOR, "Other");
+    await operator.admin.addMember(SYSTEM_ACTOR, otherOrg, "ada@example.com", "member");
+    const otherOrgToken = await signIn("ada@example.com", "+15551234567", otherOrg);
+    expect((await finishInteraction(flow, otherOrgToken)).status).toBe(401);
+  });
+
+  it.runIf(enabled)("the client secret is stored as its hash only; the interaction page runs one script allowed by its hash", async () => {
+    const stored = await storage.stores.oidc.find("Client", confidential.client_id, Date.now());
+    expect(stored?.payload).not.toContain(confidential.client_secret);
+    expect(JSON.parse(stored!.payload)).toMatchObject({ client_secret: expect.stringMatching(/^[0-9a-f]{64}$/), org_id: orgId, first_party: true });
+    const flow = await startAuthorization(rp);
+    const page = await flow.browser.request(flow.interactionUrl);
+    expect(page.headers.get("content-security-policy")).toMatch(
+      /^default-src 'none'; script-src 'sha256-[\w+/=]+'; connect-src 'self'; frame-ancestors 'none'/,
+    );
+    expect(await page.text()).toContain("Sign in with Gatehouse");
+    expect((await fetch(flow.interactionUrl)).status).toBe(400);
+  });
+
+  it.runIf(enabled)("acr_values: an aal2 session passes with its acr; a password-only session on a trusted device is refused", async () => {
+    const mfaSession = await signIn("cy@example.com", "+15550001111");
+    const trustedDeviceSession = await signIn("cy@example.com", "+15550001111");
+    const refused = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
+    const answer = await finishInteraction(refused, trustedDeviceSession);
+    expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([403, "insufficient_assurance"]);
+
+    const flow = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
+    const finished = await finishInteraction(flow, mfaSession);
+    const { url } = await flow.browser.follow(((await finished.json()) as { redirect_to: string }).redirect_to);
+    const tokens = await oidc.authorizationCodeGrant(rp, new URL(url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    expect(tokens.claims()).toMatchObject({ acr: "urn:gatehouse:aal2", amr: ["pwd", "sms"] });
+  });
+
+  it.runIf(enabled)("the interaction refuses a body that is not small JSON, and an unknown method", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const flow = await startAuthorization(rp);
+    const post = (body: string) =>
+      flow.browser.request(flow.interactionUrl, {
+        method: "POST",
+        headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+        body,
+      });
+    for (const body of ["{", "x".repeat(2048), `{"consent": ${"[".repeat(600)}`]) expect((await post(body)).status).toBe(400);
+    expect((await flow.browser.request(flow.interactionUrl, { method: "PUT" })).status).toBe(405);
+    expect((await post("{}")).status).toBe(200);
+  });
+
+  it.runIf(enabled)("a revoked Gatehouse session: the tokens signed in from it get no refresh and no userinfo", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const { callback, flow } = await authorize(rp, accessToken);
+    const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    await api.auth.logout({}, bearer(accessToken));
+    await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    await expect(oidc.fetchUserInfo(rp, tokens.access_token, tokens.claims()!.sub)).rejects.toThrow();
+  });
+
+  it.runIf(enabled)("a removed member: the refresh token is refused and the sign-in too", async () => {
+    const accessToken = await signIn("bob@example.com", "+15557654321");
+    const { callback, flow } = await authorize(rp, accessToken);
+    const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    const pending = await startAuthorization(rp);
+    await operator.admin.removeMember(SYSTEM_ACTOR, orgId, tokens.claims()!.sub);
+    await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    expect((await finishInteraction(pending, accessToken)).status).toBe(401);
+  });
+});
+
+describe("the OpenID Provider's POST endpoints under RATE_LIMIT_IP_PER_MINUTE", () => {
+  let database: WireDatabase;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    database = await dialects[0]![1]();
+    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, RATE_LIMIT_IP_PER_MINUTE: "2" });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.dispose();
+  });
+
+  it("counts token requests per address and refuses past the limit with a Retry-After", async () => {
+    const post = () =>
+      fetch(`${server.url}/oidc/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=authorization_code&code=x&client_id=gh_oidc_nobody&client_secret=guess",
+      });
+    expect((await post()).status).toBe(401);
+    expect((await post()).status).toBe(401);
+    const refused = await post();
+    expect([refused.status, refused.headers.get("retry-after"), await refused.json()]).toEqual([
+      429,
+      expect.stringMatching(/^\d+$/),
+      { error: "temporarily_unavailable", error_description: "too many requests" },
+    ]);
+    expect((await fetch(`${server.url}/.well-known/openid-configuration`)).status).toBe(200);
+  });
+});
