@@ -50,9 +50,11 @@ try {
   const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
   // Register creates an unverified account and emails a verification link (its token is after "#token=").
   // An account whose email you already trust: register({ ..., emailVerified: true }) and skip this step.
-  await gatehouse.register({ email: "ada@example.com", password: "correct horse battery" });
+  // It answers a registrant proof: the link keeps this password only when opened with it (the same client that
+  // registered); opened without it, the link asks for a new password (docs/decisions/registrant-proof.md).
+  const { registrantProof } = await gatehouse.register({ email: "ada@example.com", password: "correct horse battery" });
   const link = new URL(email.links.get("ada@example.com")!);
-  await gatehouse.verifyEmail({ token: new URLSearchParams(link.hash.slice(1)).get("token")! });
+  await gatehouse.verifyEmail({ token: new URLSearchParams(link.hash.slice(1)).get("token")!, registrantProof });
   console.log("email verified through", link.pathname);
   await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member"); // role: "member" | "admin"
   await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgId, {

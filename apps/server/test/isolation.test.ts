@@ -148,10 +148,13 @@ describe("the edge of one server (SQLite)", () => {
 
 describe("gRPC reflection", () => {
   it("is off by default in production and on in development; GRPC_REFLECTION forces it", async () => {
-    const db = tempSqliteDatabase();
+    // A database of its own for each: the signing keys one server seals under its factor key do not open under another's.
+    const dbs: ReturnType<typeof tempSqliteDatabase>[] = [];
     const servers: ServerProcess[] = [];
     try {
       const reflectionOf = async (env: Record<string, string>) => {
+        const db = tempSqliteDatabase();
+        dbs.push(db);
         const server = await startServerProcess({ DATABASE_URL: db.databaseUrl, ...env });
         servers.push(server);
         return server.logEntry((entry) => entry.msg === "gatehouse listening").then((entry) => entry.reflection);
@@ -162,7 +165,7 @@ describe("gRPC reflection", () => {
       expect(await reflectionOf({ ...production, GRPC_REFLECTION: "true" })).toBe(true);
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
-      db.dispose();
+      for (const db of dbs) db.dispose();
     }
   });
 });

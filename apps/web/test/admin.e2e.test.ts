@@ -178,6 +178,8 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     const link = new URL(mail.messages[0]!.link);
     const invited = await newPage();
     await invited.goto(`${link.pathname}${link.hash}`);
+    // No account has the email yet: accepting asks for a password (issue 44's consent flow).
+    await invited.getByRole("button", { name: "Accept invitation" }).click();
     await invited.getByLabel("New password", { exact: true }).fill("welcome aboard 2026");
     await invited.getByRole("button", { name: "Join" }).click();
     await expect.poll(() => invited.getByTestId("page-notice").textContent()).toMatch(/You have joined the organization/);
