@@ -217,6 +217,43 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     expect(compared).toBeGreaterThan(150);
   }, 600_000);
 
+  it("without copy_paste, upload and download: copy and paste cancelled with a notice, a file input refused, a download cancelled with nothing on disk", async () => {
+    const tab = await browser.context.newPage();
+    await tab.goto("http://allowed.com/");
+    for (const type of ["copy", "paste"]) {
+      const cancelled = await tab.evaluate((name) => !document.body.dispatchEvent(new ClipboardEvent(name, { bubbles: true, cancelable: true })), type);
+      expect(cancelled, type).toBe(true);
+    }
+    await tab.getByRole("alert").filter({ hasText: "doesn't allow copying and pasting" }).first().waitFor();
+
+    await tab.evaluate(() => {
+      const input = document.createElement("input");
+      input.type = "file";
+      input.id = "gatehouse-test-file";
+      document.body.append(input);
+    });
+    const chooser = tab.waitForEvent("filechooser", { timeout: 2_000 }).then(
+      () => "opened",
+      () => "refused",
+    );
+    await tab.locator("#gatehouse-test-file").click();
+    expect(await chooser).toBe("refused");
+    await tab.getByRole("alert").filter({ hasText: "doesn't allow uploading" }).first().waitFor();
+
+    const started = tab.waitForEvent("download");
+    await tab.evaluate(() => {
+      const link = document.createElement("a");
+      link.href = "data:text/plain,secret";
+      link.download = "secret.txt";
+      document.body.append(link);
+      link.click();
+    });
+    const download = await started;
+    expect(await download.failure()).toMatch(/cancel/i);
+    await expect(download.path()).rejects.toThrow();
+    await tab.close();
+  }, 60_000);
+
   it("a session the member revokes from their sessions list turns the browser fail-closed: only the server's pages open", async () => {
     const account = clientsFor(server.url).account;
     const { sessions } = await account.listSessions({}, bearer(runnerToken));
