@@ -25,7 +25,7 @@ const PASSWORD = "correct horse battery staple";
 const PHONE = "+15551234567";
 
 /** The corpus policies in the JSON the CLI takes. */
-function policyJson(name: CorpusPolicyName): string {
+function policyJson(name: CorpusPolicyName, readOnlyMode = false): string {
   const access = CORPUS_POLICIES[name];
   return JSON.stringify({
     access_control: {
@@ -34,7 +34,7 @@ function policyJson(name: CorpusPolicyName): string {
       default_action: access.defaultAction,
       wildcard_supported: access.wildcardSupported,
     },
-    action_restrictions: { allowed_actions: ["navigate"], read_only_mode: false },
+    action_restrictions: { allowed_actions: ["navigate"], read_only_mode: readOnlyMode },
   });
 }
 
@@ -252,6 +252,32 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     expect(await download.failure()).toMatch(/cancel/i);
     await expect(download.path()).rejects.toThrow();
     await tab.close();
+  }, 60_000);
+
+  it("read-only mode: a form POST to an allowed site is refused at the network layer, a GET still opens", async () => {
+    const { version: before } = (await browser.worker.evaluate(async () => (await chrome.storage.local.get("enforcement")).enforcement)) as { version: number };
+    cli(["policy", "set", orgId, "--json", policyJson("blockList", true)], env);
+    await waitForEnforcement(browser.worker, (state) => state?.mode === "policy" && (state.version ?? 0) > before);
+    const tab = await browser.context.newPage();
+    await tab.goto("http://allowed.com/");
+    const failed = tab.waitForEvent("requestfailed", (request) => request.method() === "POST");
+    await tab.evaluate(() => {
+      const form = document.createElement("form");
+      form.method = "post";
+      form.action = "/submit";
+      document.body.append(form);
+      form.submit();
+    });
+    expect((await failed).failure()?.errorText).toContain("ERR_BLOCKED_BY_CLIENT");
+    const fetchStatus = await tab.evaluate(() =>
+      fetch("/api/anything", { method: "POST" }).then(
+        () => "sent",
+        () => "refused",
+      ),
+    );
+    expect(fetchStatus).toBe("refused");
+    await tab.close();
+    expect(await navigationOutcome(browser.context, "http://allowed.com/page")).toBe("passed");
   }, 60_000);
 
   it("a session the member revokes from their sessions list turns the browser fail-closed: only the server's pages open", async () => {
