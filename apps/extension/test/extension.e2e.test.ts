@@ -260,15 +260,7 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     await waitForEnforcement(browser.worker, (state) => state?.mode === "policy" && (state.version ?? 0) > before);
     const tab = await browser.context.newPage();
     await tab.goto("http://allowed.com/");
-    const failed = tab.waitForEvent("requestfailed", (request) => request.method() === "POST");
-    await tab.evaluate(() => {
-      const form = document.createElement("form");
-      form.method = "post";
-      form.action = "/submit";
-      document.body.append(form);
-      form.submit();
-    });
-    expect((await failed).failure()?.errorText).toContain("ERR_BLOCKED_BY_CLIENT");
+    // A fetch first: the refused form submission then replaces the page with an error page.
     const fetchStatus = await tab.evaluate(() =>
       fetch("/api/anything", { method: "POST" }).then(
         () => "sent",
@@ -276,6 +268,20 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
       ),
     );
     expect(fetchStatus).toBe("refused");
+    const failed = tab.waitForEvent("requestfailed", (request) => request.method() === "POST" && new URL(request.url()).pathname === "/submit");
+    // The submission may replace the page before the call returns.
+    await tab
+      .evaluate(() => {
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/submit";
+        document.body.append(form);
+        form.submit();
+      })
+      .catch((error: unknown) => {
+        if (!String(error).includes("Execution context was destroyed")) throw error;
+      });
+    expect((await failed).failure()?.errorText).toContain("ERR_BLOCKED_BY_CLIENT");
     await tab.close();
     expect(await navigationOutcome(browser.context, "http://allowed.com/page")).toBe("passed");
   }, 60_000);
