@@ -34,7 +34,7 @@ async function bundle(entry: string, format: "es" | "iife"): Promise<void> {
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(unpacked, { recursive: true });
 for (const entry of ["background", "options", "check"]) await bundle(entry, "es");
-await bundle("connect-bridge", "iife");
+for (const entry of ["connect-bridge", "restrictions"]) await bundle(entry, "iife");
 for (const file of ["manifest.json", "managed_schema.json", "options.html", "check.html"]) copyFileSync(join(root, file), join(unpacked, file));
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const manifest = JSON.parse(readFileSync(join(root, "manifest.json"), "utf8")) as Record<string, unknown>;

@@ -108,6 +108,36 @@ async function unreachable(config: ExtensionConfig, now: number): Promise<void> 
   await installFailClosed(config.serverOrigin, "unreachable", now);
 }
 
+// Downloads: refused ones are cancelled in the first event Chrome gives (onCreated), with no await before the call, so
+// a small download cannot complete first; the answer is kept in memory and refreshed from storage on every change.
+// Without `download` (or in read-only mode, or without a fresh policy) every download is refused but the Gatehouse
+// server's own (recovery codes). Chrome deletes the partial file of a cancelled download; its record is erased too.
+let downloads: { allowed: boolean; serverOrigin: string | null } = { allowed: false, serverOrigin: null };
+
+async function loadDownloadRule(): Promise<void> {
+  const { actionRestrictions, enforcement, config } = await chrome.storage.local.get(["actionRestrictions", "enforcement", "config"]);
+  const restrictions = actionRestrictions as { allowedActions?: string[]; readOnlyMode?: boolean } | undefined;
+  downloads = {
+    allowed:
+      (enforcement as { mode?: string } | undefined)?.mode === "policy" &&
+      restrictions?.readOnlyMode !== true &&
+      restrictions?.allowedActions?.includes("download") === true,
+    serverOrigin: (config as { serverUrl?: string } | undefined)?.serverUrl ?? null,
+  };
+}
+
+chrome.downloads.onCreated.addListener((item) => {
+  const source = URL.parse(item.url);
+  const origin = source?.protocol === "blob:" ? URL.parse(source.pathname)?.origin : source?.origin;
+  if (downloads.allowed || (origin !== undefined && origin === downloads.serverOrigin)) return;
+  void chrome.downloads
+    .cancel(item.id)
+    .then(() => chrome.downloads.erase({ id: item.id }))
+    .catch(() => undefined);
+});
+chrome.storage.onChanged.addListener(() => void loadDownloadRule());
+void loadDownloadRule();
+
 chrome.runtime.onInstalled.addListener(() => pollSoon());
 chrome.runtime.onStartup.addListener(() => pollSoon());
 void chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });

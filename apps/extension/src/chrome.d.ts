@@ -46,6 +46,11 @@ declare namespace chrome {
     function updateDynamicRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
     function updateSessionRules(options: { removeRuleIds?: number[]; addRules?: Rule[] }): Promise<void>;
   }
+  namespace downloads {
+    function cancel(id: number): Promise<void>;
+    function erase(query: { id: number }): Promise<number[]>;
+    const onCreated: ChromeEvent<(item: { id: number; url: string }) => void>;
+  }
   namespace alarms {
     function create(name: string, info: { periodInMinutes: number; delayInMinutes?: number }): Promise<void>;
     const onAlarm: ChromeEvent<(alarm: { name: string }) => void>;

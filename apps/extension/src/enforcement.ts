@@ -45,7 +45,10 @@ function isRule(value: unknown): value is DnrRule {
 export async function installPolicy(policy: ExtensionPolicy, serverOrigin: string, state: Enforcement): Promise<void> {
   const lastId = policy.rules.reduce((max, rule) => Math.max(max, rule.id), 0);
   const checkPage = chrome.runtime.getURL("check.html");
+  const serverHost = new URL(serverOrigin).hostname;
   const rules = policy.rules.map((rule) => {
+    // The read-only rule must not stop the member's own sign-in and account pages on the Gatehouse server.
+    if (rule.condition.requestMethods !== undefined) return { ...rule, condition: { ...rule.condition, excludedRequestDomains: [serverHost] } };
     const redirect = rule.action.type === "redirect" ? rule.action.redirect : null;
     if (redirect === null || !redirect.regexSubstitution.startsWith(CHECK_PAGE)) return rule;
     return { ...rule, action: { type: "redirect" as const, redirect: { regexSubstitution: checkPage + redirect.regexSubstitution.slice(CHECK_PAGE.length) } } };

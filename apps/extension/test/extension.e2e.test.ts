@@ -25,7 +25,7 @@ const PASSWORD = "correct horse battery staple";
 const PHONE = "+15551234567";
 
 /** The corpus policies in the JSON the CLI takes. */
-function policyJson(name: CorpusPolicyName): string {
+function policyJson(name: CorpusPolicyName, readOnlyMode = false): string {
   const access = CORPUS_POLICIES[name];
   return JSON.stringify({
     access_control: {
@@ -34,7 +34,7 @@ function policyJson(name: CorpusPolicyName): string {
       default_action: access.defaultAction,
       wildcard_supported: access.wildcardSupported,
     },
-    action_restrictions: { allowed_actions: ["navigate"], read_only_mode: false },
+    action_restrictions: { allowed_actions: ["navigate"], read_only_mode: readOnlyMode },
   });
 }
 
@@ -216,6 +216,75 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     expect(disagreements).toEqual([]);
     expect(compared).toBeGreaterThan(150);
   }, 600_000);
+
+  it("without copy_paste, upload and download: copy and paste cancelled with a notice, a file input refused, a download cancelled with nothing on disk", async () => {
+    const tab = await browser.context.newPage();
+    await tab.goto("http://allowed.com/");
+    for (const type of ["copy", "paste"]) {
+      const cancelled = await tab.evaluate((name) => !document.body.dispatchEvent(new ClipboardEvent(name, { bubbles: true, cancelable: true })), type);
+      expect(cancelled, type).toBe(true);
+    }
+    await tab.getByRole("alert").filter({ hasText: "doesn't allow copying and pasting" }).first().waitFor();
+
+    await tab.evaluate(() => {
+      const input = document.createElement("input");
+      input.type = "file";
+      input.id = "gatehouse-test-file";
+      document.body.append(input);
+    });
+    const chooser = tab.waitForEvent("filechooser", { timeout: 2_000 }).then(
+      () => "opened",
+      () => "refused",
+    );
+    await tab.locator("#gatehouse-test-file").click();
+    expect(await chooser).toBe("refused");
+    await tab.getByRole("alert").filter({ hasText: "doesn't allow uploading" }).first().waitFor();
+
+    const started = tab.waitForEvent("download");
+    await tab.evaluate(() => {
+      const link = document.createElement("a");
+      link.href = "data:text/plain,secret";
+      link.download = "secret.txt";
+      document.body.append(link);
+      link.click();
+    });
+    const download = await started;
+    expect(await download.failure()).toMatch(/cancel/i);
+    await expect(download.path()).rejects.toThrow();
+    await tab.close();
+  }, 60_000);
+
+  it("read-only mode: a form POST to an allowed site is refused at the network layer, a GET still opens", async () => {
+    const { version: before } = (await browser.worker.evaluate(async () => (await chrome.storage.local.get("enforcement")).enforcement)) as { version: number };
+    cli(["policy", "set", orgId, "--json", policyJson("blockList", true)], env);
+    await waitForEnforcement(browser.worker, (state) => state?.mode === "policy" && (state.version ?? 0) > before);
+    const tab = await browser.context.newPage();
+    await tab.goto("http://allowed.com/");
+    // A fetch first: the refused form submission then replaces the page with an error page.
+    const fetchStatus = await tab.evaluate(() =>
+      fetch("/api/anything", { method: "POST" }).then(
+        () => "sent",
+        () => "refused",
+      ),
+    );
+    expect(fetchStatus).toBe("refused");
+    const failed = tab.waitForEvent("requestfailed", (request) => request.method() === "POST" && new URL(request.url()).pathname === "/submit");
+    // The submission may replace the page before the call returns.
+    await tab
+      .evaluate(() => {
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/submit";
+        document.body.append(form);
+        form.submit();
+      })
+      .catch((error: unknown) => {
+        if (!String(error).includes("Execution context was destroyed")) throw error;
+      });
+    expect((await failed).failure()?.errorText).toContain("ERR_BLOCKED_BY_CLIENT");
+    await tab.close();
+    expect(await navigationOutcome(browser.context, "http://allowed.com/page")).toBe("passed");
+  }, 60_000);
 
   it("a session the member revokes from their sessions list turns the browser fail-closed: only the server's pages open", async () => {
     const account = clientsFor(server.url).account;

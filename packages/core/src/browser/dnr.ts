@@ -18,13 +18,16 @@ export interface DnrCondition {
   readonly urlFilter?: string;
   readonly regexFilter?: string;
   readonly requestDomains?: readonly string[];
+  readonly excludedRequestDomains?: readonly string[];
+  readonly requestMethods?: readonly string[];
   readonly resourceTypes: readonly DnrResourceType[];
 }
 
-export type DnrResourceType = "main_frame" | "sub_frame";
+export type DnrResourceType = "main_frame" | "sub_frame" | "xmlhttprequest" | "ping" | "other";
 
 /** Higher wins. Guards (what check-url refuses whatever the lists say) outrank everything, then the lists, block first. */
 export const RulePriority = Object.freeze({
+  readOnly: 65,
   guard: 60,
   serverOrigin: 55,
   trailingDot: 50,
@@ -39,6 +42,19 @@ export const RulePriority = Object.freeze({
 export const CHECK_PAGE = "{check_page}";
 
 export const NAVIGATIONS: readonly DnrResourceType[] = Object.freeze(["main_frame", "sub_frame"]);
+
+/**
+ * Read-only mode at the network layer: no form submission and no non-GET request from a page (fetch, XHR, beacons).
+ * The extension excludes the Gatehouse server's host (`excludedRequestDomains`) when it installs the rule.
+ */
+export function readOnlyRule(id: number): DnrRule {
+  return {
+    id,
+    priority: RulePriority.readOnly,
+    action: { type: "block" },
+    condition: { requestMethods: ["post", "put", "patch", "delete"], resourceTypes: ["main_frame", "sub_frame", "xmlhttprequest", "ping", "other"] },
+  };
+}
 
 /** The allow rule of the Gatehouse server's own pages (its origin, any path), always installed so a member can reconnect. */
 export function serverOriginRule(id: number, serverOrigin: string): DnrRule {

@@ -1,5 +1,6 @@
 import type { CachedPolicy } from "../url-policy/policy-cache.ts";
 import type { ActionRestrictions } from "../url-policy/types.ts";
+import { readOnlyRule } from "./dnr.ts";
 import { rulesFor } from "./extension-rules.ts";
 import type { ExtensionRules } from "./extension-rules.ts";
 
@@ -19,7 +20,10 @@ export function createExtensionPolicies(): (cached: CachedPolicy) => ExtensionPo
   return (cached) => {
     let policy = byVersion.get(cached);
     if (policy === undefined) {
-      policy = Object.freeze({ version: cached.version, rules: rulesFor(cached.compiled), actionRestrictions: cached.policy.actionRestrictions });
+      const compiled = rulesFor(cached.compiled);
+      const readOnly = cached.policy.actionRestrictions.readOnlyMode;
+      const rules = readOnly ? { ...compiled, rules: [...compiled.rules, readOnlyRule(compiled.rules.length + 1)] } : compiled;
+      policy = Object.freeze({ version: cached.version, rules, actionRestrictions: cached.policy.actionRestrictions });
       byVersion.set(cached, policy);
     }
     return policy;

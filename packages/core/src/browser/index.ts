@@ -1,4 +1,4 @@
-export { CHECK_PAGE, failClosedRules, NAVIGATIONS, RulePriority, serverOriginRule } from "./dnr.ts";
+export { CHECK_PAGE, failClosedRules, NAVIGATIONS, readOnlyRule, RulePriority, serverOriginRule } from "./dnr.ts";
 export type { DnrAction, DnrCondition, DnrResourceType, DnrRule } from "./dnr.ts";
 export {
   compileExtensionRules,
