@@ -34,6 +34,8 @@ const PASSWORD = "correct horse battery staple";
 const ORG = "acme";
 const DESKTOP = { width: 1280, height: 900 };
 const SMALL_PHONE = { width: 375, height: 667 };
+/** The member's browser in the sign-out test: a user agent the console names, unlike headless Chromium's own. */
+const MEMBER_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real server, dev OTP mode)", () => {
   let db: TestDatabase;
@@ -81,9 +83,12 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
   });
 
-  async function newPage(options: { fingerprint?: string; viewport?: { width: number; height: number }; keep?: boolean } = {}): Promise<Page> {
+  async function newPage(
+    options: { fingerprint?: string; viewport?: { width: number; height: number }; keep?: boolean; userAgent?: string } = {},
+  ): Promise<Page> {
     const localStorage = options.fingerprint === undefined ? [] : [{ name: "gatehouse.deviceFingerprint", value: options.fingerprint }];
     const context = await browser.newContext({
+      ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
       viewport: options.viewport ?? DESKTOP,
       baseURL: server.url,
       acceptDownloads: true,
@@ -193,9 +198,10 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   it("signs a member out everywhere: the member's next request is refused", async () => {
     await adminConsole();
     // An older session of the member, for the admin to end alone.
-    await signIn(await newPage(), MEMBER, "+1 555 010 2222");
-    const memberPage = await newPage();
+    await signIn(await newPage({ userAgent: MEMBER_USER_AGENT }), MEMBER, "+1 555 010 2222");
+    const memberPage = await newPage({ userAgent: MEMBER_USER_AGENT });
     await signIn(memberPage, MEMBER, "+1 555 010 2222");
+    const memberFingerprint = await memberPage.evaluate(() => localStorage.getItem("gatehouse.deviceFingerprint"));
     const page = await newPage({ fingerprint: adminFingerprint });
     await signIn(page, ADMIN, "+1 555 010 1111");
     // A trusted device signs in on the password alone: the console asks for the second factor in place.
@@ -208,14 +214,28 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByRole("navigation", { name: "Console sections" }).waitFor();
 
     await page.getByRole("button", { name: `Manage ${MEMBER}` }).click();
+    // Each device by what it is, its user agent and where it was last seen from; never a fingerprint.
+    const devices = page.getByRole("list", { name: `Devices of ${MEMBER}` });
+    const firefox = devices.getByRole("listitem").filter({ hasText: MEMBER_USER_AGENT });
+    await expect.poll(() => firefox.count()).toBe(2);
+    expect(await firefox.first().textContent()).toMatch(
+      /^Firefox on Linux \(\S{8}\)First seen .+ · last signed in or active .+ from 127\.0\.0\.1 · trusted until .+User agent: /,
+    );
+    expect(await firefox.first().getByText(MEMBER_USER_AGENT, { exact: true }).isVisible()).toBe(true);
+    await firefox
+      .first()
+      .getByRole("button", { name: /^Revoke Firefox on Linux \(\S{8}\)$/ })
+      .waitFor();
+    expect(memberFingerprint).toBeTruthy();
+    expect(await devices.textContent()).not.toContain(memberFingerprint);
     const sessions = page.getByRole("list", { name: `Sessions of ${MEMBER}` });
     await sessions.getByRole("listitem").first().waitFor();
     const before = await sessions.getByRole("listitem").count();
     expect(await sessions.getByRole("listitem").first().textContent()).toMatch(
-      /^Session on device \d+, signed in .*With password and text message · last active/,
+      /^Session on Firefox on Linux \(\S{8}\), signed in .*With password and text message · last active/,
     );
     await sessions
-      .getByRole("button", { name: /^Sign out Session on device/ })
+      .getByRole("button", { name: /^Sign out Session on Firefox on Linux/ })
       .first()
       .click();
     await page.getByText("That session is signed out.").waitFor();
@@ -412,12 +432,24 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     expect(await orgAdmin.getByRole("heading", { name: "Organizations" }).count()).toBe(0);
   });
 
+  /** The elements reaching past a 375 px page's right edge. */
+  const wideElements = (page: Page): Promise<string[]> =>
+    page.evaluate(() =>
+      [...document.querySelectorAll("body *")].filter((node) => node.getBoundingClientRect().right > 376).map((node) => `${node.tagName}.${node.className}`),
+    );
+
   it("every page works with the keyboard and fits 375 px", async () => {
     const page = await adminConsole("/admin", SMALL_PHONE);
     await page.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();
     await page.getByRole("button", { name: `Manage ${MEMBER}` }).focus();
     await page.keyboard.press("Enter");
     await page.getByRole("group", { name: `Manage ${MEMBER}` }).waitFor();
+    // A user agent is the console's longest unbroken line: it wraps within 375 px.
+    const memberDevices = page.getByRole("list", { name: `Devices of ${MEMBER}` });
+    await memberDevices.getByText(MEMBER_USER_AGENT).first().scrollIntoViewIfNeeded();
+    expect(await wideElements(page), "a member's devices").toEqual([]);
+    await expectAccessible(page, "a member's devices at 375 px");
+    await screenshot(page, "admin-member-devices-375.png");
     await page.getByLabel("Email").focus();
     await page.keyboard.type("keyboard@example.com");
     await page.keyboard.press("Enter");
@@ -433,10 +465,7 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
       await expect.poll(() => page.getByRole("link", { name: section }).getAttribute("aria-current")).toBe("page");
       await page.getByRole("heading", { level: 2 }).first().waitFor();
       await page.getByText("Loading…").waitFor({ state: "detached" });
-      const wide = await page.evaluate(() =>
-        [...document.querySelectorAll("body *")].filter((node) => node.getBoundingClientRect().right > 376).map((node) => `${node.tagName}.${node.className}`),
-      );
-      expect(wide, section).toEqual([]);
+      expect(await wideElements(page), section).toEqual([]);
       await expectAccessible(page, `${section} at 375 px`);
       await screenshot(page, shot);
     }

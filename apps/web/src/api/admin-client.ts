@@ -4,11 +4,13 @@ import { timestampFromMs, timestampMs, type Timestamp } from "@bufbuild/protobuf
 import {
   auditEventFromWire,
   browserPolicyFromWire,
+  deviceFromWire,
   memberSummaryFromWire,
   orgMfaSettingsFromWire,
   urlDecisionFromWire,
   type AuditEventView,
   type BrowserPolicyDraft,
+  type DeviceView,
   type MemberSummaryView,
   type OrgMfaSettingsPatch,
   type OrgMfaSettingsView,
@@ -29,15 +31,6 @@ export interface InvitationView {
   readonly role: string;
   readonly createdAt: number | null;
   readonly expiresAt: number | null;
-}
-
-/** A member's device as the console shows it: never its fingerprint. Times are epoch milliseconds. */
-export interface MemberDeviceView {
-  readonly id: string;
-  readonly trusted: boolean;
-  readonly trustedUntil: number | null;
-  readonly createdAt: number | null;
-  readonly lastSeenAt: number | null;
 }
 
 /** A member's live session: never a token. Times are epoch milliseconds. */
@@ -88,7 +81,7 @@ export interface AdminClient {
   revokeUserSessions(userId: string): Promise<number>;
   sendPasswordReset(userId: string): Promise<void>;
   resetUserFactors(userId: string, reason: string): Promise<void>;
-  listUserDevices(userId: string): Promise<readonly MemberDeviceView[]>;
+  listUserDevices(userId: string): Promise<readonly DeviceView[]>;
   revokeDeviceTrust(deviceId: string): Promise<void>;
   listUserSessions(userId: string): Promise<readonly MemberSessionView[]>;
   revokeUserSession(userId: string, sessionId: string): Promise<void>;
@@ -161,13 +154,7 @@ export function createAdminClient(transport: Transport, orgIdOf: () => string): 
       await client.resetUserFactors({ ...org(), userId, reason });
     },
     async listUserDevices(userId) {
-      return (await client.listUserDevices({ ...org(), userId })).devices.map(({ id, trusted, trustedUntil, createdAt, lastSeenAt }) => ({
-        id,
-        trusted,
-        trustedUntil: msOrNull(trustedUntil),
-        createdAt: msOrNull(createdAt),
-        lastSeenAt: msOrNull(lastSeenAt),
-      }));
+      return (await client.listUserDevices({ ...org(), userId })).devices.map(deviceFromWire);
     },
     async revokeDeviceTrust(deviceId) {
       await client.revokeDeviceTrust({ ...org(), deviceId });

@@ -1,6 +1,5 @@
 import type { ReactNode } from "react";
-import type { MemberSummaryView } from "@gatehouse/contract";
-import type { MemberDeviceView } from "../../api/admin-client.ts";
+import type { DeviceView, MemberSummaryView } from "@gatehouse/contract";
 import { describeAdminError } from "../../api/admin-errors.ts";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
@@ -21,12 +20,15 @@ const METHOD_NAMES: Readonly<Record<string, string>> = {
 };
 const provedWith = (amr: readonly string[]): string => amr.map((method) => METHOD_NAMES[method] ?? method).join(" and ");
 
-const trustOf = (device: MemberDeviceView, now: number): string =>
+const trustOf = (device: DeviceView, now: number): string =>
   device.trusted && device.trustedUntil !== null && device.trustedUntil > now ? `trusted until ${formatMoment(device.trustedUntil)}` : "not trusted";
 
+/** Its label and the start of its id: two browsers of one kind are still told apart (as on the member's own page). */
+const deviceName = (device: DeviceView): string => `${device.label} (${device.id.slice(0, 8)})`;
+
 /**
- * A member's devices in the org, never by fingerprint (first and last seen, their trust; revoke one), and their
- * live sessions (on which device, since when, proved with what; sign one out).
+ * A member's devices in the org, never by fingerprint (what each is, its user agent, first and last seen and from
+ * where, its trust; revoke one), and their live sessions (on which device, since when, proved with what; sign one out).
  */
 export function MemberDevices({ member }: { readonly member: MemberSummaryView }): ReactNode {
   const { admin } = useServices();
@@ -42,9 +44,9 @@ export function MemberDevices({ member }: { readonly member: MemberSummaryView }
   );
   const now = Date.now();
   const devices = loaded.data ?? [];
-  const deviceName = (deviceId: string): string => {
-    const index = devices.findIndex((device) => device.id === deviceId);
-    return index === -1 ? "a device" : `device ${index + 1}`;
+  const sessionDevice = (deviceId: string): string => {
+    const device = devices.find(({ id }) => id === deviceId);
+    return device === undefined ? "a device" : deviceName(device);
   };
   const reload = (): void => {
     loaded.reload();
@@ -55,14 +57,18 @@ export function MemberDevices({ member }: { readonly member: MemberSummaryView }
       <h3>Devices of {member.email}</h3>
       {loaded.data !== null && devices.length === 0 ? <p className="hint">No device has signed in yet.</p> : null}
       <ul className="item-list" aria-label={`Devices of ${member.email}`}>
-        {devices.map((device, index) => {
-          const name = `Device ${index + 1}, first seen ${formatMoment(device.createdAt)}`;
+        {devices.map((device) => {
+          const name = deviceName(device);
           return (
-            <li className="item" key={device.id}>
+            <li className="item device-item" key={device.id}>
               <div>
                 <strong>{name}</strong>
                 <p className="hint">
-                  Last signed in or active {formatMoment(device.lastSeenAt)} · {trustOf(device, now)}
+                  First seen {formatMoment(device.createdAt)} · last signed in or active {formatMoment(device.lastSeenAt)} from{" "}
+                  {device.lastAddress ?? "an unknown address"} · {trustOf(device, now)}
+                </p>
+                <p className="hint">
+                  User agent: <span className="mono">{device.userAgent ?? "none sent"}</span>
                 </p>
               </div>
               <Button
@@ -92,7 +98,7 @@ export function MemberDevices({ member }: { readonly member: MemberSummaryView }
       {sessions.data !== null && sessions.data.length === 0 ? <p className="hint">No session is signed in.</p> : null}
       <ul className="item-list" aria-label={`Sessions of ${member.email}`}>
         {(sessions.data ?? []).map((session) => {
-          const name = `Session on ${deviceName(session.deviceId)}, signed in ${formatMoment(session.createdAt)}`;
+          const name = `Session on ${sessionDevice(session.deviceId)}, signed in ${formatMoment(session.createdAt)}`;
           return (
             <li className="item" key={session.id}>
               <div>
