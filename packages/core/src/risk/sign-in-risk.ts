@@ -40,14 +40,27 @@ export function observeRequest(ctx: Context, request: RequestMeta | undefined, r
   return { at: ctx.clock.now(), ip, ...ipFacts, userAgent, ...agent, rttMs: rtt };
 }
 
+/** What only the sign-in itself knows: absent for a passkey sign-in and a refresh. */
+export interface SignInProof {
+  readonly rttMs?: number | undefined;
+  /** The password just checked is on the common-password list: only this answer reaches the engine, never the password. */
+  readonly commonPassword?: boolean;
+}
+
 /**
  * Scores a sign-in against the user's last six months and the platform's counts: store reads and the pure
  * engine, so a caller runs it before its unit of work. Null when the org's mode is `off`.
  */
-export async function judgeSignIn(ctx: Context, userId: string, orgId: string, request: RequestMeta | undefined, rttMs?: number): Promise<JudgedSignIn | null> {
+export async function judgeSignIn(
+  ctx: Context,
+  userId: string,
+  orgId: string,
+  request: RequestMeta | undefined,
+  proof: SignInProof = {},
+): Promise<JudgedSignIn | null> {
   const policy = await riskPolicyOf(ctx, orgId);
   if (policy.mode === "off") return null;
-  const observation = observeRequest(ctx, request, rttMs);
+  const observation = observeRequest(ctx, request, proof.rttMs);
   const rows = await ctx.stores.risk.history(userId, observation.at - RISK_HISTORY.windowMs, RISK_HISTORY.maxPerUser);
   const history = new UserRiskHistory();
   for (const row of rows) history.add(row);
@@ -58,10 +71,10 @@ export async function judgeSignIn(ctx: Context, userId: string, orgId: string, r
     user: history.counts,
     platform,
     previous: history.previous(),
-    // Failure velocity, hosting networks and the common-password rule are not fed at sign-in yet (docs/risk.md).
+    // Failure velocity is not fed at sign-in yet (docs/risk.md).
     velocity: { perIp: 0, perAsn: 0, perAccount: 0 },
-    anonymizerAsns: new Set(),
-    commonPassword: false,
+    anonymizerAsns: ctx.config.riskAnonymizerAsns,
+    commonPassword: proof.commonPassword ?? false,
   });
   return { policy, observation, assessment, applied: appliedRiskDecision(policy, assessment), previous: rows.at(-1) ?? null };
 }

@@ -13,6 +13,7 @@ import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { isCommonPassword } from "../passwords/password-rules.ts";
 import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface LoginInput {
@@ -63,7 +64,10 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   }
 
   // The engine reads and scores before the unit of work, so the transaction holds its locks for writes only.
-  const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, input.rttMs);
+  const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, {
+    rttMs: input.rttMs,
+    commonPassword: isCommonPassword(password),
+  });
 
   const step = await inTransaction(ctx, async (tx) => {
     // A right password is no guess: its units go back. An unblock link it passed the ceiling with is used up.
