@@ -4,6 +4,7 @@ import { newId } from "../ids.ts";
 import { appliedRiskDecision, assessRisk, type RiskAssessment } from "./assess.ts";
 import { RISK_HISTORY, UserRiskHistory } from "./history.ts";
 import type { RiskObservation } from "./observation.ts";
+import type { FailureVelocity } from "./rules.ts";
 import { platformCountsView, platformLevels } from "./platform-levels.ts";
 import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "./policy.ts";
 import type { RiskEvent } from "./risk-event.ts";
@@ -45,6 +46,8 @@ export interface SignInProof {
   readonly rttMs?: number | undefined;
   /** The password just checked is on the common-password list: only this answer reaches the engine, never the password. */
   readonly commonPassword?: boolean;
+  /** Failed password sign-ins in the last hour (failure-velocity.ts). */
+  readonly velocity?: FailureVelocity;
 }
 
 /**
@@ -71,8 +74,7 @@ export async function judgeSignIn(
     user: history.counts,
     platform,
     previous: history.previous(),
-    // Failure velocity is not fed at sign-in yet (docs/risk.md).
-    velocity: { perIp: 0, perAsn: 0, perAccount: 0 },
+    velocity: proof.velocity ?? { perIp: 0, perAsn: 0, perAccount: 0 },
     anonymizerAsns: ctx.config.riskAnonymizerAsns,
     commonPassword: proof.commonPassword ?? false,
   });

@@ -14,6 +14,7 @@ import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { isCommonPassword } from "../passwords/password-rules.ts";
+import { refundFailureVelocity, takeFailureVelocity } from "../risk/failure-velocity.ts";
 import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface LoginInput {
@@ -52,7 +53,16 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     await recordAuditAlone(ctx, "sign_in.throttled", await refused(), { retryAfterSeconds });
     throw budget.refusal;
   }
-  if (!(await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "")) || user === null) {
+  const velocity = await takeFailureVelocity(ctx, email, input.request?.clientIp);
+  let matched: boolean;
+  try {
+    matched = await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "");
+  } catch (error) {
+    await refundFailureVelocity(ctx, velocity);
+    throw error;
+  }
+  if (matched && user !== null) await refundFailureVelocity(ctx, velocity);
+  if (!matched || user === null) {
     await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
@@ -67,6 +77,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, {
     rttMs: input.rttMs,
     commonPassword: isCommonPassword(password),
+    velocity: velocity.velocity,
   });
 
   const step = await inTransaction(ctx, async (tx) => {

@@ -122,6 +122,39 @@ describe("the hard rules' inputs at Login", () => {
   });
 });
 
+describe("the failure velocity at Login", () => {
+  // Each row: the failed sign-ins (email, address) before Ada signs in, from `ada`'s address, and the rules that fire.
+  const unknown = (n: number, ip: (i: number) => string) => Array.from({ length: n }, (_, i) => [`nobody${i}@example.com`, ip(i)] as const);
+  it.each([
+    [
+      "5 wrong passwords against the account",
+      Array.from({ length: 5 }, () => ["ada@example.com", "8.8.8.8"] as const),
+      "8.8.8.8",
+      ["account_failure_velocity"],
+    ],
+    ["4 against the account: under the threshold", Array.from({ length: 4 }, () => ["ada@example.com", "8.8.8.8"] as const), "8.8.8.8", []],
+    ["20 from the address, at other emails", unknown(20, () => "8.8.4.4"), "8.8.4.4", ["ip_failure_velocity"]],
+    ["20 from elsewhere", unknown(20, () => "8.8.4.4"), "8.8.8.8", []],
+    ["200 from the network (AS64500), over many addresses", unknown(200, (i) => `8.7.${i % 50}.1`), "8.7.99.1", ["asn_failure_velocity"]],
+  ] as const)("%s", async (_case, failures, ada, rules) => {
+    const s = await setUp({ mode: "enforce" });
+    for (const [email, clientIp] of failures) {
+      await expect(s.gatehouse.login({ email, password: "wrong password", orgId: s.orgId, request: { ...US, clientIp } })).rejects.toMatchObject({
+        kind: "invalid_credentials",
+      });
+    }
+    const outcome = await s.login({ ...US, clientIp: ada });
+    expect((await s.events())[0]!.rules.map((hit) => hit.code)).toEqual(rules);
+    expect(outcome.kind).toBe(rules.length > 0 ? "mfa_required" : "tokens");
+  });
+
+  it("a right password is no failure: ten sign-ins in an hour leave the account's count at zero", async () => {
+    const s = await setUp({ mode: "enforce" });
+    for (let i = 0; i < 10; i++) expect((await s.login(US)).kind).toBe("tokens");
+    expect((await s.events())[0]!.rules).toEqual([]);
+  });
+});
+
 describe("the risk engine at Refresh", () => {
   it("a refresh from a new country in enforce revokes the session and asks for the second factor; from home it rotates and stores nothing", async () => {
     const s = await setUp({ ...LOW, mode: "enforce" });
