@@ -4,6 +4,7 @@ import { ipDataFilesFromEnv } from "./risk/evaluate.ts";
 import {
   DEFAULT_CONFIG,
   FACTOR_KEY_BYTES,
+  isAsn,
   isPhoneRegion,
   looksLikePhoneRegion,
   OWASP_ARGON2ID_PARAMS,
@@ -25,8 +26,11 @@ import { readWebAuthnConfig } from "./webauthn-config.ts";
  * secrets.
  */
 export interface ServerConfig {
-  /** The risk engine: RISK_STORE_FULL_IP (false: /24 and /64 only), IP_COUNTRY_DB, IP_ASN_DB, IP_CITY_DB (docs/risk.md). */
-  readonly risk: { readonly storeFullIp: boolean; readonly ipData: IpDataFiles };
+  /**
+   * The risk engine: RISK_STORE_FULL_IP (false: /24 and /64 only), IP_COUNTRY_DB, IP_ASN_DB, IP_CITY_DB,
+   * RISK_ANONYMIZER_ASNS (AS numbers added to the shipped hosting-network list) (docs/risk.md).
+   */
+  readonly risk: { readonly storeFullIp: boolean; readonly ipData: IpDataFiles; readonly anonymizerAsns: readonly number[] };
   readonly host: string;
   readonly port: number;
   readonly databaseUrl: string;
@@ -267,7 +271,11 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
 
   const port = int("PORT", 8080, 0, 65535);
   const config: ServerConfig = {
-    risk: { storeFullIp: bool("RISK_STORE_FULL_IP", true), ipData: ipDataFilesFromEnv(env) },
+    risk: {
+      storeFullIp: bool("RISK_STORE_FULL_IP", true),
+      ipData: ipDataFilesFromEnv(env),
+      anonymizerAsns: readAsnList(text("RISK_ANONYMIZER_ASNS"), problems),
+    },
     host: text("HOST") ?? "127.0.0.1",
     port,
     databaseUrl,
@@ -361,4 +369,17 @@ function readFactorKey(value: string | undefined, production: boolean, problems:
     return undefined;
   }
   return new Uint8Array(key);
+}
+
+/** RISK_ANONYMIZER_ASNS: comma-separated AS numbers, each bare or written "AS16509". */
+function readAsnList(value: string | undefined, problems: string[]): readonly number[] {
+  if (value === undefined) return [];
+  const items = value.split(",").map((item) => item.trim());
+  const asns = items.map((item) => (/^(AS)?\d{1,10}$/i.test(item) ? Number(item.replace(/^AS/i, "")) : Number.NaN));
+  const bad = items.filter((_, i) => !isAsn(asns[i]!));
+  if (bad.length > 0) {
+    problems.push(`RISK_ANONYMIZER_ASNS must be comma-separated AS numbers such as 16509,AS14061 (not ${bad.map((item) => JSON.stringify(item)).join(", ")})`);
+    return [];
+  }
+  return asns;
 }

@@ -2,6 +2,7 @@ import type { QueryTimingHook, StorageFault } from "@gatehouse/adapters-sqlite";
 import { ipLocatorOver, openIpData } from "./risk/ip-data.ts";
 import { parseUserAgent } from "./risk/user-agent.ts";
 import {
+  anonymizerAsns,
   createGatehouse,
   cryptoRandom,
   decorateStores,
@@ -87,6 +88,7 @@ export async function createEngine(config: ServerConfig, logger: Logger, clock: 
     userAgentParser: { parse: parseUserAgent },
     config: {
       riskStoreFullIp: config.risk.storeFullIp,
+      riskAnonymizerAsns: anonymizerAsns(config.risk.anonymizerAsns),
       otpHashKey: config.otpHashKey,
       factorEncryptionKey: config.factorEncryptionKey,
       webauthn: config.webauthn,

@@ -74,6 +74,17 @@ describe("PHONE_DEFAULT_REGION", () => {
   });
 });
 
+describe("RISK_ANONYMIZER_ASNS", () => {
+  it("is empty by default and takes comma-separated AS numbers, bare or written AS…", () => {
+    expect(loadConfig({}, 8).risk.anonymizerAsns).toEqual([]);
+    expect(loadConfig({ RISK_ANONYMIZER_ASNS: "64500, AS4200000000,as213230" }, 8).risk.anonymizerAsns).toEqual([64500, 4_200_000_000, 213_230]);
+  });
+
+  it.each(["64500,", "AS", "-1", "1.5", "4294967296", "AS 64500", "64500;64501"])("refuses %j, naming the variable and the item", (value) => {
+    expect(configProblems({ RISK_ANONYMIZER_ASNS: value })).toContain("RISK_ANONYMIZER_ASNS must be comma-separated AS numbers such as 16509,AS14061 (not ");
+  });
+});
+
 describe("DATABASE_URL", () => {
   it.each([
     "./data/g.sqlite",

@@ -97,6 +97,9 @@ describe("rate-limit labels", () => {
     ["policy-write:user:u_1:60000", 60_000, "policy-write:user:1m"],
     ["audit-anon:ip:203.0.113.7", 60_000, "audit-anon:ip:1m"],
     ["passkey-sign-in:ip:203.0.113.7", 60_000, "passkey-sign-in:ip:1m"],
+    ["risk-fail:ip:abcdef", 3_600_000, "risk-fail:ip:1h"],
+    ["risk-fail:asn:16509", 3_600_000, "risk-fail:asn:1h"],
+    ["risk-fail:account:abcdef", 3_600_000, "risk-fail:account:1h"],
     ["something:else", 1000, "other"],
     ["u_123:secret", 1000, "other"],
   ])("%s → %s, never the address, phone or user", (key, windowMs, label) => {

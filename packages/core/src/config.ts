@@ -1,5 +1,6 @@
 import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "./passwords/argon2id.ts";
 import type { PhoneRegion } from "./phone.ts";
+import { anonymizerAsns } from "./risk/anonymizer-asns.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -102,6 +103,8 @@ export interface GatehouseConfig {
   readonly phoneDefaultRegion: PhoneRegion | undefined;
   /** False: the risk engine keeps an address's /24 (IPv4) or /64 (IPv6) only, and judges by it (`RISK_STORE_FULL_IP`). */
   readonly riskStoreFullIp: boolean;
+  /** Hosting and anonymiser networks a sign-in from which asks for a second factor: the shipped list and `RISK_ANONYMIZER_ASNS`. */
+  readonly riskAnonymizerAsns: ReadonlySet<number>;
   /**
    * Browser policy saves per org by its admins (the CLI is not limited): a save of a large policy is the
    * costliest write there is, and one org's admin saving in a loop must not take the server from the others.
@@ -199,6 +202,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   otpResendIntervalMs: 30_000,
   phoneDefaultRegion: undefined,
   riskStoreFullIp: true,
+  riskAnonymizerAsns: anonymizerAsns([]),
   browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],
   browserPolicyWritesPerUser: [{ limit: 10, windowMs: MINUTE }],
   publicUrl: "http://localhost:8080",

@@ -10,6 +10,11 @@ function commonPasswords(): ReadonlySet<string> {
   return common;
 }
 
+/** Whether the password is on the shipped common-password list, compared lower-cased as the rules compare it. */
+export function isCommonPassword(password: string): boolean {
+  return commonPasswords().has(password.toLowerCase());
+}
+
 /** The email's name counts only from this length: a shorter one is inside too many good passwords ("b" in any). */
 const MIN_NAME_LENGTH_CHECKED = 4;
 
@@ -29,7 +34,7 @@ export function requireAcceptablePassword(field: string, password: string, email
   const characters = [...password];
   if (characters.every((character) => character === characters[0])) throw invalidArgument(field, "must not be one character repeated");
   const folded = password.toLowerCase();
-  if (commonPasswords().has(folded)) throw invalidArgument(field, "is one of the 10,000 most common passwords");
+  if (isCommonPassword(password)) throw invalidArgument(field, "is one of the 10,000 most common passwords");
   const localPart = email.slice(0, email.lastIndexOf("@"));
   if (localPart.length >= MIN_NAME_LENGTH_CHECKED && folded.includes(localPart.toLowerCase())) {
     throw invalidArgument(field, "must not contain the email's name (before the @)");

@@ -89,4 +89,8 @@ export const rateLimitKeys = {
   emailSendsPerOrg: (orgId: string) => `email-send:org:${orgId}`,
   anonymousAuditPerIp: (clientIp: string) => `audit-anon:ip:${clientGroup(clientIp)}`,
   passkeySignInsPerClient: (clientIp: string) => `passkey-sign-in:ip:${clientGroup(clientIp)}`,
+  /** The risk engine's failure velocity (risk/failure-velocity.ts): the address is hashed, as it may be kept truncated elsewhere. */
+  signInFailuresPerClient: (ctx: Hashing, clientIp: string) => `risk-fail:ip:${ctx.limitSubject(clientGroup(clientIp))}`,
+  signInFailuresPerAsn: (asn: number) => `risk-fail:asn:${asn}`,
+  signInFailuresPerAccount: (ctx: Hashing, email: string) => `risk-fail:account:${ctx.limitSubject(email)}`,
 };

@@ -31,3 +31,4 @@ export {
 } from "./sign-in-risk.ts";
 export { truncateIp } from "./truncate-ip.ts";
 export { MAX_RISK_EVENTS_PAGE, type RiskEventsQuery } from "./risk-admin.ts";
+export { anonymizerAsns, DEFAULT_ANONYMIZER_ASNS, isAsn } from "./anonymizer-asns.ts";

@@ -4,6 +4,7 @@ import { newId } from "../ids.ts";
 import { appliedRiskDecision, assessRisk, type RiskAssessment } from "./assess.ts";
 import { RISK_HISTORY, UserRiskHistory } from "./history.ts";
 import type { RiskObservation } from "./observation.ts";
+import type { FailureVelocity } from "./rules.ts";
 import { platformCountsView, platformLevels } from "./platform-levels.ts";
 import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "./policy.ts";
 import type { RiskEvent } from "./risk-event.ts";
@@ -40,14 +41,29 @@ export function observeRequest(ctx: Context, request: RequestMeta | undefined, r
   return { at: ctx.clock.now(), ip, ...ipFacts, userAgent, ...agent, rttMs: rtt };
 }
 
+/** What only the sign-in itself knows: absent for a passkey sign-in and a refresh. */
+export interface SignInProof {
+  readonly rttMs?: number | undefined;
+  /** The password just checked is on the common-password list: only this answer reaches the engine, never the password. */
+  readonly commonPassword?: boolean;
+  /** Failed password sign-ins in the last hour (failure-velocity.ts). */
+  readonly velocity?: FailureVelocity;
+}
+
 /**
  * Scores a sign-in against the user's last six months and the platform's counts: store reads and the pure
  * engine, so a caller runs it before its unit of work. Null when the org's mode is `off`.
  */
-export async function judgeSignIn(ctx: Context, userId: string, orgId: string, request: RequestMeta | undefined, rttMs?: number): Promise<JudgedSignIn | null> {
+export async function judgeSignIn(
+  ctx: Context,
+  userId: string,
+  orgId: string,
+  request: RequestMeta | undefined,
+  proof: SignInProof = {},
+): Promise<JudgedSignIn | null> {
   const policy = await riskPolicyOf(ctx, orgId);
   if (policy.mode === "off") return null;
-  const observation = observeRequest(ctx, request, rttMs);
+  const observation = observeRequest(ctx, request, proof.rttMs);
   const rows = await ctx.stores.risk.history(userId, observation.at - RISK_HISTORY.windowMs, RISK_HISTORY.maxPerUser);
   const history = new UserRiskHistory();
   for (const row of rows) history.add(row);
@@ -58,10 +74,9 @@ export async function judgeSignIn(ctx: Context, userId: string, orgId: string, r
     user: history.counts,
     platform,
     previous: history.previous(),
-    // Failure velocity, hosting networks and the common-password rule are not fed at sign-in yet (docs/risk.md).
-    velocity: { perIp: 0, perAsn: 0, perAccount: 0 },
-    anonymizerAsns: new Set(),
-    commonPassword: false,
+    velocity: proof.velocity ?? { perIp: 0, perAsn: 0, perAccount: 0 },
+    anonymizerAsns: ctx.config.riskAnonymizerAsns,
+    commonPassword: proof.commonPassword ?? false,
   });
   return { policy, observation, assessment, applied: appliedRiskDecision(policy, assessment), previous: rows.at(-1) ?? null };
 }

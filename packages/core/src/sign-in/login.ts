@@ -13,6 +13,8 @@ import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { isCommonPassword } from "../passwords/password-rules.ts";
+import { refundFailureVelocity, takeFailureVelocity } from "../risk/failure-velocity.ts";
 import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface LoginInput {
@@ -51,7 +53,16 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     await recordAuditAlone(ctx, "sign_in.throttled", await refused(), { retryAfterSeconds });
     throw budget.refusal;
   }
-  if (!(await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "")) || user === null) {
+  const velocity = await takeFailureVelocity(ctx, email, input.request?.clientIp);
+  let matched: boolean;
+  try {
+    matched = await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "");
+  } catch (error) {
+    await refundFailureVelocity(ctx, velocity);
+    throw error;
+  }
+  if (matched && user !== null) await refundFailureVelocity(ctx, velocity);
+  if (!matched || user === null) {
     await recordAuditAlone(ctx, "sign_in.failed", await refused(), { reason: user === null ? "unknown_email" : "wrong_password" });
     throw new GatehouseError("invalid_credentials");
   }
@@ -63,7 +74,11 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
   }
 
   // The engine reads and scores before the unit of work, so the transaction holds its locks for writes only.
-  const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, input.rttMs);
+  const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, {
+    rttMs: input.rttMs,
+    commonPassword: isCommonPassword(password),
+    velocity: velocity.velocity,
+  });
 
   const step = await inTransaction(ctx, async (tx) => {
     // A right password is no guess: its units go back. An unblock link it passed the ceiling with is used up.
