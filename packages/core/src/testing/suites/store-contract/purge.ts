@@ -90,6 +90,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
 
     it("deletes ended rate-limit windows, stale retired tokens, expired intents, long-expired challenges and audit events past their retention, says how many of each, and finds none the second time", async (context) => {
       const purge = handle.purgeExpired;
+      // Skipped, with the reason printed, for an adapter without a purge: the memory stores (see `StoreContractHandle.purgeExpired`).
       if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
       const t0 = Date.UTC(2026, 0, 1);
       const day = 24 * 60 * 60 * 1000;
@@ -219,6 +220,7 @@ export function describePurgeContract(current: () => StoreContractHandle): void 
 
     it("deletes sessions that ended and devices neither trusted nor seen for 90 days, as the stores' own deletes do", async (context) => {
       const purge = handle.purgeExpired;
+      // Skipped, with the reason printed, for an adapter without a purge: the memory stores (see `StoreContractHandle.purgeExpired`).
       if (purge === undefined) return context.skip("this adapter has no purge (memory stores live no longer than their process)");
       const now = T0 + 100 * DAY;
       await stores.sessions.create(aSession({ id: "s-revoked", revokedAt: T0 }));

@@ -68,6 +68,7 @@ export function describeSmsTrafficContract(current: () => StoreContractHandle): 
 
     it("rejects a failing add in the call that failed, inside a unit of work as outside it", async (context) => {
       const fail = handle.failSmsTraffic;
+      // Skipped, with the reason printed, for an adapter that cannot fail its storage on demand: the memory stores.
       if (fail === undefined) return context.skip("this adapter cannot make its storage fail (memory stores keep no storage that could)");
       const restore = await fail();
       try {
