@@ -21,7 +21,9 @@ export interface DeviceSummary {
   readonly current: boolean;
 }
 
+// Headless Chrome first: it is automation more often than a person, which an admin reading the list wants to see.
 const BROWSERS: readonly [RegExp, string][] = [
+  [/\bHeadlessChrome\//, "Headless Chrome"],
   [/\bEdg(e|A|iOS)?\//, "Edge"],
   [/\bOPR\//, "Opera"],
   [/\bFirefox\/|\bFxiOS\//, "Firefox"],
