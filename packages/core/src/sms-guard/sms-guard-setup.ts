@@ -1,6 +1,6 @@
 /**
- * What the composition root gives the SMS guard (sms-guard.ts): the observer that stands in when none is given, and
- * the check of its breaker settings. Apart from the guard, so that building a context imports no use case.
+ * What assembling a context needs of the SMS guard (sms-guard.ts): the observer that stands in when none is
+ * given, and the check of its breaker settings.
  */
 import type { SmsBreakerConfig } from "../config.ts";
 import type { SmsGuardObserver } from "../context.ts";
