@@ -5,13 +5,14 @@ import { createBrowserPolicyRepository } from "./browser-policy-repository.ts";
 import { createChallengeRepository } from "./challenge-repository.ts";
 import { createDeviceRepository } from "./device-repository.ts";
 import { createEmailTokenRepository } from "./email-token-repository.ts";
-import { createFactorRepository } from "./factor-repository.ts";
 import type { SqlDialect } from "./dialect-differences.ts";
 import { createIntentRepository } from "./intent-repository.ts";
 import { createInvitationRepository } from "./invitation-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
+import { createPasskeyRepository } from "./passkey-repository.ts";
 import { createPreparedQueryCache, type PreparedQueryCache } from "./prepared-query.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
+import { createRecoveryCodeRepository } from "./recovery-code-repository.ts";
 import { createRiskRepository } from "./risk-repository.ts";
 import type { Database } from "./schema.ts";
 import { createOidcRepository } from "./oidc-repository.ts";
@@ -21,7 +22,9 @@ import { createSignInNetworkRepository } from "./sign-in-network-repository.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInFactsRepository } from "./sign-in-facts-repository.ts";
 import { createResourceServerRepository, createSigningKeyRepository } from "./token-repositories.ts";
+import { createTotpRepository } from "./totp-repository.ts";
 import { createUserRepository } from "./user-repository.ts";
+import { createWebAuthnChallengeRepository } from "./webauthn-challenge-repository.ts";
 
 /**
  * Every core port over one kysely instance the caller owns (and destroys). The schema must be
@@ -51,7 +54,10 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     emailTokens: createEmailTokenRepository(db),
     invitations: createInvitationRepository(db),
     signInNetworks: createSignInNetworkRepository(db),
-    factors: createFactorRepository(db, dialect),
+    totp: createTotpRepository(db),
+    recoveryCodes: createRecoveryCodeRepository(db),
+    passkeys: createPasskeyRepository(db, dialect),
+    webauthnChallenges: createWebAuthnChallengeRepository(db),
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),

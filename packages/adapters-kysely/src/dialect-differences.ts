@@ -31,6 +31,10 @@ export function fromDbBigint(value: DbBigint): number {
   return number;
 }
 
+export function fromDbBigintOrNull(value: DbBigint | null): number | null {
+  return value === null ? null : fromDbBigint(value);
+}
+
 /** Unique or primary-key violation: better-sqlite3 reports SQLite extended codes, PostgreSQL drivers (pg, PGlite) SQLSTATE 23505. */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== "object" || error === null || !("code" in error)) return false;

@@ -3,7 +3,7 @@
  * deps object of ports (stores, SMS sender, clock, random source); adapters supply the ports.
  */
 export { createGatehouse, type AdminApi, type Gatehouse } from "./gatehouse.ts";
-export type { GatehouseDeps } from "./context.ts";
+export type { GatehouseDeps } from "./gatehouse.ts";
 export { decorateStores } from "./stores/decorate-stores.ts";
 export { DEFAULT_CONFIG, type GatehouseConfig, type WindowLimit } from "./config.ts";
 export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, type ErrorKind } from "./errors.ts";
@@ -54,7 +54,7 @@ export type { FinishPasskeySignInInput, PasskeySignInChallenge, StartPasskeySign
 export type { OrgInfo } from "./browser/org-info.ts";
 export type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./sms-guard/sms-destination-policy.ts";
 export type { SmsBreakerConfig } from "./config.ts";
-export type { SmsGuardObserver, SmsRefusalReason } from "./sms-guard/sms-guard-setup.ts";
+export type { SmsGuardObserver, SmsRefusalReason } from "./context.ts";
 export { isValidSlug, MAX_SLUG_LENGTH } from "./sign-in/org-slug.ts";
 export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./sign-in/mfa-policy.ts";
 export { generateOtp, hashOtp, otpMatches } from "./factors/sms/otp.ts";
@@ -66,7 +66,8 @@ export { cryptoRandom, systemClock } from "./system.ts";
 export { DEFAULT_DEVICE_FINGERPRINT } from "./input.ts";
 export { deviceLabel, summarizeDevice, type DeviceSummary } from "./devices/device-summary.ts";
 export type { OperatorSessionView } from "./admin/operator.ts";
-export { createFingerprintHasher, deviceFingerprintHash, type FingerprintHasher } from "./devices/fingerprint-hash.ts";
+export { createFingerprintHasher, deviceFingerprintHash } from "./devices/fingerprint-hash.ts";
+export type { FingerprintHasher } from "./context.ts";
 export { clientGroup, clientNetwork } from "./throttling/client-network.ts";
 export * from "./url-policy/index.ts";
 export * from "./risk/index.ts";

@@ -318,54 +318,73 @@ export interface InvitationStore {
   delete(orgId: string, invitationId: string): Promise<boolean>;
 }
 
-/** A user's authenticator apps, passkeys and recovery codes (design/factors.md); the phone stays on the user. */
-export interface FactorStore {
+/**
+ * A user's second factors are one store per kind (design/factors.md); the phone stays on the user. Each store's
+ * `deleteByUser` serves the factor reset, which calls all of them in one unit of work.
+ */
+export interface TotpStore {
   /** Throws `already_exists` on a duplicate id. */
-  createTotp(factor: TotpFactor): Promise<void>;
-  findTotp(id: string): Promise<TotpFactor | null>;
+  create(factor: TotpFactor): Promise<void>;
+  find(id: string): Promise<TotpFactor | null>;
   /** The user's authenticator apps, confirmed or not, oldest first (ties by id). */
-  listTotp(userId: string): Promise<TotpFactor[]>;
+  list(userId: string): Promise<TotpFactor[]>;
   /** Atomic: sets `confirmedAt = now` only while it is null. Returns false when missing or already confirmed. */
-  confirmTotp(id: string, now: EpochMs): Promise<boolean>;
+  confirm(id: string, now: EpochMs): Promise<boolean>;
   /**
    * Atomic compare-and-set, the one-use rule of TOTP codes: sets `lastStep = step` and `lastUsedAt = now`
    * only while `lastStep` is null or below `step`. Returns false when the factor is missing or the step
    * (or a later one) was accepted already; of concurrent calls with one step exactly one gets true.
    */
-  acceptTotpStep(id: string, step: number, now: EpochMs): Promise<boolean>;
+  acceptStep(id: string, step: number, now: EpochMs): Promise<boolean>;
   /** Deletes the user's factor with this id; false when the user has none with it. */
-  deleteTotp(userId: string, id: string): Promise<boolean>;
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Deletes every authenticator app of the user; returns how many went. */
+  deleteByUser(userId: string): Promise<number>;
+}
+
+export interface RecoveryCodeStore {
   /** Atomically replaces every recovery code of the user with `codes` (all of this user). */
-  replaceRecoveryCodes(userId: string, codes: readonly RecoveryCode[]): Promise<void>;
+  replace(userId: string, codes: readonly RecoveryCode[]): Promise<void>;
   /**
    * Atomic single use: deletes the user's code with this hash and returns how many codes the user has left;
    * null when the user has no such code. Of concurrent calls with one hash at most one gets a number.
    */
-  consumeRecoveryCode(userId: string, codeHash: string): Promise<number | null>;
-  countRecoveryCodes(userId: string): Promise<number>;
+  consume(userId: string, codeHash: string): Promise<number | null>;
+  count(userId: string): Promise<number>;
+  /** Deletes every recovery code of the user; returns how many went. */
+  deleteByUser(userId: string): Promise<number>;
+}
+
+export interface PasskeyStore {
   /** Throws `already_exists` on a duplicate id or a credential id any user holds already. */
-  createWebAuthn(factor: WebAuthnFactor): Promise<void>;
+  create(factor: WebAuthnFactor): Promise<void>;
   /** The user's passkeys, oldest first (ties by id). */
-  listWebAuthn(userId: string): Promise<WebAuthnFactor[]>;
-  findWebAuthnByCredentialId(credentialId: string): Promise<WebAuthnFactor | null>;
+  list(userId: string): Promise<WebAuthnFactor[]>;
+  findByCredentialId(credentialId: string): Promise<WebAuthnFactor | null>;
   /**
    * Atomic compare-and-set of the signature counter: records `counter`, `backedUp` and `lastUsedAt = now`
    * only while the stored counter is below `counter`, or both are 0 (an authenticator that keeps no
    * counter). False otherwise (missing, or a counter that did not move forward: a cloned authenticator, or
    * a concurrent use of the same count); of concurrent calls with one counter at most one gets true.
    */
-  acceptWebAuthnCounter(id: string, counter: number, backedUp: boolean, now: EpochMs): Promise<boolean>;
+  acceptCounter(id: string, counter: number, backedUp: boolean, now: EpochMs): Promise<boolean>;
   /** Deletes the user's passkey with this id; false when the user has none with it. */
-  deleteWebAuthn(userId: string, id: string): Promise<boolean>;
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Deletes every passkey of the user; returns how many went. */
+  deleteByUser(userId: string): Promise<number>;
+}
+
+/** The challenges of pending WebAuthn ceremonies: passkey registration, step-up and sign-in. */
+export interface WebAuthnChallengeStore {
   /** Stores a ceremony's challenge, replacing one with the same id. */
-  putWebAuthnChallenge(challenge: WebAuthnChallenge): Promise<void>;
+  put(challenge: WebAuthnChallenge): Promise<void>;
   /**
    * Atomic single use: deletes and returns the challenge with this id and ceremony while `expiresAt > now`;
    * null otherwise (an expired one is deleted too). Of concurrent calls at most one gets it.
    */
-  consumeWebAuthnChallenge(id: string, ceremony: WebAuthnCeremony, now: EpochMs): Promise<WebAuthnChallenge | null>;
-  /** Deletes every authenticator app, passkey, recovery code and WebAuthn challenge of the user; returns how many factor records went (challenges not counted). */
-  deleteAllByUser(userId: string): Promise<number>;
+  consume(id: string, ceremony: WebAuthnCeremony, now: EpochMs): Promise<WebAuthnChallenge | null>;
+  /** Deletes every pending ceremony of the user. */
+  deleteByUser(userId: string): Promise<void>;
 }
 
 /** What a step-up proved: the session's new `amr`, `aal` and `mfaAt`. */
@@ -743,7 +762,10 @@ export interface Stores {
   readonly emailTokens: EmailTokenStore;
   readonly invitations: InvitationStore;
   readonly signInNetworks: SignInNetworkStore;
-  readonly factors: FactorStore;
+  readonly totp: TotpStore;
+  readonly recoveryCodes: RecoveryCodeStore;
+  readonly passkeys: PasskeyStore;
+  readonly webauthnChallenges: WebAuthnChallengeStore;
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;

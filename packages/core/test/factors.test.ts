@@ -274,7 +274,7 @@ describe("an admin's factor reset", () => {
     await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost phone, identity checked");
     expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toBe("unauthenticated");
     expect((await h.login("laptop")).kind).toBe("phone_required");
-    expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(0);
+    expect(await h.stores.recoveryCodes.count(h.userId)).toBe(0);
     expect((await events(h, "factors.reset"))[0]?.payload).toEqual({ reason: "lost phone, identity checked", removed: 12 });
   });
 
@@ -294,12 +294,12 @@ describe("an admin's factor reset", () => {
     expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "says she lost her phone"))).toBe("permission_denied");
     await expect(h.gatehouse.authenticate(tokens.accessToken)).resolves.toMatchObject({ userId: h.userId });
     expect((await h.gatehouse.account.listFactors(await h.gatehouse.authenticate(tokens.accessToken))).factors).toHaveLength(1);
-    expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(10);
+    expect(await h.stores.recoveryCodes.count(h.userId)).toBe(10);
 
     // Once the account is in Mallory's org alone, its factors are that org's to reset.
     await h.gatehouse.admin.removeMember(SYSTEM, h.orgId, h.userId);
     await h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "lost phone, identity checked");
-    expect(await h.stores.factors.countRecoveryCodes(h.userId)).toBe(0);
+    expect(await h.stores.recoveryCodes.count(h.userId)).toBe(0);
   });
 
   it("where the org asks MFA of new devices only, the holder of the password on a device used before still needs a factor", async () => {

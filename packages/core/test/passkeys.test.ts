@@ -140,8 +140,8 @@ describe("passkeys as a second factor", () => {
     const { authenticator } = await withPasskey(h);
     const { challenge } = await passkeyChallenge(h, "tablet");
     await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost laptop, identity checked");
-    expect(await h.stores.factors.listWebAuthn(h.userId)).toEqual([]);
-    expect(await h.stores.factors.consumeWebAuthnChallenge(challenge.challengeId, "authenticate", h.clock.now())).toBeNull();
+    expect(await h.stores.passkeys.list(h.userId)).toEqual([]);
+    expect(await h.stores.webauthnChallenges.consume(challenge.challengeId, "authenticate", h.clock.now())).toBeNull();
     const { challengeId, webauthnOptionsJson } = await h.gatehouse.startPasskeySignIn({ orgId: h.orgId });
     expect(await kindOf(h.gatehouse.finishPasskeySignIn({ challengeId, webauthnResponseJson: authenticator.authenticate(webauthnOptionsJson) }))).toBe(
       "invalid_credentials",

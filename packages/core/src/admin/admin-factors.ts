@@ -6,6 +6,7 @@ import { requireEmail, requireId, requirePlainText } from "../input.ts";
 import type { FactorKind, User } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { factorsViewOf, type FactorsView } from "../factors/account-factors.ts";
+import { FACTORS } from "../factors/registry.ts";
 import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./authorization.ts";
 
 const MAX_REASON_LENGTH = 500;
@@ -88,9 +89,9 @@ function requireReason(reason: string): string {
 async function reset(ctx: Context, actor: Actor, orgId: string | null, user: User, why: string): Promise<void> {
   await inTransaction(ctx, async (tx) => {
     const subject = adminSubject(actor, orgId, { userId: user.id });
-    const removed = await tx.stores.factors.deleteAllByUser(user.id);
-    const phoneUnlocked = await tx.stores.users.clearPhone(user.id);
+    let removed = 0;
+    for (const factor of FACTORS) removed += await factor.removeAll(tx, user);
     await endSignInsEverywhere(tx, user.id, subject, "factors_reset");
-    await recordAudit(tx, "factors.reset", subject, { reason: why, removed: removed + (phoneUnlocked ? 1 : 0) });
+    await recordAudit(tx, "factors.reset", subject, { reason: why, removed });
   });
 }

@@ -5,18 +5,9 @@
  * Rotating the factor key therefore forgets every device's trust: each asks for MFA once more.
  */
 import { createHmac, hkdfSync } from "node:crypto";
+import type { FingerprintHasher } from "../context.ts";
 import { DEFAULT_DEVICE_FINGERPRINT } from "../input.ts";
 import { developmentFactorKey } from "../factors/secret-box.ts";
-
-export interface FingerprintHasher {
-  /** Hex HMAC-SHA256 of the fingerprint: what the device store keeps and looks up by. */
-  hash(fingerprint: string): string;
-  /**
-   * The hash of `password-login`, the spec's fingerprint for every client that sends none: that device is
-   * everyone's, so it is never trusted nor known (docs/decisions/where-the-spec-is-silent.md).
-   */
-  readonly sharedHash: string;
-}
 
 export function createFingerprintHasher(factorKey: Uint8Array): FingerprintHasher {
   const key = Buffer.from(hkdfSync("sha256", factorKey, Buffer.alloc(0), "gatehouse device fingerprints v1", 32));

@@ -57,9 +57,9 @@ export function subjectOf(principal: Principal, request: RequestMeta | undefined
 /** A user with no factor at all sets up the first one without a step-up: there is nothing to step up with. */
 async function hasAnyFactor(ctx: Context, user: User): Promise<boolean> {
   if (user.phone !== null) return true;
-  if ((await ctx.stores.factors.listTotp(user.id)).some((factor) => factor.confirmedAt !== null)) return true;
-  if ((await ctx.stores.factors.listWebAuthn(user.id)).length > 0) return true;
-  return (await ctx.stores.factors.countRecoveryCodes(user.id)) > 0;
+  if ((await ctx.stores.totp.list(user.id)).some((factor) => factor.confirmedAt !== null)) return true;
+  if ((await ctx.stores.passkeys.list(user.id)).length > 0) return true;
+  return (await ctx.stores.recoveryCodes.count(user.id)) > 0;
 }
 
 export async function requireStepUpUnlessFirst(ctx: Context, principal: Principal, user: User): Promise<void> {
@@ -94,14 +94,14 @@ export async function listFactors(ctx: Context, principal: Principal): Promise<F
 
 /** A user's factors as their owner and their admins see them: never a secret. */
 export async function factorsViewOf(ctx: Context, user: User): Promise<FactorsView> {
-  const apps = (await ctx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null);
-  const passkeys = await ctx.stores.factors.listWebAuthn(user.id);
+  const apps = (await ctx.stores.totp.list(user.id)).filter((factor) => factor.confirmedAt !== null);
+  const passkeys = await ctx.stores.passkeys.list(user.id);
   return {
     factors: [
       ...passkeys.map(({ id, label, createdAt, lastUsedAt }) => ({ id, kind: "webauthn" as const, label, createdAt, lastUsedAt })),
       ...apps.map(({ id, label, createdAt, lastUsedAt }) => ({ id, kind: "totp" as const, label, createdAt, lastUsedAt })),
     ],
-    recoveryCodesLeft: await ctx.stores.factors.countRecoveryCodes(user.id),
+    recoveryCodesLeft: await ctx.stores.recoveryCodes.count(user.id),
     phoneMask: user.phone !== null && user.phoneVerified ? maskPhone(user.phone) : "",
   };
 }
@@ -124,13 +124,13 @@ export async function startTotpEnrollment(
   const id = newId(ctx.random);
   const secret = newTotpSecret(ctx.random);
   await inTransaction(ctx, async (tx) => {
-    const apps = await tx.stores.factors.listTotp(user.id);
-    for (const pending of apps.filter((factor) => factor.confirmedAt === null)) await tx.stores.factors.deleteTotp(user.id, pending.id);
+    const apps = await tx.stores.totp.list(user.id);
+    for (const pending of apps.filter((factor) => factor.confirmedAt === null)) await tx.stores.totp.delete(user.id, pending.id);
     if (apps.length - apps.filter((factor) => factor.confirmedAt === null).length >= MAX_TOTP_FACTORS) {
       throw invalidArgument("label", `at most ${MAX_TOTP_FACTORS} authenticator apps; remove one first`);
     }
     const now = tx.clock.now();
-    await tx.stores.factors.createTotp({
+    await tx.stores.totp.create({
       id,
       userId: user.id,
       label: name,
@@ -154,7 +154,7 @@ export async function confirmTotpEnrollment(ctx: Context, principal: Principal, 
   const user = await currentUser(ctx, principal);
   await requireStepUpUnlessFirst(ctx, principal, user);
   return inTransaction(ctx, async (tx) => {
-    const factor = await tx.stores.factors.findTotp(id);
+    const factor = await tx.stores.totp.find(id);
     if (factor === null || factor.userId !== user.id || factor.confirmedAt !== null) throw new GatehouseError("not_found", "enrollment not found");
     const now = tx.clock.now();
     const { limit, windowMs } = tx.config.otpFailuresPerUser;
@@ -162,11 +162,11 @@ export async function confirmTotpEnrollment(ctx: Context, principal: Principal, 
     if (!budget.allowed) throw rateLimited((budget.retryAt - now) / 1000);
     const secret = tx.secretBox.open(factor.sealedSecret, factor.id);
     const step = secret === null ? null : matchTotpStep(secret, otp, now);
-    if (step === null || !(await tx.stores.factors.acceptTotpStep(id, step, now))) {
+    if (step === null || !(await tx.stores.totp.acceptStep(id, step, now))) {
       throw invalidArgument("code", "is not the authenticator app's current code");
     }
     await tx.stores.rateLimiter.refund(budget.receipt);
-    await tx.stores.factors.confirmTotp(id, now);
+    await tx.stores.totp.confirm(id, now);
     await recordAudit(tx, "factor.enrolled", subjectOf(principal, request), { factorId: id, kind: "totp" });
     return id;
   });
@@ -185,7 +185,7 @@ export async function generateRecoveryCodes(
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode(ctx.random));
   await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();
-    await tx.stores.factors.replaceRecoveryCodes(
+    await tx.stores.recoveryCodes.replace(
       user.id,
       codes.map((code) => ({ userId: user.id, codeHash: tx.recoveryCodes.hash(code), createdAt: now })),
     );
@@ -205,25 +205,25 @@ export async function removeFactor(ctx: Context, principal: Principal, factorId:
   await requireStepUp(ctx, principal);
   const org = await orgSettingsOf(ctx, principal.orgId);
   await inTransaction(ctx, async (tx) => {
-    const passkeys = await tx.stores.factors.listWebAuthn(user.id);
+    const passkeys = await tx.stores.passkeys.list(user.id);
     const kind: FactorKind = id === RECOVERY_CODES_FACTOR_ID ? "recovery_code" : passkeys.some((factor) => factor.id === id) ? "webauthn" : "totp";
     const before = await usableFactors(tx, user, org);
     const removed =
       kind === "recovery_code"
-        ? (await tx.stores.factors.countRecoveryCodes(user.id)) > 0
-        : kind === "webauthn" || (await tx.stores.factors.findTotp(id))?.userId === user.id;
+        ? (await tx.stores.recoveryCodes.count(user.id)) > 0
+        : kind === "webauthn" || (await tx.stores.totp.find(id))?.userId === user.id;
     if (!removed) throw new GatehouseError("not_found", "factor not found");
     const othersOfKind =
       kind === "totp"
-        ? (await tx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null && factor.id !== id)
+        ? (await tx.stores.totp.list(user.id)).filter((factor) => factor.confirmedAt !== null && factor.id !== id)
         : passkeys.filter((factor) => factor.id !== id);
     const lastOfKind = kind === "recovery_code" || othersOfKind.length === 0;
     if (lastOfKind && before.length === 1 && before[0]?.kind === kind) {
       throw new GatehouseError("permission_denied", "this is the last second factor this organization accepts; add another first");
     }
-    if (kind === "recovery_code") await tx.stores.factors.replaceRecoveryCodes(user.id, []);
-    else if (kind === "webauthn") await tx.stores.factors.deleteWebAuthn(user.id, id);
-    else await tx.stores.factors.deleteTotp(user.id, id);
+    if (kind === "recovery_code") await tx.stores.recoveryCodes.replace(user.id, []);
+    else if (kind === "webauthn") await tx.stores.passkeys.delete(user.id, id);
+    else await tx.stores.totp.delete(user.id, id);
     await recordAudit(tx, "factor.removed", subjectOf(principal, request), { factorId: id, kind });
   });
 }

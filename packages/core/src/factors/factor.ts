@@ -32,4 +32,6 @@ export interface Factor {
    * is single: a second use of the same answer, concurrent or not, is not matched.
    */
   check(tx: Context, challenge: MfaChallenge, user: User, answer: FactorAnswer): Promise<FactorCheck>;
+  /** Inside a factor reset's unit of work: removes what the user holds of this kind; returns how many records went. */
+  removeAll(tx: Context, user: User): Promise<number>;
 }

@@ -4,18 +4,13 @@
  * associated data: a sealed secret copied onto another factor row does not open.
  */
 import { createCipheriv, createDecipheriv, hkdfSync } from "node:crypto";
+import type { SecretBox } from "../context.ts";
 import type { RandomSource } from "../ports.ts";
 
 export const FACTOR_KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const VERSION = "v1";
-
-export interface SecretBox {
-  seal(plaintext: string, boundTo: string): string;
-  /** null when the box was sealed under another key, bound to another id, or altered. */
-  open(sealed: string, boundTo: string): string | null;
-}
 
 export function createSecretBox(key: Uint8Array, random: RandomSource): SecretBox {
   if (key.length !== FACTOR_KEY_BYTES) throw new RangeError(`the factor encryption key must be ${FACTOR_KEY_BYTES} bytes`);

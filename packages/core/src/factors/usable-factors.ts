@@ -13,7 +13,7 @@ import { FACTORS } from "./registry.ts";
  */
 export async function usableFactors(ctx: Context, user: User, org: OrgMfaSettings): Promise<MfaFactorOption[]> {
   const options: MfaFactorOption[] = [];
-  const passkeys = await ctx.stores.factors.listWebAuthn(user.id);
+  const passkeys = await ctx.stores.passkeys.list(user.id);
   const allowed = factorsAllowedFor(org, passkeys.length > 0);
   for (const factor of FACTORS) {
     if (!allowed.includes(factor.kind)) continue;

@@ -1,3 +1,4 @@
+import type { HashQueue } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { Clock } from "../ports.ts";
 import { clientGroup } from "../throttling/client-network.ts";
@@ -19,17 +20,6 @@ export interface HashQueueObserver {
   hashed?(waitMs: number, runMs: number): void;
 }
 
-/**
- * Runs password hashes at most `concurrency` at a time, so memory and CPU stay bounded whatever
- * arrives. Waiting hashes sit in lanes (one per client) served in turn, so a client flooding its
- * own lane delays others by at most one hash per turn. When the queue is full, a newcomer from a
- * shorter lane pushes out the newest hash of the longest lane; otherwise it is refused at once,
- * with a retry time estimated from the measured hash time, instead of piling up.
- */
-export interface HashQueue {
-  run<T>(lane: string, task: () => Promise<T>): Promise<T>;
-}
-
 interface Waiter {
   start(): void;
   refuse(error: Error): void;
@@ -38,6 +28,13 @@ interface Waiter {
 /** Weight of the newest sample in the moving average of hash times. */
 const SMOOTHING = 0.2;
 
+/**
+ * Runs password hashes at most `concurrency` at a time, so memory and CPU stay bounded whatever
+ * arrives. Waiting hashes sit in lanes (one per client) served in turn, so a client flooding its
+ * own lane delays others by at most one hash per turn. When the queue is full, a newcomer from a
+ * shorter lane pushes out the newest hash of the longest lane; otherwise it is refused at once,
+ * with a retry time estimated from the measured hash time, instead of piling up.
+ */
 export function createHashQueue(options: HashQueueOptions): HashQueue {
   const { concurrency, queueLimit, clock, observer } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new TypeError("concurrency must be a whole number ≥ 1");

@@ -57,7 +57,7 @@ export async function startPasskeySignIn(ctx: Context, input: StartPasskeySignIn
   if (org === null || !settings.passkeySignIn) throw new GatehouseError("permission_denied", DISABLED);
   const challengeId = newId(ctx.random);
   const challenge = newWebAuthnChallenge(ctx.random);
-  await ctx.stores.factors.putWebAuthnChallenge({
+  await ctx.stores.webauthnChallenges.put({
     id: challengeId,
     ceremony: "sign_in",
     userId: null,
@@ -83,10 +83,10 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
   return inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();
-    const ceremony = await tx.stores.factors.consumeWebAuthnChallenge(challengeId, "sign_in", now);
+    const ceremony = await tx.stores.webauthnChallenges.consume(challengeId, "sign_in", now);
     if (ceremony === null) throw new GatehouseError("invalid_mfa_challenge");
     const orgId = ceremony.orgId;
-    const factor = await tx.stores.factors.findWebAuthnByCredentialId(response.id);
+    const factor = await tx.stores.passkeys.findByCredentialId(response.id);
     const anonymous: AuditSubject = { actor: { kind: "anonymous" }, orgId, userId: factor?.userId, request: input.request };
     if (factor === null) {
       await recordAudit(tx, "sign_in.failed", anonymous, { reason: "passkey_refused" });

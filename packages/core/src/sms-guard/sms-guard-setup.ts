@@ -1,25 +1,9 @@
 /**
- * What the composition root gives the SMS guard (sms-guard.ts): an observer of its refusals and trips, and
- * the check of its breaker settings. Apart from the guard, so that building a context imports no use case.
+ * What assembling a context needs of the SMS guard (sms-guard.ts): the observer that stands in when none is
+ * given, and the check of its breaker settings.
  */
-import type { SmsBreakerScope } from "../audit/events.ts";
 import type { SmsBreakerConfig } from "../config.ts";
-import type { EpochMs } from "../model.ts";
-
-/** Why a send was refused before it went out: the label of `gatehouse_sms_refusals_total`. */
-export type SmsRefusalReason = "country_not_allowed" | "number_type" | "prefix_velocity" | "country_velocity" | "conversion_breaker";
-
-export interface SmsGuardObserver {
-  refused(reason: SmsRefusalReason): void;
-  /** A breaker opened: sends to `key` are refused until `openUntil`. */
-  breakerTripped(trip: {
-    readonly scope: SmsBreakerScope;
-    readonly key: string;
-    readonly sent: number;
-    readonly verified: number;
-    readonly openUntil: EpochMs;
-  }): void;
-}
+import type { SmsGuardObserver } from "../context.ts";
 
 export const IGNORE_SMS_GUARD: SmsGuardObserver = { refused: () => undefined, breakerTripped: () => undefined };
 

@@ -6,8 +6,7 @@
  */
 import { recordAudit, recordRefusal, type AuditSubject } from "../audit/record.ts";
 import type { RateLimitName, SmsBreakerScope } from "../audit/events.ts";
-import type { SmsRefusalReason } from "./sms-guard-setup.ts";
-import type { Context } from "../context.ts";
+import type { Context, SmsRefusalReason } from "../context.ts";
 import { rateLimited } from "../errors.ts";
 import type { EpochMs } from "../model.ts";
 import type { SmsTrafficReading } from "../ports.ts";

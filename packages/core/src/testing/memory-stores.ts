@@ -8,17 +8,20 @@ import { createBrowserPolicyStore } from "./memory-browser-policy-store.ts";
 import { createChallengeStore } from "./memory-challenge-store.ts";
 import { createDeviceStore } from "./memory-device-store.ts";
 import { createEmailTokenStore } from "./memory-email-token-store.ts";
-import { createFactorStore } from "./memory-factor-store.ts";
 import { createIntentStore } from "./memory-intent-store.ts";
 import { createInvitationStore } from "./memory-invitation-store.ts";
 import { createOrgStore } from "./memory-org-store.ts";
+import { createPasskeyStore } from "./memory-passkey-store.ts";
 import { createRateLimiter } from "./memory-rate-limiter.ts";
+import { createRecoveryCodeStore } from "./memory-recovery-code-store.ts";
 import { createMemoryRiskStore } from "./memory-risk-store.ts";
 import { createSessionStore } from "./memory-session-store.ts";
 import { createSettingsStore } from "./memory-settings-store.ts";
 import { createSignInFactsStore } from "./memory-sign-in-facts-store.ts";
 import { createSignInNetworkStore } from "./memory-sign-in-network-store.ts";
+import { createTotpStore } from "./memory-totp-store.ts";
 import { createUserStore } from "./memory-user-store.ts";
+import { createWebAuthnChallengeStore } from "./memory-webauthn-challenge-store.ts";
 
 /**
  * Every port held in Maps, for unit tests and for trying Gatehouse without a database. It passes
@@ -49,7 +52,10 @@ export function createMemoryStores(): Stores {
     emailTokens: createEmailTokenStore(tables),
     invitations: createInvitationStore(tables),
     signInNetworks: createSignInNetworkStore(tables),
-    factors: createFactorStore(tables),
+    totp: createTotpStore(tables),
+    recoveryCodes: createRecoveryCodeStore(tables),
+    passkeys: createPasskeyStore(tables),
+    webauthnChallenges: createWebAuthnChallengeStore(tables),
     sessions,
     settings,
     browserPolicies,
@@ -72,7 +78,10 @@ export function createMemoryStores(): Stores {
     emailTokens: serialised(ports.emailTokens, lock),
     invitations: serialised(ports.invitations, lock),
     signInNetworks: serialised(ports.signInNetworks, lock),
-    factors: serialised(ports.factors, lock),
+    totp: serialised(ports.totp, lock),
+    recoveryCodes: serialised(ports.recoveryCodes, lock),
+    passkeys: serialised(ports.passkeys, lock),
+    webauthnChallenges: serialised(ports.webauthnChallenges, lock),
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),

@@ -5,9 +5,7 @@
  * without it the 10,000 common addresses of a domain cannot be tested against the table offline.
  */
 import { createHmac, hkdfSync } from "node:crypto";
-
-/** The keyed hash a limit key holds in place of `value` (an email, a phone, a network). */
-export type LimitSubject = (value: string) => string;
+import type { LimitSubject } from "../context.ts";
 
 export function createLimitSubject(factorKey: Uint8Array): LimitSubject {
   const key = Buffer.from(hkdfSync("sha256", factorKey, Buffer.alloc(0), "gatehouse rate-limit keys v1", 32));

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
-import type { SecretBox } from "../factors/secret-box.ts";
+import type { SecretBox } from "../context.ts";
 import type { EpochMs } from "../model.ts";
 import type { RandomSource } from "../ports.ts";
 import { SIGNING_ALG, type SigningKeyRecord } from "./records.ts";

@@ -36,7 +36,7 @@ export async function startPasskeyRegistration(
   if (name.length > MAX_LABEL_LENGTH) throw invalidArgument("label", `must be at most ${MAX_LABEL_LENGTH} characters`);
   const user = await currentUser(ctx, principal);
   await requireStepUpOrPassword(ctx, checkCredentials, principal, user, proof);
-  const held = await ctx.stores.factors.listWebAuthn(user.id);
+  const held = await ctx.stores.passkeys.list(user.id);
   if (held.length >= MAX_PASSKEYS) throw invalidArgument("label", `at most ${MAX_PASSKEYS} passkeys; remove one first`);
   const registrationId = newId(ctx.random);
   const webauthnOptionsJson = await newRegistrationOptions(ctx, { id: registrationId, userId: user.id, orgId: principal.orgId, label: name }, user, held);
@@ -61,13 +61,13 @@ export async function finishPasskeyRegistration(
   await requireStepUpUnlessFirst(ctx, principal, user);
   return inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();
-    const ceremony = await tx.stores.factors.consumeWebAuthnChallenge(id, "register", now);
+    const ceremony = await tx.stores.webauthnChallenges.consume(id, "register", now);
     if (ceremony === null || ceremony.userId !== user.id) throw new GatehouseError("not_found", "registration not found");
     const credential = await verifyRegistration(tx.config.webauthn, response, ceremony.challenge);
     if (credential === null) throw invalidArgument("webauthn_response_json", "is not a passkey made for this registration");
     const factorId = newId(tx.random);
     try {
-      await tx.stores.factors.createWebAuthn({ id: factorId, userId: user.id, label: ceremony.label, ...credential, createdAt: now, lastUsedAt: null });
+      await tx.stores.passkeys.create({ id: factorId, userId: user.id, label: ceremony.label, ...credential, createdAt: now, lastUsedAt: null });
     } catch (error) {
       if (isGatehouseError(error) && error.kind === "already_exists") throw invalidArgument("webauthn_response_json", "this passkey is registered already");
       throw error;

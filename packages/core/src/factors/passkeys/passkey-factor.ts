@@ -9,4 +9,10 @@ export const passkeyFactor: Factor = {
   heldLabel: async (_ctx, _user, passkeys) => (passkeys.length === 0 ? null : passkeys.map((factor) => factor.label).join(", ")),
   check: async (tx, challenge, user, answer) =>
     answer.passkey === undefined ? NOT_MATCHED : { matched: await checkPasskeyAnswer(tx, challenge, user, answer.passkey) },
+  // The ceremonies a removed passkey could still finish go with it; they are no factor, so they are not counted.
+  async removeAll(tx, user) {
+    const removed = await tx.stores.passkeys.deleteByUser(user.id);
+    await tx.stores.webauthnChallenges.deleteByUser(user.id);
+    return removed;
+  },
 };

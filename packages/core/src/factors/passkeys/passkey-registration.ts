@@ -11,6 +11,6 @@ export async function newRegistrationOptions(
 ): Promise<string> {
   const now = ctx.clock.now();
   const challenge = newWebAuthnChallenge(ctx.random);
-  await ctx.stores.factors.putWebAuthnChallenge({ ...ceremony, ceremony: "register", challenge, expiresAt: now + ctx.config.challengeTtlMs, createdAt: now });
+  await ctx.stores.webauthnChallenges.put({ ...ceremony, ceremony: "register", challenge, expiresAt: now + ctx.config.challengeTtlMs, createdAt: now });
   return registrationOptionsJson(ctx.config.webauthn, challenge, user, held);
 }

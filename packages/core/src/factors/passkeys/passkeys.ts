@@ -15,7 +15,7 @@ export function factorsAllowedFor(org: OrgMfaSettings, holdsPasskey: boolean): O
 }
 
 export async function holdsPasskey(ctx: Context, userId: string): Promise<boolean> {
-  return (await ctx.stores.factors.listWebAuthn(userId)).length > 0;
+  return (await ctx.stores.passkeys.list(userId)).length > 0;
 }
 
 /**
@@ -32,8 +32,8 @@ export async function withPasskeyOptions(
   if (!factors.some((factor) => factor.kind === "webauthn")) return [...factors];
   const challenge = newWebAuthnChallenge(tx.random);
   const now = tx.clock.now();
-  await tx.stores.factors.putWebAuthnChallenge({ id: challengeId, ceremony: "authenticate", ...target, challenge, label: "", expiresAt, createdAt: now });
-  const webauthnOptionsJson = await authenticationOptionsJson(tx.config.webauthn, challenge, await tx.stores.factors.listWebAuthn(target.userId));
+  await tx.stores.webauthnChallenges.put({ id: challengeId, ceremony: "authenticate", ...target, challenge, label: "", expiresAt, createdAt: now });
+  const webauthnOptionsJson = await authenticationOptionsJson(tx.config.webauthn, challenge, await tx.stores.passkeys.list(target.userId));
   return factors.map((factor) => (factor.kind === "webauthn" ? { ...factor, webauthnOptionsJson } : factor));
 }
 
@@ -43,9 +43,9 @@ export async function withPasskeyOptions(
  * none. A verified assertion whose counter did not move forward is refused and recorded.
  */
 export async function checkPasskeyAnswer(tx: Context, challenge: MfaChallenge, user: User, response: AuthenticationResponseJSON): Promise<boolean> {
-  const ceremony = await tx.stores.factors.consumeWebAuthnChallenge(challenge.id, "authenticate", tx.clock.now());
+  const ceremony = await tx.stores.webauthnChallenges.consume(challenge.id, "authenticate", tx.clock.now());
   if (ceremony === null || ceremony.userId !== user.id) return false;
-  const factor = await tx.stores.factors.findWebAuthnByCredentialId(response.id);
+  const factor = await tx.stores.passkeys.findByCredentialId(response.id);
   if (factor === null || factor.userId !== user.id) return false;
   const subject: AuditSubject = { actor: { kind: "user", userId: user.id }, orgId: challenge.orgId, userId: user.id, deviceId: challenge.deviceId };
   return acceptAssertion(tx, factor, response, ceremony.challenge, false, subject);
@@ -66,5 +66,5 @@ export async function acceptAssertion(
     await recordAudit(tx, "passkey.counter_regressed", subject, { factorId: factor.id, storedCounter: factor.counter, receivedCounter: verified.counter });
     return false;
   }
-  return tx.stores.factors.acceptWebAuthnCounter(factor.id, verified.counter, verified.backedUp, tx.clock.now());
+  return tx.stores.passkeys.acceptCounter(factor.id, verified.counter, verified.backedUp, tx.clock.now());
 }

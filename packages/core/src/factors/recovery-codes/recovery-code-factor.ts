@@ -12,11 +12,12 @@ export const recoveryCodeFactor: Factor = {
     return normalised;
   },
   async heldLabel(ctx, user) {
-    const left = await ctx.stores.factors.countRecoveryCodes(user.id);
+    const left = await ctx.stores.recoveryCodes.count(user.id);
     return left === 0 ? null : `${left} recovery codes left`;
   },
   async check(tx, _challenge, user, answer) {
-    const left = await tx.stores.factors.consumeRecoveryCode(user.id, tx.recoveryCodes.hash(answer.code));
+    const left = await tx.stores.recoveryCodes.consume(user.id, tx.recoveryCodes.hash(answer.code));
     return left === null ? NOT_MATCHED : { matched: true, recoveryCodesLeft: left };
   },
+  removeAll: (tx, user) => tx.stores.recoveryCodes.deleteByUser(user.id),
 };

@@ -7,16 +7,13 @@
  * and with it 2^80 candidates per code stay out of reach.
  */
 import { createHmac, hkdfSync } from "node:crypto";
+import type { RecoveryCodeHasher } from "../../context.ts";
 import type { RandomSource } from "../../ports.ts";
 
 export const RECOVERY_CODE_COUNT = 10;
 const CODE_CHARS = 16;
 const GROUP = 4;
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
-
-export interface RecoveryCodeHasher {
-  hash(code: string): string;
-}
 
 export function createRecoveryCodeHasher(factorKey: Uint8Array): RecoveryCodeHasher {
   const key = Buffer.from(hkdfSync("sha256", factorKey, Buffer.alloc(0), "gatehouse recovery codes v1", 32));

@@ -10,19 +10,20 @@ export const totpFactor: Factor = {
   amr: "otp",
   readCode: requireOtp,
   async heldLabel(ctx, user) {
-    const apps = (await ctx.stores.factors.listTotp(user.id)).filter((factor) => factor.confirmedAt !== null);
+    const apps = (await ctx.stores.totp.list(user.id)).filter((factor) => factor.confirmedAt !== null);
     return apps.length === 0 ? null : apps.map((factor) => factor.label).join(", ");
   },
   check: async (tx, _challenge, user, answer) => ({ matched: await useTotp(tx, user, answer.code) }),
+  removeAll: (tx, user) => tx.stores.totp.deleteByUser(user.id),
 };
 
 async function useTotp(tx: Context, user: User, code: string): Promise<boolean> {
   const now = tx.clock.now();
-  for (const factor of await tx.stores.factors.listTotp(user.id)) {
+  for (const factor of await tx.stores.totp.list(user.id)) {
     if (factor.confirmedAt === null) continue;
     const secret = tx.secretBox.open(factor.sealedSecret, factor.id);
     const step = secret === null ? null : matchTotpStep(secret, code, now);
-    if (step !== null) return tx.stores.factors.acceptTotpStep(factor.id, step, now);
+    if (step !== null) return tx.stores.totp.acceptStep(factor.id, step, now);
   }
   return false;
 }

@@ -105,5 +105,12 @@ export function describeChallengesContract(current: () => Stores): void {
       expect(claimed.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
       expect((await stores.challenges.findById("challenge-1"))?.attempts).toBe(5);
     });
+
+    it("round-trips the session a step-up challenge renews", async () => {
+      await stores.challenges.create(aChallenge({ id: "step-up", stepUpSessionId: "session-1" }));
+      expect(await stores.challenges.findById("step-up")).toEqual(aChallenge({ id: "step-up", stepUpSessionId: "session-1" }));
+      await stores.challenges.create(aChallenge({ id: "sign-in" }));
+      expect((await stores.challenges.findById("sign-in"))?.stepUpSessionId).toBeUndefined();
+    });
   });
 }

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { isGatehouseError, type ErrorKind } from "../../../errors.ts";
-import type { Device, MfaChallenge, MfaIntent, Org, Session, User } from "../../../model.ts";
+import type { Device, MfaChallenge, MfaIntent, Org, RecoveryCode, Session, TotpFactor, User } from "../../../model.ts";
 import type { RefreshRotation, Stores, TokenPair } from "../../../ports.ts";
 import type { BrowserPolicy } from "../../../url-policy/types.ts";
 
@@ -100,6 +100,23 @@ export function aSession(overrides: Partial<Session> = {}): Session {
     ...overrides,
   };
 }
+
+export function aTotpFactor(overrides: Partial<TotpFactor> = {}): TotpFactor {
+  return {
+    id: "totp-1",
+    userId: USER_ID,
+    label: "Phone app",
+    sealedSecret: "v1.sealed",
+    lastStep: null,
+    confirmedAt: null,
+    createdAt: T0,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+export const recoveryCodes = (userId: string, tag: string, count = 3): RecoveryCode[] =>
+  Array.from({ length: count }, (_, i) => ({ userId, codeHash: `${tag}-${i}`.padEnd(64, "0"), createdAt: T0 }));
 
 export function aPolicy(allowedDomains: string[] = ["example.com", "*.example.org"]): BrowserPolicy {
   return {

@@ -5,13 +5,14 @@ import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
 import { describeEmailOwnershipContract } from "./email-ownership.ts";
-import { describeFactorsContract } from "./factors.ts";
 import { describeGuessingBudgetsContract } from "./guessing-budgets.ts";
 import type { StoreContractHandle } from "./handle.ts";
 import { describeIntentsContract } from "./intents.ts";
 import { describeOrgsContract } from "./orgs.ts";
+import { describePasskeysContract } from "./passkeys.ts";
 import { describePurgeContract } from "./purge.ts";
 import { describeRateLimiterContract } from "./rate-limiter.ts";
+import { describeRecoveryCodesContract } from "./recovery-codes.ts";
 import { describeOidcStoreContract } from "./oidc.ts";
 import { describeRiskContract } from "./risk.ts";
 import { describeSessionsContract } from "./sessions.ts";
@@ -19,8 +20,10 @@ import { describeSettingsContract } from "./settings.ts";
 import { describeSignInFactsContract } from "./sign-in-facts.ts";
 import { describeSmsTrafficContract } from "./sms-traffic.ts";
 import { describeTokenStoresContract } from "./token-stores.ts";
+import { describeTotpContract } from "./totp.ts";
 import { describeTransactionsContract } from "./transactions.ts";
 import { describeUsersContract } from "./users.ts";
+import { describeWebAuthnChallengesContract } from "./webauthn-challenges.ts";
 
 export type { StoreContractHandle } from "./handle.ts";
 
@@ -64,7 +67,10 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describePurgeContract(current);
     describeAuditContract(current);
     describeAccountSecurityContract(stores);
-    describeFactorsContract(stores);
+    describeTotpContract(stores);
+    describeRecoveryCodesContract(stores);
+    describePasskeysContract(stores);
+    describeWebAuthnChallengesContract(stores);
     describeGuessingBudgetsContract(stores);
     describeTokenStoresContract(stores);
     describeRiskContract(stores);

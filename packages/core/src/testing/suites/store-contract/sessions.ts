@@ -244,5 +244,38 @@ export function describeSessionsContract(current: () => Stores): void {
       expect(await stores.sessions.deleteEnded(later)).toBe(0);
       expect(await stores.sessions.listActiveByUser(ORG_ID, USER_ID, later)).toMatchObject([{ id: "s-live" }]);
     });
+
+    it("keeps what a session proved, and a step-up renews it with new tokens capped at the session's end", async () => {
+      await stores.sessions.create(aSession({ amr: ["pwd", "sms"], aal: 2, mfaAt: T0, expiresAt: T0 + DAY }));
+      const before = await stores.sessions.findActiveByAccessTokenHash(aSession().accessTokenHash, T0);
+      expect(before).toMatchObject({ amr: ["pwd", "sms"], aal: 2, mfaAt: T0 });
+      const next = { ...tokenPair("stepped"), accessExpiresAt: T0 + 2 * DAY, refreshExpiresAt: T0 + 2 * DAY };
+      const proof = { amr: ["pwd", "otp"], aal: 2, mfaAt: T0 + MINUTE } as const;
+      const stepped = await stores.sessions.recordStepUp(before!.id, proof, next, T0 + MINUTE);
+      expect(stepped).toMatchObject({ ...proof, accessTokenHash: next.accessTokenHash, accessExpiresAt: T0 + DAY, refreshExpiresAt: T0 + DAY });
+      expect(await stores.sessions.findActiveByAccessTokenHash(aSession().accessTokenHash, T0 + MINUTE)).toBeNull();
+      expect(await stores.sessions.findActiveByAccessTokenHash(next.accessTokenHash, T0 + MINUTE)).toMatchObject(proof);
+    });
+
+    it("lists the user's live sessions in one org, newest first", async () => {
+      await stores.sessions.create(aSession({ id: "old", ...tokenPair("old"), createdAt: T0 }));
+      await stores.sessions.create(aSession({ id: "new", ...tokenPair("new"), createdAt: T0 + MINUTE, amr: ["pwd", "otp"], aal: 2, mfaAt: T0 + MINUTE }));
+      await stores.sessions.create(aSession({ id: "revoked", ...tokenPair("revoked"), revokedAt: T0 }));
+      await stores.sessions.create(aSession({ id: "ended", ...tokenPair("ended"), expiresAt: T0 + MINUTE }));
+      await stores.sessions.create(aSession({ id: "theirs", ...tokenPair("theirs"), userId: OTHER_USER_ID }));
+      const live = await stores.sessions.listActiveByUser(ORG_ID, USER_ID, T0 + 2 * MINUTE);
+      expect(live.map((session) => session.id)).toEqual(["new", "old"]);
+      expect(live[0]).toMatchObject({ amr: ["pwd", "otp"], aal: 2, mfaAt: T0 + MINUTE });
+      expect(await stores.sessions.listActiveByUser(OTHER_ORG_ID, USER_ID, T0)).toEqual([]);
+    });
+
+    it("steps up no revoked, expired or missing session", async () => {
+      await stores.sessions.create(aSession({ expiresAt: T0 + DAY }));
+      const proof = { amr: ["pwd", "otp"], aal: 2, mfaAt: T0 } as const;
+      expect(await stores.sessions.recordStepUp(aSession().id, proof, tokenPair("late"), T0 + DAY)).toBeNull();
+      expect(await stores.sessions.recordStepUp("missing", proof, tokenPair("none"), T0)).toBeNull();
+      await stores.sessions.revoke(aSession().id, T0);
+      expect(await stores.sessions.recordStepUp(aSession().id, proof, tokenPair("revoked"), T0)).toBeNull();
+    });
   });
 }

@@ -1,6 +1,20 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import { T0, MINUTE, USER_ID, ORG_ID, aChallenge, aSession, anIntent, anOrg, expectRejectionKind, times, seedGraph } from "./fixtures.ts";
+import {
+  T0,
+  MINUTE,
+  USER_ID,
+  ORG_ID,
+  aChallenge,
+  aSession,
+  aTotpFactor,
+  anIntent,
+  anOrg,
+  expectRejectionKind,
+  recoveryCodes,
+  times,
+  seedGraph,
+} from "./fixtures.ts";
 
 /** The unit of work (`Stores.transaction`): commit, rollback across ports, joining, and the atomic methods inside it. */
 export function describeTransactionsContract(current: () => Stores): void {
@@ -136,6 +150,19 @@ export function describeTransactionsContract(current: () => Stores): void {
           .map((claim) => claim?.attempts)
           .sort(),
       ).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it("keeps a rolled-back unit of work's factor writes out", async () => {
+      await stores.recoveryCodes.replace(USER_ID, recoveryCodes(USER_ID, "kept"));
+      await expect(
+        stores.transaction(async (tx) => {
+          await tx.totp.create(aTotpFactor());
+          await tx.recoveryCodes.replace(USER_ID, recoveryCodes(USER_ID, "lost", 10));
+          throw new Error("roll back");
+        }),
+      ).rejects.toThrow("roll back");
+      expect(await stores.totp.find("totp-1")).toBeNull();
+      expect(await stores.recoveryCodes.count(USER_ID)).toBe(3);
     });
   });
 }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import { T0, USER_ID, OTHER_USER_ID, aUser, expectRejectionKind, times } from "./fixtures.ts";
+import { T0, USER_ID, OTHER_USER_ID, aUser, expectRejectionKind, seedGraph, times } from "./fixtures.ts";
 
 /** The `UserStore` contract; `current` returns the fresh stores of the running test. */
 export function describeUsersContract(current: () => Stores): void {
@@ -83,6 +83,18 @@ export function describeUsersContract(current: () => Stores): void {
       const results = await times(20, (i) => stores.users.replacePasswordHash(USER_ID, original, `$argon2id$new-${i}`));
       expect(results.filter(Boolean)).toHaveLength(1);
       expect((await stores.users.findById(USER_ID))?.passwordHash).toBe(`$argon2id$new-${results.indexOf(true)}`);
+    });
+
+    it("unlocks a user's phone once (a factor reset), leaving other users' alone", async () => {
+      await seedGraph(stores);
+      await stores.users.setVerifiedPhone(USER_ID, "+15550100");
+      await stores.users.setVerifiedPhone(OTHER_USER_ID, "+15550199");
+      expect(await stores.users.clearPhone(USER_ID)).toBe(true);
+      expect(await stores.users.clearPhone(USER_ID)).toBe(false);
+      expect(await stores.users.clearPhone("missing")).toBe(false);
+      expect(await stores.users.findById(USER_ID)).toMatchObject({ phone: null, phoneVerified: false });
+      expect(await stores.users.findById(OTHER_USER_ID)).toMatchObject({ phone: "+15550199", phoneVerified: true });
+      expect(await stores.users.setVerifiedPhone(USER_ID, "+15550111")).toBe(true);
     });
   });
 }
