@@ -81,7 +81,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
   const auditOf = async (kinds: AuditEventKind[], clientId: string) =>
     (await storage.stores.audit.list({ orgId, kinds, limit: 100 })).events
       .filter((event) => (event.payload as { clientId?: string }).clientId === clientId)
-      .map((event) => [event.kind, event.userId, event.payload])
+      .map((event) => [event.kind, event.userId, event.payload as unknown])
       .reverse();
 
   beforeAll(async () => {
