@@ -70,7 +70,11 @@ export async function startCodeFlow(config: oidc.Configuration, redirectUri: str
 }
 
 /** Finishes the interaction from `accessToken`'s Gatehouse session (consenting when asked) and exchanges the code. */
-export async function finishCodeFlow(config: oidc.Configuration, flow: CodeFlow, accessToken: string): Promise<oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers> {
+export async function finishCodeFlow(
+  config: oidc.Configuration,
+  flow: CodeFlow,
+  accessToken: string,
+): Promise<oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers> {
   const post = (consent: boolean) =>
     flow.browser.request(flow.landedAt, {
       method: "POST",
