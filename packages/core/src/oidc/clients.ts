@@ -174,7 +174,11 @@ export function createOidcClientsApi(ctx: Context): OidcClientsApi {
     async listClients(actor, { orgId }) {
       await requireOrgAdmin(ctx, actor, orgId);
       const records = await ctx.stores.oidc.list(OIDC_CLIENT_MODEL, ctx.clock.now());
-      return records.map((record) => viewOf(JSON.parse(record.payload) as OidcClientMetadata)).filter((client) => client.orgId === orgId);
+      // By id in code-unit order here, whatever the database's collation does with mixed case.
+      return records
+        .map((record) => viewOf(JSON.parse(record.payload) as OidcClientMetadata))
+        .filter((client) => client.orgId === orgId)
+        .sort((a, b) => (a.clientId < b.clientId ? -1 : a.clientId > b.clientId ? 1 : 0));
     },
 
     async updateClient(actor, change) {
