@@ -18,6 +18,7 @@ import { notMeasured, rowsTable, type Figure, type FigureResult } from "./bench/
 import { accessTokens } from "./bench/figures/access-tokens.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
+import { oidcFlow } from "./bench/figures/oidc.ts";
 import { risk } from "./bench/figures/risk.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
 import { smsSend } from "./bench/figures/sms-send.ts";
@@ -28,7 +29,7 @@ import { buildServerDist } from "./bench/server.ts";
 import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, signIn, isolation, smsSend, statements, risk];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, signIn, oidcFlow, isolation, smsSend, statements, risk];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -108,6 +108,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       factorEncryptionKey: config.factorEncryptionKey,
       behindProxy: config.trustProxyHops > 0,
       onUnexpected,
+      onEvent: metrics?.oidcEvent,
     },
     { limiter: stores.rateLimiter, perMinute: config.rateLimitIpPerMinute, clientIp: (req) => clientIp(req, config.trustProxyHops) },
   );

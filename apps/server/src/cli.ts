@@ -71,6 +71,7 @@ const OPTIONS = {
   "redirect-uri": { type: "string", multiple: true },
   "first-party": { type: "boolean" },
   public: { type: "boolean" },
+  pairwise: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -374,6 +375,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       "redirect-uri": ["<uri>", "required: an exact redirect URI, https or http on a loopback host (repeat it for several)"],
       "first-party": ["", "the org's own app: its members are not asked to consent"],
       public: ["", "a browser or native app that keeps no secret (PKCE alone)"],
+      pairwise: ["", "a pairwise `sub` for this app's sector (its redirect URIs' one host) instead of the user id"],
     },
     output: '{"client_id", "client_secret" (shown this once: only its hash is stored; null for --public)}',
     run: async ({ args, values, gatehouse }) => {
@@ -384,8 +386,36 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         redirectUris,
         firstParty: values["first-party"] === true,
         public: values.public === true,
+        pairwise: values.pairwise === true,
       });
       return { client_id: created.clientId, client_secret: created.clientSecret };
+    },
+  },
+  "oidc client list": {
+    summary: "the org's OpenID Connect clients, by client id (never a secret)",
+    params: { org: ORG_PARAM },
+    options: {},
+    output: '{"clients": [{"client_id", "name", "redirect_uris", "first_party", "public", "pairwise", "created_at"}]}',
+    run: async ({ args, gatehouse }) => ({
+      clients: (await gatehouse.oidc.listClients(SYSTEM_ACTOR, { orgId: await orgIdOf(gatehouse, args[0]!) })).map((client) => ({
+        client_id: client.clientId,
+        name: client.name,
+        redirect_uris: client.redirectUris,
+        first_party: client.firstParty,
+        public: client.public,
+        pairwise: client.pairwise,
+        created_at: iso(client.createdAt * 1000),
+      })),
+    }),
+  },
+  "oidc client delete": {
+    summary: "delete an OpenID Connect client: its codes and tokens stop working at their next use (audited)",
+    params: { client: "the client id" },
+    options: {},
+    output: '{"deleted": "<client id>"}',
+    run: async ({ args, gatehouse }) => {
+      await gatehouse.oidc.deleteClient(SYSTEM_ACTOR, { clientId: args[0]! });
+      return { deleted: args[0] };
     },
   },
   "keys rotate": {

@@ -1,13 +1,15 @@
 /**
  * Gatehouse's Prometheus metrics (prom-client), in a registry of their own. Every label has a
  * bounded set of values: RPC names, route labels, wire codes, error kinds, provider names,
- * limit names. Never a user, org, phone, IP or token. docs/operations.md lists each metric with
- * an example alert.
+ * limit names, and the ids of registered OpenID Connect clients (an admin registers each, and an event
+ * is counted only for a client the provider found). Never a user, org, phone, IP or token.
+ * docs/operations.md lists each metric with an example alert.
  */
 import type { QueryTiming, StorageFault } from "@gatehouse/adapters-sqlite";
 import type { HashQueueObserver, SmsGuardObserver } from "@gatehouse/core";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ConnectionCap } from "./connection-limits.ts";
+import type { OidcEventLabel } from "./oidc/events.ts";
 import type { RequestObserver, RpcRecord } from "./request-observer.ts";
 import type { EmailResultObserver } from "./email.ts";
 import type { SmsResultObserver } from "./sms.ts";
@@ -37,6 +39,8 @@ export interface GatehouseMetrics extends RequestObserver {
   /** A new connection refused by MAX_CONNECTIONS (`total`) or MAX_CONNECTIONS_PER_IP (`per_address`). */
   connectionRefused(cap: ConnectionCap): void;
   connectionsOpen(open: number): void;
+  /** An OpenID Provider event of a registered client. */
+  oidcEvent(clientId: string, event: OidcEventLabel): void;
 }
 
 export function createMetrics(version: string = serverVersion()): GatehouseMetrics {
@@ -143,6 +147,13 @@ export function createMetrics(version: string = serverVersion()): GatehouseMetri
   });
   const hashRun = new Histogram({ name: "gatehouse_password_hash_duration_seconds", help: "Time a password hash ran", buckets: HASH_BUCKETS, registers });
 
+  const oidcEvents = new Counter({
+    name: "gatehouse_oidc_events_total",
+    help: "OpenID Provider events by registered client id and event (authorized, consented, token_issued, rp_logout, backchannel_logout)",
+    labelNames: ["client_id", "event"],
+    registers,
+  });
+
   const funnel = (record: RpcRecord) => {
     if (record.method === LOGIN) {
       const resultCase = (record.response as { result?: { case?: string } } | undefined)?.result?.case;
@@ -176,6 +187,7 @@ export function createMetrics(version: string = serverVersion()): GatehouseMetri
     },
     connectionRefused: (cap) => connectionsRefused.inc({ cap }),
     connectionsOpen: (open) => connectionsOpen.set(open),
+    oidcEvent: (clientId, event) => oidcEvents.inc({ client_id: clientId, event }),
     hashQueue: {
       depthChanged: (depth) => hashQueueDepth.set(depth),
       hashed: (waitMs, runMs) => {

@@ -50,6 +50,9 @@ export function createOidcRepository(db: Kysely<Database>): OidcStore {
       const row = await live(model, now).where("user_code", "=", userCode).limit(1).executeTakeFirst();
       return row === undefined ? null : toRecord(row);
     },
+    async list(model, now) {
+      return (await live(model, now).orderBy("id").execute()).map(toRecord);
+    },
     async consume(model, id, at) {
       await db.updateTable("oidc_records").set({ consumed_at: at }).where("model", "=", model).where("id", "=", id).where("consumed_at", "is", null).execute();
     },

@@ -4,9 +4,10 @@
  * keys of `/.well-known/jwks.json`, and every sign-in taken from a live Gatehouse session (interaction.ts).
  */
 import { hkdfSync } from "node:crypto";
-import { clientSecretMatches, GATEHOUSE_CLIENT_FIELDS, type Clock, type Gatehouse, type OidcStore } from "@gatehouse/core";
+import { clientSecretMatches, GATEHOUSE_CLIENT_FIELDS, pairwiseSubject, type Clock, type Gatehouse, type OidcStore } from "@gatehouse/core";
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import { oidcAdapter } from "./adapter.ts";
+import { observeProviderEvents, type OidcEventSinks } from "./events.ts";
 
 /** Every provider endpoint lives under this prefix; discovery stays at the issuer's `/.well-known/openid-configuration`. */
 export const OIDC_PREFIX = "/oidc";
@@ -29,6 +30,8 @@ export interface OidcProviderOptions {
   readonly behindProxy: boolean;
   /** Told of the provider's own server errors (it answers them with a generic 500). */
   readonly onUnexpected: (error: unknown, where: string) => void;
+  /** Each provider event of a client, for the metrics. */
+  readonly onEvent?: OidcEventSinks["onEvent"];
 }
 
 /** The org a client belongs to, from its stored metadata. */
@@ -39,9 +42,10 @@ export function orgOfClient(client: { metadata(): Record<string, unknown> } | un
 
 export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: object[] }): Provider {
   const { gatehouse } = options;
-  const cookieKey = Buffer.from(
-    hkdfSync("sha256", options.factorEncryptionKey ?? Buffer.from(DEVELOPMENT_COOKIE_SECRET), Buffer.alloc(0), "gatehouse oidc cookies", 32),
-  ).toString("base64url");
+  const keyMaterial = options.factorEncryptionKey ?? Buffer.from(DEVELOPMENT_COOKIE_SECRET);
+  const cookieKey = Buffer.from(hkdfSync("sha256", keyMaterial, Buffer.alloc(0), "gatehouse oidc cookies", 32)).toString("base64url");
+  // Its own derivation, so the cookie key and the pairwise salt never reveal each other.
+  const pairwiseSalt = new Uint8Array(hkdfSync("sha256", keyMaterial, Buffer.alloc(0), "gatehouse oidc pairwise subjects", 32));
 
   const policy = interactionPolicy.base();
   // The provider's own session never signs anyone in again by itself: every authorization reads a live Gatehouse
@@ -81,6 +85,23 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
       profile: ["name"],
     },
     scopes: ["openid", "offline_access", "profile", "email"],
+    subjectTypes: ["public", "pairwise"],
+    // The sector is the host of the client's redirect URIs (one host for a pairwise client: core oidc/clients.ts).
+    pairwiseIdentifier(_ctx, accountId, client) {
+      const sector: unknown = client.sectorIdentifier;
+      if (typeof sector !== "string") throw new Error("a pairwise client without a sector");
+      return pairwiseSubject(pairwiseSalt, sector, accountId);
+    },
+    extraParams: {
+      // A client belongs to one org, so no org needs naming; one named must be the client's (docs/oidc.md).
+      async org(_ctx, value, client) {
+        if (value === undefined || value === "") return;
+        const orgId = orgOfClient(client);
+        if (orgId === null || !(await gatehouse.oidc.isClientOrg({ orgId, reference: String(value) }))) {
+          throw new errors.InvalidRequest("the org parameter names another organization than this app's");
+        }
+      },
+    },
     conformIdTokenClaims: false,
     responseTypes: ["code"],
     pkce: { required: () => true },
@@ -145,6 +166,7 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.behindProxy;
   provider.on("server_error", (ctx: KoaContextWithOIDC, error: unknown) => options.onUnexpected(error, ctx.path));
+  observeProviderEvents(provider, { gatehouse, onEvent: options.onEvent, onUnexpected: options.onUnexpected });
   // Clients store SHA-256 of their secret (core oidc/client-secret.ts); the library's own comparison would need it in clear.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual: string) {
     return clientSecretMatches(this.clientSecret, actual);

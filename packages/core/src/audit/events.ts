@@ -165,7 +165,23 @@ export interface AuditPayloads {
     readonly redirectUris: readonly string[];
     readonly firstParty: boolean;
     readonly public: boolean;
+    /** Absent in events recorded before pairwise subjects existed. */
+    readonly pairwise?: boolean;
   };
+  /** A relying party's redirect URIs or first-party flag were changed. */
+  "oidc_client.updated": { readonly clientId: string; readonly redirectUris: readonly string[]; readonly firstParty: boolean };
+  /** A relying party was given a new secret; the previous one stopped working. Never either secret. */
+  "oidc_client.secret_rotated": { readonly clientId: string };
+  /** A relying party was deleted: its codes and tokens stop working at their next use. */
+  "oidc_client.deleted": { readonly clientId: string; readonly name: string };
+  /** The provider sent a relying party back an authorization code. */
+  "oidc.authorized": { readonly clientId: string; readonly scopes: readonly string[] };
+  /** A member allowed a third-party relying party the scopes listed. */
+  "oidc.consented": { readonly clientId: string; readonly scopes: readonly string[] };
+  /** The token endpoint issued tokens to a relying party (`authorization_code`, `refresh_token`). */
+  "oidc.token_issued": { readonly clientId: string; readonly grantType: string };
+  /** A provider session ended for a relying party: the RP asked (`rp_initiated`), or it was told over the back channel (`back_channel`). */
+  "oidc.logged_out": { readonly clientId: string; readonly via: "rp_initiated" | "back_channel" };
   /** A member signed in to a relying party through the OpenID Provider, from the Gatehouse session `sessionId`. */
   "oidc.signed_in": { readonly clientId: string; readonly sessionId: string; readonly acr: string };
 }
@@ -218,6 +234,13 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "signing_key.created": true,
   "resource_server.created": true,
   "oidc_client.created": true,
+  "oidc_client.updated": true,
+  "oidc_client.secret_rotated": true,
+  "oidc_client.deleted": true,
+  "oidc.authorized": true,
+  "oidc.consented": true,
+  "oidc.token_issued": true,
+  "oidc.logged_out": true,
   "oidc.signed_in": true,
 } satisfies Record<AuditEventKind, true>) as readonly AuditEventKind[];
 

@@ -4,8 +4,10 @@ export {
   requireRedirectUris,
   type CreatedOidcClient,
   type NewOidcClient,
-  type OidcAccountClaims,
-  type OidcApi,
-  type OidcSignIn,
-} from "./oidc-service.ts";
+  type OidcClientChange,
+  type OidcClientView,
+  type OidcClientsApi,
+} from "./clients.ts";
+export { type OidcAccountClaims, type OidcApi, type OidcProviderEvent, type OidcSignIn } from "./oidc-service.ts";
 export { GATEHOUSE_CLIENT_FIELDS, type OidcClientMetadata, type OidcRecord } from "./records.ts";
+export { pairwiseSubject } from "./pairwise-subject.ts";

@@ -3,41 +3,17 @@
  * one org, the account behind a `sub` while its user is enabled and still a member, and a sign-in finished
  * from a Gatehouse session of the client's org, carrying what that session proved.
  */
-import { recordAudit, recordAuditAlone } from "../audit/record.ts";
+import { recordAuditAlone } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { GatehouseError, invalidArgument } from "../errors.ts";
+import { GatehouseError } from "../errors.ts";
 import type { EpochMs, OrgRole } from "../model.ts";
 import { ACR_OF_AAL } from "../tokens/access-jwt.ts";
-import { inTransaction } from "../stores/unit-of-work.ts";
 import { authenticate } from "../sign-in/sessions.ts";
-import { requireOrgAdmin, type Actor } from "../admin/authorization.ts";
-import { clientSecretHash } from "./client-secret.ts";
+import { createOidcClientsApi, OIDC_CLIENT_MODEL, type OidcClientsApi } from "./clients.ts";
 import type { OidcClientMetadata } from "./records.ts";
 
-const CLIENT_ID_PREFIX = "gh_oidc_";
-const CLIENT_SECRET_PREFIX = "gh_oidcs_";
-const MAX_NAME_LENGTH = 100;
-const MAX_REDIRECT_URIS = 10;
-const MAX_URI_LENGTH = 2048;
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
-export const OIDC_CLIENT_MODEL = "Client";
 /** Gatehouse's own record beside the provider's: which Gatehouse session a grant's tokens came from. */
 export const GRANT_SESSION_MODEL = "GatehouseSessionOfGrant";
-
-export interface NewOidcClient {
-  readonly name: string;
-  readonly redirectUris: readonly string[];
-  /** Consent is skipped: the org vouches for the app. */
-  readonly firstParty: boolean;
-  /** A browser or native app that cannot keep a secret: no secret, PKCE only. */
-  readonly public: boolean;
-}
-
-export interface CreatedOidcClient {
-  readonly clientId: string;
-  /** Shown once (only its hash is stored); null for a public client. */
-  readonly clientSecret: string | null;
-}
 
 /** The claims of an account, by scope: `openid` gives `sub`, `org_id` and `org_role`; `email` and `profile` theirs. */
 export interface OidcAccountClaims {
@@ -59,9 +35,14 @@ export interface OidcSignIn {
   readonly sessionId: string;
 }
 
-export interface OidcApi {
-  /** Registers a relying party for one org (its admins, platform admins, the operator); audited. */
-  createClient(actor: Actor, orgId: string, client: NewOidcClient): Promise<CreatedOidcClient>;
+/** What the provider reports of one client (its events, docs/oidc.md); `userId` null where it does not say. */
+export type OidcProviderEvent = { readonly clientId: string; readonly userId: string | null } & (
+  | { readonly kind: "authorized" | "consented"; readonly scopes: readonly string[] }
+  | { readonly kind: "token_issued"; readonly grantType: string }
+  | { readonly kind: "logged_out"; readonly via: "rp_initiated" | "back_channel" }
+);
+
+export interface OidcApi extends OidcClientsApi {
   /**
    * The account's claims while the user is enabled and a member of `orgId`, and, for a token of a grant, while
    * the Gatehouse session that grant was signed in from is live; null otherwise (no tokens then).
@@ -71,6 +52,10 @@ export interface OidcApi {
   bindGrant(grantId: string, sessionId: string, expiresAt: EpochMs): Promise<void>;
   /** The sign-in a Gatehouse access token of `orgId` proves for `clientId` (audited); throws `unauthenticated` for any other token or org. */
   signInFromSession(accessToken: string, orgId: string, clientId: string): Promise<OidcSignIn>;
+  /** Whether an RP's `org` parameter (an org id or slug) names `orgId`, the client's org. */
+  isClientOrg(input: { readonly orgId: string; readonly reference: string }): Promise<boolean>;
+  /** Audits a provider event with the client's org; an event of a client deleted meanwhile is dropped. */
+  recordProviderEvent(event: OidcProviderEvent): Promise<void>;
 }
 
 export function createOidcApi(ctx: Context): OidcApi {
@@ -96,46 +81,36 @@ export function createOidcApi(ctx: Context): OidcApi {
     };
   }
 
-  return {
-    async createClient(actor, orgId, client) {
-      await requireOrgAdmin(ctx, actor, orgId);
-      const name = client.name.trim();
-      if (name === "" || name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name)) {
-        throw invalidArgument("name", `must be 1 to ${MAX_NAME_LENGTH} printable characters`);
-      }
-      const redirectUris = requireRedirectUris(client.redirectUris);
-      const clientId = CLIENT_ID_PREFIX + Buffer.from(ctx.random.bytes(16)).toString("base64url");
-      const clientSecret = client.public ? null : CLIENT_SECRET_PREFIX + Buffer.from(ctx.random.bytes(32)).toString("base64url");
-      const now = ctx.clock.now();
-      const metadata: OidcClientMetadata = {
-        client_id: clientId,
-        client_name: name,
-        ...(clientSecret === null ? {} : { client_secret: clientSecretHash(clientSecret) }),
-        redirect_uris: redirectUris,
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: clientSecret === null ? "none" : "client_secret_basic",
-        id_token_signed_response_alg: "EdDSA",
-        org_id: orgId,
-        first_party: client.firstParty,
-        client_id_issued_at: Math.floor(now / 1000),
-      };
-      await inTransaction(ctx, async (tx) => {
-        await tx.stores.oidc.upsert({
-          model: OIDC_CLIENT_MODEL,
-          id: clientId,
-          payload: JSON.stringify(metadata),
-          grantId: null,
-          uid: null,
-          userCode: null,
-          expiresAt: null,
-        });
-        const subject = { actor: actor.kind === "system" ? ({ kind: "system" } as const) : ({ kind: "user", userId: actor.userId } as const), orgId };
-        await recordAudit(tx, "oidc_client.created", subject, { clientId, name, redirectUris, firstParty: client.firstParty, public: client.public });
-      });
-      return { clientId, clientSecret };
-    },
+  async function recordProviderEvent(event: OidcProviderEvent): Promise<void> {
+    const client = await ctx.stores.oidc.find(OIDC_CLIENT_MODEL, event.clientId, ctx.clock.now());
+    if (client === null) return;
+    const orgId = (JSON.parse(client.payload) as OidcClientMetadata).org_id;
+    const subject = {
+      actor: event.userId === null ? ({ kind: "system" } as const) : ({ kind: "user", userId: event.userId } as const),
+      orgId,
+      userId: event.userId,
+    };
+    const { clientId } = event;
+    switch (event.kind) {
+      case "authorized":
+        return recordAuditAlone(ctx, "oidc.authorized", subject, { clientId, scopes: [...event.scopes] });
+      case "consented":
+        return recordAuditAlone(ctx, "oidc.consented", subject, { clientId, scopes: [...event.scopes] });
+      case "token_issued":
+        return recordAuditAlone(ctx, "oidc.token_issued", subject, { clientId, grantType: event.grantType });
+      case "logged_out":
+        return recordAuditAlone(ctx, "oidc.logged_out", subject, { clientId, via: event.via });
+    }
+  }
 
+  return {
+    ...createOidcClientsApi(ctx),
+    recordProviderEvent,
+    async isClientOrg({ orgId, reference }) {
+      if (reference === orgId) return true;
+      const org = await ctx.stores.orgs.findById(orgId);
+      return org !== null && org.slug !== null && org.slug !== undefined && org.slug === reference;
+    },
     account,
 
     async bindGrant(grantId, sessionId, expiresAt) {
@@ -164,17 +139,4 @@ export function createOidcApi(ctx: Context): OidcApi {
 
 function authTimeOf(createdAt: EpochMs, mfaAt: EpochMs | null): number {
   return Math.floor(Math.max(createdAt, mfaAt ?? 0) / 1000);
-}
-
-/** Exact URIs, matched by the provider character for character: https, or http on a loopback host only; no fragment. */
-export function requireRedirectUris(uris: readonly string[]): string[] {
-  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS) throw invalidArgument("redirect_uris", `must be 1 to ${MAX_REDIRECT_URIS} URIs`);
-  return uris.map((uri) => {
-    const parsed = uri.length <= MAX_URI_LENGTH && !/\s/.test(uri) ? URL.parse(uri) : null;
-    const allowed = parsed !== null && (parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)));
-    if (!allowed || parsed.hash !== "" || uri.includes("#")) {
-      throw invalidArgument("redirect_uris", "must be absolute https URIs (http only on a loopback host) without a fragment");
-    }
-    return uri;
-  });
 }

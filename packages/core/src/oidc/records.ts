@@ -37,6 +37,8 @@ export interface OidcClientMetadata {
   readonly response_types: readonly string[];
   readonly token_endpoint_auth_method: "client_secret_basic" | "none";
   readonly id_token_signed_response_alg: "EdDSA";
+  /** Absent: `public`, the user id. */
+  readonly subject_type?: "pairwise";
   readonly org_id: string;
   readonly first_party: boolean;
   /** Epoch seconds. */

@@ -28,6 +28,12 @@ export function createMemoryOidcStore(tables: MemoryTables): OidcStore {
     async findByUserCode(model, userCode, now) {
       return findBy(model, now, (record) => record.userCode === userCode);
     },
+    async list(model, now) {
+      return [...records.values()]
+        .filter((record) => record.model === model)
+        .flatMap((record) => live(record, now) ?? [])
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
     async consume(model, id, at) {
       const record = records.get(keyOf(model, id));
       if (record !== undefined && record.consumedAt === null) records.set(keyOf(model, id), { ...record, consumedAt: at });

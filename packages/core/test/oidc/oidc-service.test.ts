@@ -25,7 +25,7 @@ describe("OpenID clients", () => {
     expect(stored?.expiresAt).toBeNull();
     const { events } = await h.stores.audit.list({ kinds: ["oidc_client.created"], limit: 10 });
     expect(events.map((event) => [event.orgId, event.payload])).toEqual([
-      [h.orgId, { clientId: created.clientId, name: "Wiki", redirectUris: [REDIRECT], firstParty: true, public: false }],
+      [h.orgId, { clientId: created.clientId, name: "Wiki", redirectUris: [REDIRECT], firstParty: true, public: false, pairwise: false }],
     ]);
   });
 

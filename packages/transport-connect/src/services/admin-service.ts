@@ -23,6 +23,7 @@ import {
 import type { AdminService } from "@gatehouse/contract/gen/gatehouse/v1/admin_pb";
 import { invalidArgument, parseOrgRole, riskPolicyToJson, type Gatehouse } from "@gatehouse/core";
 import { memberFactorKindsToWire } from "./factors-wire.ts";
+import { oidcClientToWire } from "./oidc-clients-wire.ts";
 import { actorOf, requirePrincipal } from "./principal.ts";
 
 type Handlers = ServiceImpl<typeof AdminService>;
@@ -44,7 +45,7 @@ export function createAdminService(gatehouse: Gatehouse): Handlers {
 }
 
 function adminHandlers(gatehouse: Gatehouse): Handlers {
-  const { admin } = gatehouse;
+  const { admin, oidc } = gatehouse;
   return {
     createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
     addMember: async (req, ctx) => addMemberResultToWire(await admin.addMember(actorOf(ctx), req.orgId, req.email, parseOrgRole(req.role))),
@@ -129,6 +130,27 @@ function adminHandlers(gatehouse: Gatehouse): Handlers {
     listRiskEvents: async (req, ctx) => {
       const query = { orgId: req.orgId, limit: req.limit === 0 ? 100 : req.limit, ...(req.userId === "" ? {} : { userId: req.userId }) };
       return { eventsJson: (await admin.listRiskEvents(actorOf(ctx), query)).map((event) => JSON.stringify(riskEventToJson(event))) };
+    },
+    createOidcClient: async (req, ctx) => {
+      const input = { name: req.name, redirectUris: req.redirectUris, firstParty: req.firstParty, public: req.public, pairwise: req.pairwise };
+      const created = await oidc.createClient(actorOf(ctx), req.orgId, input);
+      return { client: oidcClientToWire(created.client), clientSecret: created.clientSecret ?? "" };
+    },
+    listOidcClients: async (req, ctx) => ({ clients: (await oidc.listClients(actorOf(ctx), { orgId: req.orgId })).map(oidcClientToWire) }),
+    updateOidcClient: async (req, ctx) => {
+      const change = {
+        clientId: req.clientId,
+        ...(req.redirectUris.length === 0 ? {} : { redirectUris: req.redirectUris }),
+        ...(req.firstParty === undefined ? {} : { firstParty: req.firstParty }),
+      };
+      return { client: oidcClientToWire(await oidc.updateClient(actorOf(ctx), change)) };
+    },
+    rotateOidcClientSecret: async (req, ctx) => ({
+      clientSecret: (await oidc.rotateClientSecret(actorOf(ctx), { clientId: req.clientId })).clientSecret ?? "",
+    }),
+    deleteOidcClient: async (req, ctx) => {
+      await oidc.deleteClient(actorOf(ctx), { clientId: req.clientId });
+      return {};
     },
   };
 }

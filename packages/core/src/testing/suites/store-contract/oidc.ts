@@ -83,6 +83,16 @@ export function describeOidcStoreContract(current: () => Stores): void {
       expect(await stores.oidc.find("RefreshToken", "rt-2", T0)).not.toBeNull();
     });
 
+    it("list gives the live records of one model, by id", async () => {
+      await stores.oidc.upsert(aRecord({ model: "Client", id: "client-b", grantId: null, expiresAt: null }));
+      await stores.oidc.upsert(aRecord({ model: "Client", id: "client-a", grantId: null, expiresAt: null }));
+      await stores.oidc.upsert(aRecord({ model: "Client", id: "client-c", grantId: null, expiresAt: T0 + 1 }));
+      await stores.oidc.upsert(aRecord({ model: "Grant", id: "client-d" }));
+      expect((await stores.oidc.list("Client", T0)).map((record) => record.id)).toEqual(["client-a", "client-b", "client-c"]);
+      expect((await stores.oidc.list("Client", T0 + 1)).map((record) => record.id)).toEqual(["client-a", "client-b"]);
+      expect(await stores.oidc.list("Session", T0)).toEqual([]);
+    });
+
     it("the same id under two models is two records", async () => {
       await stores.oidc.upsert(aRecord({ model: "AccessToken", id: "same", payload: "1" }));
       await stores.oidc.upsert(aRecord({ model: "RefreshToken", id: "same", payload: "2" }));
