@@ -216,8 +216,33 @@ function parseJsonOption(raw: string, what: string): unknown {
 
 const iso = (at: number | null | undefined): string | null => (at === null || at === undefined ? null : new Date(at).toISOString());
 
-/** The org an argument names (id or slug), as its id. */
-const orgIdOf = async (gatehouse: Gatehouse, reference: string): Promise<string> => (await gatehouse.admin.findOrgByReference(SYSTEM_ACTOR, reference)).id;
+/** The org an argument names (its slug in any case, else its id), as its id. */
+async function orgIdOf(gatehouse: Gatehouse, reference: string): Promise<string> {
+  try {
+    return (await gatehouse.admin.findOrg(SYSTEM_ACTOR, { slug: reference })).id;
+  } catch (error) {
+    if (!(error instanceof GatehouseError) || error.kind !== "not_found") throw error;
+  }
+  return (await gatehouse.admin.findOrg(SYSTEM_ACTOR, { id: reference })).id;
+}
+
+/** The account an argument names: by email (anything with an @) or by id. */
+const userOf = (gatehouse: Gatehouse, actor: Actor, reference: string): Promise<User> =>
+  gatehouse.admin.findUser(actor, reference.includes("@") ? { email: reference } : { id: reference });
+
+/** The id of the account with this email; `unknown` is the refusal's message when there is none. */
+async function userIdOfEmail(gatehouse: Gatehouse, actor: Actor, email: string, unknown: string): Promise<string> {
+  try {
+    return (await gatehouse.admin.findUser(actor, { email })).id;
+  } catch (error) {
+    if (error instanceof GatehouseError && error.kind === "not_found") throw new GatehouseError("not_found", unknown);
+    throw error;
+  }
+}
+
+/** The user id an argument names; an id is passed on as typed, for the call it is given to to check. */
+const userIdOf = (gatehouse: Gatehouse, actor: Actor, reference: string, unknownEmail = "user not found"): Promise<string> =>
+  reference.includes("@") ? userIdOfEmail(gatehouse, actor, reference, unknownEmail) : Promise.resolve(reference);
 
 function userToJson(user: User) {
   return {
@@ -307,7 +332,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM },
     options: {},
     output: RISK_POLICY_KEYS,
-    run: async ({ args, gatehouse }) => riskPolicyToJson(await gatehouse.admin.getOrgRiskPolicy(SYSTEM_ACTOR, await orgIdOf(gatehouse, args[0]!))),
+    run: async ({ args, gatehouse }) => riskPolicyToJson(await gatehouse.admin.getOrgRiskPolicy(SYSTEM_ACTOR, { orgId: await orgIdOf(gatehouse, args[0]!) })),
   },
   "risk policy set": {
     summary: "change the org's risk policy: the fields given replace the current ones, validated whole (audited)",
@@ -317,7 +342,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ args, values, gatehouse }) => {
       if (values.json === undefined) throw new UsageError('risk policy set needs --json \'{"mode": "enforce", ...}\'');
       const orgId = await orgIdOf(gatehouse, args[0]!);
-      return riskPolicyToJson(await gatehouse.admin.updateOrgRiskPolicy(SYSTEM_ACTOR, orgId, parseJsonOption(values.json, "risk policy")));
+      return riskPolicyToJson(await gatehouse.admin.updateOrgRiskPolicy(SYSTEM_ACTOR, { orgId, patch: parseJsonOption(values.json, "risk policy") }));
     },
   },
   "risk events": {
@@ -333,7 +358,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ values, gatehouse }) => {
       const limit = Math.min(parseLimitOption(values.limit), MAX_RISK_EVENTS_PAGE);
       const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
-      const userId = values.user === undefined ? undefined : (await gatehouse.admin.findUserByReference(SYSTEM_ACTOR, values.user)).id;
+      const userId = values.user === undefined ? undefined : (await userOf(gatehouse, SYSTEM_ACTOR, values.user)).id;
       const events = await gatehouse.admin.listRiskEvents(SYSTEM_ACTOR, { orgId, limit, ...(userId === undefined ? {} : { userId }) });
       return new JsonLines(
         (async function* () {
@@ -413,7 +438,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: { slug: ["<slug>", "its short name, lower-case letters, digits and dashes (must be free)"] },
     output: '{"org_id", "slug"}',
     run: async ({ actor, args, values, gatehouse }) => {
-      const created = await gatehouse.admin.createOrg(actor, args[0]!, values.slug);
+      const created = await gatehouse.admin.createOrg(actor, { name: args[0]!, slug: values.slug });
       return { org_id: created.orgId, slug: created.slug };
     },
   },
@@ -441,7 +466,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       // A malformed --json is a usage error, whatever the org.
       const patch = values.json === undefined ? undefined : orgMfaSettingsPatchFromJson(parseJsonOption(values.json, "org settings"), invalidArgument);
       const orgId = await orgIdOf(gatehouse, args[0]!);
-      const settings = patch === undefined ? await admin.getOrgMfaSettings(actor, orgId) : await admin.updateOrgMfaSettings(actor, orgId, patch);
+      const settings = patch === undefined ? await admin.getOrgMfaSettings(actor, { orgId }) : await admin.updateOrgMfaSettings(actor, { orgId, patch });
       return orgMfaSettingsToJson(settings);
     },
   },
@@ -474,7 +499,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const { admin } = gatehouse;
       const patch = values.json === undefined ? undefined : smsDestinationPolicyPatchFromJson(parseJsonOption(values.json, "sms policy"), invalidArgument);
       const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
-      const policy = patch === undefined ? await admin.getSmsDestinationPolicy(actor, orgId) : await admin.updateSmsDestinationPolicy(actor, orgId, patch);
+      const policy =
+        patch === undefined ? await admin.getSmsDestinationPolicy(actor, { orgId }) : await admin.updateSmsDestinationPolicy(actor, { orgId, patch });
       return smsDestinationPolicyToJson(policy);
     },
   },
@@ -490,7 +516,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       const since = parseTimeOption("since", values.since);
       if (since === undefined) throw new UsageError("sms report needs --since <iso>");
       const until = parseTimeOption("until", values.until) ?? Date.now();
-      return { rows: (await gatehouse.admin.getSmsTrafficReport(actor, since, until)).map(smsTrafficRowToJson) };
+      return { rows: (await gatehouse.admin.getSmsTrafficReport(actor, { from: since, to: until })).map(smsTrafficRowToJson) };
     },
   },
   "user create": {
@@ -530,10 +556,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: `{${USER_KEYS}, "orgs": [{"org_id", "slug", "role"}]}`,
     run: async ({ actor, args, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(actor, args[0]!);
+      const user = await userOf(gatehouse, actor, args[0]!);
       const orgs = [];
       for (const org of await admin.listOrgs(actor)) {
-        const member = (await admin.listMembers(actor, org.id)).find((m) => m.userId === user.id);
+        const member = (await admin.listMembers(actor, { orgId: org.id })).find((m) => m.userId === user.id);
         if (member !== undefined) orgs.push({ org_id: org.id, slug: org.slug ?? null, role: member.role });
       }
       return { ...userToJson(user), orgs };
@@ -545,7 +571,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     output: '{"disabled": true}',
     run: async ({ actor, args, gatehouse }) => {
-      await gatehouse.admin.setUserDisabledByReference(actor, args[0]!, true);
+      await gatehouse.admin.disableUser(actor, { userId: await userIdOf(gatehouse, actor, args[0]!, "no user with this email") });
       return { disabled: true };
     },
   },
@@ -555,7 +581,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     output: '{"disabled": false}',
     run: async ({ actor, args, gatehouse }) => {
-      await gatehouse.admin.setUserDisabledByReference(actor, args[0]!, false);
+      await gatehouse.admin.enableUser(actor, { userId: await userIdOf(gatehouse, actor, args[0]!, "no user with this email") });
       return { disabled: false };
     },
   },
@@ -566,8 +592,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: `{"sessions": [{${SESSION_KEYS}}]}`,
     run: async ({ args, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(SYSTEM_ACTOR, args[0]!);
-      return { sessions: (await admin.listSessionsOfUser(SYSTEM_ACTOR, user.id)).map(sessionToJson) };
+      const user = await userOf(gatehouse, SYSTEM_ACTOR, args[0]!);
+      return { sessions: (await admin.listSessionsOfUser(SYSTEM_ACTOR, { userId: user.id })).map(sessionToJson) };
     },
   },
   "session revoke": {
@@ -577,13 +603,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: '{"user_id", "org_id" (null: every org), "revoked_count"}',
     run: async ({ actor, args, values, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(actor, args[0]!);
+      const user = await userOf(gatehouse, actor, args[0]!);
       if (values.org === undefined) {
-        const { revokedCount } = await admin.revokeUserSessionsEverywhere(actor, user.id);
+        const { revokedCount } = await admin.revokeUserSessionsEverywhere(actor, { userId: user.id });
         return { user_id: user.id, org_id: null, revoked_count: revokedCount };
       }
       const orgId = await orgIdOf(gatehouse, values.org);
-      const { revokedCount } = await admin.revokeUserSessions(actor, orgId, user.id);
+      const { revokedCount } = await admin.revokeUserSessions(actor, { orgId, userId: user.id });
       return { user_id: user.id, org_id: orgId, revoked_count: revokedCount };
     },
   },
@@ -594,11 +620,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: `{"devices": [{${DEVICE_KEYS}}]}`,
     run: async ({ actor, args, values, gatehouse }) => {
       const { admin } = gatehouse;
-      const user = await admin.findUserByReference(actor, args[0]!);
+      const user = await userOf(gatehouse, actor, args[0]!);
       const devices =
         values.org === undefined
-          ? await admin.listDevicesOfUser(actor, user.id)
-          : await admin.listUserDevices(actor, await orgIdOf(gatehouse, values.org), user.id);
+          ? await admin.listDevicesOfUser(actor, { userId: user.id })
+          : await admin.listUserDevices(actor, { orgId: await orgIdOf(gatehouse, values.org), userId: user.id });
       const now = Date.now();
       return { devices: devices.map((device) => deviceToJson(device, now)) };
     },
@@ -609,7 +635,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     output: '{"device_id", "org_id", "user_id", "trust_revoked": true}',
     run: async ({ actor, args, gatehouse }) => {
-      const device = await gatehouse.admin.revokeDeviceTrustById(actor, args[0]!);
+      const device = await gatehouse.admin.revokeDeviceTrustById(actor, { deviceId: args[0]! });
       return { device_id: device.id, org_id: device.orgId, user_id: device.userId, trust_revoked: true };
     },
   },
@@ -619,7 +645,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     output: '{"factors": [{id, kind, label, created_at, last_used_at}], "recovery_codes_left", "phone_mask"}',
     run: async ({ actor, args, gatehouse }) => {
-      const view = await gatehouse.admin.listUserFactorsByReference(actor, args[0]!);
+      const view = await gatehouse.admin.listFactorsOfUser(actor, { userId: await userIdOf(gatehouse, actor, args[0]!) });
       return {
         factors: view.factors.map((factor) => ({
           id: factor.id,
@@ -641,7 +667,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: '{"reset": true}',
     run: async ({ actor, args, values, gatehouse }) => {
       if (values.reason === undefined) throw new UsageError("factors reset needs --reason <text> (it is recorded in the audit trail)");
-      await gatehouse.admin.resetUserFactorsByReference(actor, args[0]!, values.reason);
+      await gatehouse.admin.resetUserFactors(actor, { orgId: null, userId: await userIdOf(gatehouse, actor, args[0]!), reason: values.reason });
       return { reset: true };
     },
   },
@@ -652,7 +678,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     output: 'added: {"status": "added", "org_id", "user_id", "role"}; invited: {"status": "invited", "org_id", "invitation_id", "email", "role"}',
     run: async ({ actor, args, values, gatehouse }) => {
       const role = parseOrgRole(values.role ?? "member");
-      const added = await gatehouse.admin.addMember(actor, await orgIdOf(gatehouse, args[0]!), args[1]!, role);
+      const added = await gatehouse.admin.addMember(actor, { orgId: await orgIdOf(gatehouse, args[0]!), email: args[1]!, role });
       if (added.status === "invited") {
         const { invitation } = added;
         return { status: "invited", org_id: invitation.orgId, invitation_id: invitation.id, email: invitation.email, role: invitation.role };
@@ -667,7 +693,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     output: '{"removed": true}',
     run: async ({ actor, args, gatehouse }) => {
-      await gatehouse.admin.removeMemberByEmail(actor, await orgIdOf(gatehouse, args[0]!), args[1]!);
+      const orgId = await orgIdOf(gatehouse, args[0]!);
+      // An unknown email reads as no membership: removing never tells whether an account exists.
+      const userId = await userIdOfEmail(gatehouse, actor, args[1]!, "membership not found");
+      await gatehouse.admin.removeMember(actor, { orgId, userId });
       return { removed: true };
     },
   },
@@ -677,7 +706,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     options: {},
     output: '{"members": [{"user_id", "email", "role"}]}',
     run: async ({ actor, args, gatehouse }) => ({
-      members: (await gatehouse.admin.listMembers(actor, await orgIdOf(gatehouse, args[0]!))).map((m) => ({
+      members: (await gatehouse.admin.listMembers(actor, { orgId: await orgIdOf(gatehouse, args[0]!) })).map((m) => ({
         user_id: m.userId,
         email: m.email,
         role: m.role,
@@ -695,7 +724,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ args, values, gatehouse }) => {
       if (values["server-url"] === undefined) throw new UsageError("browser chrome-policy needs --server-url https://…");
       const orgId = await orgIdOf(gatehouse, args[0]!);
-      const policy = await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, orgId);
+      const policy = await gatehouse.admin.getOrgBrowserPolicy(SYSTEM_ACTOR, { orgId });
       try {
         return chromePolicyFor({
           orgId,
@@ -714,7 +743,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     params: { org: ORG_PARAM },
     options: {},
     output: POLICY_KEYS,
-    run: async ({ actor, args, gatehouse }) => browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(actor, await orgIdOf(gatehouse, args[0]!))),
+    run: async ({ actor, args, gatehouse }) =>
+      browserPolicyToJson(await gatehouse.admin.getOrgBrowserPolicy(actor, { orgId: await orgIdOf(gatehouse, args[0]!) })),
   },
   "policy set": {
     summary: "replace the org's browser policy",
@@ -724,7 +754,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: async ({ actor, args, values, gatehouse }) => {
       if (values.json === undefined) throw new UsageError('policy set needs --json \'{"access_control": {...}, "action_restrictions": {...}}\'');
       const policy = browserPolicyDraftFromJson(parseJsonOption(values.json, "policy"), invalidArgument);
-      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(actor, await orgIdOf(gatehouse, args[0]!), policy));
+      return browserPolicyToJson(await gatehouse.admin.updateOrgBrowserPolicy(actor, { orgId: await orgIdOf(gatehouse, args[0]!), policy }));
     },
   },
 };

@@ -93,11 +93,11 @@ describe("accounts and sign-ins for the provider", () => {
       org_role: "member",
     });
     expect(await h.gatehouse.oidc.account("another-org", h.userId)).toBeNull();
-    await h.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, h.userId, true);
+    await h.gatehouse.admin.disableUser(SYSTEM_ACTOR, { userId: h.userId });
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId)).toBeNull();
-    await h.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, h.userId, false);
+    await h.gatehouse.admin.enableUser(SYSTEM_ACTOR, { userId: h.userId });
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId)).not.toBeNull();
-    await h.gatehouse.admin.removeMember(SYSTEM_ACTOR, h.orgId, h.userId);
+    await h.gatehouse.admin.removeMember(SYSTEM_ACTOR, { orgId: h.orgId, userId: h.userId });
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId)).toBeNull();
   });
 
