@@ -47,7 +47,7 @@ const gatehouse = createGatehouse({ stores: storage.stores, sms, email, clock: s
 
 try {
   // Administration: SYSTEM_ACTOR is the operator (what the CLI uses); signed-in admins pass { kind: "user", userId }.
-  const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
+  const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
   // Register creates an unverified account and emails a verification link (its token is after "#token=").
   // An account whose email you already trust: register({ ..., emailVerified: true }) and skip this step.
   // It answers a registrant proof: the link keeps this password only when opened with it (the same client that
@@ -56,10 +56,13 @@ try {
   const link = new URL(email.links.get("ada@example.com")!);
   await gatehouse.verifyEmail({ token: new URLSearchParams(link.hash.slice(1)).get("token")!, registrantProof });
   console.log("email verified through", link.pathname);
-  await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member"); // role: "member" | "admin"
-  await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgId, {
-    accessControl: { allowedDomains: ["*.example.com"], blockedDomains: ["evil.example.com"], defaultAction: "deny", wildcardSupported: true },
-    actionRestrictions: { allowedActions: ["navigate", "download"], readOnlyMode: false },
+  await gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" }); // role: "member" | "admin"
+  await gatehouse.admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, {
+    orgId,
+    policy: {
+      accessControl: { allowedDomains: ["*.example.com"], blockedDomains: ["evil.example.com"], defaultAction: "deny", wildcardSupported: true },
+      actionRestrictions: { allowedActions: ["navigate", "download"], readOnlyMode: false },
+    },
   });
 
   // Login answers one of three outcomes, each with its payload under its own key:

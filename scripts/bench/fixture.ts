@@ -69,15 +69,15 @@ export async function seedFixture(options: FixtureOptions) {
   try {
     const { gatehouse, storage } = engine;
     const { admin } = gatehouse;
-    const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: no MFA")).orgId;
-    const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, "Bench: MFA on new devices")).orgId;
-    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgNoMfa, NO_MFA);
+    const orgNoMfa = (await admin.createOrg(SYSTEM_ACTOR, { name: "Bench: no MFA" })).orgId;
+    const orgMfa = (await admin.createOrg(SYSTEM_ACTOR, { name: "Bench: MFA on new devices" })).orgId;
+    await admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId: orgNoMfa, patch: NO_MFA });
     const policy = generatePolicy(options.policyEntries);
-    await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, orgNoMfa, policyInput(policy.accessControl));
+    await admin.updateOrgBrowserPolicy(SYSTEM_ACTOR, { orgId: orgNoMfa, policy: policyInput(policy.accessControl) });
 
     const cheapHash = await createKdfPasswordHasher(CHEAP_ARGON2ID, cryptoRandom).hash(PASSWORD);
     const tokenUser = await createUser(storage.stores, "cheap-login@bench.test", cheapHash, null);
-    await admin.addMember(SYSTEM_ACTOR, orgNoMfa, tokenUser.email, "member");
+    await admin.addMember(SYSTEM_ACTOR, { orgId: orgNoMfa, email: tokenUser.email, role: "member" });
     const accessToken = await tokenFor(gatehouse, tokenUser, orgNoMfa);
 
     // One production-cost hash (OWASP's Argon2id, the server's default); bulk users reuse it.
@@ -94,7 +94,7 @@ export async function seedFixture(options: FixtureOptions) {
     const cheapMfaUsers = await many(options.cheapMfaUsers ?? 0, "cheap-mfa", cheapHash, true);
     const totpUsers: BenchUser[] = [];
     for (const user of await many(options.totpUsers ?? 0, "totp", cheapHash, false)) {
-      await admin.addMember(SYSTEM_ACTOR, orgNoMfa, user.email, "member");
+      await admin.addMember(SYSTEM_ACTOR, { orgId: orgNoMfa, email: user.email, role: "member" });
       totpUsers.push({ ...user, totpSecret: (await enrolTotp(gatehouse, user, orgNoMfa)).secret });
     }
     const checkUrls = generateCorpus(policy, 16);
@@ -109,11 +109,11 @@ export async function seedAdmin(databaseUrl: string): Promise<{ orgId: string; t
   const engine = await benchEngine(databaseUrl, CHEAP_ENV);
   try {
     const { gatehouse } = engine;
-    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Bench: admin saves");
-    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, NO_MFA);
+    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Bench: admin saves" });
+    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId, patch: NO_MFA });
     const user = { email: "admin@bench.test", password: PASSWORD };
     await gatehouse.register({ ...user, emailVerified: true });
-    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, user.email, "admin");
+    await gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId, email: user.email, role: "admin" });
     const { principal, secret } = await enrolTotp(gatehouse, user, orgId);
     const { challengeId } = await gatehouse.account.startStepUp(principal);
     // The next time step's code: the enrolment used up the current one.
@@ -127,8 +127,8 @@ export async function seedAdmin(databaseUrl: string): Promise<{ orgId: string; t
 /** Enrols an app as a user does it: signed in to `orgId`, where no MFA is asked, the app is their first factor (no step-up). */
 async function enrolTotp(gatehouse: Gatehouse, user: BenchUser, orgId: string) {
   const principal = await gatehouse.authenticate(await tokenFor(gatehouse, user, orgId));
-  const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, "bench app", { currentPassword: user.password });
-  await gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, Date.now()));
+  const { enrollmentId, secret } = await gatehouse.account.startTotpEnrollment(principal, { label: "bench app", proof: { currentPassword: user.password } });
+  await gatehouse.account.confirmTotpEnrollment(principal, { enrollmentId, code: totpCodeAt(secret, Date.now()) });
   return { principal, secret };
 }
 

@@ -31,7 +31,7 @@ export function warmPhoneMetadata(logger: Logger): void {
 /** In production, a platform that sends codes to every country is told to name the ones it serves. */
 export async function warnIfEveryCountryAllowed(config: ServerConfig, gatehouse: Gatehouse, logger: Logger): Promise<void> {
   if (config.appEnv !== "production") return;
-  const policy = await gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, null);
+  const policy = await gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null });
   if (policy.allowedCountries.length > 0) return;
   logger.warn(
     { suggestion: `gatehouse sms policy --json '{"allowed_countries": ["US", "CA", "GB"]}'` },

@@ -84,9 +84,9 @@ describe.each(dialects)("access JWTs, the key set and introspection, over the wi
   it.runIf(enabled)(
     "a JWT for a registered audience; introspection active, other audience, revoked, expired, wrong secret; rotation pre-published",
     async () => {
-      const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme");
+      const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
       await operator.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-      await operator.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
+      await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
       const billing = (await runCli(["client", "create", "Billing", "--audience", AUDIENCE], env)).json as { client_id: string; client_secret: string };
       const other = (await runCli(["client", "create", "Other", "--audience", "https://other.example.test"], env)).json as {
         client_id: string;

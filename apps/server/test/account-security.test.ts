@@ -59,9 +59,9 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
     const n = ++counter;
     const email = `user${n}@example.com`;
     const from = { headers: { "x-forwarded-for": `203.0.113.${n}` } };
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Org ${n}`);
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: `Org ${n}` });
     const { userId } = await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, options.role ?? "member");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: options.role ?? "member" });
     const phone = `+1555300${String(n).padStart(4, "0")}`;
     const login = (fingerprint: string, password = PASSWORD) => api.auth.login({ email, password, orgId, deviceFingerprint: fingerprint }, from);
     return { n, email, orgId, userId, phone, from, login };
@@ -77,7 +77,7 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
     const n = ++counter;
     const email = `admin${n}@example.com`;
     await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, member.orgId, email, "admin");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId: member.orgId, email, role: "admin" });
     const admin = {
       ...member,
       email,

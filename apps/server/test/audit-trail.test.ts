@@ -40,11 +40,11 @@ describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_n
     storage = await openStorage(database.url);
     // The operator seeds in process, as the CLI would, on the server's database.
     const operator = seedingOperator(storage.stores);
-    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
+    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     ({ userId: adaId } = await operator.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true }));
     await operator.register({ email: "admin@example.com", password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, "admin@example.com", "admin");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "admin@example.com", role: "admin" });
     api = clientsFor(server.url);
 
     const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });

@@ -51,9 +51,9 @@ describe("a client that hangs up mid-request", () => {
     server = await startServer(config, createLogger("debug", destination));
     const { gatehouse } = server;
     await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
-    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
-    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
+    await gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
+    await gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
     const outcome = await gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: "" });
     if (outcome.kind !== "tokens") throw new Error(`expected tokens, got ${outcome.kind}`);
     accessToken = outcome.tokens.accessToken;

@@ -38,9 +38,9 @@ describe.each(dialects)("email ownership over the wire, delivered by SMTP (%s)",
     server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, EMAIL_SMTP_URL: smtp.url, EMAIL_FROM: "Gatehouse <no-reply@acme.test>" });
     storage = await openStorage(database.url);
     operator = seedingOperator(storage.stores);
-    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
+    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     await operator.register({ email: "admin@acme.test", password: ADMIN_PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, "admin@acme.test", "admin");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "admin@acme.test", role: "admin" });
     api = clientsFor(server.url);
   });
 
@@ -99,7 +99,7 @@ describe.each(dialects)("email ownership over the wire, delivered by SMTP (%s)",
   it.runIf(enabled)("a reset revokes every session and device trust: the next sign-in on a trusted device needs MFA", async () => {
     const email = "resetme@acme.test";
     await operator.register({ email, password: ADMIN_PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
     const before = await signIn(email, ADMIN_PASSWORD, "laptop", "+15550002000");
     expect((await api.auth.login({ email, password: ADMIN_PASSWORD, orgId, deviceFingerprint: "laptop" })).result.case).toBe("tokens");
 
@@ -115,7 +115,7 @@ describe.each(dialects)("email ownership over the wire, delivered by SMTP (%s)",
   it.runIf(enabled)("ChangePassword keeps the caller's session and device, ends the others", async () => {
     const email = "changeme@acme.test";
     await operator.register({ email, password: ADMIN_PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
     const laptop = await signIn(email, ADMIN_PASSWORD, "laptop", "+15550003000");
     const phone = await signIn(email, ADMIN_PASSWORD, "phone", "+15550003000");
     await api.account.changePassword({ currentPassword: ADMIN_PASSWORD, newPassword: RESET_PASSWORD }, bearer(laptop.accessToken));

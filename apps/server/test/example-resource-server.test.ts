@@ -59,10 +59,10 @@ describe("examples/resource-server.ts against a real Gatehouse", () => {
 
   it("sign in with MFA → JWT accepted → keys rotated → accepted again → step-up asked of a password-only session → revoked: the JWT lives on, introspection refuses", async () => {
     const operator = seedingOperator(storage.stores);
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme");
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
     await operator.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
-    await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { trustDeviceAfterMfa: true });
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
+    await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId, patch: { trustDeviceAfterMfa: true } });
 
     const login = () => api.auth.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: "laptop" });
     const first = await login();

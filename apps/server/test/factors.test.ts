@@ -43,9 +43,9 @@ describe.each(dialects)("authenticator apps, recovery codes and step-up, over th
 
   it.runIf(enabled)("enrol → sign in with it → replay refused → recovery code once → disallowed factor as a wrong code → step-up → admin call", async () => {
     const email = "ada@example.com";
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme");
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
     await operator.register({ email, password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "admin");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "admin" });
     const login = (fingerprint: string) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: fingerprint });
     const challengeOn = async (fingerprint: string) => {
       const outcome = await login(fingerprint);

@@ -50,9 +50,9 @@ describe.each(dialects)("whoever holds the mailbox owns the account, over the wi
   async function seededOrg(role: "member" | "admin") {
     const n = ++counter;
     const email = `user${n}@example.com`;
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Org ${n}`);
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: `Org ${n}` });
     const { userId } = await operator.register({ email, password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, role);
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role });
     return { n, email, orgId, userId };
   }
 
@@ -96,8 +96,8 @@ describe.each(dialects)("whoever holds the mailbox owns the account, over the wi
     const { registrantProof } = await api.auth.register({ email, password: OWNER_PASSWORD });
     expect(registrantProof).toMatch(/^gh_rp_[\w-]{43}$/);
     await api.auth.verifyEmail({ token: await smtp.tokenFor(email, "verify-email"), registrantProof });
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Self ${counter}`);
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: `Self ${counter}` });
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
     expect((await api.auth.login({ email, password: OWNER_PASSWORD, orgId })).result.case).toBe("phoneRequired");
   });
 
@@ -116,8 +116,8 @@ describe.each(dialects)("whoever holds the mailbox owns the account, over the wi
       const asked = await rpcError(api.auth.verifyEmail({ token: freshLink, registrantProof: owner.registrantProof }));
       expect(errorFactsOf(asked).field).toBe("new_password");
       await api.auth.verifyEmail({ token: freshLink, newPassword: OWNER_PASSWORD });
-      const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Raced ${counter}`);
-      await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+      const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: `Raced ${counter}` });
+      await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
       expect((await rpcError(api.auth.login({ email, password: ATTACKER_PASSWORD, orgId }))).code).toBe(Code.Unauthenticated);
       expect(await storage.stores.users.findByEmail(email)).toMatchObject({ displayName: "" });
     },

@@ -47,10 +47,10 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
   async function seed(options: { settings?: Partial<OrgMfaSettings>; platformAdmin?: boolean } = {}) {
     const n = ++counter;
     const email = `user${n}@example.com`;
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Org ${n}`);
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: `Org ${n}` });
     const { userId } = await operator.register({ email, password: PASSWORD, platformAdmin: options.platformAdmin ?? false, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "admin");
-    if (options.settings !== undefined) await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, options.settings);
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "admin" });
+    if (options.settings !== undefined) await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId, patch: options.settings });
     const phone = `+1555200${String(n).padStart(4, "0")}`;
     const login = (fingerprint?: string, org = orgId) =>
       api.auth.login({ email, password: PASSWORD, orgId: org, ...(fingerprint === undefined ? {} : { deviceFingerprint: fingerprint }) });
@@ -91,7 +91,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
   it.runIf(enabled)("3. a session issued for one org is refused for another: JSON routes, BrowserService, AdminService (platform admin too)", async () => {
     const member = await seed({ platformAdmin: true });
     const other = await seed();
-    await operator.admin.addMember(SYSTEM_ACTOR, other.orgId, member.email, "admin");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId: other.orgId, email: member.email, role: "admin" });
     const tokens = await signIn(member);
     const auth = bearer(tokens.accessToken);
 
@@ -130,7 +130,7 @@ describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name
     const member = await seed();
     const intentId = await intentFor(member.login("laptop"));
     const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: await intentFor(member.login("tablet")), phone: member.phone });
-    await operator.admin.removeMember(SYSTEM_ACTOR, member.orgId, member.userId);
+    await operator.admin.removeMember(SYSTEM_ACTOR, { orgId: member.orgId, userId: member.userId });
     expect((await rpcError(api.auth.submitPhoneAndRequestMFA({ intentId, phone: member.phone }))).code).toBe(Code.PermissionDenied);
     expect((await rpcError(verifyWithDevOtp(api, challengeId))).code).toBe(Code.PermissionDenied);
   });

@@ -56,7 +56,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
 
   async function member(email: string, org: string, role: "member" | "admin"): Promise<string> {
     const { userId } = await operator.register({ email, password: PASSWORD, emailVerified: true, displayName: `${email.split("@")[0]} Example` });
-    await operator.admin.addMember(SYSTEM_ACTOR, org, email, role);
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId: org, email, role });
     return userId;
   }
 
@@ -93,10 +93,10 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
     storage = await openStorage(database.url);
     operator = seedingOperator(storage.stores);
     api = clientsFor(server.url);
-    const acme = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme", "acme");
+    const acme = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme", slug: "acme" });
     orgId = acme.orgId;
     orgSlug = "acme";
-    ({ orgId: otherOrgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Other", "other"));
+    ({ orgId: otherOrgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Other", slug: "other" }));
     adminId = await member("ada@example.com", orgId, "admin");
     memberId = await member("cy@example.com", orgId, "member");
     await member("bob@example.com", otherOrgId, "admin");
@@ -148,7 +148,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
   });
 
   it.runIf(enabled)("AdminService: another org's admin and a plain member are refused; a session not stepped up too", async () => {
-    const { clientId } = await operator.oidc.createClient(SYSTEM_ACTOR, orgId, { name: "Guarded", redirectUris: [APP], firstParty: false, public: false });
+    const { clientId } = await operator.oidc.createClient(SYSTEM_ACTOR, { orgId, name: "Guarded", redirectUris: [APP], firstParty: false, public: false });
     for (const token of [otherAdminToken, memberToken]) {
       const as = bearer(token);
       for (const call of [
@@ -171,7 +171,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
 
   it.runIf(enabled)("claims: sub is the user id, or pairwise per sector; email, email_verified, name, org_id and org_role by scope", async () => {
     const make = async (name: string, redirectUris: string[], pairwise: boolean) => {
-      const created = await operator.oidc.createClient(SYSTEM_ACTOR, orgId, { name, redirectUris, firstParty: true, public: false, pairwise });
+      const created = await operator.oidc.createClient(SYSTEM_ACTOR, { orgId, name, redirectUris, firstParty: true, public: false, pairwise });
       return { rp: await rpFor(created.clientId, created.clientSecret!), redirect: redirectUris[0]! };
     };
     const plain = await make("Plain", [APP], false);
@@ -211,7 +211,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
   });
 
   it.runIf(enabled)("the org parameter: the client's org id or slug passes; another org is refused back at the app", async () => {
-    const created = await operator.oidc.createClient(SYSTEM_ACTOR, orgId, { name: "Org param", redirectUris: [APP], firstParty: true, public: false });
+    const created = await operator.oidc.createClient(SYSTEM_ACTOR, { orgId, name: "Org param", redirectUris: [APP], firstParty: true, public: false });
     const rp = await rpFor(created.clientId, created.clientSecret!);
     for (const org of [orgId, orgSlug]) {
       const flow = await startCodeFlow(rp, APP, { org });
@@ -227,7 +227,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
   });
 
   it.runIf(enabled)("audit and metrics per client: authorization, consent (third party), token issues", async () => {
-    const created = await operator.oidc.createClient(SYSTEM_ACTOR, orgId, { name: "Third party", redirectUris: [APP], firstParty: false, public: false });
+    const created = await operator.oidc.createClient(SYSTEM_ACTOR, { orgId, name: "Third party", redirectUris: [APP], firstParty: false, public: false });
     const { clientId } = created;
     const rp = await rpFor(clientId, created.clientSecret!);
     const tokens = await finishCodeFlow(rp, await startCodeFlow(rp, APP, { scope: "openid email offline_access", prompt: "consent" }), memberToken);

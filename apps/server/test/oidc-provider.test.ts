@@ -82,10 +82,10 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     storage = await openStorage(database.url);
     operator = seedingOperator(storage.stores);
     api = clientsFor(server.url);
-    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
+    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"]) {
       await operator.register({ email, password: PASSWORD, emailVerified: true });
-      await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+      await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
     }
     confidential = (await runCli(["oidc", "client", "create", orgId, "Wiki", "--redirect-uri", REDIRECT_URI, "--first-party"], env))
       .json as typeof confidential;
@@ -297,8 +297,8 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   it.runIf(enabled)("no session, or another org's session: the interaction refuses", async () => {
     const flow = await startAuthorization(rp);
     expect((await finishInteraction(flow, "gh_at_not-a-token")).status).toBe(401);
-    const { orgId: otherOrg } = await operator.admin.createOrg(SYSTEM_ACTOR, "Other");
-    await operator.admin.addMember(SYSTEM_ACTOR, otherOrg, "ada@example.com", "member");
+    const { orgId: otherOrg } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Other" });
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId: otherOrg, email: "ada@example.com", role: "member" });
     const otherOrgToken = await signIn("ada@example.com", "+15551234567", otherOrg);
     expect((await finishInteraction(flow, otherOrgToken)).status).toBe(401);
   });
@@ -358,7 +358,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     const { callback, flow } = await authorize(rp, accessToken);
     const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
     const pending = await startAuthorization(rp);
-    await operator.admin.removeMember(SYSTEM_ACTOR, orgId, tokens.claims()!.sub);
+    await operator.admin.removeMember(SYSTEM_ACTOR, { orgId, userId: tokens.claims()!.sub });
     await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
     expect((await finishInteraction(pending, accessToken)).status).toBe(401);
   });

@@ -48,7 +48,7 @@ describe.each(dialects)("a stranger cannot keep the owner out, over the wire (%s
     });
     storage = await openStorage(database.url);
     operator = seedingOperator(storage.stores);
-    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
+    ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     api = clientsFor(server.url);
   });
 
@@ -65,7 +65,7 @@ describe.each(dialects)("a stranger cannot keep the owner out, over the wire (%s
   async function aMember(role: "member" | "admin" = "member") {
     const email = `owner${++counter}@acme.test`;
     await operator.register({ email, password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, role);
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role });
     return email;
   }
 

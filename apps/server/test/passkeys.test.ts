@@ -46,9 +46,9 @@ describe.each(dialects)("passkeys over the wire (%s)", (_name, openDatabase, ena
 
   it.runIf(enabled)("register → second factor → replay, origin, RP id, counter refused → sign-in without a password → org rules", async () => {
     const email = "ada@example.com";
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme");
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
     const { userId } = await operator.register({ email, password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
     const login = (fingerprint: string) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: fingerprint });
     const challengeOn = async (fingerprint: string) => {
       const outcome = await login(fingerprint);
@@ -113,7 +113,7 @@ describe.each(dialects)("passkeys over the wire (%s)", (_name, openDatabase, ena
     expect([signedIn.tokens?.userId, signedIn.tokens?.amr, signedIn.tokens?.aal]).toEqual([userId, ["webauthn"], 2]);
 
     // The org says: passkeys only for those who hold one; and no passkey sign-in.
-    await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, orgId, { requirePhishingResistant: true, passkeySignIn: false });
+    await operator.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId, patch: { requirePhishingResistant: true, passkeySignIn: false } });
     const strict = await challengeOn("strict");
     expect(strict.challenge.factors.map((factor) => factor.kind)).toEqual(["webauthn"]);
     expect((await rpcError(api.auth.sendMfaCode({ challengeId: strict.challenge.challengeId }))).code).toBe(Code.Unauthenticated);

@@ -46,10 +46,10 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
 
   /** A member of an org of its own under `policy` (a JSON patch of the default), whose laptop signed in from the US through the second factor: a trusted device. */
   async function aTrustedMember(policy: Record<string, unknown>, role: "member" | "admin" = "member") {
-    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, `Risk ${name} ${++counter}`);
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: `Risk ${name} ${++counter}` });
     const email = `owner${counter}@risk.test`;
     await operator.register({ email, password: PASSWORD, emailVerified: true });
-    await operator.admin.addMember(SYSTEM_ACTOR, orgId, email, role);
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role });
     const login = (clientIp: string, rttMs = 0) => api.auth.login({ email, password: PASSWORD, orgId, deviceFingerprint: "laptop", rttMs }, from(clientIp));
     const first = await login(US);
     if (first.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${first.result.case}`);

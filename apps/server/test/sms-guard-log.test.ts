@@ -39,7 +39,7 @@ describe("SMS guard log lines", () => {
       expect.objectContaining({ level: "warn", suggestion: expect.stringContaining("gatehouse sms policy") }),
     ]);
     await warnIfEveryCountryAllowed(loadConfig({ DATABASE_URL: db.databaseUrl }), engine.gatehouse, logger);
-    await engine.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: ["US"] });
+    await engine.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { allowedCountries: ["US"] } });
     await warnIfEveryCountryAllowed(production, engine.gatehouse, logger);
     expect(lines.filter((line) => String(line.msg).startsWith("SMS codes may be sent to every country"))).toHaveLength(1);
   });

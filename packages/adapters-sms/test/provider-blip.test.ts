@@ -37,9 +37,9 @@ async function signInSetup(answer: () => number) {
     email: new OutboxEmailSender(),
     config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 } },
   });
-  const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
+  const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
   const { userId } = await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-  await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
+  await gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
   await stores.users.setVerifiedPhone(userId, PHONE);
   let device = 0;
   const signIn = () =>

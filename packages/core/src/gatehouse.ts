@@ -92,7 +92,7 @@ import {
   type TotpEnrollment,
 } from "./factors/account-factors.ts";
 import { forgetDevice, listDevices, listSessions, revokeSession, startStepUp, type SessionView } from "./sign-in/account-sessions.ts";
-import { listUserFactors, listUserFactorsByReference, resetUserFactors, resetUserFactorsByReference, type MemberFactorKinds } from "./admin/admin-factors.ts";
+import { listFactorsOfUser, listUserFactors, resetUserFactors, resetUserFactorsOfAnyone, type MemberFactorKinds } from "./admin/admin-factors.ts";
 import { requireAdminStepUp, requireStepUp } from "./factors/step-up.ts";
 import { admitBrowserPolicyWrite } from "./admin/policy-write-admission.ts";
 import type { BrowserPolicy, BrowserPolicyInput, UrlDecision } from "./url-policy/types.ts";
@@ -100,73 +100,75 @@ import { createOidcApi, type OidcApi } from "./oidc/oidc-service.ts";
 import { createTokensApi, type TokensApi } from "./tokens/token-service.ts";
 
 export interface AdminApi {
-  /** `slug` omitted or empty: derived from the name (see admin.ts). */
-  createOrg(actor: Actor, name: string, slug?: string): Promise<{ orgId: string; slug: string }>;
+  /** `slug` omitted or empty: derived from the name (see admin/operations.ts). */
+  createOrg(actor: Actor, input: { name: string; slug?: string }): Promise<{ orgId: string; slug: string }>;
   listOrgs(actor: Actor): Promise<Org[]>;
-  listMembers(actor: Actor, orgId: string): Promise<OrgMember[]>;
+  listMembers(actor: Actor, input: { orgId: string }): Promise<OrgMember[]>;
   /** The console's member list: role, kinds of factor held, last seen (see admin/member-directory.ts). */
-  listMemberSummaries(actor: Actor, orgId: string): Promise<MemberSummary[]>;
+  listMemberSummaries(actor: Actor, input: { orgId: string }): Promise<MemberSummary[]>;
   /** Not one's own role (see admin/member-role.ts). */
-  setMemberRole(actor: Actor, orgId: string, userId: string, role: OrgRole): Promise<void>;
+  setMemberRole(actor: Actor, input: { orgId: string; userId: string; role: OrgRole }): Promise<void>;
   /** A member's live sessions in the org (see admin/member-sessions.ts). */
-  listMemberSessions(actor: Actor, orgId: string, userId: string): Promise<MemberSession[]>;
-  revokeMemberSession(actor: Actor, orgId: string, userId: string, sessionId: string): Promise<void>;
+  listMemberSessions(actor: Actor, input: { orgId: string; userId: string }): Promise<MemberSession[]>;
+  revokeMemberSession(actor: Actor, input: { orgId: string; userId: string; sessionId: string }): Promise<void>;
   /** check-url's answer under a draft policy, nothing saved (see admin/policy-draft.ts). */
-  testBrowserPolicy(actor: Actor, orgId: string, draft: BrowserPolicyInput, url: string): Promise<UrlDecision>;
+  testBrowserPolicy(actor: Actor, input: { orgId: string; draft: BrowserPolicyInput; url: string }): Promise<UrlDecision>;
   /** Emails an invitation; the operator adds a verified account at once (see accounts/invitations.ts). */
-  addMember(actor: Actor, orgId: string, email: string, role: OrgRole): Promise<AddMemberResult>;
+  addMember(actor: Actor, input: { orgId: string; email: string; role: OrgRole }): Promise<AddMemberResult>;
   /** The org's invitations not yet accepted, revoked or expired. */
-  listInvitations(actor: Actor, orgId: string): Promise<InvitationView[]>;
-  revokeInvitation(actor: Actor, orgId: string, invitationId: string): Promise<void>;
+  listInvitations(actor: Actor, input: { orgId: string }): Promise<InvitationView[]>;
+  revokeInvitation(actor: Actor, input: { orgId: string; invitationId: string }): Promise<void>;
   /** Emails a member of the org a password reset link. */
-  sendPasswordReset(actor: Actor, orgId: string, userId: string): Promise<void>;
-  removeMember(actor: Actor, orgId: string, userId: string): Promise<void>;
-  removeMemberByEmail(actor: Actor, orgId: string, email: string): Promise<void>;
-  getOrgMfaSettings(actor: Actor, orgId: string): Promise<OrgMfaSettings>;
-  updateOrgMfaSettings(actor: Actor, orgId: string, patch: Partial<OrgMfaSettings>): Promise<OrgMfaSettings>;
+  sendPasswordReset(actor: Actor, input: { orgId: string; userId: string }): Promise<void>;
+  removeMember(actor: Actor, input: { orgId: string; userId: string }): Promise<void>;
+  getOrgMfaSettings(actor: Actor, input: { orgId: string }): Promise<OrgMfaSettings>;
+  updateOrgMfaSettings(actor: Actor, input: { orgId: string; patch: Partial<OrgMfaSettings> }): Promise<OrgMfaSettings>;
   getPlatformSettings(actor: Actor): Promise<PlatformSettings>;
+  /** The input is the patch itself: the platform has no id to name. */
   updatePlatformSettings(actor: Actor, patch: Partial<PlatformSettings>): Promise<PlatformSettings>;
-  getOrgRiskPolicy(actor: Actor, orgId: string): Promise<RiskPolicy>;
+  getOrgRiskPolicy(actor: Actor, input: { orgId: string }): Promise<RiskPolicy>;
   /** `patch` in `riskPolicyFromJson`'s snake_case form; what it leaves out keeps the org's current value. */
-  updateOrgRiskPolicy(actor: Actor, orgId: string, patch: unknown): Promise<RiskPolicy>;
+  updateOrgRiskPolicy(actor: Actor, input: { orgId: string; patch: unknown }): Promise<RiskPolicy>;
   /** Judged sign-ins, newest first; `orgId` null: every org's (platform admins and the operator). */
   listRiskEvents(actor: Actor, query: RiskEventsQuery): Promise<RiskEvent[]>;
-  getOrgBrowserPolicy(actor: Actor, orgId: string): Promise<BrowserPolicy>;
-  updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy>;
+  getOrgBrowserPolicy(actor: Actor, input: { orgId: string }): Promise<BrowserPolicy>;
+  updateOrgBrowserPolicy(actor: Actor, input: { orgId: string; policy: BrowserPolicyInput }): Promise<BrowserPolicy>;
   /**
    * Throws the refusal a save by `principal` would meet that its session alone decides (not its org's admin,
    * no step-up, past `browserPolicyWritesPerUser`); a transport calls it before it reads the policy.
    */
   admitBrowserPolicyWrite(principal: Principal, request?: RequestMeta): Promise<void>;
-  listUserDevices(actor: Actor, orgId: string, userId: string): Promise<DeviceSummary[]>;
-  revokeDeviceTrust(actor: Actor, orgId: string, deviceId: string): Promise<void>;
-  revokeUserSessions(actor: Actor, orgId: string, userId: string): Promise<{ revokedCount: number }>;
-  /** Platform admins only; disabling ends the user's sessions and device trust everywhere (see admin.ts). */
-  setUserDisabled(actor: Actor, userId: string, disabled: boolean): Promise<void>;
-  /** `setUserDisabled` naming the user by email or by id. */
-  setUserDisabledByReference(actor: Actor, emailOrUserId: string, disabled: boolean): Promise<void>;
+  listUserDevices(actor: Actor, input: { orgId: string; userId: string }): Promise<DeviceSummary[]>;
+  revokeDeviceTrust(actor: Actor, input: { orgId: string; deviceId: string }): Promise<void>;
+  revokeUserSessions(actor: Actor, input: { orgId: string; userId: string }): Promise<{ revokedCount: number }>;
+  /** Platform admins only; ends the user's sessions and device trust everywhere (see admin/operations.ts). */
+  disableUser(actor: Actor, input: { userId: string }): Promise<void>;
+  /** Platform admins only; the user's next sign-in needs MFA. */
+  enableUser(actor: Actor, input: { userId: string }): Promise<void>;
   /** Org admins read their session's org; platform admins and the operator read any org or all (see list-audit-events.ts). */
   listAuditEvents(actor: Actor, query: AuditEventsQuery): Promise<AuditPage>;
   /** `orgId` null: the platform's policy (platform admins); otherwise the org's (its admins). See sms-guard/sms-destination-policy.ts. */
-  getSmsDestinationPolicy(actor: Actor, orgId: string | null): Promise<SmsDestinationPolicy>;
-  updateSmsDestinationPolicy(actor: Actor, orgId: string | null, patch: SmsDestinationPolicyPatch): Promise<SmsDestinationPolicy>;
+  getSmsDestinationPolicy(actor: Actor, input: { orgId: string | null }): Promise<SmsDestinationPolicy>;
+  updateSmsDestinationPolicy(actor: Actor, input: { orgId: string | null; patch: SmsDestinationPolicyPatch }): Promise<SmsDestinationPolicy>;
   /** Codes sent and verified per region and prefix over `[from, to)` (platform admins). */
-  getSmsTrafficReport(actor: Actor, from: number, to: number): Promise<SmsTrafficRow[]>;
-  /** The operator's lookups and evictions, platform admins only (see admin/operator.ts). */
-  findOrgByReference(actor: Actor, idOrSlug: string): Promise<Org>;
+  getSmsTrafficReport(actor: Actor, input: { from: number; to: number }): Promise<SmsTrafficRow[]>;
+  /** The operator's lookups and evictions, platform admins only (see admin/operator.ts). A slug matches in any case. */
+  findOrg(actor: Actor, lookup: { id: string } | { slug: string }): Promise<Org>;
   listUsers(actor: Actor): Promise<User[]>;
-  findUserByReference(actor: Actor, emailOrUserId: string): Promise<User>;
-  listDevicesOfUser(actor: Actor, userId: string): Promise<DeviceSummary[]>;
-  listSessionsOfUser(actor: Actor, userId: string): Promise<operator.OperatorSessionView[]>;
-  revokeUserSessionsEverywhere(actor: Actor, userId: string): Promise<{ revokedCount: number }>;
-  revokeDeviceTrustById(actor: Actor, deviceId: string): Promise<DeviceSummary>;
+  findUser(actor: Actor, lookup: { id: string } | { email: string }): Promise<User>;
+  listDevicesOfUser(actor: Actor, input: { userId: string }): Promise<DeviceSummary[]>;
+  listSessionsOfUser(actor: Actor, input: { userId: string }): Promise<operator.OperatorSessionView[]>;
+  revokeUserSessionsEverywhere(actor: Actor, input: { userId: string }): Promise<{ revokedCount: number }>;
+  revokeDeviceTrustById(actor: Actor, input: { deviceId: string }): Promise<DeviceSummary>;
   /** Which factor kinds a member holds, never labels, times or the phone (see admin/admin-factors.ts). */
-  listUserFactors(actor: Actor, orgId: string, userId: string): Promise<MemberFactorKinds>;
-  /** The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust. */
-  resetUserFactors(actor: Actor, orgId: string, userId: string, reason: string): Promise<void>;
-  /** The command line's forms: the user by email or id, platform admins and the operator only. */
-  listUserFactorsByReference(actor: Actor, emailOrUserId: string): Promise<FactorsView>;
-  resetUserFactorsByReference(actor: Actor, emailOrUserId: string, reason: string): Promise<void>;
+  listUserFactors(actor: Actor, input: { orgId: string; userId: string }): Promise<MemberFactorKinds>;
+  /** The operator's full view of a user's factors (never a secret), platform admins only. */
+  listFactorsOfUser(actor: Actor, input: { userId: string }): Promise<FactorsView>;
+  /**
+   * The way back for a member who lost every factor: removes them, unlocks the phone, ends every session and trust.
+   * `orgId` null: any user, platform admins only, recorded without an org.
+   */
+  resetUserFactors(actor: Actor, input: { orgId: string | null; userId: string; reason: string }): Promise<void>;
 }
 
 /** What a signed-in user manages about their own account (AccountService; see factors/account-factors.ts, factors/passkeys/account-passkeys.ts, sign-in/account-sessions.ts). */
@@ -176,18 +178,18 @@ export interface AccountApi {
    * Adding or removing a factor needs a step-up; a user's very first factor (nothing to step up with) needs the
    * account's password in `proof` instead.
    */
-  startTotpEnrollment(principal: Principal, label: string, proof?: FirstFactorProof): Promise<TotpEnrollment>;
-  confirmTotpEnrollment(principal: Principal, enrollmentId: string, code: string, request?: RequestMeta): Promise<string>;
-  generateRecoveryCodes(principal: Principal, request?: RequestMeta, proof?: FirstFactorProof): Promise<string[]>;
+  startTotpEnrollment(principal: Principal, input: { label: string; proof?: FirstFactorProof }): Promise<TotpEnrollment>;
+  confirmTotpEnrollment(principal: Principal, input: { enrollmentId: string; code: string; request?: RequestMeta }): Promise<string>;
+  generateRecoveryCodes(principal: Principal, input?: { request?: RequestMeta; proof?: FirstFactorProof }): Promise<string[]>;
   /** Creation options for a new passkey (see factors/passkeys/account-passkeys.ts). */
-  startPasskeyRegistration(principal: Principal, label: string, proof?: FirstFactorProof): Promise<PasskeyRegistration>;
-  /** Verifies the authenticator's answer and adds the passkey; answers its factor id. */
-  finishPasskeyRegistration(principal: Principal, registrationId: string, webauthnResponseJson: string, request?: RequestMeta): Promise<string>;
-  removeFactor(principal: Principal, factorId: string, request?: RequestMeta): Promise<void>;
+  startPasskeyRegistration(principal: Principal, input: { label: string; proof?: FirstFactorProof }): Promise<PasskeyRegistration>;
+  /** Verifies the authenticator's answer (`responseJson`, as the browser gave it) and adds the passkey; answers its factor id. */
+  finishPasskeyRegistration(principal: Principal, input: { registrationId: string; responseJson: string; request?: RequestMeta }): Promise<string>;
+  removeFactor(principal: Principal, input: { factorId: string; request?: RequestMeta }): Promise<void>;
   listSessions(principal: Principal): Promise<SessionView[]>;
-  revokeSession(principal: Principal, sessionId: string, request?: RequestMeta): Promise<void>;
+  revokeSession(principal: Principal, input: { sessionId: string; request?: RequestMeta }): Promise<void>;
   listDevices(principal: Principal): Promise<DeviceSummary[]>;
-  forgetDevice(principal: Principal, deviceId: string, request?: RequestMeta): Promise<void>;
+  forgetDevice(principal: Principal, input: { deviceId: string; request?: RequestMeta }): Promise<void>;
   /** A challenge that renews this session's second factor; VerifyMFA on it answers new tokens for the session. */
   startStepUp(principal: Principal, request?: RequestMeta): Promise<MfaRequired>;
   /**
@@ -301,29 +303,28 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     getExtensionPolicy: async (principal, orgId) => extensionPolicyOf(await getBrowserPolicy(policies, principal, await sessionOrgOf(ctx, principal, orgId))),
     getOrgInfo: async (principal, orgId) => getOrgInfo(ctx, principal, await sessionOrgOf(ctx, principal, orgId)),
     admin: {
-      createOrg: (actor, name, slug) => admin.createOrg(ctx, actor, name, slug),
-      addMember: (actor, orgId, email, role) => addMember(ctx, actor, orgId, email, role),
-      listInvitations: (actor, orgId) => listInvitations(ctx, actor, orgId),
-      revokeInvitation: (actor, orgId, invitationId) => revokeInvitation(ctx, actor, orgId, invitationId),
-      sendPasswordReset: (actor, orgId, userId) => sendPasswordReset(ctx, actor, orgId, userId),
+      createOrg: (actor, { name, slug }) => admin.createOrg(ctx, actor, name, slug),
+      addMember: (actor, { orgId, email, role }) => addMember(ctx, actor, orgId, email, role),
+      listInvitations: (actor, { orgId }) => listInvitations(ctx, actor, orgId),
+      revokeInvitation: (actor, { orgId, invitationId }) => revokeInvitation(ctx, actor, orgId, invitationId),
+      sendPasswordReset: (actor, { orgId, userId }) => sendPasswordReset(ctx, actor, orgId, userId),
       listOrgs: (actor) => admin.listOrgs(ctx, actor),
-      listMembers: (actor, orgId) => admin.listMembers(ctx, actor, orgId),
-      listMemberSummaries: (actor, orgId) => listMemberSummaries(ctx, actor, orgId),
-      setMemberRole: (actor, orgId, userId, role) => setMemberRole(ctx, actor, orgId, userId, role),
-      listMemberSessions: (actor, orgId, userId) => listMemberSessions(ctx, actor, orgId, userId),
-      revokeMemberSession: (actor, orgId, userId, sessionId) => revokeMemberSession(ctx, actor, orgId, userId, sessionId),
-      testBrowserPolicy: (actor, orgId, draft, url) => testBrowserPolicy(ctx, actor, orgId, draft, url),
-      removeMember: (actor, orgId, userId) => admin.removeMember(ctx, actor, orgId, userId),
-      removeMemberByEmail: (actor, orgId, email) => admin.removeMemberByEmail(ctx, actor, orgId, email),
-      getOrgMfaSettings: (actor, orgId) => admin.getOrgMfaSettings(ctx, actor, orgId),
-      updateOrgMfaSettings: (actor, orgId, patch) => admin.updateOrgMfaSettings(ctx, actor, orgId, patch),
+      listMembers: (actor, { orgId }) => admin.listMembers(ctx, actor, orgId),
+      listMemberSummaries: (actor, { orgId }) => listMemberSummaries(ctx, actor, orgId),
+      setMemberRole: (actor, { orgId, userId, role }) => setMemberRole(ctx, actor, orgId, userId, role),
+      listMemberSessions: (actor, { orgId, userId }) => listMemberSessions(ctx, actor, orgId, userId),
+      revokeMemberSession: (actor, { orgId, userId, sessionId }) => revokeMemberSession(ctx, actor, orgId, userId, sessionId),
+      testBrowserPolicy: (actor, { orgId, draft, url }) => testBrowserPolicy(ctx, actor, orgId, draft, url),
+      removeMember: (actor, { orgId, userId }) => admin.removeMember(ctx, actor, orgId, userId),
+      getOrgMfaSettings: (actor, { orgId }) => admin.getOrgMfaSettings(ctx, actor, orgId),
+      updateOrgMfaSettings: (actor, { orgId, patch }) => admin.updateOrgMfaSettings(ctx, actor, orgId, patch),
       getPlatformSettings: (actor) => admin.getPlatformSettings(ctx, actor),
       updatePlatformSettings: (actor, patch) => admin.updatePlatformSettings(ctx, actor, patch),
-      getOrgRiskPolicy: (actor, orgId) => getOrgRiskPolicy(ctx, actor, orgId),
-      updateOrgRiskPolicy: (actor, orgId, patch) => updateOrgRiskPolicy(ctx, actor, orgId, patch),
+      getOrgRiskPolicy: (actor, { orgId }) => getOrgRiskPolicy(ctx, actor, orgId),
+      updateOrgRiskPolicy: (actor, { orgId, patch }) => updateOrgRiskPolicy(ctx, actor, orgId, patch),
       listRiskEvents: (actor, query) => listRiskEvents(ctx, actor, query),
-      getOrgBrowserPolicy: (actor, orgId) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
-      updateOrgBrowserPolicy: async (actor, orgId, policy) => {
+      getOrgBrowserPolicy: (actor, { orgId }) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
+      updateOrgBrowserPolicy: async (actor, { orgId, policy }) => {
         const stored = await admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy);
         // This replica compiles what it saved rather than read back and parse megabytes it holds; the save answers
         // once the policy is in service here, so the saving admin's next check applies it.
@@ -331,39 +332,40 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
         return stored.policy;
       },
       admitBrowserPolicyWrite: (principal, request) => admitBrowserPolicyWrite(ctx, principal, request),
-      listUserDevices: (actor, orgId, userId) => admin.listUserDevices(ctx, actor, orgId, userId),
-      revokeDeviceTrust: (actor, orgId, deviceId) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
-      revokeUserSessions: (actor, orgId, userId) => admin.revokeUserSessions(ctx, actor, orgId, userId),
-      setUserDisabled: (actor, userId, disabled) => admin.setUserDisabled(ctx, actor, userId, disabled),
-      setUserDisabledByReference: (actor, reference, disabled) => admin.setUserDisabledByReference(ctx, actor, reference, disabled),
-      getSmsDestinationPolicy: (actor, orgId) => smsPolicy.getSmsDestinationPolicy(ctx, actor, orgId),
-      updateSmsDestinationPolicy: (actor, orgId, patch) => smsPolicy.updateSmsDestinationPolicy(ctx, actor, orgId, patch),
-      getSmsTrafficReport: (actor, from, to) => smsPolicy.getSmsTrafficReport(ctx, actor, from, to),
-      findOrgByReference: (actor, reference) => operator.findOrgByReference(ctx, actor, reference),
+      listUserDevices: (actor, { orgId, userId }) => admin.listUserDevices(ctx, actor, orgId, userId),
+      revokeDeviceTrust: (actor, { orgId, deviceId }) => admin.revokeDeviceTrust(ctx, actor, orgId, deviceId),
+      revokeUserSessions: (actor, { orgId, userId }) => admin.revokeUserSessions(ctx, actor, orgId, userId),
+      disableUser: (actor, { userId }) => admin.setUserDisabled(ctx, actor, userId, true),
+      enableUser: (actor, { userId }) => admin.setUserDisabled(ctx, actor, userId, false),
+      getSmsDestinationPolicy: (actor, { orgId }) => smsPolicy.getSmsDestinationPolicy(ctx, actor, orgId),
+      updateSmsDestinationPolicy: (actor, { orgId, patch }) => smsPolicy.updateSmsDestinationPolicy(ctx, actor, orgId, patch),
+      getSmsTrafficReport: (actor, { from, to }) => smsPolicy.getSmsTrafficReport(ctx, actor, from, to),
+      findOrg: (actor, lookup) => operator.findOrg(ctx, actor, lookup),
       listUsers: (actor) => operator.listUsers(ctx, actor),
-      findUserByReference: (actor, reference) => operator.findUserByReference(ctx, actor, reference),
-      listDevicesOfUser: (actor, userId) => operator.listDevicesOfUser(ctx, actor, userId),
-      listSessionsOfUser: (actor, userId) => operator.listSessionsOfUser(ctx, actor, userId),
-      revokeUserSessionsEverywhere: (actor, userId) => operator.revokeUserSessionsEverywhere(ctx, actor, userId),
-      revokeDeviceTrustById: (actor, deviceId) => operator.revokeDeviceTrustById(ctx, actor, deviceId),
-      listUserFactors: (actor, orgId, userId) => listUserFactors(ctx, actor, orgId, userId),
-      resetUserFactors: (actor, orgId, userId, reason) => resetUserFactors(ctx, actor, orgId, userId, reason),
-      listUserFactorsByReference: (actor, reference) => listUserFactorsByReference(ctx, actor, reference),
-      resetUserFactorsByReference: (actor, reference, reason) => resetUserFactorsByReference(ctx, actor, reference, reason),
+      findUser: (actor, lookup) => operator.findUser(ctx, actor, lookup),
+      listDevicesOfUser: (actor, { userId }) => operator.listDevicesOfUser(ctx, actor, userId),
+      listSessionsOfUser: (actor, { userId }) => operator.listSessionsOfUser(ctx, actor, userId),
+      revokeUserSessionsEverywhere: (actor, { userId }) => operator.revokeUserSessionsEverywhere(ctx, actor, userId),
+      revokeDeviceTrustById: (actor, { deviceId }) => operator.revokeDeviceTrustById(ctx, actor, deviceId),
+      listUserFactors: (actor, { orgId, userId }) => listUserFactors(ctx, actor, orgId, userId),
+      listFactorsOfUser: (actor, { userId }) => listFactorsOfUser(ctx, actor, userId),
+      resetUserFactors: (actor, { orgId, userId, reason }) =>
+        orgId === null ? resetUserFactorsOfAnyone(ctx, actor, userId, reason) : resetUserFactors(ctx, actor, orgId, userId, reason),
       listAuditEvents: (actor, query) => listAuditEvents(ctx, actor, query),
     },
     account: {
       listFactors: (principal) => listFactors(ctx, principal),
-      startTotpEnrollment: (principal, label, proof) => startTotpEnrollment(ctx, checkCredentials, principal, label, proof),
-      confirmTotpEnrollment: (principal, enrollmentId, code, request) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
-      generateRecoveryCodes: (principal, request, proof) => generateRecoveryCodes(ctx, checkCredentials, principal, request, proof),
-      startPasskeyRegistration: (principal, label, proof) => startPasskeyRegistration(ctx, checkCredentials, principal, label, proof),
-      finishPasskeyRegistration: (principal, registrationId, response, request) => finishPasskeyRegistration(ctx, principal, registrationId, response, request),
-      removeFactor: (principal, factorId, request) => removeFactor(ctx, principal, factorId, request),
+      startTotpEnrollment: (principal, { label, proof }) => startTotpEnrollment(ctx, checkCredentials, principal, label, proof),
+      confirmTotpEnrollment: (principal, { enrollmentId, code, request }) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
+      generateRecoveryCodes: (principal, { request, proof } = {}) => generateRecoveryCodes(ctx, checkCredentials, principal, request, proof),
+      startPasskeyRegistration: (principal, { label, proof }) => startPasskeyRegistration(ctx, checkCredentials, principal, label, proof),
+      finishPasskeyRegistration: (principal, { registrationId, responseJson, request }) =>
+        finishPasskeyRegistration(ctx, principal, registrationId, responseJson, request),
+      removeFactor: (principal, { factorId, request }) => removeFactor(ctx, principal, factorId, request),
       listSessions: (principal) => listSessions(ctx, principal),
-      revokeSession: (principal, sessionId, request) => revokeSession(ctx, principal, sessionId, request),
+      revokeSession: (principal, { sessionId, request }) => revokeSession(ctx, principal, sessionId, request),
       listDevices: (principal) => listDevices(ctx, principal),
-      forgetDevice: (principal, deviceId, request) => forgetDevice(ctx, principal, deviceId, request),
+      forgetDevice: (principal, { deviceId, request }) => forgetDevice(ctx, principal, deviceId, request),
       startStepUp: (principal, request) => startStepUp(ctx, principal, request),
       requireStepUp: (principal) => requireStepUp(ctx, principal),
       requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),

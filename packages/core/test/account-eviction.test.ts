@@ -20,7 +20,7 @@ async function events(h: Harness, kind: AuditEvent["kind"]): Promise<AuditEvent[
 /** An org admin of the harness's org who is not a platform admin. */
 async function orgAdmin(h: Harness): Promise<Actor> {
   const { userId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD, emailVerified: true });
-  await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "root@example.com", "admin");
+  await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "root@example.com", role: "admin" });
   return { kind: "user", userId, orgId: h.orgId };
 }
 
@@ -29,29 +29,29 @@ describe("RevokeUserSessions ends the member's device trust in the org", () => {
     const h = await createHarness();
     const tokens = await signInWithPhone(h, "laptop");
     expect((await h.login("laptop")).kind).toBe("tokens");
-    await h.gatehouse.admin.revokeUserSessions(await orgAdmin(h), h.orgId, h.userId);
+    await h.gatehouse.admin.revokeUserSessions(await orgAdmin(h), { orgId: h.orgId, userId: h.userId });
     expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toBe("unauthenticated");
     expect((await h.login("laptop")).kind).toBe("mfa_required");
   });
 
   it("also where the org asks MFA of new devices only: the evicted devices are new again", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     await signInWithPhone(h, "laptop");
     expect((await h.login("laptop")).kind).toBe("tokens");
-    await h.gatehouse.admin.revokeUserSessions(SYSTEM, h.orgId, h.userId);
+    await h.gatehouse.admin.revokeUserSessions(SYSTEM, { orgId: h.orgId, userId: h.userId });
     expect((await h.login("laptop")).kind).toBe("mfa_required");
   });
 
   it("leaves the user's trust in other orgs alone", async () => {
     const h = await createHarness();
-    const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    await h.gatehouse.admin.addMember(SYSTEM, other, "ada@example.com", "member");
+    const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: other, email: "ada@example.com", role: "member" });
     await signInWithPhone(h, "laptop");
     const second = await h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: other, deviceFingerprint: "laptop" });
     if (second.kind !== "mfa_required") throw new Error(second.kind);
     await h.gatehouse.verifyMfa({ challengeId: second.challenge.challengeId, otp: h.sms.lastOtpFor(second.challenge.challengeId)! });
-    await h.gatehouse.admin.revokeUserSessions(SYSTEM, h.orgId, h.userId);
+    await h.gatehouse.admin.revokeUserSessions(SYSTEM, { orgId: h.orgId, userId: h.userId });
     expect((await h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: other, deviceFingerprint: "laptop" })).kind).toBe("tokens");
   });
 });
@@ -60,8 +60,8 @@ describe("RemoveMember ends sessions and device trust in the org", () => {
   it("removed and added back, the member signs in with MFA", async () => {
     const h = await createHarness();
     const tokens = await signInWithPhone(h, "laptop");
-    await h.gatehouse.admin.removeMember(SYSTEM, h.orgId, h.userId);
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "ada@example.com", "member");
+    await h.gatehouse.admin.removeMember(SYSTEM, { orgId: h.orgId, userId: h.userId });
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "ada@example.com", role: "member" });
     expect(await kindOf(h.gatehouse.refresh({ refreshToken: tokens.refreshToken }))).toBe("unauthenticated");
     expect((await h.login("laptop")).kind).toBe("mfa_required");
   });
@@ -73,7 +73,7 @@ describe("RevokeDeviceTrust ends that device's sessions", () => {
     const laptop = await signInWithPhone(h, "laptop");
     const phone = await signInWithPhone(h, "phone");
     const device = (await h.stores.devices.listByUser(h.orgId, h.userId)).find((d) => d.fingerprintHash === h.fingerprintHash("laptop"))!;
-    await h.gatehouse.admin.revokeDeviceTrust(SYSTEM, h.orgId, device.id);
+    await h.gatehouse.admin.revokeDeviceTrust(SYSTEM, { orgId: h.orgId, deviceId: device.id });
     expect(await kindOf(h.gatehouse.authenticate(laptop.accessToken))).toBe("unauthenticated");
     expect(await kindOf(h.gatehouse.refresh({ refreshToken: laptop.refreshToken }))).toBe("unauthenticated");
     await expect(h.gatehouse.authenticate(phone.accessToken)).resolves.toMatchObject({ userId: h.userId });
@@ -85,7 +85,7 @@ describe("SetUserDisabled", () => {
   it("a disabled user's right password is refused with a clear answer; a wrong one is answered as for anyone", async () => {
     const h = await createHarness();
     await signInWithPhone(h, "laptop");
-    await h.gatehouse.admin.setUserDisabled(SYSTEM, h.userId, true);
+    await h.gatehouse.admin.disableUser(SYSTEM, { userId: h.userId });
     const refusal = await h.login("laptop").catch((error: unknown) => error);
     expect(refusal).toMatchObject({ kind: "permission_denied", message: "this account is disabled" });
     expect(await kindOf(h.login("laptop", "ada@example.com", "not the password"))).toBe("invalid_credentials");
@@ -96,14 +96,14 @@ describe("SetUserDisabled", () => {
 
   it("ends the user's sessions in every org, and refresh and VerifyMFA refuse them", async () => {
     const h = await createHarness();
-    const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    await h.gatehouse.admin.addMember(SYSTEM, other, "ada@example.com", "member");
+    const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: other, email: "ada@example.com", role: "member" });
     const tokens = await signInWithPhone(h, "laptop");
     const pending = await h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: other, deviceFingerprint: "laptop" });
     if (pending.kind !== "mfa_required") throw new Error(pending.kind);
     const { challengeId } = pending.challenge;
 
-    await h.gatehouse.admin.setUserDisabled(SYSTEM, h.userId, true);
+    await h.gatehouse.admin.disableUser(SYSTEM, { userId: h.userId });
     expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toBe("unauthenticated");
     expect(await kindOf(h.gatehouse.refresh({ refreshToken: tokens.refreshToken }))).toBe("unauthenticated");
     expect(await kindOf(h.gatehouse.verifyMfa({ challengeId, otp: h.sms.lastOtpFor(challengeId)! }))).toBe("invalid_mfa_challenge");
@@ -135,17 +135,17 @@ describe("SetUserDisabled", () => {
   it("enabled again, the user signs in, with MFA on a device trusted before", async () => {
     const h = await createHarness();
     await signInWithPhone(h, "laptop");
-    await h.gatehouse.admin.setUserDisabled(SYSTEM, h.userId, true);
-    await h.gatehouse.admin.setUserDisabledByReference(SYSTEM, "ada@example.com", false);
+    await h.gatehouse.admin.disableUser(SYSTEM, { userId: h.userId });
+    await h.gatehouse.admin.enableUser(SYSTEM, { userId: h.userId });
     expect((await h.login("laptop")).kind).toBe("mfa_required");
     expect(await events(h, "user.enabled")).toHaveLength(1);
   });
 
   it("asking for the state the user is in records nothing", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.setUserDisabled(SYSTEM, h.userId, false);
-    await h.gatehouse.admin.setUserDisabled(SYSTEM, h.userId, true);
-    await h.gatehouse.admin.setUserDisabled(SYSTEM, h.userId, true);
+    await h.gatehouse.admin.enableUser(SYSTEM, { userId: h.userId });
+    await h.gatehouse.admin.disableUser(SYSTEM, { userId: h.userId });
+    await h.gatehouse.admin.disableUser(SYSTEM, { userId: h.userId });
     expect(await events(h, "user.disabled")).toHaveLength(1);
     expect(await events(h, "user.enabled")).toHaveLength(0);
   });
@@ -153,12 +153,12 @@ describe("SetUserDisabled", () => {
   it("is for platform admins only, who cannot disable themselves; an unknown user is not_found", async () => {
     const h = await createHarness();
     const admin = await orgAdmin(h);
-    expect(await kindOf(h.gatehouse.admin.setUserDisabled(admin, h.userId, true))).toBe("permission_denied");
+    expect(await kindOf(h.gatehouse.admin.disableUser(admin, { userId: h.userId }))).toBe("permission_denied");
     const { userId: rootId } = await h.gatehouse.register({ email: "platform@example.com", password: PASSWORD, platformAdmin: true });
     const platform: Actor = { kind: "user", userId: rootId, orgId: h.orgId };
-    expect(await kindOf(h.gatehouse.admin.setUserDisabled(platform, rootId, true))).toBe("invalid_argument");
-    expect(await kindOf(h.gatehouse.admin.setUserDisabled(platform, "00000000-0000-4000-8000-000000000000", true))).toBe("not_found");
-    await h.gatehouse.admin.setUserDisabled(platform, h.userId, true);
+    expect(await kindOf(h.gatehouse.admin.disableUser(platform, { userId: rootId }))).toBe("invalid_argument");
+    expect(await kindOf(h.gatehouse.admin.disableUser(platform, { userId: "00000000-0000-4000-8000-000000000000" }))).toBe("not_found");
+    await h.gatehouse.admin.disableUser(platform, { userId: h.userId });
     expect((await h.stores.users.findById(h.userId))?.disabledAt).toBe(h.clock.now());
   });
 });

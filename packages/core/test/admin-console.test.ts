@@ -16,25 +16,25 @@ async function kindOf(promise: Promise<unknown>): Promise<string> {
 async function withAdmin(): Promise<{ h: Harness; bob: Actor; bobId: string }> {
   const h = await createHarness();
   const { userId: bobId } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
-  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "bob@example.com", "admin");
+  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId: h.orgId, email: "bob@example.com", role: "admin" });
   return { h, bob: { kind: "user", userId: bobId, orgId: h.orgId }, bobId };
 }
 
 describe("the admin console's member list", () => {
   it("lists each member by email with role, the kinds of factor held and when last seen (never before a sign-in)", async () => {
     const { h, bob, bobId } = await withAdmin();
-    expect(await h.gatehouse.admin.listMemberSummaries(bob, h.orgId)).toEqual([
+    expect(await h.gatehouse.admin.listMemberSummaries(bob, { orgId: h.orgId })).toEqual([
       { userId: h.userId, email: "ada@example.com", role: "member", factorKinds: [], lastSeenAt: null },
       { userId: bobId, email: "bob@example.com", role: "admin", factorKinds: [], lastSeenAt: null },
     ]);
     await signInWithPhone(h);
-    const [ada] = await h.gatehouse.admin.listMemberSummaries(bob, h.orgId);
+    const [ada] = await h.gatehouse.admin.listMemberSummaries(bob, { orgId: h.orgId });
     expect(ada).toEqual(expect.objectContaining({ factorKinds: ["sms"], lastSeenAt: h.clock.now() }));
   });
 
   it("refuses a plain member", async () => {
     const { h } = await withAdmin();
-    expect(await kindOf(h.gatehouse.admin.listMemberSummaries({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId))).toBe(
+    expect(await kindOf(h.gatehouse.admin.listMemberSummaries({ kind: "user", userId: h.userId, orgId: h.orgId }, { orgId: h.orgId }))).toBe(
       "permission_denied: organization admin role required",
     );
   });
@@ -43,9 +43,9 @@ describe("the admin console's member list", () => {
 describe("changing a member's role", () => {
   it("promotes and demotes, recording each change once", async () => {
     const { h, bob } = await withAdmin();
-    await h.gatehouse.admin.setMemberRole(bob, h.orgId, h.userId, "admin");
-    await h.gatehouse.admin.setMemberRole(bob, h.orgId, h.userId, "admin");
-    expect((await h.gatehouse.admin.listMembers(bob, h.orgId)).find((member) => member.userId === h.userId)?.role).toBe("admin");
+    await h.gatehouse.admin.setMemberRole(bob, { orgId: h.orgId, userId: h.userId, role: "admin" });
+    await h.gatehouse.admin.setMemberRole(bob, { orgId: h.orgId, userId: h.userId, role: "admin" });
+    expect((await h.gatehouse.admin.listMembers(bob, { orgId: h.orgId })).find((member) => member.userId === h.userId)?.role).toBe("admin");
     const page = await h.gatehouse.admin.listAuditEvents(SYSTEM_ACTOR, { kinds: ["member.role_changed"] });
     expect(page.events.map((event) => event.payload)).toEqual([{ role: "admin", previousRole: "member" }]);
   });
@@ -53,22 +53,23 @@ describe("changing a member's role", () => {
   it.each<[string, (h: Harness, bob: Actor, bobId: string) => Promise<unknown>, string]>([
     [
       "an admin names themselves",
-      (h, bob, bobId) => h.gatehouse.admin.setMemberRole(bob, h.orgId, bobId, "member"),
+      (h, bob, bobId) => h.gatehouse.admin.setMemberRole(bob, { orgId: h.orgId, userId: bobId, role: "member" }),
       "permission_denied: an admin cannot change their own role",
     ],
     [
       "the user is no member",
-      (h, bob) => h.gatehouse.admin.setMemberRole(bob, h.orgId, "00000000-0000-4000-8000-000000000000", "admin"),
+      (h, bob) => h.gatehouse.admin.setMemberRole(bob, { orgId: h.orgId, userId: "00000000-0000-4000-8000-000000000000", role: "admin" }),
       "not_found: membership not found",
     ],
     [
       "a plain member asks",
-      (h, _bob, bobId) => h.gatehouse.admin.setMemberRole({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId, bobId, "member"),
+      (h, _bob, bobId) =>
+        h.gatehouse.admin.setMemberRole({ kind: "user", userId: h.userId, orgId: h.orgId }, { orgId: h.orgId, userId: bobId, role: "member" }),
       "permission_denied: organization admin role required",
     ],
     [
       "the role is unknown",
-      (h, bob) => h.gatehouse.admin.setMemberRole(bob, h.orgId, h.userId, "owner" as "admin"),
+      (h, bob) => h.gatehouse.admin.setMemberRole(bob, { orgId: h.orgId, userId: h.userId, role: "owner" as "admin" }),
       'invalid_argument: role: must be "member" or "admin"',
     ],
   ])("refuses when %s", async (_case, call, expected) => {
@@ -90,17 +91,19 @@ describe("testing a draft browser policy", () => {
     ["an allowed host", draft([], ["example.org"], "deny"), "https://example.org", { allowed: true }],
   ])("answers check-url's decision for %s, and saves nothing", async (_case, policy, url, expected) => {
     const { h, bob } = await withAdmin();
-    const before = await h.gatehouse.admin.getOrgBrowserPolicy(bob, h.orgId);
-    expect(await h.gatehouse.admin.testBrowserPolicy(bob, h.orgId, policy, url)).toEqual(expect.objectContaining(expected));
-    expect(await h.gatehouse.admin.getOrgBrowserPolicy(bob, h.orgId)).toEqual(before);
+    const before = await h.gatehouse.admin.getOrgBrowserPolicy(bob, { orgId: h.orgId });
+    expect(await h.gatehouse.admin.testBrowserPolicy(bob, { orgId: h.orgId, draft: policy, url })).toEqual(expect.objectContaining(expected));
+    expect(await h.gatehouse.admin.getOrgBrowserPolicy(bob, { orgId: h.orgId })).toEqual(before);
   });
 
   it("names a draft's invalid entries, and refuses a plain member", async () => {
     const { h, bob } = await withAdmin();
-    expect(await kindOf(h.gatehouse.admin.testBrowserPolicy(bob, h.orgId, draft(["https://x.com/"]), "x.com"))).toMatch(/^invalid_argument/);
-    expect(await kindOf(h.gatehouse.admin.testBrowserPolicy({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId, draft([]), "x.com"))).toBe(
-      "permission_denied: organization admin role required",
+    expect(await kindOf(h.gatehouse.admin.testBrowserPolicy(bob, { orgId: h.orgId, draft: draft(["https://x.com/"]), url: "x.com" }))).toMatch(
+      /^invalid_argument/,
     );
+    expect(
+      await kindOf(h.gatehouse.admin.testBrowserPolicy({ kind: "user", userId: h.userId, orgId: h.orgId }, { orgId: h.orgId, draft: draft([]), url: "x.com" })),
+    ).toBe("permission_denied: organization admin role required");
   });
 });
 
@@ -108,12 +111,12 @@ describe("a member's sessions, for an admin", () => {
   it("lists the member's live sessions and ends one: its token stops working, recorded as an admin's revocation", async () => {
     const { h, bob } = await withAdmin();
     const tokens = await signInWithPhone(h);
-    const [session, ...others] = await h.gatehouse.admin.listMemberSessions(bob, h.orgId, h.userId);
+    const [session, ...others] = await h.gatehouse.admin.listMemberSessions(bob, { orgId: h.orgId, userId: h.userId });
     expect(others).toEqual([]);
     expect(session).toEqual(expect.objectContaining({ createdAt: h.clock.now(), amr: ["pwd", "sms"] }));
-    await h.gatehouse.admin.revokeMemberSession(bob, h.orgId, h.userId, session!.id);
+    await h.gatehouse.admin.revokeMemberSession(bob, { orgId: h.orgId, userId: h.userId, sessionId: session!.id });
     expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toMatch(/^unauthenticated/);
-    expect(await h.gatehouse.admin.listMemberSessions(bob, h.orgId, h.userId)).toEqual([]);
+    expect(await h.gatehouse.admin.listMemberSessions(bob, { orgId: h.orgId, userId: h.userId })).toEqual([]);
     const page = await h.gatehouse.admin.listAuditEvents(SYSTEM_ACTOR, { kinds: ["session.revoked"] });
     expect(page.events.map((event) => [event.userId, event.payload])).toEqual([[h.userId, { reason: "admin", sessionId: session!.id, count: 1 }]]);
   });
@@ -121,23 +124,23 @@ describe("a member's sessions, for an admin", () => {
   it.each<[string, (h: Harness, bob: Actor, bobId: string, sessionId: string) => Promise<unknown>, string]>([
     [
       "the session is another member's",
-      (h, bob, bobId, sessionId) => h.gatehouse.admin.revokeMemberSession(bob, h.orgId, bobId, sessionId),
+      (h, bob, bobId, sessionId) => h.gatehouse.admin.revokeMemberSession(bob, { orgId: h.orgId, userId: bobId, sessionId }),
       "not_found: session not found",
     ],
     [
       "the user is no member",
-      (h, bob) => h.gatehouse.admin.listMemberSessions(bob, h.orgId, "00000000-0000-4000-8000-000000000000"),
+      (h, bob) => h.gatehouse.admin.listMemberSessions(bob, { orgId: h.orgId, userId: "00000000-0000-4000-8000-000000000000" }),
       "not_found: membership not found",
     ],
     [
       "a plain member asks",
-      (h, _bob, bobId) => h.gatehouse.admin.listMemberSessions({ kind: "user", userId: h.userId, orgId: h.orgId }, h.orgId, bobId),
+      (h, _bob, bobId) => h.gatehouse.admin.listMemberSessions({ kind: "user", userId: h.userId, orgId: h.orgId }, { orgId: h.orgId, userId: bobId }),
       "permission_denied: organization admin role required",
     ],
   ])("refuses when %s", async (_case, call, expected) => {
     const { h, bob, bobId } = await withAdmin();
     await signInWithPhone(h);
-    const [session] = await h.gatehouse.admin.listMemberSessions(bob, h.orgId, h.userId);
+    const [session] = await h.gatehouse.admin.listMemberSessions(bob, { orgId: h.orgId, userId: h.userId });
     expect(await kindOf(call(h, bob, bobId, session!.id))).toBe(expected);
   });
 });

@@ -249,7 +249,7 @@ describe("administration", () => {
   async function withAdmin() {
     const h = await createHarness();
     const { userId: adminId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "root@example.com", "admin");
+    await h.gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId: h.orgId, email: "root@example.com", role: "admin" });
     const admin: Actor = { kind: "user", userId: adminId, orgId: h.orgId, request: REQUEST };
     return { h, adminId, admin };
   }
@@ -257,13 +257,13 @@ describe("administration", () => {
   it.each<[string, (g: Gatehouse, admin: Actor, h: Harness) => Promise<unknown>, string[], unknown]>([
     [
       "invites an existing account (its owner's consent makes the membership)",
-      (g, admin, h) => g.admin.addMember(admin, h.orgId, "bob@example.com", "admin"),
+      (g, admin, h) => g.admin.addMember(admin, { orgId: h.orgId, email: "bob@example.com", role: "admin" }),
       ["invitation.created"],
       { email: "bob@example.com", role: "admin" },
     ],
     [
       "changes the org's MFA settings",
-      (g, admin, h) => g.admin.updateOrgMfaSettings(admin, h.orgId, { trustTtlDays: 7 }),
+      (g, admin, h) => g.admin.updateOrgMfaSettings(admin, { orgId: h.orgId, patch: { trustTtlDays: 7 } }),
       ["org_mfa_settings.changed"],
       { settings: { requireMfaNewDevice: true, requireMfaUntrustedDevice: true, trustDeviceAfterMfa: true, trustTtlDays: 7 } },
     ],
@@ -274,8 +274,8 @@ describe("administration", () => {
           accessControl: { allowedDomains: ["example.com"], blockedDomains: [], defaultAction: "deny", wildcardSupported: true },
           actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
         } as const;
-        await g.admin.updateOrgBrowserPolicy(admin, h.orgId, policy);
-        await g.admin.updateOrgBrowserPolicy(admin, h.orgId, policy);
+        await g.admin.updateOrgBrowserPolicy(admin, { orgId: h.orgId, policy });
+        await g.admin.updateOrgBrowserPolicy(admin, { orgId: h.orgId, policy });
       },
       ["browser_policy.changed", "browser_policy.changed"],
       { version: 2 },
@@ -307,7 +307,7 @@ describe("administration", () => {
     await signInWithPhone(h, "laptop", PHONE);
     await signInWithPhone(h, "laptop", PHONE);
     const [device] = await h.stores.devices.listByUser(h.orgId, h.userId);
-    const trust = await recorded(h, () => h.gatehouse.admin.revokeDeviceTrust(admin, h.orgId, device!.id));
+    const trust = await recorded(h, () => h.gatehouse.admin.revokeDeviceTrust(admin, { orgId: h.orgId, deviceId: device!.id }));
     expect(trust).toEqual([
       expect.objectContaining({ kind: "device.trust_revoked", userId: h.userId, deviceId: device!.id, payload: {} }),
       expect.objectContaining({
@@ -318,13 +318,13 @@ describe("administration", () => {
       }),
     ]);
     await signInWithPhone(h, "laptop", PHONE);
-    const sessions = await recorded(h, () => h.gatehouse.admin.revokeUserSessions(admin, h.orgId, h.userId));
+    const sessions = await recorded(h, () => h.gatehouse.admin.revokeUserSessions(admin, { orgId: h.orgId, userId: h.userId }));
     expect(sessions).toEqual([
       expect.objectContaining({ kind: "session.revoked", userId: h.userId, payload: { reason: "admin", sessionId: null, count: 1 } }),
       expect.objectContaining({ kind: "device.trust_revoked", userId: h.userId, deviceId: null, payload: {} }),
     ]);
     await signInWithPhone(h, "laptop", PHONE);
-    const removed = await recorded(h, () => h.gatehouse.admin.removeMember(admin, h.orgId, h.userId));
+    const removed = await recorded(h, () => h.gatehouse.admin.removeMember(admin, { orgId: h.orgId, userId: h.userId }));
     expect(kinds(removed)).toEqual(["member.removed", "session.revoked", "device.trust_revoked"]);
     expect(removed[1]!.payload).toEqual({ reason: "member_removed", sessionId: null, count: 1 });
   });

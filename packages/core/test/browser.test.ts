@@ -34,7 +34,7 @@ describe("browser policy reads", () => {
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(
       DEFAULT_BROWSER_POLICY.accessControl.defaultAction === "allow",
     );
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://good.example")).allowed).toBe(true);
   });
@@ -50,15 +50,15 @@ describe("browser policy reads", () => {
       config: { password: TEST_PASSWORD_PARAMS },
     });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).not.toBe("blocked");
-    await otherReplica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await otherReplica.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
-    await otherReplica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("worse.example"));
+    await otherReplica.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("worse.example") });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).allowed).toBe(true);
   });
 
   it("reads a version's policy once and otherwise asks the store for the membership and version only, in one read", async () => {
     const h = await memberHarness();
-    await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     const membershipAndVersion = vi.spyOn(h.stores.browserPolicies, "membershipAndVersion");
     const findMembership = vi.spyOn(h.stores.orgs, "findMembership");
     const get = vi.spyOn(h.stores.browserPolicies, "get");
@@ -71,7 +71,7 @@ describe("browser policy reads", () => {
   it("reads and compiles a new version once however many requests ask for it together", async () => {
     const h = await memberHarness();
     await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
-    await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await otherReplica(h).admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     const get = vi.spyOn(h.stores.browserPolicies, "get");
     const decisions = await Promise.all(Array.from({ length: 30 }, () => h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")));
     // The first request loads the new version; those that arrive while it loads are answered from the previous one.
@@ -94,10 +94,10 @@ describe("browser policy reads", () => {
       });
     // The replica reads what the harness's gatehouse saves.
     const replica = otherReplica(h, pause);
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("old.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("old.example") });
     expect((await replica.checkUrlAccess(h.principal, h.orgId, "https://old.example")).reasonCode).toBe("blocked");
     const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("new.example", ...large) });
     const firstPause = new Promise<void>((resolve) => (onHeld = resolve));
     const first = replica.checkUrlAccess(h.principal, h.orgId, "https://new.example");
     await firstPause;
@@ -113,14 +113,14 @@ describe("browser policy reads", () => {
     const h = await memberHarness();
     await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example");
     const get = vi.spyOn(h.stores.browserPolicies, "get");
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     expect((await h.gatehouse.checkUrlAccess(h.principal, h.orgId, "https://bad.example")).reasonCode).toBe("blocked");
     expect(get).not.toHaveBeenCalled();
   });
 
   it("shares one frozen policy between requests, so no caller can change what the next one sees", async () => {
     const h = await memberHarness();
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     const { policy } = await h.gatehouse.getBrowserPolicy(h.principal, h.orgId);
     expect((await h.gatehouse.getBrowserPolicy(h.principal, h.orgId)).policy).toBe(policy);
     expect(() => (policy.accessControl.blockedDomains as string[]).pop()).toThrow(TypeError);
@@ -141,7 +141,7 @@ describe("browser policy writes", () => {
     const replica = otherReplica(h, pause);
     const firstPause = new Promise<void>((resolve) => (onHeld = resolve));
     const large = Array.from({ length: 10_000 }, (_, i) => `site-${i}.example`);
-    const save = replica.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("new.example", ...large));
+    const save = replica.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("new.example", ...large) });
     await firstPause;
     // Nothing is stored yet, and another request is answered meanwhile.
     expect((await h.stores.browserPolicies.membershipAndVersion(h.orgId, h.principal.userId)).version).toBeNull();
@@ -156,14 +156,16 @@ describe("browser policy writes", () => {
     const h = await createHarness({ browserPolicyWritesPerOrg: [{ limit: 2, windowMs: 60_000 }] });
     const admin = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
     const { userId } = admin;
-    await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "ada@example.com", "admin");
+    await h.gatehouse.admin.addMember({ kind: "system" }, { orgId: h.orgId, email: "ada@example.com", role: "admin" });
     const actor = { kind: "user", userId, orgId: h.orgId } as const;
-    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("a.example"));
-    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("b.example"));
-    await expect(h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("c.example"))).rejects.toMatchObject({ kind: "rate_limited" });
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("d.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, { orgId: h.orgId, policy: blocking("a.example") });
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, { orgId: h.orgId, policy: blocking("b.example") });
+    await expect(h.gatehouse.admin.updateOrgBrowserPolicy(actor, { orgId: h.orgId, policy: blocking("c.example") })).rejects.toMatchObject({
+      kind: "rate_limited",
+    });
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("d.example") });
     h.clock.advance(60_000);
-    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, h.orgId, blocking("e.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy(actor, { orgId: h.orgId, policy: blocking("e.example") });
     expect((await h.gatehouse.getBrowserPolicy(admin, h.orgId)).policy.accessControl.blockedDomains).toEqual(["e.example"]);
   });
 });
@@ -173,13 +175,13 @@ describe("browser calls take the org's id or its short name", () => {
     const h = await memberHarness();
     const { slug } = (await h.stores.orgs.findById(h.orgId))!;
     expect(slug).toBeTruthy();
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, blocking("bad.example"));
+    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, { orgId: h.orgId, policy: blocking("bad.example") });
     for (const reference of [h.orgId, slug!, slug!.toUpperCase()]) {
       expect((await h.gatehouse.checkUrlAccess(h.principal, reference, "https://bad.example")).reasonCode, reference).toBe("blocked");
       expect((await h.gatehouse.getBrowserPolicy(h.principal, reference)).version, reference).toBeGreaterThan(0);
       expect((await h.gatehouse.getOrgInfo(h.principal, reference)).orgId, reference).toBe(h.orgId);
     }
-    const other = await h.gatehouse.admin.createOrg({ kind: "system" }, "Other", "other-org");
+    const other = await h.gatehouse.admin.createOrg({ kind: "system" }, { name: "Other", slug: "other-org" });
     await expect(h.gatehouse.checkUrlAccess(h.principal, other.slug, "https://x.example")).rejects.toMatchObject({ kind: "permission_denied" });
     await expect(h.gatehouse.checkUrlAccess(h.principal, "", "https://x.example")).rejects.toMatchObject({ kind: "invalid_argument" });
   });

@@ -31,7 +31,7 @@ describe("the shared default fingerprint is never trusted", () => {
 
   it.each(RULES)("%s: every sign-in without a fingerprint asks for the second factor, however often it was passed", async (_, rules) => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { trustDeviceAfterMfa: true, ...rules });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { trustDeviceAfterMfa: true, ...rules } });
     await verify(h, await loginWithout(h));
     for (let i = 0; i < 2; i++) expect((await loginWithout(h)).kind).toBe("mfa_required");
     const [shared] = await h.stores.devices.listByUser(h.orgId, h.userId);
@@ -41,7 +41,7 @@ describe("the shared default fingerprint is never trusted", () => {
 
   it("the literal fingerprint `password-login` is the same shared device, and gets no trust either", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     await verify(h, await h.login(DEFAULT_DEVICE_FINGERPRINT));
     expect((await loginWithout(h)).kind).toBe("mfa_required");
     expect((await h.login(DEFAULT_DEVICE_FINGERPRINT)).kind).toBe("mfa_required");
@@ -49,7 +49,7 @@ describe("the shared default fingerprint is never trusted", () => {
 
   it("a session on it keeps refreshing while the org asks MFA of new devices only: it proved the factor at sign-in", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     const tokens = await verify(h, await loginWithout(h));
     expect((await h.gatehouse.refresh({ refreshToken: tokens.refreshToken })).kind).toBe("tokens");
   });
@@ -72,13 +72,13 @@ describe("a fingerprint is never stored nor shown", () => {
     expect(stored).toMatchObject({ fingerprintHash: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown, userAgent: FIREFOX, lastAddress: "203.0.113.9" });
 
     const expected = { id: stored!.id, label: "Firefox on Linux", userAgent: FIREFOX, lastAddress: "203.0.113.9", trusted: true };
-    const admin = await h.gatehouse.admin.listUserDevices(SYSTEM, h.orgId, h.userId);
-    const operator = await h.gatehouse.admin.listDevicesOfUser(SYSTEM, h.userId);
+    const admin = await h.gatehouse.admin.listUserDevices(SYSTEM, { orgId: h.orgId, userId: h.userId });
+    const operator = await h.gatehouse.admin.listDevicesOfUser(SYSTEM, { userId: h.userId });
     for (const listing of [admin, operator]) {
       expect(listing).toEqual([expect.objectContaining({ ...expected, current: false })]);
       expect(Object.keys(listing[0]!)).not.toContain("fingerprintHash");
     }
-    const sessions = await h.gatehouse.admin.listSessionsOfUser(SYSTEM, h.userId);
+    const sessions = await h.gatehouse.admin.listSessionsOfUser(SYSTEM, { userId: h.userId });
     expect(sessions).toEqual([
       expect.objectContaining({ deviceId: stored!.id, deviceLabel: "Firefox on Linux", userAgent: FIREFOX, lastAddress: "203.0.113.9" }),
     ]);
@@ -86,13 +86,13 @@ describe("a fingerprint is never stored nor shown", () => {
 
   it("a later sign-in from the device records its new address and user agent", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
     const signIn = (clientIp: string, userAgent?: string) =>
       h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: h.orgId, deviceFingerprint: "laptop", request: { clientIp, userAgent } });
     await signIn("192.0.2.1", FIREFOX);
     h.clock.advance(60_000);
     await signIn("192.0.2.2");
-    const [device] = await h.gatehouse.admin.listUserDevices(SYSTEM, h.orgId, h.userId);
+    const [device] = await h.gatehouse.admin.listUserDevices(SYSTEM, { orgId: h.orgId, userId: h.userId });
     expect(device).toMatchObject({ lastAddress: "192.0.2.2", userAgent: null, label: "Unknown device" });
   });
 });

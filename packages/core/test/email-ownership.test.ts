@@ -31,7 +31,7 @@ describe("Register and email verification", () => {
   it("creates an unverified account that cannot sign in until the emailed link is opened, once", async () => {
     const h = await createHarness();
     const { userId, registrantProof } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
     const refused = await errorOf(h.gatehouse.login({ email: "bob@example.com", password: PASSWORD, orgId: h.orgId }));
     expect([refused.kind, refused.message]).toEqual(["email_not_verified", "email not verified"]);
     // A wrong password still reads as any wrong password: the verification state is shown only to the password's holder.
@@ -48,7 +48,7 @@ describe("Register and email verification", () => {
   it("an unverified account cannot be added to an org: the admin's AddMember invites instead", async () => {
     const h = await createHarness();
     const { userId } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD });
-    const added = await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "bob@example.com", "member");
+    const added = await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "bob@example.com", role: "member" });
     expect(added.status).toBe("invited");
     expect(await h.stores.orgs.findMembership(h.orgId, userId)).toBeNull();
   });
@@ -121,10 +121,10 @@ describe("account pre-hijacking", () => {
     const { userId: attackerId } = await h.gatehouse.register({ email: NEW_HIRE, password: ATTACKER_PASSWORD, displayName: "Mallory" });
     await h.stores.users.setVerifiedPhone(attackerId, "+15550006666");
     // The admin adds the new hire by email: an invitation, not a membership for the attacker.
-    const added = await h.gatehouse.admin.addMember(SYSTEM, h.orgId, NEW_HIRE, "member");
+    const added = await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: NEW_HIRE, role: "member" });
     if (added.status !== "invited") throw new Error(added.status);
     expect(await h.stores.orgs.findMembership(h.orgId, attackerId)).toBeNull();
-    expect((await h.gatehouse.admin.listInvitations(SYSTEM, h.orgId)).map((invitation) => invitation.email)).toEqual([NEW_HIRE]);
+    expect((await h.gatehouse.admin.listInvitations(SYSTEM, { orgId: h.orgId })).map((invitation) => invitation.email)).toEqual([NEW_HIRE]);
     // Only the mailbox's owner has the link.
     const accepted = await h.gatehouse.acceptInvitation({ token: tokenFor(h, NEW_HIRE, "accept-invitation"), password: OWNER_PASSWORD });
     expect(accepted).toEqual({ userId: attackerId, orgId: h.orgId });
@@ -136,7 +136,7 @@ describe("account pre-hijacking", () => {
     // The owner signs in and enrols their own phone: the attacker's was removed, not locked in.
     const outcome = await h.gatehouse.login({ email: NEW_HIRE, password: OWNER_PASSWORD, orgId: h.orgId });
     expect(outcome.kind).toBe("phone_required");
-    expect(await h.gatehouse.admin.listInvitations(SYSTEM, h.orgId)).toEqual([]);
+    expect(await h.gatehouse.admin.listInvitations(SYSTEM, { orgId: h.orgId })).toEqual([]);
     expect((await errorOf(h.gatehouse.acceptInvitation({ token: tokenFor(h, NEW_HIRE, "accept-invitation"), password: OWNER_PASSWORD }))).kind).toBe(
       "invalid_link",
     );
@@ -155,14 +155,14 @@ describe("account pre-hijacking", () => {
     const h = await createHarness();
     await h.gatehouse.register({ email: NEW_HIRE, password: ATTACKER_PASSWORD });
     const attackerLink = tokenFor(h, NEW_HIRE, "verify-email");
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, NEW_HIRE, "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: NEW_HIRE, role: "member" });
     await h.gatehouse.acceptInvitation({ token: tokenFor(h, NEW_HIRE, "accept-invitation"), password: OWNER_PASSWORD });
     expect((await errorOf(h.gatehouse.verifyEmail({ token: attackerLink }))).kind).toBe("invalid_link");
   });
 
   it("an invitation for an unknown email creates the account verified; a password breaking the rules keeps the invitation", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "carol@example.com", "admin");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "carol@example.com", role: "admin" });
     const token = tokenFor(h, "carol@example.com", "accept-invitation");
     expect((await errorOf(h.gatehouse.acceptInvitation({ token, password: "password" }))).kind).toBe("invalid_argument");
     const { userId } = await h.gatehouse.acceptInvitation({ token, password: OWNER_PASSWORD });
@@ -172,7 +172,7 @@ describe("account pre-hijacking", () => {
 
   it("an attacker who registers after the invitation was sent is evicted the same way when the owner accepts", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, NEW_HIRE, "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: NEW_HIRE, role: "member" });
     const { userId: attackerId } = await h.gatehouse.register({ email: NEW_HIRE, password: ATTACKER_PASSWORD });
     const accepted = await h.gatehouse.acceptInvitation({ token: tokenFor(h, NEW_HIRE, "accept-invitation"), password: OWNER_PASSWORD });
     expect(accepted.userId).toBe(attackerId);
@@ -183,7 +183,7 @@ describe("account pre-hijacking", () => {
 
   it("an account verified after the invitation was sent joins as it is, with no password asked; the membership is added", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "carol@example.com", "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "carol@example.com", role: "member" });
     const { userId, registrantProof } = await h.gatehouse.register({ email: "carol@example.com", password: PASSWORD });
     await h.gatehouse.verifyEmail({ token: tokenFor(h, "carol@example.com", "verify-email"), registrantProof });
     await h.gatehouse.acceptInvitation({ token: tokenFor(h, "carol@example.com", "accept-invitation"), password: "" });
@@ -193,13 +193,13 @@ describe("account pre-hijacking", () => {
 
   it("a revoked or expired invitation's link no longer works", async () => {
     const h = await createHarness();
-    const first = await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "carol@example.com", "member");
+    const first = await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "carol@example.com", role: "member" });
     if (first.status !== "invited") throw new Error(first.status);
-    await h.gatehouse.admin.revokeInvitation(SYSTEM, h.orgId, first.invitation.id);
+    await h.gatehouse.admin.revokeInvitation(SYSTEM, { orgId: h.orgId, invitationId: first.invitation.id });
     expect((await errorOf(h.gatehouse.acceptInvitation({ token: tokenFor(h, "carol@example.com", "accept-invitation"), password: OWNER_PASSWORD }))).kind).toBe(
       "invalid_link",
     );
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "carol@example.com", "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "carol@example.com", role: "member" });
     h.clock.advance(7 * 24 * 60 * 60 * 1000);
     expect((await errorOf(h.gatehouse.acceptInvitation({ token: tokenFor(h, "carol@example.com", "accept-invitation"), password: OWNER_PASSWORD }))).kind).toBe(
       "invalid_link",
@@ -208,8 +208,8 @@ describe("account pre-hijacking", () => {
 
   it("AddMember of a verified account adds it at once and tells its owner", async () => {
     const h = await createHarness();
-    const { orgId: otherOrg } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    const added = await h.gatehouse.admin.addMember(SYSTEM, otherOrg, "ada@example.com", "member");
+    const { orgId: otherOrg } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    const added = await h.gatehouse.admin.addMember(SYSTEM, { orgId: otherOrg, email: "ada@example.com", role: "member" });
     expect(added).toEqual({ status: "added", membership: { orgId: otherOrg, userId: h.userId, role: "member" } });
     expect(h.email.to("ada@example.com").map((message) => message.subject)).toEqual(["You were added to Other"]);
   });
@@ -240,7 +240,7 @@ describe("password reset", () => {
 
   it("also where the org asks MFA of new devices only: every device used before is new again, and the eviction is audited", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     await signInWithPhone(h, "laptop");
     expect((await h.login("laptop")).kind).toBe("tokens");
     await h.gatehouse.requestPasswordReset({ email: "ada@example.com" });
@@ -286,10 +286,10 @@ describe("password reset", () => {
 
   it("an org admin sends a member a reset link; not to someone outside the org", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.sendPasswordReset(SYSTEM, h.orgId, h.userId);
+    await h.gatehouse.admin.sendPasswordReset(SYSTEM, { orgId: h.orgId, userId: h.userId });
     expect(h.email.lastToken("ada@example.com", "reset-password")).toBeDefined();
-    const { orgId: otherOrg } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    expect((await errorOf(h.gatehouse.admin.sendPasswordReset(SYSTEM, otherOrg, h.userId))).kind).toBe("not_found");
+    const { orgId: otherOrg } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    expect((await errorOf(h.gatehouse.admin.sendPasswordReset(SYSTEM, { orgId: otherOrg, userId: h.userId }))).kind).toBe("not_found");
   });
 });
 
@@ -309,7 +309,7 @@ describe("ChangePassword", () => {
 
   it("where the org asks MFA of new devices only, the other devices are new again; the current one stays known", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     const laptop = await signInWithPhone(h, "laptop");
     await signInWithPhone(h, "phone");
     await h.gatehouse.changePassword(await h.gatehouse.authenticate(laptop.accessToken), { currentPassword: PASSWORD, newPassword: OWNER_PASSWORD });
@@ -330,13 +330,13 @@ describe("ChangePassword", () => {
 describe("an admin's emails", () => {
   it("count against the address's send limits: invitations and reset links each stop at 5 an hour", async () => {
     const h = await createHarness();
-    const invite = () => h.gatehouse.admin.addMember(SYSTEM, h.orgId, "someone@example.net", "member");
+    const invite = () => h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "someone@example.net", role: "member" });
     for (let i = 0; i < 5; i++) expect((await invite()).status).toBe("invited");
     expect((await errorOf(invite())).kind).toBe("rate_limited");
     expect(h.email.sent.filter((message) => message.to === "someone@example.net")).toHaveLength(5);
 
     // Reset links have a budget of their own: Ada's "you were added" notice, an invitation's, spent none of it.
-    const reset = () => h.gatehouse.admin.sendPasswordReset(SYSTEM, h.orgId, h.userId);
+    const reset = () => h.gatehouse.admin.sendPasswordReset(SYSTEM, { orgId: h.orgId, userId: h.userId });
     for (let i = 0; i < 5; i++) await reset();
     expect((await errorOf(reset())).kind).toBe("rate_limited");
     expect(h.email.sent.filter((message) => message.to === "ada@example.com")).toHaveLength(5);
@@ -345,12 +345,13 @@ describe("an admin's emails", () => {
   it("an org's admins send at most emailSendsPerOrg, whatever addresses they name; an operator's own calls count per address only", async () => {
     const h = await createHarness({ emailSendsPerOrg: { limit: 3, windowMs: 3_600_000 } });
     const admin = await h.gatehouse.register({ email: "admin@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "admin@example.com", "admin");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "admin@example.com", role: "admin" });
     const asAdmin = { kind: "user", userId: admin.userId, orgId: h.orgId } as const;
-    const invite = (actor: typeof asAdmin | typeof SYSTEM, i: number) => h.gatehouse.admin.addMember(actor, h.orgId, `newcomer${i}@example.net`, "member");
+    const invite = (actor: typeof asAdmin | typeof SYSTEM, i: number) =>
+      h.gatehouse.admin.addMember(actor, { orgId: h.orgId, email: `newcomer${i}@example.net`, role: "member" });
     for (let i = 0; i < 3; i++) expect((await invite(asAdmin, i)).status).toBe("invited");
     expect((await errorOf(invite(asAdmin, 3))).kind).toBe("rate_limited");
-    expect((await errorOf(h.gatehouse.admin.sendPasswordReset(asAdmin, h.orgId, h.userId))).kind).toBe("rate_limited");
+    expect((await errorOf(h.gatehouse.admin.sendPasswordReset(asAdmin, { orgId: h.orgId, userId: h.userId }))).kind).toBe("rate_limited");
     expect((await invite(SYSTEM, 4)).status).toBe("invited");
   });
 });

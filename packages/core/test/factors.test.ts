@@ -25,9 +25,9 @@ async function events(h: Harness, kind: AuditEvent["kind"]): Promise<AuditEvent[
 async function enrolled(h: Harness): Promise<{ secret: string; codes: string[]; tokens: IssuedTokens }> {
   const tokens = await signInWithPhone(h, "laptop");
   const principal = await h.gatehouse.authenticate(tokens.accessToken);
-  const { enrollmentId, secret, otpauthUri } = await h.gatehouse.account.startTotpEnrollment(principal, "Phone app");
+  const { enrollmentId, secret, otpauthUri } = await h.gatehouse.account.startTotpEnrollment(principal, { label: "Phone app" });
   expect(otpauthUri).toContain(`secret=${secret}`);
-  await h.gatehouse.account.confirmTotpEnrollment(principal, enrollmentId, totpCodeAt(secret, h.clock.now()));
+  await h.gatehouse.account.confirmTotpEnrollment(principal, { enrollmentId, code: totpCodeAt(secret, h.clock.now()) });
   const codes = await h.gatehouse.account.generateRecoveryCodes(principal);
   return { secret, codes, tokens };
 }
@@ -90,7 +90,7 @@ describe("authenticator apps and recovery codes", () => {
   it("answers a factor the org does not allow, or the user does not have, exactly like a wrong code, and counts it", async () => {
     const h = await createHarness();
     const { secret } = await enrolled(h);
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: ["sms", "recovery_code"] });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { allowedFactors: ["sms", "recovery_code"] } });
     const challenge = await challengeOnNewDevice(h, "tablet");
     expect(challenge.factors.map((factor) => factor.kind)).toEqual(["sms", "recovery_code"]);
     const right = totpCodeAt(secret, h.clock.now() + STEP_MS);
@@ -105,7 +105,7 @@ describe("authenticator apps and recovery codes", () => {
 
   it("refuses an empty list of allowed factors, naming the setting", async () => {
     const h = await createHarness();
-    await expect(h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: [] })).rejects.toMatchObject({
+    await expect(h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { allowedFactors: [] } })).rejects.toMatchObject({
       kind: "invalid_argument",
       details: { field: "allowed_factors" },
     });
@@ -125,7 +125,7 @@ describe("step-up", () => {
   it("asks a session whose second factor is stale, then renews it for the same session with new tokens", async () => {
     const h = await createHarness();
     const { secret, tokens } = await enrolled(h);
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { stepUpMaxAgeMinutes: 5 });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { stepUpMaxAgeMinutes: 5 } });
     h.clock.advance(5 * 60_000);
     await h.gatehouse.account.requireStepUp(await h.gatehouse.authenticate(tokens.accessToken));
     h.clock.advance(1);
@@ -224,45 +224,48 @@ describe("step-up", () => {
 
   it("lets a user with no factor add the first one without a step-up, with the account's password", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
     const outcome = await h.login("laptop");
     if (outcome.kind !== "tokens") throw new Error("expected tokens");
     expect([outcome.tokens.amr, outcome.tokens.aal]).toEqual([["pwd"], 1]);
     const principal = await h.gatehouse.authenticate(outcome.tokens.accessToken);
     const field = (operation: Promise<unknown>) => operation.then(String, (error: GatehouseError) => `${error.kind}:${String(error.details.field)}`);
     expect(await field(h.gatehouse.account.generateRecoveryCodes(principal))).toBe("invalid_argument:current_password");
-    expect(await field(h.gatehouse.account.generateRecoveryCodes(principal, undefined, { currentPassword: "not it" }))).toBe(
+    expect(await field(h.gatehouse.account.generateRecoveryCodes(principal, { proof: { currentPassword: "not it" } }))).toBe(
       "invalid_argument:current_password",
     );
-    expect(await h.gatehouse.account.generateRecoveryCodes(principal, undefined, { currentPassword: PASSWORD })).toHaveLength(10);
-    expect(await kindOf(h.gatehouse.account.generateRecoveryCodes(principal, undefined, { currentPassword: PASSWORD }))).toBe("step_up_required");
+    expect(await h.gatehouse.account.generateRecoveryCodes(principal, { proof: { currentPassword: PASSWORD } })).toHaveLength(10);
+    expect(await kindOf(h.gatehouse.account.generateRecoveryCodes(principal, { proof: { currentPassword: PASSWORD } }))).toBe("step_up_required");
   });
 
   it("a session alone, stolen or left open, cannot plant a first factor: no passkey, app or codes without the password, and guessing it spends the account's budget", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
     const outcome = await h.login("laptop");
     if (outcome.kind !== "tokens") throw new Error("expected tokens");
     const stolen = await h.gatehouse.authenticate(outcome.tokens.accessToken);
-    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "Mallory's key"))).toBe("invalid_argument");
-    expect(await kindOf(h.gatehouse.account.startTotpEnrollment(stolen, "Mallory's app"))).toBe("invalid_argument");
+    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, { label: "Mallory's key" }))).toBe("invalid_argument");
+    expect(await kindOf(h.gatehouse.account.startTotpEnrollment(stolen, { label: "Mallory's app" }))).toBe("invalid_argument");
     // A malformed password is refused as any password field refuses it, before it spends a guess.
-    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: "x".repeat(5_000) }))).toBe("invalid_argument");
+    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, { label: "key", proof: { currentPassword: "x".repeat(5_000) } }))).toBe(
+      "invalid_argument",
+    );
     const guesses = [];
-    for (let i = 0; i < 10; i++) guesses.push(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: `guess ${i}` })));
+    for (let i = 0; i < 10; i++)
+      guesses.push(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, { label: "key", proof: { currentPassword: `guess ${i}` } })));
     expect(guesses).toEqual(Array(10).fill("invalid_argument"));
-    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, "key", { currentPassword: PASSWORD }))).toBe("rate_limited");
+    expect(await kindOf(h.gatehouse.account.startPasskeyRegistration(stolen, { label: "key", proof: { currentPassword: PASSWORD } }))).toBe("rate_limited");
     expect((await h.gatehouse.account.listFactors(stolen)).factors).toEqual([]);
   });
 
   it("keeps the last factor the org accepts", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: ["totp"] });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { allowedFactors: ["totp"] } });
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
     const [app] = (await h.gatehouse.account.listFactors(principal)).factors;
-    expect(await kindOf(h.gatehouse.account.removeFactor(principal, app!.id))).toBe("permission_denied");
-    await h.gatehouse.account.removeFactor(principal, "recovery_codes");
+    expect(await kindOf(h.gatehouse.account.removeFactor(principal, { factorId: app!.id }))).toBe("permission_denied");
+    await h.gatehouse.account.removeFactor(principal, { factorId: "recovery_codes" });
     expect((await h.gatehouse.account.listFactors(principal)).recoveryCodesLeft).toBe(0);
   });
 });
@@ -271,7 +274,7 @@ describe("an admin's factor reset", () => {
   it("removes the apps and codes, unlocks the phone and ends every session and device trust, with the reason", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);
-    await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost phone, identity checked");
+    await h.gatehouse.admin.resetUserFactors(SYSTEM, { orgId: h.orgId, userId: h.userId, reason: "lost phone, identity checked" });
     expect(await kindOf(h.gatehouse.authenticate(tokens.accessToken))).toBe("unauthenticated");
     expect((await h.login("laptop")).kind).toBe("phone_required");
     expect(await h.stores.recoveryCodes.count(h.userId)).toBe(0);
@@ -281,33 +284,37 @@ describe("an admin's factor reset", () => {
   it("by an org admin, only for an account their org alone has: the admin of another org reaches it only once its owner accepts, and cannot strip its factors", async () => {
     const h = await createHarness();
     const { tokens } = await enrolled(h);
-    const { orgId: mallorysOrg } = await h.gatehouse.admin.createOrg(SYSTEM, "Mallory's");
+    const { orgId: mallorysOrg } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Mallory's" });
     const mallory = await h.gatehouse.register({ email: "mallory@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM, mallorysOrg, "mallory@example.com", "admin");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: mallorysOrg, email: "mallory@example.com", role: "admin" });
     const asMallory = { kind: "user", userId: mallory.userId, orgId: mallorysOrg } as const;
     // A verified account is invited, not added: until its owner accepts, Mallory's org cannot reach it at all.
-    expect((await h.gatehouse.admin.addMember(asMallory, mallorysOrg, "ada@example.com", "member")).status).toBe("invited");
-    expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "says she lost her phone"))).toBe("not_found");
+    expect((await h.gatehouse.admin.addMember(asMallory, { orgId: mallorysOrg, email: "ada@example.com", role: "member" })).status).toBe("invited");
+    expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, { orgId: mallorysOrg, userId: h.userId, reason: "says she lost her phone" }))).toBe(
+      "not_found",
+    );
     // Once Ada accepts, the factors still are hers in her other org: Mallory cannot strip them.
     const invitation = h.email.lastToken("ada@example.com", "accept-invitation");
     await h.gatehouse.acceptInvitation({ token: invitation ?? "", password: "" });
-    expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "says she lost her phone"))).toBe("permission_denied");
+    expect(await kindOf(h.gatehouse.admin.resetUserFactors(asMallory, { orgId: mallorysOrg, userId: h.userId, reason: "says she lost her phone" }))).toBe(
+      "permission_denied",
+    );
     await expect(h.gatehouse.authenticate(tokens.accessToken)).resolves.toMatchObject({ userId: h.userId });
     expect((await h.gatehouse.account.listFactors(await h.gatehouse.authenticate(tokens.accessToken))).factors).toHaveLength(1);
     expect(await h.stores.recoveryCodes.count(h.userId)).toBe(10);
 
     // Once the account is in Mallory's org alone, its factors are that org's to reset.
-    await h.gatehouse.admin.removeMember(SYSTEM, h.orgId, h.userId);
-    await h.gatehouse.admin.resetUserFactors(asMallory, mallorysOrg, h.userId, "lost phone, identity checked");
+    await h.gatehouse.admin.removeMember(SYSTEM, { orgId: h.orgId, userId: h.userId });
+    await h.gatehouse.admin.resetUserFactors(asMallory, { orgId: mallorysOrg, userId: h.userId, reason: "lost phone, identity checked" });
     expect(await h.stores.recoveryCodes.count(h.userId)).toBe(0);
   });
 
   it("where the org asks MFA of new devices only, the holder of the password on a device used before still needs a factor", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     await enrolled(h);
     expect((await h.login("laptop")).kind).toBe("tokens");
-    await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost phone, identity checked");
+    await h.gatehouse.admin.resetUserFactors(SYSTEM, { orgId: h.orgId, userId: h.userId, reason: "lost phone, identity checked" });
     expect((await h.login("laptop")).kind).toBe("phone_required");
     expect(await events(h, "device.trust_revoked")).toHaveLength(1);
   });

@@ -12,9 +12,9 @@ export async function createHarness(config: Partial<GatehouseConfig> = {}) {
   const sms = new OutboxSmsSender();
   const email = new OutboxEmailSender();
   const gatehouse = createGatehouse({ stores, clock, random, sms, email, config: { password: TEST_PASSWORD_PARAMS, ...config } });
-  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Acme" });
   const { userId } = await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-  await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  await gatehouse.admin.addMember({ kind: "system" }, { orgId, email: "ada@example.com", role: "member" });
   email.sent.length = 0;
   const login = (fingerprint = "laptop", email = "ada@example.com", password = PASSWORD) =>
     gatehouse.login({ email, password, orgId, deviceFingerprint: fingerprint });

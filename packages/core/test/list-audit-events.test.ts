@@ -24,10 +24,10 @@ async function outcome(promise: Promise<{ events: readonly AuditEvent[] }>): Pro
 /** Acme (the harness org, Ada a member) and Globex; Bob admins both; Root is a platform admin; events in each and in none. */
 async function scenario() {
   const h = await createHarness();
-  const { orgId: globex } = await h.gatehouse.admin.createOrg(SYSTEM_ACTOR, "Globex");
+  const { orgId: globex } = await h.gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Globex" });
   const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
-  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "bob@example.com", "admin");
-  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, globex, "bob@example.com", "admin");
+  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId: h.orgId, email: "bob@example.com", role: "admin" });
+  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId: globex, email: "bob@example.com", role: "admin" });
   const ada = (await h.stores.users.findById(h.userId))!;
   await h.stores.users.create({ ...ada, id: "root", email: "root@example.com", platformAdmin: true });
   // A day ahead of the clock: what the setup itself recorded is before `t`, and every query below starts there.

@@ -66,7 +66,7 @@ describe("Login", () => {
 
   it("require_mfa_untrusted_device: MFA again once the trust has expired", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaUntrustedDevice: true, trustTtlDays: 7 });
+    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: true, trustTtlDays: 7 } });
     await signInWithPhone(h, "laptop");
     expect((await h.login("laptop")).kind).toBe("tokens");
     h.clock.advance(7 * DAY);
@@ -203,7 +203,7 @@ describe("VerifyMFA", () => {
 
   it("does not trust the device when RegisterTrustAfterMFA is false", async () => {
     const { h, challengeId, otp } = await challenged();
-    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { trustDeviceAfterMfa: false });
+    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, { orgId: h.orgId, patch: { trustDeviceAfterMfa: false } });
     await h.gatehouse.verifyMfa({ challengeId, otp });
     const [device] = await h.stores.devices.listByUser(h.orgId, h.userId);
     expect(device).toMatchObject({ trusted: false, trustedUntil: null });
@@ -393,7 +393,10 @@ describe("Refresh", () => {
 
   it("with a fingerprint that needs MFA and no phone on file: phone_required", async () => {
     const h = await createHarness({});
-    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(
+      { kind: "system" },
+      { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } },
+    );
     const first = await h.login("laptop");
     if (first.kind !== "tokens") throw new Error("expected tokens");
     await h.gatehouse.admin.updatePlatformSettings({ kind: "system" }, { mfaAlways: true });

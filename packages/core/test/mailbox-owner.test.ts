@@ -46,7 +46,7 @@ describe("whoever holds the mailbox chooses the password", () => {
     expect((await h.stores.users.findByEmail(VICTIM))?.emailVerifiedAt).toBeNull();
     await h.gatehouse.verifyEmail({ token: link, newPassword: OWNER_PASSWORD });
     // The admin adds the new hire, verified now: the attacker's password signs in nowhere, the owner's does.
-    expect((await h.gatehouse.admin.addMember(SYSTEM, h.orgId, VICTIM, "member")).status).toBe("added");
+    expect((await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: VICTIM, role: "member" })).status).toBe("added");
     expect(await signInOutcome(h, VICTIM, ATTACKER_PASSWORD)).toBe("invalid_credentials");
     expect(await signInOutcome(h, VICTIM, OWNER_PASSWORD)).toBe("phone_required");
     const account = await h.stores.users.findByEmail(VICTIM);
@@ -63,7 +63,7 @@ describe("whoever holds the mailbox chooses the password", () => {
     expect(registrantProof).toMatch(/^gh_rp_[\w-]{43}$/);
     await h.gatehouse.verifyEmail({ token: verifyLink(h, "bob@example.com"), registrantProof });
     expect(await h.stores.users.findById(userId)).toMatchObject({ displayName: "Bob" });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "bob@example.com", "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "bob@example.com", role: "member" });
     expect(await signInOutcome(h, "bob@example.com", PASSWORD)).toBe("phone_required");
   });
 
@@ -80,7 +80,7 @@ describe("whoever holds the mailbox chooses the password", () => {
     const weak = await errorOf(h.gatehouse.verifyEmail({ token: link, newPassword: "password" }));
     expect([weak.kind, weak.details.field]).toEqual(["invalid_argument", "new_password"]);
     await h.gatehouse.verifyEmail({ token: link, newPassword: OWNER_PASSWORD });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "bob@example.com", "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "bob@example.com", role: "member" });
     expect(await signInOutcome(h, "bob@example.com", PASSWORD)).toBe("invalid_credentials");
     expect(await signInOutcome(h, "bob@example.com", OWNER_PASSWORD)).toBe("phone_required");
   });
@@ -106,7 +106,7 @@ describe("whoever holds the mailbox chooses the password", () => {
     const asked = await errorOf(h.gatehouse.verifyEmail({ token: secondLink, registrantProof: first.registrantProof }));
     expect(asked.details.field).toBe("new_password");
     await h.gatehouse.verifyEmail({ token: secondLink, registrantProof: second.registrantProof });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, VICTIM, "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: VICTIM, role: "member" });
     expect(await h.stores.users.findByEmail(VICTIM)).toMatchObject({ displayName: "Nina" });
     expect(await signInOutcome(h, VICTIM, ATTACKER_PASSWORD)).toBe("invalid_credentials");
   });
@@ -126,16 +126,16 @@ describe("whoever holds the mailbox chooses the password", () => {
     });
     expect((await errorOf(h.gatehouse.verifyEmail({ token: oldLink }))).details.field).toBe("new_password");
     await h.gatehouse.verifyEmail({ token: oldLink, newPassword: OWNER_PASSWORD });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, VICTIM, "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: VICTIM, role: "member" });
     expect(await signInOutcome(h, VICTIM, ATTACKER_PASSWORD)).toBe("invalid_credentials");
   });
 });
 
 describe("consent across orgs", () => {
   async function mallorysOrg(h: Harness) {
-    const { orgId } = await h.gatehouse.admin.createOrg(SYSTEM, "Mallory's");
+    const { orgId } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Mallory's" });
     const { userId } = await h.gatehouse.register({ email: "mallory@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM, orgId, "mallory@example.com", "admin");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId, email: "mallory@example.com", role: "admin" });
     return { orgId, admin: { kind: "user", userId, orgId } as const };
   }
 
@@ -143,24 +143,24 @@ describe("consent across orgs", () => {
     const h = await createHarness();
     await signInWithPhone(h);
     const mallory = await mallorysOrg(h);
-    const added = await h.gatehouse.admin.addMember(mallory.admin, mallory.orgId, "ada@example.com", "member");
+    const added = await h.gatehouse.admin.addMember(mallory.admin, { orgId: mallory.orgId, email: "ada@example.com", role: "member" });
     expect(added.status).toBe("invited");
     expect(await h.stores.orgs.findMembership(mallory.orgId, h.userId)).toBeNull();
-    expect((await h.gatehouse.admin.listMembers(mallory.admin, mallory.orgId)).map((member) => member.email)).toEqual(["mallory@example.com"]);
+    expect((await h.gatehouse.admin.listMembers(mallory.admin, { orgId: mallory.orgId })).map((member) => member.email)).toEqual(["mallory@example.com"]);
     for (const reach of [
-      () => h.gatehouse.admin.listUserFactors(mallory.admin, mallory.orgId, h.userId),
-      () => h.gatehouse.admin.sendPasswordReset(mallory.admin, mallory.orgId, h.userId),
-      () => h.gatehouse.admin.resetUserFactors(mallory.admin, mallory.orgId, h.userId, "she asked, honest"),
+      () => h.gatehouse.admin.listUserFactors(mallory.admin, { orgId: mallory.orgId, userId: h.userId }),
+      () => h.gatehouse.admin.sendPasswordReset(mallory.admin, { orgId: mallory.orgId, userId: h.userId }),
+      () => h.gatehouse.admin.resetUserFactors(mallory.admin, { orgId: mallory.orgId, userId: h.userId, reason: "she asked, honest" }),
     ]) {
       expect((await errorOf(reach())).kind).toBe("not_found");
     }
-    expect(await h.gatehouse.admin.listUserDevices(mallory.admin, mallory.orgId, h.userId)).toEqual([]);
+    expect(await h.gatehouse.admin.listUserDevices(mallory.admin, { orgId: mallory.orgId, userId: h.userId })).toEqual([]);
     expect(h.email.to("ada@example.com").map((message) => message.subject)).toEqual(["You are invited to Mallory's"]);
 
     // The owner accepts with the account as it is (no password asked); then the org sees the factor kinds, no more.
     const token = h.email.lastToken("ada@example.com", "accept-invitation") ?? "";
     expect(await h.gatehouse.acceptInvitation({ token, password: "" })).toEqual({ userId: h.userId, orgId: mallory.orgId });
-    expect(await h.gatehouse.admin.listUserFactors(mallory.admin, mallory.orgId, h.userId)).toEqual({ kinds: ["sms"] });
+    expect(await h.gatehouse.admin.listUserFactors(mallory.admin, { orgId: mallory.orgId, userId: h.userId })).toEqual({ kinds: ["sms"] });
     expect(await signInOutcome(h, "ada@example.com", PASSWORD)).not.toBe("invalid_credentials");
   });
 
@@ -169,31 +169,34 @@ describe("consent across orgs", () => {
     const principal = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
     await h.gatehouse.account.generateRecoveryCodes(principal);
     const { userId: admin } = await h.gatehouse.register({ email: "boss@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "boss@example.com", "admin");
-    const view = await h.gatehouse.admin.listUserFactors({ kind: "user", userId: admin, orgId: h.orgId }, h.orgId, h.userId);
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "boss@example.com", role: "admin" });
+    const view = await h.gatehouse.admin.listUserFactors({ kind: "user", userId: admin, orgId: h.orgId }, { orgId: h.orgId, userId: h.userId });
     expect(view).toEqual({ kinds: ["sms", "recovery_code"] });
   });
 
   it("a platform admin over the API invites too; only the operator's command line adds a verified account at once", async () => {
     const h = await createHarness();
     const { userId } = await h.gatehouse.register({ email: "root@example.com", password: PASSWORD, emailVerified: true, platformAdmin: true });
-    const { orgId } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    expect((await h.gatehouse.admin.addMember({ kind: "user", userId, orgId }, orgId, "ada@example.com", "member")).status).toBe("invited");
-    expect((await h.gatehouse.admin.addMember(SYSTEM, orgId, "ada@example.com", "member")).status).toBe("added");
+    const { orgId } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    expect((await h.gatehouse.admin.addMember({ kind: "user", userId, orgId }, { orgId, email: "ada@example.com", role: "member" })).status).toBe("invited");
+    expect((await h.gatehouse.admin.addMember(SYSTEM, { orgId, email: "ada@example.com", role: "member" })).status).toBe("added");
   });
 
   it("a member of the org takes a new role at once: they accepted this org already", async () => {
     const h = await createHarness();
     const { userId: boss } = await h.gatehouse.register({ email: "boss@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "boss@example.com", "admin");
-    const added = await h.gatehouse.admin.addMember({ kind: "user", userId: boss, orgId: h.orgId }, h.orgId, "ada@example.com", "admin");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "boss@example.com", role: "admin" });
+    const added = await h.gatehouse.admin.addMember(
+      { kind: "user", userId: boss, orgId: h.orgId },
+      { orgId: h.orgId, email: "ada@example.com", role: "admin" },
+    );
     expect(added).toEqual({ status: "added", membership: { orgId: h.orgId, userId: h.userId, role: "admin" } });
   });
 
   it("an invitation for an email with no verified account still needs a password, and keeps working without one", async () => {
     const h = await createHarness();
     await h.gatehouse.register({ email: VICTIM, password: ATTACKER_PASSWORD });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, VICTIM, "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: VICTIM, role: "member" });
     const token = h.email.lastToken(VICTIM, "accept-invitation") ?? "";
     const asked = await errorOf(h.gatehouse.acceptInvitation({ token, password: "" }));
     expect([asked.kind, asked.details.field]).toEqual(["invalid_argument", "password"]);

@@ -22,7 +22,7 @@ async function expectError(promise: Promise<unknown>, kind: string, message?: st
 
 /** Stored settings that only ask for MFA on new devices, so the new-device rule is tested alone. */
 async function newDeviceRuleOnly(h: Harness) {
-  await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false, trustDeviceAfterMfa: false });
+  await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false, trustDeviceAfterMfa: false } });
 }
 
 async function phoneRequired(h: Harness, fingerprint: string) {
@@ -63,7 +63,7 @@ describe("1. a device is new until a session has been issued for it", () => {
 
   it("a Refresh naming another fingerprint than the session's device makes no device known: it is refused", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
     const first = await h.login("laptop");
     if (first.kind !== "tokens") throw new Error("expected tokens");
     await expect(h.gatehouse.refresh({ refreshToken: first.tokens.refreshToken, deviceFingerprint: "tablet" })).rejects.toMatchObject({
@@ -86,7 +86,7 @@ describe("2. require_mfa_untrusted_device is on by default", () => {
 
   it("an org that stored its settings keeps them", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requireMfaUntrustedDevice: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requireMfaUntrustedDevice: false } });
     await signInWithPhone(h, "laptop");
     h.clock.advance(30 * DAY);
     expect((await h.login("laptop")).kind).toBe("tokens");
@@ -96,9 +96,9 @@ describe("2. require_mfa_untrusted_device is on by default", () => {
 describe("3. a session acts only for the org it was issued for", () => {
   async function twoOrgs() {
     const h = await createHarness();
-    const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    await h.gatehouse.admin.addMember(SYSTEM, otherOrgId, "ada@example.com", "admin");
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "ada@example.com", "admin");
+    const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: otherOrgId, email: "ada@example.com", role: "admin" });
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "ada@example.com", role: "admin" });
     const tokens = await signInWithPhone(h, "laptop");
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
     return { h, otherOrgId, principal };
@@ -117,27 +117,30 @@ describe("3. a session acts only for the org it was issued for", () => {
     const admin = h.gatehouse.admin;
     const actor = { kind: "user", userId: principal.userId, orgId: principal.orgId } as const;
     const operations = [
-      () => admin.addMember(actor, otherOrgId, "unused@example.com", "member"),
-      () => admin.removeMember(actor, otherOrgId, h.userId),
-      () => admin.getOrgMfaSettings(actor, otherOrgId),
-      () => admin.updateOrgMfaSettings(actor, otherOrgId, { requireMfaNewDevice: false }),
-      () => admin.getOrgBrowserPolicy(actor, otherOrgId),
+      () => admin.addMember(actor, { orgId: otherOrgId, email: "unused@example.com", role: "member" }),
+      () => admin.removeMember(actor, { orgId: otherOrgId, userId: h.userId }),
+      () => admin.getOrgMfaSettings(actor, { orgId: otherOrgId }),
+      () => admin.updateOrgMfaSettings(actor, { orgId: otherOrgId, patch: { requireMfaNewDevice: false } }),
+      () => admin.getOrgBrowserPolicy(actor, { orgId: otherOrgId }),
       () =>
-        admin.updateOrgBrowserPolicy(actor, otherOrgId, {
-          accessControl: { allowedDomains: [], blockedDomains: [], defaultAction: "allow", wildcardSupported: true },
-          actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+        admin.updateOrgBrowserPolicy(actor, {
+          orgId: otherOrgId,
+          policy: {
+            accessControl: { allowedDomains: [], blockedDomains: [], defaultAction: "allow", wildcardSupported: true },
+            actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: false },
+          },
         }),
-      () => admin.listUserDevices(actor, otherOrgId, h.userId),
-      () => admin.revokeDeviceTrust(actor, otherOrgId, "any-device"),
-      () => admin.revokeUserSessions(actor, otherOrgId, h.userId),
+      () => admin.listUserDevices(actor, { orgId: otherOrgId, userId: h.userId }),
+      () => admin.revokeDeviceTrust(actor, { orgId: otherOrgId, deviceId: "any-device" }),
+      () => admin.revokeUserSessions(actor, { orgId: otherOrgId, userId: h.userId }),
     ];
     // A platform admin is no exception.
     const user = (await h.stores.users.findById(h.userId))!;
     await h.stores.users.create({ ...user, id: "root", email: "root@example.com", platformAdmin: true });
     const rootActor = { kind: "user", userId: "root", orgId: h.orgId } as const;
     for (const operation of operations) await expectError(operation(), "permission_denied", "this session was issued for another organization");
-    await expectError(admin.getOrgMfaSettings(rootActor, otherOrgId), "permission_denied");
-    await expect(admin.getOrgMfaSettings(actor, h.orgId)).resolves.toBeTruthy();
+    await expectError(admin.getOrgMfaSettings(rootActor, { orgId: otherOrgId }), "permission_denied");
+    await expect(admin.getOrgMfaSettings(actor, { orgId: h.orgId })).resolves.toBeTruthy();
     await expect(admin.getPlatformSettings(rootActor)).resolves.toBeTruthy();
     expect(await h.stores.settings.getOrg(otherOrgId)).toBeNull();
   });
@@ -220,7 +223,7 @@ describe("inputs: control, format and private-use characters; email normalisatio
     ["display_name", (h: Harness) => h.gatehouse.register({ email: "new@example.com", password: PASSWORD, displayName: "Ada\u202e" })],
     ["password", (h: Harness) => h.gatehouse.login({ email: "ada@example.com", password: `${PASSWORD}\u0000`, orgId: h.orgId })],
     ["password", (h: Harness) => h.gatehouse.register({ email: "new@example.com", password: `${PASSWORD}\ud800` })],
-    ["name", (h: Harness) => h.gatehouse.admin.createOrg(SYSTEM, "Acme\u0000")],
+    ["name", (h: Harness) => h.gatehouse.admin.createOrg(SYSTEM, { name: "Acme\u0000" })],
     ["refresh_token", (h: Harness) => h.gatehouse.refresh({ refreshToken: "gh_rt_\u0000" })],
   ])("%s with a refused character → invalid_argument naming it", async (field, call) => {
     const h = await createHarness();
@@ -231,7 +234,7 @@ describe("inputs: control, format and private-use characters; email normalisatio
     const h = await createHarness();
     const password = "f\u00e4mily \u{1f468}\u200d\u{1f469}\u200d\u{1f467} p\u00e4ss";
     await h.gatehouse.register({ email: "emoji@example.com", password, emailVerified: true });
-    await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "emoji@example.com", "member");
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "emoji@example.com", role: "member" });
     expect((await h.gatehouse.login({ email: "emoji@example.com", password, orgId: h.orgId })).kind).toBe("phone_required");
   });
 

@@ -186,7 +186,7 @@ describe("issue 36: send limits fail closed", () => {
       expect((await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, `b${i}`), phone }))).kind).toBe("rate_limited");
     }
     await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
-    await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "bob@example.com", "member");
+    await h.gatehouse.admin.addMember({ kind: "system" }, { orgId: h.orgId, email: "bob@example.com", role: "member" });
     const bob = await h.login("bobs-laptop", "bob@example.com");
     if (bob.kind !== "phone_required") throw new Error("expected phone_required");
     await expect(h.gatehouse.submitPhoneAndRequestMfa({ intentId: bob.intent.intentId, phone })).resolves.toMatchObject({ phoneMask: "+*******2222" });

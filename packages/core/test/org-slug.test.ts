@@ -53,26 +53,26 @@ describe("slug rules", () => {
 describe("CreateOrg with a slug", () => {
   it("stores a chosen slug and refuses a taken one with already_exists naming the slug", async () => {
     const h = await createHarness();
-    const created = await h.gatehouse.admin.createOrg(SYSTEM, "Beta Inc", "beta");
+    const created = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Beta Inc", slug: "beta" });
     expect(created.slug).toBe("beta");
     expect((await h.stores.orgs.findBySlug("beta"))?.id).toBe(created.orgId);
-    const error = await h.gatehouse.admin.createOrg(SYSTEM, "Other", "beta").catch((e: unknown) => e as GatehouseError);
+    const error = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other", slug: "beta" }).catch((e: unknown) => e as GatehouseError);
     expect(error).toMatchObject({ kind: "already_exists", details: { field: "slug" } });
   });
 
   it.each(["Beta", "b", "-beta", "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9", "beta corp"])("refuses the slug %j with invalid_argument on slug", async (slug) => {
     const h = await createHarness();
-    const error = await h.gatehouse.admin.createOrg(SYSTEM, "Beta", slug).catch((e: unknown) => e as GatehouseError);
+    const error = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Beta", slug }).catch((e: unknown) => e as GatehouseError);
     expect(error).toMatchObject({ kind: "invalid_argument", details: { field: "slug" } });
   });
 
   it("derives the slug from the name when omitted, with a random suffix when that one is taken", async () => {
     const h = await createHarness(); // already has "Acme" → acme
     expect((await h.stores.orgs.findById(h.orgId))?.slug).toBe("acme");
-    const second = await h.gatehouse.admin.createOrg(SYSTEM, "ACME");
+    const second = await h.gatehouse.admin.createOrg(SYSTEM, { name: "ACME" });
     expect(second.slug).toMatch(/^acme-[a-z0-9]{6}$/);
     expect((await h.stores.orgs.findBySlug(second.slug))?.id).toBe(second.orgId);
-    expect((await h.gatehouse.admin.createOrg(SYSTEM, "Other Org", "")).slug).toBe("other-org");
+    expect((await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other Org", slug: "" })).slug).toBe("other-org");
   });
 });
 
@@ -93,7 +93,7 @@ describe("Login by slug", () => {
 
   it("a member of one org cannot sign in to another through its slug", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.createOrg(SYSTEM, "Beta", "beta");
+    await h.gatehouse.admin.createOrg(SYSTEM, { name: "Beta", slug: "beta" });
     expect(await kindOf(h.gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId: "beta" }))).toBe("not_org_member");
   });
 
@@ -118,7 +118,7 @@ describe("GetOrgInfo", () => {
     const tokens = await h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: h.sms.lastOtpFor(challenge.challengeId)! });
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
     expect(await h.gatehouse.getOrgInfo(principal, h.orgId)).toEqual({ orgId: h.orgId, name: "Acme", slug: "acme" });
-    const beta = await h.gatehouse.admin.createOrg(SYSTEM, "Beta", "beta");
+    const beta = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Beta", slug: "beta" });
     expect(await kindOf(h.gatehouse.getOrgInfo(principal, beta.orgId))).toBe("permission_denied");
   });
 });

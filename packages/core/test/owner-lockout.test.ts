@@ -193,26 +193,26 @@ describe("emails a stranger cannot turn against the owner", () => {
       await h.gatehouse.requestPasswordReset({ email: "newhire@example.com", request: { clientIp: `203.1.${i}.1` } });
       h.clock.advance(MINUTE);
     }
-    await h.gatehouse.admin.sendPasswordReset(SYSTEM, h.orgId, h.userId);
-    expect((await h.gatehouse.admin.addMember(SYSTEM, h.orgId, "newhire@example.com", "member")).status).toBe("invited");
+    await h.gatehouse.admin.sendPasswordReset(SYSTEM, { orgId: h.orgId, userId: h.userId });
+    expect((await h.gatehouse.admin.addMember(SYSTEM, { orgId: h.orgId, email: "newhire@example.com", role: "member" })).status).toBe("invited");
     expect(h.email.lastToken("newhire@example.com", "accept-invitation")).toBeDefined();
     expect(h.email.to(OWNER).length).toBeGreaterThanOrEqual(2);
   });
 
   it("resets an org's admin sends spend that org's budget only: another org's admin cannot refuse them", async () => {
     const h = await createHarness();
-    const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
-    await h.gatehouse.admin.addMember(SYSTEM, other, OWNER, "member");
+    const { orgId: other } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
+    await h.gatehouse.admin.addMember(SYSTEM, { orgId: other, email: OWNER, role: "member" });
     const adminOf = async (email: string, orgId: string) => {
       const { userId } = await h.gatehouse.register({ email, password: PASSWORD, emailVerified: true });
-      await h.gatehouse.admin.addMember(SYSTEM, orgId, email, "admin");
+      await h.gatehouse.admin.addMember(SYSTEM, { orgId, email, role: "admin" });
       return { kind: "user", userId, orgId } as const;
     };
     const theirs = await adminOf("mallory@other.test", other);
     const ours = await adminOf("admin@acme.test", h.orgId);
-    for (let i = 0; i < 5; i++) await h.gatehouse.admin.sendPasswordReset(theirs, other, h.userId);
-    await expect(h.gatehouse.admin.sendPasswordReset(theirs, other, h.userId)).rejects.toMatchObject({ kind: "rate_limited" });
-    await h.gatehouse.admin.sendPasswordReset(ours, h.orgId, h.userId);
+    for (let i = 0; i < 5; i++) await h.gatehouse.admin.sendPasswordReset(theirs, { orgId: other, userId: h.userId });
+    await expect(h.gatehouse.admin.sendPasswordReset(theirs, { orgId: other, userId: h.userId })).rejects.toMatchObject({ kind: "rate_limited" });
+    await h.gatehouse.admin.sendPasswordReset(ours, { orgId: h.orgId, userId: h.userId });
     await h.gatehouse.requestPasswordReset({ email: OWNER, request: { clientIp: "192.0.2.44" } });
   });
 });
@@ -236,9 +236,9 @@ describe("rate-limit keys", () => {
       email: new OutboxEmailSender(),
       config: { password: TEST_PASSWORD_PARAMS },
     });
-    const { orgId } = await gatehouse.admin.createOrg(SYSTEM, "Acme");
+    const { orgId } = await gatehouse.admin.createOrg(SYSTEM, { name: "Acme" });
     await gatehouse.register({ email: OWNER, password: PASSWORD, emailVerified: true });
-    await gatehouse.admin.addMember(SYSTEM, orgId, OWNER, "member");
+    await gatehouse.admin.addMember(SYSTEM, { orgId, email: OWNER, role: "member" });
     await gatehouse.register({ email: "bob@example.com", password: PASSWORD, request: { clientIp: HOME } });
     await gatehouse.requestPasswordReset({ email: OWNER, request: { clientIp: HOME } });
     await gatehouse.login({ email: OWNER, password: WRONG, orgId, request: { clientIp: HOME } }).catch(() => undefined);

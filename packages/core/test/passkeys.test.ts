@@ -26,11 +26,14 @@ async function events(h: Harness, kind: AuditEvent["kind"]): Promise<AuditEvent[
 async function withPasskey(h: Harness, authenticator = new SoftAuthenticator({ origin: ORIGIN })) {
   const tokens = await signInWithPhone(h, "laptop");
   const principal = await h.gatehouse.authenticate(tokens.accessToken);
-  const { registrationId, webauthnOptionsJson } = await h.gatehouse.account.startPasskeyRegistration(principal, "Laptop");
+  const { registrationId, webauthnOptionsJson } = await h.gatehouse.account.startPasskeyRegistration(principal, { label: "Laptop" });
   const options = JSON.parse(webauthnOptionsJson) as { rp: { id: string; name: string }; attestation: string; authenticatorSelection: object };
   expect(options.rp).toEqual({ id: "localhost", name: "Gatehouse" });
   expect(options.attestation).toBe("none");
-  const factorId = await h.gatehouse.account.finishPasskeyRegistration(principal, registrationId, authenticator.register(webauthnOptionsJson));
+  const factorId = await h.gatehouse.account.finishPasskeyRegistration(principal, {
+    registrationId,
+    responseJson: authenticator.register(webauthnOptionsJson),
+  });
   return { authenticator, factorId, principal };
 }
 
@@ -139,7 +142,7 @@ describe("passkeys as a second factor", () => {
     const h = await createHarness();
     const { authenticator } = await withPasskey(h);
     const { challenge } = await passkeyChallenge(h, "tablet");
-    await h.gatehouse.admin.resetUserFactors(SYSTEM, h.orgId, h.userId, "lost laptop, identity checked");
+    await h.gatehouse.admin.resetUserFactors(SYSTEM, { orgId: h.orgId, userId: h.userId, reason: "lost laptop, identity checked" });
     expect(await h.stores.passkeys.list(h.userId)).toEqual([]);
     expect(await h.stores.webauthnChallenges.consume(challenge.challengeId, "authenticate", h.clock.now())).toBeNull();
     const { challengeId, webauthnOptionsJson } = await h.gatehouse.startPasskeySignIn({ orgId: h.orgId });
@@ -163,10 +166,10 @@ describe("passkeys as a second factor", () => {
   it("removes a passkey with a step-up, and keeps the last factor the org accepts", async () => {
     const h = await createHarness();
     const { factorId, principal } = await withPasskey(h);
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: ["webauthn"] });
-    expect(await kindOf(h.gatehouse.account.removeFactor(principal, factorId))).toBe("permission_denied");
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { allowedFactors: ["webauthn", "sms"] });
-    await h.gatehouse.account.removeFactor(principal, factorId);
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { allowedFactors: ["webauthn"] } });
+    expect(await kindOf(h.gatehouse.account.removeFactor(principal, { factorId }))).toBe("permission_denied");
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { allowedFactors: ["webauthn", "sms"] } });
+    await h.gatehouse.account.removeFactor(principal, { factorId });
     expect((await h.gatehouse.account.listFactors(principal)).factors).toEqual([]);
     expect((await events(h, "factor.removed"))[0]?.payload).toEqual({ factorId, kind: "webauthn" });
   });
@@ -175,20 +178,21 @@ describe("passkeys as a second factor", () => {
     const h = await createHarness();
     const principal = await h.gatehouse.authenticate((await signInWithPhone(h, "laptop")).accessToken);
     const authenticator = new SoftAuthenticator({ origin: ORIGIN });
-    const wrong = await h.gatehouse.account.startPasskeyRegistration(principal, "");
+    const wrong = await h.gatehouse.account.startPasskeyRegistration(principal, { label: "" });
     expect(
       await kindOf(
-        h.gatehouse.account.finishPasskeyRegistration(
-          principal,
-          wrong.registrationId,
-          authenticator.register(wrong.webauthnOptionsJson, { origin: "http://127.0.0.1:8080" }),
-        ),
+        h.gatehouse.account.finishPasskeyRegistration(principal, {
+          registrationId: wrong.registrationId,
+          responseJson: authenticator.register(wrong.webauthnOptionsJson, { origin: "http://127.0.0.1:8080" }),
+        }),
       ),
     ).toBe("invalid_argument:webauthn_response_json");
-    const right = await h.gatehouse.account.startPasskeyRegistration(principal, "");
+    const right = await h.gatehouse.account.startPasskeyRegistration(principal, { label: "" });
     const answer = authenticator.register(right.webauthnOptionsJson);
-    await h.gatehouse.account.finishPasskeyRegistration(principal, right.registrationId, answer);
-    expect(await kindOf(h.gatehouse.account.finishPasskeyRegistration(principal, right.registrationId, answer))).toBe("not_found");
+    await h.gatehouse.account.finishPasskeyRegistration(principal, { registrationId: right.registrationId, responseJson: answer });
+    expect(await kindOf(h.gatehouse.account.finishPasskeyRegistration(principal, { registrationId: right.registrationId, responseJson: answer }))).toBe(
+      "not_found",
+    );
     expect((await h.gatehouse.account.listFactors(principal)).factors.map((factor) => factor.label)).toEqual(["Passkey"]);
   });
 });
@@ -197,7 +201,7 @@ describe("require_phishing_resistant", () => {
   it("refuses SMS, TOTP and recovery codes from a user with a passkey", async () => {
     const h = await createHarness();
     const { authenticator } = await withPasskey(h);
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requirePhishingResistant: true });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requirePhishingResistant: true } });
     const { challenge, options } = await passkeyChallenge(h, "tablet");
     expect(challenge.factors.map((factor) => factor.kind)).toEqual(["webauthn"]);
     expect(await kindOf(h.gatehouse.sendMfaCode({ challengeId: challenge.challengeId }))).toBe("invalid_mfa_challenge");
@@ -209,18 +213,21 @@ describe("require_phishing_resistant", () => {
   it("lets a user without a passkey complete MFA with another factor and asks them to enrol one", async () => {
     const h = await createHarness();
     await signInWithPhone(h, "laptop");
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requirePhishingResistant: true });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { requirePhishingResistant: true } });
     const tokens = await signInWithPhone(h, "tablet");
     expect(tokens.passkeyEnrollmentRequired).toBe(true);
     // The fresh second factor is the step-up the registration needs.
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
-    const { webauthnOptionsJson } = await h.gatehouse.account.startPasskeyRegistration(principal, "Tablet");
+    const { webauthnOptionsJson } = await h.gatehouse.account.startPasskeyRegistration(principal, { label: "Tablet" });
     expect(JSON.parse(webauthnOptionsJson)).toMatchObject({ rp: { id: "localhost" } });
   });
 
   it("is refused without webauthn among the allowed factors", async () => {
     const h = await createHarness();
-    const update = h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { requirePhishingResistant: true, allowedFactors: ["sms", "totp"] });
+    const update = h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, {
+      orgId: h.orgId,
+      patch: { requirePhishingResistant: true, allowedFactors: ["sms", "totp"] },
+    });
     expect(await kindOf(update)).toBe("invalid_argument:require_phishing_resistant");
   });
 });
@@ -255,7 +262,7 @@ describe("passkey sign-in without a password", () => {
     const [audited] = await h.stores.risk.listEvents({ orgId: h.orgId, userId: h.userId, limit: 1 });
     expect(audited).toMatchObject({ mode: "audit", applied: "allow" });
     // With no IP data the country is unknown, which a geo-fence refuses.
-    await h.gatehouse.admin.updateOrgRiskPolicy(SYSTEM, h.orgId, { mode: "enforce", allowed_countries: ["US"] });
+    await h.gatehouse.admin.updateOrgRiskPolicy(SYSTEM, { orgId: h.orgId, patch: { mode: "enforce", allowed_countries: ["US"] } });
     expect(await kindOf(signInWithPasskey(h, authenticator))).toBe("risk_blocked");
     const [blocked] = await h.stores.risk.listEvents({ orgId: h.orgId, userId: h.userId, limit: 1 });
     expect(blocked).toMatchObject({ decision: "block", applied: "block", rules: [{ code: "country_not_allowed" }] });
@@ -278,10 +285,10 @@ describe("passkey sign-in without a password", () => {
   it("follows the org: passkey_sign_in off refuses, and a non-member is refused", async () => {
     const h = await createHarness();
     const { authenticator } = await withPasskey(h);
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { passkeySignIn: false });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { passkeySignIn: false } });
     expect(await kindOf(h.gatehouse.startPasskeySignIn({ orgId: h.orgId }))).toBe("permission_denied");
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, h.orgId, { passkeySignIn: true });
-    const { orgId: otherOrg } = await h.gatehouse.admin.createOrg(SYSTEM, "Other");
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM, { orgId: h.orgId, patch: { passkeySignIn: true } });
+    const { orgId: otherOrg } = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Other" });
     const { challengeId, webauthnOptionsJson } = await h.gatehouse.startPasskeySignIn({ orgId: otherOrg });
     const refused = h.gatehouse.finishPasskeySignIn({ challengeId, webauthnResponseJson: authenticator.authenticate(webauthnOptionsJson) });
     expect(await kindOf(refused)).toBe("not_org_member");

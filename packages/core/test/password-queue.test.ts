@@ -27,13 +27,13 @@ async function gatedGatehouse(queueLimit: number) {
     passwordHasher: hasher,
     config: { passwordHashConcurrency: 1, passwordHashQueueLimit: queueLimit },
   });
-  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
-  await gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Acme" });
+  await gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, { orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } });
   const registered = gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
   await settle();
   hasher.releaseNext();
   await registered;
-  await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  await gatehouse.admin.addMember({ kind: "system" }, { orgId, email: "ada@example.com", role: "member" });
   const login = (email: string, password: string, clientKey = "203.0.113.9"): Promise<AuthOutcome> =>
     gatehouse.login({ email, password, orgId, deviceFingerprint: "laptop", clientKey });
   const drain = async () => {

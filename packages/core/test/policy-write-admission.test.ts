@@ -4,7 +4,7 @@ import { createHarness, signInWithPhone } from "./harness.ts";
 describe("admitting a browser policy save before its policy is read", () => {
   it("admits an org admin with a fresh second factor up to browserPolicyWritesPerUser a window, and records the refusal past it", async () => {
     const h = await createHarness({ browserPolicyWritesPerUser: [{ limit: 2, windowMs: 60_000 }] });
-    await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "ada@example.com", "admin");
+    await h.gatehouse.admin.addMember({ kind: "system" }, { orgId: h.orgId, email: "ada@example.com", role: "admin" });
     const admin = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
     await h.gatehouse.admin.admitBrowserPolicyWrite(admin);
     await h.gatehouse.admin.admitBrowserPolicyWrite(admin);
@@ -22,7 +22,7 @@ describe("admitting a browser policy save before its policy is read", () => {
     const h = await createHarness({ browserPolicyWritesPerUser: [{ limit: 1, windowMs: 60 * 60_000 }] });
     const member = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
     await expect(h.gatehouse.admin.admitBrowserPolicyWrite(member)).rejects.toMatchObject({ kind: "permission_denied" });
-    await h.gatehouse.admin.addMember({ kind: "system" }, h.orgId, "ada@example.com", "admin");
+    await h.gatehouse.admin.addMember({ kind: "system" }, { orgId: h.orgId, email: "ada@example.com", role: "admin" });
     h.clock.advance(30 * 60_000);
     await expect(h.gatehouse.admin.admitBrowserPolicyWrite(member)).rejects.toMatchObject({ kind: "step_up_required" });
     const fresh = await h.gatehouse.authenticate((await signInWithPhone(h, "phone")).accessToken);

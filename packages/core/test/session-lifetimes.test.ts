@@ -30,7 +30,7 @@ describe("Refresh judges the session's own device, fingerprint or not", () => {
 
   it("without a fingerprint, a device whose trust ran out asks for MFA again", async () => {
     const h = await createHarness({ sessionMaxAgeMs: 60 * DAY });
-    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { trustTtlDays: 10 });
+    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, { orgId: h.orgId, patch: { trustTtlDays: 10 } });
     const tokens = await signInWithPhone(h, "laptop");
     h.clock.advance(6 * DAY);
     const renewed = await refreshed(h, tokens);
@@ -53,7 +53,7 @@ describe("Refresh judges the session's own device, fingerprint or not", () => {
 describe("a session's lifetimes", () => {
   it("refreshed every 6 days, it still ends 30 days after its creation: rotation never extends it", async () => {
     const h = await createHarness({ sessionMaxAgeMs: 30 * DAY, sessionIdleMs: 7 * DAY });
-    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { trustTtlDays: 90 });
+    await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, { orgId: h.orgId, patch: { trustTtlDays: 90 } });
     await h.gatehouse.admin.updatePlatformSettings({ kind: "system" }, { maxTrustTtlDays: 90 });
     const created = h.clock.now();
     let tokens = await signInWithPhone(h, "laptop");

@@ -58,15 +58,15 @@ describe("issue 36: destinations", () => {
 
   it("a platform admin may allow a kind again: without fixed_line refused, a landline gets its code", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedNumberTypes: ["premium_rate", "international_network"] });
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { refusedNumberTypes: ["premium_rate", "international_network"] } });
     await expect(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "a"), phone: "+33123456789" })).resolves.toBeDefined();
     expect((await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "b"), phone: "+19005551234" }))).kind).toBe("invalid_argument");
   });
 
   it("sms_allowed_countries: the platform's list, narrowed by the org's; a number outside them is refused, one inside sent", async () => {
     const h = await createHarness();
-    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: ["US", "GB", "FR"] });
-    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, h.orgId, { allowedCountries: ["FR", "GB"] });
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { allowedCountries: ["US", "GB", "FR"] } });
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: h.orgId, patch: { allowedCountries: ["FR", "GB"] } });
     const refused = await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "a"), phone: "+375291234567" }));
     expect(refused.kind).toBe("invalid_argument");
     expect(refused.message).toMatch(/in this country/);
@@ -86,13 +86,13 @@ describe("issue 36: destinations", () => {
     ["MR", "+22222123456"],
   ])("the default policy refuses the shipped high-risk list (%s) until an operator widens it explicitly", async (country, phone) => {
     const h = await createHarness();
-    expect((await h.gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, null)).refusedCountries).toContain(country);
+    expect((await h.gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null })).refusedCountries).toContain(country);
     const refused = await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "a"), phone }));
     expect([refused.kind, refused.message]).toEqual(["invalid_argument", expect.stringMatching(/in this country/)]);
     // Allowing the region is not enough: the refused list wins until the operator removes the region from it.
-    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: [country] });
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { allowedCountries: [country] } });
     expect((await errorOf(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "b"), phone }))).kind).toBe("invalid_argument");
-    const widened = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedCountries: [] });
+    const widened = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { refusedCountries: [] } });
     expect(widened.refusedCountries).toEqual([]);
     await expect(h.gatehouse.submitPhoneAndRequestMfa({ intentId: await intentOf(h, "c"), phone })).resolves.toBeDefined();
     expect(h.sms.sent.map((message) => message.phone)).toEqual([phone]);
@@ -100,13 +100,13 @@ describe("issue 36: destinations", () => {
 
   it("refused_countries is the platform's: an org cannot set it, and an unknown region is refused naming the field", async () => {
     const h = await createHarness();
-    expect((await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, h.orgId, { refusedCountries: [] }))).details.field).toBe(
+    expect((await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: h.orgId, patch: { refusedCountries: [] } }))).details.field).toBe(
       "refused_countries",
     );
-    expect((await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedCountries: ["XX"] }))).details.field).toBe(
-      "refused_countries",
-    );
-    const narrowed = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedCountries: ["SO", "CU", "SO"] });
+    expect(
+      (await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { refusedCountries: ["XX"] } }))).details.field,
+    ).toBe("refused_countries");
+    const narrowed = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { refusedCountries: ["SO", "CU", "SO"] } });
     expect(narrowed.refusedCountries).toEqual(["CU", "SO"]);
   });
 
@@ -114,27 +114,29 @@ describe("issue 36: destinations", () => {
     const h = await createHarness();
     await signInWithPhone(h, "laptop", "+12025550123");
     const sent = h.sms.sent.length;
-    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: ["GB"] });
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { allowedCountries: ["GB"] } });
     expect((await errorOf(h.login("new-device"))).kind).toBe("invalid_argument");
     expect(h.sms.sent).toHaveLength(sent);
   });
 
   it("validates the policy at the edge, naming the field; refused types are platform-wide only; each change is audited", async () => {
     const h = await createHarness();
-    const unknownRegion = await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: ["US", "XX", "usa"] }));
+    const unknownRegion = await errorOf(
+      h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { allowedCountries: ["US", "XX", "usa"] } }),
+    );
     expect(unknownRegion.details.field).toBe("allowed_countries");
-    const unknownType = await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { refusedNumberTypes: ["premium"] }));
+    const unknownType = await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { refusedNumberTypes: ["premium"] } }));
     expect(unknownType.details.field).toBe("refused_number_types");
-    const orgTypes = await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, h.orgId, { refusedNumberTypes: [] }));
+    const orgTypes = await errorOf(h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: h.orgId, patch: { refusedNumberTypes: [] } }));
     expect(orgTypes.details.field).toBe("refused_number_types");
-    const policy = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, null, { allowedCountries: ["GB", "US", "GB"] });
+    const policy = await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null, patch: { allowedCountries: ["GB", "US", "GB"] } });
     expect(policy.allowedCountries).toEqual(["GB", "US"]);
-    expect(await h.gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, null)).toEqual(policy);
+    expect(await h.gatehouse.admin.getSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: null })).toEqual(policy);
     expect(await auditKinds(h)).toContain("sms_destination_policy.changed");
     // The org's other settings are kept.
-    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, h.orgId, { trustTtlDays: 7 });
-    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, h.orgId, { allowedCountries: ["GB"] });
-    expect(await h.gatehouse.admin.getOrgMfaSettings(SYSTEM_ACTOR, h.orgId)).toMatchObject({ trustTtlDays: 7, smsAllowedCountries: ["GB"] });
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId: h.orgId, patch: { trustTtlDays: 7 } });
+    await h.gatehouse.admin.updateSmsDestinationPolicy(SYSTEM_ACTOR, { orgId: h.orgId, patch: { allowedCountries: ["GB"] } });
+    expect(await h.gatehouse.admin.getOrgMfaSettings(SYSTEM_ACTOR, { orgId: h.orgId })).toMatchObject({ trustTtlDays: 7, smsAllowedCountries: ["GB"] });
   });
 });
 
@@ -152,13 +154,13 @@ async function pumpingHarness(config: Parameters<typeof createHarness>[0], obser
     config: { password: TEST_PASSWORD_PARAMS, ...config },
     smsGuardObserver: observer,
   });
-  const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
+  const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
   let members = 0;
   const submit = async (phone: string) => {
     members += 1;
     const email = `m${members}@example.com`;
     await gatehouse.register({ email, password: PASSWORD, emailVerified: true });
-    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, email, "member");
+    await gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
     const outcome = await gatehouse.login({ email, password: PASSWORD, orgId, deviceFingerprint: "d" });
     if (outcome.kind !== "phone_required") throw new Error(outcome.kind);
     return gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone });
@@ -235,7 +237,7 @@ describe("issue 36: conversion breaker", () => {
     // Other prefixes of the region still get codes.
     await expect(p.submit("+447922123456")).resolves.toBeDefined();
     expect(p.sms.sent).toHaveLength(21);
-    const report = await p.gatehouse.admin.getSmsTrafficReport(SYSTEM_ACTOR, p.clock.now() - HOUR, p.clock.now() + 1);
+    const report = await p.gatehouse.admin.getSmsTrafficReport(SYSTEM_ACTOR, { from: p.clock.now() - HOUR, to: p.clock.now() + 1 });
     expect(report).toContainEqual({ scope: "prefix", key: "+44790012", sent: 20, verified: 0, conversion: 0 });
     expect(report).toContainEqual({ scope: "country", key: "GB", sent: 21, verified: 0, conversion: 0 });
     // After the cool-down the prefix is tried again, on a fresh window.
@@ -251,7 +253,7 @@ describe("issue 36: conversion breaker", () => {
       if (i % 2 === 0) await p.gatehouse.verifyMfa({ challengeId, otp: p.sms.lastOtpFor(challengeId)! });
     }
     expect(trips).toEqual([]);
-    const report = await p.gatehouse.admin.getSmsTrafficReport(SYSTEM_ACTOR, p.clock.now() - HOUR, p.clock.now() + 1);
+    const report = await p.gatehouse.admin.getSmsTrafficReport(SYSTEM_ACTOR, { from: p.clock.now() - HOUR, to: p.clock.now() + 1 });
     expect(report).toContainEqual({ scope: "prefix", key: "+44790022", sent: 25, verified: 13, conversion: 13 / 25 });
   });
 
@@ -272,8 +274,8 @@ describe("issue 36: conversion breaker", () => {
     const tokens = await signInWithPhone(h);
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
     const actor = { kind: "user" as const, userId: principal.userId, orgId: principal.orgId };
-    expect((await errorOf(h.gatehouse.admin.getSmsTrafficReport(actor, 0, 1))).kind).toBe("permission_denied");
-    expect((await errorOf(h.gatehouse.admin.getSmsDestinationPolicy(actor, null))).kind).toBe("permission_denied");
+    expect((await errorOf(h.gatehouse.admin.getSmsTrafficReport(actor, { from: 0, to: 1 }))).kind).toBe("permission_denied");
+    expect((await errorOf(h.gatehouse.admin.getSmsDestinationPolicy(actor, { orgId: null }))).kind).toBe("permission_denied");
   });
 });
 
@@ -299,9 +301,9 @@ describe("issue 36: retries count once per request that may have been delivered"
       email: new OutboxEmailSender(),
       config: { password: TEST_PASSWORD_PARAMS },
     });
-    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, "Acme");
+    const { orgId } = await gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" });
     await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-    await gatehouse.admin.addMember(SYSTEM_ACTOR, orgId, "ada@example.com", "member");
+    await gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
     const login = (n: number) => gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: `d${n}` });
     const first = await login(0);
     if (first.kind !== "phone_required") throw new Error(first.kind);

@@ -70,9 +70,9 @@ async function setUp(failing?: Failing) {
     email: new OutboxEmailSender(),
     config: { password: TEST_PASSWORD_PARAMS },
   });
-  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Acme" });
   await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-  await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  await gatehouse.admin.addMember({ kind: "system" }, { orgId, email: "ada@example.com", role: "member" });
   const login = (fingerprint = "laptop") => gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: fingerprint });
   /** The log of what `run` did, from a clean slate. */
   const record = async (run: () => Promise<unknown>) => {

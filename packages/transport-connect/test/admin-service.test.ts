@@ -160,8 +160,8 @@ describe("AdminService over the in-memory router transport", () => {
     });
 
     it("an org admin's session reaches no other org", async () => {
-      const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg({ kind: "system" }, "Other");
-      await h.gatehouse.admin.addMember({ kind: "system" }, otherOrgId, "admin@example.com", "admin");
+      const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg({ kind: "system" }, { name: "Other" });
+      await h.gatehouse.admin.addMember({ kind: "system" }, { orgId: otherOrgId, email: "admin@example.com", role: "admin" });
       await expectConnectError(h.admin.listUserDevices({ orgId: otherOrgId, userId: memberId }, orgAdmin), {
         code: Code.PermissionDenied,
         message: expect.any(String) as unknown as string,

@@ -24,7 +24,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
     orgAdmin = bearer((await h.signIn("admin@example.com")).accessToken);
     member = bearer((await h.signIn("member@example.com")).accessToken);
     platformAdmin = bearer((await h.signIn("root@example.com")).accessToken);
-    ({ orgId: otherOrgId } = await h.gatehouse.admin.createOrg({ kind: "system" }, "Globex"));
+    ({ orgId: otherOrgId } = await h.gatehouse.admin.createOrg({ kind: "system" }, { name: "Globex" }));
     since = h.clock.now() + DAY;
     seeded = [
       {

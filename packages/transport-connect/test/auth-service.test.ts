@@ -50,7 +50,10 @@ describe("AuthService over the in-memory router transport", () => {
   describe("email links", () => {
     it("an unverified account's right password is FailedPrecondition email_not_verified until VerifyEmail", async () => {
       const { registrantProof } = await h.auth.register({ email: "bob@example.com", password: PASSWORD });
-      await h.gatehouse.admin.updateOrgMfaSettings({ kind: "system" }, h.orgId, { requireMfaNewDevice: false, requireMfaUntrustedDevice: false });
+      await h.gatehouse.admin.updateOrgMfaSettings(
+        { kind: "system" },
+        { orgId: h.orgId, patch: { requireMfaNewDevice: false, requireMfaUntrustedDevice: false } },
+      );
       await expectConnectError(h.auth.login({ email: "bob@example.com", password: PASSWORD, orgId: h.orgId }), {
         code: Code.FailedPrecondition,
         message: "email not verified",

@@ -10,10 +10,21 @@ describe("BrowserService over the in-memory router transport", () => {
     h = await createRouterHarness();
     await h.member("ada@example.com");
     ({ accessToken } = await h.signIn("ada@example.com"));
-    await h.gatehouse.admin.updateOrgBrowserPolicy({ kind: "system" }, h.orgId, {
-      accessControl: { allowedDomains: ["example.com", "*.example.org"], blockedDomains: ["evil.example.com"], defaultAction: "deny", wildcardSupported: true },
-      actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: true },
-    });
+    await h.gatehouse.admin.updateOrgBrowserPolicy(
+      { kind: "system" },
+      {
+        orgId: h.orgId,
+        policy: {
+          accessControl: {
+            allowedDomains: ["example.com", "*.example.org"],
+            blockedDomains: ["evil.example.com"],
+            defaultAction: "deny",
+            wildcardSupported: true,
+          },
+          actionRestrictions: { allowedActions: ["navigate"], readOnlyMode: true },
+        },
+      },
+    );
   });
 
   it("GetOrg answers the org's id, name and slug to a member", async () => {
@@ -52,8 +63,8 @@ describe("BrowserService over the in-memory router transport", () => {
   });
 
   it("a session issued for one org reads nothing of another, even for a member of both", async () => {
-    const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg({ kind: "system" }, "Other", "other");
-    await h.gatehouse.admin.addMember({ kind: "system" }, otherOrgId, "ada@example.com", "member");
+    const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg({ kind: "system" }, { name: "Other", slug: "other" });
+    await h.gatehouse.admin.addMember({ kind: "system" }, { orgId: otherOrgId, email: "ada@example.com", role: "member" });
     for (const call of [
       h.browser.getOrg({ orgId: otherOrgId }, bearer(accessToken)),
       h.browser.getBrowserPolicy({ orgId: otherOrgId }, bearer(accessToken)),

@@ -114,7 +114,8 @@ export const oidcFlow: Figure = {
     const engine = await benchEngine(databaseUrl, CHEAP_ENV);
     let client: { clientId: string; clientSecret: string };
     try {
-      const created = await engine.gatehouse.oidc.createClient(SYSTEM_ACTOR, fixture.orgNoMfa, {
+      const created = await engine.gatehouse.oidc.createClient(SYSTEM_ACTOR, {
+        orgId: fixture.orgNoMfa,
         name: "Bench RP",
         redirectUris: [REDIRECT_URI],
         firstParty: true,

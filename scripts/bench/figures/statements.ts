@@ -84,7 +84,7 @@ async function signInCosts(stores: Stores, counted: QueryCount, flows: number) {
       passkeySignInsPerClient: { limit: 1_000_000, windowMs: 3_600_000 },
     },
   });
-  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Statements");
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Statements" });
   const runs = { login: [] as UseCaseCost[], verify: [] as UseCaseCost[], passkey: [] as UseCaseCost[], hashMs: [] as number[] };
   const totals = (): UseCaseCost => ({ ...counted, wallMs: performance.now() });
   /** What `step` cost, and what it answered. */
@@ -99,7 +99,7 @@ async function signInCosts(stores: Stores, counted: QueryCount, flows: number) {
     const password = "correct horse battery";
     const { userId } = await gatehouse.register({ email, password, emailVerified: true });
     await stores.users.setVerifiedPhone(userId, `+1555010${String(i).padStart(4, "0")}`);
-    await gatehouse.admin.addMember({ kind: "system" }, orgId, email, "member");
+    await gatehouse.admin.addMember({ kind: "system" }, { orgId, email, role: "member" });
     const hashBefore = hashMs;
     const [login, outcome] = await measure(() => gatehouse.login({ email, password, orgId, deviceFingerprint: `device-${i}` }));
     if (outcome.kind !== "mfa_required") throw new Error(`expected mfa_required, got ${outcome.kind}`);
@@ -113,8 +113,11 @@ async function signInCosts(stores: Stores, counted: QueryCount, flows: number) {
     if (i === 0) {
       // The first user, just signed in with the texted code, adds the passkey every passkey sign-in below uses.
       const principal = await gatehouse.authenticate(accessToken);
-      const registration = await gatehouse.account.startPasskeyRegistration(principal, "Bench");
-      await gatehouse.account.finishPasskeyRegistration(principal, registration.registrationId, authenticator.register(registration.webauthnOptionsJson));
+      const registration = await gatehouse.account.startPasskeyRegistration(principal, { label: "Bench" });
+      await gatehouse.account.finishPasskeyRegistration(principal, {
+        registrationId: registration.registrationId,
+        responseJson: authenticator.register(registration.webauthnOptionsJson),
+      });
     }
     const [begun, challenge] = await measure(() => gatehouse.startPasskeySignIn({ orgId, request: { clientIp: "192.0.2.1" } }));
     const webauthnResponseJson = authenticator.authenticate(challenge.webauthnOptionsJson);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { main } from "../../src/cli.ts";
+import { main } from "../../src/cli/main.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
 /** The `gatehouse` bin as npm installs it: the launcher that execs node on gatehouse.js with the server's settings. */

@@ -2,7 +2,7 @@ import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
-import { requireEmail, requireId, requirePlainText } from "../input.ts";
+import { requireId, requirePlainText } from "../input.ts";
 import type { FactorKind, User } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { factorsViewOf, type FactorsView } from "../factors/account-factors.ts";
@@ -19,12 +19,10 @@ async function memberOf(ctx: Context, orgId: string, userId: string): Promise<Us
   return user;
 }
 
-/** The user an operator names by email or id (the command line), for platform admins only. */
-async function userByReference(ctx: Context, actor: Actor, reference: string): Promise<User> {
+/** Any user, for platform admins only (the operator's command line). */
+async function anyUser(ctx: Context, actor: Actor, userId: string): Promise<User> {
   if (!(await isPlatformAdmin(ctx, actor))) throw new GatehouseError("permission_denied", "platform admin role required");
-  const user = reference.includes("@")
-    ? await ctx.stores.users.findByEmail(requireEmail(reference))
-    : await ctx.stores.users.findById(requireId("user_id", reference));
+  const user = await ctx.stores.users.findById(requireId("user_id", userId));
   if (user === null) throw new GatehouseError("not_found", "user not found");
   return user;
 }
@@ -50,9 +48,9 @@ export async function listUserFactors(ctx: Context, actor: Actor, orgId: string,
   return { kinds: KIND_ORDER.filter((kind) => held.has(kind)) };
 }
 
-/** `listUserFactors` for the command line, naming the user by email or id. */
-export async function listUserFactorsByReference(ctx: Context, actor: Actor, reference: string): Promise<FactorsView> {
-  return factorsViewOf(ctx, await userByReference(ctx, actor, reference));
+/** The full view of any user's factors (never a secret), for platform admins: the operator's command line. */
+export async function listFactorsOfUser(ctx: Context, actor: Actor, userId: string): Promise<FactorsView> {
+  return factorsViewOf(ctx, await anyUser(ctx, actor, userId));
 }
 
 /**
@@ -73,10 +71,10 @@ export async function resetUserFactors(ctx: Context, actor: Actor, orgId: string
   await reset(ctx, actor, orgId, user, why);
 }
 
-/** `resetUserFactors` for the command line, naming the user by email or id; recorded without an org. */
-export async function resetUserFactorsByReference(ctx: Context, actor: Actor, reference: string, reason: string): Promise<void> {
+/** `resetUserFactors` of any user, for platform admins (the command line); recorded without an org. */
+export async function resetUserFactorsOfAnyone(ctx: Context, actor: Actor, userId: string, reason: string): Promise<void> {
   const why = requireReason(reason);
-  await reset(ctx, actor, null, await userByReference(ctx, actor, reference), why);
+  await reset(ctx, actor, null, await anyUser(ctx, actor, userId), why);
 }
 
 function requireReason(reason: string): string {

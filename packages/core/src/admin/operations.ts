@@ -96,15 +96,6 @@ export async function removeMember(ctx: Context, actor: Actor, orgId: string, us
   });
 }
 
-/** `removeMember` for who knows the email (the command line), as `addMember` takes it. */
-export async function removeMemberByEmail(ctx: Context, actor: Actor, orgId: string, email: string): Promise<void> {
-  await requireOrgAdmin(ctx, actor, orgId);
-  // An unknown email reads as no membership: removing never tells whether an account exists.
-  const user = await ctx.stores.users.findByEmail(requireEmail(email));
-  if (user === null) throw new GatehouseError("not_found", "membership not found");
-  await removeMember(ctx, actor, orgId, user.id);
-}
-
 export async function getOrgMfaSettings(ctx: Context, actor: Actor, orgId: string): Promise<OrgMfaSettings> {
   await requireOrgAdmin(ctx, actor, orgId);
   return (await ctx.stores.settings.getOrg(orgId)) ?? DEFAULT_ORG_MFA_SETTINGS;
@@ -212,10 +203,4 @@ export async function setUserDisabled(ctx: Context, actor: Actor, userId: string
     await recordAudit(tx, disabled ? "user.disabled" : "user.enabled", subject, {});
     if (disabled) await endSignInsEverywhere(tx, targetId, subject, "user_disabled");
   });
-}
-
-/** `setUserDisabled` for who names the user by email or id (the command line). */
-export async function setUserDisabledByReference(ctx: Context, actor: Actor, reference: string, disabled: boolean): Promise<void> {
-  const user = reference.includes("@") ? await requireUserByEmail(ctx, reference) : { id: requireId("user_id", reference) };
-  await setUserDisabled(ctx, actor, user.id, disabled);
 }

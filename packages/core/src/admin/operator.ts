@@ -1,6 +1,6 @@
 /**
- * What an operator needs to handle an incident without a token: find users, orgs and devices by what
- * people type (an email, a slug), and end a user's sessions or a device's trust. Platform admins only
+ * What an operator needs to handle an incident without a token: find users and orgs by what people type
+ * (an email, a slug), and end a user's sessions or a device's trust. Platform admins only
  * (the command line acts as the system actor); eviction goes through the same rules as the admin RPCs.
  */
 import type { Context } from "../context.ts";
@@ -15,12 +15,16 @@ import { inTransaction } from "../stores/unit-of-work.ts";
 import { revokeDeviceTrust } from "./operations.ts";
 import { adminSubject, requirePlatformAdmin, type Actor } from "./authorization.ts";
 
-/** An org named by id or by slug (any case); `not_found` when neither matches. */
-export async function findOrgByReference(ctx: Context, actor: Actor, reference: string): Promise<Org> {
+/** An org by id, or by slug in any case; `not_found` when none matches. */
+export async function findOrg(ctx: Context, actor: Actor, lookup: { id: string } | { slug: string }): Promise<Org> {
   await requirePlatformAdmin(ctx, actor);
-  const trimmed = requireId("org", reference.trim());
-  const bySlug = isUuidShaped(trimmed) ? null : await ctx.stores.orgs.findBySlug(trimmed.toLowerCase());
-  const org = bySlug ?? (await ctx.stores.orgs.findById(trimmed));
+  let org: Org | null;
+  if ("slug" in lookup) {
+    const slug = requireId("org", lookup.slug.trim()).toLowerCase();
+    org = isUuidShaped(slug) ? null : await ctx.stores.orgs.findBySlug(slug);
+  } else {
+    org = await ctx.stores.orgs.findById(requireId("org", lookup.id.trim()));
+  }
   if (org === null) throw new GatehouseError("not_found", "organization not found");
   return org;
 }
@@ -30,12 +34,11 @@ export async function listUsers(ctx: Context, actor: Actor): Promise<User[]> {
   return ctx.stores.users.list();
 }
 
-/** A user named by email (anything with an @) or by id; `not_found` when there is none. */
-export async function findUserByReference(ctx: Context, actor: Actor, reference: string): Promise<User> {
+/** A user by email or by id; `not_found` when there is none. */
+export async function findUser(ctx: Context, actor: Actor, lookup: { id: string } | { email: string }): Promise<User> {
   await requirePlatformAdmin(ctx, actor);
-  const user = reference.includes("@")
-    ? await ctx.stores.users.findByEmail(requireEmail(reference))
-    : await ctx.stores.users.findById(requireId("user", reference));
+  const user =
+    "email" in lookup ? await ctx.stores.users.findByEmail(requireEmail(lookup.email)) : await ctx.stores.users.findById(requireId("user", lookup.id));
   if (user === null) throw new GatehouseError("not_found", "user not found");
   return user;
 }

@@ -21,6 +21,8 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 export const OIDC_CLIENT_MODEL = "Client";
 
 export interface NewOidcClient {
+  /** The one org whose members sign in to it. */
+  readonly orgId: string;
   readonly name: string;
   readonly redirectUris: readonly string[];
   /** Consent is skipped: the org vouches for the app. */
@@ -59,7 +61,7 @@ export interface OidcClientChange {
 
 export interface OidcClientsApi {
   /** Registers a relying party for one org (its admins, platform admins, the operator); audited. */
-  createClient(actor: Actor, orgId: string, client: NewOidcClient): Promise<CreatedOidcClient & { readonly client: OidcClientView }>;
+  createClient(actor: Actor, client: NewOidcClient): Promise<CreatedOidcClient & { readonly client: OidcClientView }>;
   /** The org's clients, by client id. */
   listClients(actor: Actor, input: { readonly orgId: string }): Promise<OidcClientView[]>;
   /** New redirect URIs and/or first-party flag; audited as `oidc_client.updated`. */
@@ -133,7 +135,8 @@ export function createOidcClientsApi(ctx: Context): OidcClientsApi {
   }
 
   return {
-    async createClient(actor, orgId, client) {
+    async createClient(actor, client) {
+      const { orgId } = client;
       await requireOrgAdmin(ctx, actor, orgId);
       const name = client.name.trim();
       if (name === "" || name.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(name)) {

@@ -8,12 +8,12 @@ const PASSWORD = "correct horse battery";
 /** Ada is an admin of Acme; Bob an admin of Other; Cy a plain member of Acme. */
 async function setUp(): Promise<{ h: Harness; acmeAdmin: Actor; otherAdmin: Actor; member: Actor; otherOrgId: string }> {
   const h = await createHarness();
-  await h.gatehouse.admin.setMemberRole(SYSTEM_ACTOR, h.orgId, h.userId, "admin");
-  const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg(SYSTEM_ACTOR, "Other");
+  await h.gatehouse.admin.setMemberRole(SYSTEM_ACTOR, { orgId: h.orgId, userId: h.userId, role: "admin" });
+  const { orgId: otherOrgId } = await h.gatehouse.admin.createOrg(SYSTEM_ACTOR, { name: "Other" });
   const { userId: bob } = await h.gatehouse.register({ email: "bob@example.com", password: PASSWORD, emailVerified: true });
-  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, otherOrgId, "bob@example.com", "admin");
+  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId: otherOrgId, email: "bob@example.com", role: "admin" });
   const { userId: cy } = await h.gatehouse.register({ email: "cy@example.com", password: PASSWORD, emailVerified: true });
-  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, h.orgId, "cy@example.com", "member");
+  await h.gatehouse.admin.addMember(SYSTEM_ACTOR, { orgId: h.orgId, email: "cy@example.com", role: "member" });
   return {
     h,
     acmeAdmin: { kind: "user", userId: h.userId, orgId: h.orgId },
@@ -28,7 +28,7 @@ const aClient = { name: "Wiki", redirectUris: [REDIRECT], firstParty: false, pub
 describe("OpenID clients managed by admins", () => {
   it("an org admin lists, updates, rotates the secret of and deletes the org's clients; each change audited", async () => {
     const { h, acmeAdmin } = await setUp();
-    const created = await h.gatehouse.oidc.createClient(acmeAdmin, h.orgId, aClient);
+    const created = await h.gatehouse.oidc.createClient(acmeAdmin, { orgId: h.orgId, ...aClient });
     expect(created.client).toMatchObject({ clientId: created.clientId, orgId: h.orgId, name: "Wiki", public: false, pairwise: false });
     expect(await h.gatehouse.oidc.listClients(acmeAdmin, { orgId: h.orgId })).toEqual([created.client]);
 
@@ -61,10 +61,10 @@ describe("OpenID clients managed by admins", () => {
 
   it("another org's admin and a plain member are refused every call on the org's clients; listing shows only the org's", async () => {
     const { h, acmeAdmin, otherAdmin, member, otherOrgId } = await setUp();
-    const { clientId } = await h.gatehouse.oidc.createClient(acmeAdmin, h.orgId, aClient);
-    const theirs = await h.gatehouse.oidc.createClient(otherAdmin, otherOrgId, { ...aClient, name: "Theirs" });
+    const { clientId } = await h.gatehouse.oidc.createClient(acmeAdmin, { orgId: h.orgId, ...aClient });
+    const theirs = await h.gatehouse.oidc.createClient(otherAdmin, { orgId: otherOrgId, ...aClient, name: "Theirs" });
     for (const actor of [otherAdmin, member]) {
-      await expect(h.gatehouse.oidc.createClient(actor, h.orgId, aClient)).rejects.toMatchObject({ kind: "permission_denied" });
+      await expect(h.gatehouse.oidc.createClient(actor, { orgId: h.orgId, ...aClient })).rejects.toMatchObject({ kind: "permission_denied" });
       await expect(h.gatehouse.oidc.listClients(actor, { orgId: h.orgId })).rejects.toMatchObject({ kind: "permission_denied" });
       await expect(h.gatehouse.oidc.updateClient(actor, { clientId, firstParty: true })).rejects.toMatchObject({ kind: "permission_denied" });
       await expect(h.gatehouse.oidc.rotateClientSecret(actor, { clientId })).rejects.toMatchObject({ kind: "permission_denied" });
@@ -77,7 +77,7 @@ describe("OpenID clients managed by admins", () => {
 
   it("refuses an unknown or malformed client id, a public client's rotation, bad redirect URIs on update", async () => {
     const { h, acmeAdmin } = await setUp();
-    const spa = await h.gatehouse.oidc.createClient(acmeAdmin, h.orgId, { ...aClient, public: true });
+    const spa = await h.gatehouse.oidc.createClient(acmeAdmin, { orgId: h.orgId, ...aClient, public: true });
     await expect(h.gatehouse.oidc.rotateClientSecret(acmeAdmin, { clientId: spa.clientId })).rejects.toMatchObject({ kind: "invalid_argument" });
     await expect(h.gatehouse.oidc.deleteClient(acmeAdmin, { clientId: "gh_oidc_AAAAAAAAAAAAAAAAAAAAAA" })).rejects.toMatchObject({ kind: "not_found" });
     await expect(h.gatehouse.oidc.deleteClient(acmeAdmin, { clientId: "nope" })).rejects.toMatchObject({ kind: "invalid_argument" });
@@ -89,10 +89,10 @@ describe("OpenID clients managed by admins", () => {
   it("a pairwise client: one sector (one redirect host), kept on update", async () => {
     const { h, acmeAdmin } = await setUp();
     const twoHosts = [REDIRECT, "https://other.example/cb"];
-    await expect(h.gatehouse.oidc.createClient(acmeAdmin, h.orgId, { ...aClient, redirectUris: twoHosts, pairwise: true })).rejects.toMatchObject({
+    await expect(h.gatehouse.oidc.createClient(acmeAdmin, { orgId: h.orgId, ...aClient, redirectUris: twoHosts, pairwise: true })).rejects.toMatchObject({
       kind: "invalid_argument",
     });
-    const created = await h.gatehouse.oidc.createClient(acmeAdmin, h.orgId, { ...aClient, redirectUris: [REDIRECT, `${REDIRECT}2`], pairwise: true });
+    const created = await h.gatehouse.oidc.createClient(acmeAdmin, { orgId: h.orgId, ...aClient, redirectUris: [REDIRECT, `${REDIRECT}2`], pairwise: true });
     expect(created.client.pairwise).toBe(true);
     const stored = JSON.parse((await h.stores.oidc.find("Client", created.clientId, h.clock.now()))!.payload) as OidcClientMetadata;
     expect(stored.subject_type).toBe("pairwise");
@@ -117,7 +117,7 @@ describe("OpenID clients managed by admins", () => {
 describe("OpenID Provider events and the org parameter", () => {
   it("recordProviderEvent audits each event with the client's org and user; an event of a deleted client is dropped", async () => {
     const { h, acmeAdmin } = await setUp();
-    const { clientId } = await h.gatehouse.oidc.createClient(acmeAdmin, h.orgId, aClient);
+    const { clientId } = await h.gatehouse.oidc.createClient(acmeAdmin, { orgId: h.orgId, ...aClient });
     await h.gatehouse.oidc.recordProviderEvent({ kind: "authorized", clientId, userId: h.userId, scopes: ["openid", "email"] });
     await h.gatehouse.oidc.recordProviderEvent({ kind: "consented", clientId, userId: h.userId, scopes: ["openid"] });
     await h.gatehouse.oidc.recordProviderEvent({ kind: "token_issued", clientId, userId: h.userId, grantType: "authorization_code" });

@@ -7,7 +7,13 @@ const REDIRECT = "https://app.example/callback";
 describe("OpenID clients", () => {
   it("a confidential client: its secret shown once, stored as its hash, for one org, audited", async () => {
     const h = await createHarness();
-    const created = await h.gatehouse.oidc.createClient(SYSTEM_ACTOR, h.orgId, { name: " Wiki ", redirectUris: [REDIRECT], firstParty: true, public: false });
+    const created = await h.gatehouse.oidc.createClient(SYSTEM_ACTOR, {
+      orgId: h.orgId,
+      name: " Wiki ",
+      redirectUris: [REDIRECT],
+      firstParty: true,
+      public: false,
+    });
     expect(created.clientId).toMatch(/^gh_oidc_/);
     expect(created.clientSecret).toMatch(/^gh_oidcs_/);
     const stored = await h.stores.oidc.find("Client", created.clientId, h.clock.now());
@@ -31,7 +37,8 @@ describe("OpenID clients", () => {
 
   it("a public client has no secret and authenticates with none", async () => {
     const h = await createHarness();
-    const created = await h.gatehouse.oidc.createClient(SYSTEM_ACTOR, h.orgId, {
+    const created = await h.gatehouse.oidc.createClient(SYSTEM_ACTOR, {
+      orgId: h.orgId,
       name: "SPA",
       redirectUris: ["http://127.0.0.1:8080/cb"],
       firstParty: false,
@@ -53,7 +60,9 @@ describe("OpenID clients", () => {
     ["eleven URIs", Array.from({ length: 11 }, (_, i) => `${REDIRECT}${i}`)],
   ])("refuses redirect URIs with %s", async (_what, redirectUris) => {
     const h = await createHarness();
-    await expect(h.gatehouse.oidc.createClient(SYSTEM_ACTOR, h.orgId, { name: "App", redirectUris, firstParty: false, public: false })).rejects.toMatchObject({
+    await expect(
+      h.gatehouse.oidc.createClient(SYSTEM_ACTOR, { orgId: h.orgId, name: "App", redirectUris, firstParty: false, public: false }),
+    ).rejects.toMatchObject({
       kind: "invalid_argument",
     });
   });
@@ -63,7 +72,7 @@ describe("OpenID clients", () => {
     const principal = await h.gatehouse.authenticate((await signInWithPhone(h)).accessToken);
     const member = { kind: "user", userId: principal.userId, orgId: h.orgId } as const;
     await expect(
-      h.gatehouse.oidc.createClient(member, h.orgId, { name: "App", redirectUris: [REDIRECT], firstParty: false, public: false }),
+      h.gatehouse.oidc.createClient(member, { orgId: h.orgId, name: "App", redirectUris: [REDIRECT], firstParty: false, public: false }),
     ).rejects.toMatchObject({
       kind: "permission_denied",
     });
@@ -93,11 +102,11 @@ describe("accounts and sign-ins for the provider", () => {
       org_role: "member",
     });
     expect(await h.gatehouse.oidc.account("another-org", h.userId)).toBeNull();
-    await h.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, h.userId, true);
+    await h.gatehouse.admin.disableUser(SYSTEM_ACTOR, { userId: h.userId });
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId)).toBeNull();
-    await h.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, h.userId, false);
+    await h.gatehouse.admin.enableUser(SYSTEM_ACTOR, { userId: h.userId });
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId)).not.toBeNull();
-    await h.gatehouse.admin.removeMember(SYSTEM_ACTOR, h.orgId, h.userId);
+    await h.gatehouse.admin.removeMember(SYSTEM_ACTOR, { orgId: h.orgId, userId: h.userId });
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId)).toBeNull();
   });
 

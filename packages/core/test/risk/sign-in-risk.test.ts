@@ -28,9 +28,9 @@ async function setUp(policy: Record<string, unknown> | null, config: Partial<Gat
     ipLocator: LOCATOR,
     config: { password: TEST_PASSWORD_PARAMS, ...config },
   });
-  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme");
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Acme" });
   const { userId } = await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-  await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+  await gatehouse.admin.addMember({ kind: "system" }, { orgId, email: "ada@example.com", role: "member" });
   const login = (request: { clientIp: string; userAgent: string }) =>
     gatehouse.login({ email: "ada@example.com", password: PASSWORD, orgId, deviceFingerprint: "laptop", request });
   // The laptop signs in from the US through the second factor: trusted from then on.
@@ -38,7 +38,7 @@ async function setUp(policy: Record<string, unknown> | null, config: Partial<Gat
   if (first.kind !== "phone_required") throw new Error(first.kind);
   const { challengeId } = await gatehouse.submitPhoneAndRequestMfa({ intentId: first.intent.intentId, phone: "+15551234567", request: US });
   await gatehouse.verifyMfa({ challengeId, otp: sms.lastOtpFor(challengeId)!, request: US });
-  if (policy !== null) await gatehouse.admin.updateOrgRiskPolicy({ kind: "system" }, orgId, policy);
+  if (policy !== null) await gatehouse.admin.updateOrgRiskPolicy({ kind: "system" }, { orgId, patch: policy });
   const events = () => stores.risk.listEvents({ orgId, userId, limit: 100 });
   return { gatehouse, stores, orgId, userId, login, events };
 }
@@ -77,7 +77,7 @@ describe("the risk engine at Login", () => {
 
   it("off: nothing judged, stored or learnt", async () => {
     const s = await setUp(null);
-    await s.gatehouse.admin.updateOrgRiskPolicy({ kind: "system" }, s.orgId, { mode: "off" });
+    await s.gatehouse.admin.updateOrgRiskPolicy({ kind: "system" }, { orgId: s.orgId, patch: { mode: "off" } });
     const before = (await s.events()).length;
     expect((await s.login(NL)).kind).toBe("tokens");
     expect(await s.events()).toHaveLength(before);

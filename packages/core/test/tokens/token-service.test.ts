@@ -165,7 +165,7 @@ describe("introspection (RFC 7662)", () => {
 
   it.each([
     { why: "the session is revoked", opaqueToo: true, act: (x: Harness, p: Principal) => x.gatehouse.logout(p) },
-    { why: "the user is disabled", opaqueToo: true, act: (x: Harness) => x.gatehouse.admin.setUserDisabled(SYSTEM_ACTOR, x.userId, true) },
+    { why: "the user is disabled", opaqueToo: true, act: (x: Harness) => x.gatehouse.admin.disableUser(SYSTEM_ACTOR, { userId: x.userId }) },
     { why: "the JWT expired", opaqueToo: false, act: async (x: Harness) => x.clock.advance(5 * MIN) },
   ])("answers exactly { active: false } once $why", async ({ act, opaqueToo }) => {
     const { accessJwt } = await s.h.gatehouse.tokens.issueAccessJwt(s.principal, AUDIENCE);

@@ -26,29 +26,33 @@ export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof A
       return {};
     },
     listFactors: async (_req, ctx) => factorsToWire(await account.listFactors(requirePrincipal(ctx))),
-    startTotpEnrollment: (req, ctx) => account.startTotpEnrollment(requirePrincipal(ctx), req.label, firstFactorProof(req, ctx)),
+    startTotpEnrollment: (req, ctx) => account.startTotpEnrollment(requirePrincipal(ctx), { label: req.label, proof: firstFactorProof(req, ctx) }),
     confirmTotpEnrollment: async (req, ctx) => ({
-      factorId: await account.confirmTotpEnrollment(requirePrincipal(ctx), req.enrollmentId, req.code, requestMetaOf(ctx)),
+      factorId: await account.confirmTotpEnrollment(requirePrincipal(ctx), { enrollmentId: req.enrollmentId, code: req.code, request: requestMetaOf(ctx) }),
     }),
     generateRecoveryCodes: async (req, ctx) => ({
-      codes: await account.generateRecoveryCodes(requirePrincipal(ctx), requestMetaOf(ctx), firstFactorProof(req, ctx)),
+      codes: await account.generateRecoveryCodes(requirePrincipal(ctx), { request: requestMetaOf(ctx), proof: firstFactorProof(req, ctx) }),
     }),
-    startPasskeyRegistration: (req, ctx) => account.startPasskeyRegistration(requirePrincipal(ctx), req.label, firstFactorProof(req, ctx)),
+    startPasskeyRegistration: (req, ctx) => account.startPasskeyRegistration(requirePrincipal(ctx), { label: req.label, proof: firstFactorProof(req, ctx) }),
     finishPasskeyRegistration: async (req, ctx) => ({
-      factorId: await account.finishPasskeyRegistration(requirePrincipal(ctx), req.registrationId, req.webauthnResponseJson, requestMetaOf(ctx)),
+      factorId: await account.finishPasskeyRegistration(requirePrincipal(ctx), {
+        registrationId: req.registrationId,
+        responseJson: req.webauthnResponseJson,
+        request: requestMetaOf(ctx),
+      }),
     }),
     removeFactor: async (req, ctx) => {
-      await account.removeFactor(requirePrincipal(ctx), req.factorId, requestMetaOf(ctx));
+      await account.removeFactor(requirePrincipal(ctx), { factorId: req.factorId, request: requestMetaOf(ctx) });
       return {};
     },
     listSessions: async (_req, ctx) => ({ sessions: (await account.listSessions(requirePrincipal(ctx))).map(sessionToWire) }),
     revokeSession: async (req, ctx) => {
-      await account.revokeSession(requirePrincipal(ctx), req.sessionId, requestMetaOf(ctx));
+      await account.revokeSession(requirePrincipal(ctx), { sessionId: req.sessionId, request: requestMetaOf(ctx) });
       return {};
     },
     listDevices: async (_req, ctx) => ({ devices: (await account.listDevices(requirePrincipal(ctx))).map(deviceToWire) }),
     forgetDevice: async (req, ctx) => {
-      await account.forgetDevice(requirePrincipal(ctx), req.deviceId, requestMetaOf(ctx));
+      await account.forgetDevice(requirePrincipal(ctx), { deviceId: req.deviceId, request: requestMetaOf(ctx) });
       return {};
     },
     startStepUp: async (_req, ctx) => ({ mfaRequired: mfaChallengeToWire(await account.startStepUp(requirePrincipal(ctx), requestMetaOf(ctx))) }),

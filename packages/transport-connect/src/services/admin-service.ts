@@ -47,93 +47,114 @@ export function createAdminService(gatehouse: Gatehouse): Handlers {
 function adminHandlers(gatehouse: Gatehouse): Handlers {
   const { admin, oidc } = gatehouse;
   return {
-    createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), req.name, req.slug),
-    addMember: async (req, ctx) => addMemberResultToWire(await admin.addMember(actorOf(ctx), req.orgId, req.email, parseOrgRole(req.role))),
-    listInvitations: async (req, ctx) => ({ invitations: (await admin.listInvitations(actorOf(ctx), req.orgId)).map(invitationToWire) }),
+    createOrg: (req, ctx) => admin.createOrg(actorOf(ctx), { name: req.name, slug: req.slug }),
+    addMember: async (req, ctx) =>
+      addMemberResultToWire(await admin.addMember(actorOf(ctx), { orgId: req.orgId, email: req.email, role: parseOrgRole(req.role) })),
+    listInvitations: async (req, ctx) => ({ invitations: (await admin.listInvitations(actorOf(ctx), { orgId: req.orgId })).map(invitationToWire) }),
     revokeInvitation: async (req, ctx) => {
-      await admin.revokeInvitation(actorOf(ctx), req.orgId, req.invitationId);
+      await admin.revokeInvitation(actorOf(ctx), { orgId: req.orgId, invitationId: req.invitationId });
       return {};
     },
     sendPasswordReset: async (req, ctx) => {
-      await admin.sendPasswordReset(actorOf(ctx), req.orgId, req.userId);
+      await admin.sendPasswordReset(actorOf(ctx), { orgId: req.orgId, userId: req.userId });
       return {};
     },
     removeMember: async (req, ctx) => {
-      await admin.removeMember(actorOf(ctx), req.orgId, req.userId);
+      await admin.removeMember(actorOf(ctx), { orgId: req.orgId, userId: req.userId });
       return {};
     },
-    getOrgMfaSettings: async (req, ctx) => ({ settings: orgMfaSettingsToWire(await admin.getOrgMfaSettings(actorOf(ctx), req.orgId)) }),
+    getOrgMfaSettings: async (req, ctx) => ({ settings: orgMfaSettingsToWire(await admin.getOrgMfaSettings(actorOf(ctx), { orgId: req.orgId })) }),
     updateOrgMfaSettings: async (req, ctx) => ({
-      settings: orgMfaSettingsToWire(await admin.updateOrgMfaSettings(actorOf(ctx), req.orgId, orgMfaSettingsPatchFromWire(req, invalidArgument))),
+      settings: orgMfaSettingsToWire(
+        await admin.updateOrgMfaSettings(actorOf(ctx), { orgId: req.orgId, patch: orgMfaSettingsPatchFromWire(req, invalidArgument) }),
+      ),
     }),
-    getOrgBrowserPolicy: async (req, ctx) => ({ policy: browserPolicyToWire(await admin.getOrgBrowserPolicy(actorOf(ctx), req.orgId)) }),
+    getOrgBrowserPolicy: async (req, ctx) => ({ policy: browserPolicyToWire(await admin.getOrgBrowserPolicy(actorOf(ctx), { orgId: req.orgId })) }),
     updateOrgBrowserPolicy: async (req, ctx) => ({
-      policy: browserPolicyToWire(await admin.updateOrgBrowserPolicy(actorOf(ctx), req.orgId, browserPolicyDraftFromWire(req.policy, invalidArgument))),
+      policy: browserPolicyToWire(
+        await admin.updateOrgBrowserPolicy(actorOf(ctx), { orgId: req.orgId, policy: browserPolicyDraftFromWire(req.policy, invalidArgument) }),
+      ),
     }),
     getPlatformSettings: async (_req, ctx) => ({ settings: platformSettingsToWire(await admin.getPlatformSettings(actorOf(ctx))) }),
     updatePlatformSettings: async (req, ctx) => ({
       settings: platformSettingsToWire(await admin.updatePlatformSettings(actorOf(ctx), platformSettingsPatchFromWire(req))),
     }),
-    listUserDevices: async (req, ctx) => ({ devices: (await admin.listUserDevices(actorOf(ctx), req.orgId, req.userId)).map(deviceToWire) }),
+    listUserDevices: async (req, ctx) => ({ devices: (await admin.listUserDevices(actorOf(ctx), { orgId: req.orgId, userId: req.userId })).map(deviceToWire) }),
     revokeDeviceTrust: async (req, ctx) => {
-      await admin.revokeDeviceTrust(actorOf(ctx), req.orgId, req.deviceId);
+      await admin.revokeDeviceTrust(actorOf(ctx), { orgId: req.orgId, deviceId: req.deviceId });
       return {};
     },
-    revokeUserSessions: (req, ctx) => admin.revokeUserSessions(actorOf(ctx), req.orgId, req.userId),
+    revokeUserSessions: (req, ctx) => admin.revokeUserSessions(actorOf(ctx), { orgId: req.orgId, userId: req.userId }),
     setUserDisabled: async (req, ctx) => {
-      await admin.setUserDisabled(actorOf(ctx), req.userId, req.disabled);
+      if (req.disabled) await admin.disableUser(actorOf(ctx), { userId: req.userId });
+      else await admin.enableUser(actorOf(ctx), { userId: req.userId });
       return {};
     },
     listAuditEvents: async (req, ctx) => auditPageToWire(await admin.listAuditEvents(actorOf(ctx), auditEventsQueryFromWire(req))),
     getSmsDestinationPolicy: async (req, ctx) => ({
-      policy: smsDestinationPolicyToWire(await admin.getSmsDestinationPolicy(actorOf(ctx), req.orgId ?? null)),
+      policy: smsDestinationPolicyToWire(await admin.getSmsDestinationPolicy(actorOf(ctx), { orgId: req.orgId ?? null })),
     }),
     updateSmsDestinationPolicy: async (req, ctx) => ({
-      policy: smsDestinationPolicyToWire(await admin.updateSmsDestinationPolicy(actorOf(ctx), req.orgId ?? null, smsDestinationPolicyPatchFromWire(req))),
+      policy: smsDestinationPolicyToWire(
+        await admin.updateSmsDestinationPolicy(actorOf(ctx), { orgId: req.orgId ?? null, patch: smsDestinationPolicyPatchFromWire(req) }),
+      ),
     }),
     getSmsTrafficReport: async (req, ctx) => {
       const { from, to } = smsTrafficPeriodFromWire(req, invalidArgument);
-      return { rows: (await admin.getSmsTrafficReport(actorOf(ctx), from, to)).map(smsTrafficRowToWire) };
+      return { rows: (await admin.getSmsTrafficReport(actorOf(ctx), { from, to })).map(smsTrafficRowToWire) };
     },
-    listUserFactors: async (req, ctx) => memberFactorKindsToWire(await admin.listUserFactors(actorOf(ctx), req.orgId, req.userId)),
+    listUserFactors: async (req, ctx) => memberFactorKindsToWire(await admin.listUserFactors(actorOf(ctx), { orgId: req.orgId, userId: req.userId })),
     listOrgs: async (_req, ctx) => ({
       orgs: (await admin.listOrgs(actorOf(ctx))).map((org) => ({ orgId: org.id, name: org.name, slug: org.slug ?? "" })),
     }),
-    listMembers: async (req, ctx) => ({ members: (await admin.listMemberSummaries(actorOf(ctx), req.orgId)).map(memberSummaryToWire) }),
+    listMembers: async (req, ctx) => ({ members: (await admin.listMemberSummaries(actorOf(ctx), { orgId: req.orgId })).map(memberSummaryToWire) }),
     setMemberRole: async (req, ctx) => {
-      await admin.setMemberRole(actorOf(ctx), req.orgId, req.userId, parseOrgRole(req.role));
+      await admin.setMemberRole(actorOf(ctx), { orgId: req.orgId, userId: req.userId, role: parseOrgRole(req.role) });
       return {};
     },
     listUserSessions: async (req, ctx) => ({
-      sessions: (await admin.listMemberSessions(actorOf(ctx), req.orgId, req.userId)).map(({ id, deviceId, createdAt, lastSeenAt, amr }) => ({
-        id,
-        deviceId,
-        createdAt: timestampFromMs(createdAt),
-        lastSeenAt: timestampFromMs(lastSeenAt),
-        amr: [...amr],
-      })),
+      sessions: (await admin.listMemberSessions(actorOf(ctx), { orgId: req.orgId, userId: req.userId })).map(
+        ({ id, deviceId, createdAt, lastSeenAt, amr }) => ({
+          id,
+          deviceId,
+          createdAt: timestampFromMs(createdAt),
+          lastSeenAt: timestampFromMs(lastSeenAt),
+          amr: [...amr],
+        }),
+      ),
     }),
     revokeUserSession: async (req, ctx) => {
-      await admin.revokeMemberSession(actorOf(ctx), req.orgId, req.userId, req.sessionId);
+      await admin.revokeMemberSession(actorOf(ctx), { orgId: req.orgId, userId: req.userId, sessionId: req.sessionId });
       return {};
     },
     testBrowserPolicy: async (req, ctx) => ({
-      decision: urlDecisionToWire(await admin.testBrowserPolicy(actorOf(ctx), req.orgId, browserPolicyDraftFromWire(req.policy, invalidArgument), req.url)),
+      decision: urlDecisionToWire(
+        await admin.testBrowserPolicy(actorOf(ctx), { orgId: req.orgId, draft: browserPolicyDraftFromWire(req.policy, invalidArgument), url: req.url }),
+      ),
     }),
     resetUserFactors: async (req, ctx) => {
-      await admin.resetUserFactors(actorOf(ctx), req.orgId, req.userId, req.reason);
+      await admin.resetUserFactors(actorOf(ctx), { orgId: req.orgId, userId: req.userId, reason: req.reason });
       return {};
     },
     updateOrgRiskPolicy: async (req, ctx) => ({
-      policyJson: JSON.stringify(riskPolicyToJson(await admin.updateOrgRiskPolicy(actorOf(ctx), req.orgId, riskPolicyPatchFromWire(req.policyJson)))),
+      policyJson: JSON.stringify(
+        riskPolicyToJson(await admin.updateOrgRiskPolicy(actorOf(ctx), { orgId: req.orgId, patch: riskPolicyPatchFromWire(req.policyJson) })),
+      ),
     }),
     listRiskEvents: async (req, ctx) => {
       const query = { orgId: req.orgId, limit: req.limit === 0 ? 100 : req.limit, ...(req.userId === "" ? {} : { userId: req.userId }) };
       return { eventsJson: (await admin.listRiskEvents(actorOf(ctx), query)).map((event) => JSON.stringify(riskEventToJson(event))) };
     },
     createOidcClient: async (req, ctx) => {
-      const input = { name: req.name, redirectUris: req.redirectUris, firstParty: req.firstParty, public: req.public, pairwise: req.pairwise };
-      const created = await oidc.createClient(actorOf(ctx), req.orgId, input);
+      const input = {
+        orgId: req.orgId,
+        name: req.name,
+        redirectUris: req.redirectUris,
+        firstParty: req.firstParty,
+        public: req.public,
+        pairwise: req.pairwise,
+      };
+      const created = await oidc.createClient(actorOf(ctx), input);
       return { client: oidcClientToWire(created.client), clientSecret: created.clientSecret ?? "" };
     },
     listOidcClients: async (req, ctx) => ({ clients: (await oidc.listClients(actorOf(ctx), { orgId: req.orgId })).map(oidcClientToWire) }),

@@ -81,12 +81,12 @@ export async function createRouterHarness(options: RouterHarnessOptions = {}) {
   const dev = createClient(DevService, transport);
   const account = createClient(AccountService, transport);
 
-  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme", "acme");
+  const { orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Acme", slug: "acme" });
 
   /** A registered member of Acme with the given role (registered directly, so no per-IP unit is spent). */
   async function member(email: string, role: "member" | "admin" = "member", platformAdmin = false) {
     const { userId } = await gatehouse.register({ email, password: PASSWORD, platformAdmin, emailVerified: true });
-    await gatehouse.admin.addMember({ kind: "system" }, orgId, email, role);
+    await gatehouse.admin.addMember({ kind: "system" }, { orgId, email, role });
     return { email, userId };
   }
 

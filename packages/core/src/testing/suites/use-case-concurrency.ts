@@ -39,9 +39,9 @@ export function describeUseCaseConcurrency(name: string, open: () => Promise<Sto
       const ports = { stores: handle.stores, clock: new ManualClock(), random: new SequenceRandom(), sms, email: new OutboxEmailSender() };
       configured = (config) => createGatehouse({ ...ports, config: { password: { memoryKiB: 1024, passes: 1, parallelism: 1 }, ...config } });
       gatehouse = configured({});
-      ({ orgId } = await gatehouse.admin.createOrg({ kind: "system" }, "Acme"));
+      ({ orgId } = await gatehouse.admin.createOrg({ kind: "system" }, { name: "Acme" }));
       await gatehouse.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true });
-      await gatehouse.admin.addMember({ kind: "system" }, orgId, "ada@example.com", "member");
+      await gatehouse.admin.addMember({ kind: "system" }, { orgId, email: "ada@example.com", role: "member" });
     });
 
     afterEach(async () => {
