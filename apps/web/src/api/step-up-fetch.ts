@@ -60,7 +60,7 @@ export function bearerParams(header: string): Map<string, string> | null {
   const start = /(?:^|,)\s*Bearer(?:\s+|\s*$|\s*,)/i.exec(header);
   if (start === null) return null;
   const params = new Map<string, string>();
-  const param = /\s*([A-Za-z0-9_!#$%&'*+.^`|~-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([A-Za-z0-9_!#$%&'*+.^`|~\/-]+))\s*(?:,|$)/y;
+  const param = /\s*([A-Za-z0-9_!#$%&'*+.^`|~-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([A-Za-z0-9_!#$%&'*+.^`|~/-]+))\s*(?:,|$)/y;
   param.lastIndex = start.index + start[0].length;
   while (param.lastIndex < header.length) {
     const before = param.lastIndex;
