@@ -20,6 +20,7 @@ import { keyScheduleAt, rotationActivation, signerAgeMs, type KeySchedule, type 
 import { newSigningKey, openSigningKey, publishedJwk, type OpenedSigningKey } from "./key-material.ts";
 import type { ResourceServer, SigningKeyRecord } from "./records.ts";
 import { requireAudience } from "./audience.ts";
+import { takeAudienceToSign } from "./audience-to-sign.ts";
 
 /** A replica rereads the stored keys this often: a rotation activates a lead time later, far longer than this. */
 const KEYRING_CACHE_MS = 30_000;
@@ -88,8 +89,8 @@ export interface TokensApi {
   /** An access JWT for the principal's session, for a registered resource server's `audience`. */
   issueAccessJwt(principal: Principal, audience: string): Promise<IssuedAccessJwt>;
   /**
-   * The tokens a sign-in or refresh issued, with an access JWT for the org's `accessJwtAudience` when it names
-   * one (its registration was checked when it was set).
+   * The tokens a sign-in or refresh issued, with an access JWT for the org's `accessJwtAudience` when the sign-in
+   * found one (tokens/audience-to-sign.ts; its registration was checked when it was set), and without that mark.
    */
   withAccessJwt(tokens: IssuedTokens): Promise<IssuedTokens>;
   /** Registers a resource server (platform admins and the operator); the secret is in the answer only. */
@@ -272,8 +273,8 @@ export function createTokensApi(ctx: Context): TokensApi {
       return { accessJwt: signed.token, expiresAt: signed.expiresAt };
     },
 
-    async withAccessJwt(tokens) {
-      const audience = (await ctx.stores.settings.getOrg(tokens.orgId))?.accessJwtAudience ?? "";
+    async withAccessJwt(issued) {
+      const { audience, tokens } = takeAudienceToSign(issued);
       if (audience === "") return tokens;
       const now = ctx.clock.now();
       const session = await ctx.stores.sessions.findActiveByAccessTokenHash(hashToken(tokens.accessToken), now);
