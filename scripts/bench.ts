@@ -16,6 +16,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { notMeasured, rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
 import { accessTokens } from "./bench/figures/access-tokens.ts";
+import { capacity } from "./bench/figures/capacity.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
 import { oidcFlow } from "./bench/figures/oidc.ts";
@@ -29,7 +30,7 @@ import { buildServerDist } from "./bench/server.ts";
 import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, signIn, oidcFlow, isolation, smsSend, statements, risk];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, capacity, signIn, oidcFlow, isolation, smsSend, statements, risk];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -9,7 +9,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { DEV_ENV, runCli, runCliRaw, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
@@ -147,4 +147,37 @@ describe.each(dialects)("access JWTs, the key set and introspection, over the wi
       expect((await introspect(accessToken, billing.client_id, billing.client_secret)).body).toEqual({ active: false });
     },
   );
+
+  it.runIf(enabled)("an org naming an audience gets an access JWT beside every sign-in's and refresh's tokens", async () => {
+    const { orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Jwt Org" });
+    await operator.register({ email: "bo@example.com", password: PASSWORD, emailVerified: true });
+    await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "bo@example.com", role: "member" });
+    const audience = "https://reports.example.test";
+    const unregistered = await runCliRaw(["org", "settings", orgId, "--json", JSON.stringify({ access_jwt_audience: audience })], env);
+    expect(unregistered.status).not.toBe(0);
+    expect(unregistered.stderr).toMatch(/access_jwt_audience/);
+    await runCli(["client", "create", "Reports", "--audience", audience], env);
+    const set = await runCli(["org", "settings", orgId, "--json", JSON.stringify({ access_jwt_audience: audience })], env);
+    expect(set.json).toMatchObject({ access_jwt_audience: audience });
+
+    const outcome = await api.auth.login({ email: "bo@example.com", password: PASSWORD, orgId, deviceFingerprint: "laptop" });
+    if (outcome.result.case !== "phoneRequired") throw new Error(`expected a phone intent, got ${outcome.result.case}`);
+    const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone: "+15551234567" });
+    const tokens = await api.auth.verifyMFA({ challengeId, otp: (await api.dev.getOTP({ challengeId })).otp });
+    expect(tokens.accessJwtAudience).toBe(audience);
+    const { keys } = (await (await get("/.well-known/jwks.json")).json()) as { keys: JWK[] };
+    const { payload } = await jwtVerify(tokens.accessJwt, createLocalJWKSet({ keys }), { issuer: ISSUER, audience, typ: "at+jwt" });
+    expect(payload).toMatchObject({ org_id: orgId, sub: tokens.userId, amr: ["pwd", "sms"] });
+    expect(Number(tokens.accessJwtExpiresAt!.seconds)).toBe(payload.exp);
+
+    const refreshed = await api.auth.refresh({ refreshToken: tokens.refreshToken });
+    if (refreshed.result.case !== "tokens") throw new Error(`expected tokens, got ${refreshed.result.case}`);
+    const again = await jwtVerify(refreshed.result.value.accessJwt, createLocalJWKSet({ keys }), { issuer: ISSUER, audience });
+    expect(again.payload.sid).toBe(payload.sid);
+
+    await runCli(["org", "settings", orgId, "--json", JSON.stringify({ access_jwt_audience: "" })], env);
+    const off = await api.auth.refresh({ refreshToken: refreshed.result.value.refreshToken });
+    if (off.result.case !== "tokens") throw new Error(`expected tokens, got ${off.result.case}`);
+    expect([off.result.value.accessJwt, off.result.value.accessJwtAudience, off.result.value.accessJwtExpiresAt]).toEqual(["", "", undefined]);
+  });
 });

@@ -311,6 +311,7 @@ describe("CLI", () => {
       require_phishing_resistant: false,
       step_up_max_age_minutes: 15,
       passkey_sign_in: true,
+      access_jwt_audience: "",
     });
     expect((await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env)).json.trust_ttl_days).toBe(7);
     expect((await runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env)).json).toEqual({

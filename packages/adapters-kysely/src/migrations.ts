@@ -546,6 +546,16 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex("oidc_records_user_code").on("oidc_records").columns(["model", "user_code"]).execute();
     },
   },
+
+  /*
+   * The org's access JWT audience (docs/integration.md): the resource server every sign-in's access JWT is
+   * for. Null in rows stored before, read as empty (none).
+   */
+  "0021_access_jwt_audience": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("org_mfa_settings").addColumn("access_jwt_audience", "text").execute();
+    },
+  },
 };
 
 /**

@@ -170,6 +170,8 @@ export interface OrgMfaSettingsTable {
   step_up_max_age_minutes: number;
   /** 0011_passkeys. */
   passkey_sign_in: BoolColumn;
+  /** 0021_access_jwt_audience; null in rows stored before (none). */
+  access_jwt_audience: string | null;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */

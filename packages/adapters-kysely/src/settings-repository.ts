@@ -28,6 +28,7 @@ type OrgColumns = Pick<
   | "require_phishing_resistant"
   | "step_up_max_age_minutes"
   | "passkey_sign_in"
+  | "access_jwt_audience"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -62,6 +63,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     requirePhishingResistant: fromDbBool(row.require_phishing_resistant),
     passkeySignIn: fromDbBool(row.passkey_sign_in),
     stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
+    accessJwtAudience: row.access_jwt_audience ?? DEFAULT_ORG_MFA_SETTINGS.accessJwtAudience,
   };
 }
 
@@ -82,6 +84,7 @@ export interface SettingsForOrgRow {
   readonly require_phishing_resistant: DbBool | null;
   readonly step_up_max_age_minutes: number | null;
   readonly passkey_sign_in: DbBool | null;
+  readonly access_jwt_audience: string | null;
 }
 
 /**
@@ -110,6 +113,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("require_phishing_resistant"),
     fromOrg("step_up_max_age_minutes"),
     fromOrg("passkey_sign_in"),
+    fromOrg("access_jwt_audience"),
   ]);
 }
 
@@ -157,6 +161,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           require_phishing_resistant,
           step_up_max_age_minutes,
           passkey_sign_in,
+          access_jwt_audience: row.access_jwt_audience,
         });
   return { platform, org };
 }
@@ -200,6 +205,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         require_phishing_resistant: toDbBool(dialect, settings.requirePhishingResistant),
         step_up_max_age_minutes: settings.stepUpMaxAgeMinutes,
         passkey_sign_in: toDbBool(dialect, settings.passkeySignIn),
+        access_jwt_audience: settings.accessJwtAudience,
       };
       await db
         .insertInto("org_mfa_settings")

@@ -26,6 +26,7 @@ describe("MIGRATION_NAMES", () => {
       "0016_access_tokens",
       "0019_oidc",
       "0020_risk_engine",
+      "0021_access_jwt_audience",
     ]);
   });
 });

@@ -23,6 +23,16 @@ export interface TokensView {
   readonly aal: AssuranceLevelView;
   /** The org requires a phishing-resistant factor and the user holds no passkey yet: ask them to add one. */
   readonly passkeyEnrollmentRequired?: boolean;
+  /** An access JWT for the org's chosen resource server, when the org names one. */
+  readonly accessJwt?: AccessJwtView;
+}
+
+/** The core's `AccessJwtForTokens`. */
+export interface AccessJwtView {
+  readonly token: string;
+  readonly audience: string;
+  /** The JWT's `exp`, epoch milliseconds. */
+  readonly expiresAt: number;
 }
 
 export type AssuranceLevelView = 1 | 2;
@@ -67,6 +77,9 @@ export interface WireTokens {
   amr: string[];
   aal: number;
   passkeyEnrollmentRequired: boolean;
+  accessJwt: string;
+  accessJwtAudience: string;
+  accessJwtExpiresAt?: Timestamp;
 }
 
 /** The oneof LoginResponse and RefreshResponse share (same names and numbers). */
@@ -85,6 +98,9 @@ export function tokensToWire(tokens: TokensView): WireTokens {
     amr: [...tokens.amr],
     aal: tokens.aal,
     passkeyEnrollmentRequired: tokens.passkeyEnrollmentRequired === true,
+    accessJwt: tokens.accessJwt?.token ?? "",
+    accessJwtAudience: tokens.accessJwt?.audience ?? "",
+    ...(tokens.accessJwt === undefined ? {} : { accessJwtExpiresAt: timestampFromMs(tokens.accessJwt.expiresAt) }),
   };
 }
 
@@ -100,6 +116,9 @@ export function tokensFromWire(tokens: AuthResponse): TokensView {
     // An older server sends no level: its sessions are read as password only.
     aal: tokens.aal === 2 ? 2 : 1,
     ...(tokens.passkeyEnrollmentRequired ? { passkeyEnrollmentRequired: true } : {}),
+    ...(tokens.accessJwt === ""
+      ? {}
+      : { accessJwt: { token: tokens.accessJwt, audience: tokens.accessJwtAudience, expiresAt: requiredMs(tokens.accessJwtExpiresAt, "access JWT expiry") } }),
   };
 }
 

@@ -31,6 +31,7 @@ export interface Expected<T> {
 
 export const BOOLEAN: Expected<boolean> = { is: (v): v is boolean => typeof v === "boolean", description: "true or false" };
 export const INTEGER: Expected<number> = { is: (v): v is number => Number.isInteger(v), description: "a whole number" };
+export const STRING: Expected<string> = { is: (v): v is string => typeof v === "string", description: "a string" };
 export const STRING_LIST: Expected<string[]> = {
   is: (v): v is string[] => Array.isArray(v) && v.every((entry) => typeof entry === "string"),
   description: "a list of strings",

@@ -4,7 +4,7 @@
  * the proto's field names).
  */
 import type { OrgMfaSettings, PlatformSettings, UpdateOrgMfaSettingsRequest, UpdatePlatformSettingsRequest } from "./gen/gatehouse/v1/admin_pb.ts";
-import { asObject, BOOLEAN, INTEGER } from "./json-values.ts";
+import { asObject, BOOLEAN, INTEGER, STRING } from "./json-values.ts";
 import type { MessageFields } from "./message-fields.ts";
 import { present } from "./present.ts";
 import type { Refuse } from "./refusal.ts";
@@ -25,6 +25,8 @@ export interface OrgMfaSettingsView {
   readonly requirePhishingResistant: boolean;
   readonly passkeySignIn: boolean;
   readonly stepUpMaxAgeMinutes: number;
+  /** A registered resource server's audience; empty: sign-ins carry no access JWT. */
+  readonly accessJwtAudience: string;
 }
 
 /** The platform settings (the core's `PlatformSettings` has this shape). */
@@ -47,6 +49,7 @@ export interface OrgMfaSettingsJson {
   require_phishing_resistant: boolean;
   step_up_max_age_minutes: number;
   passkey_sign_in: boolean;
+  access_jwt_audience: string;
 }
 
 export interface PlatformSettingsJson {
@@ -56,7 +59,7 @@ export interface PlatformSettingsJson {
 }
 
 /** Per setting: its JSON name and its type, in the proto's order. */
-type SettingType<T> = T extends boolean ? "boolean" : T extends number ? "integer" : "factors";
+type SettingType<T> = T extends boolean ? "boolean" : T extends number ? "integer" : T extends string ? "string" : "factors";
 type SettingsSpec<V, J> = { readonly [K in keyof V]-?: readonly [json: keyof J & string, type: SettingType<V[K]>] };
 
 const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
@@ -68,6 +71,7 @@ const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   requirePhishingResistant: ["require_phishing_resistant", "boolean"],
   stepUpMaxAgeMinutes: ["step_up_max_age_minutes", "integer"],
   passkeySignIn: ["passkey_sign_in", "boolean"],
+  accessJwtAudience: ["access_jwt_audience", "string"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {
@@ -112,7 +116,7 @@ function patchFromJson<V, J>(spec: SettingsSpec<V, J>, json: unknown, refuse: Re
       patch[setting.name] = factorKinds(value, key, refuse);
       continue;
     }
-    const expected = setting.type === "boolean" ? BOOLEAN : INTEGER;
+    const expected = setting.type === "boolean" ? BOOLEAN : setting.type === "string" ? STRING : INTEGER;
     if (!expected.is(value)) throw refuse(key, `must be ${expected.description}`);
     patch[setting.name] = value;
   }

@@ -59,6 +59,13 @@ describe("auth outcome", () => {
     expect(tokensFromWire(overTheWire(AuthResponseSchema, tokensToWire(TOKENS)))).toEqual(TOKENS);
   });
 
+  it("carries the access JWT, its audience and expiry when there is one, and leaves it out when the fields are empty", () => {
+    const withJwt = { ...TOKENS, accessJwt: { token: "eyJ.x.y", audience: "https://api.example", expiresAt: Date.parse("2030-01-02T03:09:05Z") } };
+    expect(tokensFromWire(overTheWire(AuthResponseSchema, tokensToWire(withJwt)))).toEqual(withJwt);
+    const wire = overTheWire(AuthResponseSchema, tokensToWire(TOKENS));
+    expect([wire.accessJwt, wire.accessJwtAudience, wire.accessJwtExpiresAt]).toEqual(["", "", undefined]);
+  });
+
   it.each([SubmitPhoneAndRequestMFAResponseSchema, ResendMFAResponseSchema])("the challenge reads back from %s", (schema) => {
     expect(mfaChallengeFromWire(overTheWire(schema, mfaChallengeToWire(CHALLENGE)))).toEqual(CHALLENGE);
   });

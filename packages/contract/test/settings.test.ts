@@ -33,6 +33,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     requirePhishingResistant: false,
     stepUpMaxAgeMinutes: 15,
     passkeySignIn: true,
+    accessJwtAudience: "",
   },
   {
     requireMfaNewDevice: false,
@@ -43,6 +44,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     requirePhishingResistant: true,
     stepUpMaxAgeMinutes: 1,
     passkeySignIn: false,
+    accessJwtAudience: "https://api.example.com/",
   },
 ];
 const PLATFORM_SETTINGS: readonly PlatformSettingsView[] = [
@@ -93,11 +95,12 @@ describe("org MFA settings", () => {
     [
       { trust_ttl: 3 },
       "trust_ttl",
-      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in)",
+      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in, access_jwt_audience)",
     ],
     [{ allowed_factors: "totp" }, "allowed_factors", "must be a list of distinct factor kinds (sms, totp, webauthn, recovery_code)"],
     [{ require_mfa_new_device: "yes" }, "require_mfa_new_device", "must be true or false"],
     [{ trust_ttl_days: 1.5 }, "trust_ttl_days", "must be a whole number"],
+    [{ access_jwt_audience: null }, "access_jwt_audience", "must be a string"],
     [{ trust_ttl_days: "30" }, "trust_ttl_days", "must be a whole number"],
   ])("refuses the JSON patch %j naming the key", (json, field, problem) => {
     expect(() => orgMfaSettingsPatchFromJson(json, refuse)).toThrow(expect.objectContaining({ field, problem }));

@@ -278,6 +278,9 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
   const checkCredentials = createCredentialCheck(ctx);
   const policies = createBrowserPolicyReader(ctx);
   const extensionPolicyOf = createExtensionPolicies();
+  const tokens = createTokensApi(ctx);
+  const withJwt = async (outcome: AuthOutcome): Promise<AuthOutcome> =>
+    outcome.kind === "tokens" ? { kind: "tokens", tokens: await tokens.withAccessJwt(outcome.tokens) } : outcome;
   return {
     register: (input) => register(ctx, input),
     verifyEmail: (input) => verifyEmail(ctx, input),
@@ -285,14 +288,14 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     requestPasswordReset: (input) => requestPasswordReset(ctx, input),
     resetPassword: (input) => resetPassword(ctx, input),
     changePassword: (principal, input) => changePassword(ctx, checkCredentials, principal, input),
-    login: (input) => login(ctx, checkCredentials, input),
-    refresh: (input) => refresh(ctx, input),
+    login: async (input) => withJwt(await login(ctx, checkCredentials, input)),
+    refresh: async (input) => withJwt(await refresh(ctx, input)),
     submitPhoneAndRequestMfa: (input) => submitPhoneAndRequestMfa(ctx, input),
-    verifyMfa: (input) => verifyMfa(ctx, input),
+    verifyMfa: async (input) => tokens.withAccessJwt(await verifyMfa(ctx, input)),
     resendMfa: (input) => resendMfa(ctx, input),
     sendMfaCode: (input) => sendMfaCode(ctx, input),
     startPasskeySignIn: (input) => startPasskeySignIn(ctx, input),
-    finishPasskeySignIn: (input) => finishPasskeySignIn(ctx, input),
+    finishPasskeySignIn: async (input) => tokens.withAccessJwt(await finishPasskeySignIn(ctx, input)),
     authenticate: (accessToken) => authenticate(ctx, accessToken),
     logout: (principal, request) => logout(ctx, principal, request),
     getBrowserPolicy: async (principal, orgId) => {
@@ -370,7 +373,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       requireStepUp: (principal) => requireStepUp(ctx, principal),
       requireAdminStepUp: (principal) => requireAdminStepUp(ctx, principal),
     },
-    tokens: createTokensApi(ctx),
+    tokens,
     oidc: createOidcApi(ctx),
   };
 }

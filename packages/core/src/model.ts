@@ -168,6 +168,11 @@ export interface OrgMfaSettings {
   readonly passkeySignIn: boolean;
   /** How recent a session's second factor must be for admin calls and factor changes. */
   readonly stepUpMaxAgeMinutes: number;
+  /**
+   * A registered resource server's audience: every sign-in and refresh of the org answers with an access JWT
+   * for it (`IssuedTokens.accessJwt`); empty: none (docs/integration.md).
+   */
+  readonly accessJwtAudience: string;
 }
 
 /**
@@ -209,6 +214,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   requirePhishingResistant: false,
   passkeySignIn: true,
   stepUpMaxAgeMinutes: 15,
+  accessJwtAudience: "",
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

@@ -15,6 +15,14 @@ export interface IssuedTokens {
    * add one now (the session's fresh second factor lets them, without another step-up).
    */
   readonly passkeyEnrollmentRequired?: boolean;
+  /** An access JWT for the org's `accessJwtAudience`, when it names one. */
+  readonly accessJwt?: AccessJwtForTokens;
+}
+
+export interface AccessJwtForTokens {
+  readonly token: string;
+  readonly audience: string;
+  readonly expiresAt: EpochMs;
 }
 
 /** A factor the user can complete a challenge with: one the user has and the org allows. */

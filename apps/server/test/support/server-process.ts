@@ -98,7 +98,11 @@ export async function startServerProcess(env: Record<string, string>, options: S
   // "close", not "exit": it comes once stdout and stderr have ended too, so `logs` holds every line by then.
   const exited = new Promise<number | null>((resolveExit) => child.once("close", (code) => resolveExit(code)));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${logs.join("\n")}`)), timeoutMs);
+    // A server that did not start in time is killed: the failing test must not leave it running.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start in ${timeoutMs} ms:\n${logs.join("\n")}`));
+    }, timeoutMs);
     const onLine = (line: string) => {
       logs.push(line);
       for (const listener of lineListeners) listener(line);

@@ -105,6 +105,9 @@ export async function updateOrgMfaSettings(ctx: Context, actor: Actor, orgId: st
   const current = await getOrgMfaSettings(ctx, actor, orgId);
   const next = { ...current, ...patch };
   requireOrgMfaSettings(next);
+  if (patch.accessJwtAudience !== undefined && patch.accessJwtAudience !== "" && !(await ctx.stores.resourceServers.hasAudience(patch.accessJwtAudience))) {
+    throw invalidArgument("access_jwt_audience", "is not the audience of a registered resource server (gatehouse client create)");
+  }
   await inTransaction(ctx, async (tx) => {
     await tx.stores.settings.putOrg(orgId, next);
     await recordAudit(tx, "org_mfa_settings.changed", adminSubject(actor, orgId), { settings: next });

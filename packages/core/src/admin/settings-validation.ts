@@ -1,5 +1,6 @@
 import { invalidArgument } from "../errors.ts";
 import { FACTOR_KINDS, type FactorKind, type OrgMfaSettings } from "../model.ts";
+import { isAudience } from "../tokens/audience.ts";
 
 const MAX_TTL_DAYS = 3650;
 
@@ -24,6 +25,10 @@ export function requireOrgMfaSettings(settings: OrgMfaSettings): void {
   }
   if (!Number.isInteger(settings.stepUpMaxAgeMinutes) || settings.stepUpMaxAgeMinutes < 1 || settings.stepUpMaxAgeMinutes > MAX_STEP_UP_MINUTES) {
     throw invalidArgument("step_up_max_age_minutes", `must be a whole number from 1 to ${MAX_STEP_UP_MINUTES}`);
+  }
+  // Whether a resource server has it is the store's to say (admin/operations.ts); its form is checked here.
+  if (typeof settings.accessJwtAudience !== "string" || (settings.accessJwtAudience !== "" && !isAudience(settings.accessJwtAudience))) {
+    throw invalidArgument("access_jwt_audience", "must be empty or an absolute https, http or urn URI without a fragment");
   }
 }
 

@@ -12,6 +12,7 @@ import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
+import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { isCommonPassword } from "../passwords/password-rules.ts";
 import { refundFailureVelocity, takeFailureVelocity } from "../risk/failure-velocity.ts";
@@ -111,7 +112,8 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired });
     if (mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
     if (judged !== null) await learnSignIn(tx, user.id, judged.observation);
-    return { kind: "tokens", tokens: await issueSession(tx, user.id, orgId, device.id, input.request, null) } as const;
+    const tokens = await issueSession(tx, user.id, orgId, device.id, input.request, null);
+    return { kind: "tokens", tokens: markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience) } as const;
   });
   return completeSignIn(ctx, step);
 }

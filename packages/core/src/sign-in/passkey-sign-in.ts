@@ -12,6 +12,7 @@ import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
+import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { judgeSignIn, learnSignIn, riskEventOf } from "../risk/sign-in-risk.ts";
 
@@ -129,6 +130,6 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
     const tokens = await issueSession(tx, factor.userId, orgId, device.id, input.request, "passkey", trustedUntil);
     if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", deviceSubject, { trustedUntil: new Date(trustedUntil).toISOString() });
-    return tokens;
+    return markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience);
   });
 }

@@ -11,6 +11,7 @@ import { completeSignIn, startSecondFactor, type SignInStep } from "./second-fac
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "./session-issuer.ts";
 import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
 import { effectiveSettings } from "../settings.ts";
+import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { judgeRefresh, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 
@@ -117,5 +118,5 @@ async function rotateAndReassess(
     await revoke("risk");
     return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);
   }
-  return { kind: "tokens", tokens };
+  return { kind: "tokens", tokens: markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience) };
 }

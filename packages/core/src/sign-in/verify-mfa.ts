@@ -14,6 +14,7 @@ import { maskPhone } from "../phone.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession, newTokenPair, proofOf, toIssuedTokens } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
+import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { countVerified } from "../sms-guard/sms-guard.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
@@ -129,12 +130,14 @@ async function verifyAndIssue(
   if (phoneLocked) await recordAudit(tx, "phone.verified", subject, { phoneMask: maskPhone(claimed.phone) });
   // Reached with another factor only by a user who holds no passkey (see `factorsAllowedFor`).
   const enrol = org.requirePhishingResistant && factor !== "webauthn" ? { passkeyEnrollmentRequired: true } : {};
-  if (claimed.stepUpSessionId !== undefined) return { ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol };
+  if (claimed.stepUpSessionId !== undefined) {
+    return markAudienceToSign({ ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol }, org.accessJwtAudience);
+  }
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
   await learnVerifiedSignIn(tx, user.id, claimed.orgId, request);
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil: new Date(trustedUntil).toISOString() });
-  return { ...tokens, ...enrol };
+  return markAudienceToSign({ ...tokens, ...enrol }, org.accessJwtAudience);
 }
 
 /**

@@ -10,8 +10,8 @@ import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, rateLimited } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { EpochMs } from "../model.ts";
-import type { Principal } from "../results.ts";
+import type { EpochMs, Session } from "../model.ts";
+import type { AccessJwtForTokens, IssuedTokens, Principal } from "../results.ts";
 import { hashToken, ACCESS_TOKEN_PREFIX, MAX_TOKEN_LENGTH } from "../tokens.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { requirePlatformAdmin, type Actor } from "../admin/authorization.ts";
@@ -19,12 +19,13 @@ import { accessJwtClaims, looksLikeJwt, SESSION_CLIENT_ID, signAccessJwt, verify
 import { keyScheduleAt, rotationActivation, signerAgeMs, type KeySchedule, type ScheduleTimes } from "./key-schedule.ts";
 import { newSigningKey, openSigningKey, publishedJwk, type OpenedSigningKey } from "./key-material.ts";
 import type { ResourceServer, SigningKeyRecord } from "./records.ts";
+import { requireAudience } from "./audience.ts";
+import { takeAudienceToSign } from "./audience-to-sign.ts";
 
 /** A replica rereads the stored keys this often: a rotation activates a lead time later, far longer than this. */
 const KEYRING_CACHE_MS = 30_000;
 /** Longer than any JWT Gatehouse signs (their claims are a few hundred bytes); longer ones are not looked at. */
 const MAX_JWT_LENGTH = 4096;
-const MAX_AUDIENCE_LENGTH = 2048;
 const MAX_NAME_LENGTH = 100;
 const CLIENT_ID_PREFIX = "gh_rs_";
 const CLIENT_SECRET_PREFIX = "gh_rss_";
@@ -87,6 +88,11 @@ export interface TokensApi {
   signingKeyAgeMs(): Promise<number | null>;
   /** An access JWT for the principal's session, for a registered resource server's `audience`. */
   issueAccessJwt(principal: Principal, audience: string): Promise<IssuedAccessJwt>;
+  /**
+   * The tokens a sign-in or refresh issued, with an access JWT for the org's `accessJwtAudience` when the sign-in
+   * found one (tokens/audience-to-sign.ts; its registration was checked when it was set), and without that mark.
+   */
+  withAccessJwt(tokens: IssuedTokens): Promise<IssuedTokens>;
   /** Registers a resource server (platform admins and the operator); the secret is in the answer only. */
   createResourceServer(actor: Actor, name: string, audience: string): Promise<CreatedResourceServer>;
   listResourceServers(): Promise<ResourceServer[]>;
@@ -118,6 +124,14 @@ export function createTokensApi(ctx: Context): TokensApi {
     const verifierKeys = createLocalJWKSet({ keys: [...opened.values()].map((key) => publishedJwk(key.record)) });
     keyring = { readAt: now, records, opened, verifierKeys };
     return keyring;
+  }
+
+  /** The session's JWT for `audience`, whose registration the caller checked. */
+  async function signFor(session: Session, audience: string, now: EpochMs): Promise<AccessJwtForTokens> {
+    const { signer } = await publishedKeys(now);
+    if (signer === null) throw new GatehouseError("storage_unavailable", "no signing key is active");
+    const claims = accessJwtClaims({ issuer, audience, clientId: SESSION_CLIENT_ID, session, jti: newId(ctx.random), now, ttlMs: ctx.config.accessJwtTtlMs });
+    return { token: await signAccessJwt(claims, signer), audience, expiresAt: claims.exp * 1000 };
   }
 
   function forgetKeyring(): void {
@@ -255,18 +269,17 @@ export function createTokensApi(ctx: Context): TokensApi {
       const sessions = await ctx.stores.sessions.listActiveByUser(principal.orgId, principal.userId, now);
       const session = sessions.find((candidate) => candidate.id === principal.sessionId);
       if (session === undefined) throw new GatehouseError("unauthenticated");
-      const { signer } = await publishedKeys(now);
-      if (signer === null) throw new GatehouseError("storage_unavailable", "no signing key is active");
-      const claims = accessJwtClaims({
-        issuer,
-        audience,
-        clientId: SESSION_CLIENT_ID,
-        session,
-        jti: newId(ctx.random),
-        now,
-        ttlMs: ctx.config.accessJwtTtlMs,
-      });
-      return { accessJwt: await signAccessJwt(claims, signer), expiresAt: claims.exp * 1000 };
+      const signed = await signFor(session, audience, now);
+      return { accessJwt: signed.token, expiresAt: signed.expiresAt };
+    },
+
+    async withAccessJwt(issued) {
+      const { audience, tokens } = takeAudienceToSign(issued);
+      if (audience === "") return tokens;
+      const now = ctx.clock.now();
+      const session = await ctx.stores.sessions.findActiveByAccessTokenHash(hashToken(tokens.accessToken), now);
+      if (session === null) return tokens;
+      return { ...tokens, accessJwt: await signFor(session, audience, now) };
     },
 
     async createResourceServer(actor, name, audience) {
@@ -306,13 +319,4 @@ function signerFirst(keys: readonly OpenedSigningKey[], signer: OpenedSigningKey
 
 function auditActor(actor: Actor): { readonly kind: "system" } | { readonly kind: "user"; readonly userId: string } {
   return actor.kind === "system" ? { kind: "system" } : { kind: "user", userId: actor.userId };
-}
-
-/** An absolute http(s) or urn URI without a fragment, as RFC 9068 and RFC 8707 ask of an audience. */
-function requireAudience(audience: string): void {
-  if (audience === "") throw invalidArgument("audience", "is required");
-  const parsed = audience.length <= MAX_AUDIENCE_LENGTH ? URL.parse(audience) : null;
-  if (parsed === null || parsed.hash !== "" || !["https:", "http:", "urn:"].includes(parsed.protocol) || /\s/.test(audience)) {
-    throw invalidArgument("audience", "must be an absolute https, http or urn URI without a fragment");
-  }
 }

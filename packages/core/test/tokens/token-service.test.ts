@@ -150,6 +150,45 @@ describe("IssueAccessJwt", () => {
   });
 });
 
+describe("the org's access JWT beside issued tokens", () => {
+  it("is absent by default, then signed for the org's audience at every sign-in and refresh, and off again", async () => {
+    const { h, tokens } = await setUp();
+    expect(tokens.accessJwt).toBeUndefined();
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId: h.orgId, patch: { accessJwtAudience: AUDIENCE } });
+    const signedIn = await signInWithPhone(h, "phone");
+    const { token, audience, expiresAt } = signedIn.accessJwt!;
+    expect(audience).toBe(AUDIENCE);
+    rfc9068Checks(token);
+    const keys = createLocalJWKSet(await h.gatehouse.tokens.publicJwks());
+    const verify = (jwt: string) => jwtVerify(jwt, keys, { issuer: "http://localhost:8080", audience: AUDIENCE, currentDate: new Date(h.clock.now()) });
+    const { payload } = await verify(token);
+    const principal = await h.gatehouse.authenticate(signedIn.accessToken);
+    expect(payload).toMatchObject({ sub: h.userId, org_id: h.orgId, sid: principal.sessionId });
+    expect(expiresAt).toBe(payload.exp! * 1000);
+
+    h.clock.advance(MIN);
+    const refreshed = await h.gatehouse.refresh({ refreshToken: signedIn.refreshToken });
+    if (refreshed.kind !== "tokens") throw new Error(`expected tokens, got ${refreshed.kind}`);
+    expect((await verify(refreshed.tokens.accessJwt!.token)).payload.sid).toBe(principal.sessionId);
+
+    await h.gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId: h.orgId, patch: { accessJwtAudience: "" } });
+    const off = await h.gatehouse.refresh({ refreshToken: refreshed.tokens.refreshToken });
+    expect(off.kind === "tokens" && off.tokens.accessJwt).toBeUndefined();
+  });
+
+  it.each([
+    { audience: "https://unknown.example", why: "not a registered resource server's" },
+    { audience: "not a uri", why: "not a URI" },
+    { audience: `${AUDIENCE}#x`, why: "with a fragment" },
+  ])("refuses an org audience $why", async ({ audience }) => {
+    const { h } = await setUp();
+    await expect(h.gatehouse.admin.updateOrgMfaSettings(SYSTEM_ACTOR, { orgId: h.orgId, patch: { accessJwtAudience: audience } })).rejects.toMatchObject({
+      kind: "invalid_argument",
+      details: { field: "access_jwt_audience" },
+    });
+  });
+});
+
 describe("introspection (RFC 7662)", () => {
   let s: Awaited<ReturnType<typeof setUp>>;
   beforeEach(async () => {

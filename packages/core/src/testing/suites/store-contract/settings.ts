@@ -63,6 +63,7 @@ export function describeSettingsContract(current: () => Stores): void {
         requirePhishingResistant: true,
         passkeySignIn: false,
         stepUpMaxAgeMinutes: 5,
+        accessJwtAudience: "https://api.example.com/",
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
@@ -78,6 +79,7 @@ export function describeSettingsContract(current: () => Stores): void {
         passkeySignIn: true,
         stepUpMaxAgeMinutes: 60,
         smsAllowedCountries: [],
+        accessJwtAudience: "",
       };
       await stores.settings.putOrg(ORG_ID, replaced);
       expect(await stores.settings.getOrg(ORG_ID)).toEqual(replaced);

@@ -34,6 +34,7 @@ const ORG_SETTINGS: OrgMfaSettings = {
   passkeySignIn: false,
   stepUpMaxAgeMinutes: 10,
   smsAllowedCountries: ["US"],
+  accessJwtAudience: "urn:gatehouse:test-api",
 };
 
 /** `SignInFactsStore.read`: user, membership, device and settings of one sign-in, in one read. */
