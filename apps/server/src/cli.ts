@@ -188,6 +188,15 @@ function parseTimeOption(name: string, raw: string | undefined): number | undefi
   return at;
 }
 
+const DURATION = /^(\d{1,5})([dh])$/;
+
+/** `--since` as a time (`parseTimeOption`) or as a span back from now: `30d`, `12h`. */
+function parseSinceOption(raw: string | undefined, now: number): number | undefined {
+  const span = raw === undefined ? null : DURATION.exec(raw);
+  if (span === null) return parseTimeOption("since", raw);
+  return now - Number(span[1]) * (span[2] === "d" ? 86_400_000 : 3_600_000);
+}
+
 function parseLimitOption(raw: string | undefined): number {
   if (raw === undefined) return Number.POSITIVE_INFINITY;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError("--limit must be a whole number of events ≥ 1");
@@ -338,6 +347,40 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return new JsonLines(
         (async function* () {
           for (const event of events) yield riskEventToJson(event);
+        })(),
+      );
+    },
+  },
+  "risk replay": {
+    summary: "the stored risk events since a time decided again under a candidate policy, as enforce would decide them; changes nothing",
+    params: {},
+    options: {
+      since: ["<30d|12h|iso>", "required: events at or after, as a span back from now or a time"],
+      policy: ["<file.json>", "required: the candidate, as gatehouse risk policy set takes it (what it leaves out: the built-in default)"],
+      org: ["<org>", `${ORG_PARAM} (default: every org)`],
+      limit: ["<n>", "at most n event lines (default: every one stepped up or blocked)"],
+    },
+    output:
+      'first line {"summary": {events, decisions and recorded: {allow, mfa, phishing_resistant, block}, raised, lowered, truncated}, "policy"}; then per event stepped up or blocked, newest first: id, at, org_id, user_id, recorded, decision, score, rules [{code, decision, detail}], sign_in',
+    run: async ({ values, gatehouse }) => {
+      const since = parseSinceOption(values.since, Date.now());
+      if (since === undefined || values.policy === undefined) throw new UsageError("risk replay needs --since and --policy");
+      let candidate: unknown;
+      try {
+        candidate = JSON.parse(readFileSync(values.policy, "utf8")) as unknown;
+      } catch {
+        throw new UsageError(`--policy ${values.policy} is not a readable JSON file`);
+      }
+      const limit = parseLimitOption(values.limit);
+      const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
+      const replay = await gatehouse.admin.replayRiskPolicy(SYSTEM_ACTOR, { orgId, since, policy: candidate });
+      return new JsonLines(
+        (async function* () {
+          yield { summary: replay.summary, policy: riskPolicyToJson(replay.policy) };
+          for (const { event, decision, rules } of replay.challenged.slice(0, limit)) {
+            const { id, at, org_id, user_id, score, sign_in } = riskEventToJson(event);
+            yield { id, at, org_id, user_id, recorded: event.decision, decision, score, rules, sign_in };
+          }
         })(),
       );
     },

@@ -71,10 +71,11 @@ export function createRiskRepository(db: Kysely<Database>): RiskStore {
         .execute();
     },
 
-    async listEvents({ orgId, userId, limit }) {
+    async listEvents({ orgId, userId, since, limit }) {
       let query = db.selectFrom("risk_events").select("event").orderBy("at", "desc").orderBy("id", "desc").limit(limit);
       if (orgId !== null) query = query.where("org_id", "=", orgId);
       if (userId !== undefined) query = query.where("user_id", "=", userId);
+      if (since !== undefined) query = query.where("at", ">=", since);
       return (await query.execute()).map((row) => JSON.parse(row.event) as RiskEvent);
     },
 

@@ -27,7 +27,15 @@ import { setMemberRole } from "./admin/member-role.ts";
 import { listMemberSessions, revokeMemberSession, type MemberSession } from "./admin/member-sessions.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import type { Actor } from "./admin/authorization.ts";
-import { getOrgRiskPolicy, listRiskEvents, updateOrgRiskPolicy, type RiskEventsQuery } from "./risk/risk-admin.ts";
+import {
+  getOrgRiskPolicy,
+  listRiskEvents,
+  replayRiskPolicy,
+  updateOrgRiskPolicy,
+  type RiskEventsQuery,
+  type RiskReplay,
+  type RiskReplayInput,
+} from "./risk/risk-admin.ts";
 import type { RiskPolicy } from "./risk/policy.ts";
 import type { RiskEvent } from "./risk/risk-event.ts";
 import {
@@ -110,6 +118,8 @@ export interface AdminApi {
   updateOrgRiskPolicy(actor: Actor, orgId: string, patch: unknown): Promise<RiskPolicy>;
   /** Judged sign-ins, newest first; `orgId` null: every org's (platform admins and the operator). */
   listRiskEvents(actor: Actor, query: RiskEventsQuery): Promise<RiskEvent[]>;
+  /** The stored events since a time decided again under a candidate policy, changing nothing (risk/replay.ts). */
+  replayRiskPolicy(actor: Actor, input: RiskReplayInput): Promise<RiskReplay>;
   getOrgBrowserPolicy(actor: Actor, orgId: string): Promise<BrowserPolicy>;
   updateOrgBrowserPolicy(actor: Actor, orgId: string, policy: BrowserPolicyInput): Promise<BrowserPolicy>;
   /**
@@ -275,6 +285,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       getOrgRiskPolicy: (actor, orgId) => getOrgRiskPolicy(ctx, actor, orgId),
       updateOrgRiskPolicy: (actor, orgId, patch) => updateOrgRiskPolicy(ctx, actor, orgId, patch),
       listRiskEvents: (actor, query) => listRiskEvents(ctx, actor, query),
+      replayRiskPolicy: (actor, input) => replayRiskPolicy(ctx, actor, input),
       getOrgBrowserPolicy: (actor, orgId) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
       updateOrgBrowserPolicy: async (actor, orgId, policy) => {
         const stored = await admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy);

@@ -710,8 +710,8 @@ export interface RiskStore {
   /** The counts of these keys; a key never counted is absent. */
   platformCounts(keys: readonly string[]): Promise<ReadonlyMap<string, PlatformFeatureCount>>;
   appendEvent(event: RiskEvent): Promise<void>;
-  /** The org's events (of one user when given), newest first, at most `limit`. */
-  listEvents(query: { readonly orgId: string | null; readonly userId?: string; readonly limit: number }): Promise<RiskEvent[]>;
+  /** The org's events (of one user when given, none before `since` when given), newest first, at most `limit`. */
+  listEvents(query: { readonly orgId: string | null; readonly userId?: string; readonly since?: EpochMs; readonly limit: number }): Promise<RiskEvent[]>;
   /** Null while the org never stored one. */
   policy(orgId: string): Promise<RiskPolicy | null>;
   putPolicy(orgId: string, policy: RiskPolicy): Promise<void>;

@@ -30,5 +30,6 @@ export {
   type JudgedSignIn,
 } from "./sign-in-risk.ts";
 export { truncateIp } from "./truncate-ip.ts";
-export { MAX_RISK_EVENTS_PAGE, type RiskEventsQuery } from "./risk-admin.ts";
+export { MAX_RISK_EVENTS_PAGE, MAX_RISK_REPLAY_EVENTS, type RiskEventsQuery, type RiskReplay, type RiskReplayInput } from "./risk-admin.ts";
+export { replayRiskEvent, summarizeRiskReplay, type ReplayedEvent, type RiskReplaySummary } from "./replay.ts";
 export { anonymizerAsns, DEFAULT_ANONYMIZER_ASNS, isAsn } from "./anonymizer-asns.ts";

@@ -43,9 +43,12 @@ export function createMemoryRiskStore(tables: MemoryTables): RiskStore {
     async appendEvent(event) {
       events.set(event.id, structuredClone(event));
     },
-    async listEvents({ orgId, userId, limit }) {
+    async listEvents({ orgId, userId, since, limit }) {
       return [...events.values()]
-        .filter((event) => (orgId === null || event.orgId === orgId) && (userId === undefined || event.userId === userId))
+        .filter(
+          (event) =>
+            (orgId === null || event.orgId === orgId) && (userId === undefined || event.userId === userId) && (since === undefined || event.at >= since),
+        )
         .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
         .slice(0, limit)
         .map((event) => structuredClone(event));

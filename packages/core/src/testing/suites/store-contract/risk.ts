@@ -95,6 +95,7 @@ export function describeRiskContract(current: () => Stores): void {
       expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 10 })).map((event) => event.id)).toEqual(["e2", "e1"]);
       expect((await stores.risk.listEvents({ orgId: null, userId: USER_ID, limit: 10 })).map((event) => event.id)).toEqual(["e4", "e2", "e1"]);
       expect((await stores.risk.listEvents({ orgId: null, limit: 1 })).map((event) => event.id)).toEqual(["e4"]);
+      expect((await stores.risk.listEvents({ orgId: ORG_ID, since: T0 + MINUTE, limit: 10 })).map((event) => event.id)).toEqual(["e3", "e2"]);
       expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 1 }))[0]).toEqual(
         anEvent("e2", T0 + MINUTE, { previous: anObservation(T0) }),
       );
