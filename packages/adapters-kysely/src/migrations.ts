@@ -524,6 +524,19 @@ export const migrations: Readonly<Record<string, Migration>> = {
   },
 
   /*
+   * A sign-in challenge the risk engine asked a phishing-resistant factor of (docs/risk.md): existing
+   * challenges asked none.
+   */
+  "0025_risk_owner_loop": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("mfa_challenges")
+        .addColumn("phishing_resistant", "boolean", (col) => col.notNull().defaultTo(false))
+        .execute();
+    },
+  },
+
+  /*
    * The mounted OpenID Provider's objects (docs/oidc.md): clients, grants, codes, tokens, sessions and
    * interactions, one row per (model, id) with the library's payload as JSON.
    */

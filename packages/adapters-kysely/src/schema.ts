@@ -100,6 +100,8 @@ export interface MfaChallengesTable {
   created_at: EpochMsColumn;
   /** 0009_factors: the session a step-up challenge renews; null for a sign-in. */
   step_up_session_id: string | null;
+  /** 0025_risk_owner_loop: the risk engine asked for a passkey. */
+  phishing_resistant: BoolColumn;
 }
 
 export interface MfaIntentsTable {

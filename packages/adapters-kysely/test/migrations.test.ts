@@ -26,6 +26,7 @@ describe("MIGRATION_NAMES", () => {
       "0016_access_tokens",
       "0019_oidc",
       "0020_risk_engine",
+      "0025_risk_owner_loop",
     ]);
   });
 });

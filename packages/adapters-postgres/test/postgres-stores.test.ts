@@ -107,7 +107,8 @@ describe(`openPostgresStores (${database.kind})`, () => {
     for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"])
       await sql`DROP TABLE ${sql.table(table)}`.execute(before.db);
     await sql`DROP TABLE oidc_records`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine')`.execute(
+    await sql`ALTER TABLE mfa_challenges DROP COLUMN phishing_resistant`.execute(before.db);
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine', '0025_risk_owner_loop')`.execute(
       before.db,
     );
     await sql`DROP INDEX sessions_device`.execute(before.db);
@@ -123,7 +124,14 @@ describe(`openPostgresStores (${database.kind})`, () => {
 
     await expect(schema.open()).rejects.toThrow(/fingerprints in clear/);
     const after = await schema.open({ hashDeviceFingerprint });
-    expect(after.applied).toEqual(["0014_device_fingerprint_hashes", "0015_sms_refused_countries", "0016_access_tokens", "0019_oidc", "0020_risk_engine"]);
+    expect(after.applied).toEqual([
+      "0014_device_fingerprint_hashes",
+      "0015_sms_refused_countries",
+      "0016_access_tokens",
+      "0019_oidc",
+      "0020_risk_engine",
+      "0025_risk_owner_loop",
+    ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);
     for (const row of rows) expect(row.fingerprint_hash).toBe(hashDeviceFingerprint(`secret-fingerprint-${row.id.slice(2)}`));
