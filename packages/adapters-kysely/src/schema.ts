@@ -310,8 +310,11 @@ export interface RiskEventsTable {
   user_id: string;
   at: EpochMsColumn;
   decision: string;
-  /** The whole `RiskEvent`, as JSON. */
+  /** The whole `RiskEvent` as judged, as JSON. */
   event: string;
+  /** 0025_risk_owner_loop: the owner's answer, `true_positive` or `false_positive`; null until given. */
+  answer: string | null;
+  answered_at: NullableEpochMsColumn;
 }
 
 /** Each org's risk policy, in `riskPolicyToJson`'s form (0020_risk_engine). */

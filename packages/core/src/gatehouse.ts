@@ -37,6 +37,7 @@ import {
   type RiskReplayInput,
 } from "./risk/risk-admin.ts";
 import type { RiskPolicy } from "./risk/policy.ts";
+import { answerSignIn, recentSignIns, type AnswerSignInInput, type RecentSignIn } from "./risk/owner-answers.ts";
 import type { RiskEvent } from "./risk/risk-event.ts";
 import {
   acceptInvitation,
@@ -161,6 +162,10 @@ export interface AdminApi {
 /** What a signed-in user manages about their own account (AccountService; see factors/account-factors.ts, factors/passkeys/account-passkeys.ts, sign-in/account-sessions.ts). */
 export interface AccountApi {
   listFactors(principal: Principal): Promise<FactorsView>;
+  /** The user's judged sign-ins in every org, newest first (risk/owner-answers.ts). */
+  recentSignIns(principal: Principal, input: { readonly limit: number }): Promise<RecentSignIn[]>;
+  /** "This was me" / "This wasn't me" on one of them; the latter evicts everywhere and mails a reset link. */
+  answerSignIn(principal: Principal, input: AnswerSignInInput): Promise<void>;
   /**
    * Adding or removing a factor needs a step-up; a user's very first factor (nothing to step up with) needs the
    * account's password in `proof` instead.
@@ -318,6 +323,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     },
     account: {
       listFactors: (principal) => listFactors(ctx, principal),
+      recentSignIns: (principal, input) => recentSignIns(ctx, principal, input),
+      answerSignIn: (principal, input) => answerSignIn(ctx, principal, input),
       startTotpEnrollment: (principal, label, proof) => startTotpEnrollment(ctx, checkCredentials, principal, label, proof),
       confirmTotpEnrollment: (principal, enrollmentId, code, request) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
       generateRecoveryCodes: (principal, request, proof) => generateRecoveryCodes(ctx, checkCredentials, principal, request, proof),

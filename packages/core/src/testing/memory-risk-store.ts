@@ -53,6 +53,12 @@ export function createMemoryRiskStore(tables: MemoryTables): RiskStore {
         .slice(0, limit)
         .map((event) => structuredClone(event));
     },
+    async answerEvent(eventId, userId, answer) {
+      const event = events.get(eventId);
+      if (event === undefined || event.userId !== userId) return false;
+      events.set(eventId, { ...event, answer: { ...answer } });
+      return true;
+    },
     async policy(orgId) {
       const policy = policies.get(orgId);
       return policy === undefined ? null : structuredClone(policy);
