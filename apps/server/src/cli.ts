@@ -338,7 +338,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       limit: ["<n>", `at most n events (default and most: ${MAX_RISK_EVENTS_PAGE})`],
     },
     output:
-      "per line: id, at, org_id, user_id, mode, decision, applied, score, signals [{signal, value, user_seen, user_total, platform_seen, contribution, code}], rules [{code, decision, detail}], sign_in and previous {at, ip, country, asn, location, browser, os, device_type, rtt_ms}",
+      "per line: id, at, org_id, user_id, mode, decision, applied, score, signals [{signal, value, user_seen, user_total, platform_seen, contribution, code}], rules [{code, decision, detail}], sign_in and previous {at, ip, country, asn, location, browser, os, device_type, rtt_ms}, answer {kind: true_positive|false_positive, at} or null",
     run: async ({ values, gatehouse }) => {
       const limit = Math.min(parseLimitOption(values.limit), MAX_RISK_EVENTS_PAGE);
       const orgId = values.org === undefined ? null : await orgIdOf(gatehouse, values.org);
