@@ -21,6 +21,7 @@ import { checkUrl } from "./bench/figures/check-url.ts";
 import { isolation } from "./bench/figures/isolation.ts";
 import { oidcFlow } from "./bench/figures/oidc.ts";
 import { risk } from "./bench/figures/risk.ts";
+import { riskLogin } from "./bench/figures/risk-login.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
 import { smsSend } from "./bench/figures/sms-send.ts";
 import { statements } from "./bench/figures/statements.ts";
@@ -30,7 +31,7 @@ import { buildServerDist } from "./bench/server.ts";
 import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, capacity, signIn, oidcFlow, isolation, smsSend, statements, risk];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, capacity, signIn, oidcFlow, isolation, smsSend, statements, risk, riskLogin];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -1,6 +1,8 @@
 /** `gatehouse risk policy get|set` and `gatehouse risk events`, on an SQLite database. */
 import { openSqliteStores } from "@gatehouse/adapters-sqlite";
 import type { RiskEvent } from "@gatehouse/core";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, runCliRaw, tempSqliteDatabase, type TestDatabase } from "./support/server-process.ts";
 
@@ -102,5 +104,36 @@ describe("gatehouse risk", () => {
         .split("\n")
         .map((line) => (JSON.parse(line) as { id: string }).id),
     ).toEqual(["e3"]);
+  });
+
+  it("replay --since --policy: a summary line, then each event the candidate steps up or blocks, newest first; nothing changes", async () => {
+    const lines = (stdout: string) =>
+      stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const candidate = join(dirname(db.databaseUrl), "candidate.json");
+    // No geo-fence (the stored events were blocked by one) and a threshold under their score.
+    writeFileSync(candidate, '{"mode": "enforce", "thresholds": {"mfa": 0.3}}');
+    const replayed = await runCliRaw(["risk", "replay", "--since", "30d", "--policy", candidate], env);
+    expect(replayed.status).toBe(0);
+    const [summary, ...events] = lines(replayed.stdout);
+    expect(summary).toMatchObject({
+      summary: { events: 3, decisions: { allow: 0, mfa: 3, block: 0 }, recorded: { block: 3 }, raised: 0, lowered: 3, truncated: false },
+      policy: { mode: "enforce", thresholds: { mfa: 0.3 }, allowed_countries: [] },
+    });
+    expect(events.map((event) => event.id)).toEqual(["e3", "e2", "e1"]);
+    expect(events[1]).toMatchObject({ org_id: acme, user_id: adaId, recorded: "block", decision: "mfa", score: 0.301, rules: [], sign_in: { country: "NL" } });
+
+    writeFileSync(candidate, '{"allowed_countries": ["NL"]}');
+    const since = new Date(T + 1500).toISOString();
+    const fenced = await runCliRaw(["risk", "replay", "--since", since, "--org", acme, "--policy", candidate], env);
+    expect(lines(fenced.stdout)).toEqual([
+      expect.objectContaining({ summary: expect.objectContaining({ events: 1, decisions: expect.objectContaining({ allow: 1 }) }) }),
+    ]);
+
+    expect((await runCliRaw(["risk", "replay", "--since", "30d"], env)).status).toBe(2);
+    expect((await runCliRaw(["risk", "replay", "--since", "soon", "--policy", candidate], env)).status).toBe(2);
+    expect((await runCli(["risk", "policy", "get", acme], env)).json).toMatchObject({ mode: "enforce", allowed_countries: ["US"] });
   });
 });

@@ -130,4 +130,37 @@ describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)
     expect(latest).toMatchObject({ applied: "mfa", observation: { country: "NL" }, previous: { country: "US" } });
     expect((await rpcError(api.account.listFactors({}, bearer(home.result.value.accessToken)))).code).toBe(Code.Unauthenticated);
   });
+
+  it.runIf(enabled)(
+    "AccountService: ListRecentSignIns shows the owner's sign-ins; AnswerSignIn records mine, and not mine evicts and mails a reset",
+    async () => {
+      const member = await aTrustedMember({});
+      const again = await member.login(NL);
+      if (again.result.case !== "tokens") throw new Error(`expected tokens, got ${again.result.case}`);
+      const asOwner = bearer(again.result.value.accessToken);
+      const { signIns } = await api.account.listRecentSignIns({ limit: 0 }, asOwner);
+      expect(signIns.map((signIn) => [signIn.country, signIn.decision, signIn.answer])).toEqual([
+        ["NL", "allow", ""],
+        ["US", "allow", ""],
+      ]);
+      await api.account.answerSignIn({ eventId: signIns[1]!.eventId, mine: true }, asOwner);
+      expect((await api.account.listRecentSignIns({ limit: 2 }, asOwner)).signIns.map((signIn) => signIn.answer)).toEqual(["", "false_positive"]);
+      const missing = await rpcError(api.account.answerSignIn({ eventId: "00000000-0000-4000-8000-000000000000", mine: false }, asOwner));
+      expect(missing.code).toBe(Code.NotFound);
+
+      await api.account.answerSignIn({ eventId: signIns[0]!.eventId, mine: false }, asOwner);
+      expect((await rpcError(api.account.listFactors({}, asOwner))).code).toBe(Code.Unauthenticated);
+      const refreshed = await rpcError(api.auth.refresh({ refreshToken: member.session.refreshToken, deviceFingerprint: "laptop" }, from(US)));
+      expect(refreshed.code).toBe(Code.Unauthenticated);
+      // The laptop is no longer trusted: its password alone asks for the second factor again.
+      expect((await member.login(US)).result.case).not.toBe("tokens");
+      const [disowned] = await storage.stores.risk
+        .listEvents({ orgId: member.orgId, userId: member.userId, limit: 3 })
+        .then((all) => all.filter((event) => event.id === signIns[0]!.eventId));
+      expect(disowned?.answer?.kind).toBe("true_positive");
+      const email = (await storage.stores.users.findById(member.userId))!.email;
+      const mail = async () => (await (await fetch(`${server.url}/api/dev/mail?to=${encodeURIComponent(email)}`)).json()) as { messages: { link: string }[] };
+      await expect.poll(async () => (await mail()).messages.some((message) => message.link.includes("/reset-password#token="))).toBe(true);
+    },
+  );
 });

@@ -5,6 +5,7 @@ import { createAdminClient } from "./api/admin-client.ts";
 import type { AdminClient } from "./api/admin-client.ts";
 import type { AccountClient } from "./api/account-client.ts";
 import { createAuthClient } from "./api/auth-client.ts";
+import { measureRoundTrip } from "./round-trip.ts";
 import type { AuthClient } from "./api/auth-client.ts";
 import { createBrowserApi } from "./api/browser-api.ts";
 import { createRegistrantProofStore } from "./api/registrant-proof.ts";
@@ -79,7 +80,7 @@ export function createAppServices(win: Window, options: ServicesOptions = {}): A
     sessionEnded: options.sessionEnded ?? (() => navigate("/login", { replace: true, notice: "session-ended" })),
   });
   const transport = createConnectTransport({ baseUrl: win.location.origin, interceptors: [interceptor] });
-  const auth = createAuthClient(transport, getFingerprint);
+  const auth = createAuthClient(transport, getFingerprint, () => measureRoundTrip(fetchImpl, () => win.performance.now(), win.location.origin));
   const local = storageOrNull(() => win.localStorage);
   const lastOrg = {
     get: (): string => {

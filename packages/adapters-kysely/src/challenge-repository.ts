@@ -1,11 +1,23 @@
 import type { ChallengeStore, MfaChallenge } from "@gatehouse/core";
 import type { Kysely, Selectable } from "kysely";
-import { fromDbBigint } from "./dialect-differences.ts";
+import { fromDbBigint, fromDbBool, toDbBool, type SqlDialect } from "./dialect-differences.ts";
 import { preparedInsert } from "./prepared-insert.ts";
 import { preparedQuery, preparedStatement, type PreparedQueryCache } from "./prepared-query.ts";
 import type { Database, MfaChallengesTable } from "./schema.ts";
 
-const CHALLENGE_COLUMNS = ["id", "user_id", "org_id", "device_id", "phone", "code_hash", "attempts", "expires_at", "created_at", "step_up_session_id"] as const;
+const CHALLENGE_COLUMNS = [
+  "id",
+  "user_id",
+  "org_id",
+  "device_id",
+  "phone",
+  "code_hash",
+  "attempts",
+  "expires_at",
+  "created_at",
+  "step_up_session_id",
+  "phishing_resistant",
+] as const;
 
 function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
   return {
@@ -19,10 +31,11 @@ function toChallenge(row: Selectable<MfaChallengesTable>): MfaChallenge {
     expiresAt: fromDbBigint(row.expires_at),
     createdAt: fromDbBigint(row.created_at),
     ...(row.step_up_session_id === null ? {} : { stepUpSessionId: row.step_up_session_id }),
+    ...(fromDbBool(row.phishing_resistant) ? { phishingResistant: true } : {}),
   };
 }
 
-export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQueryCache): ChallengeStore {
+export function createChallengeRepository(db: Kysely<Database>, dialect: SqlDialect, cache: PreparedQueryCache): ChallengeStore {
   // Every MFA sign-in runs these (see preparedQuery).
   const insert = preparedInsert(db, cache, "mfa_challenges", CHALLENGE_COLUMNS);
   const selectById = preparedQuery(db, cache, "mfaChallenges.byId", 1, (id: string) => db.selectFrom("mfa_challenges").selectAll().where("id", "=", id));
@@ -61,6 +74,7 @@ export function createChallengeRepository(db: Kysely<Database>, cache: PreparedQ
           expires_at: challenge.expiresAt,
           created_at: challenge.createdAt,
           step_up_session_id: challenge.stepUpSessionId ?? null,
+          phishing_resistant: toDbBool(dialect, challenge.phishingResistant === true),
         },
       ]);
     },

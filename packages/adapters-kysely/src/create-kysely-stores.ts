@@ -49,7 +49,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     users: createUserRepository(db, dialect, cache),
     orgs: createOrgRepository(db, cache),
     devices: createDeviceRepository(db, dialect, cache),
-    challenges: createChallengeRepository(db, cache),
+    challenges: createChallengeRepository(db, dialect, cache),
     intents: createIntentRepository(db),
     emailTokens: createEmailTokenRepository(db),
     invitations: createInvitationRepository(db),

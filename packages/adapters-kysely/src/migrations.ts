@@ -524,6 +524,21 @@ export const migrations: Readonly<Record<string, Migration>> = {
   },
 
   /*
+   * A sign-in challenge the risk engine asked a phishing-resistant factor of (docs/risk.md): existing
+   * challenges asked none. The owner's answer on a judged sign-in ("This wasn't me" / "This was me").
+   */
+  "0025_risk_owner_loop": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("mfa_challenges")
+        .addColumn("phishing_resistant", "boolean", (col) => col.notNull().defaultTo(false))
+        .execute();
+      await db.schema.alterTable("risk_events").addColumn("answer", "text").execute();
+      await db.schema.alterTable("risk_events").addColumn("answered_at", "bigint").execute();
+    },
+  },
+
+  /*
    * The mounted OpenID Provider's objects (docs/oidc.md): clients, grants, codes, tokens, sessions and
    * interactions, one row per (model, id) with the library's payload as JSON.
    */

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { riskPolicyFromJson, riskPolicyToJson, type PlatformFeatureCount, type RiskEvent, type RiskObservation, type RiskStore } from "@gatehouse/core";
+import {
+  riskPolicyFromJson,
+  riskPolicyToJson,
+  type PlatformFeatureCount,
+  type RiskAnswer,
+  type RiskEvent,
+  type RiskObservation,
+  type RiskStore,
+} from "@gatehouse/core";
 import { sql, type Kysely } from "kysely";
 import { atomically } from "./atomically.ts";
 import { fromDbBigint } from "./dialect-differences.ts";
@@ -71,11 +79,26 @@ export function createRiskRepository(db: Kysely<Database>): RiskStore {
         .execute();
     },
 
-    async listEvents({ orgId, userId, limit }) {
-      let query = db.selectFrom("risk_events").select("event").orderBy("at", "desc").orderBy("id", "desc").limit(limit);
+    async listEvents({ orgId, userId, since, limit }) {
+      let query = db.selectFrom("risk_events").select(["event", "answer", "answered_at"]).orderBy("at", "desc").orderBy("id", "desc").limit(limit);
       if (orgId !== null) query = query.where("org_id", "=", orgId);
       if (userId !== undefined) query = query.where("user_id", "=", userId);
-      return (await query.execute()).map((row) => JSON.parse(row.event) as RiskEvent);
+      if (since !== undefined) query = query.where("at", ">=", since);
+      return (await query.execute()).map((row) => {
+        const event = JSON.parse(row.event) as RiskEvent;
+        if (row.answer === null || row.answered_at === null) return event;
+        return { ...event, answer: { kind: row.answer as RiskAnswer["kind"], at: fromDbBigint(row.answered_at) } };
+      });
+    },
+
+    async answerEvent(eventId, userId, answer) {
+      const result = await db
+        .updateTable("risk_events")
+        .set({ answer: answer.kind, answered_at: answer.at })
+        .where("id", "=", eventId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst();
+      return (result.numUpdatedRows ?? 0n) > 0n;
     },
 
     async policy(orgId) {

@@ -100,6 +100,8 @@ export interface MfaChallengesTable {
   created_at: EpochMsColumn;
   /** 0009_factors: the session a step-up challenge renews; null for a sign-in. */
   step_up_session_id: string | null;
+  /** 0025_risk_owner_loop: the risk engine asked for a passkey. */
+  phishing_resistant: BoolColumn;
 }
 
 export interface MfaIntentsTable {
@@ -310,8 +312,11 @@ export interface RiskEventsTable {
   user_id: string;
   at: EpochMsColumn;
   decision: string;
-  /** The whole `RiskEvent`, as JSON. */
+  /** The whole `RiskEvent` as judged, as JSON. */
   event: string;
+  /** 0025_risk_owner_loop: the owner's answer, `true_positive` or `false_positive`; null until given. */
+  answer: string | null;
+  answered_at: NullableEpochMsColumn;
 }
 
 /** Each org's risk policy, in `riskPolicyToJson`'s form (0020_risk_engine). */

@@ -33,6 +33,7 @@ export interface RiskEventFacts {
   readonly rules: readonly { readonly code: string; readonly decision: string; readonly detail: string }[];
   readonly observation: RiskSignInFacts;
   readonly previous: RiskSignInFacts | null;
+  readonly answer?: { readonly kind: string; readonly at: number };
 }
 
 const signInJson = (observation: RiskSignInFacts) => ({
@@ -70,5 +71,7 @@ export function riskEventToJson(event: RiskEventFacts) {
     rules: event.rules.map((rule) => ({ code: rule.code, decision: rule.decision, detail: rule.detail })),
     sign_in: signInJson(event.observation),
     previous: event.previous === null ? null : signInJson(event.previous),
+    // The owner's word on it ("This wasn't me": true_positive); null until given.
+    answer: event.answer === undefined ? null : { kind: event.answer.kind, at: new Date(event.answer.at).toISOString() },
   };
 }

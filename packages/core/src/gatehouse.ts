@@ -48,8 +48,17 @@ import { setMemberRole } from "./admin/member-role.ts";
 import { listMemberSessions, revokeMemberSession, type MemberSession } from "./admin/member-sessions.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
 import type { Actor } from "./admin/authorization.ts";
-import { getOrgRiskPolicy, listRiskEvents, updateOrgRiskPolicy, type RiskEventsQuery } from "./risk/risk-admin.ts";
+import {
+  getOrgRiskPolicy,
+  listRiskEvents,
+  replayRiskPolicy,
+  updateOrgRiskPolicy,
+  type RiskEventsQuery,
+  type RiskReplay,
+  type RiskReplayInput,
+} from "./risk/risk-admin.ts";
 import type { RiskPolicy } from "./risk/policy.ts";
+import { answerSignIn, recentSignIns, type AnswerSignInInput, type RecentSignIn } from "./risk/owner-answers.ts";
 import type { RiskEvent } from "./risk/risk-event.ts";
 import {
   acceptInvitation,
@@ -131,6 +140,8 @@ export interface AdminApi {
   updateOrgRiskPolicy(actor: Actor, input: { orgId: string; patch: unknown }): Promise<RiskPolicy>;
   /** Judged sign-ins, newest first; `orgId` null: every org's (platform admins and the operator). */
   listRiskEvents(actor: Actor, query: RiskEventsQuery): Promise<RiskEvent[]>;
+  /** The stored events since a time decided again under a candidate policy, changing nothing (risk/replay.ts). */
+  replayRiskPolicy(actor: Actor, input: RiskReplayInput): Promise<RiskReplay>;
   getOrgBrowserPolicy(actor: Actor, input: { orgId: string }): Promise<BrowserPolicy>;
   updateOrgBrowserPolicy(actor: Actor, input: { orgId: string; policy: BrowserPolicyInput }): Promise<BrowserPolicy>;
   /**
@@ -174,6 +185,10 @@ export interface AdminApi {
 /** What a signed-in user manages about their own account (AccountService; see factors/account-factors.ts, factors/passkeys/account-passkeys.ts, sign-in/account-sessions.ts). */
 export interface AccountApi {
   listFactors(principal: Principal): Promise<FactorsView>;
+  /** The user's judged sign-ins in every org, newest first (risk/owner-answers.ts). */
+  recentSignIns(principal: Principal, input: { readonly limit: number }): Promise<RecentSignIn[]>;
+  /** "This was me" / "This wasn't me" on one of them; the latter evicts everywhere and mails a reset link. */
+  answerSignIn(principal: Principal, input: AnswerSignInInput): Promise<void>;
   /**
    * Adding or removing a factor needs a step-up; a user's very first factor (nothing to step up with) needs the
    * account's password in `proof` instead.
@@ -326,6 +341,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       getOrgRiskPolicy: (actor, { orgId }) => getOrgRiskPolicy(ctx, actor, orgId),
       updateOrgRiskPolicy: (actor, { orgId, patch }) => updateOrgRiskPolicy(ctx, actor, orgId, patch),
       listRiskEvents: (actor, query) => listRiskEvents(ctx, actor, query),
+      replayRiskPolicy: (actor, input) => replayRiskPolicy(ctx, actor, input),
       getOrgBrowserPolicy: (actor, { orgId }) => admin.getOrgBrowserPolicy(ctx, actor, orgId),
       updateOrgBrowserPolicy: async (actor, { orgId, policy }) => {
         const stored = await admin.updateOrgBrowserPolicy(ctx, actor, orgId, policy);
@@ -358,6 +374,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     },
     account: {
       listFactors: (principal) => listFactors(ctx, principal),
+      recentSignIns: (principal, input) => recentSignIns(ctx, principal, input),
+      answerSignIn: (principal, input) => answerSignIn(ctx, principal, input),
       startTotpEnrollment: (principal, { label, proof }) => startTotpEnrollment(ctx, checkCredentials, principal, label, proof),
       confirmTotpEnrollment: (principal, { enrollmentId, code, request }) => confirmTotpEnrollment(ctx, principal, enrollmentId, code, request),
       generateRecoveryCodes: (principal, { request, proof } = {}) => generateRecoveryCodes(ctx, checkCredentials, principal, request, proof),

@@ -87,6 +87,8 @@ export interface MfaChallenge {
   readonly createdAt: EpochMs;
   /** Set for a step-up (StartStepUp): the session whose second factor it renews; absent for a sign-in. */
   readonly stepUpSessionId?: string;
+  /** The risk engine asked for a phishing-resistant factor: a user who holds a passkey completes it with that alone. */
+  readonly phishingResistant?: true;
 }
 
 export interface MfaIntent {

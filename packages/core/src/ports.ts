@@ -33,7 +33,7 @@ import type {
   User,
 } from "./model.ts";
 import type { OidcRecord } from "./oidc/records.ts";
-import type { RiskEvent } from "./risk/risk-event.ts";
+import type { RiskAnswer, RiskEvent } from "./risk/risk-event.ts";
 import type { GeoPoint, RiskObservation } from "./risk/observation.ts";
 import type { RiskPolicy } from "./risk/policy.ts";
 import type { ResourceServer, SigningKeyRecord } from "./tokens/records.ts";
@@ -729,8 +729,10 @@ export interface RiskStore {
   /** The counts of these keys; a key never counted is absent. */
   platformCounts(keys: readonly string[]): Promise<ReadonlyMap<string, PlatformFeatureCount>>;
   appendEvent(event: RiskEvent): Promise<void>;
-  /** The org's events (of one user when given), newest first, at most `limit`. */
-  listEvents(query: { readonly orgId: string | null; readonly userId?: string; readonly limit: number }): Promise<RiskEvent[]>;
+  /** The org's events (of one user when given, none before `since` when given), newest first, at most `limit`. */
+  listEvents(query: { readonly orgId: string | null; readonly userId?: string; readonly since?: EpochMs; readonly limit: number }): Promise<RiskEvent[]>;
+  /** Records the user's answer on one of their own events (the last one given stands); false when they have no such event. */
+  answerEvent(eventId: string, userId: string, answer: RiskAnswer): Promise<boolean>;
   /** Null while the org never stored one. */
   policy(orgId: string): Promise<RiskPolicy | null>;
   putPolicy(orgId: string, policy: RiskPolicy): Promise<void>;

@@ -269,6 +269,17 @@ describe("passkey sign-in without a password", () => {
     expect((await events(h, "sign_in.failed")).map((event) => event.payload)).toContainEqual({ reason: "risk_blocked" });
   });
 
+  it("reads the account's password failures into its risk event, and leaves them as they were", async () => {
+    const h = await createHarness();
+    const { authenticator } = await withPasskey(h);
+    for (let i = 0; i < 5; i++) expect(await kindOf(h.login("laptop", "ada@example.com", "wrong password"))).toBe("invalid_credentials");
+    for (let i = 0; i < 2; i++) {
+      expect((await signInWithPasskey(h, authenticator)).userId).toBe(h.userId);
+      const [judged] = await h.stores.risk.listEvents({ orgId: h.orgId, userId: h.userId, limit: 1 });
+      expect(judged?.rules).toEqual([{ code: "account_failure_velocity", decision: "mfa", detail: "5 failed sign-ins to this account in the last hour" }]);
+    }
+  });
+
   it("refuses a passkey without user verification, another origin, a replayed challenge and an unknown passkey", async () => {
     const h = await createHarness();
     const { authenticator } = await withPasskey(h);

@@ -106,6 +106,15 @@ export function parseTimeOption(name: string, raw: string | undefined): number |
   return at;
 }
 
+const DURATION = /^(\d{1,5})([dh])$/;
+
+/** `--since` as a time (`parseTimeOption`) or as a span back from now: `30d`, `12h`. */
+export function parseSinceOption(raw: string | undefined, now: number): number | undefined {
+  const span = raw === undefined ? null : DURATION.exec(raw);
+  if (span === null) return parseTimeOption("since", raw);
+  return now - Number(span[1]) * (span[2] === "d" ? 86_400_000 : 3_600_000);
+}
+
 export function parseLimitOption(raw: string | undefined): number {
   if (raw === undefined) return Number.POSITIVE_INFINITY;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError("--limit must be a whole number of events ≥ 1");

@@ -37,6 +37,19 @@ export interface AccountSessionView {
   readonly current: boolean;
 }
 
+/** A sign-in the risk engine judged, as ListRecentSignIns answers it (empty strings: unknown). */
+export interface RecentSignInView {
+  readonly eventId: string;
+  readonly at: number | null;
+  readonly country: string;
+  readonly browser: string;
+  readonly os: string;
+  readonly deviceType: string;
+  readonly decision: string;
+  /** "true_positive" (not me), "false_positive" (me), or "" while not answered. */
+  readonly answer: string;
+}
+
 /** RemoveFactor's id for the whole set of recovery codes. */
 export const RECOVERY_CODES_FACTOR_ID = "recovery_codes";
 
@@ -60,6 +73,9 @@ export interface AccountClient {
   forgetDevice(deviceId: string): Promise<void>;
   /** A challenge bound to this session; VerifyMFA on it answers new tokens for the same session. */
   startStepUp(): Promise<MfaChallengeView>;
+  listRecentSignIns(): Promise<readonly RecentSignInView[]>;
+  /** `mine` false ("This wasn't me") ends every session of the account, this one included. */
+  answerSignIn(eventId: string, mine: boolean): Promise<void>;
 }
 
 const msOrNull = (timestamp: Timestamp | undefined): number | null => (timestamp === undefined ? null : timestampMs(timestamp));
@@ -120,6 +136,22 @@ export function createAccountClient(transport: Transport): AccountClient {
     },
     async forgetDevice(deviceId) {
       await client.forgetDevice({ deviceId });
+    },
+    async listRecentSignIns() {
+      const { signIns } = await client.listRecentSignIns({});
+      return signIns.map(({ eventId, at, country, browser, os, deviceType, decision, answer }) => ({
+        eventId,
+        at: msOrNull(at),
+        country,
+        browser,
+        os,
+        deviceType,
+        decision,
+        answer,
+      }));
+    },
+    async answerSignIn(eventId, mine) {
+      await client.answerSignIn({ eventId, mine });
     },
     async startStepUp() {
       const { mfaRequired } = await client.startStepUp({});

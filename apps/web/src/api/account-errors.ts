@@ -3,7 +3,8 @@ import { formatWait } from "../format-wait.ts";
 import { describeAuthError } from "./auth-errors.ts";
 
 /** What the account page was doing when a call failed; some kinds read differently per action. */
-export type AccountAction = "load" | "add-app" | "confirm-app" | "add-passkey" | "recovery-codes" | "remove-factor" | "revoke-session" | "forget-device";
+export type AccountAction =
+  "load" | "add-app" | "confirm-app" | "add-passkey" | "recovery-codes" | "remove-factor" | "revoke-session" | "forget-device" | "answer-sign-in";
 
 /** True when the call needs a fresh second factor first (the page then asks for one and retries). */
 export function isStepUpRequired(error: unknown): boolean {

@@ -54,9 +54,14 @@ export interface AuthClient {
 
 /**
  * AuthService over the given Connect transport. `fingerprint` is this browser's device id, sent on
- * Login and Refresh so a device trusted after MFA is recognised next time.
+ * Login and Refresh so a device trusted after MFA is recognised next time. `roundTrip` measures the
+ * round-trip time Login sends for the risk engine (`round-trip.ts`); undefined: none sent.
  */
-export function createAuthClient(transport: Transport, fingerprint: () => string): AuthClient {
+export function createAuthClient(
+  transport: Transport,
+  fingerprint: () => string,
+  roundTrip: () => Promise<number | undefined> = async () => undefined,
+): AuthClient {
   const client: Client<typeof AuthService> = createClient(AuthService, transport);
   return {
     async register({ email, password, displayName }) {
@@ -64,7 +69,8 @@ export function createAuthClient(transport: Transport, fingerprint: () => string
       return { registrantProof };
     },
     async login({ email, password, org, unblockToken = "" }) {
-      return authOutcomeFromWire(await client.login({ email, password, orgId: org, deviceFingerprint: fingerprint(), unblockToken }));
+      const rttMs = (await roundTrip()) ?? 0;
+      return authOutcomeFromWire(await client.login({ email, password, orgId: org, deviceFingerprint: fingerprint(), unblockToken, rttMs }));
     },
     async submitPhone(intentId, phone) {
       return mfaChallengeFromWire(await client.submitPhoneAndRequestMFA({ intentId, phone }));

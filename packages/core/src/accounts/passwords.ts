@@ -23,7 +23,7 @@ export interface RequestPasswordResetInput {
 }
 
 /** Stores a reset token for the user and returns the message with its link; in the caller's unit of work. */
-async function issueResetLink(ctx: Context, user: User, actor: AuditActor, orgId: string | null, request: RequestMeta | undefined) {
+export async function issueResetLink(ctx: Context, user: User, actor: AuditActor, orgId: string | null, request: RequestMeta | undefined) {
   const link = newLinkToken(ctx);
   await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();

@@ -46,7 +46,9 @@ export type SessionRevocationReason =
   | "password_changed"
   | "factors_reset"
   /** A refresh from a new country or network that the org's risk policy, in `enforce`, stepped up or blocked. */
-  | "risk";
+  | "risk"
+  /** The owner answered "This wasn't me" on one of their sign-ins (risk/owner-answers.ts). */
+  | "sign_in_disowned";
 
 /**
  * The limit that refused a request (see rate-limits.ts). Refusals of the per-IP limit and of the

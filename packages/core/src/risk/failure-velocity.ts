@@ -37,6 +37,16 @@ export async function takeFailureVelocity(ctx: Context, email: string, clientIp:
   return { velocity, receipts };
 }
 
+/**
+ * The failed password sign-ins so far, for a sign-in that checks no password (a passkey's): the logs have no
+ * read of their own, so a unit is taken in each and given back at once. Nothing is left counted.
+ */
+export async function readFailureVelocity(ctx: Context, email: string, clientIp: string | undefined): Promise<FailureVelocity> {
+  const taken = await takeFailureVelocity(ctx, email, clientIp);
+  await refundFailureVelocity(ctx, taken);
+  return taken.velocity;
+}
+
 /** A matching password (or one never checked) is no failure: its units go back, outside any unit of work. */
 export async function refundFailureVelocity(ctx: Context, taken: TakenVelocity): Promise<void> {
   await refundAll(ctx.stores.rateLimiter, taken.receipts);

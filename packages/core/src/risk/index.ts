@@ -18,7 +18,7 @@ export { distanceKm, evaluateRules, FAILURE_VELOCITY_LIMITS, IMPOSSIBLE_TRAVEL, 
 export { scoreObservation, type RiskScore, type SignalAssessment } from "./score.ts";
 export { TraceEvaluator, type LabelledSignIn, type TraceEvaluation } from "./evaluate-trace.ts";
 export { platformCountsView, platformKey, platformLevels } from "./platform-levels.ts";
-export type { RiskEvent } from "./risk-event.ts";
+export type { RiskAnswer, RiskEvent } from "./risk-event.ts";
 export {
   judgeSignIn,
   learnSignIn,
@@ -30,5 +30,7 @@ export {
   type JudgedSignIn,
 } from "./sign-in-risk.ts";
 export { truncateIp } from "./truncate-ip.ts";
-export { MAX_RISK_EVENTS_PAGE, type RiskEventsQuery } from "./risk-admin.ts";
+export { MAX_RISK_EVENTS_PAGE, MAX_RISK_REPLAY_EVENTS, type RiskEventsQuery, type RiskReplay, type RiskReplayInput } from "./risk-admin.ts";
+export { MAX_RECENT_SIGN_INS, type AnswerSignInInput, type RecentSignIn } from "./owner-answers.ts";
+export { replayRiskEvent, summarizeRiskReplay, type ReplayedEvent, type RiskReplaySummary } from "./replay.ts";
 export { anonymizerAsns, DEFAULT_ANONYMIZER_ASNS, isAsn } from "./anonymizer-asns.ts";

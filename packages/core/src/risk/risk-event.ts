@@ -23,4 +23,15 @@ export interface RiskEvent {
   readonly observation: RiskObservation;
   /** The user's previous successful sign-in, for comparison; null for the first. */
   readonly previous: RiskObservation | null;
+  /** The owner's word on it, once they gave one (`/account`'s recent sign-ins); absent until then. */
+  readonly answer?: RiskAnswer;
+}
+
+/**
+ * "This wasn't me" makes the sign-in a true positive (whatever the engine decided: it is the label the engine's
+ * figures are measured against), "This was me" a false positive. The last answer given stands.
+ */
+export interface RiskAnswer {
+  readonly kind: "true_positive" | "false_positive";
+  readonly at: EpochMs;
 }

@@ -110,7 +110,10 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     // The risk decision only ever raises what the MFA policy asks: a trusted device does not spare it.
     const mfaRequired = policy.mfaRequired || riskAsksSecondFactor(judged);
     await recordAudit(tx, "sign_in.succeeded", { ...subject, deviceId: device.id }, { mfaRequired });
-    if (mfaRequired) return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request);
+    if (mfaRequired) {
+      const phishingResistant = judged?.applied === "phishing_resistant";
+      return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, orgId, device.id, input.request, phishingResistant);
+    }
     if (judged !== null) await learnSignIn(tx, user.id, judged.observation);
     const tokens = await issueSession(tx, user.id, orgId, device.id, input.request, null);
     return { kind: "tokens", tokens: markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience) } as const;

@@ -14,6 +14,7 @@ import { issueSession } from "./session-issuer.ts";
 import { effectiveSettings } from "../settings.ts";
 import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
+import { readFailureVelocity } from "../risk/failure-velocity.ts";
 import { judgeSignIn, learnSignIn, riskEventOf } from "../risk/sign-in-risk.ts";
 
 export interface StartPasskeySignInInput {
@@ -118,8 +119,10 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
       throw await refuse("passkey_sign_in_disabled", new GatehouseError("permission_denied", DISABLED));
     }
     // The user is known only from the passkey, inside the unit of work: the engine runs here. A passkey is
-    // itself the strongest second factor, so of the risk decisions only a block changes anything.
-    const judged = await judgeSignIn(tx, factor.userId, orgId, input.request);
+    // itself the strongest second factor, so of the risk decisions only a block changes anything; the password
+    // failures against the account and from the address are read all the same, so the event says so.
+    const velocity = await readFailureVelocity(tx, facts.user.email, input.request?.clientIp);
+    const judged = await judgeSignIn(tx, factor.userId, orgId, input.request, { velocity });
     if (judged !== null) await tx.stores.risk.appendEvent(riskEventOf(tx, judged, factor.userId, orgId));
     if (judged?.applied === "block") throw await refuse("risk_blocked", new GatehouseError("risk_blocked"));
     if (judged !== null) await learnSignIn(tx, factor.userId, judged.observation);

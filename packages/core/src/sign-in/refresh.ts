@@ -116,7 +116,7 @@ async function rotateAndReassess(
   }
   if (riskAsksSecondFactor(judged)) {
     await revoke("risk");
-    return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request);
+    return startSecondFactor(tx, user, effectiveSettings(facts.settings).org, session.orgId, device.id, request, judged?.applied === "phishing_resistant");
   }
   return { kind: "tokens", tokens: markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience) };
 }

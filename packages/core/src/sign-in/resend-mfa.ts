@@ -1,3 +1,4 @@
+import { settingsForChallenge } from "../factors/passkeys/passkeys.ts";
 import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
@@ -49,5 +50,5 @@ async function factorsOf(tx: Context, challenge: MfaChallenge): Promise<MfaFacto
   const facts = await tx.stores.signInFacts.read(challenge.userId, challenge.orgId, null);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
   if (facts.user.phone === null && challenge.phone !== "") return [{ kind: "sms", label: maskPhone(challenge.phone) }];
-  return usableFactors(tx, facts.user, effectiveSettings(facts.settings).org);
+  return usableFactors(tx, facts.user, settingsForChallenge(effectiveSettings(facts.settings).org, challenge));
 }

@@ -2,7 +2,7 @@ import { recordAudit, recordAuditAlone, recordRefusal, type AuditSubject, type R
 import type { Context } from "../context.ts";
 import { definitelyNotSent, GatehouseError, rateLimited } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { withPasskeyOptions } from "../factors/passkeys/passkeys.ts";
+import { settingsForChallenge, withPasskeyOptions } from "../factors/passkeys/passkeys.ts";
 import { isSmsOnly, usableFactors } from "../factors/usable-factors.ts";
 import type { MfaChallenge, OrgMfaSettings, User } from "../model.ts";
 import { generateOtp, hashOtp } from "../factors/sms/otp.ts";
@@ -21,12 +21,20 @@ export interface LoginTarget {
   readonly deviceId: string;
   /** For a step-up: the session whose second factor the challenge renews. */
   readonly stepUpSessionId?: string;
+  /** The risk engine asked for a phishing-resistant factor (`settingsForChallenge`). */
+  readonly phishingResistant?: true;
 }
 
 /** What a challenge is for: a replacement (a resend, a code sent on request) is for the same, a step-up included. */
 export function targetOf(challenge: MfaChallenge): LoginTarget {
-  const { userId, orgId, deviceId, stepUpSessionId } = challenge;
-  return stepUpSessionId === undefined ? { userId, orgId, deviceId } : { userId, orgId, deviceId, stepUpSessionId };
+  const { userId, orgId, deviceId, stepUpSessionId, phishingResistant } = challenge;
+  return {
+    userId,
+    orgId,
+    deviceId,
+    ...(stepUpSessionId === undefined ? {} : { stepUpSessionId }),
+    ...(phishingResistant === true ? { phishingResistant } : {}),
+  };
 }
 
 /** Whom a challenge's events are about. */
@@ -168,6 +176,7 @@ export async function sendChallenge(ctx: Context, prepared: PreparedChallenge, u
  * Inside Login's or Refresh's unit of work, once MFA is required: collect a phone first when the user has no
  * factor the org allows, challenge the phone on file when it is the only one, and otherwise store a challenge
  * with no code yet that any of the user's factors completes (SendMfaCode sends an SMS code on request).
+ * `phishingResistant`: the risk engine's decision, which the challenge keeps for every later step.
  */
 export async function startSecondFactor(
   tx: Context,
@@ -176,11 +185,12 @@ export async function startSecondFactor(
   orgId: string,
   deviceId: string,
   request: RequestMeta | undefined,
+  phishingResistant = false,
 ): Promise<SignInStep> {
-  const target = { userId: user.id, orgId, deviceId };
+  const target: LoginTarget = { userId: user.id, orgId, deviceId, ...(phishingResistant ? { phishingResistant } : {}) };
   const subject = subjectOfTarget(target, request);
   await recordAudit(tx, "mfa.required", subject, { phoneMask: user.phone === null ? null : maskPhone(user.phone) });
-  const factors = await usableFactors(tx, user, org);
+  const factors = await usableFactors(tx, user, settingsForChallenge(org, target));
   if (factors.length > 0 && !isSmsOnly(factors)) return { kind: "mfa_required", challenge: await storeCodelessChallenge(tx, target, user, factors) };
   // No factor the org allows besides a phone it does not: nothing a phone could be collected for completes MFA.
   if (factors.length === 0 && !org.allowedFactors.includes("sms")) throw new GatehouseError("permission_denied", "no second factor this org allows is set up");
@@ -188,7 +198,7 @@ export async function startSecondFactor(
     const now = tx.clock.now();
     const intentId = newId(tx.random);
     // Stored by its hash, as tokens are: whoever reads the database cannot redeem it with a phone of theirs.
-    await tx.stores.intents.create({ id: hashToken(intentId), ...target, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
+    await tx.stores.intents.create({ id: hashToken(intentId), userId: user.id, orgId, deviceId, expiresAt: now + tx.config.intentTtlMs, createdAt: now });
     return { kind: "phone_required", intent: { intentId } };
   }
   return { kind: "challenge", challenge: await prepareChallenge(tx, target, user.phone, request, factors) };

@@ -1,3 +1,4 @@
+import { settingsForChallenge } from "../factors/passkeys/passkeys.ts";
 import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
@@ -30,7 +31,7 @@ export async function sendMfaCode(ctx: Context, input: SendMfaCodeInput): Promis
 
     const facts = await tx.stores.signInFacts.read(pending.userId, pending.orgId, null);
     if (facts === null || facts.user.phone !== pending.phone) throw new GatehouseError("invalid_mfa_challenge");
-    const factors = await usableFactors(tx, facts.user, effectiveSettings(facts.settings).org);
+    const factors = await usableFactors(tx, facts.user, settingsForChallenge(effectiveSettings(facts.settings).org, pending));
     if (!factors.some((factor) => factor.kind === "sms")) throw new GatehouseError("invalid_mfa_challenge");
 
     if ((await tx.stores.challenges.consume(challengeId)) === null) throw new GatehouseError("invalid_mfa_challenge");

@@ -1,3 +1,4 @@
+import { settingsForChallenge } from "../factors/passkeys/passkeys.ts";
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import { learnVerifiedSignIn } from "../risk/sign-in-risk.ts";
 import type { Context } from "../context.ts";
@@ -100,7 +101,7 @@ async function verifyAndIssue(
 
   const facts = await stores.signInFacts.read(claimed.userId, claimed.orgId, claimed.deviceId);
   if (facts === null) throw new GatehouseError("invalid_mfa_challenge");
-  const org = effectiveSettings(facts.settings).org;
+  const org = settingsForChallenge(effectiveSettings(facts.settings).org, claimed);
   const check = await checkFactor(tx, claimed, facts.user, org, factor, answer.code, answer.passkey);
   if (!check.matched) {
     if (claimed.attempts >= config.otpAttemptsPerChallenge) {

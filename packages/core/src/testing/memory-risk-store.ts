@@ -43,12 +43,21 @@ export function createMemoryRiskStore(tables: MemoryTables): RiskStore {
     async appendEvent(event) {
       events.set(event.id, structuredClone(event));
     },
-    async listEvents({ orgId, userId, limit }) {
+    async listEvents({ orgId, userId, since, limit }) {
       return [...events.values()]
-        .filter((event) => (orgId === null || event.orgId === orgId) && (userId === undefined || event.userId === userId))
+        .filter(
+          (event) =>
+            (orgId === null || event.orgId === orgId) && (userId === undefined || event.userId === userId) && (since === undefined || event.at >= since),
+        )
         .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
         .slice(0, limit)
         .map((event) => structuredClone(event));
+    },
+    async answerEvent(eventId, userId, answer) {
+      const event = events.get(eventId);
+      if (event === undefined || event.userId !== userId) return false;
+      events.set(eventId, { ...event, answer: { ...answer } });
+      return true;
     },
     async policy(orgId) {
       const policy = policies.get(orgId);

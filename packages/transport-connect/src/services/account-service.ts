@@ -1,7 +1,8 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { deviceToWire, mfaChallengeToWire } from "@gatehouse/contract";
 import type { AccountService } from "@gatehouse/contract/gen/gatehouse/v1/account_pb";
-import type { FirstFactorProof, Gatehouse } from "@gatehouse/core";
+import type { FirstFactorProof, Gatehouse, RecentSignIn } from "@gatehouse/core";
 import { clientIpKey } from "../request-context.ts";
 import { requestMetaOf } from "../request-meta.ts";
 import { factorsToWire, sessionToWire } from "./factors-wire.ts";
@@ -12,6 +13,23 @@ const firstFactorProof = (req: { currentPassword: string }, ctx: HandlerContext)
   currentPassword: req.currentPassword,
   clientKey: ctx.values.get(clientIpKey),
 });
+
+const DEFAULT_RECENT_SIGN_INS = 20;
+
+function recentSignInToWire(signIn: RecentSignIn) {
+  return {
+    eventId: signIn.eventId,
+    at: timestampFromMs(signIn.at),
+    orgId: signIn.orgId,
+    country: signIn.country ?? "",
+    asn: signIn.asn ?? 0,
+    browser: signIn.browser ?? "",
+    os: signIn.os ?? "",
+    deviceType: signIn.deviceType ?? "",
+    decision: signIn.decision,
+    answer: signIn.answer ?? "",
+  };
+}
 
 export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof AccountService> {
   const { account } = gatehouse;
@@ -56,5 +74,13 @@ export function createAccountService(gatehouse: Gatehouse): ServiceImpl<typeof A
       return {};
     },
     startStepUp: async (_req, ctx) => ({ mfaRequired: mfaChallengeToWire(await account.startStepUp(requirePrincipal(ctx), requestMetaOf(ctx))) }),
+    listRecentSignIns: async (req, ctx) => {
+      const signIns = await account.recentSignIns(requirePrincipal(ctx), { limit: req.limit === 0 ? DEFAULT_RECENT_SIGN_INS : req.limit });
+      return { signIns: signIns.map(recentSignInToWire) };
+    },
+    answerSignIn: async (req, ctx) => {
+      await account.answerSignIn(requirePrincipal(ctx), { eventId: req.eventId, answer: req.mine ? "mine" : "not_mine", request: requestMetaOf(ctx) });
+      return {};
+    },
   };
 }

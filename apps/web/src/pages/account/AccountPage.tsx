@@ -8,7 +8,7 @@ import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { SignOutButton } from "../../components/SignOutButton.tsx";
 import { TextField } from "../../components/TextField.tsx";
-import { Link, Redirect, useLocation } from "../../router.tsx";
+import { Link, navigate, Redirect, useLocation } from "../../router.tsx";
 import { useServices, useSession } from "../../services.tsx";
 import type { Session } from "../../session.ts";
 import { AuthenticatorApps } from "./AuthenticatorApps.tsx";
@@ -17,6 +17,7 @@ import { Devices } from "./Devices.tsx";
 import { PasswordForm } from "./PasswordForm.tsx";
 import { RecoveryCodes } from "./RecoveryCodes.tsx";
 import { Sessions } from "./Sessions.tsx";
+import { RecentSignIns } from "./RecentSignIns.tsx";
 import { StepUpPanel } from "./StepUpPanel.tsx";
 import { useLoaded } from "./use-loaded.ts";
 import { StepUpProvider, useStepUpState } from "./use-step-up.tsx";
@@ -32,8 +33,13 @@ export function AccountPage(): ReactNode {
 }
 
 function SignedInAccount({ session }: { readonly session: Session }): ReactNode {
-  const { account } = useServices();
+  const { account, sessions } = useServices();
   const stepUp = useStepUpState();
+  // "This wasn't me" ended this session with every other: nothing is left to show here.
+  const signedOut = (): void => {
+    sessions.clear();
+    navigate("/login", { replace: true, notice: "session-ended" });
+  };
   const { notice } = useLocation();
   const factors = useLoaded(
     () => account.listFactors(),
@@ -61,6 +67,7 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
           {factors.data === null ? null : <Factors factors={factors.data} reload={factors.reload} passkeyRequired={notice === "passkey-required"} />}
           <Sessions />
           <Devices />
+          <RecentSignIns signedOut={signedOut} />
           <p className="aside">
             <Link to="/browser">Back to the browser</Link> · <Link to="/admin">Admin console</Link>
           </p>

@@ -14,6 +14,14 @@ export function factorsAllowedFor(org: OrgMfaSettings, holdsPasskey: boolean): O
   return org.requirePhishingResistant && holdsPasskey ? ["webauthn"] : org.allowedFactors;
 }
 
+/**
+ * The org's settings as a sign-in challenge applies them: when the risk engine asked for a phishing-resistant
+ * factor, as `require_phishing_resistant` would (a passkey alone for a user who holds one).
+ */
+export function settingsForChallenge(org: OrgMfaSettings, challenge: { readonly phishingResistant?: true }): OrgMfaSettings {
+  return challenge.phishingResistant === true ? { ...org, requirePhishingResistant: true } : org;
+}
+
 export async function holdsPasskey(ctx: Context, userId: string): Promise<boolean> {
   return (await ctx.stores.passkeys.list(userId)).length > 0;
 }

@@ -112,5 +112,14 @@ export function describeChallengesContract(current: () => Stores): void {
       await stores.challenges.create(aChallenge({ id: "sign-in" }));
       expect((await stores.challenges.findById("sign-in"))?.stepUpSessionId).toBeUndefined();
     });
+
+    it("round-trips a challenge the risk engine asked a phishing-resistant factor of, through claim and consume", async () => {
+      await stores.challenges.create(aChallenge({ id: "risky", phishingResistant: true }));
+      expect(await stores.challenges.findById("risky")).toEqual(aChallenge({ id: "risky", phishingResistant: true }));
+      expect((await stores.challenges.claimAttempt("risky", 5, T0))?.phishingResistant).toBe(true);
+      expect((await stores.challenges.consume("risky"))?.phishingResistant).toBe(true);
+      await stores.challenges.create(aChallenge({ id: "plain" }));
+      expect((await stores.challenges.findById("plain"))?.phishingResistant).toBeUndefined();
+    });
   });
 }

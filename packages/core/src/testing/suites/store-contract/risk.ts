@@ -95,9 +95,22 @@ export function describeRiskContract(current: () => Stores): void {
       expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 10 })).map((event) => event.id)).toEqual(["e2", "e1"]);
       expect((await stores.risk.listEvents({ orgId: null, userId: USER_ID, limit: 10 })).map((event) => event.id)).toEqual(["e4", "e2", "e1"]);
       expect((await stores.risk.listEvents({ orgId: null, limit: 1 })).map((event) => event.id)).toEqual(["e4"]);
+      expect((await stores.risk.listEvents({ orgId: ORG_ID, since: T0 + MINUTE, limit: 10 })).map((event) => event.id)).toEqual(["e3", "e2"]);
       expect((await stores.risk.listEvents({ orgId: ORG_ID, userId: USER_ID, limit: 1 }))[0]).toEqual(
         anEvent("e2", T0 + MINUTE, { previous: anObservation(T0) }),
       );
+    });
+
+    it("answers: recorded on the user's own event only, the last one standing, and listed with the event", async () => {
+      await stores.risk.appendEvent(anEvent("e1", T0));
+      await stores.risk.appendEvent(anEvent("e2", T0 + MINUTE, { userId: OTHER_USER_ID }));
+      expect(await stores.risk.answerEvent("e1", USER_ID, { kind: "false_positive", at: T0 + 1 })).toBe(true);
+      expect(await stores.risk.answerEvent("e1", USER_ID, { kind: "true_positive", at: T0 + 2 })).toBe(true);
+      expect(await stores.risk.answerEvent("e2", USER_ID, { kind: "true_positive", at: T0 + 3 })).toBe(false);
+      expect(await stores.risk.answerEvent("missing", USER_ID, { kind: "true_positive", at: T0 + 3 })).toBe(false);
+      const [own] = await stores.risk.listEvents({ orgId: null, userId: USER_ID, limit: 10 });
+      expect(own).toEqual({ ...anEvent("e1", T0), answer: { kind: "true_positive", at: T0 + 2 } });
+      expect((await stores.risk.listEvents({ orgId: null, userId: OTHER_USER_ID, limit: 10 }))[0]).not.toHaveProperty("answer");
     });
 
     it("policy: null until put, then the last one put, per org", async () => {
