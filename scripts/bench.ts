@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { notMeasured, rowsTable, type Figure, type FigureResult } from "./bench/figure.ts";
 import { accessTokens } from "./bench/figures/access-tokens.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
+import { extension } from "./bench/figures/extension.ts";
 import { isolation } from "./bench/figures/isolation.ts";
 import { risk } from "./bench/figures/risk.ts";
 import { signIn } from "./bench/figures/sign-in.ts";
@@ -28,7 +29,7 @@ import { buildServerDist } from "./bench/server.ts";
 import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, signIn, isolation, smsSend, statements, risk];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, signIn, isolation, smsSend, statements, risk, extension];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

@@ -170,6 +170,8 @@ export interface OrgMfaSettingsTable {
   step_up_max_age_minutes: number;
   /** 0011_passkeys. */
   passkey_sign_in: BoolColumn;
+  /** 0024_extension_grace. */
+  extension_grace_minutes: number;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */

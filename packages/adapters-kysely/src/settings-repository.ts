@@ -28,6 +28,7 @@ type OrgColumns = Pick<
   | "require_phishing_resistant"
   | "step_up_max_age_minutes"
   | "passkey_sign_in"
+  | "extension_grace_minutes"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -62,6 +63,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     requirePhishingResistant: fromDbBool(row.require_phishing_resistant),
     passkeySignIn: fromDbBool(row.passkey_sign_in),
     stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
+    extensionGraceMinutes: row.extension_grace_minutes,
   };
 }
 
@@ -82,6 +84,7 @@ export interface SettingsForOrgRow {
   readonly require_phishing_resistant: DbBool | null;
   readonly step_up_max_age_minutes: number | null;
   readonly passkey_sign_in: DbBool | null;
+  readonly extension_grace_minutes: number | null;
 }
 
 /**
@@ -110,6 +113,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("require_phishing_resistant"),
     fromOrg("step_up_max_age_minutes"),
     fromOrg("passkey_sign_in"),
+    fromOrg("extension_grace_minutes"),
   ]);
 }
 
@@ -136,6 +140,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     require_phishing_resistant,
     step_up_max_age_minutes,
     passkey_sign_in,
+    extension_grace_minutes,
   } = row;
   const org =
     require_mfa_new_device === null ||
@@ -145,7 +150,8 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     allowed_factors === null ||
     require_phishing_resistant === null ||
     step_up_max_age_minutes === null ||
-    passkey_sign_in === null
+    passkey_sign_in === null ||
+    extension_grace_minutes === null
       ? null
       : toOrgSettings({
           require_mfa_new_device,
@@ -157,6 +163,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           require_phishing_resistant,
           step_up_max_age_minutes,
           passkey_sign_in,
+          extension_grace_minutes,
         });
   return { platform, org };
 }
@@ -200,6 +207,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         require_phishing_resistant: toDbBool(dialect, settings.requirePhishingResistant),
         step_up_max_age_minutes: settings.stepUpMaxAgeMinutes,
         passkey_sign_in: toDbBool(dialect, settings.passkeySignIn),
+        extension_grace_minutes: settings.extensionGraceMinutes,
       };
       await db
         .insertInto("org_mfa_settings")

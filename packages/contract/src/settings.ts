@@ -25,6 +25,8 @@ export interface OrgMfaSettingsView {
   readonly requirePhishingResistant: boolean;
   readonly passkeySignIn: boolean;
   readonly stepUpMaxAgeMinutes: number;
+  /** Minutes; 0 means the extension fails closed as soon as the server cannot be reached. */
+  readonly extensionGraceMinutes: number;
 }
 
 /** The platform settings (the core's `PlatformSettings` has this shape). */
@@ -47,6 +49,7 @@ export interface OrgMfaSettingsJson {
   require_phishing_resistant: boolean;
   step_up_max_age_minutes: number;
   passkey_sign_in: boolean;
+  extension_grace_minutes: number;
 }
 
 export interface PlatformSettingsJson {
@@ -68,6 +71,7 @@ const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   requirePhishingResistant: ["require_phishing_resistant", "boolean"],
   stepUpMaxAgeMinutes: ["step_up_max_age_minutes", "integer"],
   passkeySignIn: ["passkey_sign_in", "boolean"],
+  extensionGraceMinutes: ["extension_grace_minutes", "integer"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {

@@ -32,6 +32,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     allowedFactors: ["sms", "totp", "webauthn", "recovery_code"],
     requirePhishingResistant: false,
     stepUpMaxAgeMinutes: 15,
+    extensionGraceMinutes: 5,
     passkeySignIn: true,
   },
   {
@@ -42,6 +43,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     allowedFactors: ["totp"],
     requirePhishingResistant: true,
     stepUpMaxAgeMinutes: 1,
+    extensionGraceMinutes: 0,
     passkeySignIn: false,
   },
 ];
@@ -93,7 +95,7 @@ describe("org MFA settings", () => {
     [
       { trust_ttl: 3 },
       "trust_ttl",
-      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in)",
+      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in, extension_grace_minutes)",
     ],
     [{ allowed_factors: "totp" }, "allowed_factors", "must be a list of distinct factor kinds (sms, totp, webauthn, recovery_code)"],
     [{ require_mfa_new_device: "yes" }, "require_mfa_new_device", "must be true or false"],

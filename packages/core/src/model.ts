@@ -168,6 +168,11 @@ export interface OrgMfaSettings {
   readonly passkeySignIn: boolean;
   /** How recent a session's second factor must be for admin calls and factor changes. */
   readonly stepUpMaxAgeMinutes: number;
+  /**
+   * How long the browser extension keeps enforcing its last policy while the server cannot be reached, counted from
+   * the policy's last confirmation; after it the extension refuses every navigation but the server's own pages.
+   */
+  readonly extensionGraceMinutes: number;
 }
 
 /**
@@ -209,6 +214,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   requirePhishingResistant: false,
   passkeySignIn: true,
   stepUpMaxAgeMinutes: 15,
+  extensionGraceMinutes: 5,
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

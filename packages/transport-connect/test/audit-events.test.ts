@@ -98,6 +98,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         require_phishing_resistant: false,
         passkey_sign_in: true,
         step_up_max_age_minutes: 15,
+        extension_grace_minutes: 5,
       },
     });
   });

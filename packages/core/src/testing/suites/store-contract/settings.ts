@@ -63,6 +63,7 @@ export function describeSettingsContract(current: () => Stores): void {
         requirePhishingResistant: true,
         passkeySignIn: false,
         stepUpMaxAgeMinutes: 5,
+        extensionGraceMinutes: 0,
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
@@ -77,6 +78,7 @@ export function describeSettingsContract(current: () => Stores): void {
         requirePhishingResistant: false,
         passkeySignIn: true,
         stepUpMaxAgeMinutes: 60,
+        extensionGraceMinutes: 1440,
         smsAllowedCountries: [],
       };
       await stores.settings.putOrg(ORG_ID, replaced);
