@@ -92,11 +92,26 @@ export async function installFailClosed(serverOrigin: string | null, reason: Fai
   await chrome.storage.local.remove("actionRestrictions");
 }
 
+/**
+ * What this worker last installed, by rule id (each rule as JSON), so that a new version replaces only the rules that
+ * changed: installing 30,000 rules takes seconds, a policy edit changes a few. Kept in memory only: a worker Chrome
+ * restarted, or an install that failed, has none, and its next install replaces every rule.
+ */
+let installedRules: ReadonlyMap<number, string> | null = null;
+
 async function replaceRules(rules: readonly DnrRule[]): Promise<void> {
   const installed = await chrome.declarativeNetRequest.getDynamicRules();
+  const next = new Map(rules.map((rule) => [rule.id, JSON.stringify(rule)]));
+  const previous = installedRules;
+  // A partial update only when Chrome holds exactly the rules recorded (the same ids); otherwise everything is replaced.
+  const known = previous !== null && installed.length === previous.size && installed.every((rule) => previous.has(rule.id));
+  const removeRuleIds = installed.map((rule) => rule.id).filter((id) => !known || previous.get(id) !== next.get(id));
+  const addRules = known ? rules.filter((rule) => previous.get(rule.id) !== next.get(rule.id)) : rules;
+  installedRules = null;
   await chrome.declarativeNetRequest.updateDynamicRules({
-    removeRuleIds: installed.map((rule) => rule.id),
+    removeRuleIds,
     // Chrome's rule type is mutable; the core's rules are read-only values of the same shape.
-    addRules: structuredClone(rules) as chrome.declarativeNetRequest.Rule[],
+    addRules: structuredClone(addRules) as chrome.declarativeNetRequest.Rule[],
   });
+  installedRules = next;
 }
