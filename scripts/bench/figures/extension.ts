@@ -175,7 +175,7 @@ export const extension: Figure = {
         `Chromium \`--headless=new\` with the built extension (\`apps/extension/build.ts\`); a stand-in server of the figure's own serves the rules ` +
           `(ETag, 304) and a 2 KB page; ${fmt(o.exact)} exact allowed entries and ${fmt(o.wild)} wildcards under \`default_action: deny\`. ` +
           "A save is the stand-in starting to serve the next version, compiled at that moment; the extension polls every 5 s, so the figure is " +
-          "at most one poll interval plus a fetch and an install of the whole rule set.",
+          "at most one poll interval plus a fetch and parse of the whole rule set and an install of the rules that changed (here one).",
         "",
         table(
           ["Save", "Enforced after (ms)"],
