@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { BrowserContext, Worker } from "playwright-core";
 import { compileExtensionRules, type AccessControl, type DnrRule } from "@gatehouse/core";
-import { sized, table, verdict, type Figure } from "../figure.ts";
+import { notMeasured, sized, table, verdict, type Figure } from "../figure.ts";
 import { fmt, median, sleep } from "../stats.ts";
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -60,7 +60,13 @@ export const extension: Figure = {
   name: "extension",
   title: "Browser extension in Chromium",
   async run(context) {
-    if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH} (set CHROMIUM_PATH)`);
+    if (!existsSync(CHROMIUM_PATH)) {
+      const reason = `no Chromium at ${CHROMIUM_PATH} (set CHROMIUM_PATH)`;
+      // The smoke run in `npm test` goes on without it, as the Chromium tests skip locally; a full run fails.
+      if (!context.smoke) throw new Error(reason);
+      context.log(`skipped: ${reason}`);
+      return { rows: [notMeasured(this.title, "a figure", reason)], details: `Not measured: ${reason}.`, data: null };
+    }
     const o = sized(context, { exact: 14_950, wild: 1_000, compiles: 7, loads: 30, saves: 3 }, { exact: 50, wild: 10, compiles: 1, loads: 2, saves: 1 });
 
     const compileMs: number[] = [];
