@@ -18,6 +18,7 @@ import { notMeasured, rowsTable, type Figure, type FigureResult } from "./bench/
 import { accessTokens } from "./bench/figures/access-tokens.ts";
 import { capacity } from "./bench/figures/capacity.ts";
 import { checkUrl } from "./bench/figures/check-url.ts";
+import { extension } from "./bench/figures/extension.ts";
 import { isolation } from "./bench/figures/isolation.ts";
 import { oidcFlow } from "./bench/figures/oidc.ts";
 import { risk } from "./bench/figures/risk.ts";
@@ -31,7 +32,7 @@ import { buildServerDist } from "./bench/server.ts";
 import { firstLine } from "./bench/stats.ts";
 
 /** Every figure, in the order they run and appear in docs/benchmarks.md. */
-const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, capacity, signIn, oidcFlow, isolation, smsSend, statements, risk, riskLogin];
+const FIGURES: readonly Figure[] = [urlCheck, checkUrl, accessTokens, capacity, signIn, oidcFlow, isolation, smsSend, statements, risk, riskLogin, extension];
 
 const ROOT = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({

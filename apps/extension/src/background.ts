@@ -8,12 +8,11 @@ import type { ExtensionConfig } from "./config.ts";
 import { installFailClosed, installPolicy, policyFromJson, readEnforcement } from "./enforcement.ts";
 import { acceptConnectMessage, registerConnectBridge } from "./connect.ts";
 import { checkNavigation } from "./navigation-check.ts";
+import { refusedScheme } from "./schemes.ts";
 import { forgetSession, freshSession, readSession, refreshSession } from "./session.ts";
 
 /** How often a running worker asks for a new version: a saved policy reaches the browser within this plus one request. */
 const POLL_MS = 5_000;
-/** How long the last policy stays in force while the server cannot be reached, before every navigation is refused. */
-const UNREACHABLE_GRACE_MS = 5 * 60_000;
 const ALARM = "poll";
 
 let running: Promise<void> | null = null;
@@ -98,13 +97,15 @@ async function fetchPolicy(
     etag: response.headers.get("etag") ?? `"${policy.version}"`,
     checkedAt: now,
     orgId: session.orgId,
+    graceMinutes: policy.graceMinutes,
   });
 }
 
-/** The last policy holds for the grace after its last confirmation; after that, fail closed. */
+/** The last policy holds for the org's grace after its last confirmation; after that, fail closed. */
 async function unreachable(config: ExtensionConfig, now: number): Promise<void> {
   const held = await readEnforcement();
-  if (held?.mode === "policy" && now - held.checkedAt <= UNREACHABLE_GRACE_MS) return;
+  // A state stored before the grace was an org setting has none: the comparison with NaN is false, so it fails closed.
+  if (held?.mode === "policy" && now - held.checkedAt <= held.graceMinutes * 60_000) return;
   await installFailClosed(config.serverOrigin, "unreachable", now);
 }
 
@@ -133,7 +134,25 @@ chrome.downloads.onCreated.addListener((item) => {
   void chrome.downloads
     .cancel(item.id)
     .then(() => chrome.downloads.erase({ id: item.id }))
+    .then(noticeOfRefusedDownload)
     .catch(() => undefined);
+});
+
+/**
+ * A download has no tab of its own: the notice goes to the tab the member is looking at (its top frame only, one
+ * notice), whose content script shows it as it shows the other refusals. A tab without the content script (a browser
+ * page) shows none.
+ */
+async function noticeOfRefusedDownload(): Promise<void> {
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (tab?.id === undefined) return;
+  await chrome.tabs.sendMessage(tab.id, { type: "notice", action: "download" }, { frameId: 0 }).catch(() => undefined);
+}
+
+// Schemes the network rules never see: a top-level navigation to one goes to the check page, where check-url refuses it.
+chrome.webNavigation.onBeforeNavigate.addListener((details) => {
+  if (details.frameId !== 0 || !refusedScheme(details.url)) return;
+  void chrome.tabs.update(details.tabId, { url: `${chrome.runtime.getURL("check.html")}#${details.url}` }).catch(() => undefined);
 });
 chrome.storage.onChanged.addListener(() => void loadDownloadRule());
 void loadDownloadRule();

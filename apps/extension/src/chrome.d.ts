@@ -58,6 +58,12 @@ declare namespace chrome {
   namespace tabs {
     function create(properties: { url: string }): Promise<{ id?: number }>;
     function remove(tabId: number): Promise<void>;
+    function update(tabId: number, properties: { url: string }): Promise<{ id?: number }>;
+    function query(filter: { active?: boolean; lastFocusedWindow?: boolean }): Promise<{ id?: number }[]>;
+    function sendMessage(tabId: number, message: unknown, options?: { frameId?: number }): Promise<unknown>;
+  }
+  namespace webNavigation {
+    const onBeforeNavigate: ChromeEvent<(details: { tabId: number; frameId: number; url: string }) => void>;
   }
   namespace scripting {
     interface RegisteredContentScript {

@@ -7,11 +7,23 @@ export interface ExtensionPolicy {
   readonly rules: readonly DnrRule[];
   readonly needsNavigationCheck: boolean;
   readonly actionRestrictions: { readonly allowedActions: readonly string[]; readonly readOnlyMode: boolean };
+  /** The org's `extension_grace_minutes`: how long this policy holds while the server cannot be reached. */
+  readonly graceMinutes: number;
 }
+
+/** A server older than the setting sends no grace: the constant the setting replaced. */
+const DEFAULT_GRACE_MINUTES = 5;
 
 /** What the extension enforces now; kept in storage for the options page, the connect page and the tests. */
 export type Enforcement =
-  | { readonly mode: "policy"; readonly version: number; readonly etag: string; readonly checkedAt: number; readonly orgId: string }
+  | {
+      readonly mode: "policy";
+      readonly version: number;
+      readonly etag: string;
+      readonly checkedAt: number;
+      readonly orgId: string;
+      readonly graceMinutes: number;
+    }
   | { readonly mode: "fail_closed"; readonly reason: FailClosedReason; readonly since: number };
 
 export type FailClosedReason = "not_configured" | "signed_out" | "unreachable";
@@ -25,12 +37,25 @@ export async function readEnforcement(): Promise<Enforcement | null> {
 
 export function policyFromJson(body: unknown): ExtensionPolicy | null {
   if (typeof body !== "object" || body === null) return null;
-  const { version, rules, needs_navigation_check: check, action_restrictions: actions } = body as Record<string, unknown>;
+  const {
+    version,
+    rules,
+    needs_navigation_check: check,
+    action_restrictions: actions,
+    grace_minutes: grace = DEFAULT_GRACE_MINUTES,
+  } = body as Record<string, unknown>;
+  if (!Number.isInteger(grace) || (grace as number) < 0) return null;
   if (typeof version !== "number" || !Array.isArray(rules) || typeof check !== "boolean" || typeof actions !== "object" || actions === null) return null;
   const { allowed_actions: allowed, read_only_mode: readOnly } = actions as Record<string, unknown>;
   if (!Array.isArray(allowed) || !allowed.every((action) => typeof action === "string") || typeof readOnly !== "boolean") return null;
   if (!rules.every(isRule)) return null;
-  return { version, rules, needsNavigationCheck: check, actionRestrictions: { allowedActions: allowed, readOnlyMode: readOnly } };
+  return {
+    version,
+    rules,
+    needsNavigationCheck: check,
+    actionRestrictions: { allowedActions: allowed, readOnlyMode: readOnly },
+    graceMinutes: grace as number,
+  };
 }
 
 function isRule(value: unknown): value is DnrRule {
@@ -67,11 +92,26 @@ export async function installFailClosed(serverOrigin: string | null, reason: Fai
   await chrome.storage.local.remove("actionRestrictions");
 }
 
+/**
+ * What this worker last installed, by rule id (each rule as JSON), so that a new version replaces only the rules that
+ * changed: installing 30,000 rules takes seconds, a policy edit changes a few. Kept in memory only: a worker Chrome
+ * restarted, or an install that failed, has none, and its next install replaces every rule.
+ */
+let installedRules: ReadonlyMap<number, string> | null = null;
+
 async function replaceRules(rules: readonly DnrRule[]): Promise<void> {
   const installed = await chrome.declarativeNetRequest.getDynamicRules();
+  const next = new Map(rules.map((rule) => [rule.id, JSON.stringify(rule)]));
+  const previous = installedRules;
+  // A partial update only when Chrome holds exactly the rules recorded (the same ids); otherwise everything is replaced.
+  const known = previous !== null && installed.length === previous.size && installed.every((rule) => previous.has(rule.id));
+  const removeRuleIds = installed.map((rule) => rule.id).filter((id) => !known || previous.get(id) !== next.get(id));
+  const addRules = known ? rules.filter((rule) => previous.get(rule.id) !== next.get(rule.id)) : rules;
+  installedRules = null;
   await chrome.declarativeNetRequest.updateDynamicRules({
-    removeRuleIds: installed.map((rule) => rule.id),
+    removeRuleIds,
     // Chrome's rule type is mutable; the core's rules are read-only values of the same shape.
-    addRules: structuredClone(rules) as chrome.declarativeNetRequest.Rule[],
+    addRules: structuredClone(addRules) as chrome.declarativeNetRequest.Rule[],
   });
+  installedRules = next;
 }

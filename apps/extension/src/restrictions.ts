@@ -2,7 +2,8 @@
  * Content script in every frame of every http(s) page: the in-page half of the org's action restrictions. Copy, cut and
  * paste are cancelled without `copy_paste`; file inputs and dropped files are refused without `upload` (both also in
  * read-only mode, as the policy says); each refusal shows a short notice. Best-effort by nature: it runs in the page,
- * beside the page's own scripts (docs/browser-extension.md). Downloads are cancelled by the worker, not here.
+ * beside the page's own scripts (docs/browser-extension.md). Downloads are cancelled by the worker, which asks the tab
+ * the member is looking at to show the notice.
  */
 interface Restrictions {
   readonly allowedActions: readonly string[];
@@ -27,6 +28,7 @@ function refused(action: "copy_paste" | "upload"): boolean {
 const NOTICES = {
   copy_paste: "Your organization doesn't allow copying and pasting on this site.",
   upload: "Your organization doesn't allow uploading files on this site.",
+  download: "Your organization doesn't allow downloading files on this site.",
 } as const;
 
 function notify(action: keyof typeof NOTICES): void {
@@ -79,5 +81,10 @@ for (const type of ["dragover", "drop"]) {
   );
 }
 
+chrome.runtime.onMessage.addListener((message, sender) => {
+  const { type, action } = (typeof message === "object" && message !== null ? message : {}) as { type?: unknown; action?: unknown };
+  if (sender.id === chrome.runtime.id && type === "notice" && action === "download") notify("download");
+  return undefined;
+});
 chrome.storage.onChanged.addListener(() => void load());
 void load();

@@ -5,9 +5,10 @@
  *
  * Chromium: $CHROMIUM_PATH or /usr/bin/chromium. Missing → the suite fails under CI and is skipped, with a warning, elsewhere.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostKeyOf } from "@gatehouse/core";
 import { EXTENSION_ID } from "../extension-id.ts";
@@ -132,13 +133,17 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
   });
 
   /** check-url's answer for `input`, from the server, with the member's own session. */
-  async function checkUrl(accessToken: string, input: string): Promise<boolean> {
+  async function checkUrlAnswer(accessToken: string, input: string): Promise<{ allowed: boolean; reason: string }> {
     const response = await fetch(`${server.url}/api/browser/check-url`, {
       method: "POST",
       headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
       body: JSON.stringify({ org_id: orgId, url: input }),
     });
-    return ((await response.json()) as { allowed: boolean }).allowed;
+    return (await response.json()) as { allowed: boolean; reason: string };
+  }
+
+  async function checkUrl(accessToken: string, input: string): Promise<boolean> {
+    return (await checkUrlAnswer(accessToken, input)).allowed;
   }
 
   it("has its pinned id and fails closed before it is connected", async () => {
@@ -251,7 +256,23 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     const download = await started;
     expect(await download.failure()).toMatch(/cancel/i);
     await expect(download.path()).rejects.toThrow();
+    await tab.getByRole("alert").filter({ hasText: "doesn't allow downloading" }).first().waitFor();
     await tab.close();
+  }, 60_000);
+
+  it("schemes the network rules never see (data:, file:) end on the check page with check-url's refusal", async () => {
+    const local = join(mkdtempSync(join(tmpdir(), "gatehouse-file-")), "page.html");
+    writeFileSync(local, "<h1>local file</h1>");
+    for (const url of ["data:text/html,<h1>data</h1>", pathToFileURL(local).href]) {
+      expect((await checkUrlAnswer(runnerToken, url)).reason, url).toBe("Only http and https links can be opened.");
+      const tab = await browser.context.newPage();
+      await tab.goto(url, { waitUntil: "commit" }).catch(() => undefined);
+      // The worker replaces the navigation (the first one reports ERR_ABORTED): poll where the tab ended.
+      await expect.poll(() => tab.url(), { timeout: 15_000, message: url }).toMatch(new RegExp(`^chrome-extension://${EXTENSION_ID}/check\\.html#`));
+      await expect.poll(() => tab.getByRole("alert").textContent(), { timeout: 15_000 }).toBe("Only http and https links can be opened.");
+      await tab.close();
+    }
+    rmSync(dirname(local), { recursive: true, force: true });
   }, 60_000);
 
   it("read-only mode: a form POST to an allowed site is refused at the network layer, a GET still opens", async () => {

@@ -93,8 +93,11 @@ describe("browser policy over HTTP and Connect", () => {
       rules: { id: number; action: { type: string }; condition: { urlFilter?: string; requestDomains?: string[] } }[];
       needs_navigation_check: boolean;
       action_restrictions: unknown;
+      grace_minutes: number;
     };
-    expect(etag).toBe(`"${body.version}"`);
+    // The grace is an org setting outside the policy's version: the tag names both.
+    expect(etag).toBe(`"${body.version}.5"`);
+    expect(body.grace_minutes).toBe(5);
     expect(body.needs_navigation_check).toBe(false);
     expect(body.action_restrictions).toEqual({ allowed_actions: POLICY.action_restrictions.allowed_actions, read_only_mode: true });
     expect(body.rules.map((rule) => rule.id)).toEqual(body.rules.map((_, i) => i + 1));
@@ -312,7 +315,9 @@ describe("CLI", () => {
       step_up_max_age_minutes: 15,
       passkey_sign_in: true,
       access_jwt_audience: "",
+      extension_grace_minutes: 5,
     });
+    expect((await runCli(["org", "settings", orgId, "--json", '{"extension_grace_minutes": 1441}'], env)).stderr).toContain("extension_grace_minutes");
     expect((await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env)).json.trust_ttl_days).toBe(7);
     expect((await runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env)).json).toEqual({
       mfa_always: true,

@@ -364,11 +364,17 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   it("MFA settings say what each means and word the server's refusals; the audit trail filters, reads in words and exports JSON lines", async () => {
     const page = await adminConsole("/admin/mfa");
     const minutes = page.getByRole("textbox", { name: "Step-up age, in minutes" });
+    const grace = page.getByRole("textbox", { name: "Browser extension grace, in minutes" });
+    expect(await grace.inputValue()).toBe("5");
     await minutes.fill("0");
+    await grace.fill("1441");
     await page.getByRole("button", { name: "Save" }).click();
     await expect.poll(() => minutes.getAttribute("aria-invalid")).toBe("true");
+    await expect.poll(() => grace.getAttribute("aria-invalid")).toBe("true");
     await page.getByText("Enter a whole number of minutes from 1 to 1440.").first().waitFor();
+    await page.getByText("Enter a whole number of minutes from 0 to 1440.").first().waitFor();
     await minutes.fill("30");
+    await grace.fill("0");
     await page.getByRole("checkbox", { name: /^Require a phishing-resistant factor/ }).check();
     await page.getByRole("checkbox", { name: "Passkey", exact: true }).uncheck();
     await page.getByRole("button", { name: "Save" }).click();

@@ -542,6 +542,16 @@ export const migrations: Readonly<Record<string, Migration>> = {
    * The mounted OpenID Provider's objects (docs/oidc.md): clients, grants, codes, tokens, sessions and
    * interactions, one row per (model, id) with the library's payload as JSON.
    */
+  /** The browser extension's grace while the server is unreachable, an org setting (5 minutes, the constant it replaces). */
+  "0024_extension_grace": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("extension_grace_minutes", "integer", (col) => col.notNull().defaultTo(5))
+        .execute();
+    },
+  },
+
   "0019_oidc": {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema

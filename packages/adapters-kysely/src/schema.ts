@@ -174,6 +174,8 @@ export interface OrgMfaSettingsTable {
   passkey_sign_in: BoolColumn;
   /** 0021_access_jwt_audience; null in rows stored before (none). */
   access_jwt_audience: string | null;
+  /** 0024_extension_grace. */
+  extension_grace_minutes: number;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */

@@ -29,6 +29,7 @@ type OrgColumns = Pick<
   | "step_up_max_age_minutes"
   | "passkey_sign_in"
   | "access_jwt_audience"
+  | "extension_grace_minutes"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -64,6 +65,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     passkeySignIn: fromDbBool(row.passkey_sign_in),
     stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
     accessJwtAudience: row.access_jwt_audience ?? DEFAULT_ORG_MFA_SETTINGS.accessJwtAudience,
+    extensionGraceMinutes: row.extension_grace_minutes,
   };
 }
 
@@ -85,6 +87,7 @@ export interface SettingsForOrgRow {
   readonly step_up_max_age_minutes: number | null;
   readonly passkey_sign_in: DbBool | null;
   readonly access_jwt_audience: string | null;
+  readonly extension_grace_minutes: number | null;
 }
 
 /**
@@ -114,6 +117,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("step_up_max_age_minutes"),
     fromOrg("passkey_sign_in"),
     fromOrg("access_jwt_audience"),
+    fromOrg("extension_grace_minutes"),
   ]);
 }
 
@@ -140,6 +144,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     require_phishing_resistant,
     step_up_max_age_minutes,
     passkey_sign_in,
+    extension_grace_minutes,
   } = row;
   const org =
     require_mfa_new_device === null ||
@@ -149,7 +154,8 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     allowed_factors === null ||
     require_phishing_resistant === null ||
     step_up_max_age_minutes === null ||
-    passkey_sign_in === null
+    passkey_sign_in === null ||
+    extension_grace_minutes === null
       ? null
       : toOrgSettings({
           require_mfa_new_device,
@@ -162,6 +168,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           step_up_max_age_minutes,
           passkey_sign_in,
           access_jwt_audience: row.access_jwt_audience,
+          extension_grace_minutes,
         });
   return { platform, org };
 }
@@ -206,6 +213,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         step_up_max_age_minutes: settings.stepUpMaxAgeMinutes,
         passkey_sign_in: toDbBool(dialect, settings.passkeySignIn),
         access_jwt_audience: settings.accessJwtAudience,
+        extension_grace_minutes: settings.extensionGraceMinutes,
       };
       await db
         .insertInto("org_mfa_settings")

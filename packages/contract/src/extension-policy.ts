@@ -22,6 +22,7 @@ export interface ExtensionPolicyView {
   readonly version: number;
   readonly rules: { readonly rules: readonly DnrRuleView[]; readonly needsNavigationCheck: boolean };
   readonly actionRestrictions: ActionRestrictionsView;
+  readonly graceMinutes: number;
 }
 
 export function extensionPolicyToJson(policy: ExtensionPolicyView): Record<string, unknown> {
@@ -33,5 +34,6 @@ export function extensionPolicyToJson(policy: ExtensionPolicyView): Record<strin
       allowed_actions: policy.actionRestrictions.allowedActions,
       read_only_mode: policy.actionRestrictions.readOnlyMode,
     },
+    grace_minutes: policy.graceMinutes,
   };
 }

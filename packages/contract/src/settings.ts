@@ -27,6 +27,8 @@ export interface OrgMfaSettingsView {
   readonly stepUpMaxAgeMinutes: number;
   /** A registered resource server's audience; empty: sign-ins carry no access JWT. */
   readonly accessJwtAudience: string;
+  /** Minutes; 0 means the extension fails closed as soon as the server cannot be reached. */
+  readonly extensionGraceMinutes: number;
 }
 
 /** The platform settings (the core's `PlatformSettings` has this shape). */
@@ -50,6 +52,7 @@ export interface OrgMfaSettingsJson {
   step_up_max_age_minutes: number;
   passkey_sign_in: boolean;
   access_jwt_audience: string;
+  extension_grace_minutes: number;
 }
 
 export interface PlatformSettingsJson {
@@ -72,6 +75,7 @@ const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   stepUpMaxAgeMinutes: ["step_up_max_age_minutes", "integer"],
   passkeySignIn: ["passkey_sign_in", "boolean"],
   accessJwtAudience: ["access_jwt_audience", "string"],
+  extensionGraceMinutes: ["extension_grace_minutes", "integer"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {

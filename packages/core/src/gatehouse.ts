@@ -41,7 +41,7 @@ import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
 import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
-import { createExtensionPolicies } from "./browser/extension-policy.ts";
+import { createExtensionPolicies, withExtensionSettings } from "./browser/extension-policy.ts";
 import type { ExtensionPolicy } from "./browser/extension-policy.ts";
 import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
 import { setMemberRole } from "./admin/member-role.ts";
@@ -318,7 +318,10 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       return { policy, version };
     },
     checkUrlAccess: async (principal, orgId, url) => checkUrlAccess(policies, principal, await sessionOrgOf(ctx, principal, orgId), url),
-    getExtensionPolicy: async (principal, orgId) => extensionPolicyOf(await getBrowserPolicy(policies, principal, await sessionOrgOf(ctx, principal, orgId))),
+    getExtensionPolicy: async (principal, orgId) => {
+      const org = await sessionOrgOf(ctx, principal, orgId);
+      return withExtensionSettings(ctx, org, extensionPolicyOf(await getBrowserPolicy(policies, principal, org)));
+    },
     getOrgInfo: async (principal, orgId) => getOrgInfo(ctx, principal, await sessionOrgOf(ctx, principal, orgId)),
     admin: {
       createOrg: (actor, { name, slug }) => admin.createOrg(ctx, actor, name, slug),

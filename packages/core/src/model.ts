@@ -175,6 +175,11 @@ export interface OrgMfaSettings {
    * for it (`IssuedTokens.accessJwt`); empty: none (docs/integration.md).
    */
   readonly accessJwtAudience: string;
+  /**
+   * How long the browser extension keeps enforcing its last policy while the server cannot be reached, counted from
+   * the policy's last confirmation; after it the extension refuses every navigation but the server's own pages.
+   */
+  readonly extensionGraceMinutes: number;
 }
 
 /**
@@ -217,6 +222,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   passkeySignIn: true,
   stepUpMaxAgeMinutes: 15,
   accessJwtAudience: "",
+  extensionGraceMinutes: 5,
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

@@ -223,8 +223,9 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     "/api/browser/extension-rules": async (req, url) => {
       requireMethod(req, "GET");
       const policy = await gatehouse.getExtensionPolicy(await principalOf(req), url.searchParams.get("org_id") ?? "");
-      // The browser extension polls with the version it holds: unchanged, it is told so in a few bytes.
-      const etag = `"${policy.version}"`;
+      // The browser extension polls with the version it holds: unchanged, it is told so in a few bytes. The grace is an
+      // org setting, not part of the policy's version, so the tag names both.
+      const etag = `"${policy.version}.${policy.graceMinutes}"`;
       const headers = { etag, "cache-control": "private, no-cache" };
       if (matchesEtag(req.headers["if-none-match"], etag)) return { body: null, status: 304, headers };
       return { body: extensionPolicyToJson(policy), headers };

@@ -99,6 +99,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         passkey_sign_in: true,
         step_up_max_age_minutes: 15,
         access_jwt_audience: "",
+        extension_grace_minutes: 5,
       },
     });
   });

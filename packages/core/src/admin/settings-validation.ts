@@ -7,6 +7,9 @@ const MAX_TTL_DAYS = 3650;
 /** A day, the longest step-up window: a "recent" second factor older than that is not recent. */
 const MAX_STEP_UP_MINUTES = 24 * 60;
 
+/** A day: a browser out of touch with the server longer than that should not keep an old policy. 0: fail closed at once. */
+const MAX_EXTENSION_GRACE_MINUTES = 24 * 60;
+
 /** An org must accept at least one factor, each a known kind, once (an embedder may pass anything). */
 function requireAllowedFactors(value: readonly FactorKind[]): readonly FactorKind[] {
   const known = value.every((kind) => FACTOR_KINDS.includes(kind));
@@ -29,6 +32,10 @@ export function requireOrgMfaSettings(settings: OrgMfaSettings): void {
   // Whether a resource server has it is the store's to say (admin/operations.ts); its form is checked here.
   if (typeof settings.accessJwtAudience !== "string" || (settings.accessJwtAudience !== "" && !isAudience(settings.accessJwtAudience))) {
     throw invalidArgument("access_jwt_audience", "must be empty or an absolute https, http or urn URI without a fragment");
+  }
+  const grace = settings.extensionGraceMinutes;
+  if (!Number.isInteger(grace) || grace < 0 || grace > MAX_EXTENSION_GRACE_MINUTES) {
+    throw invalidArgument("extension_grace_minutes", `must be a whole number from 0 to ${MAX_EXTENSION_GRACE_MINUTES}`);
   }
 }
 

@@ -19,6 +19,9 @@ export const MAX_DYNAMIC_RULES = 30_000;
 /** Domains packed into one `requestDomains` rule. Chrome caps rules, not domains per rule; chunks keep each rule small to parse. */
 export const DOMAINS_PER_RULE = 1_000;
 
+/** Chrome's separate cap on rules with a `regexFilter`, dynamic and session rules together. */
+export const MAX_REGEX_RULES = 1_000;
+
 /**
  * Refusals check-url makes before it looks at the lists (url-policy.md §1 steps 4–5), as RE2 patterns over the
  * URL the browser requests (already canonical: lower case, Punycode, dotted IPv4). `[^/?#]*` is the authority.
@@ -51,10 +54,10 @@ export interface ExtensionRuleOptions {
 }
 
 /**
- * Exact entries that did not fit the rule limit. Each is enforced as its domain and every subdomain (one packed
- * `requestDomains` entry): a blocked one over-blocks its subdomains, an allowed one over-allows them, which the
- * extension's navigation check (the core's `checkUrl` on every committed navigation) then catches after the
- * request has left. Empty when every entry has a rule of its own.
+ * Exact entries that did not fit the rule limit, each enforced through its domain and every subdomain (one packed
+ * `requestDomains` entry). A blocked one blocks its subdomains too (over-blocking, nothing leaks). An allowed one
+ * sends every navigation to its domain or a subdomain to the extension's check page, which asks check-url before
+ * the request leaves (a round trip per such navigation, nothing leaks). Empty when every entry has a rule of its own.
  */
 export interface RuleOverflow {
   readonly blockedAsSubtree: readonly string[];
@@ -64,7 +67,7 @@ export interface RuleOverflow {
 export interface ExtensionRules {
   readonly rules: readonly DnrRule[];
   readonly overflow: RuleOverflow;
-  /** True when `overflow` is not empty: the network layer alone would not agree with check-url. */
+  /** True when `overflow` is not empty: some navigations the rules alone would decide wrongly go to the check page or are over-blocked. */
   readonly needsNavigationCheck: boolean;
 }
 
@@ -102,13 +105,21 @@ export function rulesFor(compiled: CompiledAccessControl, options: ExtensionRule
   // One rule per exact entry while the budget lasts, blocked first (a block that holds at the network layer matters
   // more than an allow that does); the allowed entries are budgeted as if all of them overflowed into packed rules.
   const fixed = rules.length;
-  const blocked = fitExact(listed.blockedExact, listed.blockedWild.length, maxRules - fixed - chunks(listed.allowedWild.length + listed.allowedExact.length));
-  const allowed = fitExact(listed.allowedExact, listed.allowedWild.length, maxRules - fixed - blocked.cost);
+  const allowedReserve = chunks(listed.allowedWild.length) + chunks(listed.allowedExact.length);
+  const blocked = fitExact(listed.blockedExact, listed.blockedWild.length, maxRules - fixed - allowedReserve, false);
+  const allowed = fitExact(listed.allowedExact, listed.allowedWild.length, maxRules - fixed - blocked.cost, true);
 
   for (const filter of blocked.filters) add(RulePriority.blocked, { type: "block" }, { urlFilter: filter });
   for (const domains of packed([...listed.blockedWild, ...blocked.overflow])) add(RulePriority.blocked, { type: "block" }, { requestDomains: domains });
   for (const filter of allowed.filters) add(RulePriority.allowed, { type: "allow" }, { urlFilter: filter });
-  for (const domains of packed([...listed.allowedWild, ...allowed.overflow])) add(RulePriority.allowed, { type: "allow" }, { requestDomains: domains });
+  for (const domains of packed(listed.allowedWild)) add(RulePriority.allowed, { type: "allow" }, { requestDomains: domains });
+  // An allowed exact entry without a rule of its own: its subtree goes to the check page, at the allow rules' priority
+  // so that a block outranks it and an allow rule of the same priority wins over a redirect (Chrome's order on a tie).
+  const regexLeft = MAX_REGEX_RULES - rules.filter((rule) => rule.condition.regexFilter !== undefined).length;
+  const perRule = Math.max(DOMAINS_PER_RULE, Math.ceil(allowed.overflow.length / regexLeft));
+  for (const domains of packed(allowed.overflow, perRule)) {
+    add(RulePriority.allowed, { type: "redirect", redirect: { regexSubstitution: `${CHECK_PAGE}#\\0` } }, { requestDomains: domains, regexFilter: "^.*$" });
+  }
 
   const overflow = { blockedAsSubtree: blocked.overflow, allowedAsSubtree: allowed.overflow };
   return { rules, overflow, needsNavigationCheck: blocked.overflow.length + allowed.overflow.length > 0 };
@@ -152,13 +163,15 @@ interface Fitted {
 
 /**
  * URL filters for as many exact keys as fit in `budget` rules together with the packed rules of `packedAlready`
- * wildcard bases and of the keys that overflow; IP keys never overflow (a subtree of an IP means nothing).
+ * wildcard bases and of the keys that overflow (packed with the wildcards, or in rules of their own when
+ * `separateOverflow`); IP keys never overflow (a subtree of an IP means nothing).
  */
-function fitExact(keys: readonly string[], packedAlready: number, budget: number): Fitted {
+function fitExact(keys: readonly string[], packedAlready: number, budget: number, separateOverflow: boolean): Fitted {
   const ips = keys.filter((key) => !isDomain(key));
   const domains = keys.filter(isDomain);
   const ipCost = ips.reduce((sum, key) => sum + exactFilters(key).length, 0);
-  const cost = (kept: number): number => ipCost + 2 * kept + chunks(packedAlready + domains.length - kept);
+  const packedCost = (overflowing: number): number => (separateOverflow ? chunks(packedAlready) + chunks(overflowing) : chunks(packedAlready + overflowing));
+  const cost = (kept: number): number => ipCost + 2 * kept + packedCost(domains.length - kept);
   if (cost(0) > budget) throw new RangeError("the policy cannot be expressed within the dynamic rule limit");
   // The largest number of domain keys that keep a rule of their own; cost grows with it.
   let low = 0;
@@ -208,8 +221,8 @@ function chunks(count: number): number {
   return Math.ceil(count / DOMAINS_PER_RULE);
 }
 
-function packed(domains: readonly string[]): string[][] {
+function packed(domains: readonly string[], perRule = DOMAINS_PER_RULE): string[][] {
   const out: string[][] = [];
-  for (let at = 0; at < domains.length; at += DOMAINS_PER_RULE) out.push(domains.slice(at, at + DOMAINS_PER_RULE));
+  for (let at = 0; at < domains.length; at += perRule) out.push(domains.slice(at, at + perRule));
   return out;
 }

@@ -5,12 +5,13 @@ export {
   DOMAINS_PER_RULE,
   GUARD_PATTERNS,
   MAX_DYNAMIC_RULES,
+  MAX_REGEX_RULES,
   PUNYCODE_PATTERN,
   rulesFor,
   TRAILING_DOT_PATTERN,
 } from "./extension-rules.ts";
 export type { ExtensionRuleOptions, ExtensionRules, RuleOverflow } from "./extension-rules.ts";
-export { createExtensionPolicies } from "./extension-policy.ts";
-export type { ExtensionPolicy } from "./extension-policy.ts";
+export { createExtensionPolicies, withExtensionSettings } from "./extension-policy.ts";
+export type { CompiledExtensionPolicy, ExtensionPolicy } from "./extension-policy.ts";
 export { chromePolicyFor, GATEHOUSE_EXTENSION_ID, WEB_STORE_UPDATE_URL } from "./chrome-policy.ts";
 export type { ChromePolicyInput } from "./chrome-policy.ts";

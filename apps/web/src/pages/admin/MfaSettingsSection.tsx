@@ -66,6 +66,7 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
   const [settings, setSettings] = useState(initial);
   const [ttl, setTtl] = useState(String(initial.trustTtlDays));
   const [stepUp, setStepUp] = useState(String(initial.stepUpMaxAgeMinutes));
+  const [grace, setGrace] = useState(String(initial.extensionGraceMinutes));
   const [fieldErrors, setFieldErrors] = useState<Readonly<Record<string, string>>>({});
 
   const submit = async (event: FormEvent<HTMLFormElement>): Promise<void> => {
@@ -73,8 +74,10 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
     const errors: Record<string, string> = {};
     const days = /^\d{1,4}$/.test(ttl.trim()) ? Number(ttl.trim()) : NaN;
     const minutes = /^\d{1,4}$/.test(stepUp.trim()) ? Number(stepUp.trim()) : NaN;
+    const graceMinutes = /^\d{1,4}$/.test(grace.trim()) ? Number(grace.trim()) : NaN;
     if (Number.isNaN(days)) errors.trust_ttl_days = "Enter a whole number of days, 0 or more.";
     if (Number.isNaN(minutes) || minutes < 1 || minutes > 1440) errors.step_up_max_age_minutes = "Enter a whole number of minutes from 1 to 1440.";
+    if (Number.isNaN(graceMinutes) || graceMinutes > 1440) errors.extension_grace_minutes = "Enter a whole number of minutes from 0 to 1440.";
     if (settings.allowedFactors.length === 0) errors.allowed_factors = "Allow at least one kind of second factor.";
     setFieldErrors(errors);
     if (Object.keys(errors).length > 0) return;
@@ -82,10 +85,11 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
       "save",
       "save-mfa",
       async () => {
-        const saved = await admin.updateMfaSettings({ ...settings, trustTtlDays: days, stepUpMaxAgeMinutes: minutes });
+        const saved = await admin.updateMfaSettings({ ...settings, trustTtlDays: days, stepUpMaxAgeMinutes: minutes, extensionGraceMinutes: graceMinutes });
         setSettings(saved);
         setTtl(String(saved.trustTtlDays));
         setStepUp(String(saved.stepUpMaxAgeMinutes));
+        setGrace(String(saved.extensionGraceMinutes));
         return saved;
       },
       () => "Saved. Sign-ins from now on follow these settings.",
@@ -138,6 +142,15 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
         onChange={setStepUp}
         error={fieldErrors.step_up_max_age_minutes ?? null}
         hint="Admin changes and factor changes need a second factor verified within this many minutes (1 to 1440)."
+      />
+      <TextField
+        label="Browser extension grace, in minutes"
+        name="extension-grace-minutes"
+        inputMode="numeric"
+        value={grace}
+        onChange={setGrace}
+        error={fieldErrors.extension_grace_minutes ?? null}
+        hint="How long the browser extension keeps the last policy while it cannot reach this server; then it blocks every site (0 to 1440)."
       />
       <LiveMessage message={save.notice} tone="success" testId="mfa-notice" />
       <FormAlert message={save.problem} alertRef={null} />

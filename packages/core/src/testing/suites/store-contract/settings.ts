@@ -64,6 +64,7 @@ export function describeSettingsContract(current: () => Stores): void {
         passkeySignIn: false,
         stepUpMaxAgeMinutes: 5,
         accessJwtAudience: "https://api.example.com/",
+        extensionGraceMinutes: 0,
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
@@ -78,6 +79,7 @@ export function describeSettingsContract(current: () => Stores): void {
         requirePhishingResistant: false,
         passkeySignIn: true,
         stepUpMaxAgeMinutes: 60,
+        extensionGraceMinutes: 1440,
         smsAllowedCountries: [],
         accessJwtAudience: "",
       };

@@ -33,6 +33,7 @@ const ORG_SETTINGS: OrgMfaSettings = {
   requirePhishingResistant: false,
   passkeySignIn: false,
   stepUpMaxAgeMinutes: 10,
+  extensionGraceMinutes: 30,
   smsAllowedCountries: ["US"],
   accessJwtAudience: "urn:gatehouse:test-api",
 };
