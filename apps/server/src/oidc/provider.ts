@@ -4,7 +4,7 @@
  * keys of `/.well-known/jwks.json`, and every sign-in taken from a live Gatehouse session (interaction.ts).
  */
 import { hkdfSync } from "node:crypto";
-import { clientSecretMatches, GATEHOUSE_CLIENT_FIELDS, type Clock, type Gatehouse, type OidcStore } from "@gatehouse/core";
+import { clientSecretMatches, GATEHOUSE_CLIENT_FIELDS, OIDC_ACR_VALUES, type Clock, type Gatehouse, type OidcStore } from "@gatehouse/core";
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import { oidcAdapter } from "./adapter.ts";
 
@@ -12,7 +12,6 @@ import { oidcAdapter } from "./adapter.ts";
 export const OIDC_PREFIX = "/oidc";
 export const INTERACTION_PREFIX = `${OIDC_PREFIX}/interaction/`;
 export const GRANT_TTL_S = 30 * 24 * 60 * 60;
-export const ACR_VALUES = ["urn:gatehouse:aal1", "urn:gatehouse:aal2"];
 
 const MINUTE_S = 60;
 const DAY_S = 24 * 60 * MINUTE_S;
@@ -99,7 +98,7 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
       requestObjectSigningAlgValues: ["EdDSA"],
       clientAuthSigningAlgValues: ["EdDSA"],
     },
-    acrValues: ACR_VALUES,
+    acrValues: [...OIDC_ACR_VALUES],
     allowOmittingSingleRegisteredRedirectUri: false,
     extraClientMetadata: {
       properties: [...GATEHOUSE_CLIENT_FIELDS],

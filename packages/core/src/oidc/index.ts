@@ -6,6 +6,10 @@ export {
   type NewOidcClient,
   type OidcAccountClaims,
   type OidcApi,
+  type OidcClientOrg,
   type OidcSignIn,
+  type OidcSignInOutcome,
+  type OidcSignInRequest,
 } from "./oidc-service.ts";
+export { ACR_AAL1, ACR_AAL2, ACR_PHISHING_RESISTANT, assuranceFor, OIDC_ACR_VALUES, type AssuranceOutcome } from "./assurance.ts";
 export { GATEHOUSE_CLIENT_FIELDS, type OidcClientMetadata, type OidcRecord } from "./records.ts";

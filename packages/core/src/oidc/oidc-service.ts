@@ -13,6 +13,7 @@ import { authenticate } from "../sign-in/sessions.ts";
 import { requireOrgAdmin, type Actor } from "../admin/authorization.ts";
 import { clientSecretHash } from "./client-secret.ts";
 import type { OidcClientMetadata } from "./records.ts";
+import { assuranceFor, type AssuranceOutcome } from "./assurance.ts";
 
 const CLIENT_ID_PREFIX = "gh_oidc_";
 const CLIENT_SECRET_PREFIX = "gh_oidcs_";
@@ -59,6 +60,26 @@ export interface OidcSignIn {
   readonly sessionId: string;
 }
 
+/** What the RP asked of the sign-in (its `acr_values` and `max_age`), and for which client of which org. */
+export interface OidcSignInRequest {
+  readonly orgId: string;
+  readonly clientId: string;
+  readonly acrValues: readonly string[];
+  /** Seconds, if the RP sent `max_age`. */
+  readonly maxAge: number | undefined;
+}
+
+/** The sign-in when the session meets the request; otherwise what the member can do about it (assurance.ts). */
+export type OidcSignInOutcome = { readonly kind: "signed_in"; readonly signIn: OidcSignIn } | Exclude<AssuranceOutcome, { kind: "met" }>;
+
+/** The org a client's sign-in is for, as the sign-in page shows and prefills it. */
+export interface OidcClientOrg {
+  readonly orgId: string;
+  readonly name: string;
+  /** What the member types at sign-in; null for an org created before slugs. */
+  readonly slug: string | null;
+}
+
 export interface OidcApi {
   /** Registers a relying party for one org (its admins, platform admins, the operator); audited. */
   createClient(actor: Actor, orgId: string, client: NewOidcClient): Promise<CreatedOidcClient>;
@@ -69,8 +90,13 @@ export interface OidcApi {
   account(orgId: string, userId: string, grantId?: string): Promise<OidcAccountClaims | null>;
   /** Ties the provider's grant to the Gatehouse session it was signed in from, until `expiresAt`. */
   bindGrant(grantId: string, sessionId: string, expiresAt: EpochMs): Promise<void>;
-  /** The sign-in a Gatehouse access token of `orgId` proves for `clientId` (audited); throws `unauthenticated` for any other token or org. */
-  signInFromSession(accessToken: string, orgId: string, clientId: string): Promise<OidcSignIn>;
+  /**
+   * The sign-in a Gatehouse access token of `orgId` proves for `clientId` when it meets the RP's `acr_values` and
+   * `max_age` (audited), or what is missing; throws `unauthenticated` for any other token or org.
+   */
+  signInFromSession(accessToken: string, request: OidcSignInRequest): Promise<OidcSignInOutcome>;
+  /** The org a client belongs to, for the sign-in page; null for an unknown org. */
+  clientOrg(orgId: string): Promise<OidcClientOrg | null>;
 }
 
 export function createOidcApi(ctx: Context): OidcApi {
@@ -142,22 +168,31 @@ export function createOidcApi(ctx: Context): OidcApi {
       await ctx.stores.oidc.upsert({ model: GRANT_SESSION_MODEL, id: grantId, payload: sessionId, grantId, uid: null, userCode: null, expiresAt });
     },
 
-    async signInFromSession(accessToken, orgId, clientId) {
+    async signInFromSession(accessToken, { orgId, clientId, acrValues, maxAge }) {
       const principal = await authenticate(ctx, accessToken);
       if (principal.orgId !== orgId || (await account(orgId, principal.userId)) === null) throw new GatehouseError("unauthenticated");
-      const sessions = await ctx.stores.sessions.listActiveByUser(orgId, principal.userId, ctx.clock.now());
+      const now = ctx.clock.now();
+      const sessions = await ctx.stores.sessions.listActiveByUser(orgId, principal.userId, now);
       const session = sessions.find((candidate) => candidate.id === principal.sessionId);
       if (session === undefined) throw new GatehouseError("unauthenticated");
-      const acr = ACR_OF_AAL[principal.aal];
+      const authTime = authTimeOf(session.createdAt, principal.mfaAt);
+      const hasPasskey = (await ctx.stores.factors.listWebAuthn(principal.userId)).length > 0;
+      const outcome = assuranceFor(
+        { acr: ACR_OF_AAL[principal.aal], amr: principal.amr, authTime },
+        { acrValues, maxAge, now: Math.floor(now / 1000), hasPasskey },
+      );
+      if (outcome.kind !== "met") return outcome;
       const subject = { actor: { kind: "user", userId: principal.userId }, orgId, userId: principal.userId, deviceId: principal.deviceId } as const;
-      await recordAuditAlone(ctx, "oidc.signed_in", subject, { clientId, sessionId: principal.sessionId, acr });
+      await recordAuditAlone(ctx, "oidc.signed_in", subject, { clientId, sessionId: principal.sessionId, acr: outcome.acr });
       return {
-        accountId: principal.userId,
-        amr: [...principal.amr],
-        acr,
-        authTime: authTimeOf(session.createdAt, principal.mfaAt),
-        sessionId: principal.sessionId,
+        kind: "signed_in",
+        signIn: { accountId: principal.userId, amr: [...principal.amr], acr: outcome.acr, authTime, sessionId: principal.sessionId },
       };
+    },
+
+    async clientOrg(orgId) {
+      const org = await ctx.stores.orgs.findById(orgId);
+      return org === null ? null : { orgId: org.id, name: org.name, slug: org.slug ?? null };
     },
   };
 }
