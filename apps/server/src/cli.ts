@@ -70,6 +70,8 @@ const OPTIONS = {
   "update-url": { type: "string" },
   "redirect-uri": { type: "string", multiple: true },
   "first-party": { type: "boolean" },
+  "backchannel-logout-uri": { type: "string" },
+  "post-logout-redirect-uri": { type: "string", multiple: true },
   public: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
@@ -374,6 +376,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       "redirect-uri": ["<uri>", "required: an exact redirect URI, https or http on a loopback host (repeat it for several)"],
       "first-party": ["", "the org's own app: its members are not asked to consent"],
       public: ["", "a browser or native app that keeps no secret (PKCE alone)"],
+      "backchannel-logout-uri": ["<uri>", "where the app gets a logout token when the Gatehouse session its sign-in came from ends"],
+      "post-logout-redirect-uri": ["<uri>", "where the app's logout request may send the browser afterwards (repeat it for several)"],
     },
     output: '{"client_id", "client_secret" (shown this once: only its hash is stored; null for --public)}',
     run: async ({ args, values, gatehouse }) => {
@@ -384,6 +388,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         redirectUris,
         firstParty: values["first-party"] === true,
         public: values.public === true,
+        ...(values["backchannel-logout-uri"] === undefined ? {} : { backchannelLogoutUri: values["backchannel-logout-uri"] }),
+        postLogoutRedirectUris: values["post-logout-redirect-uri"] ?? [],
       });
       return { client_id: created.clientId, client_secret: created.clientSecret };
     },

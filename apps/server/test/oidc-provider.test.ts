@@ -10,6 +10,7 @@ import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
+import { startLogoutReceiver, type LogoutReceiver } from "./support/logout-receiver.ts";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
@@ -17,6 +18,7 @@ import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
 const REDIRECT_URI = "https://app.example.test/callback";
+const POST_LOGOUT_URI = "https://app.example.test/signed-out";
 
 const dialects = await wireDialects("the PostgreSQL variant of the OpenID Provider tests", "gh_i48");
 
@@ -72,6 +74,9 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   let confidential: { client_id: string; client_secret: string };
   let publicClient: { client_id: string; client_secret: null };
   let rp: oidc.Configuration;
+  let receiver: LogoutReceiver;
+  /** Two apps told of logouts on the receiver's back-channel URI. */
+  let notified: { wiki: oidc.Configuration; tracker: oidc.Configuration };
 
   beforeAll(async () => {
     if (!enabled) return;
@@ -92,6 +97,32 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
       .json as typeof confidential;
     publicClient = (await runCli(["oidc", "client", "create", orgId, "Dashboard", "--redirect-uri", REDIRECT_URI, "--public"], env))
       .json as typeof publicClient;
+    receiver = await startLogoutReceiver(issuer);
+    const notifiedApp = async (name: string) => {
+      const created = (
+        await runCli(
+          [
+            "oidc",
+            "client",
+            "create",
+            orgId,
+            name,
+            "--redirect-uri",
+            REDIRECT_URI,
+            "--first-party",
+            "--backchannel-logout-uri",
+            receiver.url,
+            "--post-logout-redirect-uri",
+            POST_LOGOUT_URI,
+          ],
+          env,
+        )
+      ).json as typeof confidential;
+      return oidc.discovery(new URL(issuer), created.client_id, { client_secret: created.client_secret, id_token_signed_response_alg: "EdDSA" }, undefined, {
+        execute: [oidc.allowInsecureRequests],
+      });
+    };
+    notified = { wiki: await notifiedApp("Notified wiki"), tracker: await notifiedApp("Notified tracker") };
     rp = await oidc.discovery(
       new URL(issuer),
       confidential.client_id,
@@ -104,6 +135,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   });
 
   afterAll(async () => {
+    await receiver?.close();
     await storage?.close();
     await server?.stop();
     await database?.dispose();
@@ -135,7 +167,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     readonly state: string;
   }
 
-  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}): Promise<Authorization> {
+  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}, browser = new Browser()): Promise<Authorization> {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
@@ -147,7 +179,6 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
       state,
       ...extra,
     });
-    const browser = new Browser();
     const { url: pageUrl } = await browser.follow(url.toString());
     const uid = /^\/authorize\/([\w-]+)$/.exec(new URL(pageUrl).pathname)?.[1];
     expect(uid).toBeDefined();
@@ -163,8 +194,8 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   }
 
   /** The whole front channel: authorization request, Gatehouse session, back at the RP's callback with a code. */
-  async function authorize(config: oidc.Configuration, accessToken: string): Promise<{ callback: URL; flow: Authorization }> {
-    const flow = await startAuthorization(config);
+  async function authorize(config: oidc.Configuration, accessToken: string, browser?: Browser): Promise<{ callback: URL; flow: Authorization }> {
+    const flow = await startAuthorization(config, {}, browser);
     const finished = await finishInteraction(flow, accessToken);
     expect(finished.status).toBe(200);
     const { redirect_to } = (await finished.json()) as { redirect_to: string };
@@ -386,6 +417,54 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
     expect((await finishInteraction(pending, accessToken)).status).toBe(401);
   });
+
+  it.runIf(enabled)("ending the Gatehouse session sends each app signed in from it a verified logout token (back-channel); its tokens then stop", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const { callback, flow } = await authorize(notified.wiki, accessToken);
+    const tokens = await oidc.authorizationCodeGrant(notified.wiki, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    await api.auth.logout({}, bearer(accessToken));
+    const logoutToken = await receiver.next(notified.wiki.clientMetadata().client_id);
+    expect(logoutToken).toMatchObject({ iss: issuer, sub: tokens.claims()!.sub });
+    await expect(oidc.refreshTokenGrant(notified.wiki, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+  });
+
+  it.runIf(enabled)(
+    "RP-initiated logout: the app's end_session request, confirmed, ends the Gatehouse session and tells every app signed in from it",
+    async () => {
+      const accessToken = await signIn("ada@example.com", "+15551234567");
+      const wiki = await authorize(notified.wiki, accessToken);
+      const wikiTokens = await oidc.authorizationCodeGrant(notified.wiki, wiki.callback, {
+        pkceCodeVerifier: wiki.flow.verifier,
+        expectedState: wiki.flow.state,
+      });
+      // Another browser (no provider session in common), the same Gatehouse session.
+      const tracker = await authorize(notified.tracker, accessToken);
+      await oidc.authorizationCodeGrant(notified.tracker, tracker.callback, { pkceCodeVerifier: tracker.flow.verifier, expectedState: tracker.flow.state });
+
+      const endSession = oidc.buildEndSessionUrl(notified.wiki, {
+        id_token_hint: wikiTokens.id_token!,
+        post_logout_redirect_uri: POST_LOGOUT_URI,
+        state: "bye",
+      });
+      const confirm = await wiki.flow.browser.request(endSession.toString());
+      const page = await confirm.text();
+      expect(page).toContain("Sign out of Gatehouse?");
+      const action = /<form[^>]*action="([^"]+)"/.exec(page)![1]!;
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)![1]!;
+      const done = await wiki.flow.browser.request(new URL(action, issuer).toString(), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ xsrf, logout: "yes" }).toString(),
+      });
+      expect([done.status, done.headers.get("location")]).toEqual([303, `${POST_LOGOUT_URI}?state=bye`]);
+      await expect(api.account.listSessions({}, bearer(accessToken))).rejects.toThrow();
+      const audiences = [
+        (await receiver.next(notified.wiki.clientMetadata().client_id)).aud,
+        (await receiver.next(notified.tracker.clientMetadata().client_id)).aud,
+      ];
+      expect(audiences).toEqual([notified.wiki.clientMetadata().client_id, notified.tracker.clientMetadata().client_id]);
+    },
+  );
 });
 
 describe("the OpenID Provider's POST endpoints under RATE_LIMIT_IP_PER_MINUTE", () => {

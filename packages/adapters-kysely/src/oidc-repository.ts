@@ -59,5 +59,9 @@ export function createOidcRepository(db: Kysely<Database>): OidcStore {
     async revokeByGrantId(grantId) {
       await db.deleteFrom("oidc_records").where("grant_id", "=", grantId).execute();
     },
+    async listByModel(model, afterId, limit, now) {
+      const page = afterId === null ? live(model, now) : live(model, now).where("id", ">", afterId);
+      return (await page.orderBy("id").limit(limit).execute()).map(toRecord);
+    },
   };
 }

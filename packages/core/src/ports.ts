@@ -732,6 +732,8 @@ export interface OidcStore {
   destroy(model: string, id: string): Promise<void>;
   /** Removes every record of the grant, whatever its model. */
   revokeByGrantId(grantId: string): Promise<void>;
+  /** Up to `limit` live records of the model with an id after `afterId` (null: from the first), by id: a sweep's page. */
+  listByModel(model: string, afterId: string | null, limit: number, now: EpochMs): Promise<OidcRecord[]>;
 }
 
 export interface Stores {

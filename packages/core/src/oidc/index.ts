@@ -7,6 +7,7 @@ export {
   type OidcAccountClaims,
   type OidcApi,
   type OidcClientOrg,
+  type OidcGrantBinding,
   type OidcSignIn,
   type OidcSignInOutcome,
   type OidcSignInRequest,

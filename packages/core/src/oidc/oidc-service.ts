@@ -32,6 +32,10 @@ export interface NewOidcClient {
   readonly firstParty: boolean;
   /** A browser or native app that cannot keep a secret: no secret, PKCE only. */
   readonly public: boolean;
+  /** Where the app is told (a logout token) that the Gatehouse session its sign-in came from ended. */
+  readonly backchannelLogoutUri?: string;
+  /** Where RP-initiated logout may send the browser afterwards, matched exactly. */
+  readonly postLogoutRedirectUris?: readonly string[];
 }
 
 export interface CreatedOidcClient {
@@ -72,6 +76,11 @@ export interface OidcSignInRequest {
 /** The sign-in when the session meets the request; otherwise what the member can do about it (assurance.ts). */
 export type OidcSignInOutcome = { readonly kind: "signed_in"; readonly signIn: OidcSignIn } | Exclude<AssuranceOutcome, { kind: "met" }>;
 
+export interface OidcGrantBinding {
+  readonly grantId: string;
+  readonly sessionId: string;
+}
+
 /** The org a client's sign-in is for, as the sign-in page shows and prefills it. */
 export interface OidcClientOrg {
   readonly orgId: string;
@@ -95,6 +104,15 @@ export interface OidcApi {
    * `max_age` (audited), or what is missing; throws `unauthenticated` for any other token or org.
    */
   signInFromSession(accessToken: string, request: OidcSignInRequest): Promise<OidcSignInOutcome>;
+  /** A page of the grants bound to a Gatehouse session (`bindGrant`), by grant id: the back-channel logout sweep reads them. */
+  grantBindings(input: { readonly afterId: string | null; readonly limit: number }): Promise<readonly OidcGrantBinding[]>;
+  /** Forgets a grant's binding (its logout was sent, or the grant is gone). */
+  unbindGrant(grantId: string): Promise<void>;
+  /**
+   * The member signed out at an app (RP-initiated logout): ends the Gatehouse session the grant was signed in from,
+   * if it is still live and the member's (audited `session.revoked`, reason `oidc_logout`).
+   */
+  endSessionOfGrant(input: { readonly grantId: string; readonly orgId: string; readonly userId: string }): Promise<void>;
   /** The org a client belongs to, for the sign-in page; null for an unknown org. */
   clientOrg(orgId: string): Promise<OidcClientOrg | null>;
 }
@@ -130,6 +148,8 @@ export function createOidcApi(ctx: Context): OidcApi {
         throw invalidArgument("name", `must be 1 to ${MAX_NAME_LENGTH} printable characters`);
       }
       const redirectUris = requireRedirectUris(client.redirectUris);
+      const backchannelLogoutUri = client.backchannelLogoutUri === undefined ? undefined : requireAppUri("backchannel_logout_uri", client.backchannelLogoutUri);
+      const postLogoutRedirectUris = (client.postLogoutRedirectUris ?? []).map((uri) => requireAppUri("post_logout_redirect_uris", uri));
       const clientId = CLIENT_ID_PREFIX + Buffer.from(ctx.random.bytes(16)).toString("base64url");
       const clientSecret = client.public ? null : CLIENT_SECRET_PREFIX + Buffer.from(ctx.random.bytes(32)).toString("base64url");
       const now = ctx.clock.now();
@@ -138,6 +158,8 @@ export function createOidcApi(ctx: Context): OidcApi {
         client_name: name,
         ...(clientSecret === null ? {} : { client_secret: clientSecretHash(clientSecret) }),
         redirect_uris: redirectUris,
+        ...(backchannelLogoutUri === undefined ? {} : { backchannel_logout_uri: backchannelLogoutUri }),
+        ...(postLogoutRedirectUris.length === 0 ? {} : { post_logout_redirect_uris: postLogoutRedirectUris }),
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
         token_endpoint_auth_method: clientSecret === null ? "none" : "client_secret_basic",
@@ -164,8 +186,32 @@ export function createOidcApi(ctx: Context): OidcApi {
 
     account,
 
+    // Not under the grant's id column: the provider's revocation of the grant (a reused code, an RP-initiated logout)
+    // leaves the binding for endSessionOfGrant and the logout sweep to read; it expires with the grant.
     async bindGrant(grantId, sessionId, expiresAt) {
-      await ctx.stores.oidc.upsert({ model: GRANT_SESSION_MODEL, id: grantId, payload: sessionId, grantId, uid: null, userCode: null, expiresAt });
+      await ctx.stores.oidc.upsert({ model: GRANT_SESSION_MODEL, id: grantId, payload: sessionId, grantId: null, uid: null, userCode: null, expiresAt });
+    },
+
+    async grantBindings({ afterId, limit }) {
+      const records = await ctx.stores.oidc.listByModel(GRANT_SESSION_MODEL, afterId, limit, ctx.clock.now());
+      return records.map((record) => ({ grantId: record.id, sessionId: record.payload }));
+    },
+
+    async unbindGrant(grantId) {
+      await ctx.stores.oidc.destroy(GRANT_SESSION_MODEL, grantId);
+    },
+
+    async endSessionOfGrant({ grantId, orgId, userId }) {
+      const now = ctx.clock.now();
+      const bound = await ctx.stores.oidc.find(GRANT_SESSION_MODEL, grantId, now);
+      if (bound === null) return;
+      const sessions = await ctx.stores.sessions.listActiveByUser(orgId, userId, now);
+      if (!sessions.some((session) => session.id === bound.payload)) return;
+      await inTransaction(ctx, async (tx) => {
+        if (!(await tx.stores.sessions.revoke(bound.payload, tx.clock.now()))) return;
+        const subject = { actor: { kind: "user", userId }, orgId, userId } as const;
+        await recordAudit(tx, "session.revoked", subject, { reason: "oidc_logout", sessionId: bound.payload, count: 1 });
+      });
     },
 
     async signInFromSession(accessToken, { orgId, clientId, acrValues, maxAge }) {
@@ -204,12 +250,15 @@ function authTimeOf(createdAt: EpochMs, mfaAt: EpochMs | null): number {
 /** Exact URIs, matched by the provider character for character: https, or http on a loopback host only; no fragment. */
 export function requireRedirectUris(uris: readonly string[]): string[] {
   if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS) throw invalidArgument("redirect_uris", `must be 1 to ${MAX_REDIRECT_URIS} URIs`);
-  return uris.map((uri) => {
-    const parsed = uri.length <= MAX_URI_LENGTH && !/\s/.test(uri) ? URL.parse(uri) : null;
-    const allowed = parsed !== null && (parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)));
-    if (!allowed || parsed.hash !== "" || uri.includes("#")) {
-      throw invalidArgument("redirect_uris", "must be absolute https URIs (http only on a loopback host) without a fragment");
-    }
-    return uri;
-  });
+  return uris.map((uri) => requireAppUri("redirect_uris", uri));
+}
+
+/** An app's URI: absolute https (http only on a loopback host), without a fragment. */
+function requireAppUri(field: string, uri: string): string {
+  const parsed = uri.length <= MAX_URI_LENGTH && !/\s/.test(uri) ? URL.parse(uri) : null;
+  const allowed = parsed !== null && (parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)));
+  if (!allowed || parsed.hash !== "" || uri.includes("#")) {
+    throw invalidArgument(field, "must be absolute https URIs (http only on a loopback host) without a fragment");
+  }
+  return uri;
 }

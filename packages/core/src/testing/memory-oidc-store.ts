@@ -38,5 +38,12 @@ export function createMemoryOidcStore(tables: MemoryTables): OidcStore {
     async revokeByGrantId(grantId) {
       for (const [key, record] of records) if (record.grantId === grantId) records.delete(key);
     },
+    async listByModel(model, afterId, limit, now) {
+      return [...records.values()]
+        .filter((record) => record.model === model && (afterId === null || record.id > afterId))
+        .flatMap((record) => live(record, now) ?? [])
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit);
+    },
   };
 }
