@@ -13,8 +13,8 @@ export interface LogoutToken extends jose.JWTPayload {
 
 export interface LogoutReceiver {
   readonly url: string;
-  /** The next verified logout token for `audience` (one already received first), whatever came for other apps in between. */
-  next(audience: string): Promise<LogoutToken>;
+  /** The next verified logout token for `audience` (and `sub`, if given; one already received first), whatever came for others in between. */
+  next(audience: string, sub?: string): Promise<LogoutToken>;
   close(): Promise<void>;
 }
 
@@ -37,13 +37,17 @@ export async function startLogoutReceiver(issuer: string): Promise<LogoutReceive
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  const unread = (audience: string): number => received.findIndex((token) => jose.decodeJwt(token).aud === audience);
+  const unread = (audience: string, sub: string | undefined): number =>
+    received.findIndex((token) => {
+      const claims = jose.decodeJwt(token);
+      return claims.aud === audience && (sub === undefined || claims.sub === sub);
+    });
 
   return {
     url: `http://127.0.0.1:${port}/backchannel-logout`,
-    async next(audience) {
-      while (unread(audience) === -1) await new Promise<void>((resolve) => waiters.push(resolve));
-      const [token] = received.splice(unread(audience), 1) as [string];
+    async next(audience, sub) {
+      while (unread(audience, sub) === -1) await new Promise<void>((resolve) => waiters.push(resolve));
+      const [token] = received.splice(unread(audience, sub), 1) as [string];
       const { payload } = await jose.jwtVerify(token, keys, { issuer, audience, algorithms: ["EdDSA"], typ: "logout+jwt" });
       if (typeof payload.sub !== "string" || typeof payload.events !== "object" || payload.events === null || !(EVENT in payload.events)) {
         throw new Error("not a logout token");
