@@ -26,11 +26,13 @@ export interface LogoutSweepDeps {
 
 /** One pass over every bound grant; resolves with how many logouts it sent. */
 export async function sweepEndedSignIns(deps: LogoutSweepDeps): Promise<number> {
-  const provider = await deps.provider();
   let sent = 0;
   let afterId: string | null = null;
   for (;;) {
     const page = await deps.gatehouse.oidc.grantBindings({ afterId, limit: PAGE_SIZE });
+    // Built only when some app signed in: a server no app uses never loads the provider's keys for the sweep.
+    if (page.length === 0) return sent;
+    const provider = await deps.provider();
     for (const { grantId } of page) {
       const grant = await provider.Grant.find(grantId);
       if (grant?.accountId === undefined || grant.clientId === undefined) {
