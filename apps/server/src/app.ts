@@ -46,6 +46,8 @@ import { describeDatabase } from "./storage.ts";
 const DEFAULT_WEB_DIST = fileURLToPath(new URL("../dist/web", import.meta.url));
 /** Expired rows are harmless (every read checks expiry) but would grow forever, as would the audit trail; any replica may purge. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
+/** How soon an app hears that the Gatehouse session its sign-in came from ended (docs/oidc.md). */
+const OIDC_LOGOUT_SWEEP_INTERVAL_MS = 5_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -107,6 +109,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       issuer: gatehouse.tokens.issuer,
       factorEncryptionKey: config.factorEncryptionKey,
       behindProxy: config.trustProxyHops > 0,
+      allowLoopbackApps: config.appEnv === "development",
       onUnexpected,
       onEvent: metrics?.oidcEvent,
     },
@@ -167,7 +170,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     }
     if (await httpRoutes(req, res, url)) return;
     if (await oauthRoutes(req, res, url)) return;
-    if (await oidcRoutes(req, res, url)) return;
+    if (await oidcRoutes.serve(req, res, url)) return;
     // The API's and the metrics' namespaces are never the web client's: an unknown path there is a JSON 404, not its HTML.
     if (!isApiPath(url.pathname) && (await staticFiles(req, res))) return;
     answerJson(res, url.pathname, 404, { error: { code: "not_found", message: "not found" } });
@@ -180,6 +183,21 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     );
   }, PURGE_INTERVAL_MS);
   purge.unref();
+
+  // Back-channel logout: any replica may send it (an app may get a logout token twice; each has its own jti).
+  let sweeping = false;
+  const logoutSweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    oidcRoutes
+      .sweepLogouts((error, clientId) => logger.warn({ err: error, clientId }, "back-channel logout not accepted by the app"))
+      .then(
+        (sent) => sent > 0 && logger.info({ sent }, "back-channel logouts sent"),
+        (error: unknown) => logger.warn({ err: error }, "back-channel logout sweep failed"),
+      )
+      .finally(() => (sweeping = false));
+  }, OIDC_LOGOUT_SWEEP_INTERVAL_MS);
+  logoutSweep.unref();
 
   // At debug level a request is also logged as it arrives (method and path, never the query), so an operator or a
   // test can tell that it reached the server, without a line per request at info.
@@ -231,6 +249,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
       }
       logger.info({ timeoutMs: config.shutdownTimeoutMs }, "closing the listener");
       clearInterval(purge);
+      clearInterval(logoutSweep);
       await metricsServer?.close();
       await server.close(config.shutdownTimeoutMs);
       await storage.close();

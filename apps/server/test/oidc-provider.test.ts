@@ -1,14 +1,16 @@
 /**
  * Issue 48 over the wire, on SQLite and on PostgreSQL: a relying party built on `openid-client` (panva's
  * certified RP library) against the real `gatehouse serve`. The member's sign-in is Gatehouse's own
- * (password, then the SMS second factor the org's policy asks for) driven over HTTP, not in Chromium; its
- * access token finishes the provider's interaction as the interaction page's script would.
+ * (password, then the SMS second factor the org's policy asks for) driven over HTTP; its access token
+ * finishes the provider's interaction as the web client's /authorize page does (oidc-sign-in.e2e.test.ts in
+ * apps/web runs the same flow in Chromium).
  */
 import { createServer } from "node:net";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStorage, type OpenStorage } from "../src/storage.ts";
+import { startLogoutReceiver, type LogoutReceiver } from "./support/logout-receiver.ts";
 import { bearer, clientsFor, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
@@ -16,6 +18,7 @@ import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
 const PASSWORD = "correct horse battery";
 const REDIRECT_URI = "https://app.example.test/callback";
+const POST_LOGOUT_URI = "https://app.example.test/signed-out";
 
 const dialects = await wireDialects("the PostgreSQL variant of the OpenID Provider tests", "gh_i48");
 
@@ -45,11 +48,11 @@ class Browser {
     return response;
   }
 
-  /** Follows redirects from `url` until one leaves the server (the RP's callback) or a page answers. */
+  /** Follows redirects from `url` until one leaves the server (the RP's callback), reaches the web client's /authorize page, or a page answers. */
   async follow(url: string): Promise<{ url: string; response: Response | null }> {
     let current = url;
     for (let hop = 0; hop < 10; hop += 1) {
-      if (!current.startsWith("http://127.0.0.1")) return { url: current, response: null };
+      if (!current.startsWith("http://127.0.0.1") || new URL(current).pathname.startsWith("/authorize/")) return { url: current, response: null };
       const response = await this.request(current);
       const location = response.headers.get("location");
       if (response.status < 300 || response.status >= 400 || location === null) return { url: current, response };
@@ -71,6 +74,9 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   let confidential: { client_id: string; client_secret: string };
   let publicClient: { client_id: string; client_secret: null };
   let rp: oidc.Configuration;
+  let receiver: LogoutReceiver;
+  /** Two apps told of logouts on the receiver's back-channel URI. */
+  let notified: { wiki: oidc.Configuration; tracker: oidc.Configuration };
 
   beforeAll(async () => {
     if (!enabled) return;
@@ -91,6 +97,32 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
       .json as typeof confidential;
     publicClient = (await runCli(["oidc", "client", "create", orgId, "Dashboard", "--redirect-uri", REDIRECT_URI, "--public"], env))
       .json as typeof publicClient;
+    receiver = await startLogoutReceiver(issuer);
+    const notifiedApp = async (name: string) => {
+      const created = (
+        await runCli(
+          [
+            "oidc",
+            "client",
+            "create",
+            orgId,
+            name,
+            "--redirect-uri",
+            REDIRECT_URI,
+            "--first-party",
+            "--backchannel-logout-uri",
+            receiver.url,
+            "--post-logout-redirect-uri",
+            POST_LOGOUT_URI,
+          ],
+          env,
+        )
+      ).json as typeof confidential;
+      return oidc.discovery(new URL(issuer), created.client_id, { client_secret: created.client_secret, id_token_signed_response_alg: "EdDSA" }, undefined, {
+        execute: [oidc.allowInsecureRequests],
+      });
+    };
+    notified = { wiki: await notifiedApp("Notified wiki"), tracker: await notifiedApp("Notified tracker") };
     rp = await oidc.discovery(
       new URL(issuer),
       confidential.client_id,
@@ -103,6 +135,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   });
 
   afterAll(async () => {
+    await receiver?.close();
     await storage?.close();
     await server?.stop();
     await database?.dispose();
@@ -134,7 +167,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     readonly state: string;
   }
 
-  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}): Promise<Authorization> {
+  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}, browser = new Browser()): Promise<Authorization> {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
@@ -146,11 +179,10 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
       state,
       ...extra,
     });
-    const browser = new Browser();
-    const { url: interactionUrl, response } = await browser.follow(url.toString());
-    expect(response?.status).toBe(200);
-    expect(new URL(interactionUrl).pathname).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
-    return { browser, interactionUrl, verifier, state };
+    const { url: pageUrl } = await browser.follow(url.toString());
+    const uid = /^\/authorize\/([\w-]+)$/.exec(new URL(pageUrl).pathname)?.[1];
+    expect(uid).toBeDefined();
+    return { browser, interactionUrl: `${issuer}/oidc/interaction/${uid}`, verifier, state };
   }
 
   async function finishInteraction(flow: Authorization, accessToken: string, body: object = {}): Promise<Response> {
@@ -162,8 +194,8 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   }
 
   /** The whole front channel: authorization request, Gatehouse session, back at the RP's callback with a code. */
-  async function authorize(config: oidc.Configuration, accessToken: string): Promise<{ callback: URL; flow: Authorization }> {
-    const flow = await startAuthorization(config);
+  async function authorize(config: oidc.Configuration, accessToken: string, browser?: Browser): Promise<{ callback: URL; flow: Authorization }> {
+    const flow = await startAuthorization(config, {}, browser);
     const finished = await finishInteraction(flow, accessToken);
     expect(finished.status).toBe(200);
     const { redirect_to } = (await finished.json()) as { redirect_to: string };
@@ -303,31 +335,54 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     expect((await finishInteraction(flow, otherOrgToken)).status).toBe(401);
   });
 
-  it.runIf(enabled)("the client secret is stored as its hash only; the interaction page runs one script allowed by its hash", async () => {
+  it.runIf(enabled)("the client secret is stored as its hash only; the interaction is read as JSON by the browser that started it", async () => {
     const stored = await storage.stores.oidc.find("Client", confidential.client_id, Date.now());
     expect(stored?.payload).not.toContain(confidential.client_secret);
     expect(JSON.parse(stored!.payload)).toMatchObject({ client_secret: expect.stringMatching(/^[0-9a-f]{64}$/), org_id: orgId, first_party: true });
     const flow = await startAuthorization(rp);
+    const details = await flow.browser.request(flow.interactionUrl, { headers: { accept: "application/json" } });
+    expect(await details.json()).toEqual({
+      client_name: "Wiki",
+      first_party: true,
+      scopes: ["openid", "email", "profile", "offline_access"],
+      org: { id: orgId, name: "Acme", slug: expect.any(String) },
+    });
     const page = await flow.browser.request(flow.interactionUrl);
-    expect(page.headers.get("content-security-policy")).toMatch(
-      /^default-src 'none'; script-src 'sha256-[\w+/=]+'; connect-src 'self'; frame-ancestors 'none'/,
-    );
-    expect(await page.text()).toContain("Sign in with Gatehouse");
-    expect((await fetch(flow.interactionUrl)).status).toBe(400);
+    expect([page.status, page.headers.get("location")]).toEqual([303, new URL(flow.interactionUrl).pathname.replace("/oidc/interaction/", "/authorize/")]);
+    expect((await fetch(flow.interactionUrl, { headers: { accept: "application/json" } })).status).toBe(400);
   });
 
-  it.runIf(enabled)("acr_values: an aal2 session passes with its acr; a password-only session on a trusted device is refused", async () => {
+  it.runIf(enabled)("Deny sends the RP access_denied; an acr the member cannot meet sends it unmet_authentication_requirements", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const denied = await startAuthorization(rp);
+    const deny = await finishInteraction(denied, accessToken, { deny: true });
+    const { url: deniedAt } = await denied.browser.follow(((await deny.json()) as { redirect_to: string }).redirect_to);
+    expect(new URL(deniedAt).searchParams.get("error")).toBe("access_denied");
+
+    const phishingResistant = await startAuthorization(rp, { acr_values: "urn:gatehouse:phr" });
+    const unmet = await finishInteraction(phishingResistant, accessToken);
+    const { url: unmetAt } = await phishingResistant.browser.follow(((await unmet.json()) as { redirect_to: string }).redirect_to);
+    expect(new URL(unmetAt).searchParams.get("error")).toBe("unmet_authentication_requirements");
+    await expect(
+      oidc.authorizationCodeGrant(rp, new URL(unmetAt), { pkceCodeVerifier: phishingResistant.verifier, expectedState: phishingResistant.state }),
+    ).rejects.toMatchObject({ error: "unmet_authentication_requirements" });
+  });
+
+  it.runIf(enabled)("acr_values: an aal2 session passes; a password-only session on a trusted device is asked for a step-up, then passes", async () => {
     const mfaSession = await signIn("cy@example.com", "+15550001111");
     const trustedDeviceSession = await signIn("cy@example.com", "+15550001111");
-    const refused = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
-    const answer = await finishInteraction(refused, trustedDeviceSession);
-    expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([403, "insufficient_assurance"]);
-
+    const passes = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
+    expect((await finishInteraction(passes, mfaSession)).status).toBe(200);
     const flow = await startAuthorization(rp, { acr_values: "urn:gatehouse:aal2" });
-    const finished = await finishInteraction(flow, mfaSession);
+    const asked = await finishInteraction(flow, trustedDeviceSession);
+    expect([asked.status, ((await asked.json()) as { error: string }).error]).toEqual([401, "step_up_required"]);
+    const { mfaRequired } = await api.account.startStepUp({}, bearer(trustedDeviceSession));
+    const challengeId = mfaRequired!.challengeId;
+    const { accessToken: steppedUp } = await api.auth.verifyMFA({ challengeId, otp: (await api.dev.getOTP({ challengeId })).otp });
+    const finished = await finishInteraction(flow, steppedUp);
     const { url } = await flow.browser.follow(((await finished.json()) as { redirect_to: string }).redirect_to);
     const tokens = await oidc.authorizationCodeGrant(rp, new URL(url), { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
-    expect(tokens.claims()).toMatchObject({ acr: "urn:gatehouse:aal2", amr: ["pwd", "sms"] });
+    expect(tokens.claims()).toMatchObject({ acr: "urn:gatehouse:aal2", amr: expect.arrayContaining(["pwd", "sms"]) });
   });
 
   it.runIf(enabled)("the interaction refuses a body that is not small JSON, and an unknown method", async () => {
@@ -362,6 +417,54 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
     await expect(oidc.refreshTokenGrant(rp, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
     expect((await finishInteraction(pending, accessToken)).status).toBe(401);
   });
+
+  it.runIf(enabled)("ending the Gatehouse session sends each app signed in from it a verified logout token (back-channel); its tokens then stop", async () => {
+    const accessToken = await signIn("ada@example.com", "+15551234567");
+    const { callback, flow } = await authorize(notified.wiki, accessToken);
+    const tokens = await oidc.authorizationCodeGrant(notified.wiki, callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state });
+    await api.auth.logout({}, bearer(accessToken));
+    const logoutToken = await receiver.next(notified.wiki.clientMetadata().client_id);
+    expect(logoutToken).toMatchObject({ iss: issuer, sub: tokens.claims()!.sub });
+    await expect(oidc.refreshTokenGrant(notified.wiki, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+  });
+
+  it.runIf(enabled)(
+    "RP-initiated logout: the app's end_session request, confirmed, ends the Gatehouse session and tells every app signed in from it",
+    async () => {
+      const accessToken = await signIn("ada@example.com", "+15551234567");
+      const wiki = await authorize(notified.wiki, accessToken);
+      const wikiTokens = await oidc.authorizationCodeGrant(notified.wiki, wiki.callback, {
+        pkceCodeVerifier: wiki.flow.verifier,
+        expectedState: wiki.flow.state,
+      });
+      // Another browser (no provider session in common), the same Gatehouse session.
+      const tracker = await authorize(notified.tracker, accessToken);
+      await oidc.authorizationCodeGrant(notified.tracker, tracker.callback, { pkceCodeVerifier: tracker.flow.verifier, expectedState: tracker.flow.state });
+
+      const endSession = oidc.buildEndSessionUrl(notified.wiki, {
+        id_token_hint: wikiTokens.id_token!,
+        post_logout_redirect_uri: POST_LOGOUT_URI,
+        state: "bye",
+      });
+      const confirm = await wiki.flow.browser.request(endSession.toString());
+      const page = await confirm.text();
+      expect(page).toContain("Sign out of Gatehouse?");
+      const action = /<form[^>]*action="([^"]+)"/.exec(page)![1]!;
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)![1]!;
+      const done = await wiki.flow.browser.request(new URL(action, issuer).toString(), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ xsrf, logout: "yes" }).toString(),
+      });
+      expect([done.status, done.headers.get("location")]).toEqual([303, `${POST_LOGOUT_URI}?state=bye`]);
+      await expect(api.account.listSessions({}, bearer(accessToken))).rejects.toThrow();
+      const audiences = [
+        (await receiver.next(notified.wiki.clientMetadata().client_id)).aud,
+        (await receiver.next(notified.tracker.clientMetadata().client_id)).aud,
+      ];
+      expect(audiences).toEqual([notified.wiki.clientMetadata().client_id, notified.tracker.clientMetadata().client_id]);
+    },
+  );
 });
 
 describe("the OpenID Provider's POST endpoints under RATE_LIMIT_IP_PER_MINUTE", () => {

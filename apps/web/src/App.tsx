@@ -5,6 +5,7 @@ import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { ForgotPasswordPage } from "./pages/account/ForgotPasswordPage.tsx";
 import { ResetPasswordPage } from "./pages/account/ResetPasswordPage.tsx";
 import { VerifyEmailPage } from "./pages/account/VerifyEmailPage.tsx";
+import { AUTHORIZE_PREFIX, AuthorizePage } from "./pages/authorize/AuthorizePage.tsx";
 import { BrowserPage } from "./pages/BrowserPage.tsx";
 import { ExtensionConnectPage } from "./pages/extension/ExtensionConnectPage.tsx";
 import { HomePage } from "./pages/HomePage.tsx";
@@ -17,6 +18,7 @@ import { useLocation } from "./router.tsx";
 export function App(): ReactNode {
   const { pathname } = useLocation();
   const path = pathname.replace(/\/+$/, "") || "/";
+  if (path.startsWith(AUTHORIZE_PREFIX)) return <AuthorizePage key={path} uid={path.slice(AUTHORIZE_PREFIX.length)} />;
   if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage />;
   switch (path) {
     case "/":

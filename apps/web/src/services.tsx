@@ -1,3 +1,4 @@
+import { createOidcInteractionClient, type OidcInteractionClient } from "./api/oidc-interaction.ts";
 import { createContext, useContext, useSyncExternalStore } from "react";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { createAccountClient } from "./api/account-client.ts";
@@ -25,6 +26,8 @@ export interface AppServices {
   readonly account: AccountClient;
   /** AdminService for the session's org (the console at /admin). */
   readonly admin: AdminClient;
+  /** The OpenID Provider's interaction (/authorize/:uid). */
+  readonly oidc: OidcInteractionClient;
   /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
@@ -105,6 +108,7 @@ export function createAppServices(win: Window, options: ServicesOptions = {}): A
     account: createAccountClient(transport),
     admin: createAdminClient(transport, () => sessions.get()?.orgId ?? ""),
     fetch: fetchImpl,
+    oidc: createOidcInteractionClient(fetchImpl, win.location.origin),
     lastOrg,
     registrantProof: createRegistrantProofStore(storageOrNull(() => win.sessionStorage)),
   };

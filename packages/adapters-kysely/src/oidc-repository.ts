@@ -50,9 +50,6 @@ export function createOidcRepository(db: Kysely<Database>): OidcStore {
       const row = await live(model, now).where("user_code", "=", userCode).limit(1).executeTakeFirst();
       return row === undefined ? null : toRecord(row);
     },
-    async list(model, now) {
-      return (await live(model, now).orderBy("id").execute()).map(toRecord);
-    },
     async consume(model, id, at) {
       await db.updateTable("oidc_records").set({ consumed_at: at }).where("model", "=", model).where("id", "=", id).where("consumed_at", "is", null).execute();
     },
@@ -61,6 +58,10 @@ export function createOidcRepository(db: Kysely<Database>): OidcStore {
     },
     async revokeByGrantId(grantId) {
       await db.deleteFrom("oidc_records").where("grant_id", "=", grantId).execute();
+    },
+    async listByModel(model, afterId, limit, now) {
+      const page = afterId === null ? live(model, now) : live(model, now).where("id", ">", afterId);
+      return (await page.orderBy("id").limit(limit).execute()).map(toRecord);
     },
   };
 }

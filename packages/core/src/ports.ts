@@ -748,13 +748,13 @@ export interface OidcStore {
   find(model: string, id: string, now: EpochMs): Promise<OidcRecord | null>;
   findByUid(model: string, uid: string, now: EpochMs): Promise<OidcRecord | null>;
   findByUserCode(model: string, userCode: string, now: EpochMs): Promise<OidcRecord | null>;
-  /** Every live record of the model, ordered by id in the database's collation (for clients: registered by admins, so a bounded set). */
-  list(model: string, now: EpochMs): Promise<OidcRecord[]>;
   /** Marks it consumed at `at` (the first consumption's time stays). */
   consume(model: string, id: string, at: EpochMs): Promise<void>;
   destroy(model: string, id: string): Promise<void>;
   /** Removes every record of the grant, whatever its model. */
   revokeByGrantId(grantId: string): Promise<void>;
+  /** Up to `limit` live records of the model with an id after `afterId` (null: from the first), by id: a sweep's page. */
+  listByModel(model: string, afterId: string | null, limit: number, now: EpochMs): Promise<OidcRecord[]>;
 }
 
 export interface Stores {

@@ -23,6 +23,8 @@ export const OPTIONS = {
   "update-url": { type: "string" },
   "redirect-uri": { type: "string", multiple: true },
   "first-party": { type: "boolean" },
+  "backchannel-logout-uri": { type: "string" },
+  "post-logout-redirect-uri": { type: "string", multiple: true },
   public: { type: "boolean" },
   pairwise: { type: "boolean" },
   help: { type: "boolean", short: "h" },

@@ -13,6 +13,8 @@ export const OIDC_COMMANDS: Readonly<Record<string, Command>> = {
       "first-party": ["", "the org's own app: its members are not asked to consent"],
       public: ["", "a browser or native app that keeps no secret (PKCE alone)"],
       pairwise: ["", "a pairwise `sub` for this app's sector (its redirect URIs' one host) instead of the user id"],
+      "backchannel-logout-uri": ["<uri>", "where the app gets a logout token when the Gatehouse session its sign-in came from ends"],
+      "post-logout-redirect-uri": ["<uri>", "where the app's logout request may send the browser afterwards (repeat it for several)"],
     },
     output: '{"client_id", "client_secret" (shown this once: only its hash is stored; null for --public)}',
     run: async ({ args, values, gatehouse }) => {
@@ -25,6 +27,8 @@ export const OIDC_COMMANDS: Readonly<Record<string, Command>> = {
         firstParty: values["first-party"] === true,
         public: values.public === true,
         pairwise: values.pairwise === true,
+        ...(values["backchannel-logout-uri"] === undefined ? {} : { backchannelLogoutUri: values["backchannel-logout-uri"] }),
+        postLogoutRedirectUris: values["post-logout-redirect-uri"] ?? [],
       });
       return { client_id: created.clientId, client_secret: created.clientSecret };
     },

@@ -4,7 +4,7 @@
  * keys of `/.well-known/jwks.json`, and every sign-in taken from a live Gatehouse session (interaction.ts).
  */
 import { hkdfSync } from "node:crypto";
-import { clientSecretMatches, GATEHOUSE_CLIENT_FIELDS, pairwiseSubject, type Clock, type Gatehouse, type OidcStore } from "@gatehouse/core";
+import { clientSecretMatches, GATEHOUSE_CLIENT_FIELDS, OIDC_ACR_VALUES, pairwiseSubject, type Clock, type Gatehouse, type OidcStore } from "@gatehouse/core";
 import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import { oidcAdapter } from "./adapter.ts";
 import { observeProviderEvents, type OidcEventSinks } from "./events.ts";
@@ -13,7 +13,6 @@ import { observeProviderEvents, type OidcEventSinks } from "./events.ts";
 export const OIDC_PREFIX = "/oidc";
 export const INTERACTION_PREFIX = `${OIDC_PREFIX}/interaction/`;
 export const GRANT_TTL_S = 30 * 24 * 60 * 60;
-export const ACR_VALUES = ["urn:gatehouse:aal1", "urn:gatehouse:aal2"];
 
 const MINUTE_S = 60;
 const DAY_S = 24 * 60 * MINUTE_S;
@@ -28,6 +27,11 @@ export interface OidcProviderOptions {
   readonly factorEncryptionKey: Uint8Array | undefined;
   /** Behind TRUST_PROXY_HOPS proxies: the provider reads X-Forwarded-Proto and -Host. */
   readonly behindProxy: boolean;
+  /**
+   * APP_ENV=development: back-channel logout tokens may go to an app on a loopback host (a local app). Otherwise the
+   * library's SSRF protection refuses every special-use address (loopback, private, link-local).
+   */
+  readonly allowLoopbackApps: boolean;
   /** Told of the provider's own server errors (it answers them with a generic 500). */
   readonly onUnexpected: (error: unknown, where: string) => void;
   /** Each provider event of a client, for the metrics. */
@@ -38,6 +42,28 @@ export interface OidcProviderOptions {
 export function orgOfClient(client: { metadata(): Record<string, unknown> } | undefined): string | null {
   const orgId = client?.metadata().org_id;
   return typeof orgId === "string" ? orgId : null;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** The library's fetch (its SSRF guard is the dispatcher it passes), without the guard for a loopback host only. */
+function fetchAllowingLoopback(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const url = input instanceof Request ? input.url : input;
+  if (init === undefined || !LOOPBACK_HOSTS.has(new URL(url).hostname)) return fetch(input, init);
+  return fetch(input, { ...init, dispatcher: undefined } as RequestInit);
+}
+
+const PAGE_HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">';
+
+/** The confirmation of an app's logout request: the library's form (its xsrf field) and two plain buttons, no script. */
+async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
+  ctx.type = "html";
+  ctx.body = `${PAGE_HEAD}<title>Sign out of Gatehouse</title></head><body><main><h1>Sign out of Gatehouse?</h1><p>You will be signed out of Gatehouse in this browser and of the apps you signed in to with it.</p>${form}<button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button> <button type="submit" form="op.logoutForm">No, stay signed in</button></main></body></html>`;
+}
+
+async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
+  ctx.type = "html";
+  ctx.body = `${PAGE_HEAD}<title>Signed out</title></head><body><main><h1>Signed out</h1><p>You are signed out of Gatehouse in this browser.</p></main></body></html>`;
 }
 
 export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: object[] }): Provider {
@@ -120,7 +146,7 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
       requestObjectSigningAlgValues: ["EdDSA"],
       clientAuthSigningAlgValues: ["EdDSA"],
     },
-    acrValues: ACR_VALUES,
+    acrValues: [...OIDC_ACR_VALUES],
     allowOmittingSingleRegisteredRedirectUri: false,
     extraClientMetadata: {
       properties: [...GATEHOUSE_CLIENT_FIELDS],
@@ -133,8 +159,10 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
       devInteractions: { enabled: false },
       userinfo: { enabled: true },
       revocation: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      backchannelLogout: { enabled: true },
     },
+    ...(options.allowLoopbackApps ? { fetch: fetchAllowingLoopback } : {}),
     clientBasedCORS: (_ctx, origin, client) => client.redirectUris?.some((uri) => URL.parse(uri)?.origin === origin) ?? false,
     rotateRefreshToken: () => true,
     ttl: {
@@ -165,6 +193,21 @@ export function createOidcProvider(options: OidcProviderOptions, jwks: { keys: o
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.behindProxy;
+  // Signing out at an app ("Yes, sign me out" after its end_session request) ends the Gatehouse sessions its
+  // sign-ins came from; the logout sweep then tells the other apps signed in from them (logout-sweep.ts).
+  // Around the confirmation, so the sessions have ended before the browser is sent on.
+  provider.use(async (ctx, next) => {
+    await next();
+    const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC["oidc"] | undefined;
+    if (oidc?.route !== "end_session_confirm" || oidc.params?.logout === undefined || oidc.session?.accountId === undefined) return;
+    const { accountId, authorizations } = oidc.session;
+    await Promise.all(
+      Object.entries(authorizations ?? {}).map(async ([clientId, { grantId }]) => {
+        const orgId = orgOfClient(await provider.Client.find(clientId));
+        if (grantId !== undefined && orgId !== null) await gatehouse.oidc.endSessionOfGrant({ grantId, orgId, userId: accountId });
+      }),
+    );
+  });
   provider.on("server_error", (ctx: KoaContextWithOIDC, error: unknown) => options.onUnexpected(error, ctx.path));
   observeProviderEvents(provider, { gatehouse, onEvent: options.onEvent, onUnexpected: options.onUnexpected });
   // Clients store SHA-256 of their secret (core oidc/client-secret.ts); the library's own comparison would need it in clear.

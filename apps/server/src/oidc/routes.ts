@@ -10,6 +10,7 @@ import type { RateLimiter } from "@gatehouse/core";
 import { addressGroup, type NodeResponse } from "@gatehouse/transport-connect";
 import type Provider from "oidc-provider";
 import { serveInteraction } from "./interaction.ts";
+import { sweepEndedSignIns } from "./logout-sweep.ts";
 import { createOidcProvider, INTERACTION_PREFIX, OIDC_PREFIX, type OidcProviderOptions } from "./provider.ts";
 
 const DISCOVERY_PATH = "/.well-known/openid-configuration";
@@ -17,7 +18,11 @@ const UID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => unknown;
 
-export type OidcRoutes = (req: IncomingMessage | Http2ServerRequest, res: NodeResponse, url: URL) => Promise<boolean>;
+export interface OidcRoutes {
+  readonly serve: (req: IncomingMessage | Http2ServerRequest, res: NodeResponse, url: URL) => Promise<boolean>;
+  /** One back-channel logout pass (logout-sweep.ts); how many logout tokens it sent. */
+  readonly sweepLogouts: (onDeliveryFailed: (error: unknown, clientId: string) => void) => Promise<number>;
+}
 
 export function isOidcPath(pathname: string): boolean {
   return pathname === DISCOVERY_PATH || pathname === OIDC_PREFIX || pathname.startsWith(`${OIDC_PREFIX}/`);
@@ -47,7 +52,7 @@ export function createOidcRoutes(options: OidcProviderOptions, rateLimit: OidcRa
     return current;
   }
 
-  return async (req, written, url) => {
+  const serve: OidcRoutes["serve"] = async (req, written, url) => {
     if (!isOidcPath(url.pathname)) return false;
     // The server's fallback is handed its real http or http2 response; the transport's type names only what its own routes use.
     const res = written as ServerResponse | Http2ServerResponse;
@@ -80,5 +85,10 @@ export function createOidcRoutes(options: OidcProviderOptions, rateLimit: OidcRa
     const { callback } = await provider();
     await callback(req, res);
     return true;
+  };
+  return {
+    serve,
+    sweepLogouts: (onDeliveryFailed) =>
+      sweepEndedSignIns({ gatehouse: options.gatehouse, store: options.store, provider: async () => (await provider()).provider, onDeliveryFailed }),
   };
 }

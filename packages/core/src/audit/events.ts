@@ -45,6 +45,8 @@ export type SessionRevocationReason =
   | "device_trust_revoked"
   | "password_changed"
   | "factors_reset"
+  /** The member signed out at an app (OpenID Connect RP-initiated logout): the Gatehouse session its sign-in came from ends too. */
+  | "oidc_logout"
   /** A refresh from a new country or network that the org's risk policy, in `enforce`, stepped up or blocked. */
   | "risk"
   /** The owner answered "This wasn't me" on one of their sign-ins (risk/owner-answers.ts). */

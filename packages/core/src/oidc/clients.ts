@@ -16,6 +16,7 @@ const CLIENT_SECRET_PREFIX = "gh_oidcs_";
 const CLIENT_ID_PATTERN = /^gh_oidc_[A-Za-z0-9_-]{22}$/;
 const MAX_NAME_LENGTH = 100;
 const MAX_REDIRECT_URIS = 10;
+const CLIENT_PAGE = 500;
 const MAX_URI_LENGTH = 2048;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 export const OIDC_CLIENT_MODEL = "Client";
@@ -31,6 +32,10 @@ export interface NewOidcClient {
   readonly public: boolean;
   /** `sub` differs per sector (the redirect URIs' one host) and per user: apps of two sectors cannot match their users by it. */
   readonly pairwise?: boolean;
+  /** Where the app is told (a logout token) that the Gatehouse session its sign-in came from ended. */
+  readonly backchannelLogoutUri?: string;
+  /** Where RP-initiated logout may send the browser afterwards, matched exactly. */
+  readonly postLogoutRedirectUris?: readonly string[];
 }
 
 export interface CreatedOidcClient {
@@ -96,14 +101,17 @@ function newSecret(ctx: Context): string {
 /** Exact URIs, matched by the provider character for character: https, or http on a loopback host only; no fragment. */
 export function requireRedirectUris(uris: readonly string[]): string[] {
   if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS) throw invalidArgument("redirect_uris", `must be 1 to ${MAX_REDIRECT_URIS} URIs`);
-  return uris.map((uri) => {
-    const parsed = uri.length <= MAX_URI_LENGTH && !/\s/.test(uri) ? URL.parse(uri) : null;
-    const allowed = parsed !== null && (parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)));
-    if (!allowed || parsed.hash !== "" || uri.includes("#")) {
-      throw invalidArgument("redirect_uris", "must be absolute https URIs (http only on a loopback host) without a fragment");
-    }
-    return uri;
-  });
+  return uris.map((uri) => requireAppUri("redirect_uris", uri));
+}
+
+/** An app's URI: absolute https (http only on a loopback host), without a fragment. */
+function requireAppUri(field: string, uri: string): string {
+  const parsed = uri.length <= MAX_URI_LENGTH && !/\s/.test(uri) ? URL.parse(uri) : null;
+  const allowed = parsed !== null && (parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)));
+  if (!allowed || parsed.hash !== "" || uri.includes("#")) {
+    throw invalidArgument(field, "must be absolute https URIs (http only on a loopback host) without a fragment");
+  }
+  return uri;
 }
 
 /**
@@ -143,6 +151,8 @@ export function createOidcClientsApi(ctx: Context): OidcClientsApi {
         throw invalidArgument("name", `must be 1 to ${MAX_NAME_LENGTH} printable characters`);
       }
       const redirectUris = requireRedirectUris(client.redirectUris);
+      const backchannelLogoutUri = client.backchannelLogoutUri === undefined ? undefined : requireAppUri("backchannel_logout_uri", client.backchannelLogoutUri);
+      const postLogoutRedirectUris = (client.postLogoutRedirectUris ?? []).map((uri) => requireAppUri("post_logout_redirect_uris", uri));
       const pairwise = client.pairwise === true;
       requireOneSector(redirectUris, pairwise);
       const clientId = CLIENT_ID_PREFIX + Buffer.from(ctx.random.bytes(16)).toString("base64url");
@@ -152,6 +162,8 @@ export function createOidcClientsApi(ctx: Context): OidcClientsApi {
         client_name: name,
         ...(clientSecret === null ? {} : { client_secret: clientSecretHash(clientSecret) }),
         redirect_uris: redirectUris,
+        ...(backchannelLogoutUri === undefined ? {} : { backchannel_logout_uri: backchannelLogoutUri }),
+        ...(postLogoutRedirectUris.length === 0 ? {} : { post_logout_redirect_uris: postLogoutRedirectUris }),
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
         token_endpoint_auth_method: clientSecret === null ? "none" : "client_secret_basic",
@@ -176,7 +188,13 @@ export function createOidcClientsApi(ctx: Context): OidcClientsApi {
 
     async listClients(actor, { orgId }) {
       await requireOrgAdmin(ctx, actor, orgId);
-      const records = await ctx.stores.oidc.list(OIDC_CLIENT_MODEL, ctx.clock.now());
+      const now = ctx.clock.now();
+      const records: OidcRecord[] = [];
+      // Every org's clients in pages (clients are registered by admins: a bounded set), this org's kept below.
+      for (let page = await ctx.stores.oidc.listByModel(OIDC_CLIENT_MODEL, null, CLIENT_PAGE, now); page.length > 0;) {
+        records.push(...page);
+        page = page.length < CLIENT_PAGE ? [] : await ctx.stores.oidc.listByModel(OIDC_CLIENT_MODEL, page.at(-1)!.id, CLIENT_PAGE, now);
+      }
       // By id in code-unit order here, whatever the database's collation does with mixed case.
       return records
         .map((record) => viewOf(JSON.parse(record.payload) as OidcClientMetadata))

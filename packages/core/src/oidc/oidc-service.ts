@@ -3,7 +3,8 @@
  * one org, the account behind a `sub` while its user is enabled and still a member, and a sign-in finished
  * from a Gatehouse session of the client's org, carrying what that session proved.
  */
-import { recordAuditAlone } from "../audit/record.ts";
+import { recordAudit, recordAuditAlone } from "../audit/record.ts";
+import { inTransaction } from "../stores/unit-of-work.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { EpochMs, OrgRole } from "../model.ts";
@@ -11,6 +12,7 @@ import { ACR_OF_AAL } from "../tokens/access-jwt.ts";
 import { authenticate } from "../sign-in/sessions.ts";
 import { createOidcClientsApi, OIDC_CLIENT_MODEL, type OidcClientsApi } from "./clients.ts";
 import type { OidcClientMetadata } from "./records.ts";
+import { assuranceFor, type AssuranceOutcome } from "./assurance.ts";
 
 /** Gatehouse's own record beside the provider's: which Gatehouse session a grant's tokens came from. */
 export const GRANT_SESSION_MODEL = "GatehouseSessionOfGrant";
@@ -42,6 +44,31 @@ export type OidcProviderEvent = { readonly clientId: string; readonly userId: st
   | { readonly kind: "logged_out"; readonly via: "rp_initiated" | "back_channel" }
 );
 
+/** What the RP asked of the sign-in (its `acr_values` and `max_age`), and for which client of which org. */
+export interface OidcSignInRequest {
+  readonly orgId: string;
+  readonly clientId: string;
+  readonly acrValues: readonly string[];
+  /** Seconds, if the RP sent `max_age`. */
+  readonly maxAge: number | undefined;
+}
+
+/** The sign-in when the session meets the request; otherwise what the member can do about it (assurance.ts). */
+export type OidcSignInOutcome = { readonly kind: "signed_in"; readonly signIn: OidcSignIn } | Exclude<AssuranceOutcome, { kind: "met" }>;
+
+export interface OidcGrantBinding {
+  readonly grantId: string;
+  readonly sessionId: string;
+}
+
+/** The org a client's sign-in is for, as the sign-in page shows and prefills it. */
+export interface OidcClientOrg {
+  readonly orgId: string;
+  readonly name: string;
+  /** What the member types at sign-in; null for an org created before slugs. */
+  readonly slug: string | null;
+}
+
 export interface OidcApi extends OidcClientsApi {
   /**
    * The account's claims while the user is enabled and a member of `orgId`, and, for a token of a grant, while
@@ -50,8 +77,22 @@ export interface OidcApi extends OidcClientsApi {
   account(orgId: string, userId: string, grantId?: string): Promise<OidcAccountClaims | null>;
   /** Ties the provider's grant to the Gatehouse session it was signed in from, until `expiresAt`. */
   bindGrant(grantId: string, sessionId: string, expiresAt: EpochMs): Promise<void>;
-  /** The sign-in a Gatehouse access token of `orgId` proves for `clientId` (audited); throws `unauthenticated` for any other token or org. */
-  signInFromSession(accessToken: string, orgId: string, clientId: string): Promise<OidcSignIn>;
+  /**
+   * The sign-in a Gatehouse access token of `orgId` proves for `clientId` when it meets the RP's `acr_values` and
+   * `max_age` (audited), or what is missing; throws `unauthenticated` for any other token or org.
+   */
+  signInFromSession(accessToken: string, request: OidcSignInRequest): Promise<OidcSignInOutcome>;
+  /** A page of the grants bound to a Gatehouse session (`bindGrant`), by grant id: the back-channel logout sweep reads them. */
+  grantBindings(input: { readonly afterId: string | null; readonly limit: number }): Promise<readonly OidcGrantBinding[]>;
+  /** Forgets a grant's binding (its logout was sent, or the grant is gone). */
+  unbindGrant(grantId: string): Promise<void>;
+  /**
+   * The member signed out at an app (RP-initiated logout): ends the Gatehouse session the grant was signed in from,
+   * if it is still live and the member's (audited `session.revoked`, reason `oidc_logout`).
+   */
+  endSessionOfGrant(input: { readonly grantId: string; readonly orgId: string; readonly userId: string }): Promise<void>;
+  /** The org a client belongs to, for the sign-in page; null for an unknown org. */
+  clientOrg(orgId: string): Promise<OidcClientOrg | null>;
   /** Whether an RP's `org` parameter (an org id or slug) names `orgId`, the client's org. */
   isClientOrg(input: { readonly orgId: string; readonly reference: string }): Promise<boolean>;
   /** Audits a provider event with the client's org; an event of a client deleted meanwhile is dropped. */
@@ -113,26 +154,59 @@ export function createOidcApi(ctx: Context): OidcApi {
     },
     account,
 
+    // Not under the grant's id column: the provider's revocation of the grant (a reused code, an RP-initiated logout)
+    // leaves the binding for endSessionOfGrant and the logout sweep to read; it expires with the grant.
     async bindGrant(grantId, sessionId, expiresAt) {
-      await ctx.stores.oidc.upsert({ model: GRANT_SESSION_MODEL, id: grantId, payload: sessionId, grantId, uid: null, userCode: null, expiresAt });
+      await ctx.stores.oidc.upsert({ model: GRANT_SESSION_MODEL, id: grantId, payload: sessionId, grantId: null, uid: null, userCode: null, expiresAt });
     },
 
-    async signInFromSession(accessToken, orgId, clientId) {
+    async grantBindings({ afterId, limit }) {
+      const records = await ctx.stores.oidc.listByModel(GRANT_SESSION_MODEL, afterId, limit, ctx.clock.now());
+      return records.map((record) => ({ grantId: record.id, sessionId: record.payload }));
+    },
+
+    async unbindGrant(grantId) {
+      await ctx.stores.oidc.destroy(GRANT_SESSION_MODEL, grantId);
+    },
+
+    async endSessionOfGrant({ grantId, orgId, userId }) {
+      const now = ctx.clock.now();
+      const bound = await ctx.stores.oidc.find(GRANT_SESSION_MODEL, grantId, now);
+      if (bound === null) return;
+      const sessions = await ctx.stores.sessions.listActiveByUser(orgId, userId, now);
+      if (!sessions.some((session) => session.id === bound.payload)) return;
+      await inTransaction(ctx, async (tx) => {
+        if (!(await tx.stores.sessions.revoke(bound.payload, tx.clock.now()))) return;
+        const subject = { actor: { kind: "user", userId }, orgId, userId } as const;
+        await recordAudit(tx, "session.revoked", subject, { reason: "oidc_logout", sessionId: bound.payload, count: 1 });
+      });
+    },
+
+    async signInFromSession(accessToken, { orgId, clientId, acrValues, maxAge }) {
       const principal = await authenticate(ctx, accessToken);
       if (principal.orgId !== orgId || (await account(orgId, principal.userId)) === null) throw new GatehouseError("unauthenticated");
-      const sessions = await ctx.stores.sessions.listActiveByUser(orgId, principal.userId, ctx.clock.now());
+      const now = ctx.clock.now();
+      const sessions = await ctx.stores.sessions.listActiveByUser(orgId, principal.userId, now);
       const session = sessions.find((candidate) => candidate.id === principal.sessionId);
       if (session === undefined) throw new GatehouseError("unauthenticated");
-      const acr = ACR_OF_AAL[principal.aal];
+      const authTime = authTimeOf(session.createdAt, principal.mfaAt);
+      const hasPasskey = (await ctx.stores.passkeys.list(principal.userId)).length > 0;
+      const outcome = assuranceFor(
+        { acr: ACR_OF_AAL[principal.aal], amr: principal.amr, authTime },
+        { acrValues, maxAge, now: Math.floor(now / 1000), hasPasskey },
+      );
+      if (outcome.kind !== "met") return outcome;
       const subject = { actor: { kind: "user", userId: principal.userId }, orgId, userId: principal.userId, deviceId: principal.deviceId } as const;
-      await recordAuditAlone(ctx, "oidc.signed_in", subject, { clientId, sessionId: principal.sessionId, acr });
+      await recordAuditAlone(ctx, "oidc.signed_in", subject, { clientId, sessionId: principal.sessionId, acr: outcome.acr });
       return {
-        accountId: principal.userId,
-        amr: [...principal.amr],
-        acr,
-        authTime: authTimeOf(session.createdAt, principal.mfaAt),
-        sessionId: principal.sessionId,
+        kind: "signed_in",
+        signIn: { accountId: principal.userId, amr: [...principal.amr], acr: outcome.acr, authTime, sessionId: principal.sessionId },
       };
+    },
+
+    async clientOrg(orgId) {
+      const org = await ctx.stores.orgs.findById(orgId);
+      return org === null ? null : { orgId: org.id, name: org.name, slug: org.slug ?? null };
     },
   };
 }

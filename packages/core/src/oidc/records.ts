@@ -33,6 +33,8 @@ export interface OidcClientMetadata {
   /** SHA-256 (hex) of the secret for a confidential client: the secret itself is shown once and never stored. */
   readonly client_secret?: string;
   readonly redirect_uris: readonly string[];
+  readonly backchannel_logout_uri?: string;
+  readonly post_logout_redirect_uris?: readonly string[];
   readonly grant_types: readonly string[];
   readonly response_types: readonly string[];
   readonly token_endpoint_auth_method: "client_secret_basic" | "none";

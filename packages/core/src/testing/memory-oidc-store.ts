@@ -28,12 +28,6 @@ export function createMemoryOidcStore(tables: MemoryTables): OidcStore {
     async findByUserCode(model, userCode, now) {
       return findBy(model, now, (record) => record.userCode === userCode);
     },
-    async list(model, now) {
-      return [...records.values()]
-        .filter((record) => record.model === model)
-        .flatMap((record) => live(record, now) ?? [])
-        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    },
     async consume(model, id, at) {
       const record = records.get(keyOf(model, id));
       if (record !== undefined && record.consumedAt === null) records.set(keyOf(model, id), { ...record, consumedAt: at });
@@ -43,6 +37,13 @@ export function createMemoryOidcStore(tables: MemoryTables): OidcStore {
     },
     async revokeByGrantId(grantId) {
       for (const [key, record] of records) if (record.grantId === grantId) records.delete(key);
+    },
+    async listByModel(model, afterId, limit, now) {
+      return [...records.values()]
+        .filter((record) => record.model === model && (afterId === null || record.id > afterId))
+        .flatMap((record) => live(record, now) ?? [])
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit);
     },
   };
 }

@@ -114,18 +114,36 @@ describe("accounts and sign-ins for the provider", () => {
     const h = await createHarness();
     const tokens = await signInWithPhone(h);
     h.clock.advance(5_000);
-    const signIn = await h.gatehouse.oidc.signInFromSession(tokens.accessToken, h.orgId, "gh_oidc_x");
+    const outcome = await h.gatehouse.oidc.signInFromSession(tokens.accessToken, request(h.orgId));
+    if (outcome.kind !== "signed_in") throw new Error(`not signed in: ${outcome.kind}`);
+    const { signIn } = outcome;
     expect(signIn).toMatchObject({ accountId: h.userId, amr: ["pwd", "sms"], acr: "urn:gatehouse:aal2", authTime: Math.floor((h.clock.now() - 5_000) / 1000) });
     const { events } = await h.stores.audit.list({ kinds: ["oidc.signed_in"], limit: 10 });
     expect(events.map((event) => event.payload)).toEqual([{ clientId: "gh_oidc_x", sessionId: signIn.sessionId, acr: "urn:gatehouse:aal2" }]);
 
-    await expect(h.gatehouse.oidc.signInFromSession(tokens.accessToken, "another-org", "gh_oidc_x")).rejects.toMatchObject({ kind: "unauthenticated" });
-    await expect(h.gatehouse.oidc.signInFromSession("not-a-token", h.orgId, "gh_oidc_x")).rejects.toMatchObject({ kind: "unauthenticated" });
+    await expect(h.gatehouse.oidc.signInFromSession(tokens.accessToken, request("another-org"))).rejects.toMatchObject({ kind: "unauthenticated" });
+    await expect(h.gatehouse.oidc.signInFromSession("not-a-token", request(h.orgId))).rejects.toMatchObject({ kind: "unauthenticated" });
     await h.gatehouse.oidc.bindGrant("grant-1", signIn.sessionId, h.clock.now() + 60_000);
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId, "grant-1")).not.toBeNull();
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId, "grant-unbound")).toBeNull();
     await h.gatehouse.logout(await h.gatehouse.authenticate(tokens.accessToken));
     expect(await h.gatehouse.oidc.account(h.orgId, h.userId, "grant-1")).toBeNull();
-    await expect(h.gatehouse.oidc.signInFromSession(tokens.accessToken, h.orgId, "gh_oidc_x")).rejects.toMatchObject({ kind: "unauthenticated" });
+    await expect(h.gatehouse.oidc.signInFromSession(tokens.accessToken, request(h.orgId))).rejects.toMatchObject({ kind: "unauthenticated" });
+  });
+
+  it("acr_values and max_age the session does not meet ask for a step-up, and are not audited as a sign-in", async () => {
+    const h = await createHarness();
+    const tokens = await signInWithPhone(h);
+    h.clock.advance(600_000);
+    const stale = await h.gatehouse.oidc.signInFromSession(tokens.accessToken, { ...request(h.orgId), maxAge: 300 });
+    expect(stale).toEqual({ kind: "step_up", reason: "max_age" });
+    const phishingResistant = await h.gatehouse.oidc.signInFromSession(tokens.accessToken, { ...request(h.orgId), acrValues: ["urn:gatehouse:phr"] });
+    expect(phishingResistant).toEqual({ kind: "unmet" });
+    const { events } = await h.stores.audit.list({ kinds: ["oidc.signed_in"], limit: 10 });
+    expect(events).toEqual([]);
   });
 });
+
+function request(orgId: string) {
+  return { orgId, clientId: "gh_oidc_x", acrValues: [], maxAge: undefined };
+}

@@ -14,6 +14,8 @@ import { MfaStep } from "../mfa/MfaStep.tsx";
 interface StepUpPanelProps {
   readonly onDone: () => void;
   readonly onCancel: () => void;
+  /** Why a fresh second factor is needed; default: an account change asks for it. */
+  readonly reason?: string;
 }
 
 type Challenge = { readonly challenge: MfaChallengeView; readonly smsSent: boolean; readonly resent: boolean };
@@ -22,7 +24,7 @@ type Challenge = { readonly challenge: MfaChallengeView; readonly smsSent: boole
  * "Confirm it's you": StartStepUp, then the same factor step as sign-in. VerifyMFA answers new tokens
  * for this session (its old ones stop working), which are stored before the waiting change runs again.
  */
-export function StepUpPanel({ onDone, onCancel }: StepUpPanelProps): ReactNode {
+export function StepUpPanel({ onDone, onCancel, reason = "This change needs a recent second factor." }: StepUpPanelProps): ReactNode {
   const { account, auth, sessions } = useServices();
   const [state, setState] = useState<Challenge | { readonly problem: string } | null>(null);
   const [attempt, setAttempt] = useState(0);
@@ -40,7 +42,7 @@ export function StepUpPanel({ onDone, onCancel }: StepUpPanelProps): ReactNode {
 
   return (
     <section className="card auth-card stack step-up" aria-label="Confirm it is you" data-testid="step-up">
-      <p className="notice notice-info">This change needs a recent second factor. Confirm it is you to continue.</p>
+      <p className="notice notice-info">{reason} Confirm it is you to continue.</p>
       {state === null ? (
         <p aria-live="polite">Preparing…</p>
       ) : "problem" in state ? (

@@ -83,14 +83,19 @@ export function describeOidcStoreContract(current: () => Stores): void {
       expect(await stores.oidc.find("RefreshToken", "rt-2", T0)).not.toBeNull();
     });
 
-    it("list gives the live records of one model, by id", async () => {
-      await stores.oidc.upsert(aRecord({ model: "Client", id: "client-b", grantId: null, expiresAt: null }));
-      await stores.oidc.upsert(aRecord({ model: "Client", id: "client-a", grantId: null, expiresAt: null }));
-      await stores.oidc.upsert(aRecord({ model: "Client", id: "client-c", grantId: null, expiresAt: T0 + 1 }));
-      await stores.oidc.upsert(aRecord({ model: "Grant", id: "client-d" }));
-      expect((await stores.oidc.list("Client", T0)).map((record) => record.id)).toEqual(["client-a", "client-b", "client-c"]);
-      expect((await stores.oidc.list("Client", T0 + 1)).map((record) => record.id)).toEqual(["client-a", "client-b"]);
-      expect(await stores.oidc.list("Session", T0)).toEqual([]);
+    it("listByModel pages through the model's live records by id, and no other model's", async () => {
+      for (const id of ["c", "a", "b", "d"]) await stores.oidc.upsert(aRecord({ model: "GatehouseSessionOfGrant", id, grantId: id }));
+      await stores.oidc.upsert(aRecord({ model: "GatehouseSessionOfGrant", id: "expired", expiresAt: T0 }));
+      await stores.oidc.upsert(aRecord({ model: "Grant", id: "a0" }));
+      const ids = async (afterId: string | null, limit: number) =>
+        (await stores.oidc.listByModel("GatehouseSessionOfGrant", afterId, limit, T0)).map((record) => record.id);
+      expect(await ids(null, 3)).toEqual(["a", "b", "c"]);
+      expect(await ids("c", 3)).toEqual(["d"]);
+      expect(await ids("d", 3)).toEqual([]);
+      expect((await stores.oidc.listByModel("GatehouseSessionOfGrant", null, 1, T0))[0]).toEqual({
+        ...aRecord({ model: "GatehouseSessionOfGrant", id: "a", grantId: "a" }),
+        consumedAt: null,
+      });
     });
 
     it("the same id under two models is two records", async () => {
