@@ -215,7 +215,7 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
     const rp = await rpFor(created.clientId, created.clientSecret!);
     for (const org of [orgId, orgSlug]) {
       const flow = await startCodeFlow(rp, APP, { org });
-      expect(new URL(flow.landedAt).pathname).toMatch(/^\/oidc\/interaction\//);
+      expect(new URL(flow.landedAt).pathname).toMatch(/^\/authorize\//);
       expect((await finishCodeFlow(rp, flow, memberToken)).claims()).toMatchObject({ org_id: orgId });
     }
     for (const org of [otherOrgId, "other"]) {

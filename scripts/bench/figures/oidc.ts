@@ -85,7 +85,8 @@ async function codeFlowOnce(baseUrl: string, client: { clientId: string; clientS
     };
     const authorize = expectStatus("authorize", await timed(() => browser.send("GET", `/oidc/auth?${params.toString()}`)), 303);
     const interaction = String(authorize.headers.location);
-    expectStatus("interaction page", await timed(() => browser.send("GET", interaction)), 200);
+    // What the web client's /authorize page reads of the interaction (the page itself is a static file).
+    expectStatus("interaction page", await timed(() => browser.send("GET", interaction, { accept: "application/json" })), 200);
     const headers = { authorization: `Bearer ${accessToken}`, "content-type": "application/json" };
     const posted = expectStatus("interaction post", await timed(() => browser.send("POST", interaction, headers, "{}")), 200);
     const resumeUrl = new URL((JSON.parse(posted.body) as { redirect_to: string }).redirect_to);

@@ -1,7 +1,7 @@
 /**
  * A relying party's front channel against the real server, without a browser: cookies kept per name,
- * redirects followed by hand until one leaves the server (the RP's callback), and the interaction finished
- * with a Gatehouse access token as the interaction page's script would.
+ * redirects followed by hand until one leaves the server (the RP's callback) or reaches the web client's
+ * /authorize page, and the interaction finished with a Gatehouse access token as that page does.
  */
 import { createServer } from "node:net";
 import * as oidc from "openid-client";
@@ -31,11 +31,11 @@ export class CookieBrowser {
     return response;
   }
 
-  /** Follows redirects from `url` until one leaves the server (the RP's callback) or a page answers. */
+  /** Follows redirects from `url` until one leaves the server (the RP's callback), reaches the web client's /authorize page, or a page answers. */
   async follow(url: string): Promise<{ url: string; response: Response | null }> {
     let current = url;
     for (let hop = 0; hop < 10; hop += 1) {
-      if (!current.startsWith("http://127.0.0.1")) return { url: current, response: null };
+      if (!current.startsWith("http://127.0.0.1") || new URL(current).pathname.startsWith("/authorize/")) return { url: current, response: null };
       const response = await this.request(current);
       const location = response.headers.get("location");
       if (response.status < 300 || response.status >= 400 || location === null) return { url: current, response };
@@ -49,7 +49,7 @@ export interface CodeFlow {
   readonly browser: CookieBrowser;
   readonly verifier: string;
   readonly state: string;
-  /** Where the authorization request's redirects ended: the interaction page, or the RP's redirect URI with an error. */
+  /** Where the authorization request's redirects ended: the web client's /authorize page, or the RP's redirect URI with an error. */
   readonly landedAt: string;
 }
 
@@ -75,8 +75,10 @@ export async function finishCodeFlow(
   flow: CodeFlow,
   accessToken: string,
 ): Promise<oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers> {
+  const landed = new URL(flow.landedAt);
+  const interaction = `${landed.origin}${landed.pathname.replace(/^\/authorize\//, "/oidc/interaction/")}`;
   const post = (consent: boolean) =>
-    flow.browser.request(flow.landedAt, {
+    flow.browser.request(interaction, {
       method: "POST",
       headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
       body: JSON.stringify({ consent }),
