@@ -8,11 +8,11 @@ import { createServer } from "node:net";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const REDIRECT_URI = "https://app.example.test/callback";
@@ -60,8 +60,6 @@ class Browser {
 }
 
 describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party against the real server (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
@@ -72,16 +70,13 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   let publicClient: { client_id: string; client_secret: null };
   let rp: oidc.Configuration;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
+  const ownEnv = async () => {
     const port = await freePort();
     issuer = `http://127.0.0.1:${port}`;
-    env = { ...DEV_ENV, DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: issuer, METRICS_PORT: "0" };
-    server = await startServerProcess(env);
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
+    return { PORT: String(port), PUBLIC_URL: issuer, METRICS_PORT: "0" };
+  };
+  serveOverTheWire(openDatabase, enabled, { env: ownEnv }, async (wire) => {
+    ({ storage, operator, api, env } = wire);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, "Acme"));
     for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"]) {
       await operator.register({ email, password: PASSWORD, emailVerified: true });
@@ -100,12 +95,6 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
         execute: [oidc.allowInsecureRequests],
       },
     );
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
   });
 
   /**
