@@ -6,12 +6,13 @@
 import { Code } from "@connectrpc/connect";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, importJWK, type JWK } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { DEV_ENV, runCli, runCliRaw, startServerProcess, type ServerProcess } from "./support/server-process.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import { runCli, runCliRaw, type ServerProcess } from "./support/server-process.ts";
 import { seedingOperator } from "./support/operator.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const ISSUER = "https://id.example.test";
@@ -20,27 +21,14 @@ const AUDIENCE = "https://billing.example.test";
 const dialects = await wireDialects("the PostgreSQL variant of the access token tests", "gh_i47");
 
 describe.each(dialects)("access JWTs, the key set and introspection, over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
   let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
   let env: Record<string, string>;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    env = { ...DEV_ENV, DATABASE_URL: database.url, PUBLIC_URL: ISSUER, METRICS_PORT: "0" };
-    server = await startServerProcess(env);
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, { env: { PUBLIC_URL: ISSUER, METRICS_PORT: "0" } }, (wire) => {
+    ({ server, storage, operator, api, env } = wire);
   });
 
   const get = (path: string) => fetch(`${server.url}${path}`);

@@ -7,12 +7,12 @@ import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { createHash } from "node:crypto";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, tempSqliteDatabase, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 import { finishWithDevOtp, verifyWithDevOtp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
@@ -30,28 +30,10 @@ describe.each(dialects)("accounts that belong to their owners, over the wire (%s
   let api: Clients;
   let counter = 0;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    // TRUST_PROXY: each case names its own client address (X-Forwarded-For), so no case spends another's per-IP budgets.
-    // REFUSAL_PAUSE_MS=0: hundreds of refused guesses are answered at once instead of after the flood-shedding pause.
-    server = await startServerProcess({
-      ...DEV_ENV,
-      DATABASE_URL: database.url,
-      TRUST_PROXY: "1",
-      REFUSAL_PAUSE_MS: "0",
-      SESSION_MAX_AGE_DAYS: "3",
-      SESSION_IDLE_DAYS: "2",
-    });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  // TRUST_PROXY: each case names its own client address (X-Forwarded-For), so no case spends another's per-IP budgets.
+  // REFUSAL_PAUSE_MS=0: hundreds of refused guesses are answered at once instead of after the flood-shedding pause.
+  serveOverTheWire(openDatabase, enabled, { env: { TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0", SESSION_MAX_AGE_DAYS: "3", SESSION_IDLE_DAYS: "2" } }, (wire) => {
+    ({ database, server, storage, operator, api } = wire);
   });
 
   /** A fresh org and member per case, written by the test's own core on the same database (as the CLI would). */

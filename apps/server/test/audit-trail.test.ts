@@ -5,12 +5,10 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { SYSTEM_ACTOR } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const PHONE = "+15551234567";
@@ -19,9 +17,6 @@ const USER_AGENT = "audit-e2e/1.0 (test)";
 const dialects = await wireDialects("the PostgreSQL variant of the audit trail test", "gh_audit");
 
 describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
-  let server: ServerProcess;
-  let storage: OpenStorage;
   let api: Clients;
   let orgId: string;
   let adaId: string;
@@ -33,30 +28,20 @@ describe.each(dialects)("audit trail of an MFA sign-in, over the wire (%s)", (_n
     return (await api.dev.getOTP({ challengeId })).otp;
   }
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
-    storage = await openStorage(database.url);
+  serveOverTheWire(openDatabase, enabled, {}, async (wire) => {
+    ({ api } = wire);
     // The operator seeds in process, as the CLI would, on the server's database.
-    const operator = seedingOperator(storage.stores);
+    const { operator } = wire;
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     ({ userId: adaId } = await operator.register({ email: "ada@example.com", password: PASSWORD, emailVerified: true }));
     await operator.register({ email: "admin@example.com", password: PASSWORD, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "ada@example.com", role: "member" });
     await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "admin@example.com", role: "admin" });
-    api = clientsFor(server.url);
 
     const login = await api.auth.login({ email: "admin@example.com", password: PASSWORD, orgId });
     if (login.result.case !== "phoneRequired") throw new Error(`expected phoneRequired, got ${login.result.case}`);
     const { challengeId } = await api.auth.submitPhoneAndRequestMFA({ intentId: login.result.value.intentId, phone: "+15557654321" });
     adminToken = (await api.auth.verifyMFA({ challengeId, otp: await otpFor(challengeId) })).accessToken;
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
   });
 
   it.runIf(enabled)(

@@ -6,12 +6,12 @@
 import { Code } from "@connectrpc/connect";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
+import type { OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { startSmtpCatcher, type SmtpCatcher } from "./support/smtp-catcher.ts";
-import { seedingOperator } from "./support/operator.ts";
+import type { SmtpCatcher } from "./support/smtp-catcher.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 import { finishWithDevOtp } from "./support/step-up.ts";
 
 const ADMIN_PASSWORD = "correct horse battery";
@@ -23,32 +23,17 @@ const NEW_HIRE = "newhire@acme.test";
 const dialects = await wireDialects("the PostgreSQL variant of the email ownership tests", "gh_i30e");
 
 describe.each(dialects)("email ownership over the wire, delivered by SMTP (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
   let smtp: SmtpCatcher;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
   let orgId: string;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    smtp = await startSmtpCatcher();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, EMAIL_SMTP_URL: smtp.url, EMAIL_FROM: "Gatehouse <no-reply@acme.test>" });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
+  serveOverTheWire(openDatabase, enabled, { smtp: true }, async (wire) => {
+    ({ smtp, storage, operator, api } = wire);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     await operator.register({ email: "admin@acme.test", password: ADMIN_PASSWORD, emailVerified: true });
     await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email: "admin@acme.test", role: "admin" });
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await smtp?.close();
-    await database?.dispose();
   });
 
   /** Login, then the phone (when none is on file) and the dev OTP, until tokens. */

@@ -7,12 +7,12 @@ import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { MfaFactor } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { SYSTEM_ACTOR, totpCodeAt, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import { runCli } from "./support/server-process.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const STEP_MS = 30_000;
@@ -21,24 +21,12 @@ const dialects = await wireDialects("the PostgreSQL variant of the factor tests"
 
 describe.each(dialects)("authenticator apps, recovery codes and step-up, over the wire (%s)", (_name, openDatabase, enabled) => {
   let database: WireDatabase;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, {}, (wire) => {
+    ({ database, storage, operator, api } = wire);
   });
 
   it.runIf(enabled)("enrol → sign in with it → replay refused → recovery code once → disallowed factor as a wrong code → step-up → admin call", async () => {

@@ -6,13 +6,12 @@
 import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { startSmtpCatcher, type SmtpCatcher } from "./support/smtp-catcher.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import type { SmtpCatcher } from "./support/smtp-catcher.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const ATTACKER_PASSWORD = "mallory was here 42";
@@ -21,29 +20,14 @@ const OWNER_PASSWORD = "the real new hire 7";
 const dialects = await wireDialects("the PostgreSQL variant of the mailbox-owner tests", "gh_i44a");
 
 describe.each(dialects)("whoever holds the mailbox owns the account, over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
   let smtp: SmtpCatcher;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
   let counter = 0;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    smtp = await startSmtpCatcher();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, EMAIL_SMTP_URL: smtp.url, EMAIL_FROM: "Gatehouse <no-reply@acme.test>" });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await smtp?.close();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, { smtp: true }, (wire) => {
+    ({ smtp, storage, operator, api } = wire);
   });
 
   /** A fresh org with a verified member (the operator's way), for each case. */

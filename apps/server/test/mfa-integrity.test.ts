@@ -4,12 +4,12 @@
  */
 import { Code } from "@connectrpc/connect";
 import { SYSTEM_ACTOR, type Gatehouse, type OrgMfaSettings } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import type { ServerProcess } from "./support/server-process.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 import { finishWithDevOtp, verifyWithDevOtp } from "./support/step-up.ts";
 
 const PASSWORD = "correct horse battery";
@@ -17,26 +17,14 @@ const PASSWORD = "correct horse battery";
 const dialects = await wireDialects("the PostgreSQL variant of the MFA integrity tests", "gh_i15");
 
 describe.each(dialects)("MFA that cannot be skipped, over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
   let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
   let counter = 0;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, {}, (wire) => {
+    ({ server, storage, operator, api } = wire);
   });
 
   /**

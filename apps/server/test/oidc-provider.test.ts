@@ -9,12 +9,12 @@ import { createServer } from "node:net";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
+import type { OpenStorage } from "../src/storage.ts";
 import { startLogoutReceiver, type LogoutReceiver } from "./support/logout-receiver.ts";
-import { bearer, clientsFor, type Clients } from "./support/clients.ts";
+import { bearer, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const REDIRECT_URI = "https://app.example.test/callback";
@@ -63,8 +63,6 @@ class Browser {
 }
 
 describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party against the real server (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
@@ -78,16 +76,13 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   /** Two apps told of logouts on the receiver's back-channel URI. */
   let notified: { wiki: oidc.Configuration; tracker: oidc.Configuration };
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
+  const ownEnv = async () => {
     const port = await freePort();
     issuer = `http://127.0.0.1:${port}`;
-    env = { ...DEV_ENV, DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: issuer, METRICS_PORT: "0" };
-    server = await startServerProcess(env);
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
+    return { PORT: String(port), PUBLIC_URL: issuer, METRICS_PORT: "0" };
+  };
+  serveOverTheWire(openDatabase, enabled, { env: ownEnv }, async (wire) => {
+    ({ storage, operator, api, env } = wire);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
     for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"]) {
       await operator.register({ email, password: PASSWORD, emailVerified: true });
@@ -136,11 +131,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
 
   afterAll(async () => {
     await receiver?.close();
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
   });
-
   /**
    * Gatehouse's own sign-in: the password, then what the org's policy asks: a phone and its SMS code the first
    * time, the SMS code on a device not yet trusted, nothing more on a trusted one.

@@ -7,14 +7,13 @@ import { createHash } from "node:crypto";
 import BetterSqlite3 from "better-sqlite3";
 import { Code } from "@connectrpc/connect";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { seedingOperator } from "./support/operator.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
 import { onPostgres } from "./support/postgres.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { startSmtpCatcher, type SmtpCatcher } from "./support/smtp-catcher.ts";
+import type { SmtpCatcher } from "./support/smtp-catcher.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const WRONG = "not the password";
@@ -26,37 +25,16 @@ const dialects = await wireDialects("the PostgreSQL variant of the owner-lockout
 describe.each(dialects)("a stranger cannot keep the owner out, over the wire (%s)", (name, openDatabase, enabled) => {
   let database: WireDatabase;
   let smtp: SmtpCatcher;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
   let orgId: string;
   let counter = 0;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    smtp = await startSmtpCatcher();
-    // REFUSAL_PAUSE_MS=0: the refused guesses are answered at once instead of after the flood-shedding pause.
-    server = await startServerProcess({
-      ...DEV_ENV,
-      DATABASE_URL: database.url,
-      TRUST_PROXY: "1",
-      REFUSAL_PAUSE_MS: "0",
-      EMAIL_SMTP_URL: smtp.url,
-      EMAIL_FROM: "Gatehouse <no-reply@acme.test>",
-    });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
+  // REFUSAL_PAUSE_MS=0: the refused guesses are answered at once instead of after the flood-shedding pause.
+  serveOverTheWire(openDatabase, enabled, { env: { TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0" }, smtp: true }, async (wire) => {
+    ({ database, smtp, storage, operator, api } = wire);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await smtp?.close();
-    await database?.dispose();
   });
 
   const from = (clientIp: string) => ({ headers: { "x-forwarded-for": clientIp } });

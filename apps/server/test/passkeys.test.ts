@@ -9,12 +9,11 @@ import { errorFactsOf } from "@gatehouse/contract";
 import { MfaFactor } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import { SoftAuthenticator } from "@gatehouse/core/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const ORIGIN = "https://login.example.test";
@@ -23,25 +22,12 @@ const WEBAUTHN_ENV = { WEBAUTHN_RP_ID: "example.test", WEBAUTHN_RP_NAME: "Exampl
 const dialects = await wireDialects("the PostgreSQL variant of the passkey tests", "gh_i35");
 
 describe.each(dialects)("passkeys over the wire (%s)", (_name, openDatabase, enabled) => {
-  let database: WireDatabase;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    server = await startServerProcess({ ...DEV_ENV, ...WEBAUTHN_ENV, DATABASE_URL: database.url });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, { env: WEBAUTHN_ENV }, (wire) => {
+    ({ storage, operator, api } = wire);
   });
 
   it.runIf(enabled)("register → second factor → replay, origin, RP id, counter refused → sign-in without a password → org rules", async () => {

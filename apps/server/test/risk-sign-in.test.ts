@@ -6,12 +6,12 @@
 import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { DEFAULT_RISK_POLICY, riskPolicyFromJson, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import type { ServerProcess } from "./support/server-process.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const US = "8.8.8.8";
@@ -20,26 +20,14 @@ const NL = "193.0.0.1";
 const dialects = await wireDialects("the PostgreSQL variant of the risk sign-in tests", "gh_i51b");
 
 describe.each(dialects)("the risk engine judges each sign-in, over the wire (%s)", (name, openDatabase, enabled) => {
-  let database: WireDatabase;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
+  let server: ServerProcess;
   let counter = 0;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0" });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, { env: { TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0" } }, (wire) => {
+    ({ storage, operator, api, server } = wire);
   });
 
   const from = (clientIp: string) => ({ headers: { "x-forwarded-for": clientIp } });

@@ -28,7 +28,7 @@ export interface AppServices {
   readonly admin: AdminClient;
   /** The OpenID Provider's interaction (/authorize/:uid). */
   readonly oidc: OidcInteractionClient;
-  /** Plain fetch for the dev OTP helper's route (`GET /api/dev/mfa/otp`, public, dev mode only). */
+  /** Plain fetch for the dev helpers' JSON routes (`GET /api/dev/mfa/otp`, `GET /api/dev/mail`: public, dev mode only, no RPC). */
   readonly fetch: (url: string, init: RequestInit) => Promise<Response>;
   /** The organization (short name, as typed) of the last sign-in on this browser, to prefill the form (not a secret). */
   readonly lastOrg: { get(): string; set(org: string): void };

@@ -3,27 +3,15 @@
  * SQLite file): the console for admins only, invitations, signing a member out, the step-up asked in place,
  * the browser policy draft, and a 100,000-entry list saved and opened again.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  cli,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  screenshot,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { expectAccessible, fillDevCode, hasChromium, inCi, screenshot, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
 
+import { submitSignIn } from "./e2e-support/sign-in-form.ts";
+import { seedCli, serveWebClient, watchPages } from "./e2e-support/web-suite.ts";
 warnWithoutChromium("web admin e2e");
 
 const ADMIN = "admin@example.com";
@@ -38,13 +26,8 @@ const SMALL_PHONE = { width: 375, height: 667 };
 const MEMBER_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
-  let distDir: string;
   let server: ServerProcess;
   let browser: Browser;
-  let env: Record<string, string>;
-  const contexts: BrowserContext[] = [];
-  const pageProblems: string[] = [];
   /** The admin's browser: trusted after the first sign-in, so the next one has no second factor. */
   let adminFingerprint = "";
   /**
@@ -54,33 +37,21 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
   let adminContext: BrowserContext | null = null;
   let adminPage: Page | null = null;
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
+  const seed = async (env: Record<string, string>) => {
     await seedOrgAndMember(env, ADMIN, PASSWORD, "admin");
-    cli(["user", "create", MEMBER, "--password-stdin"], env, `${PASSWORD}\n`);
-    cli(["member", "add", ORG, MEMBER], env);
-    cli(["user", "create", OPERATOR, "--platform-admin", "--password-stdin"], env, `${PASSWORD}\n`);
-    cli(["member", "add", ORG, OPERATOR], env);
-    cli(["org", "create", "Globex", "--slug", "globex"], env);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    await seedCli(["user", "create", MEMBER, "--password-stdin"], env, `${PASSWORD}\n`);
+    await seedCli(["member", "add", ORG, MEMBER], env);
+    await seedCli(["user", "create", OPERATOR, "--platform-admin", "--password-stdin"], env, `${PASSWORD}\n`);
+    await seedCli(["member", "add", ORG, OPERATOR], env);
+    await seedCli(["org", "create", "Globex", "--slug", "globex"], env);
+  };
+  serveWebClient({ seed }, (suite) => {
+    ({ server, browser } = suite);
   });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    expect(pageProblems.splice(0)).toEqual([]);
-  });
+  const pages = watchPages();
 
   afterAll(async () => {
     await adminContext?.close();
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
   });
 
   async function newPage(
@@ -95,22 +66,13 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
       storageState: { cookies: [], origins: [{ origin: server.url, localStorage }] },
     });
     if (options.keep === true) adminContext = context;
-    else contexts.push(context);
-    const page = await context.newPage();
-    page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
-    page.on("console", (message) => {
-      if (/content security policy/i.test(message.text())) pageProblems.push(`CSP: ${message.text()}`);
-    });
-    return page;
+    return pages.open(context, { keep: options.keep === true });
   }
 
   /** Password, then the texted code when asked (a phone is set on the first sign-in). Ends on /browser. */
   async function signIn(page: Page, email: string, phone: string): Promise<void> {
     await page.goto("/login");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await submitSignIn(page, { email, password: PASSWORD, org: ORG });
     const phoneField = page.getByLabel("Mobile phone number");
     await page.locator('[data-testid="otp-form"], [data-testid="policy-summary"], input[type="tel"]').first().waitFor();
     if (await phoneField.isVisible()) {

@@ -8,30 +8,17 @@
  * Screenshots go to .test-results/screenshots/; to refresh docs/screenshots/ set
  * UPDATE_SCREENSHOTS=1 (they are also written there when missing).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { create, fromJson, toBinary, type JsonValue } from "@bufbuild/protobuf";
 import { CheckUrlAccessResponseSchema, type CheckUrlAccessResponse } from "@gatehouse/contract/gen/gatehouse/v1/browser_pb";
 import { ErrorDetailSchema } from "@gatehouse/contract/gen/gatehouse/v1/errors_pb";
-import { chromium } from "playwright-core";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { bearer, clientsFor, rpcError } from "../../server/test/support/clients.ts";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  cli,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  screenshot,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { cli, expectAccessible, fillDevCode, hasChromium, inCi, screenshot, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import { fillSignIn } from "./e2e-support/sign-in-form.ts";
+import { seedCli, serveWebClient, watchPages } from "./e2e-support/web-suite.ts";
 
 warnWithoutChromium("web e2e");
 
@@ -67,45 +54,25 @@ const DOWNLOAD_ONLY_POLICY = {
 };
 
 describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
   let env: Record<string, string>;
-  let distDir: string;
   let server: ServerProcess;
   let browser: Browser;
   let readOnlyOrg: string;
   let downloadOnlyOrg: string;
-  const contexts: BrowserContext[] = [];
-  /** Uncaught page errors and CSP violations: the strict CSP must never block the client. */
-  const pageProblems: string[] = [];
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir, MFA_RESEND_INTERVAL_SECONDS: String(RESEND_INTERVAL_SECONDS) };
+  const seed = async (env: Record<string, string>) => {
     readOnlyOrg = (await seedOrgAndMember(env, EMAIL, PASSWORD)).orgId;
-    cli(["policy", "set", readOnlyOrg, "--json", JSON.stringify(READ_ONLY_POLICY)], env);
-    downloadOnlyOrg = String(cli(["org", "create", "Beta Labs", "--slug", "beta"], env).org_id);
-    cli(["member", "add", downloadOnlyOrg, EMAIL], env);
-    cli(["user", "create", OTHER_EMAIL, "--password-stdin"], env, `${PASSWORD}\n`);
-    cli(["member", "add", readOnlyOrg, OTHER_EMAIL], env);
-    cli(["policy", "set", downloadOnlyOrg, "--json", JSON.stringify(DOWNLOAD_ONLY_POLICY)], env);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    await seedCli(["policy", "set", readOnlyOrg, "--json", JSON.stringify(READ_ONLY_POLICY)], env);
+    downloadOnlyOrg = String((await seedCli(["org", "create", "Beta Labs", "--slug", "beta"], env)).org_id);
+    await seedCli(["member", "add", downloadOnlyOrg, EMAIL], env);
+    await seedCli(["user", "create", OTHER_EMAIL, "--password-stdin"], env, `${PASSWORD}\n`);
+    await seedCli(["member", "add", readOnlyOrg, OTHER_EMAIL], env);
+    await seedCli(["policy", "set", downloadOnlyOrg, "--json", JSON.stringify(DOWNLOAD_ONLY_POLICY)], env);
+  };
+  serveWebClient({ env: { MFA_RESEND_INTERVAL_SECONDS: String(RESEND_INTERVAL_SECONDS) }, seed }, (suite) => {
+    ({ env, server, browser } = suite);
   });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    expect(pageProblems.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
-  });
+  const pages = watchPages();
 
   /** Ada's device fingerprint from the first sign-in; trusted for the read-only org after MFA. */
   let trustedFingerprint: string | null = null;
@@ -128,13 +95,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
       reducedMotion: "reduce",
       storageState: { cookies: [], origins: [{ origin: server.url, localStorage }] },
     });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
-    page.on("console", (message) => {
-      if (/content security policy/i.test(message.text())) pageProblems.push(`CSP: ${message.text()}`);
-    });
-    return page;
+    return pages.open(context);
   }
 
   async function expectNoFrames(page: Page): Promise<void> {
@@ -142,11 +103,7 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
     expect(page.frames()).toHaveLength(1);
   }
 
-  async function fillCredentials(page: Page, org: string, email = EMAIL): Promise<void> {
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(org);
-  }
+  const fillCredentials = (page: Page, org: string, email = EMAIL) => fillSignIn(page, { email, password: PASSWORD, org });
 
   const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("data-testid"));
   const focusedRole = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("role"));

@@ -3,16 +3,14 @@
  * client's device id is 128 random bits kept in localStorage and with the session, so a browser that
  * completed MFA stays trusted across reloads and sign-outs, even when its localStorage is blocked.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import { buildClient, CHROMIUM_ARGS, CHROMIUM_PATH, fillDevCode, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { fillDevCode, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
 
+import { submitSignIn } from "./e2e-support/sign-in-form.ts";
+import { serveWebClient, watchPages } from "./e2e-support/web-suite.ts";
 warnWithoutChromium("web device trust e2e");
 
 const EMAIL = "ada@example.com";
@@ -22,40 +20,17 @@ const ORG = "acme";
 const FINGERPRINT_KEY = "gatehouse.deviceFingerprint";
 
 describe.skipIf(!hasChromium && !inCi)("device trust in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
-  let distDir: string;
   let server: ServerProcess;
   let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const pageProblems: string[] = [];
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
-    await seedOrgAndMember(env, EMAIL, PASSWORD);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  serveWebClient({ seed: async (env) => void (await seedOrgAndMember(env, EMAIL, PASSWORD)) }, (suite) => {
+    ({ server, browser } = suite);
   });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    expect(pageProblems.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
-  });
+  const pages = watchPages();
 
   /** A fresh browser profile; `blockLocalStorage` makes every use of localStorage throw, as a browser set to block site data does. */
   async function newPage(blockLocalStorage = false): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: server.url });
-    contexts.push(context);
     if (blockLocalStorage) {
       await context.addInitScript(() => {
         Object.defineProperty(window, "localStorage", {
@@ -65,18 +40,13 @@ describe.skipIf(!hasChromium && !inCi)("device trust in Chromium (real server, d
         });
       });
     }
-    const page = await context.newPage();
-    page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
-    return page;
+    return pages.open(context);
   }
 
   /** Signs in from /login; answers the second factor (the phone first, the first time) when asked. Returns whether it was asked. */
   async function signIn(page: Page): Promise<boolean> {
     await page.goto("/login");
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await submitSignIn(page, { email: EMAIL, password: PASSWORD, org: ORG });
     const phone = page.getByLabel("Mobile phone number");
     const code = page.getByLabel("6-digit code");
     const landed = page.getByTestId("policy-summary");

@@ -4,27 +4,16 @@
  * are computed with `otpauth` from the key the page shows, at the moment of typing, from the real
  * time (the server accepts one step either side).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { Secret, TOTP } from "otpauth";
-import { chromium } from "playwright-core";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  screenshot,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import type { Browser, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { runCli, seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { expectAccessible, fillDevCode, hasChromium, inCi, screenshot, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
 
+import { submitSignIn } from "./e2e-support/sign-in-form.ts";
+import { serveWebClient, watchPages } from "./e2e-support/web-suite.ts";
 warnWithoutChromium("web factors e2e");
 
 const EMAIL = "grace@example.com";
@@ -34,12 +23,9 @@ const ORG = "acme";
 const TOTP_PERIOD_MS = 30_000;
 
 describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
-  let distDir: string;
+  let env: Record<string, string>;
   let server: ServerProcess;
   let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const pageProblems: string[] = [];
 
   /** What the tests carry from one to the next, in order: the app's key, the recovery codes, a trusted device. */
   let setupKey = "";
@@ -47,28 +33,10 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
   let appSignInCode = "";
   let trustedFingerprint = "";
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
-    await seedOrgAndMember(env, EMAIL, PASSWORD);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  serveWebClient({ seed: async (env) => void (await seedOrgAndMember(env, EMAIL, PASSWORD)) }, (suite) => {
+    ({ env, server, browser } = suite);
   });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-    expect(pageProblems.splice(0)).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
-  });
+  const pages = watchPages();
 
   /** A fresh browser profile: a new device (so the server asks for MFA) unless `fingerprint` names a trusted one. */
   async function newPage(fingerprint?: string): Promise<Page> {
@@ -79,21 +47,12 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
       acceptDownloads: true,
       storageState: { cookies: [], origins: [{ origin: server.url, localStorage }] },
     });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
-    page.on("console", (message) => {
-      if (/content security policy/i.test(message.text())) pageProblems.push(`CSP: ${message.text()}`);
-    });
-    return page;
+    return pages.open(context);
   }
 
   async function submitCredentials(page: Page): Promise<void> {
     await page.goto("/login");
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await submitSignIn(page, { email: EMAIL, password: PASSWORD, org: ORG });
   }
 
   /** The app's code `stepsAhead` time steps from now (0: the current one). */
@@ -292,7 +251,6 @@ describe.skipIf(!hasChromium && !inCi)("second factors in Chromium (real server,
     await expectAccessible(page, "account page after changes");
   });
   it("a user with no second factor adds the first with their password: refused without it, then recovery codes", async () => {
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl };
     const org = await runCli(["org", "create", "Solo", "--slug", "solo"], env);
     await runCli(["user", "create", "solo@example.com", "--password-stdin"], env, `${PASSWORD}\n`);
     await runCli(["member", "add", String(org.json.org_id), "solo@example.com"], env);

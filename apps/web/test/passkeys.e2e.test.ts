@@ -5,27 +5,14 @@
  * with `require_phishing_resistant` offers nothing else; the passkey removed again. The page is opened
  * at http://localhost:<port>: browsers refuse passkeys for an IP address, so 127.0.0.1 cannot be the RP id.
  */
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
-import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  cli,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import type { BrowserContext, CDPSession, Page } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import { cli, expectAccessible, fillDevCode, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
 
+import { submitSignIn } from "./e2e-support/sign-in-form.ts";
+import { seedCli, serveWebClient } from "./e2e-support/web-suite.ts";
 warnWithoutChromium("web passkeys e2e");
 
 const EMAIL = "ada@example.com";
@@ -46,10 +33,6 @@ async function freePort(): Promise<number> {
 }
 
 describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authenticator, real server)", () => {
-  let db: TestDatabase;
-  let distDir: string;
-  let server: ServerProcess;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let devtools: CDPSession;
@@ -59,20 +42,19 @@ describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authentica
   const pageProblems: string[] = [];
   let origin = "";
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
+  const ownEnv = async () => {
     const port = await freePort();
     origin = `http://localhost:${port}`;
-    env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir, PORT: String(port), WEBAUTHN_ORIGINS: origin };
+    return { PORT: String(port), WEBAUTHN_ORIGINS: origin };
+  };
+  const seed = async (env: Record<string, string>) => {
     ({ orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD));
     // Every password sign-in asks for the second factor: no device is trusted after it.
-    cli(["org", "settings", orgId, "--json", '{"trust_device_after_mfa": false}'], env);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: origin });
+    await seedCli(["org", "settings", orgId, "--json", '{"trust_device_after_mfa": false}'], env);
+  };
+  serveWebClient({ env: ownEnv, seed }, async (suite) => {
+    env = suite.env;
+    context = await suite.browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: origin });
     page = await context.newPage();
     page.on("pageerror", (error) => pageProblems.push(`pageerror: ${error.message}`));
     devtools = await context.newCDPSession(page);
@@ -89,20 +71,13 @@ describe.skipIf(!hasChromium && !inCi)("passkeys in Chromium (virtual authentica
     }));
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
+  afterAll(() => {
     expect(pageProblems).toEqual([]);
   });
 
   async function signInWithPassword(): Promise<void> {
     await page.goto("/login");
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await submitSignIn(page, { email: EMAIL, password: PASSWORD, org: ORG });
   }
 
   async function signOut(): Promise<void> {

@@ -14,6 +14,9 @@ const second: Session = { ...first, accessToken: "gh_at_2", refreshToken: "gh_rt
 /** What Refresh answers with for `second`. */
 const secondTokens: TokensView = { ...second, expiresAt: Date.parse(second.expiresAt), amr: ["pwd", "sms"], aal: 2 };
 
+/** The AuthService methods this fake answers without a token. */
+const PUBLIC: ReadonlySet<string> = new Set(["Register", "VerifyEmail", "AcceptInvitation", "RequestPasswordReset", "ResetPassword"]);
+
 interface Call {
   readonly method: string;
   readonly authorization: string | null;
@@ -33,7 +36,7 @@ function setup(options: { valid: string[]; refresh?: (token: string) => Promise<
     const authorization = context.requestHeader.get("authorization");
     calls.push({ method, authorization, body });
     options.onCall?.();
-    if (method === "Register") return;
+    if (PUBLIC.has(method)) return;
     if (!options.valid.some((token) => context.requestHeader.get("authorization") === `Bearer ${token}`)) {
       throw new ConnectError("invalid session", Code.Unauthenticated);
     }
@@ -60,6 +63,22 @@ function setup(options: { valid: string[]; refresh?: (token: string) => Promise<
         register: (request, context) => {
           record("Register", { email: request.email }, context);
           return { userId: "u2" };
+        },
+        verifyEmail: (request, context) => {
+          record("VerifyEmail", { token: request.token }, context);
+          return {};
+        },
+        acceptInvitation: (request, context) => {
+          record("AcceptInvitation", { token: request.token }, context);
+          return { orgId: "o1" };
+        },
+        requestPasswordReset: (request, context) => {
+          record("RequestPasswordReset", { email: request.email }, context);
+          return {};
+        },
+        resetPassword: (request, context) => {
+          record("ResetPassword", { token: request.token }, context);
+          return {};
         },
         logout: (_request, context) => {
           record("Logout", {}, context);
@@ -89,6 +108,22 @@ describe("sessionInterceptor", () => {
     const { auth, calls } = setup({ valid: ["gh_at_1"] });
     await auth.register({ email: "a@example.com", password: "correct horse battery" });
     expect(calls).toEqual([{ method: "Register", authorization: null, body: { email: "a@example.com" } }]);
+  });
+
+  it("sends no token on the emailed links' methods, and signed out they end no session", async () => {
+    const { auth, calls, refresh, sessionEnded } = setup({ valid: ["gh_at_1"], session: null });
+    await auth.verifyEmail({ token: "t1", newPassword: "correct horse battery" });
+    await auth.acceptInvitation({ token: "t2", password: "" });
+    await auth.requestPasswordReset({ email: "a@example.com" });
+    await auth.resetPassword({ token: "t3", newPassword: "correct horse battery" });
+    expect(calls).toEqual([
+      { method: "VerifyEmail", authorization: null, body: { token: "t1" } },
+      { method: "AcceptInvitation", authorization: null, body: { token: "t2" } },
+      { method: "RequestPasswordReset", authorization: null, body: { email: "a@example.com" } },
+      { method: "ResetPassword", authorization: null, body: { token: "t3" } },
+    ]);
+    expect(refresh).not.toHaveBeenCalled();
+    expect(sessionEnded).not.toHaveBeenCalled();
   });
 
   it.each([Code.PermissionDenied, Code.InvalidArgument, Code.NotFound, Code.ResourceExhausted, Code.Internal])(

@@ -4,18 +4,16 @@
  * (X-Forwarded-For, TRUST_PROXY=1), the owner's sign-in from a new place is refused, and the emailed link
  * opens the sign-in page that lets the owner through, as far as the second factor.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Code } from "@connectrpc/connect";
-import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientsFor, rpcError } from "../../server/test/support/clients.ts";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import { buildClient, CHROMIUM_ARGS, CHROMIUM_PATH, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
 
+import { submitSignIn } from "./e2e-support/sign-in-form.ts";
+import { serveWebClient } from "./e2e-support/web-suite.ts";
 warnWithoutChromium("web unblock-link e2e");
 
 const EMAIL = "ada@example.com";
@@ -23,35 +21,14 @@ const PASSWORD = "correct horse battery staple";
 const ORG = "acme";
 
 describe.skipIf(!hasChromium && !inCi)("the unblock link in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
-  let distDir: string;
   let server: ServerProcess;
   let browser: Browser;
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir, TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0" };
-    await seedOrgAndMember(env, EMAIL, PASSWORD);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  serveWebClient({ env: { TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0" }, seed: async (env) => void (await seedOrgAndMember(env, EMAIL, PASSWORD)) }, (suite) => {
+    ({ server, browser } = suite);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
-  });
-
-  async function signInOn(page: Page): Promise<void> {
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  }
+  const signInOn = (page: Page) => submitSignIn(page, { email: EMAIL, password: PASSWORD, org: ORG });
 
   it("after a stranger's 100 failures the owner is refused in a new place, then signs in from the emailed link, once", async () => {
     const api = clientsFor(server.url);

@@ -55,6 +55,8 @@ export const RECOVERY_CODES_FACTOR_ID = "recovery_codes";
 
 /** AccountService for the signed-in user, over the app's transport (its interceptor sends and renews the token). */
 export interface AccountClient {
+  /** Ends the user's other sessions and every other device's trust (the server's rule). */
+  changePassword(currentPassword: string, newPassword: string): Promise<void>;
   listFactors(): Promise<FactorsView>;
   /** `currentPassword`: for the user's very first factor, which needs it instead of a step-up; ignored otherwise. */
   startTotpEnrollment(label: string, currentPassword?: string): Promise<TotpEnrollmentView>;
@@ -83,6 +85,9 @@ const msOrNull = (timestamp: Timestamp | undefined): number | null => (timestamp
 export function createAccountClient(transport: Transport): AccountClient {
   const client = createClient(AccountService, transport);
   return {
+    async changePassword(currentPassword, newPassword) {
+      await client.changePassword({ currentPassword, newPassword });
+    },
     async listFactors() {
       const { factors, recoveryCodesLeft, phoneMask } = await client.listFactors({});
       return {

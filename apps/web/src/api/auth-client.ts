@@ -36,6 +36,12 @@ export interface SmsSent {
 export interface AuthClient {
   /** The registrant proof, to keep for the verification link (empty when nothing was emailed). */
   register(input: RegisterInput): Promise<{ readonly registrantProof: string }>;
+  /** The emailed link's token, with Register's proof kept in this tab, or with the password chosen on the link's page. */
+  verifyEmail(token: string, proof: { readonly registrantProof?: string; readonly newPassword?: string }): Promise<void>;
+  /** The org joined, to sign in with. `password`: "" for an account that already exists. */
+  acceptInvitation(token: string, password: string): Promise<{ readonly orgId: string }>;
+  requestPasswordReset(email: string): Promise<void>;
+  resetPassword(token: string, newPassword: string): Promise<void>;
   login(input: LoginInput): Promise<AuthOutcomeView>;
   submitPhone(intentId: string, phone: string): Promise<MfaChallengeView>;
   /** `otp` is what `factor` shows: the SMS or app code, or a recovery code; for `webauthn`, the passkey's answer (JSON). */
@@ -67,6 +73,19 @@ export function createAuthClient(
     async register({ email, password, displayName }) {
       const { registrantProof } = await client.register(displayName === "" ? { email, password } : { email, password, displayName });
       return { registrantProof };
+    },
+    async verifyEmail(token, { registrantProof = "", newPassword = "" }) {
+      await client.verifyEmail({ token, registrantProof, newPassword });
+    },
+    async acceptInvitation(token, password) {
+      const { orgId } = await client.acceptInvitation({ token, password });
+      return { orgId };
+    },
+    async requestPasswordReset(email) {
+      await client.requestPasswordReset({ email });
+    },
+    async resetPassword(token, newPassword) {
+      await client.resetPassword({ token, newPassword });
     },
     async login({ email, password, org, unblockToken = "" }) {
       const rttMs = (await roundTrip()) ?? 0;

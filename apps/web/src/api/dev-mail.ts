@@ -8,9 +8,13 @@ export interface DevMail {
  * The dev-only mailbox route (`GET /api/dev/mail`). It answers 404 unless the server runs in dev mode,
  * so the helper appears only after a 200; any other answer reads as "no dev mailbox".
  */
-export async function fetchDevMail(email: string, signal?: AbortSignal): Promise<DevMail[] | null> {
+export async function fetchDevMail(
+  fetchImpl: (url: string, init: RequestInit) => Promise<Response>,
+  email: string,
+  signal?: AbortSignal,
+): Promise<DevMail[] | null> {
   try {
-    const response = await fetch(`/api/dev/mail?${new URLSearchParams({ to: email }).toString()}`, {
+    const response = await fetchImpl(`/api/dev/mail?${new URLSearchParams({ to: email }).toString()}`, {
       method: "GET",
       ...(signal === undefined ? {} : { signal }),
     });

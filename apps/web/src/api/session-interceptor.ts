@@ -3,9 +3,13 @@ import type { AuthOutcomeView } from "@gatehouse/contract";
 import { AuthService } from "@gatehouse/contract/gen/gatehouse/v1/auth_pb";
 import { sessionFromTokens, type Session, type SessionStore } from "../session.ts";
 
-/** AuthService methods a signed-out browser calls: they carry no bearer token. */
+/** AuthService methods a signed-out browser calls (sign-in, and the pages of emailed links): they carry no bearer token. */
 const PUBLIC_AUTH_METHODS: ReadonlySet<string> = new Set([
   "Register",
+  "VerifyEmail",
+  "AcceptInvitation",
+  "RequestPasswordReset",
+  "ResetPassword",
   "Login",
   "SubmitPhoneAndRequestMFA",
   "VerifyMFA",

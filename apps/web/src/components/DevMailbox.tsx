@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { ReactNode } from "react";
 import { fetchDevMail, type DevMail } from "../api/dev-mail.ts";
+import { useServices } from "../services.tsx";
 import { Button } from "./Button.tsx";
 
 /** The link on this site: a dev server's PUBLIC_URL often names another host or port than the one the page came from. */
@@ -14,20 +15,21 @@ function onThisSite(link: string): string {
  * code" does for OTPs. The page asks the route first: outside dev mode it is 404 and nothing shows.
  */
 export function DevMailbox({ email }: { readonly email: string }): ReactNode {
+  const { fetch } = useServices();
   const [available, setAvailable] = useState(false);
   const [mail, setMail] = useState<DevMail | "none" | null>(null);
 
   useEffect(() => {
     const controller = new AbortController();
-    void fetchDevMail(email, controller.signal).then((messages) => {
+    void fetchDevMail(fetch, email, controller.signal).then((messages) => {
       if (!controller.signal.aborted) setAvailable(messages !== null);
     });
     return () => controller.abort();
-  }, [email]);
+  }, [fetch, email]);
 
   if (!available) return null;
   const open = async (): Promise<void> => {
-    const messages = await fetchDevMail(email);
+    const messages = await fetchDevMail(fetch, email);
     setMail(messages?.[0] ?? "none");
   };
   return (

@@ -1,13 +1,13 @@
 import { useState } from "react";
 import type { ReactNode } from "react";
 import { errorFactsOf } from "@gatehouse/contract";
-import { accountApi } from "../../api/account-api.ts";
 import { describeAuthError } from "../../api/auth-errors.ts";
 import { AppShell } from "../../components/AppShell.tsx";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { Link } from "../../router.tsx";
+import { useServices } from "../../services.tsx";
 import { useFormProblem } from "../login/use-form-problem.ts";
 import { PasswordForm } from "./PasswordForm.tsx";
 import { useLinkToken } from "./use-link-token.ts";
@@ -18,6 +18,7 @@ import { useLinkToken } from "./use-link-token.ts";
  */
 export function AcceptInvitationPage(): ReactNode {
   const token = useLinkToken();
+  const { auth } = useServices();
   const [orgId, setOrgId] = useState<string | null>(null);
   const [askPassword, setAskPassword] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -27,7 +28,7 @@ export function AcceptInvitationPage(): ReactNode {
     setBusy(true);
     form.show(null);
     try {
-      setOrgId((await accountApi().acceptInvitation(token, "")).orgId);
+      setOrgId((await auth.acceptInvitation(token, "")).orgId);
     } catch (failure) {
       if (errorFactsOf(failure).field === "password") setAskPassword(true);
       else form.show({ message: describeAuthError(failure, "link").message, field: null });
@@ -56,7 +57,7 @@ export function AcceptInvitationPage(): ReactNode {
               busyLabel="Joining…"
               field="password"
               onSubmit={async (password) => {
-                setOrgId((await accountApi().acceptInvitation(token, password)).orgId);
+                setOrgId((await auth.acceptInvitation(token, password)).orgId);
               }}
               testId="accept-invitation-form"
             />

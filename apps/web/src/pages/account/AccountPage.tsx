@@ -1,6 +1,5 @@
 import { useState } from "react";
 import type { ReactNode } from "react";
-import { accountApi } from "../../api/account-api.ts";
 import type { FactorsView } from "../../api/account-client.ts";
 import { describeAccountError } from "../../api/account-errors.ts";
 import { AppShell } from "../../components/AppShell.tsx";
@@ -10,7 +9,6 @@ import { SignOutButton } from "../../components/SignOutButton.tsx";
 import { TextField } from "../../components/TextField.tsx";
 import { Link, navigate, Redirect, useLocation } from "../../router.tsx";
 import { useServices, useSession } from "../../services.tsx";
-import type { Session } from "../../session.ts";
 import { AuthenticatorApps } from "./AuthenticatorApps.tsx";
 import { Passkeys } from "./Passkeys.tsx";
 import { Devices } from "./Devices.tsx";
@@ -29,10 +27,10 @@ import { StepUpProvider, useStepUpState } from "./use-step-up.tsx";
 export function AccountPage(): ReactNode {
   const session = useSession();
   if (session === null) return <Redirect to="/login" notice="sign-in-required" />;
-  return <SignedInAccount session={session} />;
+  return <SignedInAccount />;
 }
 
-function SignedInAccount({ session }: { readonly session: Session }): ReactNode {
+function SignedInAccount(): ReactNode {
   const { account, sessions } = useServices();
   const stepUp = useStepUpState();
   // "This wasn't me" ended this session with every other: nothing is left to show here.
@@ -62,7 +60,7 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
           <div className="page-heading">
             <h1>Your account</h1>
           </div>
-          <ChangePassword accessToken={session.accessToken} />
+          <ChangePassword />
           <FormAlert message={factors.problem} alertRef={null} />
           {factors.data === null ? null : <Factors factors={factors.data} reload={factors.reload} passkeyRequired={notice === "passkey-required"} />}
           <Sessions />
@@ -111,7 +109,8 @@ function Factors(props: { readonly factors: FactorsView; readonly reload: () => 
 }
 
 /** Other sessions end and other devices need the second factor again. */
-function ChangePassword({ accessToken }: { readonly accessToken: string }): ReactNode {
+function ChangePassword(): ReactNode {
+  const { account } = useServices();
   const [done, setDone] = useState(false);
   return (
     <section className="card stack" aria-labelledby="password-heading">
@@ -129,7 +128,7 @@ function ChangePassword({ accessToken }: { readonly accessToken: string }): Reac
         field="new_password"
         onSubmit={async (password, current) => {
           setDone(false);
-          await accountApi().changePassword(accessToken, current, password);
+          await account.changePassword(current, password);
           setDone(true);
         }}
         testId="change-password-form"

@@ -1,6 +1,5 @@
 import { useRef, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
-import { accountApi } from "../../api/account-api.ts";
 import { describeAuthError } from "../../api/auth-errors.ts";
 import { AppShell } from "../../components/AppShell.tsx";
 import { Button } from "../../components/Button.tsx";
@@ -9,10 +8,12 @@ import { FormAlert } from "../../components/FormAlert.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { EmailField } from "../../components/TextField.tsx";
 import { Link } from "../../router.tsx";
+import { useServices } from "../../services.tsx";
 import { useFormProblem } from "../login/use-form-problem.ts";
 
 /** /forgot-password: asks for a reset link. The answer is the same whether or not the email has an account. */
 export function ForgotPasswordPage(): ReactNode {
+  const { auth } = useServices();
   const [email, setEmail] = useState("");
   const [sentTo, setSentTo] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -25,7 +26,7 @@ export function ForgotPasswordPage(): ReactNode {
     setBusy(true);
     form.show(null);
     try {
-      await accountApi().requestPasswordReset(email.trim());
+      await auth.requestPasswordReset(email.trim());
       setSentTo(email.trim());
     } catch (failure) {
       const { message, field } = describeAuthError(failure, "login");

@@ -1,15 +1,16 @@
 import { useState } from "react";
 import type { ReactNode } from "react";
-import { accountApi } from "../../api/account-api.ts";
 import { AppShell } from "../../components/AppShell.tsx";
 import { LiveMessage } from "../../components/Notice.tsx";
 import { Link } from "../../router.tsx";
+import { useServices } from "../../services.tsx";
 import { PasswordForm } from "./PasswordForm.tsx";
 import { useLinkToken } from "./use-link-token.ts";
 
 /** /reset-password#token=…: a new password from the emailed link; every session ends, and the next sign-in asks for the second factor. */
 export function ResetPasswordPage(): ReactNode {
   const token = useLinkToken();
+  const { auth } = useServices();
   const [done, setDone] = useState(false);
   return (
     <AppShell title="Choose a new password">
@@ -33,7 +34,7 @@ export function ResetPasswordPage(): ReactNode {
             busyLabel="Saving…"
             field="new_password"
             onSubmit={async (password) => {
-              await accountApi().resetPassword(token, password);
+              await auth.resetPassword(token, password);
               setDone(true);
             }}
             testId="reset-password-form"

@@ -1,7 +1,6 @@
 import { useState } from "react";
 import type { ReactNode } from "react";
 import { errorFactsOf } from "@gatehouse/contract";
-import { accountApi } from "../../api/account-api.ts";
 import { describeAuthError } from "../../api/auth-errors.ts";
 import { AppShell } from "../../components/AppShell.tsx";
 import { Button } from "../../components/Button.tsx";
@@ -21,7 +20,7 @@ import { useLinkToken } from "./use-link-token.ts";
  */
 export function VerifyEmailPage(): ReactNode {
   const token = useLinkToken();
-  const { registrantProof } = useServices();
+  const { auth, registrantProof } = useServices();
   const [proof] = useState(() => registrantProof.current());
   const [askPassword, setAskPassword] = useState(proof === "");
   const [busy, setBusy] = useState(false);
@@ -37,7 +36,7 @@ export function VerifyEmailPage(): ReactNode {
     setBusy(true);
     form.show(null);
     try {
-      await accountApi().verifyEmail(token, { registrantProof: proof });
+      await auth.verifyEmail(token, { registrantProof: proof });
       finish();
     } catch (failure) {
       // The proof kept here is not this link's (an earlier sign-up): the password is asked for instead.
@@ -73,7 +72,7 @@ export function VerifyEmailPage(): ReactNode {
               busyLabel="Confirming…"
               field="new_password"
               onSubmit={async (newPassword) => {
-                await accountApi().verifyEmail(token, { newPassword });
+                await auth.verifyEmail(token, { newPassword });
                 finish();
               }}
               testId="verify-email-form"

@@ -1,5 +1,9 @@
 import { useState } from "react";
-import { linkToken } from "../../api/account-api.ts";
+
+/** The token of an emailed link: it travels in the fragment (`#token=…`), which no server or log ever sees. */
+export function linkToken(hash: string): string {
+  return new URLSearchParams(hash.replace(/^#/, "")).get("token") ?? "";
+}
 
 /**
  * The emailed link's token, read once from the fragment, which is then cleared from the address bar and
