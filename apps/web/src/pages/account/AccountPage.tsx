@@ -12,6 +12,7 @@ import { Link, navigate, Redirect, useLocation } from "../../router.tsx";
 import { useServices, useSession } from "../../services.tsx";
 import type { Session } from "../../session.ts";
 import { AuthenticatorApps } from "./AuthenticatorApps.tsx";
+import { ConnectedServices } from "./ConnectedServices.tsx";
 import { Passkeys } from "./Passkeys.tsx";
 import { Devices } from "./Devices.tsx";
 import { PasswordForm } from "./PasswordForm.tsx";
@@ -68,6 +69,7 @@ function SignedInAccount({ session }: { readonly session: Session }): ReactNode 
           <Sessions />
           <Devices />
           <RecentSignIns signedOut={signedOut} />
+          <ConnectedServices />
           <p className="aside">
             <Link to="/browser">Back to the browser</Link> · <Link to="/admin">Admin console</Link>
           </p>

@@ -12,6 +12,8 @@ import { smsSentWith } from "../mfa/factor-choices.ts";
 import { MfaStep } from "../mfa/MfaStep.tsx";
 
 interface StepUpPanelProps {
+  /** Why it is asked; by default, a change on this page. */
+  readonly reason?: string;
   readonly onDone: () => void;
   readonly onCancel: () => void;
 }
@@ -22,7 +24,11 @@ type Challenge = { readonly challenge: MfaChallengeView; readonly smsSent: boole
  * "Confirm it's you": StartStepUp, then the same factor step as sign-in. VerifyMFA answers new tokens
  * for this session (its old ones stop working), which are stored before the waiting change runs again.
  */
-export function StepUpPanel({ onDone, onCancel }: StepUpPanelProps): ReactNode {
+export function StepUpPanel({
+  reason = "This change needs a recent second factor. Confirm it is you to continue.",
+  onDone,
+  onCancel,
+}: StepUpPanelProps): ReactNode {
   const { account, auth, sessions } = useServices();
   const [state, setState] = useState<Challenge | { readonly problem: string } | null>(null);
   const [attempt, setAttempt] = useState(0);
@@ -40,7 +46,7 @@ export function StepUpPanel({ onDone, onCancel }: StepUpPanelProps): ReactNode {
 
   return (
     <section className="card auth-card stack step-up" aria-label="Confirm it is you" data-testid="step-up">
-      <p className="notice notice-info">This change needs a recent second factor. Confirm it is you to continue.</p>
+      <p className="notice notice-info">{reason}</p>
       {state === null ? (
         <p aria-live="polite">Preparing…</p>
       ) : "problem" in state ? (
