@@ -1,3 +1,4 @@
+import { ConnectError } from "@connectrpc/connect";
 import { useMemo, useState } from "react";
 import type { ReactNode } from "react";
 import { StepUpCancelledError } from "../../api/account-errors.ts";
@@ -57,13 +58,7 @@ function ServiceRow({ service }: { readonly service: ConnectedService }): ReactN
       const response = await call(service.audience, service.url, { method: service.method });
       setOutcome(await outcomeOf(service.name, response));
     } catch (error) {
-      setOutcome({
-        tone: "error",
-        message:
-          error instanceof StepUpCancelledError
-            ? `${service.name} was not called again: you did not confirm it is you.`
-            : `${service.name} could not be reached.`,
-      });
+      setOutcome({ tone: "error", message: failureOf(service.name, error) });
     } finally {
       setBusy(false);
     }
@@ -92,6 +87,13 @@ function ServiceRow({ service }: { readonly service: ConnectedService }): ReactN
       <LiveMessage message={outcome?.message ?? null} tone={outcome?.tone ?? "info"} testId={`service-answer-${service.name}`} />
     </li>
   );
+}
+
+function failureOf(name: string, error: unknown): string {
+  if (error instanceof StepUpCancelledError) return `${name} was not called again: you did not confirm it is you.`;
+  // Only Gatehouse's own calls (IssueAccessJwt, the step-up) fail with a ConnectError; the service's fetch with a TypeError.
+  if (error instanceof ConnectError) return `Gatehouse could not give you a token for ${name}: ${error.rawMessage}`;
+  return `${name} could not be reached.`;
 }
 
 /** The service's answer in a sentence: its status and its body, as it sent it (it is the member's own data). */
