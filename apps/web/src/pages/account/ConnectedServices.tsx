@@ -63,8 +63,8 @@ function ServiceRow({ service }: { readonly service: ConnectedService }): ReactN
       setBusy(false);
     }
   };
-  const settle = (outcome: (waiter: Waiter) => void) => () => {
-    if (waiter !== null) outcome(waiter);
+  const settle = (finish: (waiter: Waiter) => void) => () => {
+    if (waiter !== null) finish(waiter);
     setWaiter(null);
   };
 
