@@ -1,6 +1,7 @@
 // A service that trusts Gatehouse users (docs/integration.md), on plain node:http. Run it beside a Gatehouse
 // server: `GATEHOUSE_ISSUER=https://id.example.com AUDIENCE=https://billing.example.com CLIENT_ID=… CLIENT_SECRET=…
-// node --conditions=@gatehouse/source examples/resource-server.ts` (the client from `gatehouse client create`).
+// node --conditions=@gatehouse/source examples/resource-server.ts` (the client from `gatehouse client create`);
+// ALLOWED_ORIGIN=https://id.example.com lets the web client's "Connected services" call it from the browser.
 //   GET  /invoices  any signed-in member: the JWT verified locally, no call to Gatehouse
 //   POST /payouts   a second factor within 5 minutes, or an RFC 9470 challenge the client steps up for
 //   GET  /account   revocation seen at once: the token introspected with Gatehouse on every call
@@ -17,6 +18,11 @@ export interface ResourceServerOptions {
   readonly audience: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /**
+   * The one origin whose pages may call this service from the browser (Gatehouse's web client, CORS); none
+   * answers no CORS. Never `*`: the calls carry the user's token.
+   */
+  readonly allowedOrigin?: string;
 }
 
 type Answer = { status: number; body: unknown; headers?: Record<string, string> };
@@ -78,14 +84,31 @@ export function createResourceServer(options: ResourceServerOptions): Server {
     return { status: 404, body: { error: "not found" } };
   }
 
+  // The bearer token travels in a header, not a cookie: no Allow-Credentials. The challenge must be exposed,
+  // or the browser hides it from the page that would step up.
+  const cors: Record<string, string> =
+    options.allowedOrigin === undefined
+      ? {}
+      : { "access-control-allow-origin": options.allowedOrigin, "access-control-expose-headers": "WWW-Authenticate", vary: "Origin" };
+
   return createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === "OPTIONS" && options.allowedOrigin !== undefined && req.headers.origin === options.allowedOrigin) {
+      res.writeHead(204, {
+        ...cors,
+        "access-control-allow-methods": "GET, POST",
+        "access-control-allow-headers": "authorization",
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return;
+    }
     route(req).then(
       ({ status, body, headers }) => {
-        res.writeHead(status, { "content-type": "application/json", ...headers });
+        res.writeHead(status, { "content-type": "application/json", ...cors, ...headers });
         res.end(JSON.stringify(body));
       },
       () => {
-        res.writeHead(500, { "content-type": "application/json" });
+        res.writeHead(500, { "content-type": "application/json", ...cors });
         res.end(JSON.stringify({ error: "internal error" }));
       },
     );
@@ -107,6 +130,7 @@ if (import.meta.main) {
     audience: env("AUDIENCE"),
     clientId: env("CLIENT_ID"),
     clientSecret: env("CLIENT_SECRET"),
+    ...(process.env.ALLOWED_ORIGIN ? { allowedOrigin: process.env.ALLOWED_ORIGIN } : {}),
   });
   server.listen(Number(process.env.PORT ?? 3001), () => console.log(`resource server on port ${process.env.PORT ?? 3001}`));
 }

@@ -115,7 +115,7 @@ export async function startServer(config: ServerConfig, logger: Logger, clock: C
     },
     { limiter: stores.rateLimiter, perMinute: config.rateLimitIpPerMinute, clientIp: (req) => clientIp(req, config.trustProxyHops) },
   );
-  const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST);
+  const staticFiles = createStaticFiles(config.webDist ?? DEFAULT_WEB_DIST, config.webServices);
 
   const connect = createRpcHandler({
     routes: (router) => {

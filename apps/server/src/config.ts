@@ -19,6 +19,7 @@ import { readEmailConfig, type EmailConfig } from "./email-config.ts";
 import { readObservability, type ObservabilityConfig } from "./observability-config.ts";
 import { readSmsProvider, type SmsProviderConfig } from "./sms-config.ts";
 import { readWebAuthnConfig } from "./webauthn-config.ts";
+import { readWebServices, type WebService } from "./web-services-config.ts";
 
 /**
  * Server configuration from the environment, validated before the port opens. Every problem
@@ -91,6 +92,8 @@ export interface ServerConfig {
   /** SHUTDOWN_DRAIN_MS and WORKER_START_TIMEOUT_MS (lifecycle-config.ts). */
   readonly lifecycle: LifecycleConfig;
   readonly webDist: string | undefined;
+  /** WEB_SERVICES (web-services-config.ts): the services /account calls with an access JWT. */
+  readonly webServices: readonly WebService[];
   /** Server processes on the one port (node:cluster); 1 runs the server in this process. */
   readonly workers: number;
   /** Deprecated settings that were accepted but have no effect, for a warning at start. */
@@ -314,6 +317,7 @@ export function loadConfig(env: Env = process.env, cores: number = availablePara
     shutdownTimeoutMs: int("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     lifecycle: readLifecycle({ int }, production),
     webDist: text("WEB_DIST"),
+    webServices: readWebServices(text("WEB_SERVICES"), problems),
     workers,
     warnings,
     connections,

@@ -98,3 +98,44 @@ describe("examples/resource-server.ts against a real Gatehouse", () => {
     expect([revoked.status, revoked.challenge]).toEqual([401, 'Bearer error="invalid_token"']);
   });
 });
+
+describe("examples/resource-server.ts CORS", () => {
+  const WEB = "https://id.example.test";
+  let service: Server;
+  let serviceUrl: string;
+
+  beforeAll(async () => {
+    service = createResourceServer({ issuer: ISSUER, audience: AUDIENCE, clientId: "gh_rs_x", clientSecret: "unused", allowedOrigin: WEB });
+    await new Promise<void>((resolve) => service.listen(0, "127.0.0.1", resolve));
+    serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => (service === undefined ? resolve() : service.close(() => resolve())));
+  });
+
+  const preflight = (origin: string) =>
+    fetch(`${serviceUrl}/payouts`, {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+    });
+
+  it("lets the allowed origin send its bearer token and read the challenge, without credentials", async () => {
+    const allowed = await preflight(WEB);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe(WEB);
+    expect(allowed.headers.get("access-control-allow-headers")).toBe("authorization");
+    expect(allowed.headers.get("access-control-allow-credentials")).toBeNull();
+
+    const refused = await fetch(`${serviceUrl}/payouts`, { method: "POST", headers: { origin: WEB } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(WEB);
+    expect(refused.headers.get("access-control-expose-headers")).toBe("WWW-Authenticate");
+  });
+
+  it("answers another origin's preflight with no CORS grant", async () => {
+    const other = await preflight("https://evil.example");
+    expect(other.headers.get("access-control-allow-methods")).toBeNull();
+    expect(other.headers.get("access-control-allow-origin")).toBe(WEB);
+  });
+});

@@ -9,6 +9,8 @@ import { createAuthClient } from "./api/auth-client.ts";
 import { measureRoundTrip } from "./round-trip.ts";
 import type { AuthClient } from "./api/auth-client.ts";
 import { createBrowserApi } from "./api/browser-api.ts";
+import { readConnectedServices } from "./api/connected-services.ts";
+import type { ConnectedService } from "./api/connected-services.ts";
 import { createRegistrantProofStore } from "./api/registrant-proof.ts";
 import type { RegistrantProofStore } from "./api/registrant-proof.ts";
 import type { BrowserApi } from "./api/browser-api.ts";
@@ -34,6 +36,8 @@ export interface AppServices {
   readonly lastOrg: { get(): string; set(org: string): void };
   /** Register's proof for this tab, sent with the verification link opened here. */
   readonly registrantProof: RegistrantProofStore;
+  /** The services /account calls with an access JWT (the server's WEB_SERVICES). */
+  readonly connectedServices: readonly ConnectedService[];
 }
 
 const LAST_ORG_KEY = "gatehouse.lastOrg";
@@ -111,6 +115,7 @@ export function createAppServices(win: Window, options: ServicesOptions = {}): A
     oidc: createOidcInteractionClient(fetchImpl, win.location.origin),
     lastOrg,
     registrantProof: createRegistrantProofStore(storageOrNull(() => win.sessionStorage)),
+    connectedServices: readConnectedServices(win.document),
   };
 }
 

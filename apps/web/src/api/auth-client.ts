@@ -56,6 +56,8 @@ export interface AuthClient {
   refresh(refreshToken: string): Promise<AuthOutcomeView>;
   /** Ends the stored session on the server (the transport's interceptor sends its token). */
   logout(): Promise<void>;
+  /** An access JWT of the stored session for a registered service's audience (docs/integration.md). */
+  issueAccessJwt(audience: string): Promise<string>;
 }
 
 /**
@@ -119,6 +121,9 @@ export function createAuthClient(
     },
     async logout() {
       await client.logout({});
+    },
+    async issueAccessJwt(audience) {
+      return (await client.issueAccessJwt({ audience })).accessJwt;
     },
   };
 }

@@ -10,6 +10,7 @@ import { TextField } from "../../components/TextField.tsx";
 import { Link, navigate, Redirect, useLocation } from "../../router.tsx";
 import { useServices, useSession } from "../../services.tsx";
 import { AuthenticatorApps } from "./AuthenticatorApps.tsx";
+import { ConnectedServices } from "./ConnectedServices.tsx";
 import { Passkeys } from "./Passkeys.tsx";
 import { Devices } from "./Devices.tsx";
 import { PasswordForm } from "./PasswordForm.tsx";
@@ -66,6 +67,7 @@ function SignedInAccount(): ReactNode {
           <Sessions />
           <Devices />
           <RecentSignIns signedOut={signedOut} />
+          <ConnectedServices />
           <p className="aside">
             <Link to="/browser">Back to the browser</Link> · <Link to="/admin">Admin console</Link>
           </p>

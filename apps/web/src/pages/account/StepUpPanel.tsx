@@ -12,10 +12,10 @@ import { smsSentWith } from "../mfa/factor-choices.ts";
 import { MfaStep } from "../mfa/MfaStep.tsx";
 
 interface StepUpPanelProps {
+  /** Why it is asked; by default, a change on this page. */
+  readonly reason?: string;
   readonly onDone: () => void;
   readonly onCancel: () => void;
-  /** Why a fresh second factor is needed; default: an account change asks for it. */
-  readonly reason?: string;
 }
 
 type Challenge = { readonly challenge: MfaChallengeView; readonly smsSent: boolean; readonly resent: boolean };
