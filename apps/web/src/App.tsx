@@ -4,6 +4,7 @@ import { AcceptInvitationPage } from "./pages/account/AcceptInvitationPage.tsx";
 import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { ForgotPasswordPage } from "./pages/account/ForgotPasswordPage.tsx";
 import { ResetPasswordPage } from "./pages/account/ResetPasswordPage.tsx";
+import { DisownSignInPage } from "./pages/account/DisownSignInPage.tsx";
 import { VerifyEmailPage } from "./pages/account/VerifyEmailPage.tsx";
 import { BrowserPage } from "./pages/BrowserPage.tsx";
 import { ExtensionConnectPage } from "./pages/extension/ExtensionConnectPage.tsx";
@@ -31,6 +32,8 @@ export function App(): ReactNode {
       return <VerifyEmailPage />;
     case "/reset-password":
       return <ResetPasswordPage />;
+    case "/disown-sign-in":
+      return <DisownSignInPage />;
     case "/accept-invitation":
       return <AcceptInvitationPage />;
     case "/forgot-password":

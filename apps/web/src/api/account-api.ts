@@ -11,6 +11,8 @@ export interface AccountApi {
   acceptInvitation(token: string, password: string): Promise<{ orgId: string }>;
   requestPasswordReset(email: string): Promise<void>;
   resetPassword(token: string, newPassword: string): Promise<void>;
+  /** "This wasn't me" from a new-location or new-device email's link. */
+  disownSignIn(token: string, eventId: string): Promise<void>;
   changePassword(accessToken: string, currentPassword: string, newPassword: string): Promise<void>;
 }
 
@@ -30,6 +32,9 @@ export function createAccountApi(transport: Transport): AccountApi {
     },
     async resetPassword(token, newPassword) {
       await auth.resetPassword({ token, newPassword });
+    },
+    async disownSignIn(token, eventId) {
+      await auth.disownSignIn({ token, eventId });
     },
     async changePassword(accessToken, currentPassword, newPassword) {
       await account.changePassword({ currentPassword, newPassword }, { headers: { authorization: `Bearer ${accessToken}` } });

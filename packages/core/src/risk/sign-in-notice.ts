@@ -55,7 +55,13 @@ export async function noticeSignIn(ctx: Context, user: User, policy: RiskPolicy,
     const link = newLinkToken(ctx);
     const now = ctx.clock.now();
     const ttl = ctx.config.signInNoticeLinkTtlMs;
-    await ctx.stores.emailTokens.create({ tokenHash: disownLinkHash(link.token, event.id), purpose: "risk_not_me", userId: user.id, expiresAt: now + ttl, createdAt: now });
+    await ctx.stores.emailTokens.create({
+      tokenHash: disownLinkHash(link.token, event.id),
+      purpose: "risk_not_me",
+      userId: user.id,
+      expiresAt: now + ttl,
+      createdAt: now,
+    });
     const url = `${linkTo(ctx, "disown-sign-in", link.token)}&event=${event.id}`;
     sendInBackground(ctx, signInNoticeMessage(user.email, signInFacts(event.observation, novelty), url, describeDuration(ttl)), charge);
     return true;
@@ -82,7 +88,9 @@ export async function noticeAfterSecondFactor(ctx: Context, user: User, orgId: s
 function signInFacts(observation: RiskObservation, novelty: SignInNovelty): SignInFacts {
   const network = observation.asn === null ? null : `network AS${observation.asn}`;
   const place = [observation.country, network].filter((part) => part !== null).join(", ");
-  const browser = [observation.browser, observation.os && `on ${observation.os}`, observation.deviceType && `(${observation.deviceType})`].filter(Boolean).join(" ");
+  const browser = [observation.browser, observation.os && `on ${observation.os}`, observation.deviceType && `(${observation.deviceType})`]
+    .filter(Boolean)
+    .join(" ");
   const what = { location: "a new location", device: "a new device", location_and_device: "a new location and a new device" }[novelty];
   return { place: place || "an unknown place", device: browser || "an unknown browser", at: new Date(observation.at).toISOString(), what };
 }

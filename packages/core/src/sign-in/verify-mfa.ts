@@ -71,13 +71,7 @@ function subjectOf(challenge: MfaChallenge, request: RequestMeta | undefined): A
   return { actor: { kind: "user", userId: challenge.userId }, orgId: challenge.orgId, userId: challenge.userId, deviceId: challenge.deviceId, request };
 }
 
-async function verifyAndIssue(
-  tx: Context,
-  challengeId: string,
-  factor: FactorKind,
-  answer: FactorAnswer,
-  request: RequestMeta | undefined,
-): Promise<Verified> {
+async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKind, answer: FactorAnswer, request: RequestMeta | undefined): Promise<Verified> {
   const { stores, config } = tx;
 
   const now = tx.clock.now();
