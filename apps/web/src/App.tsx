@@ -4,6 +4,7 @@ import { AcceptInvitationPage } from "./pages/account/AcceptInvitationPage.tsx";
 import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { ForgotPasswordPage } from "./pages/account/ForgotPasswordPage.tsx";
 import { ResetPasswordPage } from "./pages/account/ResetPasswordPage.tsx";
+import { DisownSignInPage } from "./pages/account/DisownSignInPage.tsx";
 import { VerifyEmailPage } from "./pages/account/VerifyEmailPage.tsx";
 import { AUTHORIZE_PREFIX, AuthorizePage } from "./pages/authorize/AuthorizePage.tsx";
 import { BrowserPage } from "./pages/BrowserPage.tsx";
@@ -33,6 +34,8 @@ export function App(): ReactNode {
       return <VerifyEmailPage />;
     case "/reset-password":
       return <ResetPasswordPage />;
+    case "/disown-sign-in":
+      return <DisownSignInPage />;
     case "/accept-invitation":
       return <AcceptInvitationPage />;
     case "/forgot-password":

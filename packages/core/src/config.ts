@@ -124,6 +124,8 @@ export interface GatehouseConfig {
   readonly emailVerification: "required" | "off";
   readonly emailVerificationTtlMs: number;
   readonly passwordResetTtlMs: number;
+  /** Lifetime of the "This wasn't me" link a new-location or new-device email carries: days, since such mail is read late. */
+  readonly signInNoticeLinkTtlMs: number;
   readonly invitationTtlMs: number;
   /**
    * Emails one budget sends to one address, so a mailbox cannot be flooded through us. Each sender has a budget
@@ -209,6 +211,7 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   emailVerification: "required",
   emailVerificationTtlMs: DAY,
   passwordResetTtlMs: 30 * MINUTE,
+  signInNoticeLinkTtlMs: 3 * DAY,
   invitationTtlMs: 7 * DAY,
   emailSendsPerAddress: { limit: 5, windowMs: HOUR },
   emailSendsPerClient: { limit: 20, windowMs: HOUR },

@@ -58,7 +58,7 @@ import {
   type RiskReplayInput,
 } from "./risk/risk-admin.ts";
 import type { RiskPolicy } from "./risk/policy.ts";
-import { answerSignIn, recentSignIns, type AnswerSignInInput, type RecentSignIn } from "./risk/owner-answers.ts";
+import { answerSignIn, disownSignIn, recentSignIns, type AnswerSignInInput, type DisownSignInInput, type RecentSignIn } from "./risk/owner-answers.ts";
 import type { RiskEvent } from "./risk/risk-event.ts";
 import {
   acceptInvitation,
@@ -229,6 +229,8 @@ export interface Gatehouse {
   requestPasswordReset(input: RequestPasswordResetInput): Promise<void>;
   /** Consumes a reset link: new password, email verified, every session and device trust ended. */
   resetPassword(input: ResetPasswordInput): Promise<void>;
+  /** "This wasn't me" from a new-location or new-device email's link: the link's token is the credential (risk/owner-answers.ts). */
+  disownSignIn(input: DisownSignInInput): Promise<void>;
   /** For the signed-in user: ends the other sessions and every other device's trust. */
   changePassword(principal: Principal, input: ChangePasswordInput): Promise<void>;
   login(input: LoginInput): Promise<AuthOutcome>;
@@ -302,6 +304,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
     acceptInvitation: (input) => acceptInvitation(ctx, input),
     requestPasswordReset: (input) => requestPasswordReset(ctx, input),
     resetPassword: (input) => resetPassword(ctx, input),
+    disownSignIn: (input) => disownSignIn(ctx, input),
     changePassword: (principal, input) => changePassword(ctx, checkCredentials, principal, input),
     login: async (input) => withJwt(await login(ctx, checkCredentials, input)),
     refresh: async (input) => withJwt(await refresh(ctx, input)),

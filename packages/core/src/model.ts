@@ -227,7 +227,8 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */
 /** `unblock_sign_in`: lets the account's owner past the guessing ceiling once (throttling/unblock-links.ts). */
-export type EmailTokenPurpose = "verify_email" | "reset_password" | "unblock_sign_in";
+/** `risk_not_me`: the "This wasn't me" link of a new-location or new-device email (risk/sign-in-notice.ts). */
+export type EmailTokenPurpose = "verify_email" | "reset_password" | "unblock_sign_in" | "risk_not_me";
 
 /** The record behind a verification or reset link; the token itself is never stored. */
 export interface EmailToken {

@@ -23,6 +23,7 @@ const PUBLIC_AUTH_METHODS: readonly MethodName[] = [
   "gatehouse.v1.AuthService/AcceptInvitation",
   "gatehouse.v1.AuthService/RequestPasswordReset",
   "gatehouse.v1.AuthService/ResetPassword",
+  "gatehouse.v1.AuthService/DisownSignIn",
 ];
 
 /** The RPCs that take no bearer token (api.md); every other method requires one. */

@@ -42,6 +42,8 @@ export interface AuthClient {
   acceptInvitation(token: string, password: string): Promise<{ readonly orgId: string }>;
   requestPasswordReset(email: string): Promise<void>;
   resetPassword(token: string, newPassword: string): Promise<void>;
+  /** "This wasn't me" from a new-location or new-device email's link. */
+  disownSignIn(token: string, eventId: string): Promise<void>;
   login(input: LoginInput): Promise<AuthOutcomeView>;
   submitPhone(intentId: string, phone: string): Promise<MfaChallengeView>;
   /** `otp` is what `factor` shows: the SMS or app code, or a recovery code; for `webauthn`, the passkey's answer (JSON). */
@@ -88,6 +90,9 @@ export function createAuthClient(
     },
     async resetPassword(token, newPassword) {
       await client.resetPassword({ token, newPassword });
+    },
+    async disownSignIn(token, eventId) {
+      await client.disownSignIn({ token, eventId });
     },
     async login({ email, password, org, unblockToken = "" }) {
       const rttMs = (await roundTrip()) ?? 0;

@@ -10,6 +10,7 @@ const PUBLIC_AUTH_METHODS: ReadonlySet<string> = new Set([
   "AcceptInvitation",
   "RequestPasswordReset",
   "ResetPassword",
+  "DisownSignIn",
   "Login",
   "SubmitPhoneAndRequestMFA",
   "VerifyMFA",

@@ -9,7 +9,7 @@ import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../tokens.ts";
 const LINK_TOKEN_PREFIX = "gh_el_";
 
 /** The web client's pages an emailed link opens. */
-export type LinkPage = "verify-email" | "reset-password" | "accept-invitation" | "login";
+export type LinkPage = "verify-email" | "reset-password" | "accept-invitation" | "login" | "disown-sign-in";
 
 export interface LinkToken {
   /** Goes into the emailed link only; never stored, logged or returned. */

@@ -57,3 +57,23 @@ export function unblockSignInMessage(to: string, link: string, validFor: string)
     text: `Many wrong passwords were tried for your Gatehouse account from places you have not signed in from, so sign-ins from new places are paused for a while. Your own devices and networks are not affected.\n\nIf you are trying to sign in from somewhere new, open this link within ${validFor}; it lets you sign in once, with your password and your second factor:\n${link}\n\nIf it was not you, you need do nothing: your password was not guessed. If your password is one you use elsewhere too, change it.\n`,
   };
 }
+
+/** What a new-location or new-device email says of the sign-in: each fact as the offline data gave it. */
+export interface SignInFacts {
+  /** "DE, network AS3320", or "an unknown place". */
+  readonly place: string;
+  /** "Firefox 133 on Windows 10 (desktop)", or "an unknown browser". */
+  readonly device: string;
+  /** ISO 8601, UTC. */
+  readonly at: string;
+  /** What is new: "a new location", "a new device" or both. */
+  readonly what: string;
+}
+
+export function signInNoticeMessage(to: string, facts: SignInFacts, link: string, validFor: string): EmailMessage {
+  return {
+    to,
+    subject: "New sign-in to your account",
+    text: `Your Gatehouse account was signed in to from ${facts.what}.\n\nWhen: ${facts.at}\nWhere (approximately): ${facts.place}\nBrowser: ${facts.device}\n\nIf it was you, you need do nothing.\n\nIf it was not you, open this link within ${validFor} and choose "This wasn't me": every session of your account ends, your devices must pass the second factor again, and a password reset link is sent to you:\n${link}\n`,
+  };
+}

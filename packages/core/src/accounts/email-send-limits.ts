@@ -7,13 +7,15 @@ import type { RateLimitReceipt } from "../ports.ts";
  * anonymous caller (Register, RequestPasswordReset from a network the account does not know), who also spends
  * the client's; the account's owner asking from a network it signed in from recently; an org's admins'
  * reset links and that org's invitations, which also spend the org's (an operator's own calls, the command
- * line's, count per address only); and the unblock links of the guessing ceiling.
+ * line's, count per address only); the unblock links of the guessing ceiling; and the new-location or
+ * new-device notices of the risk engine.
  */
 export type EmailBudget =
   | { readonly kind: "anonymous"; readonly clientIp?: string | undefined }
   | { readonly kind: "owner" }
   | { readonly kind: "admin_reset" | "invitation"; readonly orgId: string; readonly byOperator: boolean }
-  | { readonly kind: "unblock" };
+  | { readonly kind: "unblock" }
+  | { readonly kind: "sign_in_notice" };
 
 /**
  * Takes one email send for `address` from `budget`, or throws `rate_limited`. The unit is taken whether or not
@@ -67,6 +69,8 @@ function emailSendLimits(ctx: Context, address: string, budget: EmailBudget): Na
       return [perAddress("owner")];
     case "unblock":
       return [perAddress("unblock", [config.unblockEmailsPerAddress])];
+    case "sign_in_notice":
+      return [perAddress("sign_in_notice")];
     case "admin_reset":
     case "invitation":
       if (budget.byOperator) return [perAddress(`${budget.kind}:operator`)];

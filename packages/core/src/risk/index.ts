@@ -31,6 +31,7 @@ export {
 } from "./sign-in-risk.ts";
 export { truncateIp } from "./truncate-ip.ts";
 export { MAX_RISK_EVENTS_PAGE, MAX_RISK_REPLAY_EVENTS, type RiskEventsQuery, type RiskReplay, type RiskReplayInput } from "./risk-admin.ts";
-export { MAX_RECENT_SIGN_INS, type AnswerSignInInput, type RecentSignIn } from "./owner-answers.ts";
+export { MAX_RECENT_SIGN_INS, type AnswerSignInInput, type DisownSignInInput, type RecentSignIn } from "./owner-answers.ts";
+export { disownLinkHash, signInNovelty, type SignInNovelty } from "./sign-in-notice.ts";
 export { replayRiskEvent, summarizeRiskReplay, type ReplayedEvent, type RiskReplaySummary } from "./replay.ts";
 export { anonymizerAsns, DEFAULT_ANONYMIZER_ASNS, isAsn } from "./anonymizer-asns.ts";

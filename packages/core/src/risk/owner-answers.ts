@@ -1,17 +1,18 @@
 import type { RequestMeta } from "../audit/record.ts";
 import { issueResetLink } from "../accounts/passwords.ts";
-import { sendInBackground } from "../accounts/email-links.ts";
+import { requireLinkTokenHash, sendInBackground } from "../accounts/email-links.ts";
 import { tryEmailSend } from "../accounts/email-send-limits.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { currentUser, subjectOf } from "../factors/account-factors.ts";
 import { requireId } from "../input.ts";
-import type { EpochMs } from "../model.ts";
+import type { EpochMs, User } from "../model.ts";
 import type { Principal } from "../results.ts";
 import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import type { RiskDecision } from "./policy.ts";
 import type { RiskAnswer } from "./risk-event.ts";
+import { disownLinkHash } from "./sign-in-notice.ts";
 
 export const MAX_RECENT_SIGN_INS = 50;
 
@@ -75,7 +76,42 @@ export async function answerSignIn(ctx: Context, principal: Principal, input: An
     if (!(await tx.stores.risk.answerEvent(eventId, user.id, answer))) throw new GatehouseError("not_found", "sign-in not found");
     if (disowned) await endSignInsEverywhere(tx, user.id, subjectOf(principal, input.request), "sign_in_disowned");
   });
-  if (!disowned) return;
+  if (disowned) await mailResetAfterDisowning(ctx, user, principal.orgId, input.request);
+}
+
+export interface DisownSignInInput {
+  /** The token of the emailed "This wasn't me" link: the only credential. */
+  readonly token: string;
+  /** The event's id, beside the token in the link. */
+  readonly eventId: string;
+  readonly request?: RequestMeta;
+}
+
+/**
+ * "This wasn't me" from a new-location or new-device email's link, without a session: what `answerSignIn`
+ * does with `not_mine`, for the sign-in the link was mailed about. The link is used up with it; a forged, an
+ * expired, a used link, or one whose event id was changed, are all `invalid_link`.
+ */
+export async function disownSignIn(ctx: Context, input: DisownSignInInput): Promise<void> {
+  requireLinkTokenHash("token", input.token);
+  const eventId = requireId("event_id", input.eventId);
+  const tokenHash = disownLinkHash(input.token, eventId);
+  const user = await inTransaction(ctx, async (tx) => {
+    const now = tx.clock.now();
+    const link = await tx.stores.emailTokens.consume(tokenHash, "risk_not_me", now);
+    const owner = link === null ? null : await tx.stores.users.findById(link.userId);
+    if (owner === null || !(await tx.stores.risk.answerEvent(eventId, owner.id, { kind: "true_positive", at: now }))) {
+      throw new GatehouseError("invalid_link");
+    }
+    const subject = { actor: { kind: "user", userId: owner.id }, userId: owner.id, request: input.request } as const;
+    await endSignInsEverywhere(tx, owner.id, subject, "sign_in_disowned");
+    return owner;
+  });
+  await mailResetAfterDisowning(ctx, user, null, input.request);
+}
+
+/** Whoever signed in had the password: a reset link, on the owner's budget; when it is spent, the eviction stands and no mail goes. */
+async function mailResetAfterDisowning(ctx: Context, user: User, orgId: string | null, request: RequestMeta | undefined): Promise<void> {
   const charge = await tryEmailSend(ctx, user.email, { kind: "owner" });
-  if (charge !== null) sendInBackground(ctx, await issueResetLink(ctx, user, { kind: "user", userId: user.id }, principal.orgId, input.request), charge);
+  if (charge !== null) sendInBackground(ctx, await issueResetLink(ctx, user, { kind: "user", userId: user.id }, orgId, request), charge);
 }

@@ -17,6 +17,8 @@ import { inTransaction } from "../stores/unit-of-work.ts";
 import { isCommonPassword } from "../passwords/password-rules.ts";
 import { refundFailureVelocity, takeFailureVelocity } from "../risk/failure-velocity.ts";
 import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
+import { noticeSignIn } from "../risk/sign-in-notice.ts";
+import type { RiskEvent } from "../risk/risk-event.ts";
 
 export interface LoginInput {
   readonly email: string;
@@ -81,6 +83,7 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     velocity: velocity.velocity,
   });
 
+  let event: RiskEvent | null = null;
   const step = await inTransaction(ctx, async (tx) => {
     // A right password is no guess: its units go back. An unblock link it passed the ceiling with is used up.
     await refundAll(tx.stores.rateLimiter, budget.receipts);
@@ -101,7 +104,8 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
       throw new GatehouseError("not_org_member");
     }
     const { device, policy } = assessDevice(tx, facts);
-    if (judged !== null) await tx.stores.risk.appendEvent(riskEventOf(tx, judged, user.id, orgId));
+    event = judged === null ? null : riskEventOf(tx, judged, user.id, orgId);
+    if (event !== null) await tx.stores.risk.appendEvent(event);
     // A GatehouseError still commits the unit of work: the event and the refusal stay recorded.
     if (judged?.applied === "block") {
       await recordAudit(tx, "sign_in.failed", { ...subject, deviceId: device.id }, { reason: "risk_blocked" });
@@ -118,6 +122,8 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     const tokens = await issueSession(tx, user.id, orgId, device.id, input.request, null);
     return { kind: "tokens", tokens: markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience) } as const;
   });
+  // Only a sign-in that got its session now: one that asks for a second factor is told of after it (verify-mfa.ts).
+  if (step.kind === "tokens" && judged !== null && event !== null) await noticeSignIn(ctx, user, judged.policy, event);
   return completeSignIn(ctx, step);
 }
 

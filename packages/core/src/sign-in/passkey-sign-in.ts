@@ -16,6 +16,7 @@ import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { readFailureVelocity } from "../risk/failure-velocity.ts";
 import { judgeSignIn, learnSignIn, riskEventOf } from "../risk/sign-in-risk.ts";
+import { noticeSignIn } from "../risk/sign-in-notice.ts";
 
 export interface StartPasskeySignInInput {
   /** The org's id or its slug. */
@@ -83,7 +84,7 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
   const challengeId = requireId("challenge_id", input.challengeId);
   const response = requireAuthenticationResponse("webauthn_response_json", input.webauthnResponseJson);
   const fingerprint = deviceFingerprintOrDefault(input.deviceFingerprint);
-  return inTransaction(ctx, async (tx) => {
+  const signedIn = await inTransaction(ctx, async (tx) => {
     const now = tx.clock.now();
     const ceremony = await tx.stores.webauthnChallenges.consume(challengeId, "sign_in", now);
     if (ceremony === null) throw new GatehouseError("invalid_mfa_challenge");
@@ -123,7 +124,8 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     // failures against the account and from the address are read all the same, so the event says so.
     const velocity = await readFailureVelocity(tx, facts.user.email, input.request?.clientIp);
     const judged = await judgeSignIn(tx, factor.userId, orgId, input.request, { velocity });
-    if (judged !== null) await tx.stores.risk.appendEvent(riskEventOf(tx, judged, factor.userId, orgId));
+    const event = judged === null ? null : riskEventOf(tx, judged, factor.userId, orgId);
+    if (event !== null) await tx.stores.risk.appendEvent(event);
     if (judged?.applied === "block") throw await refuse("risk_blocked", new GatehouseError("risk_blocked"));
     if (judged !== null) await learnSignIn(tx, factor.userId, judged.observation);
     const { device, policy } = assessDevice(tx, facts);
@@ -133,6 +135,8 @@ export async function finishPasskeySignIn(ctx: Context, input: FinishPasskeySign
     const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
     const tokens = await issueSession(tx, factor.userId, orgId, device.id, input.request, "passkey", trustedUntil);
     if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", deviceSubject, { trustedUntil: new Date(trustedUntil).toISOString() });
-    return markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience);
+    return { tokens: markAudienceToSign(tokens, effectiveSettings(facts.settings).org.accessJwtAudience), user: facts.user, judged, event };
   });
+  if (signedIn.judged !== null && signedIn.event !== null) await noticeSignIn(ctx, signedIn.user, signedIn.judged.policy, signedIn.event);
+  return signedIn.tokens;
 }

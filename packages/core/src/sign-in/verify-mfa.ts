@@ -1,6 +1,7 @@
 import { settingsForChallenge } from "../factors/passkeys/passkeys.ts";
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import { learnVerifiedSignIn } from "../risk/sign-in-risk.ts";
+import { noticeAfterSecondFactor } from "../risk/sign-in-notice.ts";
 import type { Context } from "../context.ts";
 import { devicePolicy } from "./device-assessment.ts";
 import { DAY_MS } from "../config.ts";
@@ -48,7 +49,15 @@ export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<Is
     factor === "webauthn"
       ? { code: "", passkey: requireAuthenticationResponse("webauthn_response_json", input.webauthnResponseJson ?? "") }
       : { code: requireFactorCode(factor, input.otp) };
-  return inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, answer, input.request));
+  const verified = await inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, answer, input.request));
+  if (verified.signedIn !== null) await noticeAfterSecondFactor(ctx, verified.signedIn.user, verified.signedIn.orgId);
+  return verified.tokens;
+}
+
+/** The tokens, and for a sign-in (not a step-up) whose it is: its notice goes after the unit of work. */
+interface Verified {
+  readonly tokens: IssuedTokens;
+  readonly signedIn: { readonly user: User; readonly orgId: string } | null;
 }
 
 /** What the caller sent for the factor: a code, or a passkey's assertion. */
@@ -62,13 +71,7 @@ function subjectOf(challenge: MfaChallenge, request: RequestMeta | undefined): A
   return { actor: { kind: "user", userId: challenge.userId }, orgId: challenge.orgId, userId: challenge.userId, deviceId: challenge.deviceId, request };
 }
 
-async function verifyAndIssue(
-  tx: Context,
-  challengeId: string,
-  factor: FactorKind,
-  answer: FactorAnswer,
-  request: RequestMeta | undefined,
-): Promise<IssuedTokens> {
+async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKind, answer: FactorAnswer, request: RequestMeta | undefined): Promise<Verified> {
   const { stores, config } = tx;
 
   const now = tx.clock.now();
@@ -132,13 +135,13 @@ async function verifyAndIssue(
   // Reached with another factor only by a user who holds no passkey (see `factorsAllowedFor`).
   const enrol = org.requirePhishingResistant && factor !== "webauthn" ? { passkeyEnrollmentRequired: true } : {};
   if (claimed.stepUpSessionId !== undefined) {
-    return markAudienceToSign({ ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol }, org.accessJwtAudience);
+    return { tokens: markAudienceToSign({ ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol }, org.accessJwtAudience), signedIn: null };
   }
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
   await learnVerifiedSignIn(tx, user.id, claimed.orgId, request);
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil: new Date(trustedUntil).toISOString() });
-  return markAudienceToSign({ ...tokens, ...enrol }, org.accessJwtAudience);
+  return { tokens: markAudienceToSign({ ...tokens, ...enrol }, org.accessJwtAudience), signedIn: { user, orgId: claimed.orgId } };
 }
 
 /**

@@ -37,6 +37,10 @@ export function createAuthService(gatehouse: Gatehouse): ServiceImpl<typeof Auth
       await gatehouse.resetPassword({ token: req.token, newPassword: req.newPassword, clientKey: ctx.values.get(clientIpKey), request: requestMetaOf(ctx) });
       return {};
     },
+    disownSignIn: async (req, ctx) => {
+      await gatehouse.disownSignIn({ token: req.token, eventId: req.eventId, request: requestMetaOf(ctx) });
+      return {};
+    },
     login: async (req, ctx) =>
       authOutcomeToWire(
         await gatehouse.login({
