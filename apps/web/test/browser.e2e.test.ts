@@ -153,8 +153,9 @@ describe.skipIf(!hasChromium && !inCi)("web client in Chromium (real server, dev
   it("first sign-in, keyboard only: credentials → phone → OTP filled by the dev helper → /browser", async () => {
     const page = await newPage({ viewport: PHONE_VIEWPORT, deviceScaleFactor: 2 });
     await page.goto("/");
-    await expect.poll(() => page.getByRole("link", { name: "Sign in" }).isVisible()).toBe(true);
-    await expect.poll(() => page.getByRole("link", { name: "Create an account" }).isVisible()).toBe(true);
+    // The first render of a cold page waits on the bundle: wait for the links to appear, not for a fixed second.
+    await page.getByRole("link", { name: "Sign in" }).waitFor();
+    await page.getByRole("link", { name: "Create an account" }).waitFor();
     await page.getByRole("link", { name: "Sign in" }).click();
     await page.waitForURL("**/login");
 
