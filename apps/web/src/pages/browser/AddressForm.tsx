@@ -5,10 +5,25 @@ import type { BrowserApi } from "../../api/browser-api.ts";
 import { safeLinkHref, serverMessageOf } from "../../api/browser-api.ts";
 import { Button } from "../../components/Button.tsx";
 import { normalizeAddress } from "../../normalize-address.ts";
+import { askExtension, type ExtensionAnswer } from "../extension/extension-bridge.ts";
 import { CheckResult } from "./CheckResult.tsx";
 import type { CheckOutcome } from "./CheckResult.tsx";
 
 export const DEFAULT_DENIED_MESSAGE = "This site is not allowed by your organization.";
+
+const EXTENSION_TIMEOUT_MS = 1_500;
+
+/**
+ * Under `require_browser_extension`, why nothing opens, from what the extension in this browser answered: absent or not
+ * signed in, or holding an older policy. The server's reason when the extension's own answer says nothing more.
+ */
+export function extensionRefusal(answer: ExtensionAnswer | null, serverReason: string): string {
+  if (answer === null || !answer.ok || answer.status === undefined) {
+    return "Install the Gatehouse extension in this browser and connect it to your organization, then try again.";
+  }
+  if (answer.status.enforcement !== "policy") return "Connect the Gatehouse extension to your organization (its options page, “Connect”), then try again.";
+  return serverReason;
+}
 
 interface AddressFormProps {
   readonly browser: BrowserApi;
@@ -35,9 +50,13 @@ export function AddressForm({ browser, orgId }: AddressFormProps): ReactNode {
     }
     setBusy(true);
     setOutcome(null);
+    // Asked alongside the server and awaited only when the org requires the extension: without one it is a timeout.
+    const extension = askExtension(window, { type: "status" }, EXTENSION_TIMEOUT_MS);
     try {
       const decision = await browser.checkUrl(orgId, url);
-      if (!decision.allowed) {
+      if (!decision.allowed && (decision.reasonCode === "extension_required" || decision.reasonCode === "extension_out_of_date")) {
+        setOutcome({ kind: "denied", message: extensionRefusal(await extension, decision.reason ?? DEFAULT_DENIED_MESSAGE) });
+      } else if (!decision.allowed) {
         setOutcome({ kind: "denied", message: decision.reason ?? DEFAULT_DENIED_MESSAGE });
       } else {
         const href = safeLinkHref(decision.canonicalUrl);
