@@ -107,6 +107,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
     for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"])
       await sql`DROP TABLE ${sql.table(table)}`.execute(before.db);
     await sql`DROP TABLE extension_sessions`.execute(before.db);
+    await sql`ALTER TABLE org_mfa_settings DROP COLUMN require_browser_extension`.execute(before.db);
     await sql`DROP TABLE oidc_records`.execute(before.db);
     await sql`ALTER TABLE mfa_challenges DROP COLUMN phishing_resistant`.execute(before.db);
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN access_jwt_audience`.execute(before.db);

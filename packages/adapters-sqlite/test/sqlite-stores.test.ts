@@ -283,6 +283,7 @@ describe("openSqliteStores", () => {
 /** Back to the 0013 schema: 0027_extension_sessions, 0025_risk_owner_loop, 0024_extension_grace, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
 async function revertAfter0013(db: SqliteStores["db"]): Promise<void> {
   await sql`DROP TABLE extension_sessions`.execute(db);
+  await sql`ALTER TABLE org_mfa_settings DROP COLUMN require_browser_extension`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0027_extension_sessions'`.execute(db);
   await sql`ALTER TABLE mfa_challenges DROP COLUMN phishing_resistant`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0025_risk_owner_loop'`.execute(db);
