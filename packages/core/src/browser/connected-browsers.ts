@@ -92,7 +92,12 @@ const EXTENSION_OUT_OF_DATE: UrlDecision = {
 export async function extensionGate(ctx: Context, principal: Principal, currentVersion: number): Promise<UrlDecision | null> {
   const now = ctx.clock.now();
   const own = await ctx.stores.extensionSessions.listByUser(principal.orgId, principal.userId);
-  const fresh = await liveRecords(ctx, principal.orgId, own.filter((record) => now - record.lastPollAt <= CONNECTED_WITHIN_MS), now);
+  const fresh = await liveRecords(
+    ctx,
+    principal.orgId,
+    own.filter((record) => now - record.lastPollAt <= CONNECTED_WITHIN_MS),
+    now,
+  );
   if (fresh.length === 0) return EXTENSION_REQUIRED;
   return fresh.some((record) => record.policyVersion === currentVersion) ? null : EXTENSION_OUT_OF_DATE;
 }

@@ -8,7 +8,10 @@ const newestFirst = (a: ExtensionSessionRecord, b: ExtensionSessionRecord): numb
 export function createExtensionSessionStore(tables: MemoryTables): ExtensionSessionStore {
   const records = tables.map<string, ExtensionSessionRecord>();
   const select = (keep: (record: ExtensionSessionRecord) => boolean): ExtensionSessionRecord[] =>
-    [...records.values()].filter(keep).sort(newestFirst).map((record) => ({ ...record }));
+    [...records.values()]
+      .filter(keep)
+      .sort(newestFirst)
+      .map((record) => ({ ...record }));
   return {
     async recordPoll(record) {
       records.set(record.sessionId, { ...record });

@@ -160,9 +160,7 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
         />
         <span>
           Require the browser extension
-          <span className="hint setting-means">
-            The Browser page opens nothing unless the Gatehouse extension is connected and holds the current policy.
-          </span>
+          <span className="hint setting-means">The Browser page opens nothing unless the Gatehouse extension is connected and holds the current policy.</span>
         </span>
       </label>
       <LiveMessage message={save.notice} tone="success" testId="mfa-notice" />
