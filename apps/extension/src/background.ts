@@ -67,7 +67,12 @@ async function fetchPolicy(
   let response: Response;
   try {
     response = await fetch(`${config.serverOrigin}/api/browser/extension-rules?org_id=${encodeURIComponent(session.orgId)}`, {
-      headers: { authorization: `Bearer ${session.accessToken}`, ...(etag === null ? {} : { "if-none-match": etag }) },
+      // The version lets the org's admin see which extension each connected browser runs.
+      headers: {
+        authorization: `Bearer ${session.accessToken}`,
+        "x-gatehouse-extension": chrome.runtime.getManifest().version,
+        ...(etag === null ? {} : { "if-none-match": etag }),
+      },
       credentials: "omit",
       cache: "no-store",
     });

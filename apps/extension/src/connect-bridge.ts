@@ -1,5 +1,5 @@
 /**
- * Content script on the configured server's `/extension/connect` page: relays the page's messages to the extension and
+ * Content script on the configured server's `/extension/connect` and `/browser` pages: relays the page's messages to the extension and
  * the answers back. The page learns the extension is there from the first message.
  */
 const PAGE = "gatehouse-page";

@@ -10,6 +10,8 @@ import { saveSession, sessionFromTokens } from "./session.ts";
 
 const BRIDGE_ID = "connect-bridge";
 export const CONNECT_PATH = "/extension/connect";
+/** The server's `/browser` page asks (status only) whether the extension is connected and which policy it holds. */
+export const BROWSER_PATH = "/browser";
 
 let bridgeOrigin: string | null = null;
 
@@ -17,7 +19,12 @@ export async function registerConnectBridge(serverOrigin: string): Promise<void>
   if (bridgeOrigin === serverOrigin) return;
   await chrome.scripting.unregisterContentScripts({ ids: [BRIDGE_ID] }).catch(() => undefined);
   await chrome.scripting.registerContentScripts([
-    { id: BRIDGE_ID, matches: [`${serverOrigin}${CONNECT_PATH}*`], js: ["connect-bridge.js"], runAt: "document_start" },
+    {
+      id: BRIDGE_ID,
+      matches: [`${serverOrigin}${CONNECT_PATH}*`, `${serverOrigin}${BROWSER_PATH}`, `${serverOrigin}${BROWSER_PATH}?*`],
+      js: ["connect-bridge.js"],
+      runAt: "document_start",
+    },
   ]);
   bridgeOrigin = serverOrigin;
 }
@@ -26,10 +33,12 @@ export async function registerConnectBridge(serverOrigin: string): Promise<void>
 export async function acceptConnectMessage(message: unknown, sender: chrome.runtime.MessageSender): Promise<unknown> {
   const config = await readConfig();
   if (config === null || sender.id !== chrome.runtime.id || sender.origin !== config.serverOrigin) return { ok: false };
-  if (sender.url === undefined || new URL(sender.url).pathname !== CONNECT_PATH) return { ok: false };
+  const path = sender.url === undefined ? null : new URL(sender.url).pathname;
+  if (path !== CONNECT_PATH && path !== BROWSER_PATH) return { ok: false };
   const { type, tokens } = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
   if (type === "status") return { ok: true, status: await status() };
-  if (type !== "session") return { ok: false };
+  // Only the connect page hands over a session.
+  if (type !== "session" || path !== CONNECT_PATH) return { ok: false };
   const session = sessionFromTokens(tokens);
   if (session === null) return { ok: false };
   await saveSession(session);

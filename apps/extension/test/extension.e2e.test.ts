@@ -307,6 +307,42 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     expect(await navigationOutcome(browser.context, "http://allowed.com/page")).toBe("passed");
   }, 60_000);
 
+  it("require_browser_extension: /browser opens an allowed site where the extension is connected and current, and nothing where it is not", async () => {
+    const { version: before } = (await browser.worker.evaluate(async () => (await chrome.storage.local.get("enforcement")).enforcement)) as { version: number };
+    cli(["policy", "set", orgId, "--json", policyJson("allowList")], env);
+    await waitForEnforcement(browser.worker, (state) => state?.mode === "policy" && (state.version ?? 0) > before);
+    cli(["org", "settings", orgId, "--json", '{"require_browser_extension": true}'], env);
+    const tokens = await signInWithMfa(server.url, orgId, EMAIL, PASSWORD, "browser-page", PHONE);
+    const session = JSON.stringify({
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      expiresAt: new Date(Date.now() + 10 * 60_000).toISOString(),
+      userId: tokens.userId,
+      orgId,
+    });
+    /** The web client's /browser page at `origin`, signed in as the member; the address checked; what it answered. */
+    const browse = async (origin: string): Promise<{ opened: boolean; reason: string }> => {
+      const tab = await browser.context.newPage();
+      await tab.goto(`${origin}/`);
+      await tab.evaluate((value) => sessionStorage.setItem("gatehouse.session", value), session);
+      await tab.goto(`${origin}/browser`);
+      await tab.getByText("Organization: ").waitFor();
+      await tab.getByLabel("Web address").fill("allowed.com");
+      await tab.getByRole("button", { name: "Check address" }).click();
+      await tab.locator('[data-testid="open-link"], [data-testid="access-denied"]').first().waitFor();
+      const opened = (await tab.getByTestId("open-link").count()) === 1;
+      const reason = opened ? "" : ((await tab.getByTestId("result-reason").textContent()) ?? "");
+      await tab.close();
+      return { opened, reason };
+    };
+    // The configured server: the extension answers the page, and its last poll holds the current version.
+    expect(await browse(serverOrigin)).toEqual({ opened: true, reason: "" });
+    // The same server under another name (every host resolves to it here): the extension is configured for the first
+    // name only, so this page finds no extension, and opens nothing though the server would allow the address.
+    expect(await browse("http://allowed.com")).toEqual({ opened: false, reason: expect.stringContaining("Install the Gatehouse extension") as unknown });
+    cli(["org", "settings", orgId, "--json", '{"require_browser_extension": false}'], env);
+  }, 120_000);
+
   it("a session the member revokes from their sessions list turns the browser fail-closed: only the server's pages open", async () => {
     const account = clientsFor(server.url).account;
     const { sessions } = await account.listSessions({}, bearer(runnerToken));

@@ -110,6 +110,11 @@ describe("browser policy over HTTP and Connect", () => {
     const again = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, "if-none-match": etag } });
     expect(again.status).toBe(304);
     expect((await fetch(url)).status).toBe(401);
+    // The extension names its version on every poll (recorded for the admin's list); a malformed one is refused.
+    expect((await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, "x-gatehouse-extension": "0.1.0" } })).status).toBe(200);
+    const refused = await fetch(url, { headers: { authorization: `Bearer ${accessToken}`, "x-gatehouse-extension": "x".repeat(33) } });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { kind: "invalid_argument", field: "x-gatehouse-extension" } });
     expect((await fetch(`${server.url}/api/browser/extension-rules?org_id=not-my-org`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(
       403,
     );
@@ -156,7 +161,7 @@ describe("browser policy over HTTP and Connect", () => {
   it("GET /api/browser/org gives a member the org's name and slug; the error body carries kind and field", async () => {
     const org = await fetch(`${server.url}/api/browser/org?org_id=${orgId}`, { headers: { authorization: `Bearer ${accessToken}` } });
     expect(org.status).toBe(200);
-    expect(await org.json()).toEqual({ org_id: orgId, name: "Acme", slug: "acme" });
+    expect(await org.json()).toEqual({ org_id: orgId, name: "Acme", slug: "acme", require_browser_extension: false });
     const missing = await checkUrl({ org_id: orgId });
     expect(await missing.json()).toEqual({ error: { code: "invalid_argument", message: "url: is required", kind: "invalid_argument", field: "url" } });
     const other = await fetch(`${server.url}/api/browser/org?org_id=00000000-0000-4000-8000-000000000000`, {
@@ -316,8 +321,11 @@ describe("CLI", () => {
       passkey_sign_in: true,
       access_jwt_audience: "",
       extension_grace_minutes: 5,
+      require_browser_extension: false,
     });
     expect((await runCli(["org", "settings", orgId, "--json", '{"extension_grace_minutes": 1441}'], env)).stderr).toContain("extension_grace_minutes");
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_browser_extension": "yes"}'], env)).stderr).toContain("require_browser_extension");
+    expect((await runCli(["org", "settings", orgId, "--json", '{"require_browser_extension": true}'], env)).json.require_browser_extension).toBe(true);
     expect((await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env)).json.trust_ttl_days).toBe(7);
     expect((await runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env)).json).toEqual({
       mfa_always: true,

@@ -406,6 +406,25 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
       [...document.querySelectorAll("body *")].filter((node) => node.getBoundingClientRect().right > 376).map((node) => `${node.tagName}.${node.className}`),
     );
 
+  it("Browsers lists each browser whose extension polled the org's rules: member, device, extension version, policy held, last seen", async () => {
+    const page = await adminConsole("/admin");
+    // The admin's own session polls as the extension does, naming its version.
+    const stored = JSON.parse((await page.evaluate(() => sessionStorage.getItem("gatehouse.session"))) ?? "{}") as { accessToken: string; orgId: string };
+    const poll = await fetch(`${server.url}/api/browser/extension-rules?org_id=${stored.orgId}`, {
+      headers: { authorization: `Bearer ${stored.accessToken}`, "x-gatehouse-extension": "0.9.1" },
+    });
+    expect(poll.status).toBe(200);
+    await page.getByRole("link", { name: "Browsers" }).click();
+    const row = page.getByRole("table", { name: "Connected browsers" }).getByRole("row", { name: new RegExp(ADMIN) });
+    await row.waitFor();
+    expect(await row.getByRole("rowheader").textContent()).toBe(ADMIN);
+    const [device, version, policy, lastSeen] = await row.getByRole("cell").allTextContents();
+    expect(device).toMatch(/Chrome/);
+    expect(version).toBe("0.9.1");
+    expect(policy).toMatch(/^Current \(version \d+\)$/);
+    expect(lastSeen).not.toContain("not connected");
+  });
+
   it("every page works with the keyboard and fits 375 px", async () => {
     const page = await adminConsole("/admin", SMALL_PHONE);
     await page.getByRole("list", { name: "Members" }).getByRole("listitem").first().waitFor();

@@ -94,7 +94,7 @@ function setup(options: { valid: string[]; refresh?: (token: string) => Promise<
 describe("sessionInterceptor", () => {
   it("sends the access token as a Bearer header on BrowserService and Logout", async () => {
     const { browser, auth, calls, refresh, sessionEnded } = setup({ valid: ["gh_at_1"] });
-    await expect(browser.getOrg("o1")).resolves.toEqual({ orgId: "o1", name: "Acme", slug: "acme" });
+    await expect(browser.getOrg("o1")).resolves.toEqual({ orgId: "o1", name: "Acme", slug: "acme", requireBrowserExtension: false });
     await auth.logout({});
     expect(calls).toEqual([
       { method: "GetOrg", authorization: "Bearer gh_at_1", body: { orgId: "o1" } },

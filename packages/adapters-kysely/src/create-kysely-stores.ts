@@ -6,6 +6,7 @@ import { createChallengeRepository } from "./challenge-repository.ts";
 import { createDeviceRepository } from "./device-repository.ts";
 import { createEmailTokenRepository } from "./email-token-repository.ts";
 import type { SqlDialect } from "./dialect-differences.ts";
+import { createExtensionSessionRepository } from "./extension-session-repository.ts";
 import { createIntentRepository } from "./intent-repository.ts";
 import { createInvitationRepository } from "./invitation-repository.ts";
 import { createOrgRepository } from "./org-repository.ts";
@@ -61,6 +62,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     sessions: createSessionRepository(db, cache),
     settings: createSettingsRepository(db, dialect),
     browserPolicies: createBrowserPolicyRepository(db, cache),
+    extensionSessions: createExtensionSessionRepository(db),
     signInFacts: createSignInFactsRepository(db, cache),
     rateLimiter: createRateLimiter(db, dialect),
     smsTraffic: createSmsTrafficRepository(db, cache),

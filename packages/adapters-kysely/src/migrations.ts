@@ -539,6 +539,31 @@ export const migrations: Readonly<Record<string, Migration>> = {
   },
 
   /*
+   * One row per browser extension session (docs/browser-extension.md): the extension's version, the policy version
+   * it holds and its last rules poll, replaced by every poll. Gone with its session. The org setting that makes
+   * `/browser` require a connected extension (false for every org stored before).
+   */
+  "0027_extension_sessions": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable("extension_sessions")
+        .addColumn("session_id", "text", (col) => col.primaryKey().notNull().references("sessions.id").onDelete("cascade"))
+        .addColumn("org_id", "text", (col) => col.notNull().references("orgs.id").onDelete("cascade"))
+        .addColumn("user_id", "text", (col) => col.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("device_id", "text", (col) => col.notNull())
+        .addColumn("extension_version", "text", (col) => col.notNull())
+        .addColumn("policy_version", "bigint", (col) => col.notNull())
+        .addColumn("last_poll_at", "bigint", (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex("extension_sessions_org_user").on("extension_sessions").columns(["org_id", "user_id"]).execute();
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("require_browser_extension", "boolean", (col) => col.notNull().defaultTo(false))
+        .execute();
+    },
+  },
+
+  /*
    * The mounted OpenID Provider's objects (docs/oidc.md): clients, grants, codes, tokens, sessions and
    * interactions, one row per (model, id) with the library's payload as JSON.
    */

@@ -176,6 +176,8 @@ export interface OrgMfaSettingsTable {
   access_jwt_audience: string | null;
   /** 0024_extension_grace. */
   extension_grace_minutes: number;
+  /** 0027_extension_sessions. */
+  require_browser_extension: BoolColumn;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */
@@ -338,6 +340,17 @@ export interface OidcRecordsTable {
   consumed_at: NullableEpochMsColumn;
 }
 
+/** One row per browser extension session, replaced by each rules poll (0027_extension_sessions). */
+export interface ExtensionSessionsTable {
+  session_id: string;
+  org_id: string;
+  user_id: string;
+  device_id: string;
+  extension_version: string;
+  policy_version: EpochMsColumn;
+  last_poll_at: EpochMsColumn;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -368,4 +381,5 @@ export interface Database {
   risk_events: RiskEventsTable;
   org_risk_policies: OrgRiskPoliciesTable;
   oidc_records: OidcRecordsTable;
+  extension_sessions: ExtensionSessionsTable;
 }

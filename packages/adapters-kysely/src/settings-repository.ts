@@ -30,6 +30,7 @@ type OrgColumns = Pick<
   | "passkey_sign_in"
   | "access_jwt_audience"
   | "extension_grace_minutes"
+  | "require_browser_extension"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -66,6 +67,7 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
     accessJwtAudience: row.access_jwt_audience ?? DEFAULT_ORG_MFA_SETTINGS.accessJwtAudience,
     extensionGraceMinutes: row.extension_grace_minutes,
+    requireBrowserExtension: fromDbBool(row.require_browser_extension),
   };
 }
 
@@ -88,6 +90,7 @@ export interface SettingsForOrgRow {
   readonly passkey_sign_in: DbBool | null;
   readonly access_jwt_audience: string | null;
   readonly extension_grace_minutes: number | null;
+  readonly require_browser_extension: DbBool | null;
 }
 
 /**
@@ -118,6 +121,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("passkey_sign_in"),
     fromOrg("access_jwt_audience"),
     fromOrg("extension_grace_minutes"),
+    fromOrg("require_browser_extension"),
   ]);
 }
 
@@ -145,6 +149,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     step_up_max_age_minutes,
     passkey_sign_in,
     extension_grace_minutes,
+    require_browser_extension,
   } = row;
   const org =
     require_mfa_new_device === null ||
@@ -155,7 +160,8 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
     require_phishing_resistant === null ||
     step_up_max_age_minutes === null ||
     passkey_sign_in === null ||
-    extension_grace_minutes === null
+    extension_grace_minutes === null ||
+    require_browser_extension === null
       ? null
       : toOrgSettings({
           require_mfa_new_device,
@@ -169,6 +175,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           passkey_sign_in,
           access_jwt_audience: row.access_jwt_audience,
           extension_grace_minutes,
+          require_browser_extension,
         });
   return { platform, org };
 }
@@ -214,6 +221,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         passkey_sign_in: toDbBool(dialect, settings.passkeySignIn),
         access_jwt_audience: settings.accessJwtAudience,
         extension_grace_minutes: settings.extensionGraceMinutes,
+        require_browser_extension: toDbBool(dialect, settings.requireBrowserExtension),
       };
       await db
         .insertInto("org_mfa_settings")

@@ -29,6 +29,7 @@ describe("MIGRATION_NAMES", () => {
       "0021_access_jwt_audience",
       "0024_extension_grace",
       "0025_risk_owner_loop",
+      "0027_extension_sessions",
     ]);
   });
 });

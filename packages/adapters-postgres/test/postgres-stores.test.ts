@@ -106,11 +106,13 @@ describe(`openPostgresStores (${database.kind})`, () => {
     await sql`ALTER TABLE platform_settings DROP COLUMN sms_refused_countries`.execute(before.db);
     for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"])
       await sql`DROP TABLE ${sql.table(table)}`.execute(before.db);
+    await sql`DROP TABLE extension_sessions`.execute(before.db);
+    await sql`ALTER TABLE org_mfa_settings DROP COLUMN require_browser_extension`.execute(before.db);
     await sql`DROP TABLE oidc_records`.execute(before.db);
     await sql`ALTER TABLE mfa_challenges DROP COLUMN phishing_resistant`.execute(before.db);
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN extension_grace_minutes`.execute(before.db);
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN access_jwt_audience`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine', '0021_access_jwt_audience', '0024_extension_grace', '0025_risk_owner_loop')`.execute(
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine', '0021_access_jwt_audience', '0024_extension_grace', '0025_risk_owner_loop', '0027_extension_sessions')`.execute(
       before.db,
     );
     await sql`DROP INDEX sessions_device`.execute(before.db);
@@ -135,6 +137,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       "0021_access_jwt_audience",
       "0024_extension_grace",
       "0025_risk_owner_loop",
+      "0027_extension_sessions",
     ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);

@@ -29,6 +29,8 @@ export interface OrgMfaSettingsView {
   readonly accessJwtAudience: string;
   /** Minutes; 0 means the extension fails closed as soon as the server cannot be reached. */
   readonly extensionGraceMinutes: number;
+  /** `/browser` opens nothing unless the browser extension is connected and holds the current policy. */
+  readonly requireBrowserExtension: boolean;
 }
 
 /** The platform settings (the core's `PlatformSettings` has this shape). */
@@ -53,6 +55,7 @@ export interface OrgMfaSettingsJson {
   passkey_sign_in: boolean;
   access_jwt_audience: string;
   extension_grace_minutes: number;
+  require_browser_extension: boolean;
 }
 
 export interface PlatformSettingsJson {
@@ -76,6 +79,7 @@ const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   passkeySignIn: ["passkey_sign_in", "boolean"],
   accessJwtAudience: ["access_jwt_audience", "string"],
   extensionGraceMinutes: ["extension_grace_minutes", "integer"],
+  requireBrowserExtension: ["require_browser_extension", "boolean"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {

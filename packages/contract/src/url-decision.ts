@@ -6,7 +6,8 @@ import { asObject, asOptionalString } from "./json-values.ts";
 import { present } from "./present.ts";
 
 /** Why a URL was denied (url-policy.md); `not_allowed` is the answer of `default_action: "deny"`. */
-export type UrlReasonCode = "blocked" | "not_allowed" | "unsupported_scheme" | "credentials_in_url" | "invalid_url" | "invalid_host";
+export type UrlReasonCode =
+  "blocked" | "not_allowed" | "unsupported_scheme" | "credentials_in_url" | "invalid_url" | "invalid_host" | "extension_required" | "extension_out_of_date";
 
 /** Every reason code browser.proto names. */
 export const URL_REASON_CODES: readonly UrlReasonCode[] = Object.freeze([
@@ -16,6 +17,8 @@ export const URL_REASON_CODES: readonly UrlReasonCode[] = Object.freeze([
   "credentials_in_url",
   "invalid_url",
   "invalid_host",
+  "extension_required",
+  "extension_out_of_date",
 ]);
 
 /** The answer to "may this URL be opened?" (the core's `UrlDecision` has this shape). */

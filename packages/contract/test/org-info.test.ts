@@ -4,8 +4,8 @@ import { orgInfoFromJson, orgInfoFromWire, orgInfoToJson, orgInfoToWire, type Or
 import { overTheWire, protoJson } from "./support/wire.ts";
 
 const ORGS: readonly OrgInfoView[] = [
-  { orgId: "o1", name: "Acme", slug: "acme" },
-  { orgId: "o2", name: "Before slugs", slug: "" },
+  { orgId: "o1", name: "Acme", slug: "acme", requireBrowserExtension: true },
+  { orgId: "o2", name: "Before slugs", slug: "", requireBrowserExtension: false },
 ];
 
 describe("org info", () => {
@@ -16,10 +16,10 @@ describe("org info", () => {
   });
 
   it.each<[unknown, OrgInfoView]>([
-    [null, { orgId: "", name: "", slug: "" }],
+    [null, { orgId: "", name: "", slug: "", requireBrowserExtension: false }],
     [
       { org_id: "o", name: 42 },
-      { orgId: "o", name: "", slug: "" },
+      { orgId: "o", name: "", slug: "", requireBrowserExtension: false },
     ],
   ])("reads JSON leniently: %j", (json, org) => {
     expect(orgInfoFromJson(json)).toEqual(org);

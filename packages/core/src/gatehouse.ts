@@ -43,6 +43,7 @@ import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
 import { createExtensionPolicies, withExtensionSettings } from "./browser/extension-policy.ts";
 import type { ExtensionPolicy } from "./browser/extension-policy.ts";
+import { extensionGate, listConnectedBrowsers, recordExtensionPoll, type ConnectedBrowser } from "./browser/connected-browsers.ts";
 import { listMemberSummaries, type MemberSummary } from "./admin/member-directory.ts";
 import { setMemberRole } from "./admin/member-role.ts";
 import { listMemberSessions, revokeMemberSession, type MemberSession } from "./admin/member-sessions.ts";
@@ -131,6 +132,8 @@ export interface AdminApi {
   sendPasswordReset(actor: Actor, input: { orgId: string; userId: string }): Promise<void>;
   removeMember(actor: Actor, input: { orgId: string; userId: string }): Promise<void>;
   getOrgMfaSettings(actor: Actor, input: { orgId: string }): Promise<OrgMfaSettings>;
+  /** The org's browsers whose extension session is live, with the policy version each holds (org admins of the org). */
+  listConnectedBrowsers(actor: Actor, input: { orgId: string }): Promise<ConnectedBrowser[]>;
   updateOrgMfaSettings(actor: Actor, input: { orgId: string; patch: Partial<OrgMfaSettings> }): Promise<OrgMfaSettings>;
   getPlatformSettings(actor: Actor): Promise<PlatformSettings>;
   /** The input is the patch itself: the platform has no id to name. */
@@ -253,7 +256,7 @@ export interface Gatehouse {
   getBrowserPolicy(principal: Principal, orgId: string): Promise<VersionedBrowserPolicy>;
   checkUrlAccess(principal: Principal, orgId: string, url: string): Promise<UrlDecision>;
   /** The org's policy as the browser extension installs it: declarativeNetRequest rules and action restrictions, with the version. */
-  getExtensionPolicy(principal: Principal, orgId: string): Promise<ExtensionPolicy>;
+  getExtensionPolicy(principal: Principal, input: { orgId: string; extensionVersion?: string | undefined }): Promise<ExtensionPolicy>;
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
   readonly admin: AdminApi;
@@ -320,10 +323,18 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       const { policy, version } = await getBrowserPolicy(policies, principal, await sessionOrgOf(ctx, principal, orgId));
       return { policy, version };
     },
-    checkUrlAccess: async (principal, orgId, url) => checkUrlAccess(policies, principal, await sessionOrgOf(ctx, principal, orgId), url),
-    getExtensionPolicy: async (principal, orgId) => {
+    checkUrlAccess: async (principal, orgId, url) => {
       const org = await sessionOrgOf(ctx, principal, orgId);
-      return withExtensionSettings(ctx, org, extensionPolicyOf(await getBrowserPolicy(policies, principal, org)));
+      const decision = await checkUrlAccess(policies, principal, org, url);
+      if (!decision.allowed || !(await ctx.stores.settings.getOrg(org))?.requireBrowserExtension) return decision;
+      return (await extensionGate(ctx, principal, (await getBrowserPolicy(policies, principal, org)).version)) ?? decision;
+    },
+    getExtensionPolicy: async (principal, { orgId, extensionVersion }) => {
+      const org = await sessionOrgOf(ctx, principal, orgId);
+      const policy = await withExtensionSettings(ctx, org, extensionPolicyOf(await getBrowserPolicy(policies, principal, org)));
+      // Answered with this version or told it holds it (304): either way it is the version the extension now holds.
+      await recordExtensionPoll(ctx, principal, extensionVersion, policy.version);
+      return policy;
     },
     getOrgInfo: async (principal, orgId) => getOrgInfo(ctx, principal, await sessionOrgOf(ctx, principal, orgId)),
     admin: {
@@ -341,6 +352,7 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       testBrowserPolicy: (actor, { orgId, draft, url }) => testBrowserPolicy(ctx, actor, orgId, draft, url),
       removeMember: (actor, { orgId, userId }) => admin.removeMember(ctx, actor, orgId, userId),
       getOrgMfaSettings: (actor, { orgId }) => admin.getOrgMfaSettings(ctx, actor, orgId),
+      listConnectedBrowsers: (actor, { orgId }) => listConnectedBrowsers(ctx, actor, orgId),
       updateOrgMfaSettings: (actor, { orgId, patch }) => admin.updateOrgMfaSettings(ctx, actor, orgId, patch),
       getPlatformSettings: (actor) => admin.getPlatformSettings(ctx, actor),
       updatePlatformSettings: (actor, patch) => admin.updatePlatformSettings(ctx, actor, patch),

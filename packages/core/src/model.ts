@@ -180,6 +180,11 @@ export interface OrgMfaSettings {
    * the policy's last confirmation; after it the extension refuses every navigation but the server's own pages.
    */
   readonly extensionGraceMinutes: number;
+  /**
+   * `/browser` opens nothing unless the member's browser extension is connected and holds the current policy version
+   * (docs/browser-extension.md); check-url then also answers `extension_required` or `extension_out_of_date`.
+   */
+  readonly requireBrowserExtension: boolean;
 }
 
 /**
@@ -223,6 +228,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   stepUpMaxAgeMinutes: 15,
   accessJwtAudience: "",
   extensionGraceMinutes: 5,
+  requireBrowserExtension: false,
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

@@ -11,6 +11,7 @@
  *   work it was part of then rejects too and nothing of it persists, unless the failure hit the commit
  *   itself, whose outcome the store cannot know.
  */
+import type { ExtensionSessionRecord } from "./browser/extension-session.ts";
 import type { AuditEvent, AuditEventKind } from "./audit/events.ts";
 import type {
   Device,
@@ -499,6 +500,16 @@ export interface BrowserPolicyStore {
   put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
 }
 
+/** One record per browser extension session, written by its rules poll (browser/extension-session.ts). */
+export interface ExtensionSessionStore {
+  /** Inserts or replaces the record of `record.sessionId` (one statement: every poll writes it). */
+  recordPoll(record: ExtensionSessionRecord): Promise<void>;
+  /** The org's records, last poll newest first (ties by session id). */
+  listByOrg(orgId: string): Promise<ExtensionSessionRecord[]>;
+  /** The user's records in the org, last poll newest first (ties by session id). */
+  listByUser(orgId: string, userId: string): Promise<ExtensionSessionRecord[]>;
+}
+
 /** What deciding a sign-in needs to know about one user in one org (Login, Refresh, VerifyMFA). */
 export interface SignInFacts {
   readonly user: User;
@@ -773,6 +784,7 @@ export interface Stores {
   readonly sessions: SessionStore;
   readonly settings: SettingsStore;
   readonly browserPolicies: BrowserPolicyStore;
+  readonly extensionSessions: ExtensionSessionStore;
   readonly signInFacts: SignInFactsStore;
   readonly rateLimiter: RateLimiter;
   readonly smsTraffic: SmsTrafficStore;

@@ -117,7 +117,7 @@ describe("GetOrgInfo", () => {
     const challenge = await h.gatehouse.submitPhoneAndRequestMfa({ intentId: outcome.intent.intentId, phone: "+15551234567" });
     const tokens = await h.gatehouse.verifyMfa({ challengeId: challenge.challengeId, otp: h.sms.lastOtpFor(challenge.challengeId)! });
     const principal = await h.gatehouse.authenticate(tokens.accessToken);
-    expect(await h.gatehouse.getOrgInfo(principal, h.orgId)).toEqual({ orgId: h.orgId, name: "Acme", slug: "acme" });
+    expect(await h.gatehouse.getOrgInfo(principal, h.orgId)).toEqual({ orgId: h.orgId, name: "Acme", slug: "acme", requireBrowserExtension: false });
     const beta = await h.gatehouse.admin.createOrg(SYSTEM, { name: "Beta", slug: "beta" });
     expect(await kindOf(h.gatehouse.getOrgInfo(principal, beta.orgId))).toBe("permission_denied");
   });

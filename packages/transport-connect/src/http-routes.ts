@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { browserPolicyToJson, errorDetailFor, errorDetailToJson, extensionPolicyToJson, orgInfoToJson, urlDecisionToJson } from "@gatehouse/contract";
-import { GatehouseError, invalidArgument, type Gatehouse, type Principal } from "@gatehouse/core";
+import { EXTENSION_VERSION_HEADER, GatehouseError, invalidArgument, type Gatehouse, type Principal } from "@gatehouse/core";
 import { bearerToken } from "./bearer.ts";
 import type { BodyBudget } from "./body-budget.ts";
 import { SMALL_BODY_BYTES } from "./body-limits.ts";
@@ -222,7 +222,12 @@ export function createHttpRoutes(options: HttpRoutesOptions): HttpRoutes {
     },
     "/api/browser/extension-rules": async (req, url) => {
       requireMethod(req, "GET");
-      const policy = await gatehouse.getExtensionPolicy(await principalOf(req), url.searchParams.get("org_id") ?? "");
+      const principal = await principalOf(req);
+      const version = req.headers[EXTENSION_VERSION_HEADER];
+      const policy = await gatehouse.getExtensionPolicy(principal, {
+        orgId: url.searchParams.get("org_id") ?? "",
+        extensionVersion: Array.isArray(version) ? version.join(",") : version,
+      });
       // The browser extension polls with the version it holds: unchanged, it is told so in a few bytes. The grace is an
       // org setting, not part of the policy's version, so the tag names both.
       const etag = `"${policy.version}.${policy.graceMinutes}"`;

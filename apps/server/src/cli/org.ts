@@ -4,7 +4,8 @@ import { invalidArgument } from "@gatehouse/core";
 import { ORG_PARAM, parseJsonOption, type Command } from "./command.ts";
 import { orgIdOf } from "./references.ts";
 
-const ORG_SETTINGS_KEYS = '{"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650}';
+const ORG_SETTINGS_KEYS =
+  '{"require_mfa_new_device": bool, "require_mfa_untrusted_device": bool, "trust_device_after_mfa": bool, "trust_ttl_days": 0-3650, "require_browser_extension": bool}';
 
 /** Organizations' commands. */
 export const ORG_COMMANDS: Readonly<Record<string, Command>> = {

@@ -61,6 +61,18 @@ export interface SmsTrafficView {
   readonly conversion: number | null;
 }
 
+/** A browser whose Gatehouse extension polled the org's rules (AdminService.ListConnectedBrowsers). */
+export interface ConnectedBrowserView {
+  readonly sessionId: string;
+  readonly email: string;
+  readonly deviceLabel: string;
+  readonly extensionVersion: string;
+  readonly policyVersion: number;
+  readonly currentPolicyVersion: number;
+  readonly lastPollAt: number | null;
+  readonly connected: boolean;
+}
+
 export interface AuditQuery {
   readonly userId?: string;
   readonly kinds?: readonly string[];
@@ -85,6 +97,7 @@ export interface AdminClient {
   revokeDeviceTrust(deviceId: string): Promise<void>;
   listUserSessions(userId: string): Promise<readonly MemberSessionView[]>;
   revokeUserSession(userId: string, sessionId: string): Promise<void>;
+  listConnectedBrowsers(): Promise<readonly ConnectedBrowserView[]>;
   getMfaSettings(): Promise<OrgMfaSettingsView>;
   updateMfaSettings(patch: OrgMfaSettingsPatch): Promise<OrgMfaSettingsView>;
   getBrowserPolicy(): Promise<ReceivedBrowserPolicy>;
@@ -170,6 +183,18 @@ export function createAdminClient(transport: Transport, orgIdOf: () => string): 
     },
     async revokeUserSession(userId, sessionId) {
       await client.revokeUserSession({ ...org(), userId, sessionId });
+    },
+    async listConnectedBrowsers() {
+      return (await client.listConnectedBrowsers(org())).browsers.map((browser) => ({
+        sessionId: browser.sessionId,
+        email: browser.email,
+        deviceLabel: browser.deviceLabel,
+        extensionVersion: browser.extensionVersion,
+        policyVersion: Number(browser.policyVersion),
+        currentPolicyVersion: Number(browser.currentPolicyVersion),
+        lastPollAt: msOrNull(browser.lastPollAt),
+        connected: browser.connected,
+      }));
     },
     async getMfaSettings() {
       const { settings } = await client.getOrgMfaSettings(org());

@@ -10,7 +10,7 @@ import { ActionPanel } from "./browser/ActionPanel.tsx";
 import { AddressForm } from "./browser/AddressForm.tsx";
 import { PolicySummary } from "./browser/PolicySummary.tsx";
 import { useBrowserPolicy } from "./browser/use-browser-policy.ts";
-import { useOrgName } from "./browser/use-org-name.ts";
+import { useOrgInfo } from "./browser/use-org-name.ts";
 
 /** /browser: signed-in only. */
 export function BrowserPage(): ReactNode {
@@ -22,7 +22,8 @@ export function BrowserPage(): ReactNode {
 function SignedInBrowser({ session }: { readonly session: Session }): ReactNode {
   const { browser } = useServices();
   const policy = useBrowserPolicy(browser, session.orgId);
-  const orgName = useOrgName(browser, session.orgId);
+  const org = useOrgInfo(browser, session.orgId);
+  const orgName = org === null || org.name === "" ? null : org.name;
 
   return (
     <AppShell
@@ -54,7 +55,7 @@ function SignedInBrowser({ session }: { readonly session: Session }): ReactNode 
         </p>
       ) : null}
       {policy.status === "ready" && policy.policy.accessControl !== null ? <PolicySummary accessControl={policy.policy.accessControl} /> : null}
-      <AddressForm browser={browser} orgId={session.orgId} />
+      <AddressForm browser={browser} orgId={session.orgId} requireExtension={org?.requireBrowserExtension ?? null} />
       <ActionPanel restrictions={policy.status === "ready" ? policy.policy.actionRestrictions : null} />
     </AppShell>
   );

@@ -15,3 +15,7 @@ export { createExtensionPolicies, withExtensionSettings } from "./extension-poli
 export type { CompiledExtensionPolicy, ExtensionPolicy } from "./extension-policy.ts";
 export { chromePolicyFor, GATEHOUSE_EXTENSION_ID, WEB_STORE_UPDATE_URL } from "./chrome-policy.ts";
 export type { ChromePolicyInput } from "./chrome-policy.ts";
+export { extensionGate, listConnectedBrowsers, recordExtensionPoll } from "./connected-browsers.ts";
+export type { ConnectedBrowser } from "./connected-browsers.ts";
+export { CONNECTED_WITHIN_MS, EXTENSION_VERSION_HEADER, parseExtensionVersion } from "./extension-session.ts";
+export type { ExtensionSessionRecord } from "./extension-session.ts";

@@ -9,6 +9,8 @@ export interface OrgInfo {
   readonly name: string;
   /** Empty for an org created before slugs existed. */
   readonly slug: string;
+  /** The org's `require_browser_extension`: the `/browser` page then asks this browser's extension before it opens anything. */
+  readonly requireBrowserExtension: boolean;
 }
 
 export async function getOrgInfo(ctx: Context, principal: Principal, orgId: string): Promise<OrgInfo> {
@@ -20,5 +22,6 @@ export async function getOrgInfo(ctx: Context, principal: Principal, orgId: stri
 async function readOrgInfo(ctx: Context, orgId: string): Promise<OrgInfo> {
   const org = await ctx.stores.orgs.findById(orgId);
   if (org === null) throw new GatehouseError("not_found", "organization not found");
-  return { orgId: org.id, name: org.name, slug: org.slug ?? "" };
+  const settings = await ctx.stores.settings.getOrg(orgId);
+  return { orgId: org.id, name: org.name, slug: org.slug ?? "", requireBrowserExtension: settings?.requireBrowserExtension ?? false };
 }

@@ -6,6 +6,7 @@ import { createMemoryTables, createSerialLock, serialised } from "./memory-trans
 import type { Stores } from "../ports.ts";
 import { createBrowserPolicyStore } from "./memory-browser-policy-store.ts";
 import { createChallengeStore } from "./memory-challenge-store.ts";
+import { createExtensionSessionStore } from "./memory-extension-session-store.ts";
 import { createDeviceStore } from "./memory-device-store.ts";
 import { createEmailTokenStore } from "./memory-email-token-store.ts";
 import { createIntentStore } from "./memory-intent-store.ts";
@@ -59,6 +60,7 @@ export function createMemoryStores(): Stores {
     sessions,
     settings,
     browserPolicies,
+    extensionSessions: createExtensionSessionStore(tables),
     signInFacts,
     rateLimiter: createRateLimiter(tables),
     smsTraffic: createMemorySmsTraffic(tables),
@@ -85,6 +87,7 @@ export function createMemoryStores(): Stores {
     sessions: serialised(ports.sessions, lock),
     settings: serialised(ports.settings, lock),
     browserPolicies: serialised(ports.browserPolicies, lock),
+    extensionSessions: serialised(ports.extensionSessions, lock),
     signInFacts: serialised(ports.signInFacts, lock),
     rateLimiter: serialised(ports.rateLimiter, lock),
     smsTraffic: serialised(ports.smsTraffic, lock),

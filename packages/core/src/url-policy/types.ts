@@ -34,7 +34,17 @@ export interface BrowserPolicy {
 }
 
 /** Why a URL was denied; `not_allowed` is the answer of `default_action: "deny"`. */
-export type UrlReasonCode = "blocked" | "not_allowed" | "unsupported_scheme" | "credentials_in_url" | "invalid_url" | "invalid_host";
+export type UrlReasonCode =
+  | "blocked"
+  | "not_allowed"
+  | "unsupported_scheme"
+  | "credentials_in_url"
+  | "invalid_url"
+  | "invalid_host"
+  /** `require_browser_extension`: the member has no connected browser extension (browser/connected-browsers.ts). */
+  | "extension_required"
+  /** `require_browser_extension`: the member's extension has not polled the current policy version yet. */
+  | "extension_out_of_date";
 
 /** The answer to "may this URL be opened?". Denials are values, never exceptions. */
 export interface UrlDecision {

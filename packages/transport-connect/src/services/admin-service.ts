@@ -123,6 +123,20 @@ function adminHandlers(gatehouse: Gatehouse): Handlers {
         }),
       ),
     }),
+    listConnectedBrowsers: async (req, ctx) => ({
+      browsers: (await admin.listConnectedBrowsers(actorOf(ctx), { orgId: req.orgId })).map((browser) => ({
+        sessionId: browser.sessionId,
+        userId: browser.userId,
+        email: browser.email,
+        deviceId: browser.deviceId,
+        deviceLabel: browser.deviceLabel,
+        extensionVersion: browser.extensionVersion,
+        policyVersion: BigInt(browser.policyVersion),
+        currentPolicyVersion: BigInt(browser.currentPolicyVersion),
+        lastPollAt: timestampFromMs(browser.lastPollAt),
+        connected: browser.connected,
+      })),
+    }),
     revokeUserSession: async (req, ctx) => {
       await admin.revokeMemberSession(actorOf(ctx), { orgId: req.orgId, userId: req.userId, sessionId: req.sessionId });
       return {};

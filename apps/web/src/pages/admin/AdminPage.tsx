@@ -17,6 +17,7 @@ import { MembersSection } from "./MembersSection.tsx";
 import { MfaSettingsSection } from "./MfaSettingsSection.tsx";
 import { PolicySection } from "./PolicySection.tsx";
 import { AuditSection } from "./AuditSection.tsx";
+import { BrowsersSection } from "./BrowsersSection.tsx";
 import { SmsSection } from "./SmsSection.tsx";
 
 /** The console's pages, in the order of its navigation. */
@@ -24,6 +25,7 @@ const SECTIONS = [
   { path: "/admin", label: "Members" },
   { path: "/admin/policy", label: "Browser policy" },
   { path: "/admin/mfa", label: "MFA settings" },
+  { path: "/admin/browsers", label: "Browsers" },
   { path: "/admin/audit", label: "Audit trail" },
   { path: "/admin/sms", label: "SMS", platformOnly: true },
 ] as const;
@@ -126,6 +128,7 @@ function Console(): ReactNode {
           {section.path === "/admin" ? <MembersSection /> : null}
           {section.path === "/admin/policy" ? <PolicySection /> : null}
           {section.path === "/admin/mfa" ? <MfaSettingsSection /> : null}
+          {section.path === "/admin/browsers" ? <BrowsersSection /> : null}
           {section.path === "/admin/audit" ? <AuditSection /> : null}
           {section.path === "/admin/sms" ? <SmsSection /> : null}
           {orgs === null ? null : <PlatformOrgs orgs={orgs} />}

@@ -152,6 +152,17 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
         error={fieldErrors.extension_grace_minutes ?? null}
         hint="How long the browser extension keeps the last policy while it cannot reach this server; then it blocks every site (0 to 1440)."
       />
+      <label className="check-label">
+        <input
+          type="checkbox"
+          checked={settings.requireBrowserExtension}
+          onChange={(event) => setSettings((current) => ({ ...current, requireBrowserExtension: event.target.checked }))}
+        />
+        <span>
+          Require the browser extension
+          <span className="hint setting-means">The Browser page opens nothing unless the Gatehouse extension is connected and holds the current policy.</span>
+        </span>
+      </label>
       <LiveMessage message={save.notice} tone="success" testId="mfa-notice" />
       <FormAlert message={save.problem} alertRef={null} />
       <div>

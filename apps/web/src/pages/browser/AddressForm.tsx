@@ -5,18 +5,35 @@ import type { BrowserApi } from "../../api/browser-api.ts";
 import { safeLinkHref, serverMessageOf } from "../../api/browser-api.ts";
 import { Button } from "../../components/Button.tsx";
 import { normalizeAddress } from "../../normalize-address.ts";
+import { askExtension, type ExtensionAnswer } from "../extension/extension-bridge.ts";
 import { CheckResult } from "./CheckResult.tsx";
 import type { CheckOutcome } from "./CheckResult.tsx";
 
 export const DEFAULT_DENIED_MESSAGE = "This site is not allowed by your organization.";
 
+const EXTENSION_TIMEOUT_MS = 1_500;
+
+/**
+ * Under `require_browser_extension`, why nothing may open from what this browser's extension answered (no answer: not
+ * installed, or configured for another server); null when it is connected and enforcing a policy.
+ */
+export function extensionMissing(answer: ExtensionAnswer | null): string | null {
+  if (answer === null || !answer.ok || answer.status === undefined) {
+    return "Install the Gatehouse extension in this browser and connect it to your organization, then try again.";
+  }
+  if (answer.status.enforcement !== "policy") return "Connect the Gatehouse extension to your organization (its options page, “Connect”), then try again.";
+  return null;
+}
+
 interface AddressFormProps {
   readonly browser: BrowserApi;
   readonly orgId: string;
+  /** The org's `require_browser_extension`; null while the org is not read yet (it is read again before a check). */
+  readonly requireExtension: boolean | null;
 }
 
 /** The address bar: normalise, ask the server, then show either an error card or a new-tab link. */
-export function AddressForm({ browser, orgId }: AddressFormProps): ReactNode {
+export function AddressForm({ browser, orgId, requireExtension }: AddressFormProps): ReactNode {
   const [address, setAddress] = useState("");
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<CheckOutcome | null>(null);
@@ -36,8 +53,13 @@ export function AddressForm({ browser, orgId }: AddressFormProps): ReactNode {
     setBusy(true);
     setOutcome(null);
     try {
-      const decision = await browser.checkUrl(orgId, url);
-      if (!decision.allowed) {
+      // The page asks this browser's extension; the server checks the extension's last poll (check-url's extension_* codes).
+      const required = requireExtension ?? (await browser.getOrg(orgId)).requireBrowserExtension;
+      const missing = required ? extensionMissing(await askExtension(window, { type: "status" }, EXTENSION_TIMEOUT_MS)) : null;
+      const decision = missing === null ? await browser.checkUrl(orgId, url) : null;
+      if (decision === null) {
+        setOutcome({ kind: "denied", message: missing ?? DEFAULT_DENIED_MESSAGE });
+      } else if (!decision.allowed) {
         setOutcome({ kind: "denied", message: decision.reason ?? DEFAULT_DENIED_MESSAGE });
       } else {
         const href = safeLinkHref(decision.canonicalUrl);

@@ -4,6 +4,7 @@ import { describeAuditContract } from "./audit.ts";
 import { describeBrowserPoliciesContract } from "./browser-policies.ts";
 import { describeChallengesContract } from "./challenges.ts";
 import { describeDevicesContract } from "./devices.ts";
+import { describeExtensionSessionsContract } from "./extension-sessions.ts";
 import { describeEmailOwnershipContract } from "./email-ownership.ts";
 import { describeGuessingBudgetsContract } from "./guessing-budgets.ts";
 import type { StoreContractHandle } from "./handle.ts";
@@ -59,6 +60,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreCon
     describeSessionsContract(stores);
     describeSettingsContract(stores);
     describeBrowserPoliciesContract(stores);
+    describeExtensionSessionsContract(stores);
     describeSignInFactsContract(stores);
     describeEmailOwnershipContract(stores);
     describeRateLimiterContract(stores);
