@@ -176,6 +176,8 @@ export interface OrgMfaSettingsTable {
   access_jwt_audience: string | null;
   /** 0024_extension_grace. */
   extension_grace_minutes: number;
+  /** 0028_enforcement_reporting: `full`, `host_only` or `off`. */
+  enforcement_reporting: string;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */

@@ -1,7 +1,9 @@
 import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
+  ENFORCEMENT_REPORTING_MODES,
   FACTOR_KINDS,
+  type EnforcementReporting,
   type FactorKind,
   type OrgMfaSettings,
   type PlatformSettings,
@@ -30,6 +32,7 @@ type OrgColumns = Pick<
   | "passkey_sign_in"
   | "access_jwt_audience"
   | "extension_grace_minutes"
+  | "enforcement_reporting"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -66,7 +69,13 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     stepUpMaxAgeMinutes: row.step_up_max_age_minutes,
     accessJwtAudience: row.access_jwt_audience ?? DEFAULT_ORG_MFA_SETTINGS.accessJwtAudience,
     extensionGraceMinutes: row.extension_grace_minutes,
+    enforcementReporting: toEnforcementReporting(row.enforcement_reporting),
   };
+}
+
+/** The core validated it before it was put; a value only a newer server knows reads as the default. */
+function toEnforcementReporting(value: string): EnforcementReporting {
+  return ENFORCEMENT_REPORTING_MODES.find((mode) => mode === value) ?? DEFAULT_ORG_MFA_SETTINGS.enforcementReporting;
 }
 
 /** Both settings rows' columns in one row: null columns where a row was never stored. */
@@ -88,6 +97,7 @@ export interface SettingsForOrgRow {
   readonly passkey_sign_in: DbBool | null;
   readonly access_jwt_audience: string | null;
   readonly extension_grace_minutes: number | null;
+  readonly enforcement_reporting: string | null;
 }
 
 /**
@@ -118,6 +128,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("passkey_sign_in"),
     fromOrg("access_jwt_audience"),
     fromOrg("extension_grace_minutes"),
+    fromOrg("enforcement_reporting"),
   ]);
 }
 
@@ -169,6 +180,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           passkey_sign_in,
           access_jwt_audience: row.access_jwt_audience,
           extension_grace_minutes,
+          enforcement_reporting: row.enforcement_reporting ?? DEFAULT_ORG_MFA_SETTINGS.enforcementReporting,
         });
   return { platform, org };
 }
@@ -214,6 +226,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         passkey_sign_in: toDbBool(dialect, settings.passkeySignIn),
         access_jwt_audience: settings.accessJwtAudience,
         extension_grace_minutes: settings.extensionGraceMinutes,
+        enforcement_reporting: settings.enforcementReporting,
       };
       await db
         .insertInto("org_mfa_settings")

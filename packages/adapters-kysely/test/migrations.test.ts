@@ -27,7 +27,9 @@ describe("MIGRATION_NAMES", () => {
       "0019_oidc",
       "0020_risk_engine",
       "0021_access_jwt_audience",
+      "0024_extension_grace",
       "0025_risk_owner_loop",
+      "0028_enforcement_reporting",
     ]);
   });
 });

@@ -129,7 +129,9 @@ describe("openSqliteStores", () => {
       "0019_oidc",
       "0020_risk_engine",
       "0021_access_jwt_audience",
+      "0024_extension_grace",
       "0025_risk_owner_loop",
+      "0028_enforcement_reporting",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
@@ -176,7 +178,9 @@ describe("openSqliteStores", () => {
       "0019_oidc",
       "0020_risk_engine",
       "0021_access_jwt_audience",
+      "0024_extension_grace",
       "0025_risk_owner_loop",
+      "0028_enforcement_reporting",
     ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);
@@ -225,7 +229,9 @@ describe("openSqliteStores", () => {
       "0019_oidc",
       "0020_risk_engine",
       "0021_access_jwt_audience",
+      "0024_extension_grace",
       "0025_risk_owner_loop",
+      "0028_enforcement_reporting",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
@@ -274,10 +280,14 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0013 schema: 0025_risk_owner_loop, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
+/** Back to the 0013 schema: 0028_enforcement_reporting, 0025_risk_owner_loop, 0024_extension_grace, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
 async function revertAfter0013(db: SqliteStores["db"]): Promise<void> {
+  await sql`ALTER TABLE org_mfa_settings DROP COLUMN enforcement_reporting`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0028_enforcement_reporting'`.execute(db);
   await sql`ALTER TABLE mfa_challenges DROP COLUMN phishing_resistant`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0025_risk_owner_loop'`.execute(db);
+  await sql`ALTER TABLE org_mfa_settings DROP COLUMN extension_grace_minutes`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0024_extension_grace'`.execute(db);
   await sql`ALTER TABLE org_mfa_settings DROP COLUMN access_jwt_audience`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0021_access_jwt_audience'`.execute(db);
   for (const table of ["risk_sign_ins", "risk_feature_counts", "risk_events", "org_risk_policies"]) await sql`DROP TABLE ${sql.table(table)}`.execute(db);

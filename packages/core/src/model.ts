@@ -180,7 +180,17 @@ export interface OrgMfaSettings {
    * the policy's last confirmation; after it the extension refuses every navigation but the server's own pages.
    */
   readonly extensionGraceMinutes: number;
+  /** What the browser extension's reports of blocked navigations and actions leave in the audit trail. */
+  readonly enforcementReporting: EnforcementReporting;
 }
+
+/**
+ * `full`: the rule and the host key, and the URL without its query and fragment (where secrets travel);
+ * `host_only`: the rule and the host key; `off`: reports are accepted and dropped.
+ */
+export type EnforcementReporting = "full" | "host_only" | "off";
+
+export const ENFORCEMENT_REPORTING_MODES: readonly EnforcementReporting[] = ["full", "host_only", "off"];
 
 /**
  * Kinds of number an OTP is refused to: the revenue-share and non-mobile kinds `libphonenumber-js/max`
@@ -223,6 +233,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   stepUpMaxAgeMinutes: 15,
   accessJwtAudience: "",
   extensionGraceMinutes: 5,
+  enforcementReporting: "host_only",
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

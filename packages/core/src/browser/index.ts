@@ -15,3 +15,5 @@ export { createExtensionPolicies, withExtensionSettings } from "./extension-poli
 export type { CompiledExtensionPolicy, ExtensionPolicy } from "./extension-policy.ts";
 export { chromePolicyFor, GATEHOUSE_EXTENSION_ID, WEB_STORE_UPDATE_URL } from "./chrome-policy.ts";
 export type { ChromePolicyInput } from "./chrome-policy.ts";
+export { MAX_ENFORCEMENT_EVENTS_PER_BATCH } from "./enforcement-reports.ts";
+export type { EnforcementEventInput, EnforcementReportOutcome, ReportEnforcementEventsInput } from "./enforcement-reports.ts";

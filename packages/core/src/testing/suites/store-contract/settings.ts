@@ -65,6 +65,7 @@ export function describeSettingsContract(current: () => Stores): void {
         stepUpMaxAgeMinutes: 5,
         accessJwtAudience: "https://api.example.com/",
         extensionGraceMinutes: 0,
+        enforcementReporting: "full" as const,
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
@@ -80,6 +81,7 @@ export function describeSettingsContract(current: () => Stores): void {
         passkeySignIn: true,
         stepUpMaxAgeMinutes: 60,
         extensionGraceMinutes: 1440,
+        enforcementReporting: "off" as const,
         smsAllowedCountries: [],
         accessJwtAudience: "",
       };

@@ -34,6 +34,7 @@ const ORG_SETTINGS: OrgMfaSettings = {
   passkeySignIn: false,
   stepUpMaxAgeMinutes: 10,
   extensionGraceMinutes: 30,
+  enforcementReporting: "host_only",
   smsAllowedCountries: ["US"],
   accessJwtAudience: "urn:gatehouse:test-api",
 };
