@@ -33,6 +33,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     requirePhishingResistant: false,
     stepUpMaxAgeMinutes: 15,
     extensionGraceMinutes: 5,
+    enforcementReporting: "host_only",
     passkeySignIn: true,
     accessJwtAudience: "",
   },
@@ -45,6 +46,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     requirePhishingResistant: true,
     stepUpMaxAgeMinutes: 1,
     extensionGraceMinutes: 0,
+    enforcementReporting: "full",
     passkeySignIn: false,
     accessJwtAudience: "https://api.example.com/",
   },
@@ -87,6 +89,13 @@ describe("org MFA settings", () => {
     expect(orgMfaSettingsPatchFromWire(empty, refuse)).toStrictEqual({ allowedFactors: [] });
   });
 
+  it("refuses an enforcement_reporting it does not know on the wire, and reads one in an answer as the default", () => {
+    const request = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", enforcementReporting: "everything" });
+    expect(() => orgMfaSettingsPatchFromWire(request, refuse)).toThrow(expect.objectContaining({ field: "enforcement_reporting" }));
+    const answer = overTheWire(OrgMfaSettingsSchema, { ...orgMfaSettingsToWire(ORG_SETTINGS[1]!), enforcementReporting: "newer" });
+    expect(orgMfaSettingsFromWire(answer).enforcementReporting).toBe("host_only");
+  });
+
   it.each([[["sms", "email"]], [["totp", "totp"]]])("refuses the factor list %j on the wire, naming it", (kinds) => {
     const request = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", allowedFactors: { kinds } });
     expect(() => orgMfaSettingsPatchFromWire(request, refuse)).toThrow(expect.objectContaining({ field: "allowed_factors" }));
@@ -97,7 +106,7 @@ describe("org MFA settings", () => {
     [
       { trust_ttl: 3 },
       "trust_ttl",
-      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in, access_jwt_audience, extension_grace_minutes)",
+      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in, access_jwt_audience, extension_grace_minutes, enforcement_reporting)",
     ],
     [{ allowed_factors: "totp" }, "allowed_factors", "must be a list of distinct factor kinds (sms, totp, webauthn, recovery_code)"],
     [{ require_mfa_new_device: "yes" }, "require_mfa_new_device", "must be true or false"],

@@ -100,6 +100,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         step_up_max_age_minutes: 15,
         access_jwt_audience: "",
         extension_grace_minutes: 5,
+        enforcement_reporting: "host_only",
       },
     });
   });
