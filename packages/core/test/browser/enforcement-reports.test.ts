@@ -112,10 +112,12 @@ describe("reportEnforcementEvents", () => {
     expect(await h.blocked()).toEqual([]);
   });
 
-  it("refuses a session of another org", async () => {
+  it("refuses a session of another org, storing nothing there", async () => {
     const h = await memberHarness();
     const { orgId: otherOrg } = await h.gatehouse.admin.createOrg({ kind: "system" }, { name: "Other" });
-    await expect(h.gatehouse.reportEnforcementEvents(h.principal, { orgId: otherOrg, events: [navigation(h.clock.now())] })).rejects.toBeDefined();
+    await expect(h.gatehouse.reportEnforcementEvents(h.principal, { orgId: otherOrg, events: [navigation(h.clock.now())] })).rejects.toMatchObject({
+      kind: "permission_denied",
+    });
     expect(await h.stores.audit.list({ orgId: otherOrg, kinds: ["browser.blocked"], limit: 10 })).toMatchObject({ events: [] });
   });
 });
