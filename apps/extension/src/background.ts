@@ -134,12 +134,13 @@ chrome.downloads.onCreated.addListener((item) => {
   const source = URL.parse(item.url);
   const origin = source?.protocol === "blob:" ? URL.parse(source.pathname)?.origin : source?.origin;
   if (downloads.allowed || (origin !== undefined && origin === downloads.serverOrigin)) return;
-  reporter.add({ kind: "download_blocked", rule: "download", url: item.url, at: Date.now() });
   void chrome.downloads
     .cancel(item.id)
     .then(() => chrome.downloads.erase({ id: item.id }))
     .then(noticeOfRefusedDownload)
     .catch(() => undefined);
+  // Reported after the cancel is asked for, so that nothing runs before it.
+  reporter.add({ kind: "download_blocked", rule: "download", url: item.url, at: Date.now() });
 });
 
 /**
