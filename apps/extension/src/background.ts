@@ -186,16 +186,15 @@ chrome.runtime.onMessage.addListener((message, sender, respond) => {
   // One of this extension's own pages (a content script's sender has the web page's origin). Chrome may report a
   // redirected page's `url` as the address it came from, so the origin, not the URL, says who is asking.
   const ownPage = sender.id === chrome.runtime.id && sender.origin === new URL(chrome.runtime.getURL("")).origin;
-  const { type, url } = (typeof message === "object" && message !== null ? message : {}) as { type?: unknown; url?: unknown };
-  // The options page asks for a poll once it saved the server, so the server's pages are allowed before it opens one;
-  // the check page asks check-url about the navigation the rules sent to it.
-  const { action, readOnly } = (typeof message === "object" && message !== null ? message : {}) as { action?: unknown; readOnly?: unknown };
+  const { type, url, action, readOnly } = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
   // A content script's refusal in its page: the page's URL is the one Chrome names, not one the page could write.
   if (sender.id === chrome.runtime.id && !ownPage && type === "blocked" && (action === "copy_paste" || action === "upload") && sender.url !== undefined) {
     const kind: BlockedKind = readOnly === true ? "read_only_blocked" : action === "copy_paste" ? "copy_paste_blocked" : "upload_blocked";
     reporter.add({ kind, rule: action, url: sender.url, at: Date.now() });
     return false;
   }
+  // The options page asks for a poll once it saved the server, so the server's pages are allowed before it opens one;
+  // the check page asks check-url about the navigation the rules sent to it (a refusal it decides is reported).
   const answer =
     ownPage && type === "poll"
       ? pollNow().then(() => ({ ok: true }))
