@@ -8,12 +8,15 @@ import type { ExtensionConfig } from "./config.ts";
 import { installFailClosed, installPolicy, policyFromJson, readEnforcement } from "./enforcement.ts";
 import { acceptConnectMessage, registerConnectBridge } from "./connect.ts";
 import { checkNavigation } from "./navigation-check.ts";
+import { createReporter, sendReports, type BlockedKind } from "./reports.ts";
 import { refusedScheme } from "./schemes.ts";
 import { forgetSession, freshSession, readSession, refreshSession } from "./session.ts";
 
 /** How often a running worker asks for a new version: a saved policy reaches the browser within this plus one request. */
 const POLL_MS = 5_000;
 const ALARM = "poll";
+
+const reporter = createReporter(sendReports, (run, ms) => setTimeout(run, ms));
 
 let running: Promise<void> | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;
@@ -141,6 +144,8 @@ chrome.downloads.onCreated.addListener((item) => {
     .then(() => chrome.downloads.erase({ id: item.id }))
     .then(noticeOfRefusedDownload)
     .catch(() => undefined);
+  // Reported after the cancel is asked for, so that nothing runs before it.
+  reporter.add({ kind: "download_blocked", rule: "download", url: item.url, at: Date.now() });
 });
 
 /**
@@ -159,6 +164,19 @@ chrome.webNavigation.onBeforeNavigate.addListener((details) => {
   if (details.frameId !== 0 || !refusedScheme(details.url)) return;
   void chrome.tabs.update(details.tabId, { url: `${chrome.runtime.getURL("check.html")}#${details.url}` }).catch(() => undefined);
 });
+// A navigation the network rules blocked fails with this error; the rule that matched is not told (that needs the
+// declarativeNetRequestFeedback permission), so the report names the policy, or why the extension fails closed.
+chrome.webNavigation.onErrorOccurred.addListener((details) => {
+  if (details.frameId !== 0 || details.error !== "net::ERR_BLOCKED_BY_CLIENT") return;
+  void readEnforcement().then((state) =>
+    reporter.add({
+      kind: "navigation_blocked",
+      rule: state?.mode === "fail_closed" ? `fail_closed:${state.reason}` : "policy",
+      url: details.url,
+      at: Date.now(),
+    }),
+  );
+});
 chrome.storage.onChanged.addListener(() => void loadDownloadRule());
 void loadDownloadRule();
 
@@ -173,14 +191,23 @@ chrome.runtime.onMessage.addListener((message, sender, respond) => {
   // One of this extension's own pages (a content script's sender has the web page's origin). Chrome may report a
   // redirected page's `url` as the address it came from, so the origin, not the URL, says who is asking.
   const ownPage = sender.id === chrome.runtime.id && sender.origin === new URL(chrome.runtime.getURL("")).origin;
-  const { type, url } = (typeof message === "object" && message !== null ? message : {}) as { type?: unknown; url?: unknown };
+  const { type, url, action, readOnly } = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
+  // A content script's refusal in its page: the page's URL is the one Chrome names, not one the page could write.
+  if (sender.id === chrome.runtime.id && !ownPage && type === "blocked" && (action === "copy_paste" || action === "upload") && sender.url !== undefined) {
+    const kind: BlockedKind = readOnly === true ? "read_only_blocked" : action === "copy_paste" ? "copy_paste_blocked" : "upload_blocked";
+    reporter.add({ kind, rule: action, url: sender.url, at: Date.now() });
+    return false;
+  }
   // The options page asks for a poll once it saved the server, so the server's pages are allowed before it opens one;
-  // the check page asks check-url about the navigation the rules sent to it.
+  // the check page asks check-url about the navigation the rules sent to it (a refusal it decides is reported).
   const answer =
     ownPage && type === "poll"
       ? pollNow().then(() => ({ ok: true }))
       : ownPage && type === "check" && typeof url === "string"
-        ? checkNavigation(url, sender.tab?.id)
+        ? checkNavigation(url, sender.tab?.id).then((checked) => {
+            if (checked.reasonCode !== undefined) reporter.add({ kind: "navigation_blocked", rule: checked.reasonCode, url, at: Date.now() });
+            return checked;
+          })
         : acceptConnectMessage(message, sender);
   void answer.then(respond, (error: unknown) => {
     console.error("gatehouse: message failed", error);

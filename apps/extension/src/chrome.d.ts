@@ -64,6 +64,7 @@ declare namespace chrome {
   }
   namespace webNavigation {
     const onBeforeNavigate: ChromeEvent<(details: { tabId: number; frameId: number; url: string }) => void>;
+    const onErrorOccurred: ChromeEvent<(details: { tabId: number; frameId: number; url: string; error: string; timeStamp: number }) => void>;
   }
   namespace scripting {
     interface RegisteredContentScript {

@@ -10,6 +10,8 @@ import { RulePriority } from "@gatehouse/core/browser-rules";
 export interface CheckAnswer {
   readonly allowed: boolean;
   readonly reason?: string;
+  /** check-url's reason code of a refusal it decided (not of a failure to ask it). */
+  readonly reasonCode?: string;
 }
 
 const NOT_CONNECTED = "Gatehouse is not connected, so this address can't be checked.";
@@ -18,7 +20,7 @@ export async function checkNavigation(url: string, tabId: number | undefined): P
   const config = await readConfig();
   const session = await readSession();
   if (config === null || session === null) return { allowed: false, reason: NOT_CONNECTED };
-  let body: { allowed?: unknown; reason?: unknown; canonical_url?: unknown };
+  let body: { allowed?: unknown; reason?: unknown; reason_code?: unknown; canonical_url?: unknown };
   try {
     const response = await fetch(`${config.serverOrigin}/api/browser/check-url`, {
       method: "POST",
@@ -31,7 +33,11 @@ export async function checkNavigation(url: string, tabId: number | undefined): P
     return { allowed: false, reason: "Gatehouse could not reach your organization's server to check this address." };
   }
   if (body.allowed !== true || typeof body.canonical_url !== "string" || tabId === undefined) {
-    return { allowed: false, reason: typeof body.reason === "string" ? body.reason : NOT_CONNECTED };
+    return {
+      allowed: false,
+      reason: typeof body.reason === "string" ? body.reason : NOT_CONNECTED,
+      ...(typeof body.reason_code === "string" ? { reasonCode: body.reason_code } : {}),
+    };
   }
   const origin = new URL(body.canonical_url).origin;
   await chrome.declarativeNetRequest.updateSessionRules({

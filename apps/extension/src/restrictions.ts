@@ -49,6 +49,9 @@ function cancel(event: Event, action: "copy_paste" | "upload"): void {
   event.preventDefault();
   event.stopImmediatePropagation();
   notify(action);
+  // The worker reports it to the server, in its next batch; a drag refused all along its way is reported once, at the drop.
+  if (event.type === "dragover") return;
+  void chrome.runtime.sendMessage({ type: "blocked", action, readOnly: restrictions?.readOnlyMode === true }).catch(() => undefined);
 }
 
 for (const type of ["copy", "cut", "paste"]) window.addEventListener(type, (event) => cancel(event, "copy_paste"), true);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostKeyOf } from "@gatehouse/core";
 import { EXTENSION_ID } from "../extension-id.ts";
 import { BYPASS_CORPUS, CORPUS_POLICIES, type CorpusPolicyName } from "../../../packages/core/test/url-policy/bypass-corpus.ts";
+import { openStorage } from "../../server/src/storage.ts";
 import { clientsFor, bearer } from "../../server/test/support/clients.ts";
 import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
 import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
@@ -259,6 +260,38 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     await tab.getByRole("alert").filter({ hasText: "doesn't allow downloading" }).first().waitFor();
     await tab.close();
   }, 60_000);
+
+  it("blocked navigations and actions reach the org's audit trail: the rule and the host key, and under full the URL without its query", async () => {
+    const storage = await openStorage(db.databaseUrl);
+    try {
+      const blocked = async () =>
+        (await storage.stores.audit.list({ orgId, kinds: ["browser.blocked"], limit: 500 })).events.map((event) => event.payload as Record<string, unknown>);
+      // Blocked under both corpus policies (a *.evil.com host, not on the allow list).
+      expect(await navigationOutcome(browser.context, "http://report-host.evil.com/secret?token=x")).toBe("blocked");
+      await expect
+        .poll(blocked, { timeout: 30_000 })
+        .toEqual(expect.arrayContaining([{ kind: "navigation_blocked", rule: "policy", host: "report-host.evil.com" }]));
+      // The refusals of the previous test, reported from the page and from the worker.
+      expect(await blocked()).toEqual(
+        expect.arrayContaining([
+          { kind: "copy_paste_blocked", rule: "copy_paste", host: "allowed.com" },
+          { kind: "upload_blocked", rule: "upload", host: "allowed.com" },
+          { kind: "download_blocked", rule: "download", host: null },
+        ]),
+      );
+      cli(["org", "settings", orgId, "--json", '{"enforcement_reporting": "full"}'], env);
+      expect(await navigationOutcome(browser.context, "http://report-full.evil.com/a/b?token=secret#f")).toBe("blocked");
+      await expect
+        .poll(blocked, { timeout: 30_000 })
+        .toEqual(
+          expect.arrayContaining([{ kind: "navigation_blocked", rule: "policy", host: "report-full.evil.com", url: "http://report-full.evil.com/a/b" }]),
+        );
+      const reported = (await blocked()).filter((payload) => String(payload.host).startsWith("report-"));
+      expect(JSON.stringify(reported)).not.toMatch(/secret|token/);
+    } finally {
+      await storage.close();
+    }
+  }, 90_000);
 
   it("schemes the network rules never see (data:, file:) end on the check page with check-url's refusal", async () => {
     const local = join(mkdtempSync(join(tmpdir(), "gatehouse-file-")), "page.html");

@@ -322,10 +322,13 @@ describe("CLI", () => {
       access_jwt_audience: "",
       extension_grace_minutes: 5,
       require_browser_extension: false,
+      enforcement_reporting: "host_only",
     });
     expect((await runCli(["org", "settings", orgId, "--json", '{"extension_grace_minutes": 1441}'], env)).stderr).toContain("extension_grace_minutes");
     expect((await runCli(["org", "settings", orgId, "--json", '{"require_browser_extension": "yes"}'], env)).stderr).toContain("require_browser_extension");
     expect((await runCli(["org", "settings", orgId, "--json", '{"require_browser_extension": true}'], env)).json.require_browser_extension).toBe(true);
+    expect((await runCli(["org", "settings", orgId, "--json", '{"enforcement_reporting": "all"}'], env)).stderr).toContain("enforcement_reporting");
+    expect((await runCli(["org", "settings", orgId, "--json", '{"enforcement_reporting": "full"}'], env)).json.enforcement_reporting).toBe("full");
     expect((await runCli(["org", "settings", orgId, "--json", '{"trust_ttl_days": 7}'], env)).json.trust_ttl_days).toBe(7);
     expect((await runCli(["platform", "settings", "--json", '{"mfa_always": true}'], env)).json).toEqual({
       mfa_always: true,

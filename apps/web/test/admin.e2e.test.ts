@@ -337,6 +337,8 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByText("Enter a whole number of minutes from 0 to 1440.").first().waitFor();
     await minutes.fill("30");
     await grace.fill("0");
+    expect(await page.getByRole("radio", { name: /^Site only/ }).isChecked()).toBe(true);
+    await page.getByRole("radio", { name: /^Site and address/ }).check();
     await page.getByRole("checkbox", { name: /^Require a phishing-resistant factor/ }).check();
     await page.getByRole("checkbox", { name: "Passkey", exact: true }).uncheck();
     await page.getByRole("button", { name: "Save" }).click();
@@ -344,6 +346,7 @@ describe.skipIf(!hasChromium && !inCi)("the admin console in Chromium (real serv
     await page.getByRole("checkbox", { name: /^Require a phishing-resistant factor/ }).uncheck();
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Saved. Sign-ins from now on follow these settings.").waitFor();
+    expect(await page.getByRole("radio", { name: /^Site and address/ }).isChecked()).toBe(true);
     await expectAccessible(page, "MFA settings");
     await screenshot(page, "admin-mfa.png");
 

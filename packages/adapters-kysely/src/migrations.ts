@@ -606,6 +606,16 @@ export const migrations: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable("org_mfa_settings").addColumn("access_jwt_audience", "text").execute();
     },
   },
+
+  /** What the browser extension's enforcement reports leave in the audit trail, an org setting (docs/browser-extension.md). */
+  "0028_enforcement_reporting": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable("org_mfa_settings")
+        .addColumn("enforcement_reporting", "text", (col) => col.notNull().defaultTo("host_only"))
+        .execute();
+    },
+  },
 };
 
 /**

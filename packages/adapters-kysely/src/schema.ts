@@ -178,6 +178,8 @@ export interface OrgMfaSettingsTable {
   extension_grace_minutes: number;
   /** 0027_extension_sessions. */
   require_browser_extension: BoolColumn;
+  /** 0028_enforcement_reporting: `full`, `host_only` or `off`. */
+  enforcement_reporting: string;
 }
 
 /** Codes sent and verified per destination key (`country:US`, `prefix:+1202555`) and 5-minute bucket. */

@@ -1,7 +1,9 @@
 import {
   DEFAULT_ORG_MFA_SETTINGS,
   DEFAULT_PLATFORM_SETTINGS,
+  ENFORCEMENT_REPORTING_MODES,
   FACTOR_KINDS,
+  type EnforcementReporting,
   type FactorKind,
   type OrgMfaSettings,
   type PlatformSettings,
@@ -31,6 +33,7 @@ type OrgColumns = Pick<
   | "access_jwt_audience"
   | "extension_grace_minutes"
   | "require_browser_extension"
+  | "enforcement_reporting"
 >;
 
 /** The JSON array the core validated before it was put; null (a row stored before the column existed) reads as `fallback`. */
@@ -68,7 +71,13 @@ function toOrgSettings(row: OrgColumns): OrgMfaSettings {
     accessJwtAudience: row.access_jwt_audience ?? DEFAULT_ORG_MFA_SETTINGS.accessJwtAudience,
     extensionGraceMinutes: row.extension_grace_minutes,
     requireBrowserExtension: fromDbBool(row.require_browser_extension),
+    enforcementReporting: toEnforcementReporting(row.enforcement_reporting),
   };
+}
+
+/** The core validated it before it was put; a value only a newer server knows reads as the default. */
+function toEnforcementReporting(value: string): EnforcementReporting {
+  return ENFORCEMENT_REPORTING_MODES.find((mode) => mode === value) ?? DEFAULT_ORG_MFA_SETTINGS.enforcementReporting;
 }
 
 /** Both settings rows' columns in one row: null columns where a row was never stored. */
@@ -91,6 +100,7 @@ export interface SettingsForOrgRow {
   readonly access_jwt_audience: string | null;
   readonly extension_grace_minutes: number | null;
   readonly require_browser_extension: DbBool | null;
+  readonly enforcement_reporting: string | null;
 }
 
 /**
@@ -122,6 +132,7 @@ export function settingsForOrgColumns(orgId: unknown): RawBuilder<unknown> {
     fromOrg("access_jwt_audience"),
     fromOrg("extension_grace_minutes"),
     fromOrg("require_browser_extension"),
+    fromOrg("enforcement_reporting"),
   ]);
 }
 
@@ -176,6 +187,7 @@ export function settingsFromColumns(row: SettingsForOrgRow): { platform: Platfor
           access_jwt_audience: row.access_jwt_audience,
           extension_grace_minutes,
           require_browser_extension,
+          enforcement_reporting: row.enforcement_reporting ?? DEFAULT_ORG_MFA_SETTINGS.enforcementReporting,
         });
   return { platform, org };
 }
@@ -222,6 +234,7 @@ export function createSettingsRepository(db: Kysely<Database>, dialect: SqlDiale
         access_jwt_audience: settings.accessJwtAudience,
         extension_grace_minutes: settings.extensionGraceMinutes,
         require_browser_extension: toDbBool(dialect, settings.requireBrowserExtension),
+        enforcement_reporting: settings.enforcementReporting,
       };
       await db
         .insertInto("org_mfa_settings")

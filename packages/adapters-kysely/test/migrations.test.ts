@@ -30,6 +30,7 @@ describe("MIGRATION_NAMES", () => {
       "0024_extension_grace",
       "0025_risk_owner_loop",
       "0027_extension_sessions",
+      "0028_enforcement_reporting",
     ]);
   });
 });

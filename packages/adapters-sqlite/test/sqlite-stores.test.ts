@@ -132,6 +132,7 @@ describe("openSqliteStores", () => {
       "0024_extension_grace",
       "0025_risk_owner_loop",
       "0027_extension_sessions",
+      "0028_enforcement_reporting",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
@@ -181,6 +182,7 @@ describe("openSqliteStores", () => {
       "0024_extension_grace",
       "0025_risk_owner_loop",
       "0027_extension_sessions",
+      "0028_enforcement_reporting",
     ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);
@@ -232,6 +234,7 @@ describe("openSqliteStores", () => {
       "0024_extension_grace",
       "0025_risk_owner_loop",
       "0027_extension_sessions",
+      "0028_enforcement_reporting",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
@@ -280,8 +283,10 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0013 schema: 0027_extension_sessions, 0025_risk_owner_loop, 0024_extension_grace, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
+/** Back to the 0013 schema: 0028_enforcement_reporting, 0027_extension_sessions, 0025_risk_owner_loop, 0024_extension_grace, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
 async function revertAfter0013(db: SqliteStores["db"]): Promise<void> {
+  await sql`ALTER TABLE org_mfa_settings DROP COLUMN enforcement_reporting`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0028_enforcement_reporting'`.execute(db);
   await sql`DROP TABLE extension_sessions`.execute(db);
   await sql`ALTER TABLE org_mfa_settings DROP COLUMN require_browser_extension`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0027_extension_sessions'`.execute(db);

@@ -9,6 +9,7 @@ export * from "./auth-outcome.ts";
 export * from "./browser-policy.ts";
 export * from "./extension-policy.ts";
 export * from "./devices.ts";
+export * from "./enforcement-events.ts";
 export * from "./error-kind.ts";
 export * from "./invitations.ts";
 export * from "./members.ts";

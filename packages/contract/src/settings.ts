@@ -13,6 +13,10 @@ import type { Refuse } from "./refusal.ts";
 export const FACTOR_KIND_VALUES = ["sms", "totp", "webauthn", "recovery_code"] as const;
 export type FactorKindView = (typeof FACTOR_KIND_VALUES)[number];
 
+/** What the browser extension's enforcement reports leave in the audit trail (the core's `EnforcementReporting`). */
+export const ENFORCEMENT_REPORTING_VALUES = ["full", "host_only", "off"] as const;
+export type EnforcementReportingView = (typeof ENFORCEMENT_REPORTING_VALUES)[number];
+
 /** An org's MFA settings (the core's `OrgMfaSettings` has this shape). */
 export interface OrgMfaSettingsView {
   readonly requireMfaNewDevice: boolean;
@@ -31,6 +35,7 @@ export interface OrgMfaSettingsView {
   readonly extensionGraceMinutes: number;
   /** `/browser` opens nothing unless the browser extension is connected and holds the current policy. */
   readonly requireBrowserExtension: boolean;
+  readonly enforcementReporting: EnforcementReportingView;
 }
 
 /** The platform settings (the core's `PlatformSettings` has this shape). */
@@ -56,6 +61,7 @@ export interface OrgMfaSettingsJson {
   access_jwt_audience: string;
   extension_grace_minutes: number;
   require_browser_extension: boolean;
+  enforcement_reporting: EnforcementReportingView;
 }
 
 export interface PlatformSettingsJson {
@@ -80,6 +86,7 @@ const ORG_MFA_SETTINGS: SettingsSpec<OrgMfaSettingsView, OrgMfaSettingsJson> = {
   accessJwtAudience: ["access_jwt_audience", "string"],
   extensionGraceMinutes: ["extension_grace_minutes", "integer"],
   requireBrowserExtension: ["require_browser_extension", "boolean"],
+  enforcementReporting: ["enforcement_reporting", "string"],
 };
 
 const PLATFORM_SETTINGS: SettingsSpec<PlatformSettingsView, PlatformSettingsJson> = {
@@ -96,6 +103,8 @@ function pick<V, J>(spec: SettingsSpec<V, J>, settings: V): V {
   const copy = (value: unknown) => (Array.isArray(value) ? [...(value as unknown[])] : value);
   return Object.fromEntries(entries(spec).map(([name]) => [name, copy(settings[name as keyof V])])) as V;
 }
+
+const isEnforcementReporting = (value: unknown): value is EnforcementReportingView => (ENFORCEMENT_REPORTING_VALUES as readonly unknown[]).includes(value);
 
 const isFactorKind = (value: unknown): value is FactorKindView => (FACTOR_KIND_VALUES as readonly unknown[]).includes(value);
 
@@ -139,14 +148,22 @@ const patchFromWire = <V, J>(spec: SettingsSpec<V, J>, request: { readonly [K in
 export type OrgMfaSettingsWire = Omit<OrgMfaSettingsView, "allowedFactors"> & { allowedFactors: FactorKindView[] };
 
 export const orgMfaSettingsToWire = (settings: OrgMfaSettingsView): OrgMfaSettingsWire => pick(ORG_MFA_SETTINGS, settings) as OrgMfaSettingsWire;
-/** A client reading an answer: a kind it does not know (a newer server's) is left out. */
+/** A client reading an answer: a kind it does not know (a newer server's) is left out; a reporting mode it does not know reads as the default. */
 export const orgMfaSettingsFromWire = (settings: MessageFields<OrgMfaSettings>): OrgMfaSettingsView =>
-  pick(ORG_MFA_SETTINGS, { ...settings, allowedFactors: settings.allowedFactors.filter(isFactorKind) });
+  pick(ORG_MFA_SETTINGS, {
+    ...settings,
+    allowedFactors: settings.allowedFactors.filter(isFactorKind),
+    enforcementReporting: isEnforcementReporting(settings.enforcementReporting) ? settings.enforcementReporting : "host_only",
+  });
 /** The list of factors is a message on the wire (set or unset, as the scalars' optionals are); its kinds are checked here. */
 export const orgMfaSettingsPatchFromWire = (request: MessageFields<UpdateOrgMfaSettingsRequest>, refuse: Refuse): OrgMfaSettingsPatch => {
-  const { allowedFactors, ...scalars } = request;
-  const patch: OrgMfaSettingsPatch = patchFromWire(ORG_MFA_SETTINGS, { ...scalars, allowedFactors: undefined });
+  const { allowedFactors, enforcementReporting, ...scalars } = request;
+  const patch: OrgMfaSettingsPatch = patchFromWire(ORG_MFA_SETTINGS, { ...scalars, allowedFactors: undefined, enforcementReporting: undefined });
   if (allowedFactors !== undefined) patch.allowedFactors = factorKinds(allowedFactors.kinds, "allowed_factors", refuse);
+  if (enforcementReporting !== undefined) {
+    if (!isEnforcementReporting(enforcementReporting)) throw refuse("enforcement_reporting", `must be one of ${ENFORCEMENT_REPORTING_VALUES.join(", ")}`);
+    patch.enforcementReporting = enforcementReporting;
+  }
   return patch;
 };
 export const orgMfaSettingsToJson = (settings: OrgMfaSettingsView): OrgMfaSettingsJson => toJson(ORG_MFA_SETTINGS, settings);

@@ -34,6 +34,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     stepUpMaxAgeMinutes: 15,
     extensionGraceMinutes: 5,
     requireBrowserExtension: false,
+    enforcementReporting: "host_only",
     passkeySignIn: true,
     accessJwtAudience: "",
   },
@@ -47,6 +48,7 @@ const ORG_SETTINGS: readonly OrgMfaSettingsView[] = [
     stepUpMaxAgeMinutes: 1,
     extensionGraceMinutes: 0,
     requireBrowserExtension: true,
+    enforcementReporting: "full",
     passkeySignIn: false,
     accessJwtAudience: "https://api.example.com/",
   },
@@ -89,6 +91,13 @@ describe("org MFA settings", () => {
     expect(orgMfaSettingsPatchFromWire(empty, refuse)).toStrictEqual({ allowedFactors: [] });
   });
 
+  it("refuses an enforcement_reporting it does not know on the wire, and reads one in an answer as the default", () => {
+    const request = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", enforcementReporting: "everything" });
+    expect(() => orgMfaSettingsPatchFromWire(request, refuse)).toThrow(expect.objectContaining({ field: "enforcement_reporting" }));
+    const answer = overTheWire(OrgMfaSettingsSchema, { ...orgMfaSettingsToWire(ORG_SETTINGS[1]!), enforcementReporting: "newer" });
+    expect(orgMfaSettingsFromWire(answer).enforcementReporting).toBe("host_only");
+  });
+
   it.each([[["sms", "email"]], [["totp", "totp"]]])("refuses the factor list %j on the wire, naming it", (kinds) => {
     const request = overTheWire(UpdateOrgMfaSettingsRequestSchema, { orgId: "o", allowedFactors: { kinds } });
     expect(() => orgMfaSettingsPatchFromWire(request, refuse)).toThrow(expect.objectContaining({ field: "allowed_factors" }));
@@ -99,7 +108,7 @@ describe("org MFA settings", () => {
     [
       { trust_ttl: 3 },
       "trust_ttl",
-      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in, access_jwt_audience, extension_grace_minutes, require_browser_extension)",
+      "unknown key (expected one of: require_mfa_new_device, require_mfa_untrusted_device, trust_device_after_mfa, trust_ttl_days, allowed_factors, require_phishing_resistant, step_up_max_age_minutes, passkey_sign_in, access_jwt_audience, extension_grace_minutes, require_browser_extension, enforcement_reporting)",
     ],
     [{ allowed_factors: "totp" }, "allowed_factors", "must be a list of distinct factor kinds (sms, totp, webauthn, recovery_code)"],
     [{ require_mfa_new_device: "yes" }, "require_mfa_new_device", "must be true or false"],

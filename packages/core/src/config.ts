@@ -115,6 +115,11 @@ export interface GatehouseConfig {
    * only after its megabytes were decoded costs the server as much as one admitted (admitBrowserPolicyWrite).
    */
   readonly browserPolicyWritesPerUser: readonly WindowLimit[];
+  /**
+   * Batches of enforcement reports one session (a connected browser extension) may send: each batch writes up to
+   * 50 audit rows, so a session that reports in a loop must not fill the trail.
+   */
+  readonly enforcementReportsPerSession: readonly WindowLimit[];
   /** Base of every emailed link (no trailing slash needed): the web client's pages open under it. */
   readonly publicUrl: string;
   /**
@@ -207,6 +212,10 @@ export const DEFAULT_CONFIG: GatehouseConfig = {
   riskAnonymizerAsns: anonymizerAsns([]),
   browserPolicyWritesPerOrg: [{ limit: 10, windowMs: MINUTE }],
   browserPolicyWritesPerUser: [{ limit: 10, windowMs: MINUTE }],
+  enforcementReportsPerSession: [
+    { limit: 10, windowMs: MINUTE },
+    { limit: 120, windowMs: HOUR },
+  ],
   publicUrl: "http://localhost:8080",
   emailVerification: "required",
   emailVerificationTtlMs: DAY,

@@ -39,6 +39,7 @@ import { authenticate, logout } from "./sign-in/sessions.ts";
 import { submitPhoneAndRequestMfa, type SubmitPhoneInput } from "./sign-in/submit-phone.ts";
 import { verifyMfa, type VerifyMfaInput } from "./sign-in/verify-mfa.ts";
 import { getOrgInfo, type OrgInfo } from "./browser/org-info.ts";
+import { reportEnforcementEvents, type EnforcementReportOutcome, type ReportEnforcementEventsInput } from "./browser/enforcement-reports.ts";
 import { resendMfa, type ResendMfaInput } from "./sign-in/resend-mfa.ts";
 import { sendMfaCode, type SendMfaCodeInput } from "./sign-in/send-mfa-code.ts";
 import { createExtensionPolicies, withExtensionSettings } from "./browser/extension-policy.ts";
@@ -259,6 +260,8 @@ export interface Gatehouse {
   getExtensionPolicy(principal: Principal, input: { orgId: string; extensionVersion?: string | undefined }): Promise<ExtensionPolicy>;
   /** The org's name and slug, for any member. */
   getOrgInfo(principal: Principal, orgId: string): Promise<OrgInfo>;
+  /** The browser extension's batch of blocked navigations and actions, as audit events under the org's `enforcement_reporting`. */
+  reportEnforcementEvents(principal: Principal, input: ReportEnforcementEventsInput): Promise<EnforcementReportOutcome>;
   readonly admin: AdminApi;
   readonly account: AccountApi;
   /** Access JWTs, signing keys, resource servers and introspection (see tokens/token-service.ts). */
@@ -337,6 +340,8 @@ export function createGatehouse(deps: GatehouseDeps): Gatehouse {
       return policy;
     },
     getOrgInfo: async (principal, orgId) => getOrgInfo(ctx, principal, await sessionOrgOf(ctx, principal, orgId)),
+    reportEnforcementEvents: async (principal, input) =>
+      reportEnforcementEvents(ctx, principal, { ...input, orgId: await sessionOrgOf(ctx, principal, input.orgId) }),
     admin: {
       createOrg: (actor, { name, slug }) => admin.createOrg(ctx, actor, name, slug),
       addMember: (actor, { orgId, email, role }) => addMember(ctx, actor, orgId, email, role),

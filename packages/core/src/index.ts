@@ -10,6 +10,8 @@ export { GatehouseError, invalidArgument, isGatehouseError, type ErrorDetails, t
 export type * from "./ports.ts";
 export {
   AUDIT_EVENT_KINDS,
+  ENFORCEMENT_EVENT_KINDS,
+  type EnforcementEventKind,
   isAuditEventKind,
   type AuditActor,
   type AuditEvent,

@@ -185,7 +185,17 @@ export interface OrgMfaSettings {
    * (docs/browser-extension.md); check-url then also answers `extension_required` or `extension_out_of_date`.
    */
   readonly requireBrowserExtension: boolean;
+  /** What the browser extension's reports of blocked navigations and actions leave in the audit trail. */
+  readonly enforcementReporting: EnforcementReporting;
 }
+
+/**
+ * `full`: the rule and the host key, and the URL without its query and fragment (where secrets travel);
+ * `host_only`: the rule and the host key; `off`: reports are accepted and dropped.
+ */
+export type EnforcementReporting = "full" | "host_only" | "off";
+
+export const ENFORCEMENT_REPORTING_MODES: readonly EnforcementReporting[] = ["full", "host_only", "off"];
 
 /**
  * Kinds of number an OTP is refused to: the revenue-share and non-mobile kinds `libphonenumber-js/max`
@@ -229,6 +239,7 @@ export const DEFAULT_ORG_MFA_SETTINGS: OrgMfaSettings = {
   accessJwtAudience: "",
   extensionGraceMinutes: 5,
   requireBrowserExtension: false,
+  enforcementReporting: "host_only",
 };
 
 /** What an emailed single-use link proves: the mailbox (verification) or the right to set a new password (reset). */

@@ -101,6 +101,7 @@ describe("AdminService.ListAuditEvents over the in-memory router transport", () 
         access_jwt_audience: "",
         extension_grace_minutes: 5,
         require_browser_extension: false,
+        enforcement_reporting: "host_only",
       },
     });
   });

@@ -25,6 +25,7 @@ const FIELD_WORDS: Readonly<Record<string, string>> = {
   trust_ttl_days: "Enter a whole number of days, 0 or more, no more than the platform allows.",
   step_up_max_age_minutes: "Enter a whole number of minutes from 1 to 1440.",
   extension_grace_minutes: "Enter a whole number of minutes from 0 to 1440.",
+  enforcement_reporting: "Choose what the audit log keeps of the browser extension's reports.",
   allowed_factors: "Allow at least one kind of second factor.",
   require_phishing_resistant: "Requiring a passkey needs passkeys among the allowed factors.",
   "access_control.allowed_domains": "Some entries of the Allowed list were refused: fix the marked ones, then try again.",

@@ -1,5 +1,5 @@
 import { invalidArgument } from "../errors.ts";
-import { FACTOR_KINDS, type FactorKind, type OrgMfaSettings } from "../model.ts";
+import { ENFORCEMENT_REPORTING_MODES, FACTOR_KINDS, type FactorKind, type OrgMfaSettings } from "../model.ts";
 import { isAudience } from "../tokens/audience.ts";
 
 const MAX_TTL_DAYS = 3650;
@@ -36,6 +36,9 @@ export function requireOrgMfaSettings(settings: OrgMfaSettings): void {
   const grace = settings.extensionGraceMinutes;
   if (!Number.isInteger(grace) || grace < 0 || grace > MAX_EXTENSION_GRACE_MINUTES) {
     throw invalidArgument("extension_grace_minutes", `must be a whole number from 0 to ${MAX_EXTENSION_GRACE_MINUTES}`);
+  }
+  if (!ENFORCEMENT_REPORTING_MODES.includes(settings.enforcementReporting)) {
+    throw invalidArgument("enforcement_reporting", `must be one of ${ENFORCEMENT_REPORTING_MODES.join(", ")}`);
   }
 }
 

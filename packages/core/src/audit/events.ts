@@ -5,6 +5,10 @@
  */
 import type { EpochMs, FactorKind, OrgMfaSettings, OrgRole, PlatformSettings } from "../model.ts";
 
+/** What the browser extension reports it blocked (BrowserService.ReportEnforcementEvents). */
+export const ENFORCEMENT_EVENT_KINDS = ["navigation_blocked", "download_blocked", "upload_blocked", "copy_paste_blocked", "read_only_blocked"] as const;
+export type EnforcementEventKind = (typeof ENFORCEMENT_EVENT_KINDS)[number];
+
 /** Who caused the event: a signed-in user, the operator or the server itself, or a caller not (yet) authenticated. */
 export type AuditActor =
   | { readonly kind: "user"; readonly userId: string }
@@ -68,6 +72,7 @@ export type RateLimitName =
   | "sms_conversion_breaker"
   | "browser_policy_writes_per_org"
   | "browser_policy_writes_per_user"
+  | "enforcement_reports_per_session"
   | "email_sends_per_address"
   | "email_sends_per_client"
   | "email_sends_per_org"
@@ -138,6 +143,17 @@ export interface AuditPayloads {
   "org_mfa_settings.changed": { readonly settings: OrgMfaSettings };
   "platform_settings.changed": { readonly settings: PlatformSettings };
   "browser_policy.changed": { readonly version: number };
+  /**
+   * The browser extension blocked a navigation or an action (BrowserService.ReportEnforcementEvents); `at` is when
+   * it did (clamped to the server's now). `host` is the URL's host key (null for a URL without one, `data:` and
+   * the like); `url` only under the org's `enforcement_reporting: full`, without userinfo, query and fragment.
+   */
+  "browser.blocked": {
+    readonly kind: EnforcementEventKind;
+    readonly rule: string;
+    readonly host: string | null;
+    readonly url?: string;
+  };
   /** The org's risk policy as stored, in `riskPolicyToJson`'s form. */
   "risk_policy.changed": { readonly policy: Readonly<Record<string, unknown>> };
   rate_limited: { readonly limit: RateLimitName; readonly retryAfterSeconds: number };
@@ -230,6 +246,7 @@ export const AUDIT_EVENT_KINDS = Object.keys({
   "org_mfa_settings.changed": true,
   "platform_settings.changed": true,
   "browser_policy.changed": true,
+  "browser.blocked": true,
   "risk_policy.changed": true,
   rate_limited: true,
   "sms.destination_refused": true,

@@ -19,3 +19,5 @@ export { extensionGate, listConnectedBrowsers, recordExtensionPoll } from "./con
 export type { ConnectedBrowser } from "./connected-browsers.ts";
 export { CONNECTED_WITHIN_MS, EXTENSION_VERSION_HEADER, parseExtensionVersion } from "./extension-session.ts";
 export type { ExtensionSessionRecord } from "./extension-session.ts";
+export { MAX_ENFORCEMENT_EVENTS_PER_BATCH } from "./enforcement-reports.ts";
+export type { EnforcementEventInput, EnforcementReportOutcome, ReportEnforcementEventsInput } from "./enforcement-reports.ts";

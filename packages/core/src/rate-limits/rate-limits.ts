@@ -72,6 +72,7 @@ export const rateLimitKeys = {
   otpFailuresPerStepUpSession: (sessionId: string) => `otp-fail:step-up-session:${sessionId}`,
   browserPolicyWritesPerOrg: (orgId: string) => `policy-write:org:${orgId}`,
   browserPolicyWritesPerUser: (userId: string) => `policy-write:user:${userId}`,
+  enforcementReportsPerSession: (sessionId: string) => `enforcement-report:session:${sessionId}`,
   /**
    * Keyed by the normalised email (hashed), so an unknown email is throttled exactly as a registered one (no
    * enumeration): the guesses from one client network, and the ceiling of every network's together.

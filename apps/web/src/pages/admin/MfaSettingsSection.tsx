@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import type { FormEvent, ReactNode } from "react";
-import { FACTOR_KIND_VALUES, type FactorKindView, type OrgMfaSettingsView } from "@gatehouse/contract";
+import { FACTOR_KIND_VALUES, type EnforcementReportingView, type FactorKindView, type OrgMfaSettingsView } from "@gatehouse/contract";
 import { describeAdminError } from "../../api/admin-errors.ts";
 import { Button } from "../../components/Button.tsx";
 import { FormAlert } from "../../components/FormAlert.tsx";
@@ -12,6 +12,13 @@ import { factorWord } from "./factor-words.ts";
 import { useAdminAction } from "./use-admin-action.ts";
 
 type Switch = "requireMfaNewDevice" | "requireMfaUntrustedDevice" | "trustDeviceAfterMfa" | "requirePhishingResistant" | "passkeySignIn";
+
+/** What the browser extension's reports of what it blocked leave in the audit log, each with what it means. */
+const REPORTING: readonly { readonly value: EnforcementReportingView; readonly label: string; readonly means: string }[] = [
+  { value: "host_only", label: "Site only", means: "The rule and the site (host name) of each blocked navigation or action." },
+  { value: "full", label: "Site and address", means: "Also the address without its query and fragment (a path can still name private things)." },
+  { value: "off", label: "Off", means: "Reports are accepted and nothing is kept." },
+];
 
 /** Each setting with what it means, in one line. */
 const SWITCHES: readonly { readonly key: Switch; readonly label: string; readonly means: string }[] = [
@@ -163,6 +170,25 @@ function MfaSettingsForm({ initial }: { readonly initial: OrgMfaSettingsView }):
           <span className="hint setting-means">The Browser page opens nothing unless the Gatehouse extension is connected and holds the current policy.</span>
         </span>
       </label>
+      <fieldset className="stack">
+        <legend>Browser extension reports</legend>
+        <p className="hint">What the audit log keeps of the navigations and actions the browser extension blocked.</p>
+        {REPORTING.map(({ value, label, means }) => (
+          <label className="check-label" key={value}>
+            <input
+              type="radio"
+              name="enforcement-reporting"
+              value={value}
+              checked={settings.enforcementReporting === value}
+              onChange={() => setSettings((current) => ({ ...current, enforcementReporting: value }))}
+            />
+            <span>
+              {label}
+              <span className="hint setting-means">{means}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
       <LiveMessage message={save.notice} tone="success" testId="mfa-notice" />
       <FormAlert message={save.problem} alertRef={null} />
       <div>

@@ -39,6 +39,7 @@ export const AUDIT_KIND_WORDS: Readonly<Record<string, string>> = {
   "org_mfa_settings.changed": "MFA settings changed",
   "platform_settings.changed": "Platform settings changed",
   "browser_policy.changed": "Browser policy changed",
+  "browser.blocked": "Blocked in the browser extension",
   "risk_policy.changed": "Risk policy changed",
   rate_limited: "Limit reached",
   "sms.destination_refused": "Text refused for its destination",

@@ -10,13 +10,112 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file gatehouse/v1/browser.proto.
  */
 export const file_gatehouse_v1_browser: GenFile = /*@__PURE__*/
-  fileDesc("ChpnYXRlaG91c2UvdjEvYnJvd3Nlci5wcm90bxIMZ2F0ZWhvdXNlLnYxIh8KDUdldE9yZ1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIl8KDkdldE9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHNsdWcYAyABKAkSIQoZcmVxdWlyZV9icm93c2VyX2V4dGVuc2lvbhgEIAEoCCIpChdHZXRCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkijgEKGEdldEJyb3dzZXJQb2xpY3lSZXNwb25zZRIzCg5hY2Nlc3NfY29udHJvbBgBIAEoCzIbLmdhdGVob3VzZS52MS5BY2Nlc3NDb250cm9sEj0KE2FjdGlvbl9yZXN0cmljdGlvbnMYAiABKAsyIC5nYXRlaG91c2UudjEuQWN0aW9uUmVzdHJpY3Rpb25zIjQKFUNoZWNrVXJsQWNjZXNzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSCwoDdXJsGAIgASgJIooBChZDaGVja1VybEFjY2Vzc1Jlc3BvbnNlEg8KB2FsbG93ZWQYASABKAgSEwoGcmVhc29uGAIgASgJSACIAQESGAoLcmVhc29uX2NvZGUYAyABKAlIAYgBARIVCg1jYW5vbmljYWxfdXJsGAQgASgJQgkKB19yZWFzb25CDgoMX3JlYXNvbl9jb2RlInUKDUFjY2Vzc0NvbnRyb2wSFwoPYWxsb3dlZF9kb21haW5zGAEgAygJEhcKD2Jsb2NrZWRfZG9tYWlucxgCIAMoCRIWCg5kZWZhdWx0X2FjdGlvbhgDIAEoCRIaChJ3aWxkY2FyZF9zdXBwb3J0ZWQYBCABKAgiRQoSQWN0aW9uUmVzdHJpY3Rpb25zEhcKD2FsbG93ZWRfYWN0aW9ucxgBIAMoCRIWCg5yZWFkX29ubHlfbW9kZRgCIAEoCCKDAQoNQnJvd3NlclBvbGljeRIzCg5hY2Nlc3NfY29udHJvbBgBIAEoCzIbLmdhdGVob3VzZS52MS5BY2Nlc3NDb250cm9sEj0KE2FjdGlvbl9yZXN0cmljdGlvbnMYAiABKAsyIC5nYXRlaG91c2UudjEuQWN0aW9uUmVzdHJpY3Rpb25zMpUCCg5Ccm93c2VyU2VydmljZRJhChBHZXRCcm93c2VyUG9saWN5EiUuZ2F0ZWhvdXNlLnYxLkdldEJyb3dzZXJQb2xpY3lSZXF1ZXN0GiYuZ2F0ZWhvdXNlLnYxLkdldEJyb3dzZXJQb2xpY3lSZXNwb25zZRJbCg5DaGVja1VybEFjY2VzcxIjLmdhdGVob3VzZS52MS5DaGVja1VybEFjY2Vzc1JlcXVlc3QaJC5nYXRlaG91c2UudjEuQ2hlY2tVcmxBY2Nlc3NSZXNwb25zZRJDCgZHZXRPcmcSGy5nYXRlaG91c2UudjEuR2V0T3JnUmVxdWVzdBocLmdhdGVob3VzZS52MS5HZXRPcmdSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChpnYXRlaG91c2UvdjEvYnJvd3Nlci5wcm90bxIMZ2F0ZWhvdXNlLnYxImMKEEVuZm9yY2VtZW50RXZlbnQSDAoEa2luZBgBIAEoCRIMCgRydWxlGAIgASgJEgsKA3VybBgDIAEoCRImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYAoeUmVwb3J0RW5mb3JjZW1lbnRFdmVudHNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIuCgZldmVudHMYAiADKAsyHi5nYXRlaG91c2UudjEuRW5mb3JjZW1lbnRFdmVudCIzCh9SZXBvcnRFbmZvcmNlbWVudEV2ZW50c1Jlc3BvbnNlEhAKCHJlY29yZGVkGAEgASgNIh8KDUdldE9yZ1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIl8KDkdldE9yZ1Jlc3BvbnNlEg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBHNsdWcYAyABKAkSIQoZcmVxdWlyZV9icm93c2VyX2V4dGVuc2lvbhgEIAEoCCIpChdHZXRCcm93c2VyUG9saWN5UmVxdWVzdBIOCgZvcmdfaWQYASABKAkijgEKGEdldEJyb3dzZXJQb2xpY3lSZXNwb25zZRIzCg5hY2Nlc3NfY29udHJvbBgBIAEoCzIbLmdhdGVob3VzZS52MS5BY2Nlc3NDb250cm9sEj0KE2FjdGlvbl9yZXN0cmljdGlvbnMYAiABKAsyIC5nYXRlaG91c2UudjEuQWN0aW9uUmVzdHJpY3Rpb25zIjQKFUNoZWNrVXJsQWNjZXNzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSCwoDdXJsGAIgASgJIooBChZDaGVja1VybEFjY2Vzc1Jlc3BvbnNlEg8KB2FsbG93ZWQYASABKAgSEwoGcmVhc29uGAIgASgJSACIAQESGAoLcmVhc29uX2NvZGUYAyABKAlIAYgBARIVCg1jYW5vbmljYWxfdXJsGAQgASgJQgkKB19yZWFzb25CDgoMX3JlYXNvbl9jb2RlInUKDUFjY2Vzc0NvbnRyb2wSFwoPYWxsb3dlZF9kb21haW5zGAEgAygJEhcKD2Jsb2NrZWRfZG9tYWlucxgCIAMoCRIWCg5kZWZhdWx0X2FjdGlvbhgDIAEoCRIaChJ3aWxkY2FyZF9zdXBwb3J0ZWQYBCABKAgiRQoSQWN0aW9uUmVzdHJpY3Rpb25zEhcKD2FsbG93ZWRfYWN0aW9ucxgBIAMoCRIWCg5yZWFkX29ubHlfbW9kZRgCIAEoCCKDAQoNQnJvd3NlclBvbGljeRIzCg5hY2Nlc3NfY29udHJvbBgBIAEoCzIbLmdhdGVob3VzZS52MS5BY2Nlc3NDb250cm9sEj0KE2FjdGlvbl9yZXN0cmljdGlvbnMYAiABKAsyIC5nYXRlaG91c2UudjEuQWN0aW9uUmVzdHJpY3Rpb25zMo0DCg5Ccm93c2VyU2VydmljZRJhChBHZXRCcm93c2VyUG9saWN5EiUuZ2F0ZWhvdXNlLnYxLkdldEJyb3dzZXJQb2xpY3lSZXF1ZXN0GiYuZ2F0ZWhvdXNlLnYxLkdldEJyb3dzZXJQb2xpY3lSZXNwb25zZRJbCg5DaGVja1VybEFjY2VzcxIjLmdhdGVob3VzZS52MS5DaGVja1VybEFjY2Vzc1JlcXVlc3QaJC5nYXRlaG91c2UudjEuQ2hlY2tVcmxBY2Nlc3NSZXNwb25zZRJDCgZHZXRPcmcSGy5nYXRlaG91c2UudjEuR2V0T3JnUmVxdWVzdBocLmdhdGVob3VzZS52MS5HZXRPcmdSZXNwb25zZRJ2ChdSZXBvcnRFbmZvcmNlbWVudEV2ZW50cxIsLmdhdGVob3VzZS52MS5SZXBvcnRFbmZvcmNlbWVudEV2ZW50c1JlcXVlc3QaLS5nYXRlaG91c2UudjEuUmVwb3J0RW5mb3JjZW1lbnRFdmVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+
+/**
+ * EnforcementEvent is one thing the browser extension blocked.
+ *
+ * @generated from message gatehouse.v1.EnforcementEvent
+ */
+export type EnforcementEvent = Message<"gatehouse.v1.EnforcementEvent"> & {
+  /**
+   * "navigation_blocked", "download_blocked", "upload_blocked",
+   * "copy_paste_blocked" or "read_only_blocked".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * Why: the rule or reason code (check-url's reason for a navigation, the
+   * action restriction for an action), at most 64 characters.
+   *
+   * @generated from field: string rule = 2;
+   */
+  rule: string;
+
+  /**
+   * The URL blocked (a navigation) or the page the action was refused in;
+   * at most 8192 characters.
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * When the extension blocked it.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 4;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message gatehouse.v1.EnforcementEvent.
+ * Use `create(EnforcementEventSchema)` to create a new message.
+ */
+export const EnforcementEventSchema: GenMessage<EnforcementEvent> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_browser, 0);
+
+/**
+ * ReportEnforcementEventsRequest is the input of
+ * BrowserService.ReportEnforcementEvents.
+ *
+ * @generated from message gatehouse.v1.ReportEnforcementEventsRequest
+ */
+export type ReportEnforcementEventsRequest = Message<"gatehouse.v1.ReportEnforcementEventsRequest"> & {
+  /**
+   * The org of the extension's session; the caller must be a member.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * At most 50.
+   *
+   * @generated from field: repeated gatehouse.v1.EnforcementEvent events = 2;
+   */
+  events: EnforcementEvent[];
+};
+
+/**
+ * Describes the message gatehouse.v1.ReportEnforcementEventsRequest.
+ * Use `create(ReportEnforcementEventsRequestSchema)` to create a new message.
+ */
+export const ReportEnforcementEventsRequestSchema: GenMessage<ReportEnforcementEventsRequest> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_browser, 1);
+
+/**
+ * ReportEnforcementEventsResponse is the output of
+ * BrowserService.ReportEnforcementEvents.
+ *
+ * @generated from message gatehouse.v1.ReportEnforcementEventsResponse
+ */
+export type ReportEnforcementEventsResponse = Message<"gatehouse.v1.ReportEnforcementEventsResponse"> & {
+  /**
+   * How many events were recorded (0 when the org's enforcement_reporting is
+   * "off").
+   *
+   * @generated from field: uint32 recorded = 1;
+   */
+  recorded: number;
+};
+
+/**
+ * Describes the message gatehouse.v1.ReportEnforcementEventsResponse.
+ * Use `create(ReportEnforcementEventsResponseSchema)` to create a new message.
+ */
+export const ReportEnforcementEventsResponseSchema: GenMessage<ReportEnforcementEventsResponse> = /*@__PURE__*/
+  messageDesc(file_gatehouse_v1_browser, 2);
 
 /**
  * GetOrgRequest is the input of BrowserService.GetOrg.
@@ -37,7 +136,7 @@ export type GetOrgRequest = Message<"gatehouse.v1.GetOrgRequest"> & {
  * Use `create(GetOrgRequestSchema)` to create a new message.
  */
 export const GetOrgRequestSchema: GenMessage<GetOrgRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 0);
+  messageDesc(file_gatehouse_v1_browser, 3);
 
 /**
  * GetOrgResponse is the output of BrowserService.GetOrg.
@@ -81,7 +180,7 @@ export type GetOrgResponse = Message<"gatehouse.v1.GetOrgResponse"> & {
  * Use `create(GetOrgResponseSchema)` to create a new message.
  */
 export const GetOrgResponseSchema: GenMessage<GetOrgResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 1);
+  messageDesc(file_gatehouse_v1_browser, 4);
 
 /**
  * GetBrowserPolicyRequest is the input of BrowserService.GetBrowserPolicy.
@@ -102,7 +201,7 @@ export type GetBrowserPolicyRequest = Message<"gatehouse.v1.GetBrowserPolicyRequ
  * Use `create(GetBrowserPolicyRequestSchema)` to create a new message.
  */
 export const GetBrowserPolicyRequestSchema: GenMessage<GetBrowserPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 2);
+  messageDesc(file_gatehouse_v1_browser, 5);
 
 /**
  * GetBrowserPolicyResponse is the output of BrowserService.GetBrowserPolicy.
@@ -130,7 +229,7 @@ export type GetBrowserPolicyResponse = Message<"gatehouse.v1.GetBrowserPolicyRes
  * Use `create(GetBrowserPolicyResponseSchema)` to create a new message.
  */
 export const GetBrowserPolicyResponseSchema: GenMessage<GetBrowserPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 3);
+  messageDesc(file_gatehouse_v1_browser, 6);
 
 /**
  * CheckUrlAccessRequest is the input of BrowserService.CheckUrlAccess.
@@ -159,7 +258,7 @@ export type CheckUrlAccessRequest = Message<"gatehouse.v1.CheckUrlAccessRequest"
  * Use `create(CheckUrlAccessRequestSchema)` to create a new message.
  */
 export const CheckUrlAccessRequestSchema: GenMessage<CheckUrlAccessRequest> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 4);
+  messageDesc(file_gatehouse_v1_browser, 7);
 
 /**
  * CheckUrlAccessResponse is the output of BrowserService.CheckUrlAccess.
@@ -204,7 +303,7 @@ export type CheckUrlAccessResponse = Message<"gatehouse.v1.CheckUrlAccessRespons
  * Use `create(CheckUrlAccessResponseSchema)` to create a new message.
  */
 export const CheckUrlAccessResponseSchema: GenMessage<CheckUrlAccessResponse> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 5);
+  messageDesc(file_gatehouse_v1_browser, 8);
 
 /**
  * AccessControl says which hosts may be opened. Blocked entries are checked
@@ -249,7 +348,7 @@ export type AccessControl = Message<"gatehouse.v1.AccessControl"> & {
  * Use `create(AccessControlSchema)` to create a new message.
  */
 export const AccessControlSchema: GenMessage<AccessControl> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 6);
+  messageDesc(file_gatehouse_v1_browser, 9);
 
 /**
  * ActionRestrictions says which browser actions are enabled.
@@ -278,7 +377,7 @@ export type ActionRestrictions = Message<"gatehouse.v1.ActionRestrictions"> & {
  * Use `create(ActionRestrictionsSchema)` to create a new message.
  */
 export const ActionRestrictionsSchema: GenMessage<ActionRestrictions> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 7);
+  messageDesc(file_gatehouse_v1_browser, 10);
 
 /**
  * BrowserPolicy is an org's whole browser policy, as read and written by
@@ -307,7 +406,7 @@ export type BrowserPolicy = Message<"gatehouse.v1.BrowserPolicy"> & {
  * Use `create(BrowserPolicySchema)` to create a new message.
  */
 export const BrowserPolicySchema: GenMessage<BrowserPolicy> = /*@__PURE__*/
-  messageDesc(file_gatehouse_v1_browser, 8);
+  messageDesc(file_gatehouse_v1_browser, 11);
 
 /**
  * BrowserService serves the org browser policy to signed-in members.
@@ -355,6 +454,24 @@ export const BrowserService: GenService<{
     methodKind: "unary";
     input: typeof GetOrgRequestSchema;
     output: typeof GetOrgResponseSchema;
+  },
+  /**
+   * ReportEnforcementEvents takes a batch of what the browser extension
+   * blocked (navigations and actions) and records each as an audit event of
+   * the caller's org, as the org's enforcement_reporting says ("off": the
+   * batch is accepted and dropped). Times later than the server's now are
+   * recorded as now.
+   *
+   * Errors: InvalidArgument (more than 50 events, an unknown kind, an empty
+   * or too long rule or URL), ResourceExhausted (the session's report rate
+   * limit), PermissionDenied (not a member of org_id).
+   *
+   * @generated from rpc gatehouse.v1.BrowserService.ReportEnforcementEvents
+   */
+  reportEnforcementEvents: {
+    methodKind: "unary";
+    input: typeof ReportEnforcementEventsRequestSchema;
+    output: typeof ReportEnforcementEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_gatehouse_v1_browser, 0);

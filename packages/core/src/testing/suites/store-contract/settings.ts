@@ -66,6 +66,7 @@ export function describeSettingsContract(current: () => Stores): void {
         accessJwtAudience: "https://api.example.com/",
         extensionGraceMinutes: 0,
         requireBrowserExtension: true,
+        enforcementReporting: "full" as const,
       };
       expect(await stores.settings.getOrg(ORG_ID)).toBeNull();
       await stores.settings.putOrg(ORG_ID, settings);
@@ -82,6 +83,7 @@ export function describeSettingsContract(current: () => Stores): void {
         stepUpMaxAgeMinutes: 60,
         extensionGraceMinutes: 1440,
         requireBrowserExtension: false,
+        enforcementReporting: "off" as const,
         smsAllowedCountries: [],
         accessJwtAudience: "",
       };

@@ -35,6 +35,7 @@ const ORG_SETTINGS: OrgMfaSettings = {
   stepUpMaxAgeMinutes: 10,
   extensionGraceMinutes: 30,
   requireBrowserExtension: true,
+  enforcementReporting: "host_only",
   smsAllowedCountries: ["US"],
   accessJwtAudience: "urn:gatehouse:test-api",
 };
