@@ -5,7 +5,6 @@
  * finishes the provider's interaction as the web client's /authorize page does (oidc-sign-in.e2e.test.ts in
  * apps/web runs the same flow in Chromium).
  */
-import { createServer } from "node:net";
 import { SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,52 +14,13 @@ import { bearer, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 import { serveOverTheWire } from "./support/wire-server.ts";
+import { CookieBrowser, freePort } from "./support/oidc-flow.ts";
 
 const PASSWORD = "correct horse battery";
 const REDIRECT_URI = "https://app.example.test/callback";
 const POST_LOGOUT_URI = "https://app.example.test/signed-out";
 
 const dialects = await wireDialects("the PostgreSQL variant of the OpenID Provider tests", "gh_i48");
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The browser's part: cookies kept per name, redirects followed by hand up to the RP's redirect URI. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-
-  async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set("cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await fetch(url, { ...init, headers, redirect: "manual" });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";", 1);
-      const at = pair!.indexOf("=");
-      const [name, value] = [pair!.slice(0, at), pair!.slice(at + 1)];
-      if (value === "" || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-
-  /** Follows redirects from `url` until one leaves the server (the RP's callback), reaches the web client's /authorize page, or a page answers. */
-  async follow(url: string): Promise<{ url: string; response: Response | null }> {
-    let current = url;
-    for (let hop = 0; hop < 10; hop += 1) {
-      if (!current.startsWith("http://127.0.0.1") || new URL(current).pathname.startsWith("/authorize/")) return { url: current, response: null };
-      const response = await this.request(current);
-      const location = response.headers.get("location");
-      if (response.status < 300 || response.status >= 400 || location === null) return { url: current, response };
-      current = new URL(location, current).toString();
-    }
-    throw new Error("too many redirects");
-  }
-}
 
 describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party against the real server (%s)", (_name, openDatabase, enabled) => {
   let storage: OpenStorage;
@@ -152,13 +112,13 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   }
 
   interface Authorization {
-    readonly browser: Browser;
+    readonly browser: CookieBrowser;
     readonly interactionUrl: string;
     readonly verifier: string;
     readonly state: string;
   }
 
-  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}, browser = new Browser()): Promise<Authorization> {
+  async function startAuthorization(config: oidc.Configuration, extra: Record<string, string> = {}, browser = new CookieBrowser()): Promise<Authorization> {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
@@ -185,7 +145,7 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   }
 
   /** The whole front channel: authorization request, Gatehouse session, back at the RP's callback with a code. */
-  async function authorize(config: oidc.Configuration, accessToken: string, browser?: Browser): Promise<{ callback: URL; flow: Authorization }> {
+  async function authorize(config: oidc.Configuration, accessToken: string, browser?: CookieBrowser): Promise<{ callback: URL; flow: Authorization }> {
     const flow = await startAuthorization(config, {}, browser);
     const finished = await finishInteraction(flow, accessToken);
     expect(finished.status).toBe(200);

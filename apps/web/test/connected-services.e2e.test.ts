@@ -4,27 +4,15 @@
  * challenge, steps up in the page with the dev code, and the call goes again and is answered.
  */
 import { createServer, type Server } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createResourceServer } from "../../../examples/resource-server.ts";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  cli,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { expectAccessible, fillDevCode, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import { signInWithDevCode } from "./e2e-support/sign-in-form.ts";
+import { seedCli, serveWebClient } from "./e2e-support/web-suite.ts";
 
 warnWithoutChromium("web connected services e2e");
 
@@ -36,34 +24,30 @@ const ISSUER = "https://id.example.test";
 const AUDIENCE = "https://billing.example.test";
 
 describe.skipIf(!hasChromium && !inCi)("connected services on /account in Chromium (real server, example resource server)", () => {
-  let db: TestDatabase;
-  let distDir: string;
   let server: ServerProcess;
-  let service: Server;
+  let service: Server | undefined;
   let handler: Server | undefined;
+  let client: { client_id: string; client_secret: string };
   let browser: Browser;
   const calls: string[] = [];
   const pageProblems: string[] = [];
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir, PUBLIC_URL: ISSUER };
-    await seedOrgAndMember(env, EMAIL, PASSWORD);
-    const client = cli(["client", "create", "Billing", "--audience", AUDIENCE], env) as { client_id: string; client_secret: string };
-    // Each side needs the other's address: the service's port is taken first, its handler set once Gatehouse's is known.
+  // Each side needs the other's address: the service's port is taken first, its handler set once Gatehouse's is known.
+  const env = async (): Promise<Record<string, string>> => {
     service = createServer((req, res) => {
       calls.push(`${req.method} ${req.url}`);
       handler?.emit("request", req, res);
     });
-    await new Promise<void>((resolve) => service.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => service!.listen(0, "127.0.0.1", resolve));
     const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    server = await startServerProcess({
-      ...env,
-      WEB_SERVICES: JSON.stringify([{ name: "Billing", audience: AUDIENCE, method: "POST", url: `${serviceUrl}/payouts` }]),
-    });
+    return { PUBLIC_URL: ISSUER, WEB_SERVICES: JSON.stringify([{ name: "Billing", audience: AUDIENCE, method: "POST", url: `${serviceUrl}/payouts` }]) };
+  };
+  const seed = async (seedEnv: Record<string, string>): Promise<void> => {
+    await seedOrgAndMember(seedEnv, EMAIL, PASSWORD);
+    client = (await seedCli(["client", "create", "Billing", "--audience", AUDIENCE], seedEnv)) as typeof client;
+  };
+  serveWebClient({ env, seed }, (suite) => {
+    ({ server, browser } = suite);
     handler = createResourceServer({
       issuer: ISSUER,
       jwksUri: `${server.url}/.well-known/jwks.json`,
@@ -73,39 +57,15 @@ describe.skipIf(!hasChromium && !inCi)("connected services on /account in Chromi
       clientSecret: client.client_secret,
       allowedOrigin: new URL(server.url).origin,
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
 
   afterAll(async () => {
-    await browser?.close();
     service?.closeAllConnections();
     await new Promise<void>((resolve) => (service === undefined ? resolve() : service.close(() => resolve())));
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
   });
 
-  /** Signs in from /login, answering the second factor (the phone first, the first time) when asked; returns whether it was asked. */
-  async function signIn(page: Page): Promise<boolean> {
-    await page.goto("/login");
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    const phone = page.getByLabel("Mobile phone number");
-    const code = page.getByLabel("6-digit code");
-    const landed = page.getByTestId("policy-summary");
-    await phone.or(code).or(landed).first().waitFor();
-    if (await landed.isVisible()) return false;
-    if (await phone.isVisible()) {
-      await phone.fill(PHONE);
-      await page.getByRole("button", { name: "Send code" }).click();
-    }
-    await fillDevCode(page);
-    await page.getByRole("button", { name: "Verify" }).click();
-    await landed.waitFor();
-    return true;
-  }
+  /** Signs in from /login, answering the second factor when asked; returns whether it was asked. */
+  const signIn = (page: Page): Promise<boolean> => signInWithDevCode(page, { email: EMAIL, password: PASSWORD, org: ORG }, PHONE);
 
   it("a password-only session is challenged by the service, steps up in the page, and the call is answered", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: server.url });

@@ -3,24 +3,13 @@
  * mailbox, a temporary SQLite file): the owner's laptop signs in, then a phone they never used; the mailed link
  * opens /disown-sign-in, whose button ends every session, the phone's included, and mails a reset link.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, runCli, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import { describe, expect, it } from "vitest";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { expectAccessible, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import { signInWithDevCode } from "./e2e-support/sign-in-form.ts";
+import { seedCli, serveWebClient } from "./e2e-support/web-suite.ts";
 
 warnWithoutChromium("web disown sign-in e2e");
 
@@ -31,48 +20,21 @@ const ORG = "acme";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 
 describe.skipIf(!hasChromium && !inCi)("the new-device email's \"This wasn't me\" link in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
-  let distDir: string;
   let server: ServerProcess;
   let browser: Browser;
   const pageProblems: string[] = [];
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
+  const seed = async (env: Record<string, string>): Promise<void> => {
     const { orgId } = await seedOrgAndMember(env, EMAIL, PASSWORD);
-    const policy = await runCli(["risk", "policy", "set", orgId, "--json", '{"notify_new_device": true}'], env);
-    if (policy.status !== 0) throw new Error(`risk policy set failed: ${policy.stderr}`);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
+    await seedCli(["risk", "policy", "set", orgId, "--json", '{"notify_new_device": true}'], env);
+  };
+  serveWebClient({ seed }, (suite) => {
+    ({ server, browser } = suite);
   });
 
   /** Signs in from /login through the second factor (the phone first, the first time). */
   async function signIn(page: Page): Promise<void> {
-    await page.goto("/login");
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    const phone = page.getByLabel("Mobile phone number");
-    await phone.or(page.getByLabel("6-digit code")).first().waitFor();
-    if (await phone.isVisible()) {
-      await phone.fill(PHONE);
-      await page.getByRole("button", { name: "Send code" }).click();
-    }
-    await fillDevCode(page);
-    await page.getByRole("button", { name: "Verify" }).click();
-    await page.getByTestId("policy-summary").waitFor();
+    await signInWithDevCode(page, { email: EMAIL, password: PASSWORD, org: ORG }, PHONE);
   }
 
   const mail = async () =>

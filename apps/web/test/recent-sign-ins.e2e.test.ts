@@ -3,24 +3,13 @@
  * SQLite file): each sign-in the risk engine judged (the default policy, audit, records every one) is listed with
  * "This was me" and "This wasn't me"; the latter signs the browser out, mails a reset link and untrusts the device.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_ENV, seedOrgAndMember, startServerProcess, tempSqliteDatabase } from "../../server/test/support/server-process.ts";
-import type { ServerProcess, TestDatabase } from "../../server/test/support/server-process.ts";
-import {
-  buildClient,
-  CHROMIUM_ARGS,
-  CHROMIUM_PATH,
-  expectAccessible,
-  fillDevCode,
-  hasChromium,
-  inCi,
-  warnWithoutChromium,
-} from "./e2e-support/chromium-harness.ts";
+import { describe, expect, it } from "vitest";
+import { seedOrgAndMember } from "../../server/test/support/server-process.ts";
+import type { ServerProcess } from "../../server/test/support/server-process.ts";
+import { expectAccessible, hasChromium, inCi, warnWithoutChromium } from "./e2e-support/chromium-harness.ts";
+import { signInWithDevCode } from "./e2e-support/sign-in-form.ts";
+import { serveWebClient } from "./e2e-support/web-suite.ts";
 
 warnWithoutChromium("web recent sign-ins e2e");
 
@@ -30,51 +19,16 @@ const PHONE = "+1 555 010 7788";
 const ORG = "acme";
 
 describe.skipIf(!hasChromium && !inCi)("recent sign-ins on /account in Chromium (real server, dev OTP mode)", () => {
-  let db: TestDatabase;
-  let distDir: string;
   let server: ServerProcess;
   let browser: Browser;
   const pageProblems: string[] = [];
 
-  beforeAll(async () => {
-    if (!hasChromium) throw new Error(`CI is set but there is no Chromium at ${CHROMIUM_PATH}; install it or set CHROMIUM_PATH.`);
-    distDir = mkdtempSync(join(tmpdir(), "gatehouse-web-dist-"));
-    buildClient(distDir);
-    db = tempSqliteDatabase();
-    const env = { ...DEV_ENV, DATABASE_URL: db.databaseUrl, WEB_DIST: distDir };
-    await seedOrgAndMember(env, EMAIL, PASSWORD);
-    server = await startServerProcess(env);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  serveWebClient({ seed: async (env) => void (await seedOrgAndMember(env, EMAIL, PASSWORD)) }, (suite) => {
+    ({ server, browser } = suite);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    db?.dispose();
-    if (distDir !== undefined) rmSync(distDir, { recursive: true, force: true });
-  });
-
-  /** Signs in from /login, answering the second factor (the phone first, the first time) when asked; returns whether it was asked. */
-  async function signIn(page: Page): Promise<boolean> {
-    await page.goto("/login");
-    await page.getByLabel("Email").fill(EMAIL);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByLabel("Organization", { exact: true }).fill(ORG);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    const phone = page.getByLabel("Mobile phone number");
-    const code = page.getByLabel("6-digit code");
-    const landed = page.getByTestId("policy-summary");
-    await phone.or(code).or(landed).first().waitFor();
-    if (await landed.isVisible()) return false;
-    if (await phone.isVisible()) {
-      await phone.fill(PHONE);
-      await page.getByRole("button", { name: "Send code" }).click();
-    }
-    await fillDevCode(page);
-    await page.getByRole("button", { name: "Verify" }).click();
-    await landed.waitFor();
-    return true;
-  }
+  /** Signs in from /login, answering the second factor when asked; returns whether it was asked. */
+  const signIn = (page: Page): Promise<boolean> => signInWithDevCode(page, { email: EMAIL, password: PASSWORD, org: ORG }, PHONE);
 
   it("lists each sign-in; This was me is recorded; This wasn't me signs out, mails a reset link and untrusts the browser", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: server.url });
