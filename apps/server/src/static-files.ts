@@ -43,7 +43,8 @@ function servicesMeta(services: readonly WebService[]): string {
 export function createStaticFiles(root: string, services: readonly WebService[] = []) {
   const base = resolve(root);
   const headers = securityHeaders(services);
-  const meta = servicesMeta(services);
+  // Without services, index.html is served as built: nothing to say, and nothing to rewrite.
+  const meta = services.length === 0 ? null : servicesMeta(services);
   return async (req: NodeRequest, res: NodeResponse): Promise<boolean> => {
     if (req.method !== "GET" && req.method !== "HEAD") return false;
     let pathname: string;
@@ -73,7 +74,7 @@ export function createStaticFiles(root: string, services: readonly WebService[] 
     }
     // The client is a handful of small files: reading them whole keeps one code path for HTTP/1.1 and h2.
     const body = await readFile(file);
-    res.end(file === join(base, "index.html") ? body.toString("utf8").replace("</head>", `${meta}</head>`) : body);
+    res.end(meta !== null && file === join(base, "index.html") ? body.toString("utf8").replace("</head>", `${meta}</head>`) : body);
     return true;
   };
 }
