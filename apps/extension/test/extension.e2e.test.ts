@@ -374,6 +374,8 @@ describe.skipIf(!hasChromium && !inCi)("the extension in Chromium (real server, 
     // name only, so this page finds no extension, and opens nothing though the server would allow the address.
     expect(await browse("http://allowed.com")).toEqual({ opened: false, reason: expect.stringContaining("Install the Gatehouse extension") as unknown });
     cli(["org", "settings", orgId, "--json", '{"require_browser_extension": false}'], env);
+    // The page's session ends with the test: the next one finds the extension's session as the member's only other one.
+    await clientsFor(server.url).auth.logout({}, bearer(tokens.accessToken));
   }, 120_000);
 
   it("a session the member revokes from their sessions list turns the browser fail-closed: only the server's pages open", async () => {
