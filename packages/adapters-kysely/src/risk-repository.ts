@@ -35,32 +35,45 @@ export function createRiskRepository(db: Kysely<Database>): RiskStore {
           .values({ id: randomUUID(), user_id: userId, at: observation.at, observation: JSON.stringify(observation) })
           .execute();
         await trx.deleteFrom("risk_sign_ins").where("user_id", "=", userId).where("at", "<", forgetBefore).execute();
-        const kept = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "desc").orderBy("id", "desc").limit(keep);
-        // PostgreSQL and SQLite both take a LIMIT in a NOT IN subquery when it is wrapped once more.
+        // Counted, then only the excess oldest deleted: at the bound that is one row a sign-in, found at the index's start.
+        const { held } = await trx
+          .selectFrom("risk_sign_ins")
+          .select((eb) => eb.fn.countAll<number | bigint | string>().as("held"))
+          .where("user_id", "=", userId)
+          .executeTakeFirstOrThrow();
+        const excess = fromDbBigint(held) - keep;
+        if (excess <= 0) return;
+        const oldest = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "asc").orderBy("id", "asc").limit(excess);
+        // PostgreSQL and SQLite both take a LIMIT in an IN subquery when it is wrapped once more.
         await trx
           .deleteFrom("risk_sign_ins")
           .where("user_id", "=", userId)
-          .where("id", "not in", trx.selectFrom(kept.as("kept")).select("kept.id"))
+          .where("id", "in", trx.selectFrom(oldest.as("oldest")).select("oldest.id"))
           .execute();
       });
     },
 
     async countPlatform(levels) {
+      if (levels.length === 0) return;
+      // One statement counts every level; a key listed twice counts twice, as two calls would.
+      const times = new Map<string, number>();
+      for (const { key } of levels) times.set(key, (times.get(key) ?? 0) + 1);
+      const rows = await db
+        .insertInto("risk_feature_counts")
+        .values([...times].map(([key, seen]) => ({ key, seen, distinct_children: 0 })))
+        .onConflict((oc) => oc.column("key").doUpdateSet({ seen: sql<number>`risk_feature_counts.seen + excluded.seen` }))
+        .returning(["key", "seen"])
+        .execute();
+      // Only the one statement that inserted a key reads back its own count alone, however many count it at once.
+      const inserted = new Set(rows.filter((row) => fromDbBigint(row.seen) === times.get(row.key)).map((row) => row.key));
       for (const { key, parent } of levels) {
-        const row = await db
-          .insertInto("risk_feature_counts")
-          .values({ key, seen: 1, distinct_children: 0 })
-          .onConflict((oc) => oc.column("key").doUpdateSet({ seen: sql<number>`risk_feature_counts.seen + 1` }))
-          .returning("seen")
-          .executeTakeFirstOrThrow();
-        // Only the one call that inserted the key reads back 1, however many count it at once.
-        if (fromDbBigint(row.seen) === 1 && parent !== null) {
-          await db
-            .updateTable("risk_feature_counts")
-            .set({ distinct_children: sql<number>`distinct_children + 1` })
-            .where("key", "=", parent)
-            .execute();
-        }
+        if (parent === null || !inserted.has(key)) continue;
+        inserted.delete(key);
+        await db
+          .updateTable("risk_feature_counts")
+          .set({ distinct_children: sql<number>`distinct_children + 1` })
+          .where("key", "=", parent)
+          .execute();
       }
     },
 

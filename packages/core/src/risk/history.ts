@@ -8,6 +8,11 @@ const DAY_MS = 86_400_000;
 /** Six months of a user's sign-ins, as Wiefling et al. found enough, and never more than this many. */
 export const RISK_HISTORY = { windowMs: 183 * DAY_MS, maxPerUser: 500 } as const;
 
+/** What impossible travel reads of the user's latest sign-in before this one. */
+export function previousSignIn(last: RiskObservation | undefined): PreviousSignIn | null {
+  return last === undefined ? null : { at: last.at, location: last.location, country: last.country };
+}
+
 /** One user's successful sign-ins in the window, oldest first, with their counts kept in step. */
 export class UserRiskHistory {
   readonly counts = new FeatureCounts();
@@ -18,8 +23,7 @@ export class UserRiskHistory {
   }
 
   previous(): PreviousSignIn | null {
-    const last = this.#observations.at(-1);
-    return last === undefined ? null : { at: last.at, location: last.location, country: last.country };
+    return previousSignIn(this.#observations.at(-1));
   }
 
   /** Drops what fell out of the window by `now`. */

@@ -2,7 +2,8 @@ import type { RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { newId } from "../ids.ts";
 import { appliedRiskDecision, assessRisk, type RiskAssessment } from "./assess.ts";
-import { RISK_HISTORY, UserRiskHistory } from "./history.ts";
+import { countsAround } from "./counts-around.ts";
+import { previousSignIn, RISK_HISTORY } from "./history.ts";
 import type { RiskObservation } from "./observation.ts";
 import type { FailureVelocity } from "./rules.ts";
 import { platformCountsView, platformLevels } from "./platform-levels.ts";
@@ -65,15 +66,13 @@ export async function judgeSignIn(
   if (policy.mode === "off") return null;
   const observation = observeRequest(ctx, request, proof.rttMs);
   const rows = await ctx.stores.risk.history(userId, observation.at - RISK_HISTORY.windowMs, RISK_HISTORY.maxPerUser);
-  const history = new UserRiskHistory();
-  for (const row of rows) history.add(row);
   const keys = [...new Set(platformLevels(observation).map((level) => level.key))];
   const platform = platformCountsView(await ctx.stores.risk.platformCounts(keys));
   const assessment = assessRisk(policy, {
     observation,
-    user: history.counts,
+    user: countsAround(observation, rows),
     platform,
-    previous: history.previous(),
+    previous: previousSignIn(rows.at(-1)),
     velocity: proof.velocity ?? { perIp: 0, perAsn: 0, perAccount: 0 },
     anonymizerAsns: ctx.config.riskAnonymizerAsns,
     commonPassword: proof.commonPassword ?? false,
