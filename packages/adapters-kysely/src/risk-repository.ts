@@ -34,21 +34,21 @@ export function createRiskRepository(db: Kysely<Database>): RiskStore {
           .insertInto("risk_sign_ins")
           .values({ id: randomUUID(), user_id: userId, at: observation.at, observation: JSON.stringify(observation) })
           .execute();
-        await trx.deleteFrom("risk_sign_ins").where("user_id", "=", userId).where("at", "<", forgetBefore).execute();
-        // Counted, then only the excess oldest deleted: at the bound that is one row a sign-in, found at the index's start.
-        const { held } = await trx
+        // Counted first, so that the delete runs only when something is to go: at the bound, the one oldest row.
+        const { held, oldest } = await trx
           .selectFrom("risk_sign_ins")
-          .select((eb) => eb.fn.countAll<number | bigint | string>().as("held"))
+          .select((eb) => [eb.fn.countAll<number | bigint | string>().as("held"), eb.fn.min("at").as("oldest")])
           .where("user_id", "=", userId)
           .executeTakeFirstOrThrow();
         const excess = fromDbBigint(held) - keep;
-        if (excess <= 0) return;
-        const oldest = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "asc").orderBy("id", "asc").limit(excess);
-        // PostgreSQL and SQLite both take a LIMIT in an IN subquery when it is wrapped once more.
+        const expired = oldest !== null && fromDbBigint(oldest) < forgetBefore;
+        if (excess <= 0 && !expired) return;
+        const oldestRows = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "asc").orderBy("id", "asc").limit(Math.max(excess, 0));
         await trx
           .deleteFrom("risk_sign_ins")
           .where("user_id", "=", userId)
-          .where("id", "in", trx.selectFrom(oldest.as("oldest")).select("oldest.id"))
+          // PostgreSQL and SQLite both take a LIMIT in an IN subquery when it is wrapped once more.
+          .where((eb) => eb.or([eb("at", "<", forgetBefore), eb("id", "in", trx.selectFrom(oldestRows.as("oldest")).select("oldest.id"))]))
           .execute();
       });
     },

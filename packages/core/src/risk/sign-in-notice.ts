@@ -5,7 +5,6 @@ import type { Context } from "../context.ts";
 import type { User } from "../model.ts";
 import { hashToken } from "../tokens.ts";
 import type { RiskObservation } from "./observation.ts";
-import { riskPolicyOf } from "./sign-in-risk.ts";
 import type { RiskPolicy } from "./policy.ts";
 import type { RiskEvent } from "./risk-event.ts";
 
@@ -73,12 +72,11 @@ export async function noticeSignIn(ctx: Context, user: User, policy: RiskPolicy,
 
 /**
  * After a second factor: the notice for the sign-in it completed, which Login judged and stored before asking
- * for the factor. That is the user's newest event in the org, no older than the flow's lifetime (an intent,
- * then a challenge), and not answered yet.
+ * for the factor, under the policy the verification read (null: the org's mode is `off`). That is the user's
+ * newest event in the org, no older than the flow's lifetime (an intent, then a challenge), and not answered yet.
  */
-export async function noticeAfterSecondFactor(ctx: Context, user: User, orgId: string): Promise<boolean> {
-  const policy = await riskPolicyOf(ctx, orgId);
-  if (policy.mode === "off" || (!policy.notifyNewLocation && !policy.notifyNewDevice)) return false;
+export async function noticeAfterSecondFactor(ctx: Context, user: User, orgId: string, policy: RiskPolicy | null): Promise<boolean> {
+  if (policy === null || (!policy.notifyNewLocation && !policy.notifyNewDevice)) return false;
   const since = ctx.clock.now() - ctx.config.intentTtlMs - ctx.config.challengeTtlMs;
   const [event] = await ctx.stores.risk.listEvents({ orgId, userId: user.id, since, limit: 1 });
   if (event === undefined || event.answer !== undefined) return false;

@@ -123,8 +123,13 @@ export async function learnSignIn(ctx: Context, userId: string, observation: Ris
   await ctx.stores.risk.countPlatform(platformLevels(observation));
 }
 
-/** After a second factor: the sign-in as the verifying request shows it, learnt unless the org's mode is `off`. */
-export async function learnVerifiedSignIn(ctx: Context, userId: string, orgId: string, request: RequestMeta | undefined): Promise<void> {
-  if ((await riskPolicyOf(ctx, orgId)).mode === "off") return;
+/**
+ * After a second factor: the sign-in as the verifying request shows it, learnt unless the org's mode is `off`.
+ * Answers the policy it read (null when `off`), for the notice that follows the unit of work.
+ */
+export async function learnVerifiedSignIn(ctx: Context, userId: string, orgId: string, request: RequestMeta | undefined): Promise<RiskPolicy | null> {
+  const policy = await riskPolicyOf(ctx, orgId);
+  if (policy.mode === "off") return null;
   await learnSignIn(ctx, userId, observeRequest(ctx, request));
+  return policy;
 }

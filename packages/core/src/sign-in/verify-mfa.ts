@@ -2,6 +2,7 @@ import { settingsForChallenge } from "../factors/passkeys/passkeys.ts";
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import { learnVerifiedSignIn } from "../risk/sign-in-risk.ts";
 import { noticeAfterSecondFactor } from "../risk/sign-in-notice.ts";
+import type { RiskPolicy } from "../risk/policy.ts";
 import type { Context } from "../context.ts";
 import { devicePolicy } from "./device-assessment.ts";
 import { DAY_MS } from "../config.ts";
@@ -50,14 +51,14 @@ export async function verifyMfa(ctx: Context, input: VerifyMfaInput): Promise<Is
       ? { code: "", passkey: requireAuthenticationResponse("webauthn_response_json", input.webauthnResponseJson ?? "") }
       : { code: requireFactorCode(factor, input.otp) };
   const verified = await inTransaction(ctx, (tx) => verifyAndIssue(tx, challengeId, factor, answer, input.request));
-  if (verified.signedIn !== null) await noticeAfterSecondFactor(ctx, verified.signedIn.user, verified.signedIn.orgId);
+  if (verified.signedIn !== null) await noticeAfterSecondFactor(ctx, verified.signedIn.user, verified.signedIn.orgId, verified.signedIn.riskPolicy);
   return verified.tokens;
 }
 
 /** The tokens, and for a sign-in (not a step-up) whose it is: its notice goes after the unit of work. */
 interface Verified {
   readonly tokens: IssuedTokens;
-  readonly signedIn: { readonly user: User; readonly orgId: string } | null;
+  readonly signedIn: { readonly user: User; readonly orgId: string; readonly riskPolicy: RiskPolicy | null } | null;
 }
 
 /** What the caller sent for the factor: a code, or a passkey's assertion. */
@@ -138,10 +139,10 @@ async function verifyAndIssue(tx: Context, challengeId: string, factor: FactorKi
     return { tokens: markAudienceToSign({ ...(await stepUp(tx, claimed.stepUpSessionId, factor, subject)), ...enrol }, org.accessJwtAudience), signedIn: null };
   }
   const trustedUntil = policy.registerTrustAfterMfa ? now + policy.trustTtlDays * DAY_MS : undefined;
-  await learnVerifiedSignIn(tx, user.id, claimed.orgId, request);
+  const riskPolicy = await learnVerifiedSignIn(tx, user.id, claimed.orgId, request);
   const tokens = await issueSession(tx, user.id, claimed.orgId, device.id, request, factor, trustedUntil);
   if (trustedUntil !== undefined) await recordAudit(tx, "device.trusted", subject, { trustedUntil: new Date(trustedUntil).toISOString() });
-  return { tokens: markAudienceToSign({ ...tokens, ...enrol }, org.accessJwtAudience), signedIn: { user, orgId: claimed.orgId } };
+  return { tokens: markAudienceToSign({ ...tokens, ...enrol }, org.accessJwtAudience), signedIn: { user, orgId: claimed.orgId, riskPolicy } };
 }
 
 /**
