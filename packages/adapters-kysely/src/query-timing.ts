@@ -20,7 +20,6 @@ const KNOWN_OPERATIONS = new Set(["select", "insert", "update", "delete", "with"
 export function queryTimingLog(hook: QueryTimingHook): (event: LogEvent) => void {
   return (event) => {
     // Past any leading comments, which say nothing of the statement's kind.
-    if (process.env.STMT_TRACE) console.log("SQL", event.query.sql.slice(0, 110).replace(/\s+/g, " "));
     const keyword = /^\s*(?:\/\*[\s\S]*?\*\/\s*)*([a-z]+)/i.exec(event.query.sql)?.[1]?.toLowerCase() ?? "other";
     try {
       hook({ durationMs: event.queryDurationMillis, operation: KNOWN_OPERATIONS.has(keyword) ? keyword : "other", failed: event.level === "error" });
