@@ -43,7 +43,13 @@ export function createRiskRepository(db: Kysely<Database>): RiskStore {
         const excess = fromDbBigint(held) - keep;
         const expired = oldest !== null && fromDbBigint(oldest) < forgetBefore;
         if (excess <= 0 && !expired) return;
-        const oldestRows = trx.selectFrom("risk_sign_ins").select("id").where("user_id", "=", userId).orderBy("at", "asc").orderBy("id", "asc").limit(Math.max(excess, 0));
+        const oldestRows = trx
+          .selectFrom("risk_sign_ins")
+          .select("id")
+          .where("user_id", "=", userId)
+          .orderBy("at", "asc")
+          .orderBy("id", "asc")
+          .limit(Math.max(excess, 0));
         await trx
           .deleteFrom("risk_sign_ins")
           .where("user_id", "=", userId)
