@@ -3,11 +3,11 @@ import type { Context } from "../context.ts";
 import { newId } from "../ids.ts";
 import { appliedRiskDecision, assessRisk, type RiskAssessment } from "./assess.ts";
 import { RISK_HISTORY, UserRiskHistory } from "./history.ts";
-import type { RiskObservation } from "./observation.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
 import type { FailureVelocity } from "./rules.ts";
 import { platformCountsView, platformLevels } from "./platform-levels.ts";
-import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "./policy.ts";
-import type { RiskEvent } from "./risk-event.ts";
+import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "../records/risk-policy.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
 import { truncateIp } from "./truncate-ip.ts";
 
 const MAX_USER_AGENT_LENGTH = 512;
