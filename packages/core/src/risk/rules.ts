@@ -1,6 +1,6 @@
 import type { EpochMs } from "../model.ts";
 import type { GeoPoint, RiskObservation } from "../records/risk-observation.ts";
-import type { RiskDecision, RiskPolicy } from "../records/risk-policy.ts";
+import type { RiskPolicy } from "../records/risk-policy.ts";
 import type { RuleHit } from "../records/risk-event.ts";
 
 /** The previous successful sign-in's place and time, for impossible travel. */
