@@ -18,7 +18,7 @@ export interface LinkToken {
   readonly tokenHash: string;
 }
 
-/** 256 random bits, stored only as SHA-256 (see tokens.ts). */
+/** 256 random bits, stored only as SHA-256 (see bearer-tokens.ts). */
 export function newLinkToken(ctx: Context): LinkToken {
   const token = newToken(LINK_TOKEN_PREFIX, ctx.random);
   return { token, tokenHash: hashToken(token) };
