@@ -221,7 +221,7 @@ export type SmsNumberType = (typeof SMS_NUMBER_TYPES)[number];
  * earn a fraudster money and few of its users are. docs/sms-fraud.md ("High-risk regions") gives the sources and
  * the date of the list; an operator who serves one of these regions removes it there.
  */
-export const HIGH_RISK_SMS_COUNTRIES: readonly string[] = [
+const HIGH_RISK_SMS_COUNTRIES: readonly string[] = [
   "AZ", // Azerbaijan
   "BY", // Belarus
   "CF", // Central African Republic
