@@ -12,6 +12,7 @@ import { openStorage, type OpenStorage } from "../src/storage.ts";
 import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
 import { finishCodeFlow, freePort, startCodeFlow } from "./support/oidc-flow.ts";
 import { seedingOperator } from "./support/operator.ts";
+import { seedMember, signInMember } from "./support/org-members.ts";
 import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
 
@@ -39,26 +40,9 @@ describe.each(dialects)("OpenID clients, claims and audit over the wire (%s)", (
   let memberId: string;
   let otherAdminToken: string;
 
-  async function signIn(email: string, phone: string, inOrg: string): Promise<string> {
-    const outcome = await api.auth.login({ email, password: PASSWORD, orgId: inOrg, deviceFingerprint: "laptop" });
-    const verify = async (challengeId: string) => (await api.auth.verifyMFA({ challengeId, otp: (await api.dev.getOTP({ challengeId })).otp })).accessToken;
-    switch (outcome.result.case) {
-      case "tokens":
-        return outcome.result.value.accessToken;
-      case "mfaRequired":
-        return verify(outcome.result.value.challengeId);
-      case "phoneRequired":
-        return verify((await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone })).challengeId);
-      default:
-        throw new Error("no sign-in outcome");
-    }
-  }
-
-  async function member(email: string, org: string, role: "member" | "admin"): Promise<string> {
-    const { userId } = await operator.register({ email, password: PASSWORD, emailVerified: true, displayName: `${email.split("@")[0]} Example` });
-    await operator.admin.addMember(SYSTEM_ACTOR, { orgId: org, email, role });
-    return userId;
-  }
+  const signIn = (email: string, phone: string, inOrg: string) => signInMember(api, { email, password: PASSWORD, orgId: inOrg, phone });
+  const member = (email: string, org: string, role: "member" | "admin") =>
+    seedMember(operator, { orgId: org, email, password: PASSWORD, role, displayName: `${email.split("@")[0]} Example` });
 
   const rpFor = (clientId: string, clientSecret: string) =>
     oidc.discovery(new URL(issuer), clientId, { client_secret: clientSecret, id_token_signed_response_alg: "EdDSA" }, undefined, {

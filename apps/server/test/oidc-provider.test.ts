@@ -10,6 +10,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenStorage } from "../src/storage.ts";
 import { startLogoutReceiver, type LogoutReceiver } from "./support/logout-receiver.ts";
+import { seedMember, signInMember } from "./support/org-members.ts";
 import { bearer, type Clients } from "./support/clients.ts";
 import { DEV_ENV, runCli, startServerProcess, type ServerProcess } from "./support/server-process.ts";
 import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
@@ -44,10 +45,8 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   serveOverTheWire(openDatabase, enabled, { env: ownEnv }, async (wire) => {
     ({ storage, operator, api, env } = wire);
     ({ orgId } = await operator.admin.createOrg(SYSTEM_ACTOR, { name: "Acme" }));
-    for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"]) {
-      await operator.register({ email, password: PASSWORD, emailVerified: true });
-      await operator.admin.addMember(SYSTEM_ACTOR, { orgId, email, role: "member" });
-    }
+    for (const email of ["ada@example.com", "bob@example.com", "cy@example.com"])
+      await seedMember(operator, { orgId, email, password: PASSWORD, role: "member" });
     confidential = (await runCli(["oidc", "client", "create", orgId, "Wiki", "--redirect-uri", REDIRECT_URI, "--first-party"], env))
       .json as typeof confidential;
     publicClient = (await runCli(["oidc", "client", "create", orgId, "Dashboard", "--redirect-uri", REDIRECT_URI, "--public"], env))
@@ -92,24 +91,8 @@ describe.each(dialects)("Sign in with Gatehouse: an openid-client relying party 
   afterAll(async () => {
     await receiver?.close();
   });
-  /**
-   * Gatehouse's own sign-in: the password, then what the org's policy asks: a phone and its SMS code the first
-   * time, the SMS code on a device not yet trusted, nothing more on a trusted one.
-   */
-  async function signIn(email: string, phone: string, inOrg = orgId): Promise<string> {
-    const outcome = await api.auth.login({ email, password: PASSWORD, orgId: inOrg, deviceFingerprint: "laptop" });
-    const verify = async (challengeId: string) => (await api.auth.verifyMFA({ challengeId, otp: (await api.dev.getOTP({ challengeId })).otp })).accessToken;
-    switch (outcome.result.case) {
-      case "tokens":
-        return outcome.result.value.accessToken;
-      case "mfaRequired":
-        return verify(outcome.result.value.challengeId);
-      case "phoneRequired":
-        return verify((await api.auth.submitPhoneAndRequestMFA({ intentId: outcome.result.value.intentId, phone })).challengeId);
-      default:
-        throw new Error("no sign-in outcome");
-    }
-  }
+  /** Gatehouse's own sign-in (support/org-members.ts), in Acme unless another org is named. */
+  const signIn = (email: string, phone: string, inOrg = orgId) => signInMember(api, { email, password: PASSWORD, orgId: inOrg, phone });
 
   interface Authorization {
     readonly browser: CookieBrowser;

@@ -1,10 +1,22 @@
-import { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "./passwords/argon2id.ts";
 import type { PhoneRegion } from "./phone.ts";
-import { anonymizerAsns } from "./risk/anonymizer-asns.ts";
+import { anonymizerAsns } from "./records/anonymizer-asns.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+
+/** Argon2id parameters of a password hash (PASSWORD_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES, PASSWORD_HASH_PARALLELISM). */
+export interface Argon2idParams {
+  /** Memory per hash in KiB (at least 8 × parallelism). */
+  readonly memoryKiB: number;
+  /** Passes over the memory (t). */
+  readonly passes: number;
+  /** Lanes (p). */
+  readonly parallelism: number;
+}
+
+/** OWASP's Password Storage Cheat Sheet: m = 19 MiB, t = 2, p = 1. */
+export const OWASP_ARGON2ID_PARAMS: Argon2idParams = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
 
 /** WEBAUTHN_RP_ID, WEBAUTHN_RP_NAME and WEBAUTHN_ORIGINS. */
 export interface WebAuthnRelyingParty {

@@ -4,7 +4,7 @@
  * hasher in factors/, the hash queue in passwords/, ...) and the context is assembled by `createGatehouse`
  * (gatehouse.ts), so nothing here imports the code that builds it.
  */
-import type { AuditEvent, SmsBreakerScope } from "./audit/events.ts";
+import type { AuditEvent, SmsBreakerScope } from "./records/audit-events.ts";
 import type { GatehouseConfig } from "./config.ts";
 import type { EpochMs } from "./model.ts";
 import type { Clock, EmailSender, IpLocator, PasswordHasher, RandomSource, SmsSender, Stores, UserAgentParser } from "./ports.ts";

@@ -29,7 +29,7 @@ import type { AuthOutcome, IssuedTokens, MfaRequired, Principal } from "./result
 import * as admin from "./admin/operations.ts";
 import * as operator from "./admin/operator.ts";
 import type { OrgMember } from "./admin/operations.ts";
-import { sessionOrgOf } from "./sign-in/session-scope.ts";
+import { sessionOrgOf } from "./authorization/session-scope.ts";
 import { checkUrlAccess, createBrowserPolicyReader, getBrowserPolicy } from "./browser/browser.ts";
 import { listAuditEvents, type AuditEventsQuery } from "./admin/list-audit-events.ts";
 import { login, type LoginInput } from "./sign-in/login.ts";
@@ -49,7 +49,7 @@ import { listMemberSummaries, type MemberSummary } from "./admin/member-director
 import { setMemberRole } from "./admin/member-role.ts";
 import { listMemberSessions, revokeMemberSession, type MemberSession } from "./admin/member-sessions.ts";
 import { testBrowserPolicy } from "./admin/policy-draft.ts";
-import type { Actor } from "./admin/authorization.ts";
+import type { Actor } from "./authorization/actor.ts";
 import {
   getOrgRiskPolicy,
   listRiskEvents,
@@ -59,9 +59,9 @@ import {
   type RiskReplay,
   type RiskReplayInput,
 } from "./risk/risk-admin.ts";
-import type { RiskPolicy } from "./risk/policy.ts";
-import { answerSignIn, disownSignIn, recentSignIns, type AnswerSignInInput, type DisownSignInInput, type RecentSignIn } from "./risk/owner-answers.ts";
-import type { RiskEvent } from "./risk/risk-event.ts";
+import type { RiskPolicy } from "./records/risk-policy.ts";
+import { answerSignIn, disownSignIn, recentSignIns, type AnswerSignInInput, type DisownSignInInput, type RecentSignIn } from "./accounts/owner-answers.ts";
+import type { RiskEvent } from "./records/risk-event.ts";
 import {
   acceptInvitation,
   addMember,
@@ -189,7 +189,7 @@ export interface AdminApi {
 /** What a signed-in user manages about their own account (AccountService; see factors/account-factors.ts, factors/passkeys/account-passkeys.ts, sign-in/account-sessions.ts). */
 export interface AccountApi {
   listFactors(principal: Principal): Promise<FactorsView>;
-  /** The user's judged sign-ins in every org, newest first (risk/owner-answers.ts). */
+  /** The user's judged sign-ins in every org, newest first (accounts/owner-answers.ts). */
   recentSignIns(principal: Principal, input: { readonly limit: number }): Promise<RecentSignIn[]>;
   /** "This was me" / "This wasn't me" on one of them; the latter evicts everywhere and mails a reset link. */
   answerSignIn(principal: Principal, input: AnswerSignInInput): Promise<void>;
@@ -233,7 +233,7 @@ export interface Gatehouse {
   requestPasswordReset(input: RequestPasswordResetInput): Promise<void>;
   /** Consumes a reset link: new password, email verified, every session and device trust ended. */
   resetPassword(input: ResetPasswordInput): Promise<void>;
-  /** "This wasn't me" from a new-location or new-device email's link: the link's token is the credential (risk/owner-answers.ts). */
+  /** "This wasn't me" from a new-location or new-device email's link: the link's token is the credential (accounts/owner-answers.ts). */
   disownSignIn(input: DisownSignInInput): Promise<void>;
   /** For the signed-in user: ends the other sessions and every other device's trust. */
   changePassword(principal: Principal, input: ChangePasswordInput): Promise<void>;

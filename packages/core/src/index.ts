@@ -23,7 +23,7 @@ export {
   type RateLimitName,
   type SessionRevocationReason,
   type SignInFailureReason,
-} from "./audit/events.ts";
+} from "./records/audit-events.ts";
 export type { RequestMeta } from "./audit/record.ts";
 export * from "./model.ts";
 export { AMR_OF_FACTOR } from "./factors/registry.ts";
@@ -37,7 +37,7 @@ export type { Registered, RegisterInput } from "./accounts/register.ts";
 export type { VerifyEmailInput } from "./accounts/verify-email.ts";
 export type { AcceptedInvitation, AcceptInvitationInput, AddMemberResult, InvitationView } from "./accounts/invitations.ts";
 export type { ChangePasswordInput, RequestPasswordResetInput, ResetPasswordInput } from "./accounts/passwords.ts";
-export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor } from "./admin/authorization.ts";
+export { actorFor, parseOrgRole, SYSTEM_ACTOR, type Actor } from "./authorization/actor.ts";
 export type { OrgMember } from "./admin/operations.ts";
 export { requireAcceptablePassword } from "./passwords/password-rules.ts";
 export type { SubmitPhoneInput } from "./sign-in/submit-phone.ts";
@@ -57,11 +57,12 @@ export type { OrgInfo } from "./browser/org-info.ts";
 export type { SmsDestinationPolicy, SmsDestinationPolicyPatch, SmsTrafficRow } from "./sms-guard/sms-destination-policy.ts";
 export type { SmsBreakerConfig } from "./config.ts";
 export type { SmsGuardObserver, SmsRefusalReason } from "./context.ts";
-export { isValidSlug, MAX_SLUG_LENGTH } from "./sign-in/org-slug.ts";
+export { isValidSlug, MAX_SLUG_LENGTH } from "./authorization/org-slug.ts";
 export { evaluateMfaPolicy, isEffectivelyTrusted, type MfaPolicyInput, type MfaResult } from "./sign-in/mfa-policy.ts";
 export { generateOtp, hashOtp, otpMatches } from "./factors/sms/otp.ts";
 export { isPhoneRegion, isValidPhone, looksLikePhoneRegion, maskPhone, toE164Phone, type PhoneRegion } from "./phone.ts";
-export { OWASP_ARGON2ID_PARAMS, ARGON2ID_LIMITS, argon2idParamsProblem, type Argon2idParams } from "./passwords/argon2id.ts";
+export { OWASP_ARGON2ID_PARAMS, type Argon2idParams } from "./config.ts";
+export { ARGON2ID_LIMITS, argon2idParamsProblem } from "./passwords/argon2id.ts";
 export { createKdfPasswordHasher } from "./passwords/kdf-password-hasher.ts";
 export type { HashQueueObserver } from "./passwords/hash-queue.ts";
 export { cryptoRandom, systemClock } from "./system.ts";
@@ -70,9 +71,10 @@ export { deviceLabel, summarizeDevice, type DeviceSummary } from "./devices/devi
 export type { OperatorSessionView } from "./admin/operator.ts";
 export { createFingerprintHasher, deviceFingerprintHash } from "./devices/fingerprint-hash.ts";
 export type { FingerprintHasher } from "./context.ts";
-export { clientGroup, clientNetwork } from "./throttling/client-network.ts";
+export { clientGroup, clientNetwork } from "./rate-limits/client-network.ts";
 export * from "./url-policy/index.ts";
 export * from "./risk/index.ts";
+export { MAX_RECENT_SIGN_INS, type AnswerSignInInput, type DisownSignInInput, type RecentSignIn } from "./accounts/owner-answers.ts";
 export * from "./browser/index.ts";
 export * from "./tokens/index.ts";
 export * from "./oidc/index.ts";

@@ -2,8 +2,6 @@
  * Records the core reads and writes through its ports. Timestamps are epoch milliseconds:
  * one representation for memory, SQLite and PostgreSQL, and trivially moved by a manual clock.
  */
-import { HIGH_RISK_SMS_COUNTRIES } from "./sms-guard/high-risk-countries.ts";
-
 export type EpochMs = number;
 
 export type OrgRole = "member" | "admin";
@@ -140,7 +138,7 @@ export interface PlatformSettings {
   readonly smsAllowedCountries: readonly string[];
   /**
    * Regions no OTP is sent to whatever the allowed lists say; by default the shipped high-risk list
-   * (sms-guard/high-risk-countries.ts), which an operator widens by removing regions from it.
+   * (`HIGH_RISK_SMS_COUNTRIES` below), which an operator widens by removing regions from it.
    */
   readonly smsRefusedCountries: readonly string[];
   /** Kinds of number no OTP is sent to (sms-destination.ts). */
@@ -216,6 +214,29 @@ export const SMS_NUMBER_TYPES = [
 ] as const;
 
 export type SmsNumberType = (typeof SMS_NUMBER_TYPES)[number];
+
+/**
+ * Regions no OTP is sent to unless the operator widens the platform's policy (`refused_countries`): the mobile
+ * ranges most abused for SMS pumping (international revenue-share fraud), where a service's verification codes
+ * earn a fraudster money and few of its users are. docs/sms-fraud.md ("High-risk regions") gives the sources and
+ * the date of the list; an operator who serves one of these regions removes it there.
+ */
+const HIGH_RISK_SMS_COUNTRIES: readonly string[] = [
+  "AZ", // Azerbaijan
+  "BY", // Belarus
+  "CF", // Central African Republic
+  "CU", // Cuba
+  "GM", // Gambia
+  "GN", // Guinea
+  "LV", // Latvia
+  "MR", // Mauritania
+  "MV", // Maldives
+  "PG", // Papua New Guinea
+  "SC", // Seychelles
+  "SL", // Sierra Leone
+  "SO", // Somalia
+  "ST", // São Tomé and Príncipe
+];
 
 export const DEFAULT_PLATFORM_SETTINGS: PlatformSettings = {
   mfaAlways: false,

@@ -11,8 +11,8 @@
  *   work it was part of then rejects too and nothing of it persists, unless the failure hit the commit
  *   itself, whose outcome the store cannot know.
  */
-import type { ExtensionSessionRecord } from "./browser/extension-session.ts";
-import type { AuditEvent, AuditEventKind } from "./audit/events.ts";
+import type { ExtensionSessionRecord } from "./records/extension-session.ts";
+import type { AuditEvent, AuditEventKind } from "./records/audit-events.ts";
 import type {
   Device,
   EmailToken,
@@ -33,11 +33,11 @@ import type {
   WebAuthnFactor,
   User,
 } from "./model.ts";
-import type { OidcRecord } from "./oidc/records.ts";
-import type { RiskAnswer, RiskEvent } from "./risk/risk-event.ts";
-import type { GeoPoint, RiskObservation } from "./risk/observation.ts";
-import type { RiskPolicy } from "./risk/policy.ts";
-import type { ResourceServer, SigningKeyRecord } from "./tokens/records.ts";
+import type { OidcRecord } from "./records/oidc.ts";
+import type { RiskAnswer, RiskEvent } from "./records/risk-event.ts";
+import type { GeoPoint, RiskObservation } from "./records/risk-observation.ts";
+import type { RiskPolicy } from "./records/risk-policy.ts";
+import type { ResourceServer, SigningKeyRecord } from "./records/tokens.ts";
 import type { BrowserPolicy } from "./url-policy/types.ts";
 
 export interface Clock {
@@ -285,7 +285,7 @@ export interface EmailTokenStore {
 
 /**
  * The client networks each account signed in from (a session was issued), by a keyed hash of the network
- * (throttling/client-network.ts), with when it last did: a network the owner used recently is not refused
+ * (rate-limits/client-network.ts), with when it last did: a network the owner used recently is not refused
  * because of strangers' wrong passwords.
  */
 export interface SignInNetworkStore {
@@ -500,7 +500,7 @@ export interface BrowserPolicyStore {
   put(orgId: string, policy: BrowserPolicy): Promise<VersionedBrowserPolicy>;
 }
 
-/** One record per browser extension session, written by its rules poll (browser/extension-session.ts). */
+/** One record per browser extension session, written by its rules poll (records/extension-session.ts). */
 export interface ExtensionSessionStore {
   /** Inserts or replaces the record of `record.sessionId` (one statement: every poll writes it). */
   recordPoll(record: ExtensionSessionRecord): Promise<void>;
@@ -750,7 +750,7 @@ export interface RiskStore {
 }
 
 /**
- * What the mounted OpenID Provider keeps (oidc/records.ts): one record per (model, id). A record past its
+ * What the mounted OpenID Provider keeps (records/oidc.ts): one record per (model, id). A record past its
  * expiry reads as absent.
  */
 export interface OidcStore {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AuditEvent } from "../src/audit/events.ts";
+import type { AuditEvent } from "../src/records/audit-events.ts";
 import { GatehouseError } from "../src/errors.ts";
-import type { Actor } from "../src/admin/authorization.ts";
+import type { Actor } from "../src/authorization/actor.ts";
 import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
 
 const SYSTEM: Actor = { kind: "system" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientGroup, clientNetwork } from "../src/throttling/client-network.ts";
+import { clientGroup, clientNetwork } from "../src/rate-limits/client-network.ts";
 
 describe("clientGroup: the key of every per-client limit", () => {
   it("keeps an IPv4 address, and an IPv4-mapped IPv6 address as its IPv4 form", () => {

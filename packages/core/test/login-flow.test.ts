@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
 import { hashOtp } from "../src/factors/sms/otp.ts";
-import { hashToken } from "../src/tokens.ts";
+import { hashToken } from "../src/bearer-tokens.ts";
 import { createHarness, PASSWORD, signInWithPhone } from "./harness.ts";
 
 const DAY = 86_400_000;

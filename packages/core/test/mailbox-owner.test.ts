@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
-import { hashToken } from "../src/tokens.ts";
+import { hashToken } from "../src/bearer-tokens.ts";
 import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
 
 const SYSTEM = { kind: "system" } as const;

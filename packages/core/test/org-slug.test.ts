@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
-import { isValidSlug, slugFromName } from "../src/sign-in/org-slug.ts";
-import { hashToken } from "../src/tokens.ts";
+import { isValidSlug, slugFromName } from "../src/authorization/org-slug.ts";
+import { hashToken } from "../src/bearer-tokens.ts";
 import { createHarness, PASSWORD } from "./harness.ts";
 
 const SYSTEM = { kind: "system" } as const;

@@ -4,7 +4,7 @@ import { GatehouseError } from "../src/errors.ts";
 import { createGatehouse } from "../src/index.ts";
 import type { RateLimiter } from "../src/ports.ts";
 import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "../src/testing/index.ts";
-import { hashToken } from "../src/tokens.ts";
+import { hashToken } from "../src/bearer-tokens.ts";
 import { createHarness, PASSWORD, TEST_PASSWORD_PARAMS, type Harness } from "./harness.ts";
 
 const MINUTE = 60_000;

@@ -1,6 +1,7 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { OWASP_ARGON2ID_PARAMS, parseArgon2id } from "../src/passwords/argon2id.ts";
+import { OWASP_ARGON2ID_PARAMS } from "../src/config.ts";
+import { parseArgon2id } from "../src/passwords/argon2id.ts";
 import { createKdfPasswordHasher } from "../src/passwords/kdf-password-hasher.ts";
 import { parsePhc } from "../src/passwords/phc-string.ts";
 import { SequenceRandom } from "../src/testing/sequence-random.ts";

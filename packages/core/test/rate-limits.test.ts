@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RateLimitName } from "../src/audit/events.ts";
+import type { RateLimitName } from "../src/records/audit-events.ts";
 import { DEFAULT_CONFIG } from "../src/config.ts";
 import type { RateLimitDecision, RateLimiter, RateLimitReceipt, RateLimitRequest } from "../src/ports.ts";
 import { consumeAll } from "../src/rate-limits/rate-limits.ts";

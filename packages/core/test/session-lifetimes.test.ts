@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GatehouseError } from "../src/errors.ts";
 import type { IssuedTokens } from "../src/results.ts";
-import { hashToken } from "../src/tokens.ts";
+import { hashToken } from "../src/bearer-tokens.ts";
 import { createHarness, PASSWORD, signInWithPhone, type Harness } from "./harness.ts";
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -1,8 +1,8 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground, signInLink } from "./email-links.ts";
-import { takeEmailSend } from "./email-send-limits.ts";
-import { addedToOrgMessage, describeDuration, invitationMessage } from "./email-messages.ts";
+import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground, signInLink } from "../email/email-links.ts";
+import { takeEmailSend } from "../email/email-send-limits.ts";
+import { addedToOrgMessage, describeDuration, invitationMessage } from "../email/email-messages.ts";
 import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -10,7 +10,7 @@ import { requireEmail, requireId } from "../input.ts";
 import type { Invitation, Membership, OrgRole } from "../model.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, parseOrgRole, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
+import { adminSubject, parseOrgRole, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 
 /** An invitation as an admin sees it: never its token. */
 export interface InvitationView {

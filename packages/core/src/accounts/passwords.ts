@@ -1,9 +1,9 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../password-checks/credential-check.ts";
-import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground } from "./email-links.ts";
-import { describeDuration, passwordResetMessage } from "./email-messages.ts";
-import { takeClientEmailRequest, takeEmailSend, tryEmailSend, type EmailCharge } from "./email-send-limits.ts";
+import { linkTo, newLinkToken, requireLinkTokenHash, sendEmail, sendInBackground } from "../email/email-links.ts";
+import { describeDuration, passwordResetMessage } from "../email/email-messages.ts";
+import { takeClientEmailRequest, takeEmailSend, tryEmailSend, type EmailCharge } from "../email/email-send-limits.ts";
 import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId, requirePassword } from "../input.ts";
@@ -13,8 +13,8 @@ import { requireAcceptablePassword } from "../passwords/password-rules.ts";
 import { isFamiliarNetwork } from "../throttling/sign-in-networks.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
-import type { AuditActor } from "../audit/events.ts";
+import { adminSubject, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
+import type { AuditActor } from "../records/audit-events.ts";
 
 export interface RequestPasswordResetInput {
   readonly email: string;

@@ -1,9 +1,9 @@
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import { newRegistrantProof } from "../accounts/registrant-proof.ts";
 import type { Context } from "../context.ts";
-import { linkTo, newLinkToken, sendEmail, signInLink } from "./email-links.ts";
-import { alreadyRegisteredMessage, describeDuration, verificationMessage } from "./email-messages.ts";
-import { takeEmailSend } from "./email-send-limits.ts";
+import { linkTo, newLinkToken, sendEmail, signInLink } from "../email/email-links.ts";
+import { alreadyRegisteredMessage, describeDuration, verificationMessage } from "../email/email-messages.ts";
+import { takeEmailSend } from "../email/email-send-limits.ts";
 import { GatehouseError, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { optionalDisplayName, requireEmail } from "../input.ts";

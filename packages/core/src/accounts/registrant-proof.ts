@@ -1,7 +1,7 @@
 import type { Context } from "../context.ts";
 import { invalidArgument } from "../errors.ts";
 import { constantTimeEqualHex } from "../factors/sms/otp.ts";
-import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../tokens.ts";
+import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../bearer-tokens.ts";
 
 /** Marks a registrant proof in a leaked text (secret scanners), as the link tokens' prefix does. */
 const REGISTRANT_PROOF_PREFIX = "gh_rp_";

@@ -1,7 +1,7 @@
 import { proofMatches, registrantProofHashOf } from "../accounts/registrant-proof.ts";
 import { recordAudit, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
-import { requireLinkTokenHash } from "./email-links.ts";
+import { requireLinkTokenHash } from "../email/email-links.ts";
 import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireAcceptablePassword } from "../passwords/password-rules.ts";

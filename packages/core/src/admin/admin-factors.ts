@@ -7,7 +7,7 @@ import type { FactorKind, User } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { factorsViewOf, type FactorsView } from "../factors/account-factors.ts";
 import { FACTORS } from "../factors/registry.ts";
-import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "./authorization.ts";
+import { adminSubject, isPlatformAdmin, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 
 const MAX_REASON_LENGTH = 500;
 

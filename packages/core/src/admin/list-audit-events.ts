@@ -1,10 +1,10 @@
-import { AUDIT_EVENT_KINDS, isAuditEventKind, type AuditEventKind } from "../audit/events.ts";
+import { AUDIT_EVENT_KINDS, isAuditEventKind, type AuditEventKind } from "../records/audit-events.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { EpochMs } from "../model.ts";
 import type { AuditPage } from "../ports.ts";
-import { isPlatformAdmin, requireOrgAdmin, type Actor } from "./authorization.ts";
+import { isPlatformAdmin, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 import { requireUserByEmail } from "./operations.ts";
 
 export const DEFAULT_AUDIT_PAGE_SIZE = 100;

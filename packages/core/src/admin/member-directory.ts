@@ -1,7 +1,7 @@
 import type { Context } from "../context.ts";
 import type { EpochMs, FactorKind, OrgRole } from "../model.ts";
 import { factorsViewOf } from "../factors/account-factors.ts";
-import { requireOrgAdmin, type Actor } from "./authorization.ts";
+import { requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 
 /** A member as the admin console lists one: who, which role, which kinds of factor they hold, when last seen. */
 export interface MemberSummary {

@@ -4,7 +4,7 @@ import { GatehouseError } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { OrgRole } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, parseOrgRole, requireOrgAdmin, type Actor } from "./authorization.ts";
+import { adminSubject, parseOrgRole, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 
 /**
  * Changes a member's role. Admins never change their own: another admin does it, so an org cannot lose its

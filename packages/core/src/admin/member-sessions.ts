@@ -4,7 +4,7 @@ import { GatehouseError } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { EpochMs } from "../model.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, requireOrgAdmin, type Actor } from "./authorization.ts";
+import { adminSubject, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 
 /** A member's live session as an admin sees it: never a token or its hash. */
 export interface MemberSession {

@@ -6,14 +6,14 @@ import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument, isGatehouseError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { requireEmail, requireId, requirePlainText } from "../input.ts";
-import { requireSlug, slugFromName, withRandomSuffix } from "../sign-in/org-slug.ts";
+import { requireSlug, slugFromName, withRandomSuffix } from "../authorization/org-slug.ts";
 import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, type Org, type OrgMfaSettings, type OrgRole, type PlatformSettings } from "../model.ts";
 import { DEFAULT_BROWSER_POLICY } from "../url-policy/types.ts";
 import type { BrowserPolicy, BrowserPolicyInput } from "../url-policy/types.ts";
 import type { VersionedBrowserPolicy } from "../ports.ts";
 import { validateBrowserPolicyInSlices } from "../url-policy/validate-policy.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { adminSubject, requireOrgAdmin, requirePlatformAdmin, type Actor } from "./authorization.ts";
+import { adminSubject, requireOrgAdmin, requirePlatformAdmin, type Actor } from "../authorization/actor.ts";
 import { requireOrgMfaSettings, requireTtlDays } from "./settings-validation.ts";
 
 const MAX_ORG_NAME_LENGTH = 100;

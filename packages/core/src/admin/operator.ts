@@ -10,10 +10,10 @@ import { GatehouseError } from "../errors.ts";
 import { requireEmail, requireId } from "../input.ts";
 import { deviceLabel, summarizeDevice, type DeviceSummary } from "../devices/device-summary.ts";
 import type { EpochMs, Org, User } from "../model.ts";
-import { isUuidShaped } from "../sign-in/org-slug.ts";
+import { isUuidShaped } from "../authorization/org-slug.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { revokeDeviceTrust } from "./operations.ts";
-import { adminSubject, requirePlatformAdmin, type Actor } from "./authorization.ts";
+import { adminSubject, requirePlatformAdmin, type Actor } from "../authorization/actor.ts";
 
 /** An org by id, or by slug in any case; `not_found` when none matches. */
 export async function findOrg(ctx: Context, actor: Actor, lookup: { id: string } | { slug: string }): Promise<Org> {

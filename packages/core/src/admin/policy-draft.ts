@@ -1,6 +1,6 @@
 import type { Context } from "../context.ts";
 import { invalidArgument } from "../errors.ts";
-import { requireOrgAdmin, type Actor } from "./authorization.ts";
+import { requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 import { checkUrl } from "../url-policy/check-url.ts";
 import { compileAccessControlInSlices } from "../url-policy/compile.ts";
 import type { BrowserPolicyInput, UrlDecision } from "../url-policy/types.ts";

@@ -4,7 +4,7 @@ import { requireAdminStepUp } from "../factors/step-up.ts";
 import { consumeAll, rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { actorFor, adminSubject, requireOrgAdmin } from "./authorization.ts";
+import { actorFor, adminSubject, requireOrgAdmin } from "../authorization/actor.ts";
 
 /**
  * Decides from the caller's session alone whether a transport may read a browser policy it is sent to save,

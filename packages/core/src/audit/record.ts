@@ -2,7 +2,7 @@ import type { Context } from "../context.ts";
 import type { EpochMs } from "../model.ts";
 import type { GatehouseError } from "../errors.ts";
 import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
-import type { AuditActor, AuditEvent, AuditEventKind, AuditEventOf, AuditPayloads, RateLimitName } from "./events.ts";
+import type { AuditActor, AuditEvent, AuditEventKind, AuditEventOf, AuditPayloads, RateLimitName } from "../records/audit-events.ts";
 
 /** Where a request came from, as the transport saw it: recorded with the events it causes. */
 export interface RequestMeta {

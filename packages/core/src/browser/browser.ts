@@ -1,7 +1,7 @@
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
-import { requireSessionOrg } from "../sign-in/session-scope.ts";
+import { requireSessionOrg } from "../authorization/session-scope.ts";
 import type { Principal } from "../results.ts";
 import { checkUrl } from "../url-policy/check-url.ts";
 import { PolicyCache, type CachedPolicy } from "../url-policy/policy-cache.ts";

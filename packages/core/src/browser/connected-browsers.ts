@@ -1,10 +1,10 @@
-import { requireOrgAdmin, type Actor } from "../admin/authorization.ts";
+import { requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 import type { Context } from "../context.ts";
 import { deviceLabel } from "../devices/device-summary.ts";
 import type { EpochMs } from "../model.ts";
 import type { Principal } from "../results.ts";
 import type { UrlDecision } from "../url-policy/types.ts";
-import { CONNECTED_WITHIN_MS, parseExtensionVersion, type ExtensionSessionRecord } from "./extension-session.ts";
+import { CONNECTED_WITHIN_MS, parseExtensionVersion, type ExtensionSessionRecord } from "../records/extension-session.ts";
 
 /** A browser whose extension has polled the org's rules, as an org admin sees it. */
 export interface ConnectedBrowser {

@@ -1,4 +1,4 @@
-import { ENFORCEMENT_EVENT_KINDS, type AuditEvent, type EnforcementEventKind } from "../audit/events.ts";
+import { ENFORCEMENT_EVENT_KINDS, type AuditEvent, type EnforcementEventKind } from "../records/audit-events.ts";
 import { auditEvent, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { invalidArgument } from "../errors.ts";

@@ -17,7 +17,7 @@ export { chromePolicyFor, GATEHOUSE_EXTENSION_ID, WEB_STORE_UPDATE_URL } from ".
 export type { ChromePolicyInput } from "./chrome-policy.ts";
 export { extensionGate, listConnectedBrowsers, recordExtensionPoll } from "./connected-browsers.ts";
 export type { ConnectedBrowser } from "./connected-browsers.ts";
-export { CONNECTED_WITHIN_MS, EXTENSION_VERSION_HEADER, parseExtensionVersion } from "./extension-session.ts";
-export type { ExtensionSessionRecord } from "./extension-session.ts";
+export { CONNECTED_WITHIN_MS, EXTENSION_VERSION_HEADER, parseExtensionVersion } from "../records/extension-session.ts";
+export type { ExtensionSessionRecord } from "../records/extension-session.ts";
 export { MAX_ENFORCEMENT_EVENTS_PER_BATCH } from "./enforcement-reports.ts";
 export type { EnforcementEventInput, EnforcementReportOutcome, ReportEnforcementEventsInput } from "./enforcement-reports.ts";

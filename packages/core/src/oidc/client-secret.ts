@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { hashToken } from "../tokens.ts";
+import { hashToken } from "../bearer-tokens.ts";
 
 /** Longer than any secret Gatehouse issues: a longer one is hashed no further. */
 const MAX_SECRET_LENGTH = 128;

@@ -6,10 +6,10 @@
 import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
-import { requireOrgAdmin, adminSubject, type Actor } from "../admin/authorization.ts";
+import { requireOrgAdmin, adminSubject, type Actor } from "../authorization/actor.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { clientSecretHash } from "./client-secret.ts";
-import type { OidcClientMetadata, OidcRecord } from "./records.ts";
+import type { OidcClientMetadata, OidcRecord } from "../records/oidc.ts";
 
 const CLIENT_ID_PREFIX = "gh_oidc_";
 const CLIENT_SECRET_PREFIX = "gh_oidcs_";

@@ -19,5 +19,5 @@ export {
   type OidcSignInRequest,
 } from "./oidc-service.ts";
 export { ACR_AAL1, ACR_AAL2, ACR_PHISHING_RESISTANT, assuranceFor, OIDC_ACR_VALUES, type AssuranceOutcome } from "./assurance.ts";
-export { GATEHOUSE_CLIENT_FIELDS, type OidcClientMetadata, type OidcRecord } from "./records.ts";
+export { GATEHOUSE_CLIENT_FIELDS, type OidcClientMetadata, type OidcRecord } from "../records/oidc.ts";
 export { pairwiseSubject } from "./pairwise-subject.ts";

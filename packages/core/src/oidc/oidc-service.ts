@@ -11,7 +11,7 @@ import type { EpochMs, OrgRole } from "../model.ts";
 import { ACR_OF_AAL } from "../tokens/access-jwt.ts";
 import { authenticate } from "../sign-in/sessions.ts";
 import { createOidcClientsApi, OIDC_CLIENT_MODEL, type OidcClientsApi } from "./clients.ts";
-import type { OidcClientMetadata } from "./records.ts";
+import type { OidcClientMetadata } from "../records/oidc.ts";
 import { assuranceFor, type AssuranceOutcome } from "./assurance.ts";
 
 /** Gatehouse's own record beside the provider's: which Gatehouse session a grant's tokens came from. */

@@ -1,17 +1,6 @@
 import { argon2 } from "node:crypto";
+import type { Argon2idParams } from "../config.ts";
 import { formatPhc, parsePhc } from "./phc-string.ts";
-
-export interface Argon2idParams {
-  /** Memory per hash in KiB (at least 8 × parallelism). */
-  readonly memoryKiB: number;
-  /** Passes over the memory (t). */
-  readonly passes: number;
-  /** Lanes (p). */
-  readonly parallelism: number;
-}
-
-/** OWASP's Password Storage Cheat Sheet: m = 19 MiB, t = 2, p = 1. */
-export const OWASP_ARGON2ID_PARAMS: Argon2idParams = { memoryKiB: 19_456, passes: 2, parallelism: 1 };
 
 /** Bounds on parameters, configured or read back from a stored hash: a corrupt row must not allocate gigabytes. */
 export const ARGON2ID_LIMITS = { maxMemoryKiB: 1_048_576, maxPasses: 64, maxParallelism: 16 } as const;

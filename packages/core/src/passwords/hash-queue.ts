@@ -1,7 +1,7 @@
 import type { HashQueue } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { Clock } from "../ports.ts";
-import { clientGroup } from "../throttling/client-network.ts";
+import { clientGroup } from "../rate-limits/client-network.ts";
 
 export interface HashQueueOptions {
   /** Hashes computed at once. */

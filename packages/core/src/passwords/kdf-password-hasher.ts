@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { PasswordHasher, PasswordVerification, RandomSource } from "../ports.ts";
-import { argon2idParamsProblem, deriveArgon2id, formatArgon2id, HASH_BYTES, parseArgon2id, SALT_BYTES, type Argon2idParams } from "./argon2id.ts";
+import { argon2idParamsProblem, deriveArgon2id, formatArgon2id, HASH_BYTES, parseArgon2id, SALT_BYTES } from "./argon2id.ts";
+import type { Argon2idParams } from "../config.ts";
 import { deriveScrypt, parseScryptLegacy } from "./scrypt-legacy.ts";
 
 const NO_MATCH: PasswordVerification = { matches: false, needsRehash: false };

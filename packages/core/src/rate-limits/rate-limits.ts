@@ -1,11 +1,11 @@
-import type { RateLimitName } from "../audit/events.ts";
+import type { RateLimitName } from "../records/audit-events.ts";
 import type { WindowLimit } from "../config.ts";
 import { rateLimited, type GatehouseError } from "../errors.ts";
 import type { EpochMs } from "../model.ts";
 import type { RateLimiter, RateLimitReceipt } from "../ports.ts";
 import type { Context } from "../context.ts";
-import { clientGroup, clientNetwork } from "../throttling/client-network.ts";
-import { hashToken } from "../tokens.ts";
+import { clientGroup, clientNetwork } from "./client-network.ts";
+import { hashToken } from "../bearer-tokens.ts";
 
 export type ConsumedUnits =
   | { readonly allowed: true; readonly receipts: RateLimitReceipt[] }
@@ -59,7 +59,7 @@ type Hashing = Pick<Context, "limitSubject">;
 /**
  * Every key that names an email address or a phone holds a keyed hash of it (throttling/limit-subject.ts), so the
  * limits table gives neither to whoever reads it; every key that names a client groups its IPv6 address by /64
- * (throttling/client-network.ts).
+ * (client-network.ts).
  */
 export const rateLimitKeys = {
   /** `phone` is E.164, so every spelling of one number shares its limits. */

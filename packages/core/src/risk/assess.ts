@@ -1,8 +1,9 @@
 import type { FeatureCountsView } from "./feature-counts.ts";
-import type { RiskObservation } from "./observation.ts";
-import { decisionForScore, strongerDecision, type RiskDecision, type RiskPolicy } from "./policy.ts";
-import { evaluateRules, type FailureVelocity, type PreviousSignIn, type RuleHit } from "./rules.ts";
-import { scoreObservation, type SignalAssessment } from "./score.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
+import { decisionForScore, strongerDecision, type RiskDecision, type RiskPolicy } from "../records/risk-policy.ts";
+import { evaluateRules, type FailureVelocity, type PreviousSignIn } from "./rules.ts";
+import { scoreObservation } from "./score.ts";
+import type { RuleHit, SignalAssessment } from "../records/risk-event.ts";
 
 export interface RiskInput {
   readonly observation: RiskObservation;

@@ -1,5 +1,5 @@
 import { levelKey, type FeatureCountsView } from "./feature-counts.ts";
-import { FEATURE_CHAINS, featureValue, featureValues, type ChainName, type RiskObservation } from "./observation.ts";
+import { FEATURE_CHAINS, featureValue, featureValues, type ChainName, type RiskObservation } from "../records/risk-observation.ts";
 
 /**
  * A user's counts as the score reads them for one observation: only the levels on the observation's own

@@ -1,8 +1,8 @@
 import { FeatureCounts } from "./feature-counts.ts";
 import { assessRisk } from "./assess.ts";
 import { UserRiskHistory } from "./history.ts";
-import type { RiskObservation } from "./observation.ts";
-import { RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "./policy.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
+import { RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "../records/risk-policy.ts";
 import type { FailureVelocity } from "./rules.ts";
 
 /** One row of a login history, as the open RBA dataset labels it. */

@@ -1,4 +1,4 @@
-import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "./observation.ts";
+import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "../records/risk-observation.ts";
 
 const SEPARATOR = "\u0000";
 

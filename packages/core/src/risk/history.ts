@@ -1,6 +1,6 @@
 import type { EpochMs } from "../model.ts";
 import { FeatureCounts } from "./feature-counts.ts";
-import type { RiskObservation } from "./observation.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
 import type { PreviousSignIn } from "./rules.ts";
 
 const DAY_MS = 86_400_000;

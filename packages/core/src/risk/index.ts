@@ -1,7 +1,7 @@
 export { appliedRiskDecision, assessRisk, type RiskAssessment, type RiskInput } from "./assess.ts";
 export { FeatureCounts, type FeatureCountsView } from "./feature-counts.ts";
 export { RISK_HISTORY, UserRiskHistory } from "./history.ts";
-export { FEATURE_CHAINS, featureValues, RTT_BUCKET_MS, type GeoPoint, type RiskObservation } from "./observation.ts";
+export { FEATURE_CHAINS, featureValues, RTT_BUCKET_MS, type GeoPoint, type RiskObservation } from "../records/risk-observation.ts";
 export {
   decisionForScore,
   DEFAULT_RISK_POLICY,
@@ -13,12 +13,12 @@ export {
   type RiskMode,
   type RiskPolicy,
   type RiskThresholds,
-} from "./policy.ts";
-export { distanceKm, evaluateRules, FAILURE_VELOCITY_LIMITS, IMPOSSIBLE_TRAVEL, type FailureVelocity, type PreviousSignIn, type RuleHit } from "./rules.ts";
-export { scoreObservation, type RiskScore, type SignalAssessment } from "./score.ts";
+} from "../records/risk-policy.ts";
+export { distanceKm, evaluateRules, FAILURE_VELOCITY_LIMITS, IMPOSSIBLE_TRAVEL, type FailureVelocity, type PreviousSignIn } from "./rules.ts";
+export { scoreObservation, type RiskScore } from "./score.ts";
 export { TraceEvaluator, type LabelledSignIn, type TraceEvaluation } from "./evaluate-trace.ts";
 export { platformCountsView, platformKey, platformLevels } from "./platform-levels.ts";
-export type { RiskAnswer, RiskEvent } from "./risk-event.ts";
+export type { RiskAnswer, RiskEvent, RuleHit, SignalAssessment } from "../records/risk-event.ts";
 export {
   judgeSignIn,
   learnSignIn,
@@ -31,7 +31,6 @@ export {
 } from "./sign-in-risk.ts";
 export { truncateIp } from "./truncate-ip.ts";
 export { MAX_RISK_EVENTS_PAGE, MAX_RISK_REPLAY_EVENTS, type RiskEventsQuery, type RiskReplay, type RiskReplayInput } from "./risk-admin.ts";
-export { MAX_RECENT_SIGN_INS, type AnswerSignInInput, type DisownSignInInput, type RecentSignIn } from "./owner-answers.ts";
 export { disownLinkHash, signInNovelty, type SignInNovelty } from "./sign-in-notice.ts";
 export { replayRiskEvent, summarizeRiskReplay, type ReplayedEvent, type RiskReplaySummary } from "./replay.ts";
-export { anonymizerAsns, DEFAULT_ANONYMIZER_ASNS, isAsn } from "./anonymizer-asns.ts";
+export { anonymizerAsns, DEFAULT_ANONYMIZER_ASNS, isAsn } from "../records/anonymizer-asns.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PlatformFeatureCount, PlatformLevel } from "../ports.ts";
 import { levelKey, type FeatureCountsView } from "./feature-counts.ts";
-import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "./observation.ts";
+import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "../records/risk-observation.ts";
 
 /**
  * A level key as the platform stores it: a level's key holds every value above it (a whole user-agent

@@ -1,6 +1,7 @@
-import { decisionForScore, RISK_DECISIONS, strongerDecision, type RiskDecision, type RiskPolicy } from "./policy.ts";
-import type { RiskEvent } from "./risk-event.ts";
-import { evaluateRules, type RuleHit } from "./rules.ts";
+import { decisionForScore, RISK_DECISIONS, strongerDecision, type RiskDecision, type RiskPolicy } from "../records/risk-policy.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
+import { evaluateRules } from "./rules.ts";
+import type { RuleHit } from "../records/risk-event.ts";
 
 /** The rules a policy decides; every other rule (velocity, common password, network list, travel) is a fact of the sign-in. */
 const POLICY_RULES: ReadonlySet<string> = new Set(["country_not_allowed", "country_denied", "asn_denied"]);

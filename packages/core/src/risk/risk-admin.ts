@@ -1,11 +1,11 @@
-import { isPlatformAdmin, requireOrgAdmin, adminSubject, type Actor } from "../admin/authorization.ts";
+import { isPlatformAdmin, requireOrgAdmin, adminSubject, type Actor } from "../authorization/actor.ts";
 import { recordAudit } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { DEFAULT_RISK_POLICY, riskPolicyFromJson, riskPolicyToJson, type RiskPolicy } from "./policy.ts";
+import { DEFAULT_RISK_POLICY, riskPolicyFromJson, riskPolicyToJson, type RiskPolicy } from "../records/risk-policy.ts";
 import { replayRiskEvent, summarizeRiskReplay, type ReplayedEvent, type RiskReplaySummary } from "./replay.ts";
-import type { RiskEvent } from "./risk-event.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
 import { riskPolicyOf } from "./sign-in-risk.ts";
 
 export const MAX_RISK_EVENTS_PAGE = 1000;

@@ -1,13 +1,7 @@
 import type { EpochMs } from "../model.ts";
-import type { GeoPoint, RiskObservation } from "./observation.ts";
-import type { RiskDecision, RiskPolicy } from "./policy.ts";
-
-/** A hard rule that fired, and the least it asks for whatever the score. */
-export interface RuleHit {
-  readonly code: string;
-  readonly decision: RiskDecision;
-  readonly detail: string;
-}
+import type { GeoPoint, RiskObservation } from "../records/risk-observation.ts";
+import type { RiskPolicy } from "../records/risk-policy.ts";
+import type { RuleHit } from "../records/risk-event.ts";
 
 /** The previous successful sign-in's place and time, for impossible travel. */
 export interface PreviousSignIn {

@@ -1,5 +1,6 @@
 import { levelKey, type FeatureCountsView } from "./feature-counts.ts";
-import { FEATURE_CHAINS, featureValues, type ChainName, type FeatureName, type RiskObservation } from "./observation.ts";
+import type { SignalAssessment } from "../records/risk-event.ts";
+import { FEATURE_CHAINS, featureValues, type ChainName, type FeatureName, type RiskObservation } from "../records/risk-observation.ts";
 
 /**
  * How many values a level can take, for a value the platform has never seen: its probability is one in
@@ -15,22 +16,6 @@ const ASSUMED_CARDINALITY: Readonly<Record<FeatureName, number>> = {
   user_agent: 100_000,
   rtt: 40,
 };
-
-/** One feature's part in a score, as an admin reads it. */
-export interface SignalAssessment {
-  readonly signal: FeatureName;
-  readonly value: string;
-  /** Sign-ins of this user with this value (under the same parent values). */
-  readonly userSeen: number;
-  /** Sign-ins of this user under the parent values: the denominator of `userSeen`. */
-  readonly userTotal: number;
-  /** Sign-ins on the platform with this value (under the same parent values). */
-  readonly platformSeen: number;
-  /** log10 of the likelihood ratio this level adds: 0 for a value as usual for this user as for anyone, positive when unusual. */
-  readonly contribution: number;
-  /** `no_history`, `new_<signal>` or `known_<signal>`. */
-  readonly code: string;
-}
 
 export interface RiskScore {
   /** log10 of p(attacker) / p(this user) over every feature: 0 is "as likely either way", 2 is 100 to 1. */

@@ -1,12 +1,12 @@
-import { linkTo, newLinkToken, sendInBackground } from "../accounts/email-links.ts";
-import { describeDuration, signInNoticeMessage, type SignInFacts } from "../accounts/email-messages.ts";
-import { tryEmailSend } from "../accounts/email-send-limits.ts";
+import { linkTo, newLinkToken, sendInBackground } from "../email/email-links.ts";
+import { describeDuration, signInNoticeMessage, type SignInFacts } from "../email/email-messages.ts";
+import { tryEmailSend } from "../email/email-send-limits.ts";
 import type { Context } from "../context.ts";
 import type { User } from "../model.ts";
-import { hashToken } from "../tokens.ts";
-import type { RiskObservation } from "./observation.ts";
-import type { RiskPolicy } from "./policy.ts";
-import type { RiskEvent } from "./risk-event.ts";
+import { hashToken } from "../bearer-tokens.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
+import type { RiskPolicy } from "../records/risk-policy.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
 
 /**
  * The codes that make a sign-in news to its owner. The browser's version is not among them: it changes

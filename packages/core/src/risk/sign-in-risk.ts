@@ -4,11 +4,11 @@ import { newId } from "../ids.ts";
 import { appliedRiskDecision, assessRisk, type RiskAssessment } from "./assess.ts";
 import { countsAround } from "./counts-around.ts";
 import { previousSignIn, RISK_HISTORY } from "./history.ts";
-import type { RiskObservation } from "./observation.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
 import type { FailureVelocity } from "./rules.ts";
 import { platformCountsView, platformLevels } from "./platform-levels.ts";
-import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "./policy.ts";
-import type { RiskEvent } from "./risk-event.ts";
+import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "../records/risk-policy.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
 import { truncateIp } from "./truncate-ip.ts";
 
 const MAX_USER_AGENT_LENGTH = 512;

@@ -1,4 +1,4 @@
-import type { SessionRevocationReason } from "../audit/events.ts";
+import type { SessionRevocationReason } from "../records/audit-events.ts";
 import { recordAudit, type AuditSubject } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 

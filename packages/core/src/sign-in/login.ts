@@ -2,12 +2,12 @@ import { recordAudit, recordAuditAlone, type RequestMeta } from "../audit/record
 import type { Context } from "../context.ts";
 import type { CredentialCheck } from "../password-checks/credential-check.ts";
 import { assessDevice, readSignInFactsSeeingDevice } from "./device-assessment.ts";
-import { requireLinkTokenHash } from "../accounts/email-links.ts";
+import { requireLinkTokenHash } from "../email/email-links.ts";
 import { accountDisabled, GatehouseError } from "../errors.ts";
 import { deviceFingerprintOrDefault, requireEmail, requirePassword } from "../input.ts";
 import { checkGuess, takeSignInGuess } from "../password-checks/password-guesses.ts";
 import { refundAll } from "../rate-limits/rate-limits.ts";
-import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
+import { requireOrgReference, resolveOrgId } from "../authorization/org-reference.ts";
 import type { AuthOutcome } from "../results.ts";
 import { completeSignIn, startSecondFactor } from "./second-factor.ts";
 import { issueSession } from "./session-issuer.ts";
@@ -18,7 +18,7 @@ import { isCommonPassword } from "../passwords/password-rules.ts";
 import { refundFailureVelocity, takeFailureVelocity } from "../risk/failure-velocity.ts";
 import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
 import { noticeSignIn } from "../risk/sign-in-notice.ts";
-import type { RiskEvent } from "../risk/risk-event.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
 
 export interface LoginInput {
   readonly email: string;

@@ -7,7 +7,7 @@ import { acceptAssertion } from "../factors/passkeys/passkeys.ts";
 import { authenticationOptionsJson, newWebAuthnChallenge, requireAuthenticationResponse } from "../factors/passkeys/webauthn.ts";
 import { newId } from "../ids.ts";
 import { deviceFingerprintOrDefault, requireId } from "../input.ts";
-import { requireOrgReference, resolveOrgId } from "./org-reference.ts";
+import { requireOrgReference, resolveOrgId } from "../authorization/org-reference.ts";
 import { rateLimitKeys } from "../rate-limits/rate-limits.ts";
 import type { IssuedTokens } from "../results.ts";
 import { issueSession } from "./session-issuer.ts";

@@ -1,4 +1,4 @@
-import type { SessionRevocationReason } from "../audit/events.ts";
+import type { SessionRevocationReason } from "../records/audit-events.ts";
 import { recordAudit, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import type { Context } from "../context.ts";
 import { assessDevice } from "./device-assessment.ts";
@@ -9,7 +9,7 @@ import { openSuccessor, sealSuccessor } from "./refresh-successor.ts";
 import type { AuthOutcome, IssuedTokens } from "../results.ts";
 import { completeSignIn, startSecondFactor, type SignInStep } from "./second-factor.ts";
 import { newTokenPair, toIssuedTokens, type FreshTokens } from "./session-issuer.ts";
-import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
+import { hashToken, MAX_TOKEN_LENGTH, REFRESH_TOKEN_PREFIX } from "../bearer-tokens.ts";
 import { effectiveSettings } from "../settings.ts";
 import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";

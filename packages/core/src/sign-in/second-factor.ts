@@ -10,7 +10,7 @@ import { maskPhone } from "../phone.ts";
 import type { RateLimitReceipt } from "../ports.ts";
 import { consumeAll, rateLimitKeys, refundAll, type NamedLimit } from "../rate-limits/rate-limits.ts";
 import type { AuthOutcome, IssuedTokens, MfaFactorOption, MfaRequired, PhoneRequired } from "../results.ts";
-import { hashToken } from "../tokens.ts";
+import { hashToken } from "../bearer-tokens.ts";
 import type { SmsDestination } from "../sms-guard/sms-destination.ts";
 import { bucketOf, guardDestination, smsTrafficKeys, VELOCITY_REFUSALS } from "../sms-guard/sms-guard.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";

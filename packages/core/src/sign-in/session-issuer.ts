@@ -4,7 +4,7 @@ import { newId } from "../ids.ts";
 import type { StepUpProof, TokenPair } from "../ports.ts";
 import type { IssuedTokens } from "../results.ts";
 import { recordSignInNetwork } from "../throttling/sign-in-networks.ts";
-import { ACCESS_TOKEN_PREFIX, hashToken, newToken, REFRESH_TOKEN_PREFIX } from "../tokens.ts";
+import { ACCESS_TOKEN_PREFIX, hashToken, newToken, REFRESH_TOKEN_PREFIX } from "../bearer-tokens.ts";
 import { factorOf } from "../factors/registry.ts";
 import type { EpochMs, FactorKind, Session } from "../model.ts";
 

@@ -3,7 +3,7 @@ import type { Context } from "../context.ts";
 import { GatehouseError } from "../errors.ts";
 import type { Principal } from "../results.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { ACCESS_TOKEN_PREFIX, hashToken, MAX_TOKEN_LENGTH } from "../tokens.ts";
+import { ACCESS_TOKEN_PREFIX, hashToken, MAX_TOKEN_LENGTH } from "../bearer-tokens.ts";
 
 /** Resolves a bearer access token to its principal; every call looks the session up, so revocation is immediate. */
 export async function authenticate(ctx: Context, accessToken: string): Promise<Principal> {

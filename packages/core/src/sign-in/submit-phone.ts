@@ -5,7 +5,7 @@ import { requireId, requirePhone } from "../input.ts";
 import { maskPhone } from "../phone.ts";
 import type { MfaRequired } from "../results.ts";
 import { prepareChallenge, restoringOnRefusal, sendChallenge } from "./second-factor.ts";
-import { hashToken } from "../tokens.ts";
+import { hashToken } from "../bearer-tokens.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 
 export interface SubmitPhoneInput {

@@ -2,7 +2,7 @@ import { settingsForChallenge } from "../factors/passkeys/passkeys.ts";
 import { recordAudit, recordRefusal, type AuditSubject, type RequestMeta } from "../audit/record.ts";
 import { learnVerifiedSignIn } from "../risk/sign-in-risk.ts";
 import { noticeAfterSecondFactor } from "../risk/sign-in-notice.ts";
-import type { RiskPolicy } from "../risk/policy.ts";
+import type { RiskPolicy } from "../records/risk-policy.ts";
 import type { Context } from "../context.ts";
 import { devicePolicy } from "./device-assessment.ts";
 import { DAY_MS } from "../config.ts";

@@ -9,7 +9,7 @@ import { GatehouseError, invalidArgument } from "../errors.ts";
 import { DEFAULT_ORG_MFA_SETTINGS, DEFAULT_PLATFORM_SETTINGS, SMS_NUMBER_TYPES, type EpochMs, type SmsNumberType } from "../model.ts";
 import { isPhoneRegion, looksLikePhoneRegion } from "../phone.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { isPlatformAdmin, requireOrgAdmin, type Actor } from "../admin/authorization.ts";
+import { isPlatformAdmin, requireOrgAdmin, type Actor } from "../authorization/actor.ts";
 
 /** The policy one scope sets: the platform's (`orgId` null) or an org's. */
 export interface SmsDestinationPolicy {

@@ -5,7 +5,7 @@
  * Counts live in the store (`SmsTrafficStore`), so every replica sees the same traffic.
  */
 import { recordAudit, recordRefusal, type AuditSubject } from "../audit/record.ts";
-import type { RateLimitName, SmsBreakerScope } from "../audit/events.ts";
+import type { RateLimitName, SmsBreakerScope } from "../records/audit-events.ts";
 import type { Context, SmsRefusalReason } from "../context.ts";
 import { rateLimited } from "../errors.ts";
 import type { EpochMs } from "../model.ts";

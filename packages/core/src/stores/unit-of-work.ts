@@ -1,4 +1,4 @@
-import type { AuditEvent } from "../audit/events.ts";
+import type { AuditEvent } from "../records/audit-events.ts";
 import type { Context } from "../context.ts";
 import { isGatehouseError, type GatehouseError } from "../errors.ts";
 

@@ -1,5 +1,5 @@
 import { compareNewestFirst, decodeAuditCursor, encodeAuditCursor } from "../audit/cursor.ts";
-import type { AuditEvent } from "../audit/events.ts";
+import type { AuditEvent } from "../records/audit-events.ts";
 import { GatehouseError } from "../errors.ts";
 import type { AuditStore } from "../ports.ts";
 

@@ -1,4 +1,4 @@
-import type { ExtensionSessionRecord } from "../browser/extension-session.ts";
+import type { ExtensionSessionRecord } from "../records/extension-session.ts";
 import type { ExtensionSessionStore } from "../ports.ts";
 import type { MemoryTables } from "./memory-transactions.ts";
 

@@ -1,5 +1,5 @@
 import type { EpochMs } from "../model.ts";
-import type { OidcRecord } from "../oidc/records.ts";
+import type { OidcRecord } from "../records/oidc.ts";
 import type { OidcStore } from "../ports.ts";
 import type { MemoryTables } from "./memory-transactions.ts";
 

@@ -1,8 +1,8 @@
 import type { EpochMs } from "../model.ts";
 import type { PlatformFeatureCount, RiskStore } from "../ports.ts";
-import type { RiskObservation } from "../risk/observation.ts";
-import type { RiskPolicy } from "../risk/policy.ts";
-import type { RiskEvent } from "../risk/risk-event.ts";
+import type { RiskObservation } from "../records/risk-observation.ts";
+import type { RiskPolicy } from "../records/risk-policy.ts";
+import type { RiskEvent } from "../records/risk-event.ts";
 import type { MemoryTables } from "./memory-transactions.ts";
 
 export function createMemoryRiskStore(tables: MemoryTables): RiskStore {

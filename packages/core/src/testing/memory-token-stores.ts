@@ -1,6 +1,6 @@
 import { GatehouseError } from "../errors.ts";
 import type { ResourceServerStore, SigningKeyStore } from "../ports.ts";
-import type { ResourceServer, SigningKeyRecord } from "../tokens/records.ts";
+import type { ResourceServer, SigningKeyRecord } from "../records/tokens.ts";
 import type { MemoryTables } from "./memory-transactions.ts";
 
 function compareText(a: string, b: string): number {

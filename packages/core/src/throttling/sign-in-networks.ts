@@ -1,5 +1,5 @@
 import type { Context } from "../context.ts";
-import { clientNetwork } from "./client-network.ts";
+import { clientNetwork } from "../rate-limits/client-network.ts";
 
 /** What the store keeps of a client's network: a keyed hash, so the table lists no address. */
 const networkOf = (ctx: Context, clientIp: string) => ctx.limitSubject(clientNetwork(clientIp));

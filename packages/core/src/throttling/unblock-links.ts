@@ -1,7 +1,7 @@
 import type { Context } from "../context.ts";
-import { linkTo, newLinkToken, sendInBackground } from "../accounts/email-links.ts";
-import { describeDuration, unblockSignInMessage } from "../accounts/email-messages.ts";
-import { takeEmailSend } from "../accounts/email-send-limits.ts";
+import { linkTo, newLinkToken, sendInBackground } from "../email/email-links.ts";
+import { describeDuration, unblockSignInMessage } from "../email/email-messages.ts";
+import { takeEmailSend } from "../email/email-send-limits.ts";
 import { isGatehouseError } from "../errors.ts";
 import type { User } from "../model.ts";
 

@@ -5,7 +5,7 @@
 import { jwtVerify, SignJWT, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import type { AssuranceLevel, EpochMs, Session } from "../model.ts";
 import type { OpenedSigningKey } from "./key-material.ts";
-import { SIGNING_ALG } from "./records.ts";
+import { SIGNING_ALG } from "../records/tokens.ts";
 
 /** RFC 9068 §2.1's media type, in the `typ` header. */
 export const ACCESS_JWT_TYP = "at+jwt";

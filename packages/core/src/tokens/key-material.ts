@@ -8,7 +8,7 @@ import { calculateJwkThumbprint, type JWK } from "jose";
 import type { SecretBox } from "../context.ts";
 import type { EpochMs } from "../model.ts";
 import type { RandomSource } from "../ports.ts";
-import { SIGNING_ALG, type SigningKeyRecord } from "./records.ts";
+import { SIGNING_ALG, type SigningKeyRecord } from "../records/tokens.ts";
 
 /** RFC 8410's PKCS#8 header of an Ed25519 private key; the 32-byte seed follows. */
 const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");

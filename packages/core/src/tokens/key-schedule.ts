@@ -5,7 +5,7 @@
  * the longest token lifetime plus the clock skew verifiers allow.
  */
 import type { EpochMs } from "../model.ts";
-import type { SigningKeyRecord } from "./records.ts";
+import type { SigningKeyRecord } from "../records/tokens.ts";
 
 export interface KeySchedule {
   /** The key that signs at the time asked; null when none has activated yet. */

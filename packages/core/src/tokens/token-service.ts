@@ -12,13 +12,13 @@ import { GatehouseError, invalidArgument, rateLimited } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { EpochMs, Session } from "../model.ts";
 import type { AccessJwtForTokens, IssuedTokens, Principal } from "../results.ts";
-import { hashToken, ACCESS_TOKEN_PREFIX, MAX_TOKEN_LENGTH } from "../tokens.ts";
+import { hashToken, ACCESS_TOKEN_PREFIX, MAX_TOKEN_LENGTH } from "../bearer-tokens.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import { requirePlatformAdmin, type Actor } from "../admin/authorization.ts";
+import { requirePlatformAdmin, type Actor } from "../authorization/actor.ts";
 import { accessJwtClaims, looksLikeJwt, SESSION_CLIENT_ID, signAccessJwt, verifyAccessJwt, ACR_OF_AAL } from "./access-jwt.ts";
 import { keyScheduleAt, rotationActivation, signerAgeMs, type KeySchedule, type ScheduleTimes } from "./key-schedule.ts";
 import { newSigningKey, openSigningKey, publishedJwk, type OpenedSigningKey } from "./key-material.ts";
-import type { ResourceServer, SigningKeyRecord } from "./records.ts";
+import type { ResourceServer, SigningKeyRecord } from "../records/tokens.ts";
 import { requireAudience } from "./audience.ts";
 import { takeAudienceToSign } from "./audience-to-sign.ts";
 

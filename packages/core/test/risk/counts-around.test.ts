@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countsAround } from "../../src/risk/counts-around.ts";
 import { FeatureCounts, levelKey } from "../../src/risk/feature-counts.ts";
-import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "../../src/risk/observation.ts";
+import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "../../src/records/risk-observation.ts";
 import { scoreObservation } from "../../src/risk/score.ts";
 
 /** Few values per feature, so histories share prefixes and differ below them as real ones do. */

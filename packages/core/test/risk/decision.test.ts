@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { appliedRiskDecision, assessRisk } from "../../src/risk/assess.ts";
 import { FeatureCounts } from "../../src/risk/feature-counts.ts";
-import type { RiskObservation } from "../../src/risk/observation.ts";
-import { decisionForScore, DEFAULT_RISK_POLICY, riskPolicyFromJson, riskPolicyToJson, strongerDecision, type RiskPolicy } from "../../src/risk/policy.ts";
+import type { RiskObservation } from "../../src/records/risk-observation.ts";
+import {
+  decisionForScore,
+  DEFAULT_RISK_POLICY,
+  riskPolicyFromJson,
+  riskPolicyToJson,
+  strongerDecision,
+  type RiskPolicy,
+} from "../../src/records/risk-policy.ts";
 import { evaluateRules, type RuleInput } from "../../src/risk/rules.ts";
 import { GatehouseError } from "../../src/errors.ts";
 

@@ -1,6 +1,6 @@
 /** A risk decision of `phishing_resistant`: a passkey, and nothing else, completes the sign-in of a user who holds one. */
 import { describe, expect, it } from "vitest";
-import type { Actor } from "../../src/admin/authorization.ts";
+import type { Actor } from "../../src/authorization/actor.ts";
 import { GatehouseError } from "../../src/errors.ts";
 import type { MfaRequired } from "../../src/results.ts";
 import { SoftAuthenticator } from "../../src/testing/index.ts";

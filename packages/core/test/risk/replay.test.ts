@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { RiskObservation } from "../../src/risk/observation.ts";
-import { DEFAULT_RISK_POLICY, type RiskDecision, type RiskPolicy } from "../../src/risk/policy.ts";
+import type { RiskObservation } from "../../src/records/risk-observation.ts";
+import { DEFAULT_RISK_POLICY, type RiskDecision, type RiskPolicy } from "../../src/records/risk-policy.ts";
 import { replayRiskEvent, summarizeRiskReplay } from "../../src/risk/replay.ts";
-import type { RiskEvent } from "../../src/risk/risk-event.ts";
-import type { RuleHit } from "../../src/risk/rules.ts";
+import type { RiskEvent } from "../../src/records/risk-event.ts";
+import type { RuleHit } from "../../src/records/risk-event.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const observation: RiskObservation = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FeatureCounts } from "../../src/risk/feature-counts.ts";
 import { UserRiskHistory, RISK_HISTORY } from "../../src/risk/history.ts";
-import type { RiskObservation } from "../../src/risk/observation.ts";
+import type { RiskObservation } from "../../src/records/risk-observation.ts";
 import { scoreObservation } from "../../src/risk/score.ts";
 
 const DAY = 86_400_000;

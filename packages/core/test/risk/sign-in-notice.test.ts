@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { createGatehouse, GatehouseError, type IpLocator, type UserAgentParser } from "../../src/index.ts";
 import { signInNovelty } from "../../src/risk/sign-in-notice.ts";
-import { DEFAULT_RISK_POLICY } from "../../src/risk/policy.ts";
-import type { SignalAssessment } from "../../src/risk/score.ts";
+import { DEFAULT_RISK_POLICY } from "../../src/records/risk-policy.ts";
+import type { SignalAssessment } from "../../src/records/risk-event.ts";
 import { createMemoryStores, ManualClock, OutboxEmailSender, OutboxSmsSender, SequenceRandom } from "../../src/testing/index.ts";
 import { PASSWORD, TEST_PASSWORD_PARAMS } from "../harness.ts";
 

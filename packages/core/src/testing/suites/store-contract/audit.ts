@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { AuditEvent, AuditEventKind } from "../../../audit/events.ts";
+import type { AuditEvent, AuditEventKind } from "../../../records/audit-events.ts";
 import { DEFAULT_ORG_MFA_SETTINGS } from "../../../model.ts";
 import type { AuditQuery, Stores } from "../../../ports.ts";
 import { DAY, DEVICE_ID, expectRejectionKind, MINUTE, ORG_ID, OTHER_ORG_ID, OTHER_USER_ID, T0, USER_ID } from "./fixtures.ts";

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ExtensionSessionRecord } from "../../../browser/extension-session.ts";
+import type { ExtensionSessionRecord } from "../../../records/extension-session.ts";
 import type { Stores } from "../../../ports.ts";
 import {
   aSession,

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { OidcRecord } from "../../../oidc/records.ts";
+import type { OidcRecord } from "../../../records/oidc.ts";
 import type { Stores } from "../../../ports.ts";
 import { MINUTE, T0 } from "./fixtures.ts";
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { AuditEvent } from "../../../audit/events.ts";
+import type { AuditEvent } from "../../../records/audit-events.ts";
 import type { Stores } from "../../../ports.ts";
 import {
   aChallenge,

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import type { RiskObservation } from "../../../risk/observation.ts";
-import { DEFAULT_RISK_POLICY } from "../../../risk/policy.ts";
-import type { RiskEvent } from "../../../risk/risk-event.ts";
+import type { RiskObservation } from "../../../records/risk-observation.ts";
+import { DEFAULT_RISK_POLICY } from "../../../records/risk-policy.ts";
+import type { RiskEvent } from "../../../records/risk-event.ts";
 import { DAY, MINUTE, ORG_ID, OTHER_ORG_ID, OTHER_USER_ID, seedGraph, T0, times, USER_ID } from "./fixtures.ts";
 
 function anObservation(at: number, overrides: Partial<RiskObservation> = {}): RiskObservation {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import type { ResourceServer, SigningKeyRecord } from "../../../tokens/records.ts";
+import type { ResourceServer, SigningKeyRecord } from "../../../records/tokens.ts";
 import { expectRejectionKind, MINUTE, T0, times } from "./fixtures.ts";
 
 function aKey(overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {

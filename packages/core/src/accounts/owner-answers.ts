@@ -1,7 +1,7 @@
 import type { RequestMeta } from "../audit/record.ts";
-import { issueResetLink } from "../accounts/passwords.ts";
-import { requireLinkTokenHash, sendInBackground } from "../accounts/email-links.ts";
-import { tryEmailSend } from "../accounts/email-send-limits.ts";
+import { issueResetLink } from "./passwords.ts";
+import { requireLinkTokenHash, sendInBackground } from "../email/email-links.ts";
+import { tryEmailSend } from "../email/email-send-limits.ts";
 import type { Context } from "../context.ts";
 import { GatehouseError, invalidArgument } from "../errors.ts";
 import { currentUser, subjectOf } from "../factors/account-factors.ts";
@@ -10,9 +10,9 @@ import type { EpochMs, User } from "../model.ts";
 import type { Principal } from "../results.ts";
 import { endSignInsEverywhere } from "../sign-in/end-sign-ins.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
-import type { RiskDecision } from "./policy.ts";
-import type { RiskAnswer } from "./risk-event.ts";
-import { disownLinkHash } from "./sign-in-notice.ts";
+import type { RiskDecision } from "../records/risk-policy.ts";
+import type { RiskAnswer } from "../records/risk-event.ts";
+import { disownLinkHash } from "../risk/sign-in-notice.ts";
 
 export const MAX_RECENT_SIGN_INS = 50;
 

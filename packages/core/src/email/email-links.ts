@@ -3,7 +3,7 @@ import type { EmailCharge } from "./email-send-limits.ts";
 import { definitelyNotSent, GatehouseError, invalidArgument } from "../errors.ts";
 import type { EmailMessage } from "../ports.ts";
 import { refundAll } from "../rate-limits/rate-limits.ts";
-import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../tokens.ts";
+import { hashToken, MAX_TOKEN_LENGTH, newToken } from "../bearer-tokens.ts";
 
 /** Marks a link token in a leaked text (secret scanners), as the bearer tokens' prefixes do. */
 const LINK_TOKEN_PREFIX = "gh_el_";
@@ -18,7 +18,7 @@ export interface LinkToken {
   readonly tokenHash: string;
 }
 
-/** 256 random bits, stored only as SHA-256 (see tokens.ts). */
+/** 256 random bits, stored only as SHA-256 (see bearer-tokens.ts). */
 export function newLinkToken(ctx: Context): LinkToken {
   const token = newToken(LINK_TOKEN_PREFIX, ctx.random);
   return { token, tokenHash: hashToken(token) };

@@ -4,7 +4,7 @@ import { GatehouseError, invalidArgument } from "../errors.ts";
 import { requireId } from "../input.ts";
 import type { OrgRole } from "../model.ts";
 import type { Principal } from "../results.ts";
-import { requireSessionOrg } from "../sign-in/session-scope.ts";
+import { requireSessionOrg } from "./session-scope.ts";
 
 /**
  * Who asks: a signed-in user (checked against roles) or the operator's command line (trusted).

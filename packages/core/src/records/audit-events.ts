@@ -53,7 +53,7 @@ export type SessionRevocationReason =
   | "oidc_logout"
   /** A refresh from a new country or network that the org's risk policy, in `enforce`, stepped up or blocked. */
   | "risk"
-  /** The owner answered "This wasn't me" on one of their sign-ins (risk/owner-answers.ts). */
+  /** The owner answered "This wasn't me" on one of their sign-ins (accounts/owner-answers.ts). */
   | "sign_in_disowned";
 
 /**

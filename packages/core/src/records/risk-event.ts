@@ -1,8 +1,29 @@
 import type { EpochMs } from "../model.ts";
-import type { RiskObservation } from "./observation.ts";
-import type { RiskDecision, RiskMode } from "./policy.ts";
-import type { RuleHit } from "./rules.ts";
-import type { SignalAssessment } from "./score.ts";
+import type { FeatureName, RiskObservation } from "./risk-observation.ts";
+import type { RiskDecision, RiskMode } from "./risk-policy.ts";
+
+/** A hard rule that fired, and the least it asks for whatever the score. */
+export interface RuleHit {
+  readonly code: string;
+  readonly decision: RiskDecision;
+  readonly detail: string;
+}
+
+/** One feature's part in a score, as an admin reads it. */
+export interface SignalAssessment {
+  readonly signal: FeatureName;
+  readonly value: string;
+  /** Sign-ins of this user with this value (under the same parent values). */
+  readonly userSeen: number;
+  /** Sign-ins of this user under the parent values: the denominator of `userSeen`. */
+  readonly userTotal: number;
+  /** Sign-ins on the platform with this value (under the same parent values). */
+  readonly platformSeen: number;
+  /** log10 of the likelihood ratio this level adds: 0 for a value as usual for this user as for anyone, positive when unusual. */
+  readonly contribution: number;
+  /** `no_history`, `new_<signal>` or `known_<signal>`. */
+  readonly code: string;
+}
 
 /** One judged sign-in, stored as it was decided so an admin can read why (`gatehouse risk events`). */
 export interface RiskEvent {
