@@ -25,13 +25,22 @@ try {
   const engine = await benchEngine(databaseUrl, CHEAP_ENV);
   try {
     const { gatehouse } = engine;
-    const request = { clientIp: "198.51.100.7", userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" };
+    const request = {
+      clientIp: "198.51.100.7",
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+    };
     /** CPU ms per Login of `logins` Logins under `mode`. */
     const cpuPerLogin = async (mode: "off" | "audit" | "enforce", logins: number) => {
       await gatehouse.admin.updateOrgRiskPolicy(SYSTEM_ACTOR, { orgId: fixture.orgNoMfa, patch: { mode } });
       const before = process.cpuUsage();
       for (let i = 0; i < logins; i++) {
-        const outcome = await gatehouse.login({ email: "cheap-login@bench.test", password: PASSWORD, orgId: fixture.orgNoMfa, deviceFingerprint: "bench", request });
+        const outcome = await gatehouse.login({
+          email: "cheap-login@bench.test",
+          password: PASSWORD,
+          orgId: fixture.orgNoMfa,
+          deviceFingerprint: "bench",
+          request,
+        });
         if (outcome.kind !== "tokens") throw new Error(`${mode}: expected tokens, got ${outcome.kind}`);
       }
       const used = process.cpuUsage(before);
@@ -45,7 +54,9 @@ try {
     }
     added.sort((a, b) => a - b);
     const at = (q: number) => added[Math.floor(q * (added.length - 1))]!.toFixed(3);
-    console.log(`engine's added CPU per Login at a ${Math.min(WARM_UP, 500)}-sign-in history: median ${at(0.5)} ms (quartiles ${at(0.25)}–${at(0.75)} ms), ${ROUNDS} rounds of ${LOGINS}`);
+    console.log(
+      `engine's added CPU per Login at a ${Math.min(WARM_UP, 500)}-sign-in history: median ${at(0.5)} ms (quartiles ${at(0.25)}–${at(0.75)} ms), ${ROUNDS} rounds of ${LOGINS}`,
+    );
   } finally {
     await engine.close();
   }
