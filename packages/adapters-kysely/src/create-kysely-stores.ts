@@ -69,7 +69,7 @@ function repositoriesOver(db: Kysely<Database>, dialect: SqlDialect, cache: Prep
     audit: createAuditRepository(db, cache),
     signingKeys: createSigningKeyRepository(db),
     resourceServers: createResourceServerRepository(db),
-    risk: createRiskRepository(db),
+    risk: createRiskRepository(db, cache),
     oidc: createOidcRepository(db),
   };
 }

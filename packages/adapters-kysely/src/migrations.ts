@@ -616,6 +616,16 @@ export const migrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+
+  /*
+   * Each stored sign-in's feature values as one text (`featureKey`), so the risk engine reads a user's history
+   * grouped by it (docs/decisions/risk-at-sign-in.md). Rows stored before hold null and are read one by one.
+   */
+  "0029_risk_sign_in_features": {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable("risk_sign_ins").addColumn("features", "text").execute();
+    },
+  },
 };
 
 /**

@@ -302,6 +302,8 @@ export interface RiskSignInsTable {
   at: EpochMsColumn;
   /** The `RiskObservation`, as JSON. */
   observation: string;
+  /** Its `featureKey`, which the history is read grouped by; null in rows stored before 0029. */
+  features: string | null;
 }
 
 /** The platform's sign-ins per hashed level key, and the distinct values below it (0020_risk_engine). */

@@ -31,6 +31,7 @@ describe("MIGRATION_NAMES", () => {
       "0025_risk_owner_loop",
       "0027_extension_sessions",
       "0028_enforcement_reporting",
+      "0029_risk_sign_in_features",
     ]);
   });
 });

@@ -113,7 +113,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN extension_grace_minutes`.execute(before.db);
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN access_jwt_audience`.execute(before.db);
     await sql`ALTER TABLE org_mfa_settings DROP COLUMN enforcement_reporting`.execute(before.db);
-    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine', '0021_access_jwt_audience', '0024_extension_grace', '0025_risk_owner_loop', '0027_extension_sessions', '0028_enforcement_reporting')`.execute(
+    await sql`DELETE FROM kysely_migration WHERE name IN ('0015_sms_refused_countries', '0016_access_tokens', '0019_oidc', '0020_risk_engine', '0021_access_jwt_audience', '0024_extension_grace', '0025_risk_owner_loop', '0027_extension_sessions', '0028_enforcement_reporting', '0029_risk_sign_in_features')`.execute(
       before.db,
     );
     await sql`DROP INDEX sessions_device`.execute(before.db);
@@ -140,6 +140,7 @@ describe(`openPostgresStores (${database.kind})`, () => {
       "0025_risk_owner_loop",
       "0027_extension_sessions",
       "0028_enforcement_reporting",
+      "0029_risk_sign_in_features",
     ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);

@@ -1,8 +1,8 @@
-import { DEFAULT_ORG_MFA_SETTINGS, deviceFingerprintHash } from "@gatehouse/core";
+import { DEFAULT_ORG_MFA_SETTINGS, deviceFingerprintHash, featureKey } from "@gatehouse/core";
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeStoreContract } from "@gatehouse/core/testing/suites";
+import { describeStoreContract, seedGraph, USER_ID } from "@gatehouse/core/testing/suites";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATION_NAMES, openSqliteStores, type SqliteStores } from "../src/index.ts";
@@ -133,6 +133,7 @@ describe("openSqliteStores", () => {
       "0025_risk_owner_loop",
       "0027_extension_sessions",
       "0028_enforcement_reporting",
+      "0029_risk_sign_in_features",
     ]);
     // 0009_factors and 0011_passkeys: an org's stored settings gain the design's defaults for the new ones.
     expect(await after.stores.settings.getOrg("o")).toEqual({ ...DEFAULT_ORG_MFA_SETTINGS, requireMfaNewDevice: false, trustTtlDays: 3 });
@@ -183,6 +184,7 @@ describe("openSqliteStores", () => {
       "0025_risk_owner_loop",
       "0027_extension_sessions",
       "0028_enforcement_reporting",
+      "0029_risk_sign_in_features",
     ]);
     const { rows } = await sql<{ id: string; fingerprint_hash: string }>`SELECT id, fingerprint_hash FROM devices`.execute(after.db);
     expect(rows).toHaveLength(501);
@@ -235,6 +237,7 @@ describe("openSqliteStores", () => {
       "0025_risk_owner_loop",
       "0027_extension_sessions",
       "0028_enforcement_reporting",
+      "0029_risk_sign_in_features",
     ]);
     // 0008_email_ownership: accounts made under the old rules keep signing in (verified from their creation).
     expect((await after.stores.users.findById("old-user"))?.emailVerifiedAt).toBe(windowStart);
@@ -275,6 +278,21 @@ describe("openSqliteStores", () => {
     await after.close();
   });
 
+  it("0029_risk_sign_in_features: a sign-in stored before it, with no feature key, counts in the grouped history on its own", async () => {
+    const opened = await openSqliteStores({ filename: ":memory:" });
+    await seedGraph(opened.stores);
+    const seen = { at: 1, ip: "10.0.0.1", country: "US", asn: 64500, location: null, userAgent: "ua", browser: "Chrome 131", os: "Linux", deviceType: "desktop", rttMs: null };
+    await sql`INSERT INTO risk_sign_ins (id, user_id, at, observation) VALUES ('before', ${USER_ID}, 1, ${JSON.stringify(seen)})`.execute(opened.db);
+    await opened.stores.risk.recordSignIn(USER_ID, { ...seen, at: 2 }, 0, 500);
+    await opened.stores.risk.recordSignIn(USER_ID, { ...seen, at: 3 }, 0, 500);
+    const groups = await opened.stores.risk.signInFeatures(USER_ID, 0);
+    expect(groups.toSorted((a, b) => a.times - b.times)).toEqual([
+      { features: featureKey(seen), times: 1 },
+      { features: featureKey(seen), times: 2 },
+    ]);
+    await opened.close();
+  });
+
   it("opens an in-memory database", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
     expect(opened.appliedMigrations).toEqual(MIGRATION_NAMES);
@@ -283,8 +301,10 @@ describe("openSqliteStores", () => {
   });
 });
 
-/** Back to the 0013 schema: 0028_enforcement_reporting, 0027_extension_sessions, 0025_risk_owner_loop, 0024_extension_grace, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
+/** Back to the 0013 schema: 0029_risk_sign_in_features, 0028_enforcement_reporting, 0027_extension_sessions, 0025_risk_owner_loop, 0024_extension_grace, 0021_access_jwt_audience, 0020_risk_engine, 0019_oidc, 0016_access_tokens, 0015_sms_refused_countries, then 0014_device_fingerprint_hashes undone (stored values are left as they are). */
 async function revertAfter0013(db: SqliteStores["db"]): Promise<void> {
+  await sql`ALTER TABLE risk_sign_ins DROP COLUMN features`.execute(db);
+  await sql`DELETE FROM kysely_migration WHERE name = '0029_risk_sign_in_features'`.execute(db);
   await sql`ALTER TABLE org_mfa_settings DROP COLUMN enforcement_reporting`.execute(db);
   await sql`DELETE FROM kysely_migration WHERE name = '0028_enforcement_reporting'`.execute(db);
   await sql`DROP TABLE extension_sessions`.execute(db);

@@ -717,6 +717,12 @@ export interface PlatformLevel {
   readonly parent: string | null;
 }
 
+/** A user's sign-ins that show one set of feature values (`featureKey`), and how many they are. */
+export interface SignInFeatures {
+  readonly features: string;
+  readonly times: number;
+}
+
 /** The platform's sign-ins under one level key, and the distinct values seen directly below it. */
 export interface PlatformFeatureCount {
   readonly count: number;
@@ -727,6 +733,11 @@ export interface PlatformFeatureCount {
 export interface RiskStore {
   /** The user's sign-ins at or after `since`, at most the newest `limit`, oldest first. */
   history(userId: string, since: EpochMs, limit: number): Promise<RiskObservation[]>;
+  /**
+   * The user's sign-ins at or after `since` grouped by their `featureKey`: each key once, with how many of them
+   * show it, in no order. What the score counts: most sign-ins of a user repeat a few places and browsers.
+   */
+  signInFeatures(userId: string, since: EpochMs): Promise<SignInFeatures[]>;
   /**
    * Appends a sign-in to the user's history, forgets the user's sign-ins before `forgetBefore` and all but
    * the newest `keep`. Atomic per call.

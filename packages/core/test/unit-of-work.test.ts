@@ -91,7 +91,7 @@ async function setUp(failing?: Failing) {
  */
 const TAKES_A_GUESS = ["outside:rateLimiter.consumeMany", "outside:rateLimiter.consumeMany", "outside:rateLimiter.refund"];
 /** Then, once the password matched, the risk engine reads what it scores by (reads only), so the unit of work holds no lock while it scores. */
-const JUDGES_THE_SIGN_IN = ["outside:risk.policy", "outside:risk.history", "outside:risk.platformCounts"];
+const JUDGES_THE_SIGN_IN = ["outside:risk.policy", "outside:risk.signInFeatures", "outside:risk.history", "outside:risk.platformCounts"];
 const guessesThenCommitsOnce = (entries: string[]) => {
   const before = [...TAKES_A_GUESS, ...JUDGES_THE_SIGN_IN];
   expect(entries.slice(0, before.length)).toEqual(before);

@@ -47,32 +47,25 @@ export const RTT_BUCKET_MS = 25;
 
 const UNKNOWN = "?";
 
-/** The observation's value of one feature, as the chains compare it. */
-export function featureValue(observation: RiskObservation, feature: FeatureName): string {
-  switch (feature) {
-    case "country":
-      return known(observation.country);
-    case "asn":
-      return known(observation.asn);
-    case "ip":
-      return observation.ip;
-    case "device_type":
-      return known(observation.deviceType);
-    case "os":
-      return known(observation.os);
-    case "browser":
-      return known(observation.browser);
-    case "user_agent":
-      return observation.userAgent;
-    case "rtt":
-      return observation.rttMs === null ? UNKNOWN : String(Math.floor(observation.rttMs / RTT_BUCKET_MS));
-  }
-}
-
-const known = (value: string | number | null) => (value === null || value === "" ? UNKNOWN : String(value));
-
 /** The observation's value at each level of each chain, coarsest first. */
 export function featureValues(observation: RiskObservation): Readonly<Record<ChainName, readonly string[]>> {
-  const chain = (name: ChainName) => FEATURE_CHAINS[name].map((feature) => featureValue(observation, feature));
-  return { ip: chain("ip"), ua: chain("ua"), rtt: chain("rtt") };
+  const known = (value: string | number | null) => (value === null || value === "" ? UNKNOWN : String(value));
+  return {
+    ip: [known(observation.country), known(observation.asn), observation.ip],
+    ua: [known(observation.deviceType), known(observation.os), known(observation.browser), observation.userAgent],
+    rtt: [observation.rttMs === null ? UNKNOWN : String(Math.floor(observation.rttMs / RTT_BUCKET_MS))],
+  };
+}
+
+/**
+ * The observation's feature values as one text, the same for every sign-in that shows the same values whatever its
+ * time: a user's history is read grouped by it (`RiskStore.signInFeatures`).
+ */
+export function featureKey(observation: RiskObservation): string {
+  return JSON.stringify(featureValues(observation));
+}
+
+/** The feature values a `featureKey` holds. */
+export function featuresOfKey(key: string): Readonly<Record<ChainName, readonly string[]>> {
+  return JSON.parse(key) as Readonly<Record<ChainName, readonly string[]>>;
 }

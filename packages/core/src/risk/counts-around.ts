@@ -1,32 +1,37 @@
 import { levelKey, type FeatureCountsView } from "./feature-counts.ts";
-import { FEATURE_CHAINS, featureValue, featureValues, type ChainName, type RiskObservation } from "../records/risk-observation.ts";
+import { FEATURE_CHAINS, featureValues, type ChainName, type RiskObservation } from "../records/risk-observation.ts";
+
+/** Sign-ins that show one set of feature values (`featureValues`), and how many they are. */
+export interface FeatureGroup {
+  readonly values: Readonly<Record<ChainName, readonly string[]>>;
+  readonly times: number;
+}
 
 /**
  * A user's counts as the score reads them for one observation: only the levels on the observation's own
- * chains, each row compared value by value down the chain. Equal to `FeatureCounts` filled with the same rows
- * on every key the score asks (the score asks no other), without building a key for every level of every row:
- * a sign-in reads up to `RISK_HISTORY.maxPerUser` rows.
+ * chains, each group of the user's sign-ins compared value by value down the chain. Equal to `FeatureCounts`
+ * filled with the same sign-ins on every key the score asks (the score asks no other), without a key for every
+ * level of every sign-in: a user's history holds up to `RISK_HISTORY.maxPerUser` of them.
  */
-export function countsAround(observation: RiskObservation, history: readonly RiskObservation[]): FeatureCountsView {
+export function countsAround(observation: RiskObservation, history: readonly FeatureGroup[]): FeatureCountsView {
   const counts = new Map<string, number>();
   const distinct = new Map<string, number>();
   const mine = featureValues(observation);
   for (const chain of Object.keys(FEATURE_CHAINS) as ChainName[]) {
-    const features = FEATURE_CHAINS[chain];
     const values = mine[chain];
-    // seen[d]: rows that share the observation's first d values; others[d]: the other values rows under them show at d
-    // (the observation's own value is counted by seen[d + 1], and left out of the set: most rows show it).
+    // seen[d]: sign-ins that share the observation's first d values; others[d]: the other values those show at d
+    // (the observation's own value is counted by seen[d + 1], and left out of the set).
     const seen = new Array<number>(values.length + 1).fill(0);
     const others = values.map(() => new Set<string>());
-    for (const row of history) {
-      seen[0]!++;
+    for (const group of history) {
+      const theirs = group.values[chain];
+      seen[0]! += group.times;
       for (let depth = 0; depth < values.length; depth++) {
-        const value = featureValue(row, features[depth]!);
-        if (value !== values[depth]) {
-          others[depth]!.add(value);
+        if (theirs[depth] !== values[depth]) {
+          others[depth]!.add(theirs[depth]!);
           break;
         }
-        seen[depth + 1]!++;
+        seen[depth + 1]! += group.times;
       }
     }
     for (let depth = 0; depth <= values.length; depth++) {

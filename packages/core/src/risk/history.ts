@@ -9,8 +9,8 @@ const DAY_MS = 86_400_000;
 export const RISK_HISTORY = { windowMs: 183 * DAY_MS, maxPerUser: 500 } as const;
 
 /** What impossible travel reads of the user's latest sign-in before this one. */
-export function previousSignIn(last: RiskObservation | undefined): PreviousSignIn | null {
-  return last === undefined ? null : { at: last.at, location: last.location, country: last.country };
+export function previousSignIn(last: RiskObservation | null | undefined): PreviousSignIn | null {
+  return last == null ? null : { at: last.at, location: last.location, country: last.country };
 }
 
 /** One user's successful sign-ins in the window, oldest first, with their counts kept in step. */

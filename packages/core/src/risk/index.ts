@@ -1,7 +1,7 @@
 export { appliedRiskDecision, assessRisk, type RiskAssessment, type RiskInput } from "./assess.ts";
 export { FeatureCounts, type FeatureCountsView } from "./feature-counts.ts";
 export { RISK_HISTORY, UserRiskHistory } from "./history.ts";
-export { FEATURE_CHAINS, featureValues, RTT_BUCKET_MS, type GeoPoint, type RiskObservation } from "../records/risk-observation.ts";
+export { FEATURE_CHAINS, featureKey, featureValues, RTT_BUCKET_MS, type GeoPoint, type RiskObservation } from "../records/risk-observation.ts";
 export {
   decisionForScore,
   DEFAULT_RISK_POLICY,

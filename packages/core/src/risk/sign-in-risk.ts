@@ -4,7 +4,7 @@ import { newId } from "../ids.ts";
 import { appliedRiskDecision, assessRisk, type RiskAssessment } from "./assess.ts";
 import { countsAround } from "./counts-around.ts";
 import { previousSignIn, RISK_HISTORY } from "./history.ts";
-import type { RiskObservation } from "../records/risk-observation.ts";
+import { featuresOfKey, type RiskObservation } from "../records/risk-observation.ts";
 import type { FailureVelocity } from "./rules.ts";
 import { platformCountsView, platformLevels } from "./platform-levels.ts";
 import { DEFAULT_RISK_POLICY, RISK_DECISIONS, type RiskDecision, type RiskPolicy } from "../records/risk-policy.ts";
@@ -65,19 +65,25 @@ export async function judgeSignIn(
   const policy = await riskPolicyOf(ctx, orgId);
   if (policy.mode === "off") return null;
   const observation = observeRequest(ctx, request, proof.rttMs);
-  const rows = await ctx.stores.risk.history(userId, observation.at - RISK_HISTORY.windowMs, RISK_HISTORY.maxPerUser);
+  const since = observation.at - RISK_HISTORY.windowMs;
+  // The history grouped (recordSignIn keeps it to RISK_HISTORY.maxPerUser), and its newest sign-in for impossible travel.
+  const groups = await ctx.stores.risk.signInFeatures(userId, since);
+  const [previous = null] = await ctx.stores.risk.history(userId, since, 1);
   const keys = [...new Set(platformLevels(observation).map((level) => level.key))];
   const platform = platformCountsView(await ctx.stores.risk.platformCounts(keys));
   const assessment = assessRisk(policy, {
     observation,
-    user: countsAround(observation, rows),
+    user: countsAround(
+      observation,
+      groups.map((group) => ({ values: featuresOfKey(group.features), times: group.times })),
+    ),
     platform,
-    previous: previousSignIn(rows.at(-1)),
+    previous: previousSignIn(previous),
     velocity: proof.velocity ?? { perIp: 0, perAsn: 0, perAccount: 0 },
     anonymizerAsns: ctx.config.riskAnonymizerAsns,
     commonPassword: proof.commonPassword ?? false,
   });
-  return { policy, observation, assessment, applied: appliedRiskDecision(policy, assessment), previous: rows.at(-1) ?? null };
+  return { policy, observation, assessment, applied: appliedRiskDecision(policy, assessment), previous };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { EpochMs } from "../model.ts";
 import type { PlatformFeatureCount, RiskStore } from "../ports.ts";
-import type { RiskObservation } from "../records/risk-observation.ts";
+import { featureKey, type RiskObservation } from "../records/risk-observation.ts";
 import type { RiskPolicy } from "../records/risk-policy.ts";
 import type { RiskEvent } from "../records/risk-event.ts";
 import type { MemoryTables } from "./memory-transactions.ts";
@@ -14,6 +14,15 @@ export function createMemoryRiskStore(tables: MemoryTables): RiskStore {
     async history(userId, since, limit) {
       const rows = (histories.get(userId) ?? []).filter((row) => row.at >= since);
       return rows.slice(Math.max(0, rows.length - limit)).map((row) => structuredClone(row));
+    },
+    async signInFeatures(userId, since) {
+      const times = new Map<string, number>();
+      for (const row of histories.get(userId) ?? []) {
+        if (row.at < since) continue;
+        const features = featureKey(row);
+        times.set(features, (times.get(features) ?? 0) + 1);
+      }
+      return [...times].map(([features, count]) => ({ features, times: count }));
     },
     async recordSignIn(userId, observation, forgetBefore: EpochMs, keep) {
       const rows = [...(histories.get(userId) ?? []), structuredClone(observation)]

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../../ports.ts";
-import type { RiskObservation } from "../../../records/risk-observation.ts";
+import { featureKey, type RiskObservation } from "../../../records/risk-observation.ts";
 import { DEFAULT_RISK_POLICY } from "../../../records/risk-policy.ts";
 import type { RiskEvent } from "../../../records/risk-event.ts";
 import { DAY, MINUTE, ORG_ID, OTHER_ORG_ID, OTHER_USER_ID, seedGraph, T0, times, USER_ID } from "./fixtures.ts";
@@ -56,6 +56,25 @@ export function describeRiskContract(current: () => Stores): void {
       expect((await stores.risk.history(USER_ID, 0, 2)).map((row) => row.ip)).toEqual(["10.0.0.3", "10.0.0.4"]);
       expect((await stores.risk.history(USER_ID, T0 + 3 * MINUTE, 100)).map((row) => row.ip)).toEqual(["10.0.0.3", "10.0.0.4"]);
       expect(await stores.risk.history(USER_ID, 0, 100).then((rows) => rows[0])).toEqual(anObservation(T0, { ip: "10.0.0.0" }));
+    });
+
+    it("signInFeatures: a user's sign-ins since a time grouped by their feature values, how many each, nobody else's", async () => {
+      const home = { ip: "10.0.0.1", rttMs: 30 };
+      for (let i = 0; i < 3; i++) await stores.risk.recordSignIn(USER_ID, anObservation(T0 + i * MINUTE, home), 0, 100);
+      // Another round-trip time in the same 25 ms bucket is the same features; an address is not.
+      await stores.risk.recordSignIn(USER_ID, anObservation(T0 + 3 * MINUTE, { ...home, rttMs: 40 }), 0, 100);
+      await stores.risk.recordSignIn(USER_ID, anObservation(T0 + 4 * MINUTE, { ip: "10.0.0.2" }), 0, 100);
+      await stores.risk.recordSignIn(OTHER_USER_ID, anObservation(T0, home), 0, 100);
+      const byKey = (groups: readonly { features: string; times: number }[]) => Object.fromEntries(groups.map((group) => [group.features, group.times]));
+      expect(byKey(await stores.risk.signInFeatures(USER_ID, 0))).toEqual({
+        [featureKey(anObservation(T0, home))]: 4,
+        [featureKey(anObservation(T0, { ip: "10.0.0.2" }))]: 1,
+      });
+      expect(byKey(await stores.risk.signInFeatures(USER_ID, T0 + 3 * MINUTE))).toEqual({
+        [featureKey(anObservation(T0, home))]: 1,
+        [featureKey(anObservation(T0, { ip: "10.0.0.2" }))]: 1,
+      });
+      expect(await stores.risk.signInFeatures("nobody", 0)).toEqual([]);
     });
 
     it("recordSignIn: forgets the user's sign-ins before `forgetBefore` and beyond the newest `keep`, nobody else's", async () => {
