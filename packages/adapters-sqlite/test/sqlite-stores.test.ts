@@ -281,7 +281,18 @@ describe("openSqliteStores", () => {
   it("0029_risk_sign_in_features: a sign-in stored before it, with no feature key, counts in the grouped history on its own", async () => {
     const opened = await openSqliteStores({ filename: ":memory:" });
     await seedGraph(opened.stores);
-    const seen = { at: 1, ip: "10.0.0.1", country: "US", asn: 64500, location: null, userAgent: "ua", browser: "Chrome 131", os: "Linux", deviceType: "desktop", rttMs: null };
+    const seen = {
+      at: 1,
+      ip: "10.0.0.1",
+      country: "US",
+      asn: 64500,
+      location: null,
+      userAgent: "ua",
+      browser: "Chrome 131",
+      os: "Linux",
+      deviceType: "desktop",
+      rttMs: null,
+    };
     await sql`INSERT INTO risk_sign_ins (id, user_id, at, observation) VALUES ('before', ${USER_ID}, 1, ${JSON.stringify(seen)})`.execute(opened.db);
     await opened.stores.risk.recordSignIn(USER_ID, { ...seen, at: 2 }, 0, 500);
     await opened.stores.risk.recordSignIn(USER_ID, { ...seen, at: 3 }, 0, 500);

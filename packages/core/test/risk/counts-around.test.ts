@@ -53,7 +53,9 @@ describe("countsAround", () => {
     fc.assert(
       fc.property(anObservation, fc.array(anObservation, { maxLength: 40 }), fc.array(anObservation, { maxLength: 40 }), (observation, rows, others) => {
         const platform = filled([...rows, ...others]);
-        expect(scoreObservation(observation, countsAround(observation, grouped(rows)), platform)).toEqual(scoreObservation(observation, filled(rows), platform));
+        expect(scoreObservation(observation, countsAround(observation, grouped(rows)), platform)).toEqual(
+          scoreObservation(observation, filled(rows), platform),
+        );
       }),
     );
   });
