@@ -87,13 +87,16 @@ async function setUp(failing?: Failing) {
  * Login first takes a unit of each guessing budget it spends (its network's, the account's ceiling), in one call
  * of its own: before the password hash, which no transaction may wait on (a right password gives them back
  * inside the unit of work), and a unit of each failure-velocity log (here the account's alone: these sign-ins
- * send no address), which a right password gives back at once, outside the unit of work.
+ * send no address).
  */
-const TAKES_A_GUESS = ["outside:rateLimiter.consumeMany", "outside:rateLimiter.consumeMany", "outside:rateLimiter.refund"];
-/** Then, once the password matched, the risk engine reads what it scores by (reads only), so the unit of work holds no lock while it scores. */
+const TAKES_A_GUESS = ["outside:rateLimiter.consumeMany", "outside:rateLimiter.consumeMany"];
+/** While the password hash runs, the risk engine reads what it scores by (reads only), so the unit of work holds no lock while it scores. */
 const JUDGES_THE_SIGN_IN = ["outside:risk.policy", "outside:risk.signInFeatures", "outside:risk.history", "outside:risk.platformCounts"];
+/** The password matched: the failure-velocity unit goes back at once, outside the unit of work. */
+const GIVES_THE_VELOCITY_BACK = ["outside:rateLimiter.refund"];
+const BEFORE_THE_UNIT_OF_WORK = [...TAKES_A_GUESS, ...JUDGES_THE_SIGN_IN, ...GIVES_THE_VELOCITY_BACK];
 const guessesThenCommitsOnce = (entries: string[]) => {
-  const before = [...TAKES_A_GUESS, ...JUDGES_THE_SIGN_IN];
+  const before = BEFORE_THE_UNIT_OF_WORK;
   expect(entries.slice(0, before.length)).toEqual(before);
   commitsOnce(entries.slice(before.length));
 };
@@ -160,7 +163,7 @@ describe("each use case commits once", () => {
       const outcome = await s.login("phone");
       expect(outcome.kind).toBe("mfa_required");
     });
-    const before = [...TAKES_A_GUESS, ...JUDGES_THE_SIGN_IN];
+    const before = BEFORE_THE_UNIT_OF_WORK;
     expect(entries.slice(0, before.length)).toEqual(before);
     commitsOnceThenRecordsTheSend(entries.slice(before.length));
     expect(s.sms.sent).toHaveLength(sentBefore + 1);

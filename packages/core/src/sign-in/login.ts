@@ -57,6 +57,15 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     throw budget.refusal;
   }
   const velocity = await takeFailureVelocity(ctx, email, input.request?.clientIp);
+  // The engine only reads and scores, so it runs while the password hash does, off the sign-in's critical path; its
+  // answer counts only once the password matched, and a refused sign-in never looks at it (nor at its failure).
+  const judging =
+    user === null
+      ? Promise.resolve(null)
+      : resolveOrgId(ctx, orgReference).then((orgId) =>
+          judgeSignIn(ctx, user.id, orgId, input.request, { rttMs: input.rttMs, commonPassword: isCommonPassword(password), velocity: velocity.velocity }),
+        );
+  judging.catch(() => {});
   let matched: boolean;
   try {
     matched = await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "");
@@ -76,12 +85,8 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     throw new GatehouseError("email_not_verified");
   }
 
-  // The engine reads and scores before the unit of work, so the transaction holds its locks for writes only.
-  const judged = await judgeSignIn(ctx, user.id, await resolveOrgId(ctx, orgReference), input.request, {
-    rttMs: input.rttMs,
-    commonPassword: isCommonPassword(password),
-    velocity: velocity.velocity,
-  });
+  // Scored before the unit of work, so the transaction holds its locks for writes only.
+  const judged = await judging;
 
   let event: RiskEvent | null = null;
   const step = await inTransaction(ctx, async (tx) => {
