@@ -68,6 +68,23 @@ describe("Login and Register through the password hash queue", () => {
     expect(await Promise.all(accepted.map(kindOf))).toEqual(["invalid_credentials", "invalid_credentials", "invalid_credentials"]);
   });
 
+  it("the risk engine reads for a sign-in only once its hash begins: one waiting in the queue or refused by it costs the engine nothing", async () => {
+    const g = await gatedGatehouse(2);
+    let policyReads = 0;
+    const readPolicy = g.stores.risk.policy.bind(g.stores.risk);
+    g.stores.risk.policy = (orgId) => {
+      policyReads++;
+      return readPolicy(orgId);
+    };
+    const accepted = [g.login("ada@example.com", "wrong 1"), g.login("ada@example.com", "wrong 2"), g.login("ada@example.com", "wrong 3")];
+    await settle();
+    expect(await kindOf(g.login("ada@example.com", PASSWORD))).toBe("rate_limited");
+    expect([g.hasher.started.verify, policyReads]).toEqual([1, 1]);
+    await g.drain();
+    expect(await Promise.all(accepted.map(kindOf))).toEqual(["invalid_credentials", "invalid_credentials", "invalid_credentials"]);
+    expect([g.hasher.started.verify, policyReads]).toEqual([3, 3]);
+  });
+
   it("a legitimate login gets through when the flood is within the queue", async () => {
     const g = await gatedGatehouse(8);
     const flood = Array.from({ length: 6 }, (_, i) => kindOf(g.login(`bot${i}@example.com`, "guess")));

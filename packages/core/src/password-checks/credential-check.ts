@@ -2,8 +2,12 @@ import type { Context } from "../context.ts";
 import { isGatehouseError } from "../errors.ts";
 import type { User } from "../model.ts";
 
-/** `lane` names the client asking (its IP at the server): hashes are queued per client and served in turn. */
-export type CredentialCheck = (user: User | null, password: string, lane: string) => Promise<boolean>;
+/**
+ * `lane` names the client asking (its IP at the server): hashes are queued per client and served in turn.
+ * `started`, when given, is called as the hash begins: not while the check waits in the queue, nor when the full
+ * queue refuses it.
+ */
+export type CredentialCheck = (user: User | null, password: string, lane: string, started?: () => void) => Promise<boolean>;
 
 const DUMMY_PASSWORD = "gatehouse-dummy-password";
 
@@ -21,13 +25,19 @@ export function createCredentialCheck(ctx: Context): CredentialCheck {
       throw error;
     }));
 
-  return async (user, password, lane) => {
+  return async (user, password, lane, started) => {
     if (user === null) {
       const stored = await dummy();
-      await ctx.hashQueue.run(lane, () => ctx.passwordHasher.verify(password, stored));
+      await ctx.hashQueue.run(lane, () => {
+        started?.();
+        return ctx.passwordHasher.verify(password, stored);
+      });
       return false;
     }
-    const { matches, needsRehash } = await ctx.hashQueue.run(lane, () => ctx.passwordHasher.verify(password, user.passwordHash));
+    const { matches, needsRehash } = await ctx.hashQueue.run(lane, () => {
+      started?.();
+      return ctx.passwordHasher.verify(password, user.passwordHash);
+    });
     if (matches && needsRehash) await rehash(ctx, user, password, lane);
     return matches;
   };

@@ -98,9 +98,10 @@ export async function checkGuess(
   user: User | null,
   password: string,
   lane: string,
+  started?: () => void,
 ) {
   try {
-    return await checkCredentials(user, password, lane);
+    return await checkCredentials(user, password, lane, started);
   } catch (error) {
     if (isGatehouseError(error) && error.kind === "rate_limited") await refundAll(ctx.stores.rateLimiter, receipts);
     throw error;

@@ -16,7 +16,7 @@ import { markAudienceToSign } from "../tokens/audience-to-sign.ts";
 import { inTransaction } from "../stores/unit-of-work.ts";
 import { isCommonPassword } from "../passwords/password-rules.ts";
 import { refundFailureVelocity, takeFailureVelocity } from "../risk/failure-velocity.ts";
-import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf } from "../risk/sign-in-risk.ts";
+import { judgeSignIn, learnSignIn, riskAsksSecondFactor, riskEventOf, type JudgedSignIn } from "../risk/sign-in-risk.ts";
 import { noticeSignIn } from "../risk/sign-in-notice.ts";
 import type { RiskEvent } from "../records/risk-event.ts";
 
@@ -57,18 +57,19 @@ export async function login(ctx: Context, checkCredentials: CredentialCheck, inp
     throw budget.refusal;
   }
   const velocity = await takeFailureVelocity(ctx, email, input.request?.clientIp);
-  // The engine only reads and scores, so it runs while the password hash does, off the sign-in's critical path; its
-  // answer counts only once the password matched, and a refused sign-in never looks at it (nor at its failure).
-  const judging =
-    user === null
-      ? Promise.resolve(null)
-      : resolveOrgId(ctx, orgReference).then((orgId) =>
-          judgeSignIn(ctx, user.id, orgId, input.request, { rttMs: input.rttMs, commonPassword: isCommonPassword(password), velocity: velocity.velocity }),
-        );
-  judging.catch(() => {});
+  // The engine only reads and scores, so it runs while the password hash does (from when the hash queue lets the
+  // check in: a check that waits or is refused costs it nothing), off the sign-in's wait. Its answer counts only
+  // once the password matched; a refused sign-in never looks at it, nor at its failure.
+  let judging: Promise<JudgedSignIn | null> = Promise.resolve(null);
+  const judge = () => {
+    if (user === null) return;
+    const proof = { rttMs: input.rttMs, commonPassword: isCommonPassword(password), velocity: velocity.velocity };
+    judging = resolveOrgId(ctx, orgReference).then((orgId) => judgeSignIn(ctx, user.id, orgId, input.request, proof));
+    judging.catch(() => {});
+  };
   let matched: boolean;
   try {
-    matched = await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "");
+    matched = await checkGuess(ctx, checkCredentials, budget.receipts, user, password, input.clientKey ?? "", judge);
   } catch (error) {
     await refundFailureVelocity(ctx, velocity);
     throw error;
