@@ -5,37 +5,23 @@
 import { Code } from "@connectrpc/connect";
 import { enforcementEventsToWire } from "@gatehouse/contract";
 import { SYSTEM_ACTOR, type EnforcementReporting, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const dialects = await wireDialects("the PostgreSQL variant of the enforcement report tests", "s3_50c");
 
 describe.each(dialects)("BrowserService.ReportEnforcementEvents (%s)", (name, openDatabase, enabled) => {
-  let database: WireDatabase;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
   let counter = 0;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    server = await startServerProcess({ ...DEV_ENV, DATABASE_URL: database.url, REFUSAL_PAUSE_MS: "0" });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, { env: { REFUSAL_PAUSE_MS: "0" } }, (wire) => {
+    ({ storage, operator, api } = wire);
   });
 
   /** A member of an org of its own under `reporting`, signed in through the second factor. */

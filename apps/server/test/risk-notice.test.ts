@@ -5,13 +5,12 @@
 import { Code } from "@connectrpc/connect";
 import { errorFactsOf } from "@gatehouse/contract";
 import { riskPolicyFromJson, SYSTEM_ACTOR, type Gatehouse } from "@gatehouse/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStorage, type OpenStorage } from "../src/storage.ts";
-import { bearer, clientsFor, rpcError, type Clients } from "./support/clients.ts";
-import { seedingOperator } from "./support/operator.ts";
-import { DEV_ENV, startServerProcess, type ServerProcess } from "./support/server-process.ts";
-import { startSmtpCatcher, type SmtpCatcher } from "./support/smtp-catcher.ts";
-import { wireDialects, type WireDatabase } from "./support/wire-databases.ts";
+import { describe, expect, it } from "vitest";
+import type { OpenStorage } from "../src/storage.ts";
+import { bearer, rpcError, type Clients } from "./support/clients.ts";
+import type { SmtpCatcher } from "./support/smtp-catcher.ts";
+import { wireDialects } from "./support/wire-databases.ts";
+import { serveOverTheWire } from "./support/wire-server.ts";
 
 const PASSWORD = "correct horse battery";
 const US = "8.8.8.8";
@@ -21,35 +20,13 @@ const NOTICE_LINK = /https?:\/\/[^\s]+\/disown-sign-in#token=([\w-]+)&event=([\w
 const dialects = await wireDialects("the PostgreSQL variant of the sign-in notice tests", "gh_s3_51b");
 
 describe.each(dialects)("the new-location email and its link, over the wire (%s)", (name, openDatabase, enabled) => {
-  let database: WireDatabase;
   let smtp: SmtpCatcher;
-  let server: ServerProcess;
   let storage: OpenStorage;
   let operator: Gatehouse;
   let api: Clients;
 
-  beforeAll(async () => {
-    if (!enabled) return;
-    database = await openDatabase();
-    smtp = await startSmtpCatcher();
-    server = await startServerProcess({
-      ...DEV_ENV,
-      DATABASE_URL: database.url,
-      TRUST_PROXY: "1",
-      REFUSAL_PAUSE_MS: "0",
-      EMAIL_SMTP_URL: smtp.url,
-      EMAIL_FROM: "Gatehouse <no-reply@acme.test>",
-    });
-    storage = await openStorage(database.url);
-    operator = seedingOperator(storage.stores);
-    api = clientsFor(server.url);
-  });
-
-  afterAll(async () => {
-    await storage?.close();
-    await server?.stop();
-    await smtp?.close();
-    await database?.dispose();
+  serveOverTheWire(openDatabase, enabled, { env: { TRUST_PROXY: "1", REFUSAL_PAUSE_MS: "0" }, smtp: true }, (wire) => {
+    ({ smtp, storage, operator, api } = wire);
   });
 
   const from = (clientIp: string) => ({ headers: { "x-forwarded-for": clientIp } });
